@@ -1,0 +1,284 @@
+"""The compiled hot paths: a seeded generator, the shuffle, and the deal.
+
+Nothing outside this module needs to know that numba exists. The generator is
+xoshiro256** with its state seeded per shoe by splitmix64 from a 64-bit key
+and the shoe's index, so shoe i of a run is the same whichever chunk or
+worker deals it, on every machine.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from backtest.cards import RANK_VALUE
+from backtest.rules import banker_draws, is_natural, player_draws
+
+U64 = np.uint64
+_MASK32 = np.uint64(0xFFFFFFFF)
+
+
+# --- random numbers --------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def _rotl(x: np.uint64, k: int) -> np.uint64:
+    return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
+
+
+@njit(cache=True)
+def splitmix64(x: np.uint64) -> tuple[np.uint64, np.uint64]:
+    """One splitmix64 step: (new state, output)."""
+    x = x + np.uint64(0x9E3779B97F4A7C15)
+    z = x
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x, z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def seed_state(key: np.uint64, index: np.uint64, state: np.ndarray) -> None:
+    """Fill the 4-word xoshiro state for stream `index` of `key`."""
+    x = key ^ (index * np.uint64(0xD1342543DE82EF95))
+    for i in range(4):
+        x, out = splitmix64(x)
+        state[i] = out
+    if state[0] == 0 and state[1] == 0 and state[2] == 0 and state[3] == 0:
+        state[0] = np.uint64(1)
+
+
+@njit(cache=True, inline="always")
+def next_u64(s: np.ndarray) -> np.uint64:
+    """xoshiro256**: the next 64 random bits."""
+    result = _rotl(s[1] * np.uint64(5), 7) * np.uint64(9)
+    t = s[1] << np.uint64(17)
+    s[2] ^= s[0]
+    s[3] ^= s[1]
+    s[1] ^= s[2]
+    s[0] ^= s[3]
+    s[2] ^= t
+    s[3] = _rotl(s[3], 45)
+    return result
+
+
+@njit(cache=True, inline="always")
+def bounded(s: np.ndarray, bound: int) -> int:
+    """Uniform integer in [0, bound) for bound < 2**32, unbiased (Lemire)."""
+    b = np.uint64(bound)
+    m = (next_u64(s) >> np.uint64(32)) * b
+    low = m & _MASK32
+    if low < b:
+        threshold = (np.uint64(0x100000000) - b) % b
+        while low < threshold:
+            m = (next_u64(s) >> np.uint64(32)) * b
+            low = m & _MASK32
+    return np.int64(m >> np.uint64(32))
+
+
+@njit(cache=True, inline="always")
+def uniform(s: np.ndarray) -> float:
+    """Uniform float in [0, 1) with 53 random bits."""
+    return float(next_u64(s) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+# --- the tableau as one lookup ---------------------------------------------------
+
+def _build_hand_table() -> np.ndarray:
+    """TABLE[p2, b2, v5, v6]: packed result of a hand from the two-card totals
+    and the values of the fifth and sixth cards dealt.
+
+    bits 0-3 Player total, 4-7 Banker total, 8 Player drew, 9 Banker drew,
+    10 Banker's third card is the fifth card (the Player stood).
+    Built from the pure rules functions, so the two can never disagree.
+    """
+    table = np.zeros((10, 10, 10, 10), dtype=np.uint16)
+    for p2 in range(10):
+        for b2 in range(10):
+            for v5 in range(10):
+                for v6 in range(10):
+                    pt, bt, pdrew, bdrew, b_fifth = p2, b2, 0, 0, 0
+                    if not (is_natural(p2) or is_natural(b2)):
+                        if player_draws(p2):
+                            pdrew = 1
+                            pt = (p2 + v5) % 10
+                            if banker_draws(b2, v5):
+                                bdrew = 1
+                                bt = (b2 + v6) % 10
+                        elif banker_draws(b2, None):
+                            bdrew, b_fifth = 1, 1
+                            bt = (b2 + v5) % 10
+                    table[p2, b2, v5, v6] = pt | (bt << 4) | (pdrew << 8) | (bdrew << 9) | (b_fifth << 10)
+    return table
+
+
+HAND_TABLE = _build_hand_table()
+CARD_VALUE = RANK_VALUE.astype(np.int64)
+
+
+@njit(cache=True, inline="always")
+def _fix(order: np.ndarray, state: np.ndarray, fixed: int, upto: int) -> int:
+    """Forward Fisher-Yates, lazily: settle positions fixed .. upto-1 of `order`.
+
+    Positions are only ever read in increasing order, so shuffling each one
+    when first needed gives exactly the full shuffle's prefix.
+    """
+    n = order.shape[0]
+    for i in range(fixed, min(upto, n - 1)):
+        j = i + bounded(state, n - i)
+        tmp = order[i]
+        order[i] = order[j]
+        order[j] = tmp
+    return upto if upto > fixed else fixed
+
+
+@njit(cache=True)
+def deal_shoes(pack: np.ndarray, key: np.uint64, first_shoe: int, n_shoes: int,
+               cut_card: int, extra_hands: int, burn: bool, cut_mode: int, cut_at: int,
+               table: np.ndarray, values: np.ndarray, max_hands: int,
+               out_shoe: np.ndarray, out_hand: np.ndarray, out_cards: np.ndarray,
+               out_pt: np.ndarray, out_bt: np.ndarray, out_win: np.ndarray,
+               out_nat: np.ndarray, out_ppair: np.ndarray, out_bpair: np.ndarray,
+               out_pn: np.ndarray, out_bn: np.ndarray, out_burn: np.ndarray) -> int:
+    """Shuffle and deal shoes first_shoe .. first_shoe + n_shoes - 1.
+
+    pack: the unshuffled cards (codes). cut_mode: 0 no cut, 1 cut `cut_at`
+    cards from the top to the bottom, 2 cut at a random position. Dealing
+    stops `extra_hands` hands after the hand during which the cut card (placed
+    `cut_card` cards from the end; 0 = none) comes out, or when fewer than six
+    cards are left. out_burn[k] receives the number of cards burned from shoe
+    k. Returns the number of hands written.
+    """
+    n = pack.shape[0]
+    order = np.empty(n, dtype=np.int64)
+    rotated = np.empty(n, dtype=np.int64)
+    state = np.empty(4, dtype=np.uint64)
+    limit = n - cut_card
+    h = 0
+    for k in range(n_shoes):
+        shoe_index = first_shoe + k
+        seed_state(key, np.uint64(shoe_index), state)
+        for i in range(n):
+            order[i] = i
+        fixed = 0
+        if cut_mode != 0:
+            # a cut needs the whole pack shuffled before it is turned
+            fixed = _fix(order, state, 0, n)
+            c = cut_at if cut_mode == 1 else bounded(state, n + 1)
+            for i in range(n):
+                rotated[i] = order[(i + c) % n]
+            for i in range(n):
+                order[i] = rotated[i]
+        pos = 0
+        if burn:
+            fixed = _fix(order, state, fixed, 1)
+            v = values[pack[order[0]] & 15]
+            pos = 1 + (10 if v == 0 else v)
+        out_burn[k] = pos
+        fixed = _fix(order, state, fixed, pos)
+        hand_no = 0
+        after_cut = -1
+        while pos + 6 <= n and hand_no < max_hands and after_cut < extra_hands:
+            fixed = _fix(order, state, fixed, pos + 4)
+            c1 = pack[order[pos]]
+            c2 = pack[order[pos + 1]]
+            c3 = pack[order[pos + 2]]
+            c4 = pack[order[pos + 3]]
+            p2 = (values[c1 & 15] + values[c3 & 15]) % 10
+            b2 = (values[c2 & 15] + values[c4 & 15]) % 10
+            c5 = 0
+            c6 = 0
+            packed = table[p2, b2, 0, 0]
+            if p2 < 8 and b2 < 8 and (p2 <= 5 or b2 <= 5):
+                # a third card is dealt: shuffle only the cards actually used
+                fixed = _fix(order, state, fixed, pos + 5)
+                c5 = pack[order[pos + 4]]
+                v5 = values[c5 & 15]
+                packed = table[p2, b2, v5, 0]
+                if (packed >> 8) & 1 and (packed >> 9) & 1:
+                    fixed = _fix(order, state, fixed, pos + 6)
+                    c6 = pack[order[pos + 5]]
+                    packed = table[p2, b2, v5, values[c6 & 15]]
+            pdrew = (packed >> 8) & 1
+            bdrew = (packed >> 9) & 1
+            pt = packed & 15
+            bt = (packed >> 4) & 15
+            out_cards[h, 0] = c1
+            out_cards[h, 1] = c3
+            out_cards[h, 3] = c2
+            out_cards[h, 4] = c4
+            out_cards[h, 2] = c5 if pdrew else 0
+            out_cards[h, 5] = (c6 if pdrew else c5) if bdrew else 0
+            pos += 4 + pdrew + bdrew
+            hand_no += 1
+            out_shoe[h] = shoe_index
+            out_hand[h] = hand_no
+            out_pt[h] = pt
+            out_bt[h] = bt
+            out_win[h] = 0 if pt > bt else (1 if bt > pt else 2)
+            out_nat[h] = p2 >= 8 or b2 >= 8
+            out_ppair[h] = (c1 & 15) == (c3 & 15)
+            out_bpair[h] = (c2 & 15) == (c4 & 15)
+            out_pn[h] = 2 + pdrew
+            out_bn[h] = 2 + bdrew
+            h += 1
+            if after_cut >= 0:
+                after_cut += 1
+            elif cut_card > 0 and pos > limit:
+                after_cut = 0
+    return h
+
+
+@njit(cache=True)
+def deal_sequence(cards: np.ndarray, table: np.ndarray, values: np.ndarray,
+                  out_cards: np.ndarray, out_pt: np.ndarray, out_bt: np.ndarray,
+                  out_win: np.ndarray, out_nat: np.ndarray, out_ppair: np.ndarray,
+                  out_bpair: np.ndarray, out_pn: np.ndarray, out_bn: np.ndarray) -> tuple[int, int]:
+    """Deal every complete hand from an ordered card sequence.
+
+    Returns (hands written, cards used); cards after the last complete hand
+    are left (an incomplete hand is not dealt).
+    """
+    n = cards.shape[0]
+    pos = 0
+    h = 0
+    while pos + 4 <= n:
+        c1 = cards[pos]
+        c2 = cards[pos + 1]
+        c3 = cards[pos + 2]
+        c4 = cards[pos + 3]
+        p2 = (values[c1 & 15] + values[c3 & 15]) % 10
+        b2 = (values[c2 & 15] + values[c4 & 15]) % 10
+        c5 = 0
+        c6 = 0
+        packed = table[p2, b2, 0, 0]
+        if p2 < 8 and b2 < 8:
+            if pos + 4 >= n:
+                break
+            c5 = cards[pos + 4]
+            v5 = values[c5 & 15]
+            packed = table[p2, b2, v5, 0]
+            if (packed >> 8) & 1 and (packed >> 9) & 1:
+                if pos + 5 >= n:
+                    break
+                c6 = cards[pos + 5]
+                packed = table[p2, b2, v5, values[c6 & 15]]
+        pdrew = (packed >> 8) & 1
+        bdrew = (packed >> 9) & 1
+        pt = packed & 15
+        bt = (packed >> 4) & 15
+        out_cards[h, 0] = c1
+        out_cards[h, 1] = c3
+        out_cards[h, 3] = c2
+        out_cards[h, 4] = c4
+        out_cards[h, 2] = c5 if pdrew else 0
+        out_cards[h, 5] = (c6 if pdrew else c5) if bdrew else 0
+        out_pt[h] = pt
+        out_bt[h] = bt
+        out_win[h] = 0 if pt > bt else (1 if bt > pt else 2)
+        out_nat[h] = p2 >= 8 or b2 >= 8
+        out_ppair[h] = (c1 & 15) == (c3 & 15)
+        out_bpair[h] = (c2 & 15) == (c4 & 15)
+        out_pn[h] = 2 + pdrew
+        out_bn[h] = 2 + bdrew
+        pos += 4 + pdrew + bdrew
+        h += 1
+    return h, pos
