@@ -65,7 +65,7 @@ class Hands:
     """Columnar hands. Arrays all have one entry per hand (cards: shape (n, 6),
     columns P1 P2 P3 B1 B2 B3). Columns not in `known` hold zeros."""
 
-    shoe: np.ndarray          # int32, shoe number (0-based, in source order)
+    shoe: np.ndarray          # int64, shoe number (0-based, in source order)
     hand: np.ndarray          # int32, hand number within its shoe (1-based)
     cards: np.ndarray         # uint8 (n, 6)
     player_total: np.ndarray  # int8
@@ -99,7 +99,7 @@ class Hands:
                      **columns: Any) -> Hands:
         """Build from whichever columns are given; the rest are zero."""
         spec: dict[str, tuple[Any, tuple[int, ...]]] = {
-            "shoe": (np.int32, (n,)), "hand": (np.int32, (n,)), "cards": (np.uint8, (n, 6)),
+            "shoe": (np.int64, (n,)), "hand": (np.int32, (n,)), "cards": (np.uint8, (n, 6)),
             "player_total": (np.int8, (n,)), "banker_total": (np.int8, (n,)),
             "winner": (np.int8, (n,)), "natural": (np.bool_, (n,)),
             "player_pair": (np.bool_, (n,)), "banker_pair": (np.bool_, (n,)),
@@ -165,6 +165,10 @@ class Hands:
             player_cards=tuple(int(x) for x in c[:3] if x) if "cards" in k else (),
             banker_cards=tuple(int(x) for x in c[3:] if x) if "cards" in k else (),
         )
+
+    def take(self, index: np.ndarray) -> Hands:
+        """The hands at `index` (row numbers, or a boolean mask), in that order."""
+        return self.select(index)
 
     def select(self, mask: np.ndarray) -> Hands:
         names = ("shoe", "hand", "cards", "player_total", "banker_total", "winner", "natural",

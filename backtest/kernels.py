@@ -131,14 +131,14 @@ def _fix(order: np.ndarray, state: np.ndarray, fixed: int, upto: int) -> int:
 
 
 @njit(cache=True)
-def deal_shoes(pack: np.ndarray, key: np.uint64, first_shoe: int, n_shoes: int,
+def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
                cut_card: int, extra_hands: int, burn: bool, cut_mode: int, cut_at: int,
                table: np.ndarray, values: np.ndarray, max_hands: int,
                out_shoe: np.ndarray, out_hand: np.ndarray, out_cards: np.ndarray,
                out_pt: np.ndarray, out_bt: np.ndarray, out_win: np.ndarray,
                out_nat: np.ndarray, out_ppair: np.ndarray, out_bpair: np.ndarray,
                out_pn: np.ndarray, out_bn: np.ndarray, out_burn: np.ndarray) -> int:
-    """Shuffle and deal shoes first_shoe .. first_shoe + n_shoes - 1.
+    """Shuffle and deal the shoes numbered `shoe_ids` (each its own random stream).
 
     pack: the unshuffled cards (codes). cut_mode: 0 no cut, 1 cut `cut_at`
     cards from the top to the bottom, 2 cut at a random position. Dealing
@@ -153,8 +153,8 @@ def deal_shoes(pack: np.ndarray, key: np.uint64, first_shoe: int, n_shoes: int,
     state = np.empty(4, dtype=np.uint64)
     limit = n - cut_card
     h = 0
-    for k in range(n_shoes):
-        shoe_index = first_shoe + k
+    for k in range(shoe_ids.shape[0]):
+        shoe_index = shoe_ids[k]
         seed_state(key, np.uint64(shoe_index), state)
         for i in range(n):
             order[i] = i
@@ -250,7 +250,7 @@ def deal_sequence(cards: np.ndarray, table: np.ndarray, values: np.ndarray,
         c5 = 0
         c6 = 0
         packed = table[p2, b2, 0, 0]
-        if p2 < 8 and b2 < 8:
+        if p2 < 8 and b2 < 8 and (p2 <= 5 or b2 <= 5):
             if pos + 4 >= n:
                 break
             c5 = cards[pos + 4]
@@ -282,3 +282,9 @@ def deal_sequence(cards: np.ndarray, table: np.ndarray, values: np.ndarray,
         pos += 4 + pdrew + bdrew
         h += 1
     return h, pos
+
+
+def jit(fn):  # type: ignore[no-untyped-def]
+    """Compile `fn` for the hot path (cached on disk). Strategies use this so
+    that only this module names the compiler."""
+    return njit(cache=True)(fn)

@@ -89,10 +89,20 @@ def generate_hands(spec: ShoeSpec, n_shoes: int, seed: int, first_shoe: int = 0,
     """
     if n_shoes < 0:
         raise RulesError(f"the number of shoes must not be negative, got {n_shoes}")
+    return generate_shoes(spec, np.arange(first_shoe, first_shoe + n_shoes, dtype=np.int64),
+                          seed, max_hands)
+
+
+def generate_shoes(spec: ShoeSpec, shoe_ids: np.ndarray, seed: int,
+                   max_hands: int | None = None) -> Hands:
+    """Deal the shoes numbered `shoe_ids` of the run keyed by `seed`; each shoe
+    number is its own random stream, and becomes the `shoe` column."""
+    shoe_ids = np.ascontiguousarray(shoe_ids, dtype=np.int64)
+    n_shoes = shoe_ids.shape[0]
     cap = spec.max_hands if max_hands is None else min(max_hands, spec.max_hands)
     size = n_shoes * spec.max_hands
     out = {
-        "shoe": np.empty(size, np.int32), "hand": np.empty(size, np.int32),
+        "shoe": np.empty(size, np.int64), "hand": np.empty(size, np.int32),
         "cards": np.empty((size, 6), np.uint8), "player_total": np.empty(size, np.int8),
         "banker_total": np.empty(size, np.int8), "winner": np.empty(size, np.int8),
         "natural": np.empty(size, np.bool_), "player_pair": np.empty(size, np.bool_),
@@ -102,7 +112,7 @@ def generate_hands(spec: ShoeSpec, n_shoes: int, seed: int, first_shoe: int = 0,
     burned = np.empty(max(n_shoes, 1), np.int64)
     cut_mode, cut_at = (0, 0) if spec.cut is None else ((2, 0) if spec.cut == "random" else (1, int(spec.cut)))
     n = kernels.deal_shoes(
-        deck_cards(spec.decks), seed_key(seed), first_shoe, n_shoes, spec.cut_card,
+        deck_cards(spec.decks), seed_key(seed), shoe_ids, spec.cut_card,
         spec.extra_hands, spec.burn, cut_mode, cut_at, kernels.HAND_TABLE, kernels.CARD_VALUE, cap,
         out["shoe"], out["hand"], out["cards"], out["player_total"], out["banker_total"],
         out["winner"], out["natural"], out["player_pair"], out["banker_pair"],

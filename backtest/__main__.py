@@ -1,0 +1,3 @@
+from backtest.cli import main
+
+main()

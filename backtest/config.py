@@ -1,0 +1,336 @@
+"""YAML run configs into typed, validated specs.
+
+Every config is read with `yaml.safe_load` and checked whole before anything
+runs. An error names the file and the key path (`seats[1].params.multiplier`),
+the bad value, and what is allowed; unknown keys fail with suggestions.
+
+A run config::
+
+    seed: 1
+    sessions: 1000
+    rules: commission            # a preset, a rules YAML file, or a mapping
+    shoe: {decks: 8, cut_card: 14, burn: true}
+    # or recorded shoes instead of `shoe`:
+    # shoes: {file: data/generated-8deck-seed1.txt, decks: 8, loop: false}
+    session: {bankroll: 1000, win_goal: 200, stop_loss: null, max_shoes: 1}
+    table: {min: 10, max: 1000, limits: {tie: {min: 1, max: 100}}}
+    seats:
+      - strategy: flat
+        params: {bets: {banker: 10}}
+      - strategy: martingale
+        name: Martingale on Banker
+        params: {bet: banker, base: 10}
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from backtest.errors import BacktestError, ConfigError, RulesError, StrategyError
+from backtest.rules import Bet, Rules, load_rules
+from backtest.shoe import ShoeSpec
+
+TOP_KEYS = ("name", "description", "seed", "sessions", "rules", "shoe", "shoes", "session",
+            "table", "seats")
+
+
+@dataclass(frozen=True)
+class SessionRules:
+    """When a session starts and stops (money in currency units)."""
+
+    bankroll: float = 1000.0
+    stop_loss: float | None = None
+    win_goal: float | None = None
+    max_hands: int | None = None
+    max_shoes: int | None = 1
+
+
+@dataclass(frozen=True)
+class TableLimits:
+    """Minimum and maximum stake per bet, in currency units."""
+
+    minimum: Mapping[Bet, float] = field(default_factory=lambda: {b: 1.0 for b in Bet})
+    maximum: Mapping[Bet, float] = field(default_factory=lambda: {b: 1_000_000.0 for b in Bet})
+
+
+@dataclass(frozen=True)
+class RecordedShoes:
+    """Recorded shoes from a file; sessions take them in order."""
+
+    path: Path
+    decks: int = 8
+    loop: bool = False
+    burn: bool = False
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    label: str
+    strategy: str
+    params: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """A validated run config. `raw` is the mapping it came from (with
+    overrides applied), which is what worker processes rebuild it from."""
+
+    name: str
+    seed: int
+    sessions: int | None
+    rules: Rules
+    shoe: ShoeSpec | None
+    recorded: RecordedShoes | None
+    session: SessionRules
+    limits: TableLimits
+    seats: tuple[SeatSpec, ...]
+    raw: Mapping[str, Any]
+    base_dir: Path
+    source: str
+
+
+class _Section:
+    """A mapping being read, remembering its path for error messages."""
+
+    def __init__(self, data: Any, path: str, source: str) -> None:
+        if data is None:
+            data = {}
+        if not isinstance(data, Mapping):
+            raise ConfigError(f"{source}: {path or 'the config'}: expected a mapping, "
+                              f"got {_show(data)}")
+        self.data = dict(data)
+        self.path = path
+        self.source = source
+
+    def where(self, key: str | int) -> str:
+        if isinstance(key, int):
+            return f"{self.path}[{key}]"
+        return f"{self.path}.{key}" if self.path else key
+
+    def fail(self, key: str, message: str) -> ConfigError:
+        return ConfigError(f"{self.source}: {self.where(key)}: {message}")
+
+    def check_keys(self, allowed: tuple[str, ...]) -> None:
+        for key in self.data:
+            if key not in allowed:
+                close = difflib.get_close_matches(str(key), allowed, n=2)
+                hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+                raise self.fail(str(key), f"unknown key{hint} (allowed: {', '.join(allowed)})")
+
+    def number(self, key: str, default: float | None, *, minimum: float | None = None,
+               positive: bool = False, whole: bool = False, optional: bool = False) -> Any:
+        value = self.data.get(key, default)
+        if value is None:
+            if optional:
+                return None
+            raise self.fail(key, "is required")
+        kind = "a whole number" if whole else "a number"
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.fail(key, f"expected {kind}, got {_show(value)}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise self.fail(key, f"expected a finite number, got {_show(value)}")
+        if whole and not float(value).is_integer():
+            raise self.fail(key, f"expected {kind}, got {_show(value)}")
+        if positive and value <= 0:
+            raise self.fail(key, f"must be more than 0, got {_show(value)}")
+        if minimum is not None and value < minimum:
+            raise self.fail(key, f"must be at least {minimum:g}, got {_show(value)}")
+        return int(value) if whole else float(value)
+
+    def flag(self, key: str, default: bool) -> bool:
+        value = self.data.get(key, default)
+        if not isinstance(value, bool):
+            raise self.fail(key, f"expected true or false, got {_show(value)}")
+        return value
+
+    def text(self, key: str, default: str | None) -> str | None:
+        value = self.data.get(key, default)
+        if value is not None and not isinstance(value, str):
+            raise self.fail(key, f"expected text, got {_show(value)}")
+        return value
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def read_yaml(path: Path) -> Any:
+    """Parse a YAML file, with errors that name the file and the line."""
+    if not path.is_file():
+        raise ConfigError(f"config file {path} does not exist")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot be read as UTF-8 text: {exc}") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(f"{path}:{where}: not valid YAML: {problem}") from None
+
+
+def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None) -> RunConfig:
+    """Read and validate a run config file; `overrides` replace top-level keys."""
+    path = Path(path)
+    data = read_yaml(path)
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{path}: a run config is a mapping of keys "
+                          f"({', '.join(TOP_KEYS)}), got {_show(data)}")
+    merged = dict(data)
+    for key, value in (overrides or {}).items():
+        if value is not None:
+            merged[key] = value
+    return parse_config(merged, base_dir=path.parent, source=str(path))
+
+
+def parse_config(data: Mapping[str, Any], base_dir: Path = Path("."),
+                 source: str = "config") -> RunConfig:
+    """Validate a config mapping into a RunConfig (nothing is run)."""
+    raw = copy.deepcopy(dict(data))
+    top = _Section(raw, "", source)
+    top.check_keys(TOP_KEYS)
+    seed = top.number("seed", 1, minimum=0, whole=True)
+    sessions = top.number("sessions", None, minimum=1, whole=True, optional=True)
+    name = top.text("name", None) or Path(source).stem
+
+    try:
+        rules = load_rules(_resolve_rules(raw.get("rules", "commission"), base_dir))
+    except RulesError as exc:
+        raise ConfigError(f"{source}: rules: {exc}") from None
+
+    if "shoe" in raw and "shoes" in raw:
+        raise top.fail("shoes", "give either `shoe` (generated shoes) or `shoes` "
+                                "(a recorded file), not both")
+    shoe: ShoeSpec | None = None
+    recorded: RecordedShoes | None = None
+    if "shoes" in raw:
+        sec = _Section(raw["shoes"], "shoes", source)
+        sec.check_keys(("file", "decks", "loop", "burn"))
+        file = sec.text("file", None)
+        if not file:
+            raise sec.fail("file", "is required: the recorded shoe file to play")
+        fpath = Path(file) if Path(file).is_absolute() else base_dir / file
+        if not fpath.is_file() and Path(file).is_file():
+            fpath = Path(file)
+        if not fpath.is_file():
+            raise sec.fail("file", f"file {file} does not exist (looked in {fpath.parent})")
+        recorded = RecordedShoes(fpath, sec.number("decks", 8, minimum=1, whole=True),
+                                 sec.flag("loop", False), sec.flag("burn", False))
+    else:
+        sec = _Section(raw.get("shoe"), "shoe", source)
+        sec.check_keys(("decks", "cut_card", "extra_hands", "burn", "cut"))
+        cut = sec.data.get("cut")
+        if cut is not None and cut != "random":
+            cut = sec.number("cut", None, minimum=0, whole=True)
+        try:
+            shoe = ShoeSpec(decks=sec.number("decks", 8, minimum=1, whole=True),
+                            cut_card=sec.number("cut_card", 14, minimum=0, whole=True),
+                            extra_hands=sec.number("extra_hands", 1, minimum=0, whole=True),
+                            burn=sec.flag("burn", True), cut=cut)
+        except RulesError as exc:
+            raise ConfigError(f"{source}: {str(exc).replace('shoe: ', 'shoe.')}") from None
+
+    sec = _Section(raw.get("session"), "session", source)
+    sec.check_keys(("bankroll", "stop_loss", "win_goal", "max_hands", "max_shoes"))
+    session = SessionRules(
+        bankroll=sec.number("bankroll", 1000.0, positive=True),
+        stop_loss=sec.number("stop_loss", None, positive=True, optional=True),
+        win_goal=sec.number("win_goal", None, positive=True, optional=True),
+        max_hands=sec.number("max_hands", None, minimum=1, whole=True, optional=True),
+        max_shoes=sec.number("max_shoes", 1 if "max_hands" not in sec.data else None,
+                             minimum=1, whole=True, optional=True),
+    )
+    if session.max_hands is None and session.max_shoes is None:
+        raise sec.fail("max_shoes", "a session needs an end: give max_shoes or max_hands")
+
+    limits = _limits(raw.get("table"), source, rules)
+    seats = _seats(raw.get("seats"), source)
+    return RunConfig(name=name, seed=seed, sessions=sessions, rules=rules, shoe=shoe,
+                     recorded=recorded, session=session, limits=limits, seats=seats, raw=raw,
+                     base_dir=base_dir, source=source)
+
+
+def _resolve_rules(spec: Any, base_dir: Path) -> Any:
+    if isinstance(spec, str) and spec.lower().endswith((".yaml", ".yml")):
+        p = Path(spec)
+        if not p.is_absolute() and not p.is_file() and (base_dir / p).is_file():
+            return str(base_dir / p)
+    return spec
+
+
+def _limits(data: Any, source: str, rules: Rules) -> TableLimits:
+    sec = _Section(data, "table", source)
+    sec.check_keys(("min", "max", "limits"))
+    lo = sec.number("min", 1.0, positive=True)
+    hi = sec.number("max", 1_000_000.0, positive=True)
+    if hi < lo:
+        raise sec.fail("max", f"the table maximum {hi:g} is below the minimum {lo:g}")
+    minimum = {b: lo for b in Bet}
+    maximum = {b: hi for b in Bet}
+    per = _Section(sec.data.get("limits"), "table.limits", source)
+    names = tuple(b.value for b in Bet)
+    per.check_keys(names)
+    for key, value in per.data.items():
+        bet = Bet(key)
+        one = _Section(value, f"table.limits.{key}", source)
+        one.check_keys(("min", "max"))
+        minimum[bet] = one.number("min", minimum[bet], positive=True)
+        maximum[bet] = one.number("max", maximum[bet], positive=True)
+        if maximum[bet] < minimum[bet]:
+            raise one.fail("max", f"the maximum {maximum[bet]:g} is below the minimum {minimum[bet]:g}")
+    return TableLimits(minimum, maximum)
+
+
+def _seats(data: Any, source: str) -> tuple[SeatSpec, ...]:
+    if not isinstance(data, list) or not data:
+        raise ConfigError(f"{source}: seats: give a list of one or more seats, each with a "
+                          f"`strategy` (run `backtest strategies` to list them), got {_show(data)}")
+    from strategies import registry
+
+    seats = []
+    labels: set[str] = set()
+    for i, item in enumerate(data):
+        path = f"seats[{i}]"
+        sec = _Section(item, path, source)
+        sec.check_keys(("strategy", "name", "params"))
+        name = sec.text("strategy", None)
+        if not name:
+            raise sec.fail("strategy", "is required (run `backtest strategies` to list them)")
+        try:
+            cls = registry.get(name)
+            cls.from_config(sec.data.get("params"), f"{path}.params")
+        except StrategyError as exc:
+            message = str(exc)
+            if not message.startswith(path):
+                message = f"{path}.strategy: {message}"
+            raise ConfigError(f"{source}: {message}") from None
+        label = sec.text("name", None) or name
+        if label in labels:
+            label = f"{label} #{i + 1}"
+        labels.add(label)
+        seats.append(SeatSpec(label, name, dict(sec.data.get("params") or {})))
+    return tuple(seats)
+
+
+def build_strategies(config: RunConfig) -> list[Any]:
+    """Fresh strategy objects for each seat (validated again; cheap)."""
+    from strategies import registry
+
+    out = []
+    for i, seat in enumerate(config.seats):
+        try:
+            out.append(registry.get(seat.strategy).from_config(seat.params, f"seats[{i}].params"))
+        except BacktestError as exc:
+            raise ConfigError(f"{config.source}: {exc}") from None
+    return out

@@ -1,0 +1,329 @@
+"""Seats (strategies with bankrolls) over hands: the backtest engine.
+
+A table deals one stream of hands to every seat, so seats are compared on
+exactly the same hands. A session starts with a fresh shoe and a fresh
+bankroll and lasts `max_shoes` shoes or `max_hands` hands; a seat that is
+ruined or reaches a stop rule sits out the rest of it. Sessions are keyed by
+their number: session j's shoes are random streams (j << 20) + m of the
+master seed, and each seat's own randomness (the random bettor) streams from
+the seed, the seat and j. So the same config gives the same numbers in one
+process or spread over many, in any order.
+
+Work goes in chunks of sessions, so memory stays flat however many hands are
+asked for; only per-session statistics are kept, unless a ledger is asked.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from backtest import payouts, session_loop
+from backtest.cards import full_shoe_counts
+from backtest.config import RunConfig, build_strategies, parse_config
+from backtest.errors import ConfigError, MissingDataError, StrategyError
+from backtest.hands import Hands
+from backtest.odds import ev_array, payout_vector
+from backtest.rules import Bet
+from backtest.shoe import generate_shoes, seed_key
+from strategies.base import Builtin, Strategy
+
+SHOE_BITS = 20
+SHOE_MASK = (1 << SHOE_BITS) - 1
+CHUNK_HANDS = 400_000
+BETS = tuple(Bet)
+
+
+@dataclass
+class SeatResult:
+    """Raw per-session numbers of one seat, in ticks (1/(100*D) currency)."""
+
+    stats: np.ndarray      # (sessions, N_STATS) int64
+    wagered: np.ndarray    # (sessions, 7) int64
+    expected: np.ndarray   # (sessions,) float64, expected net in currency
+    ledger: dict[str, np.ndarray] | None = None
+
+
+@dataclass
+class RunResult:
+    config: RunConfig
+    sessions: pl.DataFrame
+    summary: pl.DataFrame
+    ledger: pl.DataFrame | None
+    seed: int
+    hands: int
+
+
+# --- planning -----------------------------------------------------------------------
+
+def count_sessions(config: RunConfig, override: int | None = None) -> int:
+    """How many sessions the run has."""
+    if override is not None:
+        if override < 1:
+            raise ConfigError(f"the number of sessions must be at least 1, got {override}")
+        n = override
+    else:
+        n = config.sessions or 0
+    if config.recorded is None:
+        return n or 1000
+    available = load_recorded(config).n_shoes // (config.session.max_shoes or 1)
+    if available == 0:
+        raise ConfigError(f"{config.source}: shoes.file {config.recorded.path} has "
+                          f"{load_recorded(config).n_shoes} shoe(s), fewer than one session's "
+                          f"{config.session.max_shoes}")
+    if n == 0:
+        return available
+    if n > available and not config.recorded.loop:
+        raise ConfigError(f"{config.source}: sessions: {n} sessions of "
+                          f"{config.session.max_shoes or 1} shoe(s) need more shoes than "
+                          f"{config.recorded.path} has ({load_recorded(config).n_shoes}); "
+                          "set shoes.loop: true to play them again, or ask for at most "
+                          f"{available} sessions")
+    return n
+
+
+def shoes_per_session(config: RunConfig) -> int:
+    """Shoes dealt for each generated session (enough for max_hands)."""
+    s = config.session
+    if s.max_shoes is not None:
+        return s.max_shoes
+    spec = config.shoe
+    assert spec is not None
+    worst_burn = 11 if spec.burn else 0
+    per_shoe = max(1, (spec.n_cards - spec.cut_card - worst_burn - 6) // 6)
+    return max(1, math.ceil((s.max_hands or 1) / per_shoe))
+
+
+@lru_cache(maxsize=4)
+def _read_recorded(path: str, decks: int, burn: bool, mtime: float) -> Hands:
+    from backtest import recorded
+
+    return recorded.read_shoes(path, decks=decks, burn=burn)
+
+
+def load_recorded(config: RunConfig) -> Hands:
+    rec = config.recorded
+    assert rec is not None
+    return _read_recorded(str(rec.path), rec.decks, rec.burn, rec.path.stat().st_mtime)
+
+
+def _hands_for(config: RunConfig, lo: int, hi: int) -> tuple[Hands, np.ndarray, np.ndarray]:
+    """The hands of sessions lo..hi-1, their session boundaries, and each
+    hand's shoe number within its session."""
+    if config.recorded is None:
+        per = shoes_per_session(config)
+        ids = (np.arange(lo, hi, dtype=np.int64)[:, None] << SHOE_BITS) + np.arange(per)[None, :]
+        assert config.shoe is not None
+        hands = generate_shoes(config.shoe, ids.reshape(-1), config.seed)
+        session = hands.shoe >> SHOE_BITS
+        bounds = np.searchsorted(session, np.arange(lo, hi + 1))
+        return hands, bounds.astype(np.int64), (hands.shoe & SHOE_MASK).astype(np.int32)
+    source = load_recorded(config)
+    per = config.session.max_shoes or 1
+    shoe_ids = np.unique(source.shoe)
+    starts = np.searchsorted(source.shoe, shoe_ids)
+    ends = np.searchsorted(source.shoe, shoe_ids, side="right")
+    rows, shoe_no, bounds = [], [], [0]
+    for j in range(lo, hi):
+        for m in range(per):
+            k = (j * per + m) % len(shoe_ids)
+            rows.append(np.arange(starts[k], ends[k]))
+            shoe_no.append(np.full(ends[k] - starts[k], m, np.int32))
+        bounds.append(bounds[-1] + sum(len(r) for r in rows[len(rows) - per:]))
+    index = np.concatenate(rows) if rows else np.zeros(0, np.int64)
+    return source.take(index), np.asarray(bounds, np.int64), np.concatenate(shoe_no)
+
+
+# --- running one chunk ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Table:
+    den: int
+    min_c: np.ndarray
+    max_c: np.ndarray
+    offered: np.ndarray
+    full_counts: np.ndarray
+    payouts: np.ndarray
+    evs_full: np.ndarray
+
+
+def _table(config: RunConfig, hands: Hands) -> _Table:
+    rules = config.rules
+    den = rules.money_denominator
+    min_c = np.array([round(config.limits.minimum[b] * 100) for b in BETS], np.int64)
+    max_c = np.array([round(config.limits.maximum[b] * 100) for b in BETS], np.int64)
+    offered = np.array([rules.payout(b) is not None and not payouts.missing_for(b, hands, rules)
+                        for b in BETS])
+    decks = config.shoe.decks if config.shoe is not None else config.recorded.decks  # type: ignore[union-attr]
+    full = full_shoe_counts(decks)
+    pv = payout_vector(rules)
+    evs = ev_array(full, pv)
+    return _Table(den, min_c, max_c, offered, full, pv, np.nan_to_num(evs, nan=0.0))
+
+
+def check_seats(config: RunConfig, strategies: Sequence[Strategy], hands: Hands) -> None:
+    """Before any hand: every bet a seat may place is offered and settleable."""
+    rules = config.rules
+    for i, (seat, strat) in enumerate(zip(config.seats, strategies)):
+        where = f"{config.source}: seats[{i}] ({seat.label})"
+        for bet in sorted(strat.possible_bets(), key=lambda b: b.code):
+            if isinstance(strat, Builtin) or type(strat).possible_bets is not Strategy.possible_bets:
+                if rules.payout(bet) is None:
+                    raise StrategyError(f"{where}: the {rules.name} table does not offer the {bet} "
+                                        f"bet (it offers {', '.join(rules.offered_bets())})")
+                if payouts.missing_for(bet, hands, rules):
+                    try:
+                        hands.require([bet], banker_six=rules.banker_six_payout is not None)
+                    except MissingDataError as exc:
+                        raise MissingDataError(f"{where}: {exc}") from None
+                    raise MissingDataError(f"{where}: the {bet} bet under the {rules.name} rules "
+                                           f"needs card counts and totals, which {hands.source} "
+                                           "does not record")
+        if strat.uses_cards and "cards" not in hands.known:
+            raise MissingDataError(f"{where}: this strategy counts cards, but {hands.source} "
+                                   "records no cards")
+
+
+def _seat_key(seed: int, seat: int) -> np.uint64:
+    return np.random.SeedSequence(seed, spawn_key=(1, seat)).generate_state(1, np.uint64)[0]
+
+
+def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: int,
+              ledger: bool = False, force_python: bool = False) -> tuple[list[SeatResult], int]:
+    """Run sessions lo..hi-1 for every seat; returns per-seat results and hands dealt."""
+    hands, bounds, shoe_no = _hands_for(config, lo, hi)
+    table = _table(config, hands)
+    unit = payouts.unit_results(hands, config.rules)
+    session_ids = np.arange(lo, hi, dtype=np.int64)
+    s = config.session
+    tick = 100 * table.den
+    bankroll0 = round(s.bankroll * 100) * table.den
+    stop_loss = -1 if s.stop_loss is None else round(s.stop_loss * 100) * table.den
+    win_goal = -1 if s.win_goal is None else round(s.win_goal * 100) * table.den
+    max_hands = -1 if s.max_hands is None else s.max_hands
+    n_sessions = hi - lo
+    results = []
+    for k, strat in enumerate(strategies):
+        bets = strat.possible_bets()
+        ruin_below = min(int(table.min_c[b.code]) for b in bets) * table.den if bets else 0
+        stats = np.zeros((n_sessions, session_loop.N_STATS), np.int64)
+        wag = np.zeros((n_sessions, len(BETS)), np.int64)
+        expected = np.zeros(n_sessions)
+        size = len(hands) if ledger else 0
+        led = {"idx": np.zeros(size, np.int64), "cents": np.zeros((size, len(BETS)), np.int64),
+               "net": np.zeros(size, np.int64), "bank": np.zeros(size, np.int64)}
+        args = (_seat_key(config.seed, k), session_ids, bounds, hands.winner, hands.hand, shoe_no,
+                unit, table.den, table.min_c, table.max_c, table.offered,
+                config.rules.player_and_banker_together, config.rules.pairs_need_main_bet,
+                bankroll0, stop_loss, win_goal, max_hands, ruin_below, bool(strat.uses_cards),
+                hands.cards, table.full_counts, table.payouts, table.evs_full, stats, wag, expected,
+                ledger, led["idx"], led["cents"], led["net"], led["bank"])
+        if isinstance(strat, Builtin) and not force_python:
+            code, at, rows = session_loop.run_compiled(strat.kind, strat.encode(), *args)
+        else:
+            code, at, rows = session_loop.run_python(strat, *args)
+        if code != session_loop.PLACE_OK:
+            seat = config.seats[k]
+            raise StrategyError(
+                f"seats[{k}] ({seat.label}) {session_loop.PLACE_ERRORS[int(code)]} on hand "
+                f"{int(hands.hand[at])} of shoe {int(shoe_no[at]) + 1} in session "
+                f"{lo + int(np.searchsorted(bounds, at, side='right')) - 1}"
+                + (f" (the {config.rules.name} table does not take Player and Banker together)"
+                   if not config.rules.player_and_banker_together else ""))
+        ledger_cols = None
+        if ledger:
+            idx = led["idx"][:rows]
+            sess = np.searchsorted(bounds, idx, side="right") - 1 + lo
+            ledger_cols = {"session": sess, "shoe": shoe_no[idx] + 1, "hand": hands.hand[idx],
+                           "winner": hands.winner[idx], "cents": led["cents"][:rows],
+                           "net": led["net"][:rows] / tick, "bankroll": led["bank"][:rows] / tick}
+        results.append(SeatResult(stats, wag, expected, ledger_cols))
+    return results, len(hands)
+
+
+# --- the whole run -----------------------------------------------------------------------
+
+def _task(raw: dict[str, Any], base_dir: str, source: str, lo: int, hi: int,
+          ledger: bool) -> tuple[list[SeatResult], int]:
+    """A chunk in a worker process: rebuild the config from its mapping."""
+    config = _config_in_worker(repr(raw), base_dir, source, raw)
+    return run_chunk(config, build_strategies(config), lo, hi, ledger)
+
+
+_WORKER_CONFIGS: dict[str, RunConfig] = {}
+
+
+def _config_in_worker(key: str, base_dir: str, source: str, raw: dict[str, Any]) -> RunConfig:
+    if key not in _WORKER_CONFIGS:
+        _WORKER_CONFIGS[key] = parse_config(raw, Path(base_dir), source)
+    return _WORKER_CONFIGS[key]
+
+
+def run(config: RunConfig, sessions: int | None = None, workers: int = 1, ledger: bool = False,
+        progress: Callable[[int, int], None] | None = None,
+        force_python: bool = False) -> RunResult:
+    """Run every session of `config` for every seat.
+
+    workers > 1 spreads chunks of sessions over processes; the numbers are the
+    same for any number of workers. progress(sessions_done, hands_done) is
+    called after each chunk.
+    """
+    from backtest import metrics
+
+    n = count_sessions(config, sessions)
+    strategies = build_strategies(config)
+    probe, _, _ = _hands_for(config, 0, 1)
+    check_seats(config, strategies, probe)
+    per_session = max(1, len(probe))
+    step = max(1, CHUNK_HANDS // per_session)
+    chunks = [(lo, min(n, lo + step)) for lo in range(0, n, step)]
+    parts: list[tuple[list[SeatResult], int]] = []
+    done_s = done_h = 0
+    if workers > 1 and len(chunks) > 1 and not force_python:
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            futures = [pool.submit(_task, dict(config.raw), str(config.base_dir), config.source,
+                                   lo, hi, ledger) for lo, hi in chunks]
+            for (lo, hi), fut in zip(chunks, futures):
+                parts.append(fut.result())
+                done_s += hi - lo
+                done_h += parts[-1][1]
+                if progress:
+                    progress(done_s, done_h)
+    else:
+        for lo, hi in chunks:
+            parts.append(run_chunk(config, strategies, lo, hi, ledger, force_python))
+            done_s += hi - lo
+            done_h += parts[-1][1]
+            if progress:
+                progress(done_s, done_h)
+    tick = 100.0 * config.rules.money_denominator
+    frames = []
+    ledgers = []
+    for k, seat in enumerate(config.seats):
+        seat_parts = [p[0][k] for p in parts]
+        frames.append(metrics.sessions_frame(
+            seat.label, seat.strategy, np.concatenate([r.stats for r in seat_parts]),
+            np.concatenate([r.wagered for r in seat_parts]),
+            np.concatenate([r.expected for r in seat_parts]), tick))
+        if ledger:
+            ledgers.append(metrics.ledger_frame(seat.label, [r.ledger for r in seat_parts]))
+    sessions_df = pl.concat(frames)
+    summary = metrics.summary(sessions_df, config)
+    ledger_df = pl.concat(ledgers) if ledger else None
+    return RunResult(config, sessions_df, summary, ledger_df, config.seed, done_h)
+
+
+def default_workers() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)

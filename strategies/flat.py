@@ -1,0 +1,68 @@
+"""Flat betting: the same stakes on every hand, on any bet or combination."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from backtest.errors import StrategyError
+from backtest.rules import Bet
+from strategies.base import N_BETS, P_OWN, Builtin
+from strategies.params import CommonParams, param
+
+
+@dataclass(frozen=True)
+class FlatParams(CommonParams):
+    bets: dict[str, float] = param({"banker": 10.0},
+                                   "stake on each bet, every hand, e.g. {banker: 10, tie: 1}")
+
+    def validate(self, path: str) -> None:
+        if not any(v > 0 for v in self.bets.values()):
+            raise StrategyError(f"{path}.bets: give at least one bet with a positive stake")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.validate("params")
+
+
+def _flat_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
+    pass
+
+
+def _flat_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
+    pass
+
+
+def _flat_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                 hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+    for b in range(N_BETS):
+        out[b] = p[P_OWN + b]
+
+
+def _flat_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                 stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
+    pass
+
+
+class Flat(Builtin):
+    """The same stakes every hand: the control every system is measured against."""
+
+    name = "flat"
+    description = "The same stake on the same bet(s) every hand."
+    kind = 0
+    Params = FlatParams
+
+    def encode_own(self) -> list[float]:
+        own = [0.0] * N_BETS
+        for name, stake in self.params.bets.items():
+            own[Bet(name).code] = stake
+        return own
+
+    def main_bets(self) -> set[Bet]:
+        return {Bet(b) for b, s in self.params.bets.items() if s > 0}
+
+    k_reset = staticmethod(_flat_reset)
+    k_init = staticmethod(_flat_init)
+    k_decide = staticmethod(_flat_decide)
+    k_update = staticmethod(_flat_update)

@@ -1,0 +1,191 @@
+"""Parameter dataclasses: declared once, validated from YAML, listed by the CLI.
+
+A strategy's parameters are a frozen dataclass. Each field carries its help
+text and bounds in `metadata` (see `param`). `build_params` turns a mapping
+from a config into the dataclass, with errors that name the key path.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import typing
+from collections.abc import Mapping
+from dataclasses import MISSING, dataclass, field
+from typing import Any, Literal, get_args, get_origin
+
+from backtest.errors import StrategyError
+from backtest.rules import Bet
+
+MAIN_SIDES = ("player", "banker")
+
+
+def param(default: Any, help: str, *, min: float | None = None, max: float | None = None,
+          exclusive_min: bool = False) -> Any:
+    """A dataclass field with its help text and bounds."""
+    meta = {"help": help, "min": min, "max": max, "exclusive_min": exclusive_min}
+    if isinstance(default, (list, dict)):
+        return field(default_factory=lambda d=default: type(d)(d), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class CommonParams:
+    """What every built-in strategy shares: its behaviour at the table's edges."""
+
+    on_max: Literal["reset", "cap"] = param(
+        "reset", "when a stake exceeds the table maximum: `reset` the progression to its "
+                 "first stake, or `cap` the stake at the maximum")
+    on_bankroll: Literal["stop", "all-in"] = param(
+        "stop", "when the stakes exceed the bankroll: `stop` (the session is ruined) or "
+                "`all-in` (bet what is left)")
+    on_push: Literal["stand", "reset"] = param(
+        "stand", "what a push (a tie under Player/Banker) does to the progression: "
+                 "`stand` still, or `reset` it")
+    side_bets: dict[str, float] = param(
+        {}, "flat side bets placed beside every main bet, e.g. {tie: 1, player_pair: 1}")
+
+    def __post_init__(self) -> None:
+        check_params(self)
+
+
+def _type_name(tp: Any) -> str:
+    origin = get_origin(tp)
+    if origin is Literal:
+        return " or ".join(repr(a) for a in get_args(tp))
+    if origin in (list, tuple):
+        return f"a list of {_type_name(get_args(tp)[0])}s" if get_args(tp) else "a list"
+    if origin is dict:
+        return "a mapping"
+    if tp in (int, float):
+        return "a number" if tp is float else "a whole number"
+    return getattr(tp, "__name__", str(tp))
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _coerce(value: Any, tp: Any, path: str) -> Any:
+    """Check `value` against the annotation `tp`; return it in canonical form."""
+    origin = get_origin(tp)
+    if origin is typing.Union or (origin is not None and str(origin) == "<class 'types.UnionType'>"):
+        args = get_args(tp)
+        if value is None and type(None) in args:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        return _coerce(value, inner[0], path)
+    if origin is Literal:
+        choices = get_args(tp)
+        if value not in choices:
+            close = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise StrategyError(f"{path}: {value!r} is not allowed; expected "
+                                f"{' or '.join(repr(c) for c in choices)}{hint}")
+        return value
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise StrategyError(f"{path}: expected true or false, got {value!r}")
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, float) and value.is_integer():
+                return int(value)
+            raise StrategyError(f"{path}: expected a whole number, got {value!r}")
+        return value
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise StrategyError(f"{path}: expected a number, got {value!r}")
+        if value != value or value in (float("inf"), float("-inf")):
+            raise StrategyError(f"{path}: expected a finite number, got {value!r}")
+        return float(value)
+    if tp is str:
+        if not isinstance(value, str):
+            raise StrategyError(f"{path}: expected text, got {value!r}")
+        return value
+    if origin in (list, tuple):
+        if not isinstance(value, (list, tuple)):
+            raise StrategyError(f"{path}: expected a list, got {value!r}")
+        (inner,) = get_args(tp)[:1] or (Any,)
+        items = [_coerce(v, inner, f"{path}[{i}]") if inner is not Any else v
+                 for i, v in enumerate(value)]
+        return tuple(items) if origin is tuple else items
+    if origin is dict:
+        if not isinstance(value, Mapping):
+            raise StrategyError(f"{path}: expected a mapping, got {value!r}")
+        kt, vt = get_args(tp)
+        return {_coerce(k, kt, f"{path}") : _coerce(v, vt, f"{path}.{k}") for k, v in value.items()}
+    return value
+
+
+def check_params(params: Any, path: str = "params") -> None:
+    """Validate a Params instance in place: types, bounds, bet names."""
+    hints = _hints(type(params))
+    for f in dataclasses.fields(params):
+        raw = getattr(params, f.name)
+        where = f"{path}.{f.name}"
+        value = _coerce(raw, hints[f.name], where)
+        lo, hi = f.metadata.get("min"), f.metadata.get("max")
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if lo is not None and (value <= lo if f.metadata.get("exclusive_min") else value < lo):
+                op = "more than" if f.metadata.get("exclusive_min") else "at least"
+                raise StrategyError(f"{where}: must be {op} {lo}, got {value!r}")
+            if hi is not None and value > hi:
+                raise StrategyError(f"{where}: must be at most {hi}, got {value!r}")
+        if f.name in ("side_bets", "bets") and isinstance(value, dict):
+            value = _check_bet_mapping(value, where)
+        object.__setattr__(params, f.name, value)
+
+
+def _check_bet_mapping(value: dict[str, float], where: str) -> dict[str, float]:
+    names = [b.value for b in Bet]
+    out = {}
+    for k, v in value.items():
+        if k not in names:
+            close = difflib.get_close_matches(str(k), names, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise StrategyError(f"{where}: unknown bet {k!r}{hint}; bets are {', '.join(names)}")
+        if v < 0:
+            raise StrategyError(f"{where}.{k}: a stake cannot be negative, got {v!r}")
+        out[k] = float(v)
+    return out
+
+
+def build_params(cls: type, data: Mapping[str, Any] | None, path: str = "params") -> Any:
+    """The Params dataclass `cls` from a config mapping; unknown keys fail with suggestions."""
+    data = dict(data or {})
+    if not isinstance(data, dict):
+        raise StrategyError(f"{path}: expected a mapping of parameters, got {data!r}")
+    names = [f.name for f in dataclasses.fields(cls)]
+    for key in data:
+        if key not in names:
+            close = difflib.get_close_matches(str(key), names, n=2)
+            hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+            raise StrategyError(f"{path}: unknown parameter {key!r}{hint} "
+                                f"(parameters: {', '.join(names)})")
+    obj = object.__new__(cls)
+    for f in dataclasses.fields(cls):
+        if f.name in data:
+            v = data[f.name]
+        elif f.default is not MISSING:
+            v = f.default
+        elif f.default_factory is not MISSING:
+            v = f.default_factory()
+        else:
+            raise StrategyError(f"{path}: missing required parameter {f.name!r}")
+        object.__setattr__(obj, f.name, v)
+    check_params(obj, path)
+    if hasattr(obj, "validate"):
+        obj.validate(path)
+    return obj
+
+
+def describe_params(cls: type) -> list[tuple[str, str, Any, str]]:
+    """(name, type, default, help) for each parameter, for `backtest strategies`."""
+    hints = _hints(cls)
+    rows = []
+    for f in dataclasses.fields(cls):
+        default = f.default if f.default is not MISSING else (
+            f.default_factory() if f.default_factory is not MISSING else None)
+        rows.append((f.name, _type_name(hints[f.name]), default, f.metadata.get("help", "")))
+    return rows

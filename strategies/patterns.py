@@ -1,0 +1,232 @@
+"""Systems that read the shoe: follow the last winner, chop, streaks, and a
+table of patterns. Each bets a flat `base` stake on Player or Banker; ties
+are skipped when reading the shoe (as the big road does) unless a pattern
+table says otherwise."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from backtest.errors import StrategyError
+from backtest.rules import Bet
+from strategies._common import last_decisive, run_length
+from strategies.base import P_OWN, Builtin
+from strategies.params import CommonParams, param
+
+BASE = P_OWN
+ARG = P_OWN + 1
+FIRST = {"skip": -1, "player": 0, "banker": 1}
+MAX_PATTERNS = 64
+MAX_PATTERN_LENGTH = 16
+PATTERN_SLOT = 2 + MAX_PATTERN_LENGTH
+
+
+@dataclass(frozen=True)
+class ShoeReaderParams(CommonParams):
+    base: float = param(10.0, "the stake, in currency", min=0, exclusive_min=True)
+
+
+def _nothing_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
+    pass
+
+
+def _nothing_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
+    pass
+
+
+def _nothing_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                    stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
+    pass
+
+
+class ShoeReader(Builtin):
+    Params = ShoeReaderParams
+
+    def main_bets(self) -> set[Bet]:
+        return {Bet.PLAYER, Bet.BANKER}
+
+    k_reset = staticmethod(_nothing_reset)
+    k_init = staticmethod(_nothing_init)
+    k_update = staticmethod(_nothing_update)
+
+
+# --- follow the shoe, and chop --------------------------------------------------------
+
+def _follow_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                   hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+    side = last_decisive(hist)
+    if side < 0:
+        side = int(p[ARG])
+    if side >= 0:
+        out[side] = p[BASE]
+
+
+def _chop_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                 hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+    side = last_decisive(hist)
+    if side >= 0:
+        out[1 - side] = p[BASE]
+    elif p[ARG] >= 0:
+        out[int(p[ARG])] = p[BASE]
+
+
+@dataclass(frozen=True)
+class FollowParams(ShoeReaderParams):
+    first: Literal["skip", "player", "banker"] = param(
+        "skip", "what to bet before the shoe has a decisive result")
+
+
+class FollowTheShoe(ShoeReader):
+    """Bet on the side that won the last decisive hand of the shoe."""
+
+    name = "follow-the-shoe"
+    description = "Bet on the last winner (ties skipped): 'follow the shoe'."
+    kind = 9
+    Params = FollowParams
+
+    def encode_own(self) -> list[float]:
+        return [self.params.base, FIRST[self.params.first]]
+
+    k_decide = staticmethod(_follow_decide)
+
+
+class Chop(ShoeReader):
+    """Bet against the side that won the last decisive hand of the shoe."""
+
+    name = "chop"
+    description = "Bet against the last winner (ties skipped): expect the shoe to chop."
+    kind = 10
+    Params = FollowParams
+
+    def encode_own(self) -> list[float]:
+        return [self.params.base, FIRST[self.params.first]]
+
+    k_decide = staticmethod(_chop_decide)
+
+
+# --- streaks ------------------------------------------------------------------------------
+
+def _streak_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                   hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+    side = last_decisive(hist)
+    if side < 0 or run_length(hist) < int(p[ARG]):
+        return
+    if p[ARG + 1] == 0.0:
+        out[side] = p[BASE]
+    else:
+        out[1 - side] = p[BASE]
+
+
+@dataclass(frozen=True)
+class StreakParams(ShoeReaderParams):
+    length: int = param(3, "how many wins in a row of one side start the bet", min=1)
+    mode: Literal["follow", "fade"] = param(
+        "follow", "`follow` bets the streak goes on, `fade` bets it ends")
+
+
+class Streak(ShoeReader):
+    """After `length` decisive wins in a row by one side, bet that side
+    (`follow`) or the other (`fade`), for as long as the streak lasts."""
+
+    name = "streak"
+    description = "After N wins in a row by one side, follow the streak or fade it."
+    kind = 11
+    Params = StreakParams
+
+    def encode_own(self) -> list[float]:
+        return [self.params.base, self.params.length, 0.0 if self.params.mode == "follow" else 1.0]
+
+    k_decide = staticmethod(_streak_decide)
+
+
+# --- a table of patterns --------------------------------------------------------------------
+# p[ARG] ignore ties (1/0), p[ARG+1] number of patterns, then per pattern a slot of
+# PATTERN_SLOT numbers: length, the bet (0 P, 1 B, 2 T), the outcomes, oldest first.
+
+def _pattern_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                    hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+    ignore_ties = p[ARG] == 1.0
+    n_patterns = int(p[ARG + 1])
+    best_len = 0
+    best_bet = -1
+    for k in range(n_patterns):
+        base = ARG + 2 + k * PATTERN_SLOT
+        length = int(p[base])
+        if length <= best_len:
+            continue
+        # walk back through the shoe, matching the pattern from its newest end
+        j = hist.shape[0] - 1
+        matched = 0
+        while matched < length and j >= 0:
+            w = hist[j]
+            j -= 1
+            if ignore_ties and w == 2:
+                continue
+            if w != int(p[base + 2 + length - 1 - matched]):
+                break
+            matched += 1
+        if matched == length:
+            best_len = length
+            best_bet = int(p[base + 1])
+    if best_bet >= 0:
+        out[best_bet] = p[BASE]
+
+
+@dataclass(frozen=True)
+class PatternParams(ShoeReaderParams):
+    patterns: dict[str, str] = param(
+        {"PPP": "B", "BBB": "P"},
+        "recent outcomes (oldest first, letters P B T) mapped to the bet to place (P, B or T); "
+        "the longest matching pattern wins")
+    ignore_ties: bool = param(True, "read the shoe without its ties, as the big road does")
+
+    def validate(self, path: str) -> None:
+        if not 1 <= len(self.patterns) <= MAX_PATTERNS:
+            raise StrategyError(f"{path}.patterns: give 1 to {MAX_PATTERNS} patterns")
+        for pattern, bet in self.patterns.items():
+            where = f"{path}.patterns.{pattern}"
+            text = str(pattern).upper()
+            if not 1 <= len(text) <= MAX_PATTERN_LENGTH or set(text) - set("PBT"):
+                raise StrategyError(f"{where}: a pattern is 1 to {MAX_PATTERN_LENGTH} letters "
+                                    f"P, B or T, got {pattern!r}")
+            if self.ignore_ties and "T" in text:
+                raise StrategyError(f"{where}: a pattern with T never matches when ignore_ties "
+                                    "is true; set ignore_ties: false")
+            if str(bet).upper() not in ("P", "B", "T"):
+                raise StrategyError(f"{where}: the bet must be P, B or T, got {bet!r}")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.validate("params")
+
+
+class PatternTable(ShoeReader):
+    """A table of patterns of recent outcomes, each mapped to a bet: before each
+    hand the longest pattern that matches the end of the shoe so far places
+    its bet; no match sits the hand out."""
+
+    name = "pattern"
+    description = "User-given patterns of recent outcomes mapped to a bet, e.g. PPB: P."
+    kind = 12
+    Params = PatternParams
+
+    def encode_own(self) -> list[float]:
+        code = {"P": 0, "B": 1, "T": 2}
+        own = [self.params.base, 1.0 if self.params.ignore_ties else 0.0, len(self.params.patterns)]
+        for pattern, bet in self.params.patterns.items():
+            text = str(pattern).upper()
+            slot = [len(text), code[str(bet).upper()]] + [code[c] for c in text]
+            own += slot + [0.0] * (PATTERN_SLOT - len(slot))
+        return own
+
+    def main_bets(self) -> set[Bet]:
+        names = {"P": Bet.PLAYER, "B": Bet.BANKER, "T": Bet.TIE}
+        return {names[str(b).upper()] for b in self.params.patterns.values()}
+
+    k_decide = staticmethod(_pattern_decide)
+
+
+READERS = (FollowTheShoe, Chop, Streak, PatternTable)

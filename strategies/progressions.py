@@ -1,0 +1,474 @@
+"""The classic betting progressions, each on one main bet.
+
+Stakes are in currency units: `base` times the progression's current number
+of units. Each progression's start, its move after a win, a loss and a push,
+and its end are spelled out in its class docstring; what happens at the
+table maximum and at the bankroll is the engine's, set by the common
+parameters `on_max` and `on_bankroll`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from backtest.errors import StrategyError
+from backtest.kernels import jit
+from backtest.rules import Bet
+from strategies._common import LOSS, PUSH, WIN, main_result
+from strategies.base import P_ON_PUSH, P_OWN, STATE_FLOATS, Builtin
+from strategies.params import CommonParams, param
+
+BetName = Literal["player", "banker", "tie", "player_pair", "banker_pair", "dragon7", "panda8"]
+
+BET = P_OWN          # the bet's code
+BASE = P_OWN + 1     # base stake
+ARG = P_OWN + 2      # first argument of the progression
+
+MAX_LINE = STATE_FLOATS - 8
+
+
+@dataclass(frozen=True)
+class ProgressionParams(CommonParams):
+    bet: BetName = param("banker", "the bet the progression plays")
+    base: float = param(10.0, "the base stake (one unit), in currency", min=0, exclusive_min=True)
+
+
+class Progression(Builtin):
+    """A progression on one bet; subclasses add their arguments."""
+
+    Params = ProgressionParams
+
+    def encode_own(self) -> list[float]:
+        return [Bet(self.params.bet).code, self.params.base, *self.arguments()]
+
+    def arguments(self) -> list[float]:
+        return []
+
+    def main_bets(self) -> set[Bet]:
+        return {Bet(self.params.bet)}
+
+
+# --- Martingale ------------------------------------------------------------------
+
+def _level_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
+    s[0] = 0.0
+
+
+def _level_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
+    s[0] = 0.0
+
+
+def _martingale_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                       hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+    out[int(p[BET])] = p[BASE] * p[ARG] ** s[0]
+
+
+def _martingale_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                       stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
+    r = main_result(int(p[BET]), stakes, unit)
+    if r == WIN:
+        s[0] = 0.0
+    elif r == LOSS:
+        s[0] = min(s[0] + 1.0, 1000.0)
+    elif r == PUSH and p[P_ON_PUSH] == 1.0:
+        s[0] = 0.0
+
+
+@dataclass(frozen=True)
+class MartingaleParams(ProgressionParams):
+    multiplier: float = param(2.0, "stake multiplier after each loss", min=1, exclusive_min=True)
+
+
+class Martingale(Progression):
+    """Start at one unit; multiply the stake by `multiplier` after each loss;
+    back to one unit after a win."""
+
+    name = "martingale"
+    description = "Double the stake after each loss, back to the base stake after a win."
+    kind = 1
+    Params = MartingaleParams
+
+    def arguments(self) -> list[float]:
+        return [self.params.multiplier]
+
+    k_reset = staticmethod(_level_reset)
+    k_init = staticmethod(_level_init)
+    k_decide = staticmethod(_martingale_decide)
+    k_update = staticmethod(_martingale_update)
+
+
+# --- Grand Martingale --------------------------------------------------------------
+
+def _units_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
+    s[0] = 1.0
+    s[1] = 0.0
+
+
+def _units_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
+    s[0] = 1.0
+    s[1] = 0.0
+
+
+def _units_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                  hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+    out[int(p[BET])] = p[BASE] * s[0]
+
+
+def _grand_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                  stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
+    r = main_result(int(p[BET]), stakes, unit)
+    if r == WIN:
+        s[0] = 1.0
+    elif r == LOSS:
+        s[0] = min(2.0 * s[0] + 1.0, 1e300)
+    elif r == PUSH and p[P_ON_PUSH] == 1.0:
+        s[0] = 1.0
+
+
+class GrandMartingale(Progression):
+    """Start at one unit; after a loss stake twice the last stake plus one unit;
+    back to one unit after a win."""
+
+    name = "grand-martingale"
+    description = "After each loss double the stake and add one unit; reset after a win."
+    kind = 2
+
+    k_reset = staticmethod(_units_reset)
+    k_init = staticmethod(_units_init)
+    k_decide = staticmethod(_units_decide)
+    k_update = staticmethod(_grand_update)
+
+
+# --- Paroli (reverse Martingale) ----------------------------------------------------
+
+def _paroli_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                   hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+    out[int(p[BET])] = p[BASE] * p[ARG + 1] ** s[0]
+
+
+def _paroli_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                   stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
+    r = main_result(int(p[BET]), stakes, unit)
+    if r == WIN:
+        s[0] += 1.0
+        if s[0] >= p[ARG]:
+            s[0] = 0.0
+    elif r == LOSS:
+        s[0] = 0.0
+    elif r == PUSH and p[P_ON_PUSH] == 1.0:
+        s[0] = 0.0
+
+
+@dataclass(frozen=True)
+class ParoliParams(ProgressionParams):
+    target: int = param(3, "consecutive wins after which the stake goes back to one unit", min=1)
+    multiplier: float = param(2.0, "stake multiplier after each win", min=1, exclusive_min=True)
+
+
+class Paroli(Progression):
+    """Reverse Martingale: start at one unit; multiply the stake after each win
+    until `target` wins in a row, then back to one unit; a loss resets."""
+
+    name = "paroli"
+    description = "Reverse Martingale: double after each win up to a target streak; reset on a loss."
+    kind = 3
+    Params = ParoliParams
+
+    def arguments(self) -> list[float]:
+        return [self.params.target, self.params.multiplier]
+
+    k_reset = staticmethod(_level_reset)
+    k_init = staticmethod(_level_init)
+    k_decide = staticmethod(_paroli_decide)
+    k_update = staticmethod(_paroli_update)
+
+
+# --- Fibonacci ----------------------------------------------------------------------
+
+def _fibonacci_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                      hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+    a = 1.0
+    b = 1.0
+    for _ in range(int(s[0])):
+        a, b = b, a + b
+    out[int(p[BET])] = p[BASE] * a
+
+
+def _fibonacci_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                      stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
+    r = main_result(int(p[BET]), stakes, unit)
+    if r == WIN:
+        s[0] = max(0.0, s[0] - p[ARG])
+    elif r == LOSS:
+        s[0] = min(s[0] + 1.0, 1400.0)
+    elif r == PUSH and p[P_ON_PUSH] == 1.0:
+        s[0] = 0.0
+
+
+@dataclass(frozen=True)
+class FibonacciParams(ProgressionParams):
+    back: int = param(2, "steps back along the sequence after a win", min=1)
+
+
+class Fibonacci(Progression):
+    """Stakes follow 1, 1, 2, 3, 5, 8 ... units: one step on after a loss,
+    `back` steps back after a win (never before the start)."""
+
+    name = "fibonacci"
+    description = "Move one step up the Fibonacci sequence after a loss, two back after a win."
+    kind = 4
+    Params = FibonacciParams
+
+    def arguments(self) -> list[float]:
+        return [self.params.back]
+
+    k_reset = staticmethod(_level_reset)
+    k_init = staticmethod(_level_init)
+    k_decide = staticmethod(_fibonacci_decide)
+    k_update = staticmethod(_fibonacci_update)
+
+
+# --- D'Alembert -----------------------------------------------------------------------
+
+def _dalembert_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                      stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
+    r = main_result(int(p[BET]), stakes, unit)
+    if r == WIN:
+        s[0] = max(1.0, s[0] - p[ARG])
+    elif r == LOSS:
+        s[0] = s[0] + p[ARG]
+    elif r == PUSH and p[P_ON_PUSH] == 1.0:
+        s[0] = 1.0
+
+
+@dataclass(frozen=True)
+class DAlembertParams(ProgressionParams):
+    step: int = param(1, "units added after a loss and taken off after a win", min=1)
+
+
+class DAlembert(Progression):
+    """Start at one unit; one `step` more after a loss, one less after a win
+    (never below one unit)."""
+
+    name = "dalembert"
+    description = "Add a unit after a loss, take one off after a win."
+    kind = 5
+    Params = DAlembertParams
+
+    def arguments(self) -> list[float]:
+        return [self.params.step]
+
+    k_reset = staticmethod(_units_reset)
+    k_init = staticmethod(_units_init)
+    k_decide = staticmethod(_units_decide)
+    k_update = staticmethod(_dalembert_update)
+
+
+# --- Labouchere ---------------------------------------------------------------------------
+# state: s[0] the line's length, the line itself in s[2:]
+
+@jit
+def _new_line(p: np.ndarray, s: np.ndarray) -> None:
+    n = int(p[ARG])
+    s[0] = n
+    for i in range(n):
+        s[2 + i] = p[ARG + 1 + i]
+
+
+def _labouchere_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
+    _new_line(p, s)
+
+
+def _labouchere_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
+    _new_line(p, s)
+
+
+def _labouchere_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                       hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+    n = int(s[0])
+    if n == 0:
+        _new_line(p, s)
+        n = int(s[0])
+    units = s[2] if n == 1 else s[2] + s[1 + n]
+    out[int(p[BET])] = p[BASE] * units
+
+
+def _labouchere_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                       stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
+    bet = int(p[BET])
+    r = main_result(bet, stakes, unit)
+    n = int(s[0])
+    if r == WIN:
+        if n <= 2:
+            s[0] = 0.0
+        else:
+            for i in range(n - 2):
+                s[2 + i] = s[3 + i]
+            s[0] = n - 2
+    elif r == LOSS:
+        if n >= MAX_LINE:
+            _new_line(p, s)
+        else:
+            s[2 + n] = stakes[bet] / p[BASE]
+            s[0] = n + 1
+    elif r == PUSH and p[P_ON_PUSH] == 1.0:
+        _new_line(p, s)
+    if s[0] == 0.0:
+        _new_line(p, s)
+
+
+@dataclass(frozen=True)
+class LabouchereParams(ProgressionParams):
+    line: list[float] = param([1.0, 2.0, 3.0, 4.0],
+                              "the starting line, in units; the stake is its first plus last number")
+
+    def validate(self, path: str) -> None:
+        if not 1 <= len(self.line) <= 64:
+            raise StrategyError(f"{path}.line: must hold 1 to 64 numbers, got {len(self.line)}")
+        for i, v in enumerate(self.line):
+            if v <= 0:
+                raise StrategyError(f"{path}.line[{i}]: numbers must be positive, got {v!r}")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.validate("params")
+
+
+class Labouchere(Progression):
+    """Cancellation: stake the first plus the last number of the line (units);
+    a win crosses both out, a loss appends the amount lost. When the line is
+    crossed out, the series has won its sum and a new line starts. A line that
+    grows past 500 numbers is abandoned for a new one."""
+
+    name = "labouchere"
+    description = "Cancellation system: bet first+last of a line, cross out on a win, append on a loss."
+    kind = 6
+    Params = LabouchereParams
+
+    def arguments(self) -> list[float]:
+        return [len(self.params.line), *self.params.line]
+
+    k_reset = staticmethod(_labouchere_reset)
+    k_init = staticmethod(_labouchere_init)
+    k_decide = staticmethod(_labouchere_decide)
+    k_update = staticmethod(_labouchere_update)
+
+
+# --- 1-3-2-6 ---------------------------------------------------------------------------------
+
+def _sequence_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                     hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+    out[int(p[BET])] = p[BASE] * p[ARG + 1 + int(s[0])]
+
+
+def _sequence_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                     stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
+    r = main_result(int(p[BET]), stakes, unit)
+    if r == WIN:
+        s[0] += 1.0
+        if s[0] >= p[ARG]:
+            s[0] = 0.0
+    elif r == LOSS:
+        s[0] = 0.0
+    elif r == PUSH and p[P_ON_PUSH] == 1.0:
+        s[0] = 0.0
+
+
+@dataclass(frozen=True)
+class SequenceParams(ProgressionParams):
+    sequence: list[float] = param([1.0, 3.0, 2.0, 6.0], "stakes in units, one step on per win")
+
+    def validate(self, path: str) -> None:
+        if not 1 <= len(self.sequence) <= 64:
+            raise StrategyError(f"{path}.sequence: must hold 1 to 64 numbers, got {len(self.sequence)}")
+        for i, v in enumerate(self.sequence):
+            if v <= 0:
+                raise StrategyError(f"{path}.sequence[{i}]: numbers must be positive, got {v!r}")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.validate("params")
+
+
+class OneThreeTwoSix(Progression):
+    """Stake 1, 3, 2, 6 units on consecutive wins; a loss or a completed
+    sequence starts again at the first step."""
+
+    name = "1-3-2-6"
+    description = "Positive progression 1-3-2-6 units over four wins; reset on a loss or at the end."
+    kind = 7
+    Params = SequenceParams
+
+    def arguments(self) -> list[float]:
+        return [len(self.params.sequence), *self.params.sequence]
+
+    k_reset = staticmethod(_level_reset)
+    k_init = staticmethod(_level_init)
+    k_decide = staticmethod(_sequence_decide)
+    k_update = staticmethod(_sequence_update)
+
+
+# --- Oscar's Grind ----------------------------------------------------------------------------
+# state: s[0] stake in units, s[1] the series' profit so far (currency)
+
+def _oscar_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                  hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+    base = p[BASE]
+    needed = p[ARG] * base - s[1]
+    units = s[0]
+    # never stake more than a win needs to finish the series (in whole units)
+    need_units = np.ceil(needed / base - 1e-9)
+    if need_units < units:
+        units = need_units
+    if units < 1.0:
+        units = 1.0
+    out[int(p[BET])] = base * units
+
+
+def _oscar_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                  stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
+    bet = int(p[BET])
+    r = main_result(bet, stakes, unit)
+    if r == WIN:
+        s[1] += stakes[bet] * unit[bet]
+        if s[1] >= p[ARG] * p[BASE] - 1e-9:
+            s[0] = 1.0
+            s[1] = 0.0
+        else:
+            s[0] += 1.0
+    elif r == LOSS:
+        s[1] -= stakes[bet]
+    elif r == PUSH and p[P_ON_PUSH] == 1.0:
+        s[0] = 1.0
+        s[1] = 0.0
+
+
+@dataclass(frozen=True)
+class OscarParams(ProgressionParams):
+    goal: float = param(1.0, "the profit, in units, that ends a series", min=0, exclusive_min=True)
+
+
+class OscarsGrind(Progression):
+    """A series aims to win `goal` units: start at one unit; after a win add a
+    unit, after a loss keep the stake; never stake more than a win needs to
+    reach the goal; when it is reached, start a new series."""
+
+    name = "oscars-grind"
+    description = "Raise a unit after each win, never more than needed to finish the series +1 unit."
+    kind = 8
+    Params = OscarParams
+
+    def arguments(self) -> list[float]:
+        return [self.params.goal]
+
+    k_reset = staticmethod(_units_reset)
+    k_init = staticmethod(_units_init)
+    k_decide = staticmethod(_oscar_decide)
+    k_update = staticmethod(_oscar_update)
+
+
+PROGRESSIONS = (Martingale, GrandMartingale, Paroli, Fibonacci, DAlembert, Labouchere,
+                OneThreeTwoSix, OscarsGrind)
