@@ -113,6 +113,74 @@ def odds_command(
     _echo(odds.render(result, fmt.value))
 
 
+@app.command()
+def run(
+    config: Annotated[Path, typer.Argument(help="A run config (YAML).")],
+    sessions: Annotated[Optional[int], typer.Option(help="Number of sessions (overrides the config).")] = None,
+    seed: Annotated[Optional[int], typer.Option(help="Master seed (overrides the config).")] = None,
+    shoes: Annotated[Optional[Path], typer.Option(help="Play these recorded shoes instead of generated ones.")] = None,
+    out: Annotated[Optional[Path], typer.Option(help="Write summary/sessions (and ledger) Parquet files here.")] = None,
+    ledger: Annotated[bool, typer.Option(help="Keep a row per seat per hand (written with --out).")] = False,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.TABLE,
+    workers: Annotated[Optional[int], typer.Option(help="Processes (default: all cores for large runs).")] = None,
+) -> None:
+    """Run the seats of a config over its shoes and print the verdict."""
+    from backtest import outputs, verdict
+    from backtest.config import load_config
+    from backtest.engine import run as run_engine
+
+    overrides: dict[str, object] = {}
+    if seed is not None:
+        overrides["seed"] = seed
+    if shoes is not None:
+        if not shoes.is_file():
+            raise UsageError(f"--shoes: file {shoes} does not exist")
+        overrides["shoes"] = {"file": str(shoes.resolve())}
+        overrides["shoe"] = None
+    cfg = load_config(config, overrides)
+    if out is not None:
+        outputs.check_out_dir(out)
+    with outputs.progress_bar() as progress:
+        result = run_engine(cfg, sessions=sessions, workers=workers, ledger=ledger,
+                            progress=progress)
+    if out is not None:
+        written = outputs.write_run(out, result)
+        typer.echo(f"wrote {', '.join(written)} to {out}", err=True)
+    if fmt is Format.JSON:
+        _echo(verdict.to_json(result.summary))
+    elif fmt is Format.CSV:
+        _echo(verdict.to_csv(result.summary))
+    else:
+        _echo(f"{cfg.name}: {result.hands:,} hands, seed {result.seed}, rules {cfg.rules.name}\n")
+        _echo(verdict.table(result.summary) + "\n")
+        _echo(verdict.verdict(result.summary, cfg.session.bankroll))
+
+
+@app.command("strategies")
+def list_strategies(
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.TABLE,
+) -> None:
+    """List every strategy with its parameters, defaults and description."""
+    from strategies import registry
+
+    found = registry.available()
+    if fmt is Format.JSON:
+        import json
+
+        _echo(json.dumps({name: {"description": cls.description,
+                                 "parameters": [{"name": n, "type": t, "default": d, "help": h}
+                                                for n, t, d, h in cls.parameters()]}
+                          for name, cls in found.items()}, indent=2, default=str))
+        return
+    lines = []
+    for name, cls in found.items():
+        lines.append(f"{name}: {cls.description}")
+        for pname, ptype, default, help_text in cls.parameters():
+            lines.append(f"    {pname} ({ptype}, default {default!r}): {help_text}")
+        lines.append("")
+    _echo("\n".join(lines))
+
+
 def main() -> None:
     """Entry point: run the app inside the one error boundary."""
     try:

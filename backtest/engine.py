@@ -36,10 +36,13 @@ from backtest.odds import ev_array, payout_vector
 from backtest.rules import Bet
 from backtest.shoe import generate_shoes, seed_key
 from strategies.base import Builtin, Strategy
+from strategies.compiled import kind_marker
 
 SHOE_BITS = 20
 SHOE_MASK = (1 << SHOE_BITS) - 1
 CHUNK_HANDS = 400_000
+#: runs this large use every core by default (below it, starting processes costs more)
+PARALLEL_HANDS = 4_000_000
 BETS = tuple(Bet)
 
 
@@ -228,7 +231,8 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
                 hands.cards, table.full_counts, table.payouts, table.evs_full, stats, wag, expected,
                 ledger, led["idx"], led["cents"], led["net"], led["bank"])
         if isinstance(strat, Builtin) and not force_python:
-            code, at, rows = session_loop.run_compiled(strat.kind, strat.encode(), *args)
+            code, at, rows = session_loop.run_compiled(kind_marker(strat.kind), strat.encode(), *args,
+                                                       *session_loop.scratch())
         else:
             code, at, rows = session_loop.run_python(strat, *args)
         if code != session_loop.PLACE_OK:
@@ -268,14 +272,15 @@ def _config_in_worker(key: str, base_dir: str, source: str, raw: dict[str, Any])
     return _WORKER_CONFIGS[key]
 
 
-def run(config: RunConfig, sessions: int | None = None, workers: int = 1, ledger: bool = False,
-        progress: Callable[[int, int], None] | None = None,
+def run(config: RunConfig, sessions: int | None = None, workers: int | None = None,
+        ledger: bool = False,
+        progress: Callable[[int, int, int], None] | None = None,
         force_python: bool = False) -> RunResult:
     """Run every session of `config` for every seat.
 
     workers > 1 spreads chunks of sessions over processes; the numbers are the
-    same for any number of workers. progress(sessions_done, hands_done) is
-    called after each chunk.
+    same for any number of workers. progress(sessions_done, hands_done, sessions) is
+    called after each chunk (with the total sessions).
     """
     from backtest import metrics
 
@@ -284,7 +289,13 @@ def run(config: RunConfig, sessions: int | None = None, workers: int = 1, ledger
     probe, _, _ = _hands_for(config, 0, 1)
     check_seats(config, strategies, probe)
     per_session = max(1, len(probe))
+    if workers is None:
+        workers = default_workers() if n * per_session >= PARALLEL_HANDS else 1
+    if workers < 1:
+        raise ConfigError(f"workers must be at least 1, got {workers}")
     step = max(1, CHUNK_HANDS // per_session)
+    if workers > 1:
+        step = max(1, min(step, math.ceil(n / (4 * workers))))
     chunks = [(lo, min(n, lo + step)) for lo in range(0, n, step)]
     parts: list[tuple[list[SeatResult], int]] = []
     done_s = done_h = 0
@@ -300,14 +311,14 @@ def run(config: RunConfig, sessions: int | None = None, workers: int = 1, ledger
                 done_s += hi - lo
                 done_h += parts[-1][1]
                 if progress:
-                    progress(done_s, done_h)
+                    progress(done_s, done_h, n)
     else:
         for lo, hi in chunks:
             parts.append(run_chunk(config, strategies, lo, hi, ledger, force_python))
             done_s += hi - lo
             done_h += parts[-1][1]
             if progress:
-                progress(done_s, done_h)
+                progress(done_s, done_h, n)
     tick = 100.0 * config.rules.money_denominator
     frames = []
     ledgers = []

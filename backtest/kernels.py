@@ -8,8 +8,15 @@ worker deals it, on every machine.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from numba import njit
+from numba.core.errors import NumbaIRAssumptionWarning
+
+# numba's own pedantic check misfires on inlined functions with early returns;
+# the code it compiles is right (the ledgers are tested), the warning is noise.
+warnings.filterwarnings("ignore", category=NumbaIRAssumptionWarning)
 
 from backtest.cards import RANK_VALUE
 from backtest.rules import banker_draws, is_natural, player_draws
@@ -285,6 +292,13 @@ def deal_sequence(cards: np.ndarray, table: np.ndarray, values: np.ndarray,
 
 
 def jit(fn):  # type: ignore[no-untyped-def]
-    """Compile `fn` for the hot path (cached on disk). Strategies use this so
-    that only this module names the compiler."""
-    return njit(cache=True)(fn)
+    """Compile `fn` for the session loop (cached on disk). Strategies use this
+    so that only this module names the compiler.
+
+    Compiled without reference counting: the session loop calls these small
+    functions once or twice a hand with several arrays each, and counting
+    references to those arrays cost more than the functions' own work. So a
+    function compiled here must not allocate arrays (it works in the arrays it
+    is given). Inlined where it is called, so that the session loop compiled
+    for one strategy holds all of that strategy's code."""
+    return njit(cache=True, _nrt=False, inline="always")(fn)

@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from backtest import kernels
-from backtest.odds import ev_array
+from backtest.odds import ev_fill
 from backtest.rules import Bet
 from strategies import compiled
 from strategies.base import (CTX_BANKROLL, CTX_HAND, CTX_LAST_NET, CTX_SESSION_HAND, CTX_SHOE,
@@ -50,7 +50,7 @@ PLACE_ERRORS = {
 _MAX_CENTS = 2 ** 52
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def _to_cents(out: np.ndarray, p: np.ndarray, cents: np.ndarray) -> int:
     """Strategy stakes (currency) to whole cents, with the side bets beside a
     main bet. Returns PLACE_BAD_STAKE for a negative or NaN stake."""
@@ -71,7 +71,7 @@ def _to_cents(out: np.ndarray, p: np.ndarray, cents: np.ndarray) -> int:
     return PLACE_OK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def limits(out: np.ndarray, p: np.ndarray, cents: np.ndarray, min_c: np.ndarray,
            max_c: np.ndarray, st: np.ndarray) -> int:
     """Convert and apply the table minimum. Returns a PLACE_* code, and whether
@@ -90,7 +90,7 @@ def limits(out: np.ndarray, p: np.ndarray, cents: np.ndarray, min_c: np.ndarray,
     return 10 * over
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def place(p: np.ndarray, cents: np.ndarray, min_c: np.ndarray, max_c: np.ndarray,
           bankroll: int, den: int, offered: np.ndarray, pb_together: bool,
           pairs_need_main: bool, st: np.ndarray) -> int:
@@ -128,7 +128,7 @@ def place(p: np.ndarray, cents: np.ndarray, min_c: np.ndarray, max_c: np.ndarray
     return PLACE_OK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def book(i: int, cents: np.ndarray, unit: np.ndarray, den: int, evs: np.ndarray,
          st: np.ndarray, wag: np.ndarray, expected: np.ndarray) -> int:
     """Settle hand `i` for stakes `cents`; update the session statistics.
@@ -167,7 +167,7 @@ def book(i: int, cents: np.ndarray, unit: np.ndarray, den: int, evs: np.ndarray,
     return net
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def stop_rule(st: np.ndarray, bankroll0: int, stop_loss: int, win_goal: int, ruin_below: int) -> int:
     """After a hand: which stop rule, if any, ends the session (-1: none)."""
     if st[S_FINAL] < ruin_below:
@@ -179,16 +179,24 @@ def stop_rule(st: np.ndarray, bankroll0: int, stop_loss: int, win_goal: int, rui
     return -1
 
 
-@njit(cache=True)
-def session_seed(seat_key: np.uint64, session_id: int) -> int:
-    """The random seed a strategy gets for one session (from the seat's key)."""
-    state = np.empty(4, np.uint64)
+@njit(cache=True, _nrt=False, inline="always")
+def session_seed(seat_key: np.uint64, session_id: int, state: np.ndarray) -> int:
+    """The random seed a strategy gets for one session (from the seat's key);
+    `state` is four words of scratch."""
     kernels.seed_state(seat_key, np.uint64(session_id), state)
     return np.int64(state[0] >> np.uint64(1))
 
 
-@njit(cache=True)
-def run_compiled(kind: int, p: np.ndarray, seat_key: np.uint64, session_ids: np.ndarray,
+def scratch() -> tuple[np.ndarray, ...]:
+    """The work arrays `run_compiled` needs (it allocates nothing itself)."""
+    return (np.zeros(STATE_FLOATS), np.zeros(STATE_INTS, np.int64), np.zeros(CTX_SIZE),
+            np.zeros(N_BETS), np.zeros(N_BETS), np.zeros(N_BETS), np.zeros(N_BETS, np.int64),
+            np.zeros(14, np.int64), np.zeros(N_BETS), np.zeros(4, np.uint64), np.zeros(10),
+            np.zeros((10, 10, 2, 2)), np.zeros(16))
+
+
+@njit(cache=True, _nrt=False)
+def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, session_ids: np.ndarray,
                  bounds: np.ndarray, winner: np.ndarray, hand_no: np.ndarray,
                  shoe_no: np.ndarray, unit: np.ndarray, den: int, min_c: np.ndarray,
                  max_c: np.ndarray, offered: np.ndarray, pb_together: bool,
@@ -197,20 +205,21 @@ def run_compiled(kind: int, p: np.ndarray, seat_key: np.uint64, session_ids: np.
                  full_counts: np.ndarray, ev_table: np.ndarray, evs_full: np.ndarray,
                  stats: np.ndarray, wagered: np.ndarray, expected: np.ndarray,
                  ledger: bool, led_idx: np.ndarray, led_cents: np.ndarray,
-                 led_net: np.ndarray, led_bank: np.ndarray) -> tuple[int, int, int]:
-    """Run sessions bounds[j]..bounds[j+1] (hand indices) for one built-in seat.
+                 led_net: np.ndarray, led_bank: np.ndarray, s: np.ndarray, si: np.ndarray,
+                 ctx: np.ndarray, out: np.ndarray, stakes: np.ndarray, unit_f: np.ndarray,
+                 cents: np.ndarray, counts: np.ndarray, evs: np.ndarray, seed_work: np.ndarray,
+                 ev_v: np.ndarray, ev_bins: np.ndarray, ev_e: np.ndarray) -> tuple[int, int, int]:
+    """Run sessions bounds[j]..bounds[j+1] (hand indices) for one built-in seat;
+    `kind` is `compiled.kind_marker(strategy.kind)`.
 
-    Returns (status, hand index of an error or -1, ledger rows written).
+    The last arguments are work arrays (see `scratch`): compiled without
+    reference counting, this loop allocates nothing. Returns (status, hand
+    index of an error or -1, ledger rows written).
     """
-    s = np.zeros(STATE_FLOATS)
-    si = np.zeros(STATE_INTS, np.int64)
-    ctx = np.zeros(CTX_SIZE)
-    out = np.zeros(N_BETS)
-    stakes = np.zeros(N_BETS)
-    unit_f = np.zeros(N_BETS)
-    cents = np.zeros(N_BETS, np.int64)
-    counts = full_counts.copy()
-    evs = evs_full.copy()
+    for r in range(14):
+        counts[r] = full_counts[r]
+    for b in range(N_BETS):
+        evs[b] = evs_full[b]
     rows = 0
     scale = 100.0 * den
     for j in range(session_ids.shape[0]):
@@ -218,18 +227,19 @@ def run_compiled(kind: int, p: np.ndarray, seat_key: np.uint64, session_ids: np.
         st[S_FINAL] = bankroll0
         st[S_PEAK] = bankroll0
         ended = ENDED_LIMIT
-        compiled.init(kind, p, s, si, session_seed(seat_key, session_ids[j]))
+        compiled.init(kind, p, s, si, session_seed(seat_key, session_ids[j], seed_work))
         last_net = 0
         shoe_start = bounds[j]
         for i in range(bounds[j], bounds[j + 1]):
             if hand_no[i] == 1:
                 shoe_start = i
                 if use_cards:
-                    counts[:] = full_counts
+                    for r in range(14):
+                        counts[r] = full_counts[r]
             if max_hands >= 0 and st[S_HANDS] >= max_hands:
                 break
             if use_cards:
-                kernels_evs(counts, ev_table, evs)
+                ev_fill(counts, ev_table, evs, ev_v, ev_bins, ev_e)
             ctx[CTX_BANKROLL] = st[S_FINAL] / scale
             ctx[CTX_HAND] = hand_no[i]
             ctx[CTX_SESSION_HAND] = st[S_HANDS]
@@ -281,10 +291,6 @@ def run_compiled(kind: int, p: np.ndarray, seat_key: np.uint64, session_ids: np.
     return PLACE_OK, -1, rows
 
 
-@njit(cache=True)
-def kernels_evs(counts: np.ndarray, payouts: np.ndarray, evs: np.ndarray) -> None:
-    """EV per unit of every bet for the remaining cards (see backtest.odds)."""
-    evs[:] = ev_array(counts, payouts)
 
 
 def _head_params(strategy: Strategy) -> np.ndarray:
@@ -332,12 +338,14 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
     scale = 100.0 * den
     winners = tuple(Winner)
     reset_on_max = p[P_ON_MAX] == 0.0
+    seed_work = np.zeros(4, np.uint64)
+    ev_work = (np.zeros(10), np.zeros((10, 10, 2, 2)), np.zeros(16))
     for j in range(session_ids.shape[0]):
         st = stats[j]
         st[S_FINAL] = bankroll0
         st[S_PEAK] = bankroll0
         ended = ENDED_LIMIT
-        strategy.start_session(int(session_seed(seat_key, int(session_ids[j]))))
+        strategy.start_session(int(session_seed(seat_key, int(session_ids[j]), seed_work)))
         last_net = 0
         shoe_start = int(bounds[j])
         for i in range(int(bounds[j]), int(bounds[j + 1])):
@@ -348,7 +356,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
             if max_hands >= 0 and st[S_HANDS] >= max_hands:
                 break
             if use_cards:
-                kernels_evs(counts, ev_table, evs)
+                ev_fill(counts, ev_table, evs, *ev_work)
             view._bankroll = int(st[S_FINAL]) / scale
             view._hand = int(hand_no[i])
             view._session_hand = int(st[S_HANDS])

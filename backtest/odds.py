@@ -1,0 +1,778 @@
+"""Exact odds of every bet, by enumeration over a shoe's composition.
+
+A composition is the rank counts left in the shoe (index 1..13, as
+`cards.full_shoe_counts`; tens and faces are distinct ranks, which matters
+for the pair bets). Every hand is counted as an ordered draw of SIX cards,
+the unused ones included, as the published analyses do: for 8 decks the
+total is 416 * 415 * 414 * 413 * 412 * 411.
+
+The tableau is fixed; only payouts vary between tables. So the work is done
+once per composition (`outcome_table`: exact integer counts of every event
+the bets need) and each table's bets are priced from it (`bet_odds`).
+
+Two paths:
+
+- exact: `outcome_table`, `bet_odds`, `exact_odds` -- Python integers and
+  Fractions, rendered by `render_table`, `render_json`, `render_csv`;
+- fast, for card counting: `bet_evs(counts, rules)` returns every offered
+  bet's EV as a float; `ev_array(counts, payouts)` is the same thing as a
+  compiled (numba) function over arrays, callable from other compiled code
+  with `payouts = payout_vector(rules)`.
+
+>>> table = outcome_table(composition(decks=8))
+>>> table.combinations, table.counts[Event.PLAYER]
+(4998398275503360, 2230518282592256)
+>>> result = bet_odds(table, Rules.preset("commission"))
+>>> round(result.house_edge(Bet.BANKER) * 100, 4)
+1.0579
+>>> round(bet_evs(composition(8, remove="5 5 5 5"), Rules.preset("commission"))[Bet.PLAYER], 6)
+-0.01202
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from fractions import Fraction
+from functools import lru_cache
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numba import njit
+
+from backtest.cards import DECK_SIZE, RANK_SYMBOLS, card_token, full_shoe_counts, parse_cards
+from backtest.errors import MissingDataError, RulesError, ShoeFormatError
+from backtest.rules import Bet, Rules, banker_draws, is_natural, player_draws
+
+if TYPE_CHECKING:
+    from backtest.hands import Hands
+
+#: cards a hand may need; a composition with fewer has no exact odds here
+HAND_CARDS = 6
+
+
+class Event(StrEnum):
+    """What the outcome table counts (for the first six cards of the shoe)."""
+
+    PLAYER = "player"                                    # Player wins
+    BANKER = "banker"                                    # Banker wins
+    TIE = "tie"
+    BANKER_SIX_TWO_CARD = "banker_six_two_card"          # Banker wins with a two-card 6
+    BANKER_SIX_THREE_CARD = "banker_six_three_card"      # Banker wins with a three-card 6
+    BANKER_THREE_CARD_SEVEN = "banker_three_card_seven"  # Banker wins with a three-card 7
+    PLAYER_THREE_CARD_EIGHT = "player_three_card_eight"  # Player wins with a three-card 8
+    PLAYER_NATURAL_8 = "player_natural_8"
+    PLAYER_NATURAL_9 = "player_natural_9"
+    BANKER_NATURAL_8 = "banker_natural_8"
+    BANKER_NATURAL_9 = "banker_natural_9"
+    NATURAL = "natural"                                  # either side has a natural
+    BANKER_SIX = "banker_six"                            # Banker wins with a 6 (2 or 3 cards)
+    PLAYER_PAIR = "player_pair"
+    BANKER_PAIR = "banker_pair"
+    EITHER_PAIR = "either_pair"
+    BOTH_PAIRS = "both_pairs"
+
+    @property
+    def code(self) -> int:
+        """Index of the event in event arrays (the order of this enum)."""
+        return list(Event).index(self)
+
+
+# Indices into the compiled event array: the first twelve members of Event,
+# in its order (numba needs plain integer constants).
+_E_PLAYER, _E_BANKER, _E_TIE, _E_B6_2, _E_B6_3, _E_B7_3, _E_P8_3 = range(7)
+_E_PN8, _E_PN9, _E_BN8, _E_BN9, _E_NATURAL = range(7, 12)
+_N_DEAL_EVENTS = 12
+
+# Indices of `payout_vector`: net payout per unit of each kind of win; NaN = not offered.
+PAY_PLAYER, PAY_BANKER, PAY_BANKER_SIX, PAY_BANKER_THREE_CARD_SEVEN = range(4)
+PAY_TIE, PAY_PLAYER_PAIR, PAY_BANKER_PAIR, PAY_DRAGON_7, PAY_PANDA_8 = range(4, 9)
+N_PAYOUTS = 9
+N_BETS = len(Bet)
+# Positions of the bets in `ev_array`'s result (the order of Bet).
+_B_PLAYER, _B_BANKER, _B_TIE = Bet.PLAYER.code, Bet.BANKER.code, Bet.TIE.code
+_B_PLAYER_PAIR, _B_BANKER_PAIR = Bet.PLAYER_PAIR.code, Bet.BANKER_PAIR.code
+_B_DRAGON_7, _B_PANDA_8 = Bet.DRAGON_7.code, Bet.PANDA_8.code
+
+
+# --- compositions ---------------------------------------------------------------
+
+
+def check_counts(counts: Sequence[int] | np.ndarray) -> np.ndarray:
+    """The rank counts as an int64 array of 14 (index 0 unused, zero), or RulesError."""
+    arr = np.asarray(counts)
+    if arr.shape != (14,):
+        raise RulesError(f"a composition is 14 rank counts (index 0 unused, then A 2-9 T J Q K), "
+                         f"got shape {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        whole = arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))
+        if not whole:
+            raise RulesError(f"rank counts must be whole numbers, got {arr.tolist()}")
+    out = arr.astype(np.int64)
+    if out[0] != 0:
+        raise RulesError(f"rank counts: index 0 is unused and must be 0, got {out[0]}")
+    if (out < 0).any():
+        bad = int(np.flatnonzero(out < 0)[0])
+        raise RulesError(f"rank counts cannot be negative: {RANK_SYMBOLS[bad - 1]} has {out[bad]}")
+    return out
+
+
+def composition(decks: int = 8, remove: str | Iterable[int] | None = None) -> np.ndarray:
+    """Rank counts of `decks` full decks less the cards in `remove`.
+
+    `remove` is card text ("5 5 K Td") or card codes; suits are ignored.
+
+    >>> composition(1, remove="A A K")[[1, 13]].tolist()
+    [2, 3]
+    """
+    if isinstance(decks, bool) or not isinstance(decks, (int, np.integer)) or decks < 1:
+        raise RulesError(f"decks must be a whole number of at least 1, got {decks!r}")
+    counts = full_shoe_counts(int(decks))
+    if remove is None:
+        return counts
+    if isinstance(remove, str):
+        try:
+            cards = parse_cards(remove)
+        except ValueError as exc:
+            raise RulesError(f"cards to remove: {exc}") from None
+    else:
+        cards = [int(c) for c in remove]
+    return remove_cards(counts, cards)
+
+
+def remove_cards(counts: Sequence[int] | np.ndarray, cards: Iterable[int]) -> np.ndarray:
+    """A copy of `counts` less `cards` (codes); a card the shoe has no more of is an error."""
+    start = check_counts(counts)
+    out = start.copy()
+    for card in cards:
+        rank = int(card) & 0xF
+        if not 1 <= rank <= 13 or int(card) >> 4 > 4:
+            raise RulesError(f"not a card code: {card}")
+        if out[rank] == 0:
+            raise RulesError(f"cannot remove {card_token(int(card))}: no {RANK_SYMBOLS[rank - 1]} "
+                             f"left in the shoe (it held {start[rank]})")
+        out[rank] -= 1
+    return out
+
+
+def composition_after(hands: Hands, k: int, decks: int = 8) -> np.ndarray:
+    """The composition before hand k + 1 of the first shoe in `hands`.
+
+    The full `decks`-deck shoe less that shoe's burned cards (when `hands`
+    records them) and every card dealt in its first `k` hands. A shoe
+    recorded without cards raises MissingDataError; one that deals more of a
+    rank than `decks` decks hold raises ShoeFormatError.
+    """
+    if "cards" not in hands.known:
+        raise MissingDataError(f"{hands.source}: the composition after a hand needs the cards "
+                               "dealt, which this recorded shoe does not have")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+        raise RulesError(f"after_hands must be a whole number of at least 0, got {k!r}")
+    full = composition(decks)
+    if len(hands) == 0:
+        if k:
+            raise RulesError(f"after_hands must be 0: {hands.source} has no hands")
+        return full
+    shoe_no = int(hands.shoe[0])
+    shoe = hands.shoe_slice(shoe_no)
+    if k > len(shoe):
+        raise RulesError(f"after_hands must be from 0 to {len(shoe)} (the hands in shoe "
+                         f"{shoe_no + 1} of {hands.source}), got {k}")
+    burned = hands.burned[shoe_no] if shoe_no < len(hands.burned) else ()
+    dealt = shoe.select(np.arange(len(shoe)) < k).dealt_cards()
+    try:
+        return remove_cards(full, [*burned, *dealt.tolist()])
+    except RulesError as exc:
+        raise ShoeFormatError(f"{hands.source}: shoe {shoe_no + 1}, hands 1 to {k}: {exc}; "
+                              f"is it really a {decks}-deck shoe?") from None
+
+
+# --- the enumeration ---------------------------------------------------------------
+
+def _stage_table() -> np.ndarray:
+    """STAGE[p2, b2]: 0 both stand, 1 only the Banker draws, 2 the Player draws
+    (the Banker then follows `_BANKER_DRAWS`). From the rules functions."""
+    stage = np.zeros((10, 10), dtype=np.int64)
+    for p2 in range(10):
+        for b2 in range(10):
+            if is_natural(p2) or is_natural(b2):
+                continue
+            if player_draws(p2):
+                stage[p2, b2] = 2
+            elif banker_draws(b2, None):
+                stage[p2, b2] = 1
+    return stage
+
+
+_STAGE = _stage_table()
+#: _BANKER_DRAWS[b2, v]: the Banker draws on b2 after a Player's third card of value v
+_BANKER_DRAWS = np.array([[banker_draws(b2, v) for v in range(10)] for b2 in range(10)],
+                         dtype=np.bool_)
+
+
+@njit(cache=True)
+def _deal_bins(v, stage, draws, bins):
+    """Add to bins[pt, bt, p3, b3] the ordered six-card draws from value counts
+    `v` that end with those totals and third cards (p3, b3: 0 or 1).
+
+    Generic in the number type: compiled for float64 (the fast path), or run
+    as plain Python (`.py_func`) on object arrays of Python ints (exact).
+    The first four cards are taken as unordered pairs per side -- (a, c) for
+    the Player, (b, d) for the Banker -- counted twice when the two differ;
+    the cards a hand does not use are counted by the ways to draw them.
+    `v` is restored on return.
+    """
+    n4 = v.sum() - 4
+    for a in range(10):
+        if v[a] == 0:
+            continue
+        wa = v[a]
+        v[a] -= 1
+        for c in range(a, 10):
+            if v[c] == 0:
+                continue
+            wc = wa * v[c] * (1 if c == a else 2)
+            v[c] -= 1
+            p2 = (a + c) % 10
+            for b in range(10):
+                if v[b] == 0:
+                    continue
+                wb = wc * v[b]
+                v[b] -= 1
+                for d in range(b, 10):
+                    if v[d] == 0:
+                        continue
+                    w = wb * v[d] * (1 if d == b else 2)
+                    v[d] -= 1
+                    b2 = (b + d) % 10
+                    s = stage[p2, b2]
+                    if s == 0:
+                        bins[p2, b2, 0, 0] += w * n4 * (n4 - 1)
+                    elif s == 1:
+                        for e in range(10):
+                            if v[e] != 0:
+                                bins[p2, (b2 + e) % 10, 0, 1] += w * v[e] * (n4 - 1)
+                    else:
+                        for e in range(10):
+                            if v[e] == 0:
+                                continue
+                            w5 = w * v[e]
+                            pt = (p2 + e) % 10
+                            if draws[b2, e]:
+                                v[e] -= 1
+                                for f in range(10):
+                                    if v[f] != 0:
+                                        bins[pt, (b2 + f) % 10, 1, 1] += w5 * v[f]
+                                v[e] += 1
+                            else:
+                                bins[pt, b2, 1, 0] += w5 * (n4 - 1)
+                    v[d] += 1
+                v[b] += 1
+            v[c] += 1
+        v[a] += 1
+
+
+@njit(cache=True)
+def _deal_events(bins, out):
+    """Add the deal events (the first `_N_DEAL_EVENTS` of Event) found in `bins`."""
+    for pt in range(10):
+        for bt in range(10):
+            for p3 in range(2):
+                for b3 in range(2):
+                    x = bins[pt, bt, p3, b3]
+                    if x == 0:
+                        continue
+                    if pt > bt:
+                        out[_E_PLAYER] += x
+                        if p3 == 1 and pt == 8:
+                            out[_E_P8_3] += x
+                    elif bt > pt:
+                        out[_E_BANKER] += x
+                        if bt == 6:
+                            out[_E_B6_2 + b3] += x
+                        elif bt == 7 and b3 == 1:
+                            out[_E_B7_3] += x
+                    else:
+                        out[_E_TIE] += x
+                    if p3 == 0 and b3 == 0 and (pt >= 8 or bt >= 8):
+                        out[_E_NATURAL] += x
+                        if pt >= 8:
+                            out[_E_PN8 + pt - 8] += x
+                        if bt >= 8:
+                            out[_E_BN8 + bt - 8] += x
+
+
+def ordered_draws(n: int, k: int) -> int:
+    """n (n-1) ... (n-k+1): ordered draws of k cards from n."""
+    out = 1
+    for i in range(k):
+        out *= n - i
+    return out
+
+
+def _exact_deal_events(v: Sequence[int]) -> list[int]:
+    """Exact deal-event counts for value counts `v`, as Python ints.
+
+    The compiled kernels' own Python code, run on object arrays of Python
+    ints: the same enumeration, exact for a shoe of any size.
+    """
+    bins = np.zeros((10, 10, 2, 2), dtype=object)
+    bins[...] = 0
+    _deal_bins.py_func(np.array([int(x) for x in v], dtype=object), _STAGE, _BANKER_DRAWS, bins)
+    out = np.zeros(_N_DEAL_EVENTS, dtype=object)
+    out[...] = 0
+    _deal_events.py_func(bins, out)
+    return [int(x) for x in out]
+
+
+def _exact_pair_events(counts: Sequence[int]) -> dict[Event, int]:
+    """Pair counts, normalised to six cards: only the first two cards of a side matter."""
+    ranks = [int(c) for c in counts[1:14]]
+    n = sum(ranks)
+    pairs = [c * (c - 1) for c in ranks]
+    s = sum(pairs)
+    one = s * ordered_draws(n - 2, 4)
+    # both pairs: (P1, P2) and (B1, B2) pairs, of the same rank or of two ranks
+    both = (s * s - sum(p * p for p in pairs)
+            + sum(c * (c - 1) * (c - 2) * (c - 3) for c in ranks)) * ordered_draws(n - 4, 2)
+    return {Event.PLAYER_PAIR: one, Event.BANKER_PAIR: one,
+            Event.EITHER_PAIR: 2 * one - both, Event.BOTH_PAIRS: both}
+
+
+def _check_cards_left(n: int) -> None:
+    if n == 0:
+        raise RulesError("the shoe is empty: a hand needs up to 6 cards")
+    if n < HAND_CARDS:
+        raise RulesError(f"only {n} card{'s' if n != 1 else ''} left in the shoe: exact odds "
+                         f"need at least {HAND_CARDS} (a hand may use six)")
+
+
+# --- the outcome table ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OutcomeTable:
+    """Exact counts of every Event over the ordered six-card draws of one composition."""
+
+    #: rank counts, index 0..13 (0 unused)
+    rank_counts: tuple[int, ...]
+    #: ordered six-card draws: N (N-1) ... (N-5)
+    combinations: int
+    counts: Mapping[Event, int]
+
+    @property
+    def cards(self) -> int:
+        return sum(self.rank_counts)
+
+    def probability(self, event: Event) -> Fraction:
+        return Fraction(self.counts[event], self.combinations)
+
+
+def outcome_table(counts: Sequence[int] | np.ndarray) -> OutcomeTable:
+    """The exact outcome table of a composition (14 rank counts, index 0 unused).
+
+    Raises RulesError for a malformed composition or one of fewer than 6 cards.
+    """
+    return _outcome_table(tuple(int(c) for c in check_counts(counts)))
+
+
+@lru_cache(maxsize=256)
+def _outcome_table(counts: tuple[int, ...]) -> OutcomeTable:
+    n = sum(counts)
+    _check_cards_left(n)
+    v = [sum(counts[10:14]), *counts[1:10]]
+    deal = _exact_deal_events(v)
+    events = {e: deal[i] for i, e in enumerate(list(Event)[:_N_DEAL_EVENTS])}
+    events[Event.BANKER_SIX] = (events[Event.BANKER_SIX_TWO_CARD]
+                                + events[Event.BANKER_SIX_THREE_CARD])
+    events |= _exact_pair_events(counts)
+    return OutcomeTable(rank_counts=counts, combinations=ordered_draws(n, HAND_CARDS),
+                        counts=MappingProxyType(events))
+
+
+# --- bets under a table's rules -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BetOdds:
+    """One bet's exact result distribution: (net per unit staked, draws) pairs."""
+
+    bet: Bet
+    #: net payout of a plain win
+    payout: Fraction
+    outcomes: tuple[tuple[Fraction, int], ...]
+    combinations: int
+
+    def _share(self, keep: Callable[[Fraction], bool]) -> Fraction:
+        return Fraction(sum(n for net, n in self.outcomes if keep(net)), self.combinations)
+
+    @property
+    def p_win(self) -> Fraction:
+        return self._share(lambda net: net > 0)
+
+    @property
+    def p_push(self) -> Fraction:
+        return self._share(lambda net: net == 0)
+
+    @property
+    def p_loss(self) -> Fraction:
+        return self._share(lambda net: net < 0)
+
+    @property
+    def ev(self) -> Fraction:
+        """Expected net result per unit staked."""
+        return Fraction(sum(net * n for net, n in self.outcomes), self.combinations)
+
+    @property
+    def house_edge(self) -> float:
+        return float(-self.ev)
+
+    @property
+    def edge_per_resolved(self) -> float:
+        """-EV / P(not a push): the edge over the bets that win or lose (NaN if none do)."""
+        resolved = 1 - self.p_push
+        return float(-self.ev / resolved) if resolved else math.nan
+
+    @property
+    def std_dev(self) -> float:
+        """Standard deviation of the net result per unit staked."""
+        second = Fraction(sum(net * net * n for net, n in self.outcomes), self.combinations)
+        return math.sqrt(float(second - self.ev ** 2))
+
+
+def bet_outcomes(bet: Bet, table: OutcomeTable, rules: Rules) -> tuple[tuple[Fraction, int], ...]:
+    """The net results of `bet` under `rules` with the number of draws giving each.
+
+    Mirrors `rules.bet_result`: a tie pushes Player and Banker; a Banker win
+    with 6 pays `banker_six_payout` when set; with `banker_three_card_seven_push`
+    a Banker win with a three-card 7 pushes.
+    """
+    payout = _offered_payout(bet, rules)
+    e = table.counts
+    total = table.combinations
+    lose, push = Fraction(-1), Fraction(0)
+    found: list[tuple[Fraction, int]]
+    if bet is Bet.PLAYER:
+        found = [(payout, e[Event.PLAYER]), (push, e[Event.TIE]), (lose, e[Event.BANKER])]
+    elif bet is Bet.BANKER:
+        six = e[Event.BANKER_SIX]
+        seven = e[Event.BANKER_THREE_CARD_SEVEN]
+        plain = e[Event.BANKER]
+        found = [(push, e[Event.TIE]), (lose, e[Event.PLAYER])]
+        if rules.banker_six_payout is not None:
+            found.append((rules.banker_six_payout, six))
+            plain -= six
+        if rules.banker_three_card_seven_push:
+            found.append((push, seven))
+            plain -= seven
+        found.append((payout, plain))
+    else:
+        wins = e[{Bet.TIE: Event.TIE, Bet.PLAYER_PAIR: Event.PLAYER_PAIR,
+                  Bet.BANKER_PAIR: Event.BANKER_PAIR,
+                  Bet.DRAGON_7: Event.BANKER_THREE_CARD_SEVEN,
+                  Bet.PANDA_8: Event.PLAYER_THREE_CARD_EIGHT}[bet]]
+        found = [(payout, wins), (lose, total - wins)]
+    merged: dict[Fraction, int] = {}
+    for net, n in found:
+        merged[net] = merged.get(net, 0) + n
+    return tuple(sorted((net, n) for net, n in merged.items() if n))
+
+
+def _offered_payout(bet: Bet, rules: Rules) -> Fraction:
+    payout = rules.payout(bet)
+    if payout is None:
+        raise RulesError(f"the {rules.name} table does not offer the {bet} bet")
+    return payout
+
+
+@dataclass(frozen=True)
+class OddsResult:
+    """Every offered bet's exact odds for one composition under one table's rules."""
+
+    table: OutcomeTable
+    rules: Rules
+    bets: tuple[BetOdds, ...]
+    #: decks the shoe was made of, when known (for the description)
+    decks: int | None = None
+
+    def bet(self, bet: Bet) -> BetOdds:
+        for b in self.bets:
+            if b.bet is bet:
+                return b
+        raise RulesError(f"the {self.rules.name} table does not offer the {bet} bet")
+
+    def house_edge(self, bet: Bet) -> float:
+        return self.bet(bet).house_edge
+
+    @property
+    def shoe_description(self) -> str:
+        """'8 decks, 416 cards (full shoe)', '8 decks, 380 of 416 cards left', '45 cards'."""
+        n = self.table.cards
+        if self.decks is None:
+            return f"{n} cards"
+        full = self.decks * DECK_SIZE
+        decks = f"{self.decks} deck{'s' if self.decks != 1 else ''}"
+        if n == full and list(self.table.rank_counts) == full_shoe_counts(self.decks).tolist():
+            return f"{decks}, {n} cards (full shoe)"
+        return f"{decks}, {n} of {full} cards left"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """A plain mapping: exact counts as ints, probabilities and edges as floats."""
+        t = self.table
+        return {
+            "shoe": {
+                "decks": self.decks,
+                "cards": t.cards,
+                "description": self.shoe_description,
+                "rank_counts": {RANK_SYMBOLS[r - 1]: t.rank_counts[r] for r in range(1, 14)},
+            },
+            "rules": self.rules.name,
+            "combinations": t.combinations,
+            "counts": {e.value: n for e, n in t.counts.items()},
+            "probabilities": {e.value: n / t.combinations for e, n in t.counts.items()},
+            "house_edge": {b.bet.value: b.house_edge for b in self.bets},
+            "bets": {b.bet.value: _bet_json(b) for b in self.bets},
+        }
+
+
+def _bet_json(b: BetOdds) -> dict[str, Any]:
+    resolved = b.edge_per_resolved
+    return {
+        "payout": float(b.payout),
+        "payout_exact": str(b.payout),
+        "p_win": float(b.p_win),
+        "p_push": float(b.p_push),
+        "p_loss": float(b.p_loss),
+        "ev": float(b.ev),
+        "ev_exact": str(b.ev),
+        "house_edge": b.house_edge,
+        "edge_per_resolved": None if math.isnan(resolved) else resolved,
+        "std_dev": b.std_dev,
+        "outcomes": [{"net": str(net), "combinations": n} for net, n in b.outcomes],
+    }
+
+
+def bet_odds(table: OutcomeTable, rules: Rules, decks: int | None = None) -> OddsResult:
+    """Price every bet `rules` offers from an outcome table."""
+    bets = tuple(BetOdds(bet, _offered_payout(bet, rules), bet_outcomes(bet, table, rules),
+                         table.combinations) for bet in rules.offered_bets())
+    return OddsResult(table=table, rules=rules, bets=bets, decks=decks)
+
+
+def exact_odds(counts: Sequence[int] | np.ndarray | None, rules: Rules,
+               decks: int | None = None) -> OddsResult:
+    """Exact odds of every bet `rules` offers for `counts` (None: `decks` full decks, or 8).
+
+    `decks`, when given, also describes the shoe in the output.
+    """
+    if counts is None:
+        decks = 8 if decks is None else decks
+        counts = composition(decks)
+    return bet_odds(outcome_table(counts), rules, decks)
+
+
+def shoe_odds(rules: Rules, decks: int = 8, remove: Iterable[int] = (),
+              hands: Hands | None = None, after_hands: int = 0) -> OddsResult:
+    """Exact odds for `decks` decks, less the burn and first `after_hands` hands
+    of the first shoe in `hands` (when given), less the cards in `remove`."""
+    counts = composition(decks) if hands is None else composition_after(hands, after_hands, decks)
+    return exact_odds(remove_cards(counts, remove), rules, decks)
+
+
+# --- the fast path: floats, compiled ---------------------------------------------------
+
+
+def payout_vector(rules: Rules) -> np.ndarray:
+    """The payouts of `rules` as the float64 array `ev_array` reads (see PAY_*).
+
+    NaN marks a bet the table does not offer. PAY_BANKER_SIX is the payout of
+    a Banker win with 6, PAY_BANKER_THREE_CARD_SEVEN that of a Banker win
+    with a three-card 7 (0 where it pushes).
+    """
+    return _payout_vector(rules).copy()
+
+
+@lru_cache(maxsize=64)
+def _payout_vector(rules: Rules) -> np.ndarray:
+    def f(p: Fraction | None) -> float:
+        return math.nan if p is None else float(p)
+
+    out = np.full(N_PAYOUTS, math.nan)
+    out[PAY_PLAYER] = f(rules.payout(Bet.PLAYER))
+    out[PAY_BANKER] = f(rules.banker_payout)
+    six = rules.banker_six_payout
+    out[PAY_BANKER_SIX] = f(rules.banker_payout if six is None else six)
+    out[PAY_BANKER_THREE_CARD_SEVEN] = 0.0 if rules.banker_three_card_seven_push \
+        else f(rules.banker_payout)
+    out[PAY_TIE] = f(rules.tie_payout)
+    out[PAY_PLAYER_PAIR] = f(rules.payout(Bet.PLAYER_PAIR))
+    out[PAY_BANKER_PAIR] = f(rules.payout(Bet.BANKER_PAIR))
+    out[PAY_DRAGON_7] = f(rules.dragon7_payout)
+    out[PAY_PANDA_8] = f(rules.panda8_payout)
+    return out
+
+
+@njit(cache=True)
+def ev_array(counts, payouts):
+    """EV per unit staked of every bet, in `Bet` order (float64 array of N_BETS).
+
+    counts: int64 rank counts, length 14 (index 0 unused); payouts: from
+    `payout_vector`. A bet with a NaN payout gets NaN. Compiled with numba, so
+    a compiled loop may call it; it does not check its input (`bet_evs` does)
+    and returns all NaN when fewer than 6 cards are left.
+    """
+    out = np.full(N_BETS, np.nan)
+    ev_fill(counts, payouts, out, np.zeros(10), np.zeros((10, 10, 2, 2)),
+            np.zeros(_N_DEAL_EVENTS))
+    return out
+
+
+@njit(cache=True, _nrt=False)
+def ev_fill(counts, payouts, out, v, bins, e):  # type: ignore[no-untyped-def]
+    """`ev_array` without allocating: writes into `out` (7), using the work
+    arrays v (10), bins (10, 10, 2, 2) and e (as many as deal events).
+
+    For compiled loops that run without reference counting (the session loop).
+    """
+    for i in range(N_BETS):
+        out[i] = np.nan
+    v[:] = 0.0
+    for r in range(1, 14):
+        v[r if r < 10 else 0] += counts[r]
+    n = v.sum()
+    if n < 6:
+        return
+    bins[:] = 0.0
+    _deal_bins(v, _STAGE, _BANKER_DRAWS, bins)
+    e[:] = 0.0
+    _deal_events(bins, e)
+    scale = 1.0 / (n * (n - 1) * (n - 2) * (n - 3) * (n - 4) * (n - 5))
+    for i in range(e.shape[0]):
+        e[i] *= scale
+    pair = 0.0
+    for r in range(1, 14):
+        pair += counts[r] * (counts[r] - 1.0)
+    pair /= n * (n - 1)
+    p, b, t = e[_E_PLAYER], e[_E_BANKER], e[_E_TIE]
+    six = e[_E_B6_2] + e[_E_B6_3]
+    seven = e[_E_B7_3]
+    out[_B_PLAYER] = payouts[PAY_PLAYER] * p - b
+    out[_B_BANKER] = (payouts[PAY_BANKER] * (b - six - seven) + payouts[PAY_BANKER_SIX] * six
+                      + payouts[PAY_BANKER_THREE_CARD_SEVEN] * seven - p)
+    out[_B_TIE] = payouts[PAY_TIE] * t - (1.0 - t)
+    out[_B_PLAYER_PAIR] = payouts[PAY_PLAYER_PAIR] * pair - (1.0 - pair)
+    out[_B_BANKER_PAIR] = payouts[PAY_BANKER_PAIR] * pair - (1.0 - pair)
+    out[_B_DRAGON_7] = payouts[PAY_DRAGON_7] * seven - (1.0 - seven)
+    out[_B_PANDA_8] = payouts[PAY_PANDA_8] * e[_E_P8_3] - (1.0 - e[_E_P8_3])
+
+
+def bet_evs(counts: Sequence[int] | np.ndarray, rules: Rules) -> dict[Bet, float]:
+    """EV per unit staked of every bet `rules` offers, for a composition (floats).
+
+    The card counter's path: checks the composition, then runs `ev_array`.
+
+    >>> evs = bet_evs(composition(8), Rules.preset("commission"))
+    >>> round(evs[Bet.BANKER], 6), round(evs[Bet.TIE], 6)
+    (-0.010579, -0.143596)
+    """
+    arr = check_counts(counts)
+    _check_cards_left(int(arr.sum()))
+    evs = ev_array(arr, _payout_vector(rules))
+    return {bet: float(evs[bet.code]) for bet in rules.offered_bets()}
+
+
+# --- rendering ------------------------------------------------------------------------
+
+_COLUMNS = ("bet", "payout", "p_win", "p_push", "p_loss", "ev", "house_edge",
+            "edge_per_resolved", "std_dev")
+
+
+def payout_text(bet: Bet, rules: Rules) -> str:
+    """'0.95 to 1', '1 to 1 (6 pays 0.5)', '1 to 1 (3-card 7 pushes)'."""
+    payout = rules.payout(bet)
+    if payout is None:
+        return "not offered"
+    text = f"{_number(payout)} to 1"
+    if bet is Bet.BANKER and rules.banker_six_payout is not None:
+        text += f" (6 pays {_number(rules.banker_six_payout)})"
+    if bet is Bet.BANKER and rules.banker_three_card_seven_push:
+        text += " (3-card 7 pushes)"
+    return text
+
+
+def _number(x: Fraction) -> str:
+    return str(x.numerator) if x.denominator == 1 else f"{float(x):g}"
+
+
+def render_table(result: OddsResult) -> str:
+    """The odds as a person reads them: a header, the main probabilities, one row per bet."""
+    t = result.table
+    prob = {e: float(t.probability(e)) for e in (Event.PLAYER, Event.BANKER, Event.TIE)}
+    head = ["Bet", "Payout", "P(win)", "P(push)", "P(loss)", "EV per unit", "House edge",
+            "Edge per resolved bet", "Std dev"]
+    rows = [[b.bet.value, payout_text(b.bet, result.rules), f"{float(b.p_win):.6f}",
+             f"{float(b.p_push):.6f}", f"{float(b.p_loss):.6f}", f"{float(b.ev):+.6f}",
+             f"{b.house_edge * 100:.4f}%", _percent(b.edge_per_resolved), f"{b.std_dev:.4f}"]
+            for b in result.bets]
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) if i < 2 else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+    return "\n".join([
+        f"Exact odds -- shoe: {result.shoe_description}; rules: {result.rules.name}",
+        f"Hands counted as ordered draws of six cards: {t.combinations:,}",
+        f"Player wins {prob[Event.PLAYER]:.6f}, Banker wins {prob[Event.BANKER]:.6f}, "
+        f"Tie {prob[Event.TIE]:.6f}",
+        "",
+        line(head),
+        line(["-" * w for w in widths]),
+        *(line(r) for r in rows),
+    ]) + "\n"
+
+
+def _percent(x: float) -> str:
+    return "n/a" if math.isnan(x) else f"{x * 100:.4f}%"
+
+
+def render_json(result: OddsResult) -> str:
+    return json.dumps(result.to_json_dict(), indent=2) + "\n"
+
+
+def render_csv(result: OddsResult) -> str:
+    """One row per bet; probabilities, EV and edges as fractions of a unit, full precision."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(_COLUMNS)
+    for b in result.bets:
+        resolved = b.edge_per_resolved
+        writer.writerow([b.bet.value, str(b.payout), repr(float(b.p_win)), repr(float(b.p_push)),
+                         repr(float(b.p_loss)), repr(float(b.ev)), repr(b.house_edge),
+                         "" if math.isnan(resolved) else repr(resolved), repr(b.std_dev)])
+    return buf.getvalue()
+
+
+RENDERERS = {"table": render_table, "json": render_json, "csv": render_csv}
+
+
+def render(result: OddsResult, fmt: str = "table") -> str:
+    """Render in one of RENDERERS' formats."""
+    try:
+        return RENDERERS[fmt](result)
+    except KeyError:
+        raise RulesError(f"unknown odds format {fmt!r} (known: {', '.join(RENDERERS)})") from None
+
+
+__all__ = [
+    "Event", "OutcomeTable", "BetOdds", "OddsResult", "bet_evs", "bet_odds", "bet_outcomes",
+    "check_counts", "composition", "composition_after", "ev_array", "exact_odds", "ordered_draws",
+    "outcome_table", "payout_text", "payout_vector", "remove_cards", "render", "render_csv",
+    "render_json", "render_table", "shoe_odds",
+]
