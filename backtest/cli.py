@@ -181,8 +181,16 @@ def list_strategies(
     _echo("\n".join(lines))
 
 
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: object = None, line: str | None = None) -> None:
+    typer.echo(f"warning: {message}", err=True)
+
+
 def main() -> None:
     """Entry point: run the app inside the one error boundary."""
+    import warnings
+
+    warnings.showwarning = _show_warning
     try:
         app(standalone_mode=False)
     except BacktestError as exc:

@@ -42,7 +42,7 @@ def splitmix64(x: np.uint64) -> tuple[np.uint64, np.uint64]:
     return x, z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def seed_state(key: np.uint64, index: np.uint64, state: np.ndarray) -> None:
     """Fill the 4-word xoshiro state for stream `index` of `key`."""
     x = key ^ (index * np.uint64(0xD1342543DE82EF95))
@@ -121,7 +121,7 @@ HAND_TABLE = _build_hand_table()
 CARD_VALUE = RANK_VALUE.astype(np.int64)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _fix(order: np.ndarray, state: np.ndarray, fixed: int, upto: int) -> int:
     """Forward Fisher-Yates, lazily: settle positions fixed .. upto-1 of `order`.
 
@@ -137,14 +137,15 @@ def _fix(order: np.ndarray, state: np.ndarray, fixed: int, upto: int) -> int:
     return upto if upto > fixed else fixed
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
                cut_card: int, extra_hands: int, burn: bool, cut_mode: int, cut_at: int,
                table: np.ndarray, values: np.ndarray, max_hands: int,
                out_shoe: np.ndarray, out_hand: np.ndarray, out_cards: np.ndarray,
                out_pt: np.ndarray, out_bt: np.ndarray, out_win: np.ndarray,
                out_nat: np.ndarray, out_ppair: np.ndarray, out_bpair: np.ndarray,
-               out_pn: np.ndarray, out_bn: np.ndarray, out_burn: np.ndarray) -> int:
+               out_pn: np.ndarray, out_bn: np.ndarray, out_burn: np.ndarray,
+               order: np.ndarray, rotated: np.ndarray, state: np.ndarray) -> int:
     """Shuffle and deal the shoes numbered `shoe_ids` (each its own random stream).
 
     pack: the unshuffled cards (codes). cut_mode: 0 no cut, 1 cut `cut_at`
@@ -152,12 +153,11 @@ def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
     stops `extra_hands` hands after the hand during which the cut card (placed
     `cut_card` cards from the end; 0 = none) comes out, or when fewer than six
     cards are left. out_burn[k] receives the number of cards burned from shoe
-    k. Returns the number of hands written.
+    k. order and rotated (int64, one per card) and state (4 uint64) are work
+    arrays: compiled without reference counting, this allocates nothing.
+    Returns the number of hands written.
     """
     n = pack.shape[0]
-    order = np.empty(n, dtype=np.int64)
-    rotated = np.empty(n, dtype=np.int64)
-    state = np.empty(4, dtype=np.uint64)
     limit = n - cut_card
     h = 0
     for k in range(shoe_ids.shape[0]):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
+from numba import njit
 
 from backtest.hands import BET_NEEDS, Hands
 from backtest.rules import Bet, Rules
@@ -25,57 +26,61 @@ def _d(x: Fraction, den: int) -> int:
 
 
 def unit_results(hands: Hands, rules: Rules) -> np.ndarray:
-    """(n, 7) int64: each bet's net per unit staked, in 1/rules.money_denominator."""
+    """(n, 7) int64: each bet's net per unit staked, in 1/rules.money_denominator.
+
+    A bet the table does not offer, or one the recorded shoe cannot settle
+    (a needed column is missing), is UNKNOWN on every hand.
+    """
     den = rules.money_denominator
-    n = len(hands)
-    out = np.full((n, len(Bet)), UNKNOWN, dtype=np.int64)
-    w = hands.winner
-    player, banker, tie = w == 0, w == 1, w == 2
     k = hands.known
-    counts_known = "card_counts" in k
 
-    out[:, Bet.PLAYER.code] = np.where(player, den, np.where(tie, 0, -den))
-    out[:, Bet.TIE.code] = np.where(tie, _d(rules.tie_payout, den), -den)
+    def pay(x: Fraction | None) -> int:
+        return 0 if x is None else _d(x, den)
 
-    bank = np.where(banker, _d(rules.banker_payout, den), np.where(tie, 0, -den))
-    can_banker = True
-    if rules.banker_six_payout is not None:
-        if "banker_total" in k:
-            bank = np.where(banker & (hands.banker_total == 6), _d(rules.banker_six_payout, den), bank)
-        else:
-            can_banker = False
-    banker_three_seven = None
-    if counts_known and "banker_total" in k:
-        banker_three_seven = banker & (hands.banker_cards == 3) & (hands.banker_total == 7)
-    if rules.banker_three_card_seven_push:
-        if banker_three_seven is not None:
-            bank = np.where(banker_three_seven, 0, bank)
-        else:
-            can_banker = False
-    if can_banker:
-        out[:, Bet.BANKER.code] = bank
-
-    if rules.pair_payout is not None:
-        pay = _d(rules.pair_payout, den)
-        if "player_pair" in k:
-            out[:, Bet.PLAYER_PAIR.code] = np.where(hands.player_pair, pay, -den)
-        if "banker_pair" in k:
-            out[:, Bet.BANKER_PAIR.code] = np.where(hands.banker_pair, pay, -den)
-    if rules.dragon7_payout is not None and banker_three_seven is not None:
-        out[:, Bet.DRAGON_7.code] = np.where(banker_three_seven, _d(rules.dragon7_payout, den), -den)
-    if rules.panda8_payout is not None and counts_known and "player_total" in k:
-        panda = player & (hands.player_cards == 3) & (hands.player_total == 8)
-        out[:, Bet.PANDA_8.code] = np.where(panda, _d(rules.panda8_payout, den), -den)
-    # a bet the table does not offer is never settled
-    for bet in Bet:
-        if rules.payout(bet) is None:
-            out[:, bet.code] = UNKNOWN
+    payouts = np.array([den, pay(rules.banker_payout),
+                        pay(rules.banker_six_payout if rules.banker_six_payout is not None
+                            else rules.banker_payout),
+                        0 if rules.banker_three_card_seven_push else pay(rules.banker_payout),
+                        pay(rules.tie_payout), pay(rules.pair_payout), pay(rules.dragon7_payout),
+                        pay(rules.panda8_payout)], dtype=np.int64)
+    settleable = np.array([rules.payout(b) is not None and not missing_for(b, hands, rules)
+                           for b in Bet])
+    out = np.empty((len(hands), len(Bet)), dtype=np.int64)
+    _unit_results(hands.winner, hands.player_total, hands.banker_total, hands.player_pair,
+                  hands.banker_pair, hands.player_cards, hands.banker_cards, payouts, den,
+                  settleable, "card_counts" in k and "banker_total" in k, out)
     return out
+
+
+@njit(cache=True)
+def _unit_results(winner: np.ndarray, pt: np.ndarray, bt: np.ndarray, ppair: np.ndarray,
+                  bpair: np.ndarray, pn: np.ndarray, bn: np.ndarray, payouts: np.ndarray,
+                  den: int, settleable: np.ndarray, seven_known: bool, out: np.ndarray) -> None:
+    """payouts: player, banker, banker on 6, banker with a three-card 7, tie,
+    pair, dragon 7, panda 8 (net per unit, in 1/den)."""
+    for i in range(winner.shape[0]):
+        w = winner[i]
+        seven = seven_known and w == 1 and bn[i] == 3 and bt[i] == 7
+        out[i, 0] = den if w == 0 else (0 if w == 2 else -den)
+        if w == 1:
+            out[i, 1] = payouts[3] if seven else (payouts[2] if bt[i] == 6 else payouts[1])
+        else:
+            out[i, 1] = 0 if w == 2 else -den
+        out[i, 2] = payouts[4] if w == 2 else -den
+        out[i, 3] = payouts[5] if ppair[i] else -den
+        out[i, 4] = payouts[5] if bpair[i] else -den
+        out[i, 5] = payouts[6] if seven else -den
+        out[i, 6] = payouts[7] if (w == 0 and pn[i] == 3 and pt[i] == 8) else -den
+        for b in range(7):
+            if not settleable[b]:
+                out[i, b] = UNKNOWN
 
 
 def missing_for(bet: Bet, hands: Hands, rules: Rules) -> bool:
     """Whether settling `bet` on these hands needs a column they lack."""
     needs = set(BET_NEEDS.get(bet, ()))
+    if bet is Bet.DRAGON_7:
+        needs |= {"card_counts", "banker_total"}
     if bet is Bet.BANKER:
         if rules.banker_six_payout is not None:
             needs.add("banker_total")

@@ -56,9 +56,10 @@ class Bet(StrEnum):
     @property
     def code(self) -> int:
         """Index of the bet in stake arrays (the order of this enum)."""
-        return list(Bet).index(self)
+        return _BET_CODES[self]
 
 
+_BET_CODES = {b: i for i, b in enumerate(Bet)}
 MAIN_BETS = (Bet.PLAYER, Bet.BANKER, Bet.TIE)
 PAIR_BETS = (Bet.PLAYER_PAIR, Bet.BANKER_PAIR)
 

@@ -1,0 +1,144 @@
+"""Throughput of dealing, of each strategy's session loop, and of whole runs.
+
+    python benchmarks/bench_engine.py [--hands 10000000] [--quick]
+
+Prints hands per second for: dealing generated 8-deck shoes; each built-in
+strategy's compiled session loop (dealing excluded); a plain-Python strategy
+through the same engine; and a whole `backtest run` of --hands hands on one
+process and on every core, with the peak resident memory. Timings are of
+warm code: numba compiles (or loads from its cache) before the clock starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from backtest import engine, payouts, session_loop  # noqa: E402
+from backtest.config import parse_config  # noqa: E402
+from backtest.shoe import ShoeSpec, generate_hands  # noqa: E402
+from strategies import registry  # noqa: E402
+from strategies.base import Strategy  # noqa: E402
+from strategies.compiled import kind_marker  # noqa: E402
+
+
+class PlainFollow(Strategy):
+    """A user's plain-Python strategy: follow the last decisive winner."""
+
+    name = "plain-follow"
+    description = "follow the shoe, in plain Python"
+
+    def stakes(self, view):  # type: ignore[no-untyped-def]
+        for w in view.history[::-1]:
+            if w != 2:
+                return {"banker" if w == 1 else "player": 10.0}
+        return {}
+
+
+def config(seats: list[dict], sessions: int, bankroll: float = 1e9) -> object:
+    return parse_config({"seed": 7, "sessions": sessions, "rules": "commission",
+                         "shoe": {"decks": 8}, "session": {"bankroll": bankroll},
+                         "table": {"min": 1, "max": 1e8}, "seats": seats})
+
+
+def rate(hands: int, seconds: float) -> str:
+    return f"{hands / seconds / 1e6:8.2f} M hands/s"
+
+
+def bench_deal(shoes: int) -> None:
+    spec = ShoeSpec(decks=8)
+    generate_hands(spec, 10, 1)
+    t = time.perf_counter()
+    hands = generate_hands(spec, shoes, 1)
+    dt = time.perf_counter() - t
+    print(f"deal {shoes:,} shoes ({len(hands):,} hands)         {rate(len(hands), dt)}")
+
+
+def chunk_args(cfg: object, sessions: int) -> tuple:
+    hands, bounds, shoe_no = engine._hands_for(cfg, 0, sessions)
+    table = engine._table(cfg, hands)
+    unit = payouts.unit_results(hands, cfg.rules)
+    stats = np.zeros((sessions, session_loop.N_STATS), np.int64)
+    wag = np.zeros((sessions, 7), np.int64)
+    ex = np.zeros(sessions)
+    z = np.zeros(0, np.int64)
+    args = (np.uint64(5), np.arange(sessions), bounds, hands.winner, hands.hand, shoe_no, unit,
+            table.den, table.min_c, table.max_c, table.offered, True, False,
+            10 ** 15 * table.den, -1, -1, -1, 0, False, hands.cards, table.full_counts,
+            table.payouts, table.evs_full, stats, wag, ex, False, z,
+            np.zeros((0, 7), np.int64), z, z)
+    return hands, args
+
+
+def bench_strategies(sessions: int) -> None:
+    for name, cls in registry.BUILTIN_NAMES.items():
+        n = sessions if name != "counter" else max(50, sessions // 200)
+        cfg = config([{"strategy": name}], n)
+        strat = engine.build_strategies(cfg)[0]
+        hands, args = chunk_args(cfg, n)
+        uses = bool(strat.uses_cards)
+        args = args[:18] + (uses,) + args[19:]
+        small = chunk_args(cfg, 2)[1]
+        session_loop.run_compiled(kind_marker(strat.kind), strat.encode(),
+                                  *(small[:18] + (uses,) + small[19:]), *session_loop.scratch())
+        t = time.perf_counter()
+        session_loop.run_compiled(kind_marker(strat.kind), strat.encode(), *args,
+                                  *session_loop.scratch())
+        dt = time.perf_counter() - t
+        print(f"session loop {name:<18} {len(hands):>10,} hands {rate(len(hands), dt)}")
+    cfg = config([{"strategy": "flat"}], sessions // 10)
+    hands, args = chunk_args(cfg, sessions // 10)
+    strat = PlainFollow()
+    session_loop.run_python(strat, *chunk_args(cfg, 2)[1])
+    t = time.perf_counter()
+    session_loop.run_python(strat, *args)
+    dt = time.perf_counter() - t
+    print(f"session loop plain Python        {len(hands):>10,} hands {rate(len(hands), dt)}")
+
+
+def bench_run(total: int, workers: int) -> None:
+    seats = [{"strategy": "flat", "params": {"bets": {"banker": 10}}},
+             {"strategy": "martingale", "params": {"base": 10}},
+             {"strategy": "follow-the-shoe", "params": {"base": 10}}]
+    sessions = max(1, total // 81)
+    cfg = config(seats, sessions)
+    engine.run(config(seats, 100), workers=1)
+    t = time.perf_counter()
+    result = engine.run(cfg, workers=workers)
+    dt = time.perf_counter() - t
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"backtest run, 3 seats, {result.hands:,} hands, {workers} worker(s): {dt:6.1f} s "
+          f"{rate(result.hands, dt)} (table), {rate(3 * result.hands, dt)} (seat-hands); "
+          f"peak memory {peak:.0f} MiB (workers {children:.0f} MiB)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=float, default=1e7, help="hands for the whole-run figure")
+    parser.add_argument("--quick", action="store_true", help="small sizes, to check it runs")
+    args = parser.parse_args()
+    cores = len(os.sched_getaffinity(0))
+    print(f"machine: {cores} core(s), numpy {np.__version__}")
+    if args.quick:
+        bench_deal(2_000)
+        bench_strategies(500)
+        bench_run(200_000, 1)
+        return
+    bench_deal(100_000)
+    bench_strategies(20_000)
+    bench_run(int(args.hands), 1)
+    if cores > 1:
+        bench_run(int(args.hands), cores)
+
+
+if __name__ == "__main__":
+    main()
