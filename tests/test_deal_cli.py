@@ -133,7 +133,7 @@ def test_incomplete_hand_is_a_warning_and_json_stays_clean(
         cli: tuple[Path, dict[str, Run]]) -> None:
     run = cli[1]["incomplete-json"]
     assert run.returncode == 0
-    assert "IncompleteHandWarning" in run.stderr
+    assert run.stderr.startswith("warning: ") and run.stderr.count("\n") == 1
     assert "incomplete.txt, line 2: the shoe ends in the middle of a hand: 3 cards left over" \
         in run.stderr
     rows = json.loads(run.stdout)
