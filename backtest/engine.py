@@ -41,6 +41,8 @@ from strategies.compiled import kind_marker
 SHOE_BITS = 20
 SHOE_MASK = (1 << SHOE_BITS) - 1
 CHUNK_HANDS = 400_000
+#: sessions whose bankroll after every hand is kept for plots (`--out`)
+PATH_SESSIONS = 100
 #: runs this large use every core by default (below it, starting processes costs more)
 PARALLEL_HANDS = 4_000_000
 BETS = tuple(Bet)
@@ -272,6 +274,45 @@ def _config_in_worker(key: str, base_dir: str, source: str, raw: dict[str, Any])
     return _WORKER_CONFIGS[key]
 
 
+def plan_chunks(n_sessions: int, per_session: int, workers: int) -> list[tuple[int, int]]:
+    """Sessions 0..n-1 cut into chunks of about CHUNK_HANDS hands (smaller when
+    several workers share them). The numbers do not depend on the cut."""
+    step = max(1, CHUNK_HANDS // max(1, per_session))
+    if workers > 1:
+        step = max(1, min(step, math.ceil(n_sessions / (4 * workers))))
+    return [(lo, min(n_sessions, lo + step)) for lo in range(0, n_sessions, step)]
+
+
+def prepare(config: RunConfig, sessions: int | None = None) -> tuple[int, int, list[Strategy]]:
+    """Validate a run before any work: (sessions, hands in one session, strategies)."""
+    n = count_sessions(config, sessions)
+    strategies = build_strategies(config)
+    probe, _, _ = _hands_for(config, 0, 1)
+    check_seats(config, strategies, probe)
+    return n, max(1, len(probe)), strategies
+
+
+def assemble(config: RunConfig, parts: Sequence[tuple[list[SeatResult], int]],
+             ledger: bool = False) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame | None]:
+    """The sessions, summary (and ledger) frames from chunk results in session order."""
+    from backtest import metrics
+
+    tick = 100.0 * config.rules.money_denominator
+    frames = []
+    ledgers = []
+    for k, seat in enumerate(config.seats):
+        seat_parts = [p[0][k] for p in parts]
+        frames.append(metrics.sessions_frame(
+            seat.label, seat.strategy, np.concatenate([r.stats for r in seat_parts]),
+            np.concatenate([r.wagered for r in seat_parts]),
+            np.concatenate([r.expected for r in seat_parts]), tick))
+        if ledger:
+            ledgers.append(metrics.ledger_frame(seat.label, [r.ledger for r in seat_parts]))
+    sessions_df = pl.concat(frames)
+    summary = metrics.summary(sessions_df, config)
+    return sessions_df, summary, (pl.concat(ledgers) if ledger else None)
+
+
 def run(config: RunConfig, sessions: int | None = None, workers: int | None = None,
         ledger: bool = False,
         progress: Callable[[int, int, int], None] | None = None,
@@ -282,21 +323,12 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
     same for any number of workers. progress(sessions_done, hands_done, sessions) is
     called after each chunk (with the total sessions).
     """
-    from backtest import metrics
-
-    n = count_sessions(config, sessions)
-    strategies = build_strategies(config)
-    probe, _, _ = _hands_for(config, 0, 1)
-    check_seats(config, strategies, probe)
-    per_session = max(1, len(probe))
+    n, per_session, strategies = prepare(config, sessions)
     if workers is None:
         workers = default_workers() if n * per_session >= PARALLEL_HANDS else 1
     if workers < 1:
         raise ConfigError(f"workers must be at least 1, got {workers}")
-    step = max(1, CHUNK_HANDS // per_session)
-    if workers > 1:
-        step = max(1, min(step, math.ceil(n / (4 * workers))))
-    chunks = [(lo, min(n, lo + step)) for lo in range(0, n, step)]
+    chunks = plan_chunks(n, per_session, workers)
     parts: list[tuple[list[SeatResult], int]] = []
     done_s = done_h = 0
     if workers > 1 and len(chunks) > 1 and not force_python:
@@ -319,21 +351,21 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
             done_h += parts[-1][1]
             if progress:
                 progress(done_s, done_h, n)
-    tick = 100.0 * config.rules.money_denominator
-    frames = []
-    ledgers = []
-    for k, seat in enumerate(config.seats):
-        seat_parts = [p[0][k] for p in parts]
-        frames.append(metrics.sessions_frame(
-            seat.label, seat.strategy, np.concatenate([r.stats for r in seat_parts]),
-            np.concatenate([r.wagered for r in seat_parts]),
-            np.concatenate([r.expected for r in seat_parts]), tick))
-        if ledger:
-            ledgers.append(metrics.ledger_frame(seat.label, [r.ledger for r in seat_parts]))
-    sessions_df = pl.concat(frames)
-    summary = metrics.summary(sessions_df, config)
-    ledger_df = pl.concat(ledgers) if ledger else None
+    sessions_df, summary, ledger_df = assemble(config, parts, ledger)
     return RunResult(config, sessions_df, summary, ledger_df, config.seed, done_h)
+
+
+def bankroll_paths(config: RunConfig, sessions: int) -> pl.DataFrame:
+    """Each seat's bankroll after every hand of the first `sessions` sessions
+    (for plots): seat, session, hand (the seat's n-th hand), bankroll."""
+    n = min(sessions, count_sessions(config))
+    strategies = build_strategies(config)
+    parts = [run_chunk(config, strategies, 0, n, ledger=True)]
+    _, _, ledger = assemble(config, parts, ledger=True)
+    assert ledger is not None
+    return (ledger.select("seat", "session", "bankroll")
+            .with_columns(pl.int_range(pl.len()).over("seat", "session").add(1).alias("hand"))
+            .select("seat", "session", "hand", "bankroll"))
 
 
 def default_workers() -> int:

@@ -50,11 +50,15 @@ def write_json(data: Any, path: Path) -> None:
         tmp.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
 
 
-def write_run(out: Path, result: Any) -> list[str]:
-    """summary.parquet, sessions.parquet, ledger.parquet (if kept) and run.json."""
+def write_run(out: Path, result: Any, paths: pl.DataFrame | None = None) -> list[str]:
+    """summary.parquet, sessions.parquet, ledger.parquet (if kept), paths.parquet
+    (bankroll after each hand of the first sessions, for plots) and run.json."""
     written = []
     write_parquet(result.sessions, out / "sessions.parquet")
     written.append("sessions.parquet")
+    if paths is not None:
+        write_parquet(paths, out / "paths.parquet")
+        written.append("paths.parquet")
     if result.ledger is not None:
         write_parquet(result.ledger, out / "ledger.parquet")
         written.append("ledger.parquet")
@@ -89,6 +93,31 @@ def progress_bar(total_label: str = "sessions") -> Iterator[Callable[[int, int],
         def update(done: int, hands: int, total: int | None = None) -> None:
             rate = hands / max(time.perf_counter() - start, 1e-9)
             bar.update(task, completed=done, total=total, hands=f"{hands:,}",
+                       rate=f"{rate / 1e6:.1f}M hands/s")
+
+        yield update
+
+
+@contextmanager
+def sweep_progress() -> Iterator[Callable[[int, int, int, int], None] | None]:
+    """A progress callback for sweeps: cells and hands done, and the rate."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    import time
+
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("cells {task.fields[cells]}"), BarColumn(),
+                  TextColumn("{task.fields[hands]} hands, {task.fields[rate]}"),
+                  TimeRemainingColumn(), transient=True) as bar:
+        task = bar.add_task("sweep", total=None, cells="0", hands="0", rate="")
+        start = time.perf_counter()
+
+        def update(cells: int, total_cells: int, hands: int, expected: int) -> None:
+            rate = hands / max(time.perf_counter() - start, 1e-9)
+            bar.update(task, completed=hands, total=max(expected, 1),
+                       cells=f"{cells}/{total_cells}", hands=f"{hands:,}",
                        rate=f"{rate / 1e6:.1f}M hands/s")
 
         yield update

@@ -1011,6 +1011,12 @@ def test_parameter_errors_name_the_key(strategy: str, params: dict[str, Any],
 # --- convergence: no system changes the edge -----------------------------------------------------
 
 CONVERGENCE_SESSIONS = 12_500   # about 81.5 hands a shoe: just over a million hands per seat
+# The bankroll never binds. The table maximum of 100,000 is reached by a Martingale
+# only after 14 losses in a row (a few times in a million hands): it cuts off a
+# tail so heavy (a Martingale session loses more than x with probability about
+# 1/x) that no run of this size samples it, and without it the standard error of
+# the measured edge is understated (z then runs from +1 to +13 over seeds).
+CONVERGENCE_TABLE = {"min": 1, "max": 100_000}
 
 
 def test_every_system_converges_to_the_exact_edge() -> None:
@@ -1019,14 +1025,15 @@ def test_every_system_converges_to_the_exact_edge() -> None:
               {"strategy": "flat", "name": "flat tie", "params": {"bets": {"tie": 10}}}]
     cfg = parse_config({
         "seed": 2024, "sessions": CONVERGENCE_SESSIONS, "shoe": {"decks": 8},
-        "session": {"bankroll": 1e9, "max_shoes": 1}, "table": {"min": 1, "max": 1e9},
+        "session": {"bankroll": 1e9, "max_shoes": 1}, "table": CONVERGENCE_TABLE,
         "seats": seats}, source="convergence.yaml")
     result = engine.run(cfg, workers=1)
     summary = {r["seat"]: r for r in result.summary.iter_rows(named=True)}
     assert len(summary) == len(seats)
     for seat, row in summary.items():
         assert row["hands"] >= 1_000_000, seat
-        assert row["max_hits"] == 0 and row["bankroll_stops"] == 0 and row["ruin_rate"] == 0, seat
+        assert row["bankroll_stops"] == 0 and row["ruin_rate"] == 0, seat
+        assert row["max_hits"] <= row["hands"] // 10_000, seat
         assert abs(row["z"]) <= 4, (seat, row["edge"], row["expected_edge"], row["z"])
     # the exact edges (8 decks, 5% commission): Banker -1.0579%, Player -1.2351%, Tie -14.3596%
     for seat in ("flat", "martingale", "grand-martingale", "paroli", "fibonacci", "dalembert",

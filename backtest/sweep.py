@@ -1,0 +1,535 @@
+"""Sweeps: one run config over a grid of settings, on every core or a Dask cluster.
+
+A sweep YAML names a base run config (`base: file.yaml`) or holds one inline
+(`run: {...}`), and what varies::
+
+    base: ../verdict.yaml
+    sessions: 2000
+    seed: 7
+    metric: ruin_rate
+    grid:                      # every combination
+      session.bankroll: [500, 1000, 2000]
+      table.max: [500, 1000]
+    zip:                       # lists taken in step
+      rules: [commission, no-commission, ez]
+      shoe.decks: [8, 6, 1]
+
+A key path is dotted, with list indices: `seats[0].params.base`. The cells
+are the Cartesian product of the grid with the zipped lists; every cell is
+validated before the first one runs. Each cell's random streams derive from
+the master seed and the cell's own key (its varied values), never from the
+order or the worker that runs it; `common_shoes: true` deals every cell the
+same shoes instead, for paired comparisons between cells.
+
+Output in DIR: `cells/<id>.parquet` for each finished cell (written
+atomically as it finishes), `summary.parquet` (every finished cell, one row
+per cell and seat, a column per varied key, rebuilt atomically), and
+`sweep.json` (the sweep as run). `--resume` skips finished cells.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import json
+import math
+import re
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from backtest import engine, outputs
+from backtest.config import RunConfig, _show, parse_config, read_yaml
+from backtest.errors import BacktestError, ConfigError, UsageError
+
+SWEEP_KEYS = ("name", "description", "base", "run", "grid", "zip", "sessions", "seed",
+              "metric", "common_shoes")
+_PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One combination of the varied settings."""
+
+    index: int
+    values: tuple[tuple[str, Any], ...]
+    config: RunConfig
+    sessions: int
+    per_session: int
+
+    @property
+    def key(self) -> str:
+        return json.dumps([[k, v] for k, v in self.values], sort_keys=True, default=str)
+
+    @property
+    def id(self) -> str:
+        return hashlib.sha256(self.key.encode()).hexdigest()[:16]
+
+    def label(self) -> str:
+        return ", ".join(f"{k}={_short(_label(v) if isinstance(v, (dict, list)) else v)}"
+                         for k, v in self.values) or "(base)"
+
+
+@dataclass(frozen=True)
+class Sweep:
+    name: str
+    source: str
+    base_dir: Path
+    keys: tuple[str, ...]
+    cells: tuple[Cell, ...]
+    seed: int
+    metric: str
+    spec_hash: str
+
+
+def _label(value: Any) -> str:
+    """A short name for a varied value that is a mapping or a list (a seat: its name)."""
+    if isinstance(value, Mapping):
+        for key in ("name", "strategy"):
+            if isinstance(value.get(key), str):
+                return value[key]
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _short(v: Any) -> str:
+    text = json.dumps(v, default=str) if not isinstance(v, str) else v
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def parse_path(path: str) -> list[str | int]:
+    """`seats[1].params.base` -> ['seats', 1, 'params', 'base']."""
+    parts: list[str | int] = []
+    pos = 0
+    text = path.strip()
+    for m in _PATH_PART.finditer(text):
+        if m.start() != pos and text[pos:m.start()] != ".":
+            raise ValueError(path)
+        parts.append(int(m.group(2)) if m.group(2) is not None else m.group(1))
+        pos = m.end()
+    if pos != len(text) or not parts or not isinstance(parts[0], str):
+        raise ValueError(path)
+    return parts
+
+
+def set_path(data: dict[str, Any], path: str, value: Any) -> None:
+    """Set `value` at key path `path` in a run-config mapping.
+
+    Mappings on the way are created when missing (the config's own check then
+    says whether the key is one it knows); a list index must exist.
+    """
+    parts = parse_path(path)
+    node: Any = data
+    for i, part in enumerate(parts[:-1]):
+        nxt = parts[i + 1]
+        where = _join(parts[:i + 1])
+        if isinstance(part, int):
+            if not isinstance(node, list) or not -len(node) <= part < len(node):
+                size = len(node) if isinstance(node, list) else 0
+                raise KeyError(f"{where} does not exist (the list has {size} item(s))")
+            if node[part] is None:
+                node[part] = {}
+            node = node[part]
+        else:
+            if not isinstance(node, dict):
+                raise KeyError(f"{_join(parts[:i])} is not a mapping")
+            if node.get(part) is None:
+                if isinstance(nxt, int):
+                    raise KeyError(f"{where} does not exist")
+                node[part] = {}
+            node = node[part]
+    last = parts[-1]
+    if isinstance(last, int):
+        if not isinstance(node, list) or not -len(node) <= last < len(node):
+            raise KeyError(f"{path} does not exist")
+        node[last] = copy.deepcopy(value)
+    else:
+        if not isinstance(node, dict):
+            raise KeyError(f"{_join(parts[:-1])} is not a mapping")
+        node[last] = copy.deepcopy(value)
+
+
+def _join(parts: Sequence[str | int]) -> str:
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else p)
+    return out
+
+
+def _cell_seed(master: int, key: str) -> int:
+    words = np.frombuffer(hashlib.sha256(key.encode()).digest()[:16], dtype=np.uint32)
+    state = np.random.SeedSequence([master, *map(int, words)]).generate_state(2, np.uint32)
+    return int(state[0]) << 31 | int(state[1]) >> 1
+
+
+def load_sweep(path: str | Path, sessions: int | None = None) -> Sweep:
+    """Read and validate a sweep: every cell's config is checked before any runs."""
+    path = Path(path)
+    data = read_yaml(path)
+    source = str(path)
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{source}: a sweep is a mapping of keys ({', '.join(SWEEP_KEYS)}), "
+                          f"got {_show(data)}")
+    for key in data:
+        if key not in SWEEP_KEYS:
+            import difflib
+
+            close = difflib.get_close_matches(str(key), SWEEP_KEYS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ConfigError(f"{source}: {key}: unknown key{hint} (allowed: {', '.join(SWEEP_KEYS)})")
+    base_dir = path.parent
+    if ("base" in data) == ("run" in data):
+        raise ConfigError(f"{source}: give the run config either as `base: FILE.yaml` or inline "
+                          "as `run: {...}` (exactly one of them)")
+    if "base" in data:
+        base_file = Path(str(data["base"]))
+        if not base_file.is_absolute():
+            base_file = base_dir / base_file
+        if not base_file.is_file():
+            raise ConfigError(f"{source}: base: file {data['base']} does not exist "
+                              f"(looked for {base_file})")
+        base = read_yaml(base_file)
+        run_dir, run_source = base_file.parent, str(base_file)
+        if not isinstance(base, Mapping):
+            raise ConfigError(f"{base_file}: a run config is a mapping, got {_show(base)}")
+    else:
+        base = data["run"]
+        run_dir, run_source = base_dir, f"{source}: run"
+        if not isinstance(base, Mapping):
+            raise ConfigError(f"{source}: run: expected a run config mapping, got {_show(base)}")
+    base = dict(base)
+    grid = _lists(data.get("grid"), "grid", source)
+    zipped = _lists(data.get("zip"), "zip", source)
+    if not grid and not zipped:
+        raise ConfigError(f"{source}: nothing varies: give `grid:` and/or `zip:` with lists of "
+                          "values under key paths of the run config")
+    lengths = {k: len(v) for k, v in zipped.items()}
+    if len(set(lengths.values())) > 1:
+        detail = ", ".join(f"{k} has {n}" for k, n in lengths.items())
+        raise ConfigError(f"{source}: zip: the lists must have the same length ({detail})")
+    for key in list(grid) + list(zipped):
+        try:
+            parse_path(key)
+        except ValueError:
+            raise ConfigError(f"{source}: {key!r} is not a key path (write e.g. "
+                              "session.bankroll or seats[0].params.base)") from None
+    both = set(grid) & set(zipped)
+    if both:
+        raise ConfigError(f"{source}: {', '.join(sorted(both))} is both in grid and zip")
+    seed = data.get("seed", base.get("seed", 1))
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ConfigError(f"{source}: seed: expected a whole number of at least 0, got {_show(seed)}")
+    n_sessions = sessions if sessions is not None else data.get("sessions", base.get("sessions"))
+    if n_sessions is not None and (isinstance(n_sessions, bool) or not isinstance(n_sessions, int)
+                                   or n_sessions < 1):
+        raise ConfigError(f"{source}: sessions: expected a whole number of at least 1, "
+                          f"got {_show(n_sessions)}")
+    common = data.get("common_shoes", False)
+    if not isinstance(common, bool):
+        raise ConfigError(f"{source}: common_shoes: expected true or false, got {_show(common)}")
+    metric = data.get("metric", "edge")
+    from backtest.metrics import metrics as metric_exprs
+
+    names = [e.meta.output_name() for e in metric_exprs(1.0)]
+    if metric not in names:
+        import difflib
+
+        close = difflib.get_close_matches(str(metric), names, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ConfigError(f"{source}: metric: unknown metric {metric!r}{hint} "
+                          f"(metrics: {', '.join(names)})")
+
+    keys = tuple(grid) + tuple(zipped)
+    grid_items = [list(zip([k] * len(v), v)) for k, v in grid.items()]
+    zip_rows = list(zip(*[[(k, x) for x in v] for k, v in zipped.items()])) if zipped else [()]
+    cells = []
+    for index, (combo, zrow) in enumerate(itertools.product(itertools.product(*grid_items),
+                                                            zip_rows)):
+        values = tuple(combo) + tuple(zrow)
+        raw = copy.deepcopy(base)
+        label = ", ".join(f"{k}={_short(_label(v) if isinstance(v, (dict, list)) else v)}"
+                          for k, v in values)
+        where = f"{source}: cell {index + 1} ({label})"
+        for key, value in values:
+            try:
+                set_path(raw, key, value)
+            except KeyError as exc:
+                raise ConfigError(f"{where}: {key}: {exc.args[0]}") from None
+        key_text = json.dumps([[k, v] for k, v in values], sort_keys=True, default=str)
+        raw["seed"] = seed if common else _cell_seed(seed, key_text)
+        if n_sessions is not None:
+            raw["sessions"] = n_sessions
+        try:
+            config = parse_config(raw, run_dir, run_source)
+            count, per_session, _ = engine.prepare(config)
+        except BacktestError as exc:
+            message = str(exc)
+            if message.startswith(run_source + ": "):
+                message = message[len(run_source) + 2:]
+            raise ConfigError(f"{where}: {message}") from None
+        cells.append(Cell(index, values, config, count, per_session))
+    spec = json.dumps({"base": base, "cells": [c.key for c in cells], "seed": seed,
+                       "sessions": [c.sessions for c in cells], "common_shoes": common},
+                      sort_keys=True, default=str)
+    return Sweep(name=str(data.get("name") or path.stem), source=source, base_dir=base_dir,
+                 keys=keys, cells=tuple(cells), seed=seed, metric=metric,
+                 spec_hash=hashlib.sha256(spec.encode()).hexdigest())
+
+
+def _lists(data: Any, name: str, source: str) -> dict[str, list[Any]]:
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{source}: {name}: expected a mapping of key path to a list of values, "
+                          f"got {_show(data)}")
+    out = {}
+    for key, values in data.items():
+        if not isinstance(values, list) or not values:
+            raise ConfigError(f"{source}: {name}.{key}: expected a non-empty list of values, "
+                              f"got {_show(values)}")
+        out[str(key)] = values
+    return out
+
+
+# --- running -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Task:
+    cell: int
+    lo: int
+    hi: int
+
+
+def _tasks(sweep: Sweep, todo: Sequence[int], workers: int) -> list[Task]:
+    """Cells cut into chunks of sessions: large cells spread over the workers,
+    and when there are few cells, each is cut finer so every worker has work."""
+    tasks = []
+    share = workers if len(todo) < 2 * workers else 1
+    for i in todo:
+        cell = sweep.cells[i]
+        for lo, hi in engine.plan_chunks(cell.sessions, cell.per_session, share):
+            tasks.append(Task(i, lo, hi))
+    return tasks
+
+
+def _cell_frame(sweep: Sweep, cell: Cell, parts: list[tuple[list[engine.SeatResult], int]]
+                ) -> pl.DataFrame:
+    _, summary, _ = engine.assemble(cell.config, parts)
+    cols: dict[str, Any] = {"cell": cell.index + 1, "cell_id": cell.id}
+    for key, value in cell.values:
+        if isinstance(value, (int, float, str, bool)):
+            cols[key] = value
+        else:
+            cols[key] = _label(value)
+            cols[f"{key}.json"] = json.dumps(value, sort_keys=True, default=str)
+    lead = pl.DataFrame({k: [v] * summary.height for k, v in cols.items()})
+    hands = sum(p[1] for p in parts)
+    return pl.concat([lead, summary], how="horizontal").with_columns(
+        pl.lit(hands).alias("table_hands"), pl.lit(cell.config.seed).alias("seed"))
+
+
+def _read_cells(out: Path, sweep: Sweep) -> dict[int, pl.DataFrame]:
+    done = {}
+    for cell in sweep.cells:
+        f = out / "cells" / f"{cell.id}.parquet"
+        if f.is_file():
+            try:
+                done[cell.index] = pl.read_parquet(f)
+            except Exception:  # an unreadable file is not a finished cell: run it again
+                f.unlink(missing_ok=True)
+    return done
+
+
+def _write_summary(out: Path, sweep: Sweep, done: Mapping[int, pl.DataFrame]) -> pl.DataFrame:
+    frames = [done[i] for i in sorted(done)]
+    summary = pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame()
+    outputs.write_parquet(summary, out / "summary.parquet")
+    return summary
+
+
+def _prepare_out(out: Path, sweep: Sweep, resume: bool) -> None:
+    outputs.check_out_dir(out)
+    meta_path = out / "sweep.json"
+    meta = {"kind": "sweep", "name": sweep.name, "source": sweep.source, "seed": sweep.seed,
+            "keys": list(sweep.keys), "metric": sweep.metric, "cells": len(sweep.cells),
+            "spec_hash": sweep.spec_hash}
+    if meta_path.is_file():
+        try:
+            old = json.loads(meta_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            old = {}
+        if old.get("spec_hash") != sweep.spec_hash:
+            raise UsageError(f"--out {out} holds a different sweep ({old.get('name', '?')}); "
+                             "use another directory, or delete it to start again")
+        if not resume and any((out / "cells").glob("*.parquet")):
+            raise UsageError(f"--out {out} already holds cells of this sweep: pass --resume to "
+                             "finish it, or use another directory")
+    (out / "cells").mkdir(exist_ok=True)
+    outputs.write_json(meta, meta_path)
+
+
+def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str = "local",
+              address: str | None = None, resume: bool = False,
+              progress: Callable[[int, int, int, int], None] | None = None) -> pl.DataFrame:
+    """Run every cell not yet finished in `out`; return the summary of all cells.
+
+    progress(cells_done, cells_total, hands_done, hands_expected) after each task.
+    """
+    _prepare_out(out, sweep, resume)
+    done = _read_cells(out, sweep) if resume else {}
+    todo = [c.index for c in sweep.cells if c.index not in done]
+    workers = workers or engine.default_workers()
+    if workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {workers}")
+    tasks = _tasks(sweep, todo, workers)
+    expected_hands = sum(sweep.cells[i].sessions * sweep.cells[i].per_session for i in todo)
+    pending = {i: len([t for t in tasks if t.cell == i]) for i in todo}
+    parts: dict[int, dict[int, tuple[list[engine.SeatResult], int]]] = {i: {} for i in todo}
+    hands_done = 0
+    last_write = 0.0
+    if progress:
+        progress(len(done), len(sweep.cells), 0, expected_hands)
+    for task, result in _execute(sweep, tasks, workers, executor, address):
+        parts[task.cell][task.lo] = result
+        hands_done += result[1]
+        pending[task.cell] -= 1
+        if pending[task.cell] == 0:
+            cell = sweep.cells[task.cell]
+            ordered = [parts[task.cell][lo] for lo in sorted(parts[task.cell])]
+            frame = _cell_frame(sweep, cell, ordered)
+            outputs.write_parquet(frame, out / "cells" / f"{cell.id}.parquet")
+            done[task.cell] = frame
+            del parts[task.cell]
+            if time.monotonic() - last_write > 2.0:
+                _write_summary(out, sweep, done)
+                last_write = time.monotonic()
+        if progress:
+            progress(len(done), len(sweep.cells), hands_done, expected_hands)
+    return _write_summary(out, sweep, done)
+
+
+def _execute(sweep: Sweep, tasks: Sequence[Task], workers: int, executor: str,
+             address: str | None) -> Iterator[tuple[Task, tuple[list[engine.SeatResult], int]]]:
+    if not tasks:
+        return
+    payload = [(dict(sweep.cells[t.cell].config.raw), str(sweep.cells[t.cell].config.base_dir),
+                sweep.cells[t.cell].config.source, t.lo, t.hi, False) for t in tasks]
+    if executor == "dask":
+        yield from _execute_dask(tasks, payload, workers, address)
+        return
+    if executor != "local":
+        raise UsageError(f"--executor must be local or dask, got {executor!r}")
+    if address is not None:
+        raise UsageError("--address goes with --executor dask")
+    if workers == 1:
+        for task, args in zip(tasks, payload):
+            yield task, engine._task(*args)
+        return
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        futures = {pool.submit(engine._task, *args): task for task, args in zip(tasks, payload)}
+        remaining = set(futures)
+        while remaining:
+            finished, remaining = wait(remaining, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                yield futures[fut], fut.result()
+
+
+def _execute_dask(tasks: Sequence[Task], payload: Sequence[tuple[Any, ...]], workers: int,
+                  address: str | None) -> Iterator[tuple[Task, tuple[list[engine.SeatResult], int]]]:
+    try:
+        from dask.distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise UsageError("--executor dask needs dask.distributed: "
+                         "pip install 'baccarat-backtest[dask]'") from None
+    cluster = None
+    try:
+        if address:
+            try:
+                client = Client(address, timeout="10s")
+            except (OSError, TimeoutError) as exc:
+                raise UsageError(f"--address {address}: cannot reach a Dask scheduler there "
+                                 f"({exc})") from None
+        else:
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=None)
+            client = Client(cluster)
+        with client:
+            futures = {client.submit(engine._task, *args, pure=False): task
+                       for task, args in zip(tasks, payload)}
+            for fut in as_completed(list(futures)):
+                yield futures[fut], fut.result()
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+# --- reading the result -------------------------------------------------------------------
+
+def trends(summary: pl.DataFrame, keys: Sequence[str], metric: str) -> list[str]:
+    """A line per varied key: the metric's mean at each of its values."""
+    lines = []
+    if summary.is_empty() or metric not in summary.columns:
+        return lines
+    for key in keys:
+        if key not in summary.columns:
+            continue
+        means = (summary.group_by(key, maintain_order=True).agg(pl.col(metric).mean())
+                 .rows())
+        if len(means) < 2:
+            continue
+        shown = ", ".join(f"{_short(v)}: {_fmt(metric, m)}" for v, m in means)
+        direction = ""
+        numeric = [(v, m) for v, m in means if isinstance(v, (int, float)) and m is not None]
+        if len(numeric) == len(means):
+            ordered = [m for _, m in sorted(numeric)]
+            if all(b >= a for a, b in zip(ordered, ordered[1:])) and ordered[-1] > ordered[0]:
+                direction = f" ({metric} rises with {key})"
+            elif all(b <= a for a, b in zip(ordered, ordered[1:])) and ordered[-1] < ordered[0]:
+                direction = f" ({metric} falls as {key} rises)"
+        lines.append(f"{metric} by {key}: {shown}{direction}")
+    return lines
+
+
+def _fmt(metric: str, value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    if metric in ("edge", "expected_edge", "edge_ci_low", "edge_ci_high", "ruin_rate",
+                  "win_goal_rate", "winning_sessions"):
+        return f"{100 * value:.2f}%"
+    return f"{value:,.4g}"
+
+
+def render_table(summary: pl.DataFrame, keys: Sequence[str], metric: str) -> str:
+    """The sweep's summary sorted by `metric`, as a fixed-width table."""
+    if summary.is_empty():
+        return "no finished cells"
+    cols = ["cell", *[k for k in keys if k in summary.columns], "seat", "sessions", "hands",
+            "edge", "expected_edge", "z", "ruin_rate", "win_goal_rate", "median_net"]
+    if metric not in cols:
+        cols.append(metric)
+    frame = summary.sort(metric, descending=True, nulls_last=True).select(cols)
+    rows = [[_cell_text(c, v) for c, v in zip(cols, r)] for r in frame.rows()]
+    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
+    line = lambda cells: "  ".join(x.rjust(w) for x, w in zip(cells, widths))  # noqa: E731
+    return "\n".join([line(cols), line(["-" * w for w in widths]), *map(line, rows)])
+
+
+def _cell_text(col: str, v: Any) -> str:
+    if isinstance(v, float):
+        if col in ("z",):
+            return f"{v:+.2f}"
+        if col in ("hands", "sessions"):
+            return f"{v:,.0f}"
+        return _fmt(col, v) if col != "median_net" else f"{v:,.2f}"
+    if isinstance(v, int) and col in ("hands", "sessions"):
+        return f"{v:,}"
+    return _short(v) if v is not None else "n/a"
