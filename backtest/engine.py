@@ -332,10 +332,8 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
     parts: list[tuple[list[SeatResult], int]] = []
     done_s = done_h = 0
     if workers > 1 and len(chunks) > 1 and not force_python:
-        import multiprocessing
-
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        warm(config, strategies)
+        with process_pool(workers) as pool:
             futures = [pool.submit(_task, dict(config.raw), str(config.base_dir), config.source,
                                    lo, hi, ledger) for lo, hi in chunks]
             for (lo, hi), fut in zip(chunks, futures):
@@ -366,6 +364,24 @@ def bankroll_paths(config: RunConfig, sessions: int) -> pl.DataFrame:
     return (ledger.select("seat", "session", "bankroll")
             .with_columns(pl.int_range(pl.len()).over("seat", "session").add(1).alias("hand"))
             .select("seat", "session", "hand", "bankroll"))
+
+
+def process_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of worker processes. On Linux they are forked, so they start with
+    this process's modules and compiled kernels already loaded (spawned
+    workers spend seconds importing and loading numba's cache before their
+    first hand); they use none of polars' threads. Elsewhere, spawned."""
+    import multiprocessing
+    import sys
+
+    method = "fork" if sys.platform.startswith("linux") else "spawn"
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method))
+
+
+def warm(config: RunConfig, strategies: Sequence[Strategy]) -> None:
+    """Load every compiled kernel a run needs, by running one session: forked
+    workers then inherit them."""
+    run_chunk(config, strategies, 0, 1)
 
 
 def default_workers() -> int:

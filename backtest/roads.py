@@ -485,7 +485,8 @@ def render_shoe(hands: Hands, shoe: int = 1, *, source: str = "", colour: bool =
     """The roads of the `shoe`-th shoe (from 1) of `hands`, headed by its place."""
     numbers = _shoe_numbers(hands)
     if isinstance(shoe, bool) or not isinstance(shoe, int) or not 1 <= shoe <= len(numbers):
-        have = f"shoes 1 to {len(numbers)}" if len(numbers) > 1 else "one shoe"
+        have = (f"shoes 1 to {len(numbers)}" if len(numbers) > 1
+                else "one shoe" if numbers else "no shoes")
         raise UsageError(f"--shoe {shoe}: {source or 'the file'} has {have}")
     title = f"{source + ', ' if source else ''}shoe {shoe} of {len(numbers)}"
     return render(hands.shoe_slice(numbers[shoe - 1]), title=title, colour=colour, width=width)

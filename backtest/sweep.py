@@ -430,11 +430,16 @@ def _execute(sweep: Sweep, tasks: Sequence[Task], workers: int, executor: str,
         for task, args in zip(tasks, payload):
             yield task, engine._task(*args)
         return
-    import multiprocessing
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures import FIRST_COMPLETED, wait
 
-    ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    kinds: set[tuple[str, ...]] = set()
+    for task in tasks:
+        config = sweep.cells[task.cell].config
+        key = tuple(sorted(s.strategy for s in config.seats)) + (str(config.shoe),)
+        if key not in kinds:
+            kinds.add(key)
+            engine.warm(config, engine.build_strategies(config))
+    with engine.process_pool(workers) as pool:
         futures = {pool.submit(engine._task, *args): task for task, args in zip(tasks, payload)}
         remaining = set(futures)
         while remaining:

@@ -83,7 +83,7 @@ def session(commands: Sequence[str], **options: object) -> tuple[play.SessionSum
     return summary, out.getvalue()
 
 
-def _money(x: Fraction) -> str:
+def _money(x: Fraction | int) -> str:
     return f"{float(x):.2f}"
 
 
@@ -181,7 +181,7 @@ def test_random_cut_says_where_it_cut() -> None:
 
 # --- refusals --------------------------------------------------------------------------------
 
-REFUSALS = {
+REFUSALS: dict[str, tuple[dict[str, object], list[str], str, dict[str, int]]] = {
     "german-player-and-banker": (
         {"rules": "german"}, ["banker 25", "player 5"],
         "Refused: box 1: the german table does not take Player and Banker on one hand",
@@ -436,7 +436,6 @@ def test_play_command_in_a_process(tmp_path: Path) -> None:
     (tmp_path / "road.txt").write_text("BPPBT\n", encoding="utf-8")
     runs = {
         "play": (["--seed", "3", "--rules", "commission"], "100\nbanker 25\ndone\nquit\n"),
-        "preset": (["--rules", "nosuch"], ""),
         "road": (["--shoe", "road.txt"], ""),
     }
     procs = {name: subprocess.Popen([sys.executable, "-m", "backtest", "play", *args], cwd=tmp_path,
@@ -454,9 +453,16 @@ def test_play_command_in_a_process(tmp_path: Path) -> None:
     assert "cut> 100" in out and "box 1> banker 25" in out  # piped input is echoed
     assert f"final bankroll   {_money(final)}" in out
 
-    for name, code_expected, text in (("preset", 1, "unknown rules preset 'nosuch'"),
-                                      ("road", 2, "needs a card-level shoe")):
-        out, err, code = done[name]
-        assert code == code_expected, (name, err)
-        assert err.startswith("error: ") and text in err and len(err.strip().splitlines()) == 1
-        assert out == ""
+    out, err, code = done["road"]  # a bad option: one line on stderr, usage exit code
+    assert code == 2, err
+    assert err.startswith("error: ") and "needs a card-level shoe" in err
+    assert len(err.strip().splitlines()) == 1 and out == ""
+
+
+def test_no_commission_banker_six_pays_half(tmp_path: Path) -> None:
+    path = tmp_path / "six.txt"
+    path.write_text("K 6 5 K K\n", encoding="utf-8")  # P K 5 (5) draws K: 5; B 6 K (6) stands
+    summary, out = session(["banker 25", "done"], shoe=path, rules="no-commission")
+    assert "Banker 6 stands: Player's third card is K (value 0)" in out
+    assert "Box 1: Banker 25 wins 12.50 (a winning Banker 6 pays 0.5 to 1)" in out
+    assert summary.bankroll == Fraction(2025, 2)
