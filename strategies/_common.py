@@ -46,3 +46,52 @@ def run_length(hist: np.ndarray) -> int:
             break
         n += 1
     return n
+
+
+@jit
+def road_marks(hist: np.ndarray, offset: int, lengths: np.ndarray) -> tuple[int, int, int, int]:
+    """Read the shoe so far as the big road and one derived road.
+
+    `lengths` is scratch (one slot per hand at least). Returns (number of
+    big-road columns, the last column's side (0 P, 1 B, -1 none), the colour
+    of the derived road's last mark (+1 red, -1 blue, 0 none yet), the colour
+    a Banker win would add next (+1, -1, or 0 if the road has not started)).
+    The rules are those of `backtest.roads` (offset 1 big eye boy, 2 small
+    road, 3 cockroach pig).
+    """
+    ncols = 0
+    side = -1
+    last = 0
+    for i in range(hist.shape[0]):
+        w = hist[i]
+        if w == 2:
+            continue
+        mark = _derived_mark(lengths, ncols, side, offset, w)
+        if mark != 0:
+            last = mark
+        if w == side:
+            lengths[ncols - 1] += 1
+        else:
+            lengths[ncols] = 1
+            ncols += 1
+            side = w
+    return ncols, side, last, _derived_mark(lengths, ncols, side, offset, 1)
+
+
+@jit
+def _derived_mark(lengths: np.ndarray, ncols: int, side: int, offset: int, w: int) -> int:
+    """The mark a win of side `w` adds to the derived road (+1 red, -1 blue, 0 none)."""
+    if ncols == 0:
+        return 0
+    if w == side:
+        row = lengths[ncols - 1] + 1
+        c = ncols - 1 - offset
+        if c < 0:
+            return 0
+        if lengths[c] >= row:
+            return 1
+        return -1 if lengths[c] == row - 1 else 1
+    c = ncols - 1 - offset
+    if c < 0:
+        return 0
+    return 1 if lengths[ncols - 1] == lengths[c] else -1

@@ -20,8 +20,10 @@ from strategies.progressions import Martingale, GrandMartingale, Paroli, Fibonac
 from strategies.patterns import FollowTheShoe, Chop, Streak, PatternTable
 from strategies.control import RandomBettor
 from strategies.counting import ExactCounter
+from strategies.roadreader import RoadReader
 
-BUILTINS = (Flat, Martingale, GrandMartingale, Paroli, Fibonacci, DAlembert, Labouchere, OneThreeTwoSix, OscarsGrind, FollowTheShoe, Chop, Streak, PatternTable, RandomBettor, ExactCounter)
+BUILTINS = (Flat, Martingale, GrandMartingale, Paroli, Fibonacci, DAlembert, Labouchere, OneThreeTwoSix, OscarsGrind, FollowTheShoe, Chop, Streak, PatternTable, RandomBettor, ExactCounter,
+            RoadReader)
 
 for _i, _cls in enumerate(BUILTINS):
     if _cls.kind != _i:

@@ -1,0 +1,63 @@
+"""The road-reading strategy: its compiled reading of the roads agrees with
+`backtest.roads`, and it bets the side that gives the wanted colour."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from backtest import engine, roads
+from backtest.config import parse_config
+from strategies._common import road_marks
+from strategies.roadreader import RoadReader
+
+
+@pytest.mark.parametrize("offset", [1, 2, 3])
+def test_road_marks_agree_with_the_roads_module(offset: int) -> None:
+    rng = np.random.default_rng(offset)
+    for _ in range(120):
+        n = int(rng.integers(0, 50))
+        w = rng.choice([0, 1, 2], size=n, p=[0.45, 0.45, 0.1]).astype(np.int8)
+        signals = roads.derived_signals(w, offsets=(offset,))
+        for i in range(n + 1):
+            _, _, last, banker_mark = road_marks(w[:i], offset, np.zeros(520))
+            marks = roads.derived_road(roads.big_road(w[:i]), offset)
+            assert last == (0 if not marks else marks[-1].signal)
+            if i < n:
+                assert banker_mark == signals[i, 0]
+
+
+def _decide(hist: str, road: str = "big-eye-boy", mode: str = "follow") -> dict[str, float]:
+    strat = RoadReader({"base": 10, "road": road, "mode": mode})
+    p, s, si = strat.encode(), np.zeros(520), np.zeros(8, np.int64)
+    stakes = np.zeros(7)
+    RoadReader.k_decide(p, s, si, np.zeros(8), np.array(roads.winners_from_text(hist), np.int8),
+                        np.zeros(7), stakes)
+    return {name: float(stakes[i]) for i, name in enumerate(("player", "banker")) if stakes[i]}
+
+
+def test_follow_and_chop_by_hand() -> None:
+    # Big road of BBPPB: columns B2, P2, B1. The big eye boy has marked:
+    # P at column 2 row 1 (lengths of columns... starts at column 2 row 2):
+    # the 4th result (P, column 2 row 2): column 1 has row 2 -> red; the 5th
+    # (B, column 3 row 1): columns 2 and 1 both 2 long -> red. Last mark red.
+    # Next: B (column 3 row 2): column 2 has row 2 -> red; so follow = Banker.
+    assert _decide("BBPPB") == {"banker": 10.0}
+    assert _decide("BBPPB", mode="chop") == {"player": 10.0}
+    # too early for the big eye boy: no mark yet, no bet
+    assert _decide("BBP") == {}
+    # the cockroach pig needs five columns
+    assert _decide("BBPPB", road="cockroach-pig") == {}
+
+
+def test_both_paths_agree_and_the_edge_is_the_house_edge() -> None:
+    cfg = parse_config({"seed": 9, "sessions": 300, "shoe": {"decks": 8},
+                        "session": {"bankroll": 1e6}, "table": {"min": 1, "max": 1e6},
+                        "seats": [{"strategy": "road-reader", "params": {"road": road}}
+                                  for road in ("big-eye-boy", "small-road", "cockroach-pig")]})
+    fast = engine.run(cfg, ledger=True, workers=1)
+    slow = engine.run(cfg, ledger=True, workers=1, force_python=True)
+    assert fast.ledger is not None and fast.ledger.equals(slow.ledger)
+    assert fast.sessions.equals(slow.sessions)
+    assert (fast.summary["bets"] > 0.9 * fast.summary["hands"] * 0.5).all()
+    assert (fast.summary["z"].abs() < 4).all()
