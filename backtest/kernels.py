@@ -145,7 +145,7 @@ def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
                out_pt: np.ndarray, out_bt: np.ndarray, out_win: np.ndarray,
                out_nat: np.ndarray, out_ppair: np.ndarray, out_bpair: np.ndarray,
                out_pn: np.ndarray, out_bn: np.ndarray, out_burn: np.ndarray,
-               order: np.ndarray, rotated: np.ndarray, state: np.ndarray) -> int:
+               order: np.ndarray, dealt: np.ndarray, state: np.ndarray) -> int:
     """Shuffle and deal the shoes numbered `shoe_ids` (each its own random stream).
 
     pack: the unshuffled cards (codes). cut_mode: 0 no cut, 1 cut `cut_at`
@@ -153,9 +153,9 @@ def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
     stops `extra_hands` hands after the hand during which the cut card (placed
     `cut_card` cards from the end; 0 = none) comes out, or when fewer than six
     cards are left. out_burn[k] receives the number of cards burned from shoe
-    k. order and rotated (int64, one per card) and state (4 uint64) are work
-    arrays: compiled without reference counting, this allocates nothing.
-    Returns the number of hands written.
+    k. order (int64, one per card), dealt (uint8, one per card) and state (4
+    uint64) are work arrays: compiled without reference counting, this
+    allocates nothing. Returns the number of hands written.
     """
     n = pack.shape[0]
     limit = n - cut_card
@@ -165,54 +165,42 @@ def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
         seed_state(key, np.uint64(shoe_index), state)
         for i in range(n):
             order[i] = i
-        fixed = 0
-        if cut_mode != 0:
-            # a cut needs the whole pack shuffled before it is turned
-            fixed = _fix(order, state, 0, n)
-            c = cut_at if cut_mode == 1 else bounded(state, n + 1)
-            for i in range(n):
-                rotated[i] = order[(i + c) % n]
-            for i in range(n):
-                order[i] = rotated[i]
+        # a forward Fisher-Yates over the whole pack: position i's card is the
+        # i-th draw, so the cards reached are the same however far it goes
+        _fix(order, state, 0, n)
+        c = 0
+        if cut_mode == 1:
+            c = cut_at
+        elif cut_mode == 2:
+            c = bounded(state, n + 1)
+        for i in range(n):
+            dealt[i] = pack[order[(i + c) % n]]
         pos = 0
         if burn:
-            fixed = _fix(order, state, fixed, 1)
-            v = values[pack[order[0]] & 15]
+            v = values[dealt[0] & 15]
             pos = 1 + (10 if v == 0 else v)
         out_burn[k] = pos
-        fixed = _fix(order, state, fixed, pos)
         hand_no = 0
         after_cut = -1
         while pos + 6 <= n and hand_no < max_hands and after_cut < extra_hands:
-            fixed = _fix(order, state, fixed, pos + 4)
-            c1 = pack[order[pos]]
-            c2 = pack[order[pos + 1]]
-            c3 = pack[order[pos + 2]]
-            c4 = pack[order[pos + 3]]
+            c1 = dealt[pos]
+            c2 = dealt[pos + 1]
+            c3 = dealt[pos + 2]
+            c4 = dealt[pos + 3]
+            c5 = dealt[pos + 4]
+            c6 = dealt[pos + 5]
             p2 = (values[c1 & 15] + values[c3 & 15]) % 10
             b2 = (values[c2 & 15] + values[c4 & 15]) % 10
-            c5 = 0
-            c6 = 0
-            packed = table[p2, b2, 0, 0]
-            if p2 < 8 and b2 < 8 and (p2 <= 5 or b2 <= 5):
-                # a third card is dealt: shuffle only the cards actually used
-                fixed = _fix(order, state, fixed, pos + 5)
-                c5 = pack[order[pos + 4]]
-                v5 = values[c5 & 15]
-                packed = table[p2, b2, v5, 0]
-                if (packed >> 8) & 1 and (packed >> 9) & 1:
-                    fixed = _fix(order, state, fixed, pos + 6)
-                    c6 = pack[order[pos + 5]]
-                    packed = table[p2, b2, v5, values[c6 & 15]]
+            packed = table[p2, b2, values[c5 & 15], values[c6 & 15]]
             pdrew = (packed >> 8) & 1
             bdrew = (packed >> 9) & 1
             pt = packed & 15
             bt = (packed >> 4) & 15
             out_cards[h, 0] = c1
             out_cards[h, 1] = c3
+            out_cards[h, 2] = c5 if pdrew else 0
             out_cards[h, 3] = c2
             out_cards[h, 4] = c4
-            out_cards[h, 2] = c5 if pdrew else 0
             out_cards[h, 5] = (c6 if pdrew else c5) if bdrew else 0
             pos += 4 + pdrew + bdrew
             hand_no += 1
