@@ -94,7 +94,7 @@ def _build_hand_table() -> np.ndarray:
     and the values of the fifth and sixth cards dealt.
 
     bits 0-3 Player total, 4-7 Banker total, 8 Player drew, 9 Banker drew,
-    10 Banker's third card is the fifth card (the Player stood).
+    10 Banker's third card is the fifth card (the Player stood), 11 a natural.
     Built from the pure rules functions, so the two can never disagree.
     """
     table = np.zeros((10, 10, 10, 10), dtype=np.uint16)
@@ -113,7 +113,9 @@ def _build_hand_table() -> np.ndarray:
                         elif banker_draws(b2, None):
                             bdrew, b_fifth = 1, 1
                             bt = (b2 + v5) % 10
-                    table[p2, b2, v5, v6] = pt | (bt << 4) | (pdrew << 8) | (bdrew << 9) | (b_fifth << 10)
+                    natural = 1 if is_natural(p2) or is_natural(b2) else 0
+                    table[p2, b2, v5, v6] = (pt | (bt << 4) | (pdrew << 8) | (bdrew << 9)
+                                             | (b_fifth << 10) | (natural << 11))
     return table
 
 
@@ -135,6 +137,34 @@ def _fix(order: np.ndarray, state: np.ndarray, fixed: int, upto: int) -> int:
         order[i] = order[j]
         order[j] = tmp
     return upto if upto > fixed else fixed
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _write_hand(h: int, c1: int, c2: int, c3: int, c4: int, c5: int, c6: int, packed: int,
+                out_cards: np.ndarray, out_pt: np.ndarray, out_bt: np.ndarray,
+                out_win: np.ndarray, out_nat: np.ndarray, out_ppair: np.ndarray,
+                out_bpair: np.ndarray, out_pn: np.ndarray, out_bn: np.ndarray) -> int:
+    """Write hand h from its first six cards (c5, c6 used only as drawn) and its
+    packed table entry; returns the number of cards it used."""
+    pdrew = (packed >> 8) & 1
+    bdrew = (packed >> 9) & 1
+    pt = packed & 15
+    bt = (packed >> 4) & 15
+    out_cards[h, 0] = c1
+    out_cards[h, 1] = c3
+    out_cards[h, 2] = c5 if pdrew else 0
+    out_cards[h, 3] = c2
+    out_cards[h, 4] = c4
+    out_cards[h, 5] = (c6 if pdrew else c5) if bdrew else 0
+    out_pt[h] = pt
+    out_bt[h] = bt
+    out_win[h] = 0 if pt > bt else (1 if bt > pt else 2)
+    out_nat[h] = (packed & 0x800) != 0
+    out_ppair[h] = (c1 & 15) == (c3 & 15)
+    out_bpair[h] = (c2 & 15) == (c4 & 15)
+    out_pn[h] = 2 + pdrew
+    out_bn[h] = 2 + bdrew
+    return 4 + pdrew + bdrew
 
 
 @njit(cache=True, _nrt=False)
@@ -192,28 +222,11 @@ def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
             p2 = (values[c1 & 15] + values[c3 & 15]) % 10
             b2 = (values[c2 & 15] + values[c4 & 15]) % 10
             packed = table[p2, b2, values[c5 & 15], values[c6 & 15]]
-            pdrew = (packed >> 8) & 1
-            bdrew = (packed >> 9) & 1
-            pt = packed & 15
-            bt = (packed >> 4) & 15
-            out_cards[h, 0] = c1
-            out_cards[h, 1] = c3
-            out_cards[h, 2] = c5 if pdrew else 0
-            out_cards[h, 3] = c2
-            out_cards[h, 4] = c4
-            out_cards[h, 5] = (c6 if pdrew else c5) if bdrew else 0
-            pos += 4 + pdrew + bdrew
+            pos += _write_hand(h, c1, c2, c3, c4, c5, c6, packed, out_cards, out_pt, out_bt,
+                               out_win, out_nat, out_ppair, out_bpair, out_pn, out_bn)
             hand_no += 1
             out_shoe[h] = shoe_index
             out_hand[h] = hand_no
-            out_pt[h] = pt
-            out_bt[h] = bt
-            out_win[h] = 0 if pt > bt else (1 if bt > pt else 2)
-            out_nat[h] = p2 >= 8 or b2 >= 8
-            out_ppair[h] = (c1 & 15) == (c3 & 15)
-            out_bpair[h] = (c2 & 15) == (c4 & 15)
-            out_pn[h] = 2 + pdrew
-            out_bn[h] = 2 + bdrew
             h += 1
             if after_cut >= 0:
                 after_cut += 1
@@ -222,7 +235,7 @@ def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
     return h
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def deal_sequence(cards: np.ndarray, table: np.ndarray, values: np.ndarray,
                   out_cards: np.ndarray, out_pt: np.ndarray, out_bt: np.ndarray,
                   out_win: np.ndarray, out_nat: np.ndarray, out_ppair: np.ndarray,
@@ -256,25 +269,8 @@ def deal_sequence(cards: np.ndarray, table: np.ndarray, values: np.ndarray,
                     break
                 c6 = cards[pos + 5]
                 packed = table[p2, b2, v5, values[c6 & 15]]
-        pdrew = (packed >> 8) & 1
-        bdrew = (packed >> 9) & 1
-        pt = packed & 15
-        bt = (packed >> 4) & 15
-        out_cards[h, 0] = c1
-        out_cards[h, 1] = c3
-        out_cards[h, 3] = c2
-        out_cards[h, 4] = c4
-        out_cards[h, 2] = c5 if pdrew else 0
-        out_cards[h, 5] = (c6 if pdrew else c5) if bdrew else 0
-        out_pt[h] = pt
-        out_bt[h] = bt
-        out_win[h] = 0 if pt > bt else (1 if bt > pt else 2)
-        out_nat[h] = p2 >= 8 or b2 >= 8
-        out_ppair[h] = (c1 & 15) == (c3 & 15)
-        out_bpair[h] = (c2 & 15) == (c4 & 15)
-        out_pn[h] = 2 + pdrew
-        out_bn[h] = 2 + bdrew
-        pos += 4 + pdrew + bdrew
+        pos += _write_hand(h, c1, c2, c3, c4, c5, c6, packed, out_cards, out_pt, out_bt,
+                           out_win, out_nat, out_ppair, out_bpair, out_pn, out_bn)
         h += 1
     return h, pos
 

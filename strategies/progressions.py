@@ -36,6 +36,15 @@ class ProgressionParams(CommonParams):
     base: float = param(10.0, "the base stake (one unit), in currency", min=0, exclusive_min=True)
 
 
+def check_units(values: list[float], where: str) -> None:
+    """A list of 1 to 64 positive numbers of units (a line, a sequence)."""
+    if not 1 <= len(values) <= 64:
+        raise StrategyError(f"{where}: must hold 1 to 64 numbers, got {len(values)}")
+    for i, v in enumerate(values):
+        if v <= 0:
+            raise StrategyError(f"{where}[{i}]: numbers must be positive, got {v!r}")
+
+
 class Progression(Builtin):
     """A progression on one bet; subclasses add their arguments."""
 
@@ -326,11 +335,7 @@ class LabouchereParams(ProgressionParams):
                               "the starting line, in units; the stake is its first plus last number")
 
     def validate(self, path: str) -> None:
-        if not 1 <= len(self.line) <= 64:
-            raise StrategyError(f"{path}.line: must hold 1 to 64 numbers, got {len(self.line)}")
-        for i, v in enumerate(self.line):
-            if v <= 0:
-                raise StrategyError(f"{path}.line[{i}]: numbers must be positive, got {v!r}")
+        check_units(self.line, f"{path}.line")
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -382,11 +387,7 @@ class SequenceParams(ProgressionParams):
     sequence: list[float] = param([1.0, 3.0, 2.0, 6.0], "stakes in units, one step on per win")
 
     def validate(self, path: str) -> None:
-        if not 1 <= len(self.sequence) <= 64:
-            raise StrategyError(f"{path}.sequence: must hold 1 to 64 numbers, got {len(self.sequence)}")
-        for i, v in enumerate(self.sequence):
-            if v <= 0:
-                raise StrategyError(f"{path}.sequence[{i}]: numbers must be positive, got {v!r}")
+        check_units(self.sequence, f"{path}.sequence")
 
     def __post_init__(self) -> None:
         super().__post_init__()
