@@ -283,6 +283,23 @@ def play_command(
     play.PlaySession(settings, lines, sys.stdout, echo=not sys.stdin.isatty()).run()
 
 
+@app.command("report")
+def report_command(
+    directory: Annotated[Path, typer.Argument(
+        metavar="DIR", help="What `backtest run --out DIR` or `backtest sweep --out DIR` wrote.")],
+    out: Annotated[Optional[Path], typer.Option(
+        help="The HTML file to write (default: DIR/report.html); the plots also go as PNG "
+             "files in NAME-plots/ beside it.")] = None,
+) -> None:
+    """Write one self-contained HTML report of a run or a sweep: the verdict, the plots
+    (embedded), the summary table. Needs matplotlib (the `plot` extra of the package)."""
+    from backtest import report
+
+    written = report.write_report(directory, out)
+    typer.echo(f"wrote {written.html} and {len(written.plots)} plot(s) in {written.plot_dir}",
+               err=True)
+
+
 def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
                   file: object = None, line: str | None = None) -> None:
     typer.echo(f"warning: {message}", err=True)

@@ -27,17 +27,31 @@ def check_out_dir(out: Path) -> None:
         raise UsageError(f"--out {out}: cannot create the directory: {exc.strerror}") from None
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextmanager
 def atomic_path(path: Path) -> Iterator[Path]:
-    """A temporary path beside `path`, renamed onto it only when the block succeeds."""
+    """A temporary path beside `path`, renamed onto it only when the block succeeds
+    (with the permissions a newly created file would have)."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
     try:
         yield Path(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def remove_stale_temporaries(folder: Path) -> None:
+    """Delete temporary files `atomic_path` left behind when a process was killed."""
+    for stale in folder.glob(".*.tmp"):
+        stale.unlink(missing_ok=True)
 
 
 def write_parquet(frame: pl.DataFrame, path: Path) -> None:

@@ -65,7 +65,7 @@ class Cell:
 
     @property
     def key(self) -> str:
-        return json.dumps([[k, v] for k, v in self.values], sort_keys=True, default=str)
+        return cell_key(self.values)
 
     @property
     def id(self) -> str:
@@ -86,6 +86,11 @@ class Sweep:
     seed: int
     metric: str
     spec_hash: str
+
+
+def cell_key(values: Sequence[tuple[str, Any]]) -> str:
+    """A cell's identity: its varied values, whatever order the keys were written in."""
+    return json.dumps(sorted([k, v] for k, v in values), sort_keys=True, default=str)
 
 
 def _label(value: Any) -> str:
@@ -260,8 +265,7 @@ def load_sweep(path: str | Path, sessions: int | None = None) -> Sweep:
                 set_path(raw, key, value)
             except KeyError as exc:
                 raise ConfigError(f"{where}: {key}: {exc.args[0]}") from None
-        key_text = json.dumps([[k, v] for k, v in values], sort_keys=True, default=str)
-        raw["seed"] = seed if common else _cell_seed(seed, key_text)
+        raw["seed"] = seed if common else _cell_seed(seed, cell_key(values))
         if n_sessions is not None:
             raw["sessions"] = n_sessions
         try:
@@ -370,6 +374,8 @@ def _prepare_out(out: Path, sweep: Sweep, resume: bool) -> None:
             raise UsageError(f"--out {out} already holds cells of this sweep: pass --resume to "
                              "finish it, or use another directory")
     (out / "cells").mkdir(exist_ok=True)
+    for folder in (out, out / "cells"):
+        outputs.remove_stale_temporaries(folder)
     outputs.write_json(meta, meta_path)
 
 
@@ -383,7 +389,8 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
     _prepare_out(out, sweep, resume)
     done = _read_cells(out, sweep) if resume else {}
     todo = [c.index for c in sweep.cells if c.index not in done]
-    workers = workers or engine.default_workers()
+    if workers is None:
+        workers = engine.default_workers()
     if workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
     tasks = _tasks(sweep, todo, workers)

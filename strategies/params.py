@@ -153,9 +153,9 @@ def _check_bet_mapping(value: dict[str, float], where: str) -> dict[str, float]:
 
 def build_params(cls: type, data: Mapping[str, Any] | None, path: str = "params") -> Any:
     """The Params dataclass `cls` from a config mapping; unknown keys fail with suggestions."""
+    if data is not None and not isinstance(data, Mapping):
+        raise StrategyError(f"{path}: expected a mapping of parameters (name: value), got {data!r}")
     data = dict(data or {})
-    if not isinstance(data, dict):
-        raise StrategyError(f"{path}: expected a mapping of parameters, got {data!r}")
     names = [f.name for f in dataclasses.fields(cls)]
     for key in data:
         if key not in names:

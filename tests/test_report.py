@@ -1,0 +1,422 @@
+"""`backtest report`: one self-contained HTML file and PNG plots from a run's or a sweep's output.
+
+What is checked: the numbers behind the plots (bankroll bands with ended sessions
+held at their final bankroll, the measured edge converging and its band); a
+report of a small run and of small sweeps with one, two and three varied keys
+(every plot embedded as a PNG data URI that decodes to a PNG, the same plots
+written as PNG files, the plots' titles, each seat's numbers in the verdict and
+the table, nothing loaded from outside the file); the one-line message without
+matplotlib; and bad directories, each a one-line error with its exit code and
+nothing written. The command line is tested through its entry point `main`,
+and as real `python -m backtest` processes (started at once) where the process
+itself matters: the exit code, and matplotlib missing from it.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+import yaml
+
+from backtest import engine, outputs, report
+from backtest.cli import main
+from backtest.config import parse_config
+from backtest.errors import BacktestError, UsageError
+from backtest.metrics import Z95
+from backtest.sweep import load_sweep, run_sweep
+
+pytest.importorskip("matplotlib")
+
+REPO = Path(__file__).resolve().parents[1]
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+IMG = re.compile(r'<img src="data:image/png;base64,([^"]*)"')
+
+#: two seats, one of them a Martingale on a short bankroll, so some sessions are ruined
+RUN = """\
+name: small run
+seed: 4
+sessions: 40
+rules: commission
+shoe: {decks: 8, cut_card: 14, burn: true}
+session: {bankroll: 300, win_goal: 100, max_shoes: 1}
+table: {min: 10, max: 1000}
+seats:
+- strategy: flat
+  name: Flat Banker
+  params: {bets: {banker: 10}}
+- strategy: martingale
+  name: Martingale <on> Banker
+  params: {bet: banker, base: 10}
+"""
+
+RUN_TITLES = ("Bankroll through the session", "Final bankroll of each session",
+              "Measured edge converging on the exact edge")
+
+SWEEP_RUN = """\
+rules: commission
+shoe: {decks: 8, cut_card: 14, burn: true}
+session: {bankroll: 1000, win_goal: 200, max_shoes: 1}
+table: {min: 10, max: 1000}
+seats:
+- strategy: martingale
+  name: Martingale
+  params: {bet: banker, base: 10}
+- strategy: flat
+  name: Flat Player
+  params: {bets: {player: 10}}
+"""
+
+#: the grid of each small sweep, by the number of keys it varies, and the titles it must get
+SWEEP_GRIDS: dict[int, tuple[dict[str, list[Any]], list[str]]] = {
+    1: ({"seats[0].params.base": [5, 25]},
+        ["Ruin rate and edge against seats[0].params.base"]),
+    2: ({"session.bankroll": [200, 1000], "table.max": [500, 1000]},
+        ["Ruin rate by session.bankroll and table.max", "Edge by session.bankroll and table.max"]),
+    3: ({"session.bankroll": [200, 1000], "table.max": [500, 1000], "rules": ["commission", "ez"]},
+        ["Ruin rate and edge against session.bankroll", "Ruin rate and edge against table.max",
+         "Ruin rate and edge against rules"]),
+}
+
+
+def pct(x: float) -> str:
+    """An edge as the report shows it."""
+    return f"{100 * x:+.2f}%"
+
+
+def share(x: float) -> str:
+    """A rate as the report shows it."""
+    return f"{100 * x:.1f}%"
+
+
+def images(page: str) -> list[bytes]:
+    """Every embedded image of a page, decoded; each must be a PNG."""
+    found = [base64.b64decode(data, validate=True) for data in IMG.findall(page)]
+    assert page.count("<img") == len(found)
+    for png in found:
+        assert png.startswith(PNG_SIGNATURE)
+    return found
+
+
+def table_rows(page: str) -> list[list[str]]:
+    """The cells of the summary table's body rows, as text."""
+    body = page.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    return [[html.unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+            for row in re.findall(r"<tr>(.*?)</tr>", body)]
+
+
+def written_files(directory: Path) -> list[str]:
+    return sorted(str(p.relative_to(directory)) for p in directory.rglob("*"))
+
+
+def assert_self_contained(page: str) -> None:
+    assert page.startswith("<!DOCTYPE html>")
+    for outside in ("<script", "<link", 'src="http', "src='http", "url(", "@import"):
+        assert outside not in page
+
+
+# --- the numbers behind the plots -------------------------------------------------------
+
+def test_path_bands_hold_an_ended_session_at_its_final_bankroll() -> None:
+    paths = pl.DataFrame({"seat": ["a"] * 4, "session": [1, 1, 1, 2], "hand": [1, 2, 3, 1],
+                          "bankroll": [110.0, 120.0, 130.0, 90.0]})
+    bands = report.path_bands(paths, 100.0)
+    assert bands["hand"].to_list() == [0, 1, 2, 3]
+    assert bands["sessions"].to_list() == [2, 2, 2, 2]
+    assert bands["p50"].to_list() == [100.0, 100.0, 105.0, 110.0]
+    # session 2 ended after one hand: it counts at 90 at hands 2 and 3
+    last = bands.row(3, named=True)
+    assert last["p5"] == pytest.approx(90 + 0.05 * 40)
+    assert last["p95"] == pytest.approx(90 + 0.95 * 40)
+    assert report.with_start(paths, 100.0).filter(pl.col("hand") == 0)["bankroll"].to_list() \
+        == [100.0, 100.0]
+
+
+def test_edge_convergence_is_cumulative_net_over_cumulative_wagered() -> None:
+    sessions = pl.DataFrame({"seat": ["a"] * 3, "session": [2, 1, 3], "hands": [10, 20, 30],
+                             "wagered": [100.0, 0.0, 300.0], "net": [-10.0, 0.0, 4.0],
+                             "expected_net": [-1.0, 0.0, -3.0]})
+    curve = report.edge_convergence(sessions)
+    # in session order; session 1 wagered nothing, so it has no edge yet
+    assert curve["session"].to_list() == [2, 3]
+    assert curve["cum_hands"].to_list() == [30, 60]
+    assert curve["edge"].to_list() == pytest.approx([-0.1, -6 / 400])
+    s = ((0.0 + 81.0 + 49.0) / 3) ** 0.5
+    assert curve["half_width"].to_list() == pytest.approx(
+        [Z95 * s * 2 ** 0.5 / 100, Z95 * s * 3 ** 0.5 / 400])
+
+
+# --- a run ------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("run")
+    cfg = parse_config(yaml.safe_load(RUN))
+    result = engine.run(cfg, workers=1)
+    outputs.write_run(out, result, engine.bankroll_paths(cfg, 20))
+    return out
+
+
+@pytest.fixture(scope="module")
+def run_report(run_dir: Path) -> tuple[report.Report, str]:
+    written = report.write_report(run_dir)
+    return written, written.html.read_text(encoding="utf-8")
+
+
+def test_a_run_report_embeds_every_plot_and_writes_them_as_png(
+        run_dir: Path, run_report: tuple[report.Report, str]) -> None:
+    written, page = run_report
+    assert written.html == run_dir / "report.html"
+    assert written.plot_dir == run_dir / "report-plots"
+    assert [p.name for p in written.plots] == ["bankroll-paths.png", "final-bankroll.png",
+                                               "edge-convergence.png"]
+    embedded = images(page)
+    assert len(embedded) == len(RUN_TITLES)
+    assert [p.read_bytes() for p in written.plots] == embedded
+    for title in RUN_TITLES:
+        assert f'alt="{title}"' in page and f"<b>{title}.</b>" in page
+    assert "keeps its final bankroll for the later hands" in page
+    assert_self_contained(page)
+    assert not list(run_dir.rglob("*.tmp"))
+
+
+def test_a_run_report_gives_each_seats_numbers(run_dir: Path,
+                                               run_report: tuple[report.Report, str]) -> None:
+    _, page = run_report
+    summary = pl.read_parquet(run_dir / "summary.parquet")
+    assert summary.select(pl.col("ruin_rate").max()).item() > 0  # the Martingale is ruined
+    verdict = page.split('<div class="verdict">', 1)[1].split("</div>", 1)[0]
+    plots_at = page.index("<h2>Plots</h2>")
+    assert page.index('<div class="verdict">') < plots_at < page.index("<h2>Summary</h2>")
+    rows = {row[0]: row for row in table_rows(page)}
+    for r in summary.iter_rows(named=True):
+        name = html.escape(r["seat"])
+        assert name in verdict
+        said = verdict.split(name, 1)[1].split("</p>", 1)[0]
+        assert f"Measured edge {pct(r['edge'])}" in said
+        assert f"exact edge of the bets it placed is {pct(r['expected_edge'])}" in said
+        assert share(r["ruin_rate"]) in said
+        row = rows[r["seat"]]
+        assert row[1] == f"{r['sessions']:,}"
+        assert row[4] == f"{r['net']:,.2f}"
+        assert row[5] == pct(r["edge"])
+        assert row[7] == pct(r["expected_edge"])
+        assert row[10] == share(r["ruin_rate"])
+    assert "Martingale &lt;on&gt; Banker" in page and "<on>" not in page
+    assert len(rows) == summary.height
+
+
+def test_a_run_without_paths_gets_the_other_plots(run_dir: Path, tmp_path: Path) -> None:
+    for name in ("run.json", "summary.parquet", "sessions.parquet"):
+        (tmp_path / name).write_bytes((run_dir / name).read_bytes())
+    written = report.write_report(tmp_path, tmp_path / "out" / "no-paths.html")
+    page = written.html.read_text(encoding="utf-8")
+    assert len(images(page)) == 2
+    assert "no paths.parquet" in page
+    assert written.plot_dir == tmp_path / "out" / "no-paths-plots"
+    assert sorted(p.name for p in written.plot_dir.iterdir()) == ["edge-convergence.png",
+                                                                  "final-bankroll.png"]
+
+
+def test_a_failed_drawing_writes_nothing(run_dir: Path, tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(results: Any) -> Any:
+        raise BacktestError("drawing failed")
+
+    monkeypatch.setattr(report, "plot_edge", broken)
+    with pytest.raises(BacktestError, match="drawing failed"):
+        report.write_report(run_dir, tmp_path / "r.html")
+    assert written_files(tmp_path) == []
+
+
+def test_without_matplotlib_the_report_says_how_to_install_it(
+        run_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(UsageError, match=re.escape("pip install 'baccarat-backtest[plot]'")):
+        report.write_report(run_dir, tmp_path / "r.html")
+    assert written_files(tmp_path) == []
+
+
+# --- sweeps ----------------------------------------------------------------------------
+
+def make_sweep(out: Path, grid: dict[str, list[Any]]) -> Path:
+    spec = out.parent / f"{out.name}.yaml"
+    spec.write_text(yaml.safe_dump({"name": f"small sweep {len(grid)}", "seed": 9,
+                                    "sessions": 12, "common_shoes": True,
+                                    "run": yaml.safe_load(SWEEP_RUN), "grid": grid},
+                                   sort_keys=False),
+                    encoding="utf-8")
+    run_sweep(load_sweep(spec), out, workers=1)
+    return out
+
+
+@pytest.fixture(scope="module")
+def sweep_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
+    tmp = tmp_path_factory.mktemp("sweeps")
+    return {n: make_sweep(tmp / f"keys{n}", grid) for n, (grid, _) in SWEEP_GRIDS.items()}
+
+
+@pytest.mark.parametrize("n_keys", sorted(SWEEP_GRIDS))
+def test_a_sweep_report_plots_ruin_and_edge_against_its_keys(
+        sweep_dirs: dict[int, Path], n_keys: int) -> None:
+    directory = sweep_dirs[n_keys]
+    grid, titles = SWEEP_GRIDS[n_keys]
+    written = report.write_report(directory)
+    page = written.html.read_text(encoding="utf-8")
+    embedded = images(page)
+    assert len(embedded) == len(titles)
+    assert [p.read_bytes() for p in written.plots] == embedded
+    assert all(p.parent == directory / "report-plots" for p in written.plots)
+    for title in titles:
+        assert f"<b>{html.escape(title)}.</b>" in page
+    if n_keys == 2:
+        assert [p.name for p in written.plots] == ["heatmap-ruin-rate.png", "heatmap-edge.png"]
+    else:
+        assert all(p.name.startswith("sweep-") for p in written.plots)
+    if n_keys == 3:
+        assert "mean over the cells of the other key(s)" in page
+    assert_self_contained(page)
+
+    summary = pl.read_parquet(directory / "summary.parquet")
+    keys = list(grid)
+    rows = table_rows(page)
+    assert len(rows) == summary.height
+    for row, r in zip(rows, summary.iter_rows(named=True)):
+        assert row[0] == str(r["cell"])
+        assert row[1:1 + len(keys)] == [f"{r[k]:,}" if isinstance(r[k], int) else r[k]
+                                        for k in keys]
+        seat = row[1 + len(keys):]
+        assert seat[0] == r["seat"]
+        assert seat[5] == pct(r["edge"])
+        assert seat[7] == pct(r["expected_edge"])
+        assert seat[10] == share(r["ruin_rate"])
+    verdict = page.split('<div class="verdict">', 1)[1].split("</div>", 1)[0]
+    for name in ("Martingale", "Flat Player"):
+        low = summary.filter(pl.col("seat") == name).select(
+            pl.col("edge", "expected_edge").min(), pl.col("ruin_rate").max()).row(0, named=True)
+        said = verdict.split(f"<p>{name}:", 1)[1].split("</p>", 1)[0]
+        assert pct(low["edge"]) in said and pct(low["expected_edge"]) in said
+        assert share(low["ruin_rate"]) in said if low["ruin_rate"] else \
+            "No session ended in ruin in any cell." in said
+
+
+# --- the command line -------------------------------------------------------------------
+
+NO_MATPLOTLIB = ("import sys; sys.modules['matplotlib'] = None; "
+                 "sys.argv = ['backtest', *sys.argv[1:]]; "
+                 "from backtest.cli import main; main()")
+EXPECTED = "expected the output of `backtest run --out DIR`"
+
+
+def one_line_error(code: int, err: str, expected_code: int, *says: str) -> None:
+    assert code == expected_code, err
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    for words in says:
+        assert words in lines[0]
+
+
+def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        *args: str) -> tuple[int, str, str]:
+    """The real entry point in this process: (exit code, stdout, stderr)."""
+    monkeypatch.setattr(sys, "argv", ["backtest", *args])
+    code = 0
+    try:
+        main()
+    except SystemExit as done:
+        code = int(done.code or 0)
+    got = capsys.readouterr()
+    return code, got.out, got.err
+
+
+def test_bad_directories_and_no_matplotlib_as_processes(run_dir: Path, tmp_path: Path) -> None:
+    """`python -m backtest report` processes, started at once: one line on stderr, the
+    exit code, and nothing written."""
+    no_cells = tmp_path / "no-cells"
+    (no_cells / "cells").mkdir(parents=True)
+    (no_cells / "sweep.json").write_text(json.dumps(
+        {"kind": "sweep", "name": "s", "keys": ["table.max"], "cells": 2}), encoding="utf-8")
+    no_mpl = tmp_path / "no-mpl"
+
+    def start(*args: str) -> subprocess.Popen[str]:
+        return subprocess.Popen([sys.executable, *args], cwd=REPO, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+
+    cases = [
+        (start("-m", "backtest", "report", str(tmp_path / "missing")), 2,
+         ["no such directory", EXPECTED]),
+        (start("-m", "backtest", "report", str(no_cells)), 1, ["no finished cells", "--resume"]),
+        (start("-c", NO_MATPLOTLIB, "report", str(run_dir), "--out", str(no_mpl / "r.html")), 2,
+         ["matplotlib", "pip install 'baccarat-backtest[plot]'"]),
+    ]
+    for process, code, says in cases:
+        _, err = process.communicate(timeout=120)
+        one_line_error(process.returncode, err, code, *says)
+    assert not (tmp_path / "missing").exists()
+    assert written_files(no_cells) == ["cells", "sweep.json"]
+    assert not no_mpl.exists()
+
+
+def copy_files(source: Path, target: Path, *names: str) -> Path:
+    target.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        (target / name).write_bytes((source / name).read_bytes())
+    return target
+
+
+BAD_INPUT = {
+    # name: (what to make in tmp/NAME from the run dir, extra args, exit code, what it says)
+    "empty": ((), (), 2, ["holds no run.json or sweep.json", EXPECTED]),
+    "only-summary": (("summary.parquet",), (), 2,
+                     ["summary.parquet but no run.json or sweep.json", EXPECTED]),
+    "unfinished-run": (("run.json", "sessions.parquet"), (), 1,
+                       ["the run did not finish", "summary.parquet"]),
+    "out-is-a-directory": (("run.json", "sessions.parquet", "summary.parquet"), ("--out", "."),
+                           2, ["is a directory"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUT))
+def test_bad_input_through_the_entry_point(case: str, run_dir: Path, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    names, extra, code, says = BAD_INPUT[case]
+    directory = copy_files(run_dir, tmp_path / case, *names)
+    before = written_files(directory)
+    args = [a if a != "." else str(directory) for a in extra]
+    got, _, err = cli(monkeypatch, capsys, "report", str(directory), *args)
+    one_line_error(got, err, code, *says)
+    assert written_files(directory) == before
+
+
+def test_a_file_is_not_a_results_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    a_file = tmp_path / "a-file.txt"
+    a_file.write_text("not a directory\n", encoding="utf-8")
+    code, _, err = cli(monkeypatch, capsys, "report", str(a_file))
+    one_line_error(code, err, 2, "is a file, not a directory", EXPECTED)
+    assert written_files(tmp_path) == ["a-file.txt"]
+
+
+def test_the_report_command_writes_where_out_says(run_dir: Path, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    good = tmp_path / "reports" / "mine.html"
+    code, out, err = cli(monkeypatch, capsys, "report", str(run_dir), "--out", str(good))
+    assert code == 0, err
+    assert out == ""
+    assert err.strip() == f"wrote {good} and 3 plot(s) in {good.parent / 'mine-plots'}"
+    assert len(images(good.read_text(encoding="utf-8"))) == 3
+    assert written_files(tmp_path) == [
+        "reports", "reports/mine-plots", "reports/mine-plots/bankroll-paths.png",
+        "reports/mine-plots/edge-convergence.png", "reports/mine-plots/final-bankroll.png",
+        "reports/mine.html"]

@@ -1,0 +1,814 @@
+"""Sweeps: one run config over a grid of settings (`backtest.sweep`, `backtest sweep`).
+
+What is checked: the cells a sweep's `grid:` and `zip:` make, over any key path
+of the run config; validation of every cell before the first one runs, with
+errors naming the cell, its values and the key; random streams keyed by the
+master seed and the cell's own values (or shared with `common_shoes`); the same
+numbers on one worker, two local processes, a Dask LocalCluster and a running
+Dask scheduler; the output directory (cells written atomically as they finish,
+`summary.parquet`, `sweep.json`); a sweep killed halfway and resumed; `--resume`
+and its usage errors; the printed result; and the ready sweeps in
+`configs/sweeps/`.
+
+Sweeps run in this process (`run_sweep`, or the real entry point `main`) where
+that is enough, and as a real `python -m backtest` process where the process
+itself matters (a kill, the error boundary).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from backtest import engine
+from backtest import sweep as sweeps
+from backtest.cli import main
+from backtest.errors import ConfigError, UsageError
+from backtest.sweep import load_sweep, run_sweep
+
+REPO = Path(__file__).resolve().parents[1]
+READY_SWEEPS = sorted((REPO / "configs" / "sweeps").glob("*.yaml"))
+
+#: a run config with one Martingale seat (the base of most sweeps here)
+RUN = """\
+name: base
+seed: 3
+sessions: 10
+rules: commission
+shoe: {decks: 8, cut_card: 14, burn: true}
+session: {bankroll: 1000, win_goal: 200, max_shoes: 1}
+table: {min: 10, max: 1000}
+seats:
+- strategy: martingale
+  name: martingale
+  params: {bet: banker, base: 10}
+"""
+
+#: the metrics `backtest run` writes in its summary (a sweep row carries them all)
+RUN_METRICS = ("seat", "strategy", "sessions", "hands", "bets", "wagered", "net", "edge",
+               "edge_ci_low", "edge_ci_high", "expected_edge", "z", "ruin_rate", "win_goal_rate",
+               "winning_sessions", "mean_net", "median_net", "final_bankroll_p5",
+               "final_bankroll_p95")
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def sweep_file(tmp: Path, body: str, name: str = "sweep.yaml", run: str = RUN) -> Path:
+    """A sweep `name` in `tmp` over the run config `run.yaml` beside it."""
+    write(tmp / "run.yaml", run)
+    return write(tmp / name, "base: run.yaml\n" + body)
+
+
+def by_cell(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.sort("cell", "seat")
+
+
+def cell_files(out: Path) -> list[Path]:
+    return sorted((out / "cells").glob("*.parquet"))
+
+
+def temp_files(out: Path) -> list[str]:
+    return [os.path.join(d, f) for d, _, files in os.walk(out) for f in files
+            if f.endswith(".tmp")]
+
+
+def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        *args: str) -> tuple[int, str, str]:
+    """The real entry point in this process: (exit code, stdout, stderr)."""
+    monkeypatch.setattr(sys, "argv", ["backtest", *args])
+    code = 0
+    try:
+        main()
+    except SystemExit as done:
+        code = int(done.code or 0)
+    got = capsys.readouterr()
+    return code, got.out, got.err
+
+
+def one_line_error(code: int, err: str, expected_code: int) -> str:
+    assert code == expected_code, err
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("error: ")
+    return lines[0]
+
+
+def backtest_process(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """`python -m backtest ARGS` from the project's top folder."""
+    return subprocess.run([sys.executable, "-m", "backtest", *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+# --- the cells of a sweep ----------------------------------------------------------------------
+
+def test_grid_is_a_product_and_zip_goes_in_step(tmp_path: Path) -> None:
+    path = sweep_file(tmp_path, """\
+sessions: 7
+seed: 42
+grid:
+  seats[0].params.base: [5, 25]
+  session.bankroll: [500, 2000]
+zip:
+  rules: [commission, ez]
+  shoe.decks: [8, 6]
+""")
+    sweep = load_sweep(path)
+    assert sweep.keys == ("seats[0].params.base", "session.bankroll", "rules", "shoe.decks")
+    assert sweep.seed == 42 and sweep.metric == "edge" and sweep.name == "sweep"
+    assert len(sweep.cells) == 2 * 2 * 2
+    got = [(c.config.seats[0].params["base"], c.config.session.bankroll, c.config.rules.name,
+            c.config.shoe.decks) for c in sweep.cells]
+    assert got == [(base, bankroll, rules, decks)
+                   for base in (5, 25) for bankroll in (500, 2000)
+                   for rules, decks in (("commission", 8), ("ez", 6))]
+    for i, cell in enumerate(sweep.cells):
+        assert cell.index == i
+        assert dict(cell.values) == {"seats[0].params.base": got[i][0],
+                                     "session.bankroll": got[i][1], "rules": got[i][2],
+                                     "shoe.decks": got[i][3]}
+        assert cell.sessions == 7 and cell.config.sessions == 7
+        # what is not varied comes from the base config, untouched by other cells
+        assert cell.config.session.win_goal == 200 and cell.config.limits.maximum
+        assert cell.config.seats[0].params["bet"] == "banker"
+        assert cell.config.seed == sweeps._cell_seed(42, cell.key)
+    assert len({c.config.seed for c in sweep.cells}) == len(sweep.cells)
+    assert len({c.id for c in sweep.cells}) == len(sweep.cells)
+    # --sessions overrides the sweep's sessions
+    assert {c.sessions for c in load_sweep(path, sessions=3).cells} == {3}
+
+
+def test_a_whole_seat_and_an_inline_run(tmp_path: Path) -> None:
+    path = write(tmp_path / "seats.yaml", """\
+run:
+  seed: 9
+  sessions: 4
+  shoe: {decks: 1}
+  session: {bankroll: 500, max_shoes: 1}
+  seats:
+  - strategy: flat
+zip:
+  seats[0]:
+  - {strategy: flat, name: flat player, params: {bets: {player: 5}}}
+  - {strategy: random, name: coin, params: {base: 5}}
+  table.max: [100, 200]
+""")
+    sweep = load_sweep(path)
+    assert [c.config.seats[0].strategy for c in sweep.cells] == ["flat", "random"]
+    assert [c.config.seats[0].label for c in sweep.cells] == ["flat player", "coin"]
+    assert [c.config.shoe.decks for c in sweep.cells] == [1, 1]
+    assert sweep.seed == 9 and [c.sessions for c in sweep.cells] == [4, 4]  # from the run
+    assert [c.label() for c in sweep.cells] == ["seats[0]=flat player, table.max=100",
+                                                "seats[0]=coin, table.max=200"]
+
+
+# the sweep's varied part, and what its error says after "<file>: "
+BAD_SWEEPS = {
+    "list-index-out-of-range": (
+        "grid:\n  seats[3].params.base: [5, 10]\n",
+        "cell 1 (seats[3].params.base=5): seats[3].params.base: seats[3] does not exist "
+        "(the list has 1 item(s))"),
+    "misspelt-section": (
+        "grid:\n  sesion.bankroll: [500, 1000]\n",
+        "cell 1 (sesion.bankroll=500): sesion: unknown key; did you mean 'session'"),
+    "misspelt-session-key": (
+        "grid:\n  session.bankrol: [500, 1000]\n",
+        "cell 1 (session.bankrol=500): session.bankrol: unknown key; did you mean 'bankroll'?"),
+    "misspelt-strategy-parameter": (
+        "grid:\n  seats[0].params.bse: [5]\n",
+        "cell 1 (seats[0].params.bse=5): seats[0].params: unknown parameter 'bse'; "
+        "did you mean 'base'"),
+    "zip-lengths": (
+        "zip:\n  rules: [commission, ez, no-commission]\n  shoe.decks: [8, 6]\n",
+        "zip: the lists must have the same length (rules has 3, shoe.decks has 2)"),
+    "empty-grid": ("grid: {}\n", "nothing varies: give `grid:` and/or `zip:`"),
+    "no-grid-nor-zip": ("sessions: 5\n", "nothing varies: give `grid:` and/or `zip:`"),
+    "empty-list": ("grid:\n  session.bankroll: []\n",
+                   "grid.session.bankroll: expected a non-empty list of values, got []"),
+    "not-a-list": ("zip:\n  session.bankroll: 500\n",
+                   "zip.session.bankroll: expected a non-empty list of values, got 500"),
+    "bad-value-in-third-cell": (
+        "grid:\n  session.bankroll: [100, 200, -5]\n",
+        "cell 3 (session.bankroll=-5): session.bankroll: must be more than 0, got -5"),
+    "bad-value-with-two-keys": (
+        "grid:\n  table.max: [500, 1000]\n  session.bankroll: [100, 200, -5]\n",
+        "cell 3 (table.max=500, session.bankroll=-5): session.bankroll: must be more than 0, "
+        "got -5"),
+    "bad-value-under-zip": (
+        "zip:\n  rules: [commission, ez]\n  shoe.decks: [8, 0]\n",
+        "cell 2 (rules=ez, shoe.decks=0): shoe.decks: must be at least 1, got 0"),
+    "bad-parameter-value": (
+        "grid:\n  seats[0].params.base: [5, ten]\n",
+        "cell 2 (seats[0].params.base=ten): seats[0].params.base: expected a number, got 'ten'"),
+    "unknown-rules-preset": (
+        "grid:\n  rules: [commission, comission]\n",
+        "cell 2 (rules=comission): rules: unknown rules preset 'comission'; "
+        "did you mean 'commission'"),
+    "unknown-strategy-in-a-whole-seat": (
+        "grid:\n  seats[0]: [{strategy: flat}, {strategy: nope}]\n",
+        "cell 2 (seats[0]=nope): seats[0].strategy: unknown strategy 'nope'"),
+    # the engine's own checks before any hand (a bet the table does not offer) count too
+    "bet-the-table-does-not-offer": (
+        "grid:\n  rules: [commission, bulgarian]\n"
+        "  seats[0]: [{strategy: flat, params: {bets: {player_pair: 5}}}]\n",
+        "cell 2 (rules=bulgarian, seats[0]=flat): seats[0] (flat): the bulgarian table does not "
+        "offer the player_pair bet"),
+    "into-a-number": ("grid:\n  session.bankroll.x: [5]\n",
+                      "cell 1 (session.bankroll.x=5): session.bankroll.x: session.bankroll is "
+                      "not a mapping"),
+    "not-a-key-path": ("grid:\n  seats[0]..base: [5]\n",
+                       "'seats[0]..base' is not a key path"),
+    "both-grid-and-zip": ("grid:\n  table.max: [500]\nzip:\n  table.max: [1000]\n",
+                          "table.max is both in grid and zip"),
+    "unknown-sweep-key": ("gird:\n  table.max: [500]\n", "gird: unknown key; did you mean 'grid'?"),
+    "unknown-metric": ("metric: ruin\ngrid:\n  table.max: [500]\n",
+                       "metric: unknown metric 'ruin'; did you mean 'ruin_rate'?"),
+    "negative-seed": ("seed: -1\ngrid:\n  table.max: [500]\n",
+                      "seed: expected a whole number of at least 0, got -1"),
+    "zero-sessions": ("sessions: 0\ngrid:\n  table.max: [500]\n",
+                      "sessions: expected a whole number of at least 1, got 0"),
+}
+
+
+@pytest.mark.parametrize("name", BAD_SWEEPS)
+def test_every_cell_is_validated_before_any_runs(tmp_path: Path, name: str) -> None:
+    body, message = BAD_SWEEPS[name]
+    path = sweep_file(tmp_path, body)
+    with pytest.raises(ConfigError) as error:
+        load_sweep(path)
+    assert str(error.value).startswith(f"{path}: {message}")
+    assert "\n" not in str(error.value)
+
+
+def test_errors_in_an_inline_run_name_the_sweep_file(tmp_path: Path) -> None:
+    path = write(tmp_path / "inline.yaml", "run:\n" + "".join(f"  {line}\n" for line in
+                                                               RUN.splitlines())
+                 + "grid:\n  sesion.bankroll: [500]\n")
+    with pytest.raises(ConfigError) as error:
+        load_sweep(path)
+    assert str(error.value).startswith(
+        f"{path}: cell 1 (sesion.bankroll=500): sesion: unknown key; did you mean 'session'")
+
+
+def test_a_params_value_that_is_not_a_mapping(tmp_path: Path) -> None:
+    path = sweep_file(tmp_path, "grid:\n  seats[0].params: [{base: 5}, 5]\n")
+    with pytest.raises(ConfigError) as error:
+        load_sweep(path)
+    assert str(error.value).startswith(f"{path}: cell 2 (seats[0].params=5): seats[0].params")
+
+
+def test_a_bad_last_cell_fails_before_any_cell_runs(tmp_path: Path) -> None:
+    path = sweep_file(tmp_path, "sessions: 20\ngrid:\n  session.bankroll: [500, 1000, -5]\n")
+    out = tmp_path / "out"
+    done = backtest_process("sweep", str(path), "--out", str(out), "--workers", "1")
+    message = one_line_error(done.returncode, done.stderr, 1)
+    assert message == (f"error: {path}: cell 3 (session.bankroll=-5): session.bankroll: "
+                       "must be more than 0, got -5")
+    assert done.stdout == ""
+    assert cell_files(out) == [] and not (out / "summary.parquet").exists()
+
+
+# --- random streams: the master seed and the cell's own key ------------------------------------
+
+STREAMS_RUN = RUN.replace("""\
+- strategy: martingale
+  name: martingale
+  params: {bet: banker, base: 10}
+""", """\
+- strategy: martingale
+  name: martingale
+  params: {bet: banker, base: 10}
+- strategy: random
+  name: coin
+  params: {base: 10}
+""")
+
+
+def run_file(path: Path, out: Path, **kwargs: Any) -> pl.DataFrame:
+    return run_sweep(load_sweep(path), out, **{"workers": 1, **kwargs})
+
+
+def keyed(frame: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """The rows matched by the varied values, not by the cell's number."""
+    return frame.drop("cell").sort(*keys, "seat")
+
+
+def test_a_cells_numbers_do_not_depend_on_the_order_of_the_grid(tmp_path: Path) -> None:
+    keys = ["session.bankroll", "seats[0].params.base"]
+    forward = sweep_file(tmp_path, "sessions: 60\nseed: 5\ngrid:\n"
+                         "  session.bankroll: [300, 1000, 3000]\n"
+                         "  seats[0].params.base: [5, 10]\n", "forward.yaml", STREAMS_RUN)
+    backward = sweep_file(tmp_path, "sessions: 60\nseed: 5\ngrid:\n"
+                          "  session.bankroll: [3000, 1000, 300]\n"
+                          "  seats[0].params.base: [10, 5]\n", "backward.yaml", STREAMS_RUN)
+    more = sweep_file(tmp_path, "sessions: 60\nseed: 5\ngrid:\n"
+                      "  session.bankroll: [100, 300, 1000, 3000]\n"
+                      "  seats[0].params.base: [10, 5]\n", "more.yaml", STREAMS_RUN)
+    other_seed = sweep_file(tmp_path, "sessions: 60\nseed: 6\ngrid:\n"
+                            "  session.bankroll: [300, 1000, 3000]\n"
+                            "  seats[0].params.base: [5, 10]\n", "seed6.yaml", STREAMS_RUN)
+    a = run_file(forward, tmp_path / "a")
+    b = run_file(backward, tmp_path / "b")
+    c = run_file(more, tmp_path / "c")
+    d = run_file(other_seed, tmp_path / "d")
+    assert a.height == 6 * 2
+    # the same cells, in another order: another cell number, the same numbers
+    assert (a.sort(*keys, "seat")["cell"].to_list() != b.sort(*keys, "seat")["cell"].to_list())
+    assert_frame_equal(keyed(a, keys), keyed(b, keys), check_exact=True)
+    # a value added to the grid moves every cell's number, not the numbers of the others
+    assert_frame_equal(keyed(a, keys),
+                       keyed(c.filter(pl.col("session.bankroll") != 100), keys), check_exact=True)
+    # each cell has its own streams, and the master seed decides them
+    assert a["seed"].n_unique() == 6 and a["table_hands"].n_unique() > 1
+    assert not set(a["seed"]) & set(d["seed"])
+    assert keyed(a, keys)["net"].to_list() != keyed(d, keys)["net"].to_list()
+
+
+def test_a_cells_numbers_do_not_depend_on_the_order_of_the_keys(tmp_path: Path) -> None:
+    one = sweep_file(tmp_path, "grid:\n  session.bankroll: [300, 1000]\n  table.max: [500, 1000]\n",
+                     "one.yaml")
+    two = sweep_file(tmp_path, "grid:\n  table.max: [500, 1000]\n  session.bankroll: [300, 1000]\n",
+                     "two.yaml")
+    ids = [{(tuple(sorted(c.values)), c.id, c.config.seed) for c in load_sweep(p).cells}
+           for p in (one, two)]
+    assert ids[0] == ids[1]
+
+
+def test_common_shoes_deals_every_cell_the_same_shoes(tmp_path: Path) -> None:
+    flat = RUN.replace("- strategy: martingale\n  name: martingale\n"
+                       "  params: {bet: banker, base: 10}\n",
+                       "- strategy: flat\n  name: flat\n  params: {bets: {banker: 10}}\n")
+    flat = flat.replace("bankroll: 1000, win_goal: 200", "bankroll: 1000000")
+    body = "sessions: 50\nseed: 8\ngrid:\n  seats[0].params.bets.banker: [10, 20, 40]\n"
+    common = sweep_file(tmp_path, "common_shoes: true\n" + body, "common.yaml", flat)
+    own = sweep_file(tmp_path, body, "own.yaml", flat)
+    assert {c.config.seed for c in load_sweep(common).cells} == {8}
+    shared = run_file(common, tmp_path / "common").sort("seats[0].params.bets.banker")
+    apart = run_file(own, tmp_path / "own").sort("seats[0].params.bets.banker")
+    assert shared["seed"].to_list() == [8, 8, 8]
+    assert shared["table_hands"].n_unique() == 1 and shared["hands"].n_unique() == 1
+    # the same hands: a flat stake twice as large wins or loses exactly twice as much
+    net = shared["net"].to_list()
+    assert net[1] == pytest.approx(2 * net[0], abs=1e-9)
+    assert net[2] == pytest.approx(4 * net[0], abs=1e-9)
+    assert shared["edge"].n_unique() == 1
+    assert apart["seed"].n_unique() == 3 and apart["table_hands"].n_unique() == 3
+
+
+# --- the same numbers on any executor ---------------------------------------------------------
+
+EXEC_SWEEP = """\
+name: executors
+sessions: 400
+seed: 21
+metric: ruin_rate
+grid:
+  session.bankroll: [300, 1000, 5000]
+"""
+
+
+@pytest.fixture(scope="module")
+def exec_sweep(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, sweeps.Sweep, pl.DataFrame]:
+    """A sweep of 3 cells x 400 sessions x 2 seats, and its summary on one worker."""
+    tmp = tmp_path_factory.mktemp("executors")
+    path = sweep_file(tmp, EXEC_SWEEP, run=STREAMS_RUN)
+    sweep = load_sweep(path)
+    summary = run_sweep(sweep, tmp / "one-worker", workers=1)
+    return tmp, sweep, summary
+
+
+def test_few_cells_are_cut_into_several_chunks(exec_sweep: tuple[Path, sweeps.Sweep, pl.DataFrame]
+                                               ) -> None:
+    _, sweep, summary = exec_sweep
+    todo = [c.index for c in sweep.cells]
+    # one worker: each cell in one piece; two workers: each cell cut in 8
+    assert len(sweeps._tasks(sweep, todo, 1)) == 3
+    two = sweeps._tasks(sweep, todo, 2)
+    assert len(two) == 3 * 8 and {(t.lo, t.hi) for t in two if t.cell == 0} == {
+        (lo, lo + 50) for lo in range(0, 400, 50)}
+    assert summary.height == 3 * 2 and set(summary["sessions"]) == {400}
+    assert summary["ruin_rate"].sum() > 0 and summary["edge"].is_not_null().all()
+
+
+def test_two_local_processes_give_the_same_numbers(
+        exec_sweep: tuple[Path, sweeps.Sweep, pl.DataFrame]) -> None:
+    tmp, sweep, summary = exec_sweep
+    two = run_sweep(sweep, tmp / "two-workers", workers=2)
+    assert_frame_equal(by_cell(two), by_cell(summary), check_exact=True)
+    assert_frame_equal(by_cell(pl.read_parquet(tmp / "two-workers" / "summary.parquet")),
+                       by_cell(summary), check_exact=True)
+
+
+def test_a_dask_local_cluster_gives_the_same_numbers(
+        exec_sweep: tuple[Path, sweeps.Sweep, pl.DataFrame],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    distributed = pytest.importorskip("dask.distributed")
+    tmp, sweep, summary = exec_sweep
+    started: list[Any] = []
+    real = distributed.LocalCluster
+
+    def local_cluster(*args: Any, **kwargs: Any) -> Any:
+        cluster = real(*args, **kwargs)
+        started.append((cluster, kwargs))
+        return cluster
+
+    monkeypatch.setattr(distributed, "LocalCluster", local_cluster)
+    on_dask = run_sweep(sweep, tmp / "dask", workers=2, executor="dask")
+    assert_frame_equal(by_cell(on_dask), by_cell(summary), check_exact=True)
+    # a real cluster of 2 worker processes was started, and closed at the end
+    assert len(started) == 1
+    cluster, kwargs = started[0]
+    assert kwargs["n_workers"] == 2 and kwargs["processes"] is True
+    assert str(cluster.status) in ("Status.closed", "closed")
+
+
+def test_a_running_dask_scheduler_gives_the_same_numbers(
+        exec_sweep: tuple[Path, sweeps.Sweep, pl.DataFrame],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    distributed = pytest.importorskip("dask.distributed")
+    tmp, sweep, summary = exec_sweep
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+
+        def no_local_cluster(*args: Any, **kwargs: Any) -> Any:
+            raise AssertionError("--address must use the running scheduler, not start a cluster")
+
+        monkeypatch.setattr(distributed, "LocalCluster", no_local_cluster)
+        on_scheduler = run_sweep(sweep, tmp / "address", workers=2, executor="dask",
+                                 address=cluster.scheduler_address)
+        assert_frame_equal(by_cell(on_scheduler), by_cell(summary), check_exact=True)
+        # the tasks ran on that scheduler's worker, and the scheduler is still up
+        with distributed.Client(cluster.scheduler_address) as client:
+            executed = client.run(lambda dask_worker: dask_worker.state.executed_count)
+            assert list(executed.values()) == [3 * 8]
+
+
+def test_executor_and_address_errors(exec_sweep: tuple[Path, sweeps.Sweep, pl.DataFrame],
+                                     monkeypatch: pytest.MonkeyPatch,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    tmp, sweep, _ = exec_sweep
+    out = tmp / "never"
+    code, stdout, err = cli(monkeypatch, capsys, "sweep", str(tmp / "sweep.yaml"), "--out",
+                            str(out), "--executor", "local", "--address", "127.0.0.1:8786")
+    assert one_line_error(code, err, 2) == "error: --address goes with --executor dask"
+    assert stdout == "" and not out.exists()
+    code, _, err = cli(monkeypatch, capsys, "sweep", str(tmp / "sweep.yaml"), "--out",
+                       str(tmp / "negative"), "--workers", "-1")
+    assert one_line_error(code, err, 2) == "error: --workers must be at least 1, got -1"
+    with pytest.raises(UsageError, match="--executor must be local or dask"):
+        run_sweep(sweep, tmp / "ray", workers=1, executor="ray")
+
+
+def test_zero_workers_is_a_usage_error(exec_sweep: tuple[Path, sweeps.Sweep, pl.DataFrame],
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp, sweep, _ = exec_sweep
+
+    def no_work(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a sweep with 0 workers ran")
+
+    monkeypatch.setattr(sweeps, "_execute", no_work)
+    with pytest.raises(UsageError, match="--workers must be at least 1, got 0"):
+        run_sweep(sweep, tmp / "zero", workers=0)
+
+
+# --- the output directory ---------------------------------------------------------------------
+
+def test_summary_has_a_row_per_cell_and_seat_with_the_run_metrics(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = sweep_file(tmp_path, """\
+name: output
+sessions: 30
+seed: 4
+grid:
+  session.bankroll: [400, 4000]
+  seats[1]:
+  - {strategy: random, name: coin, params: {base: 10}}
+  - {strategy: flat, name: flat player, params: {bets: {player: 10}}}
+""", run=STREAMS_RUN)
+    sweep = load_sweep(path)
+    out = tmp_path / "out"
+    replaced: list[tuple[str, str]] = []
+    real_replace = os.replace
+
+    def replace(src: Any, dst: Any) -> None:
+        replaced.append((str(src), str(dst)))
+        real_replace(src, dst)
+
+    seen: list[tuple[int, int]] = []
+
+    def progress(cells: int, total: int, hands: int, expected: int) -> None:
+        seen.append((cells, len(cell_files(out))))
+
+    monkeypatch.setattr(os, "replace", replace)
+    summary = run_sweep(sweep, out, workers=1, progress=progress)
+    monkeypatch.undo()
+
+    # one row per cell and seat, a column per varied key, the metrics of `backtest run`
+    assert summary.height == 4 * 2
+    assert summary.columns[:5] == ["cell", "cell_id", "session.bankroll", "seats[1]",
+                                   "seats[1].json"]
+    assert set(RUN_METRICS) <= set(summary.columns)
+    assert {"table_hands", "seed"} <= set(summary.columns)
+    assert sorted(summary["seats[1]"].unique()) == ["coin", "flat player"]
+    assert_frame_equal(by_cell(pl.read_parquet(out / "summary.parquet")), by_cell(summary),
+                       check_exact=True)
+    for cell in sweep.cells:
+        rows = summary.filter(pl.col("cell") == cell.index + 1)
+        assert rows["cell_id"].to_list() == [cell.id] * 2
+        assert rows["session.bankroll"].to_list() == [dict(cell.values)["session.bankroll"]] * 2
+        assert json.loads(rows["seats[1].json"][0]) == dict(cell.values)["seats[1]"]
+        # exactly the numbers `backtest run` gives for the cell's config
+        alone = engine.run(cell.config, workers=1).summary
+        assert_frame_equal(rows.select(alone.columns), alone, check_exact=True)
+        assert_frame_equal(pl.read_parquet(out / "cells" / f"{cell.id}.parquet"), rows,
+                           check_exact=True)
+
+    # each cell's file is there as soon as the cell is finished, not at the end
+    assert [n for n, _ in seen] == sorted(n for n, _ in seen) and seen[-1][0] == 4
+    assert all(files == cells for cells, files in seen)
+    # and it arrives whole: written beside it under a temporary name, then renamed
+    cells_dir = str(out / "cells")
+    moved = {Path(dst).name: src for src, dst in replaced if Path(dst).parent == Path(cells_dir)}
+    assert sorted(moved) == sorted(f"{c.id}.parquet" for c in sweep.cells)
+    for name, src in moved.items():
+        assert Path(src).parent == Path(cells_dir)
+        assert Path(src).name.startswith(f".{name}.") and src.endswith(".tmp")
+    assert any(Path(dst) == out / "summary.parquet" for _, dst in replaced)
+    assert temp_files(out) == []
+    assert sorted(p.name for p in out.iterdir()) == ["cells", "summary.parquet", "sweep.json"]
+    meta = json.loads((out / "sweep.json").read_text(encoding="utf-8"))
+    assert meta["kind"] == "sweep" and meta["name"] == "output" and meta["cells"] == 4
+    assert meta["keys"] == ["session.bankroll", "seats[1]"] and meta["seed"] == 4
+    assert meta["spec_hash"] == sweep.spec_hash
+
+
+# --- kill and resume -------------------------------------------------------------------------
+
+KILL_CELLS = 8
+KILL_SWEEP = f"""\
+name: kill
+seed: 13
+sessions: 30000
+run:
+  shoe: {{decks: 8, cut_card: 14, burn: true}}
+  session: {{bankroll: 1000000, max_shoes: 1}}
+  table: {{min: 1, max: 1000000}}
+  seats:
+  - strategy: flat
+    name: flat
+    params: {{bets: {{banker: 10}}}}
+grid:
+  seats[0].params.bets.banker: {list(range(1, KILL_CELLS + 1))}
+"""
+
+
+def test_a_killed_sweep_resumed_gives_the_same_table(tmp_path: Path) -> None:
+    path = write(tmp_path / "kill.yaml", KILL_SWEEP)
+    killed, whole = tmp_path / "killed", tmp_path / "whole"
+    command = [sys.executable, "-m", "backtest", "sweep", str(path), "--out", str(killed),
+               "--workers", "1"]
+    log = tmp_path / "killed.stderr"
+    with log.open("w", encoding="utf-8") as stderr:
+        proc = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=stderr)
+        deadline = time.monotonic() + 240
+        try:
+            while proc.poll() is None:
+                done = len(cell_files(killed)) if (killed / "cells").is_dir() else 0
+                if done >= KILL_CELLS // 2:
+                    proc.kill()
+                    break
+                assert time.monotonic() < deadline, "the sweep finished no cell in 240 s"
+                time.sleep(0.01)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait(timeout=60)
+    before = {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in cell_files(killed)}
+    why = (f"{len(before)} of {KILL_CELLS} cells done, exit code {proc.returncode}, "
+           f"stderr {log.read_text(encoding='utf-8')[-2000:]!r}")
+    assert proc.returncode == -9, f"the sweep ended before it was killed ({why})"
+    assert 1 <= len(before) < KILL_CELLS, (
+        f"the sweep was not caught halfway ({why}): make its cells bigger (more sessions in "
+        "KILL_SWEEP) so that each takes about a second")
+
+    again = backtest_process("sweep", str(path), "--out", str(killed), "--workers", "1",
+                             "--resume", "--format", "csv")
+    assert again.returncode == 0, again.stderr
+    assert len(cell_files(killed)) == KILL_CELLS
+    # the cells finished before the kill were kept, not run again
+    assert {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in cell_files(killed)
+            if p.name in before} == before
+
+    reference = run_sweep(load_sweep(path), whole, workers=1)
+    resumed = pl.read_parquet(killed / "summary.parquet")
+    assert resumed.height == KILL_CELLS
+    assert_frame_equal(by_cell(resumed), by_cell(pl.read_parquet(whole / "summary.parquet")),
+                       check_exact=True)
+    assert_frame_equal(by_cell(resumed), by_cell(reference), check_exact=True)
+    assert_frame_equal(by_cell(pl.read_csv(io.StringIO(again.stdout))),
+                       by_cell(reference), check_exact=False, check_dtypes=False)
+
+
+@pytest.fixture()
+def finished(tmp_path: Path) -> tuple[Path, Path, sweeps.Sweep, pl.DataFrame]:
+    """A small sweep of 4 cells, run to the end."""
+    path = sweep_file(tmp_path, "name: small\nsessions: 30\nseed: 2\ngrid:\n"
+                      "  session.bankroll: [300, 3000]\n  table.max: [500, 5000]\n",
+                      run=STREAMS_RUN)
+    sweep = load_sweep(path)
+    out = tmp_path / "out"
+    return path, out, sweep, run_sweep(sweep, out, workers=1)
+
+
+def test_resuming_a_finished_sweep_does_no_work(
+        finished: tuple[Path, Path, sweeps.Sweep, pl.DataFrame],
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    path, out, sweep, summary = finished
+    before = {p.name: p.stat().st_mtime_ns for p in cell_files(out)}
+
+    def no_work(*args: Any) -> Any:
+        raise AssertionError("a finished cell was run again")
+
+    monkeypatch.setattr(engine, "_task", no_work)
+    monkeypatch.setattr(engine, "run_chunk", no_work)
+    again = run_sweep(load_sweep(path), out, workers=1, resume=True)
+    assert_frame_equal(by_cell(again), by_cell(summary), check_exact=True)
+    assert {p.name: p.stat().st_mtime_ns for p in cell_files(out)} == before
+    # and through the command line
+    code, stdout, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(out),
+                            "--workers", "1", "--resume", "--format", "json")
+    assert code == 0, err
+    assert len(json.loads(stdout)) == 4 * 2
+
+
+def test_resume_runs_only_the_missing_cells(
+        finished: tuple[Path, Path, sweeps.Sweep, pl.DataFrame],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    path, out, sweep, summary = finished
+    missing = sweep.cells[1]
+    (out / "cells" / f"{missing.id}.parquet").unlink()
+    broken = sweep.cells[3]           # a torn file is not a finished cell
+    (out / "cells" / f"{broken.id}.parquet").write_bytes(b"PAR1 not a parquet file")
+    ran: list[int] = []
+    real = engine._task
+
+    def counting(raw: dict[str, Any], *args: Any) -> Any:
+        ran.append(raw["seed"])
+        return real(raw, *args)
+
+    monkeypatch.setattr(engine, "_task", counting)
+    again = run_sweep(load_sweep(path), out, workers=1, resume=True)
+    assert sorted(set(ran)) == sorted({missing.config.seed, broken.config.seed})
+    assert_frame_equal(by_cell(again), by_cell(summary), check_exact=True)
+    assert temp_files(out) == []
+
+
+def test_an_out_dir_holding_cells_needs_resume(
+        finished: tuple[Path, Path, sweeps.Sweep, pl.DataFrame], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    path, out, _, summary = finished
+    code, _, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(out),
+                       "--workers", "1")
+    assert one_line_error(code, err, 2) == (
+        f"error: --out {out} already holds cells of this sweep: pass --resume to finish it, "
+        "or use another directory")
+    # another sweep (other values, or other sessions) in that directory: a usage error
+    other = sweep_file(tmp_path, "name: other\nsessions: 30\nseed: 2\ngrid:\n"
+                       "  session.bankroll: [300, 4000]\n  table.max: [500, 5000]\n",
+                       "other.yaml", STREAMS_RUN)
+    for args in ([str(other)], [str(other), "--resume"], [str(path), "--sessions", "31",
+                                                           "--resume"]):
+        code, _, err = cli(monkeypatch, capsys, "sweep", *args, "--out", str(out),
+                           "--workers", "1")
+        message = one_line_error(code, err, 2)
+        assert message.startswith(f"error: --out {out} holds a different sweep (small)"), message
+    # nothing in the directory was touched
+    assert_frame_equal(by_cell(pl.read_parquet(out / "summary.parquet")), by_cell(summary),
+                       check_exact=True)
+    assert len(cell_files(out)) == 4
+
+
+def test_a_file_as_out_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    path = sweep_file(tmp_path, "sessions: 5\ngrid:\n  table.max: [500]\n")
+    target = write(tmp_path / "a-file", "x\n")
+    code, _, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(target))
+    assert one_line_error(code, err, 2) == f"error: --out {target} is a file, not a directory"
+
+
+# --- the printed result ----------------------------------------------------------------------
+
+RUIN_SWEEP = """\
+name: ruin
+sessions: 400
+seed: 17
+metric: ruin_rate
+grid:
+  session.bankroll: [200, 1000, 10000]
+"""
+
+
+def table_rows(text: str, header: str) -> list[dict[str, str]]:
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.split()[:1] == [header])
+    cols = lines[start].split()
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.strip() or " by " in line:
+            break
+        rows.append(dict(zip(cols, line.split())))
+    return rows
+
+
+def test_the_printed_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                            capsys: pytest.CaptureFixture[str]) -> None:
+    path = sweep_file(tmp_path, RUIN_SWEEP, run=RUN.replace("win_goal: 200, ", ""))
+    out = tmp_path / "out"
+    code, text, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(out),
+                          "--workers", "1")
+    assert code == 0, err
+    summary = pl.read_parquet(out / "summary.parquet")
+    assert text.startswith(f"ruin: 3 cells, seed 17; results in {out}\n")
+    rows = table_rows(text, "cell")
+    assert [r["session.bankroll"] for r in rows] == ["200", "1000", "10000"]
+    ruin = [float(r["ruin_rate"].rstrip("%")) for r in rows]
+    assert ruin == sorted(ruin, reverse=True) and ruin[0] > ruin[-1]
+    assert ruin == [round(100 * x, 2) for x in summary.sort("ruin_rate", descending=True)
+                    ["ruin_rate"]]
+    trend = [line for line in text.splitlines() if line.startswith("ruin_rate by ")]
+    assert len(trend) == 1
+    assert re.fullmatch(r"ruin_rate by session\.bankroll: 200: [\d.]+%, 1000: [\d.]+%, "
+                        r"10000: [\d.]+% \(ruin_rate falls as session\.bankroll rises\)",
+                        trend[0]), trend[0]
+
+    # --sort: another metric, both for the rows and the trend line
+    code, text, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(out),
+                          "--workers", "1", "--resume", "--sort", "mean_net")
+    assert code == 0, err
+    rows = table_rows(text, "cell")
+    expected = summary.sort("mean_net", descending=True)["session.bankroll"].to_list()
+    assert [int(r["session.bankroll"]) for r in rows] == expected
+    assert "mean_net" in text.splitlines()[1].split()
+    assert any(line.startswith("mean_net by session.bankroll: ") for line in text.splitlines())
+
+    code, text, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(out),
+                          "--workers", "1", "--resume", "--format", "json")
+    assert code == 0, err
+    data = json.loads(text)
+    assert len(data) == 3 and {"cell", "session.bankroll", "seat", "edge", "ruin_rate"} <= \
+        set(data[0])
+    assert sorted(d["ruin_rate"] for d in data) == sorted(summary["ruin_rate"])
+
+    code, text, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(out),
+                          "--workers", "1", "--resume", "--format", "csv")
+    assert code == 0, err
+    frame = pl.read_csv(io.StringIO(text))
+    assert frame.columns == summary.columns and frame.height == 3
+    assert frame.sort("cell")["ruin_rate"].to_list() == pytest.approx(
+        summary.sort("cell")["ruin_rate"].to_list(), abs=1e-12)
+
+    code, text, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(out),
+                          "--resume", "--sort", "ruin")
+    assert one_line_error(code, err, 2).startswith("error: --sort: unknown metric 'ruin'")
+
+
+# --- the ready sweeps -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", READY_SWEEPS, ids=[p.stem for p in READY_SWEEPS])
+def test_ready_sweeps_load_and_run(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    sweep = load_sweep(path)
+    assert sweep.cells and sweep.keys
+    seats = {c.index: len(c.config.seats) for c in sweep.cells}
+    out = tmp_path / "out"
+    code, text, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(out),
+                          "--sessions", "20", "--workers", "1")
+    assert code == 0, err
+    assert text.startswith(f"{sweep.name}: {len(sweep.cells)} cells, seed {sweep.seed}")
+    summary = pl.read_parquet(out / "summary.parquet")
+    assert summary.height == sum(seats.values())
+    assert set(summary["sessions"]) == {20}
+    assert set(sweep.keys) <= set(summary.columns)
+    assert len(cell_files(out)) == len(sweep.cells) and temp_files(out) == []
+
+
+def test_ready_sweeps_are_found() -> None:
+    assert {p.stem for p in READY_SWEEPS} >= {"martingale-ruin", "progressions",
+                                               "rules-and-decks"}
+
