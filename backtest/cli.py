@@ -145,8 +145,7 @@ def run(
         if not shoes.is_file():
             raise UsageError(f"--shoes: file {shoes} does not exist")
         overrides["shoes"] = {"file": str(shoes.resolve())}
-        overrides["shoe"] = None
-    cfg = load_config(config, overrides)
+    cfg = load_config(config, overrides, remove=("shoe",) if shoes is not None else ())
     if out is not None:
         outputs.check_out_dir(out)
     with outputs.progress_bar() as progress:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import copy
 import difflib
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -180,14 +180,16 @@ def read_yaml(path: Path) -> Any:
         raise ConfigError(f"{path}:{where}: not valid YAML: {problem}") from None
 
 
-def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None) -> RunConfig:
-    """Read and validate a run config file; `overrides` replace top-level keys."""
+def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None,
+                remove: Sequence[str] = ()) -> RunConfig:
+    """Read and validate a run config file; `overrides` replace top-level keys
+    (None values are ignored) and the keys in `remove` are dropped."""
     path = Path(path)
     data = read_yaml(path)
     if not isinstance(data, Mapping):
         raise ConfigError(f"{path}: a run config is a mapping of keys "
                           f"({', '.join(TOP_KEYS)}), got {_show(data)}")
-    merged = dict(data)
+    merged = {k: v for k, v in data.items() if k not in remove}
     for key, value in (overrides or {}).items():
         if value is not None:
             merged[key] = value

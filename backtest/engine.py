@@ -193,6 +193,17 @@ def check_seats(config: RunConfig, strategies: Sequence[Strategy], hands: Hands)
                     raise MissingDataError(f"{where}: the {bet} bet under the {rules.name} rules "
                                            f"needs card counts and totals, which {hands.source} "
                                            "does not record")
+        fixed = strat.fixed_stakes() if isinstance(strat, Builtin) else None
+        if fixed:
+            from fractions import Fraction
+
+            from backtest.errors import RulesError
+            from backtest.rules import check_bets
+
+            try:
+                check_bets({b: Fraction(str(v)) for b, v in fixed.items()}, rules)
+            except RulesError as exc:
+                raise StrategyError(f"{where}: {exc}") from None
         if strat.uses_cards and "cards" not in hands.known:
             raise MissingDataError(f"{where}: this strategy counts cards, but {hands.source} "
                                    "records no cards")
@@ -240,9 +251,10 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
         if code != session_loop.PLACE_OK:
             seat = config.seats[k]
             raise StrategyError(
-                f"seats[{k}] ({seat.label}) {session_loop.PLACE_ERRORS[int(code)]} on hand "
+                f"{config.source}: seats[{k}] ({seat.label}) "
+                f"{session_loop.PLACE_ERRORS[int(code)]} on hand "
                 f"{int(hands.hand[at])} of shoe {int(shoe_no[at]) + 1} in session "
-                f"{lo + int(np.searchsorted(bounds, at, side='right')) - 1}"
+                f"{lo + int(np.searchsorted(bounds, at, side='right'))}"
                 + (f" (the {config.rules.name} table does not take Player and Banker together)"
                    if not config.rules.player_and_banker_together else ""))
         ledger_cols = None

@@ -230,6 +230,11 @@ class Builtin(Strategy):
     def main_bets(self) -> set[Bet]:
         return {Bet.PLAYER, Bet.BANKER}
 
+    def fixed_stakes(self) -> dict[Bet, float] | None:
+        """The stakes placed on every hand, for a strategy that never varies them
+        (checked against the table's rules before any hand); None otherwise."""
+        return None
+
     def possible_bets(self) -> set[Bet]:
         return self.main_bets() | {Bet(b) for b, s in self.params.side_bets.items() if s > 0}
 

@@ -62,6 +62,13 @@ class Flat(Builtin):
     def main_bets(self) -> set[Bet]:
         return {Bet(b) for b, s in self.params.bets.items() if s > 0}
 
+    def fixed_stakes(self) -> dict[Bet, float]:
+        stakes = {Bet(b): s for b, s in self.params.bets.items() if s > 0}
+        for b, s in self.params.side_bets.items():
+            if s > 0:
+                stakes[Bet(b)] = stakes.get(Bet(b), 0.0) + s
+        return stakes
+
     k_reset = staticmethod(_flat_reset)
     k_init = staticmethod(_flat_init)
     k_decide = staticmethod(_flat_decide)

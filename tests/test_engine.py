@@ -1,0 +1,346 @@
+"""The engine as a library: frames and their columns, the summary recomputed
+from the sessions, the same numbers on any number of workers, recorded shoes
+(card and outcome level) and the errors raised before any hand is dealt."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+
+from backtest import engine
+from backtest.config import RunConfig, parse_config
+from backtest.errors import ConfigError, MissingDataError, StrategyError
+from backtest.rules import Bet
+from strategies import registry
+from strategies.base import Strategy
+
+DATA = Path(__file__).resolve().parent / "data"
+GOLDEN_CARDS = DATA / "golden-cards.txt"
+ROADS = ("BPPBT", "PPBTB", "TBBPP")
+
+SESSIONS_SCHEMA = {
+    "seat": pl.String, "strategy": pl.String, "session": pl.Int64, "hands": pl.Int64,
+    "bets": pl.Int64, "wagered": pl.Float64, "net": pl.Float64, "expected_net": pl.Float64,
+    "final_bankroll": pl.Float64, "peak_bankroll": pl.Float64, "max_drawdown": pl.Float64,
+    "longest_losing_streak": pl.Int64, "largest_stake": pl.Float64, "max_hits": pl.Int64,
+    "bankroll_stops": pl.Int64, "wins": pl.Int64, "losses": pl.Int64, "pushes": pl.Int64,
+    "ended_by": pl.String,
+    **{f"wagered_{b.value}": pl.Float64 for b in Bet},
+}
+SUMMARY_COLUMNS = (
+    "seat", "strategy", "sessions", "hands", "wagered", "net", "edge", "edge_ci_low",
+    "edge_ci_high", "expected_edge", "z", "ruin_rate", "win_goal_rate", "winning_sessions",
+    "mean_net", "median_net", "final_bankroll_p5", "final_bankroll_p25", "final_bankroll_p50",
+    "final_bankroll_p75", "final_bankroll_p95",
+)
+Z95 = 1.959963984540054
+
+
+def generated(seats: list[dict[str, Any]], *, sessions: int = 60, seed: int = 5,
+              rules: str = "commission", **session: Any) -> RunConfig:
+    return parse_config({
+        "seed": seed, "sessions": sessions, "rules": rules,
+        "shoe": {"decks": 8, "cut_card": 14, "burn": True},
+        "session": {"bankroll": 300, "win_goal": 100, **session},
+        "table": {"min": 10, "max": 200, "limits": {"tie": {"min": 1, "max": 50}}},
+        "seats": seats,
+    }, source="engine.yaml")
+
+
+def recorded(path: Path, seats: list[dict[str, Any]], *, sessions: int | None = None,
+             rules: str = "commission", loop: bool = False, max_shoes: int = 1) -> RunConfig:
+    data: dict[str, Any] = {
+        "seed": 1, "rules": rules, "shoes": {"file": path.name, "decks": 8, "loop": loop},
+        "session": {"bankroll": 1000, "max_shoes": max_shoes}, "table": {"min": 1},
+        "seats": seats,
+    }
+    if sessions is not None:
+        data["sessions"] = sessions
+    return parse_config(data, base_dir=path.parent, source="recorded.yaml")
+
+
+def ledger_of(result: engine.RunResult) -> pl.DataFrame:
+    assert result.ledger is not None, "run with ledger=True"
+    return result.ledger
+
+
+@pytest.fixture(scope="module")
+def mixed_run() -> engine.RunResult:
+    """Three seats, enough sessions for every way a session ends."""
+    cfg = generated([
+        {"strategy": "flat", "name": "Flat Banker", "params": {"bets": {"banker": 10, "tie": 1}}},
+        {"strategy": "martingale", "name": "Martingale", "params": {"bet": "player", "base": 10}},
+        {"strategy": "follow-the-shoe"},
+    ], sessions=300, stop_loss=250)
+    return engine.run(cfg, workers=1)
+
+
+@pytest.fixture()
+def road_file(tmp_path: Path) -> Path:
+    path = tmp_path / "roads.txt"
+    path.write_text("".join(r + "\n" for r in ROADS), encoding="utf-8")
+    return path
+
+
+# --- the frames ----------------------------------------------------------------------------
+
+def test_sessions_frame_columns_and_types(mixed_run: engine.RunResult) -> None:
+    s = mixed_run.sessions
+    assert dict(s.schema) == SESSIONS_SCHEMA
+    assert s.height == 3 * 300
+    assert s["seat"].unique(maintain_order=True).to_list() == \
+        ["Flat Banker", "Martingale", "follow-the-shoe"]
+    assert s["strategy"].unique(maintain_order=True).to_list() == \
+        ["flat", "martingale", "follow-the-shoe"]
+    for seat in s.partition_by("seat"):
+        assert seat["session"].to_list() == list(range(1, 301))
+    assert set(s["ended_by"]) <= {"limit", "ruin", "stop-loss", "win-goal"}
+    # every hand a seat sat is a win, a loss, a push or a hand without a bet
+    assert (s["wins"] + s["losses"] + s["pushes"] == s["bets"]).all()
+    assert (s["bets"] <= s["hands"]).all()
+    bets = sum(s[f"wagered_{b.value}"] for b in Bet)
+    np.testing.assert_allclose(bets, s["wagered"], atol=1e-9)
+    np.testing.assert_allclose(s["final_bankroll"], 300 + s["net"], atol=1e-9)
+    assert (s["peak_bankroll"] >= s["final_bankroll"]).all() and (s["peak_bankroll"] >= 300).all()
+    assert mixed_run.ledger is None
+    assert mixed_run.hands > 300 * 60
+
+
+def test_summary_columns(mixed_run: engine.RunResult) -> None:
+    summary = mixed_run.summary
+    assert set(SUMMARY_COLUMNS) <= set(summary.columns)
+    assert summary["seat"].to_list() == ["Flat Banker", "Martingale", "follow-the-shoe"]
+    assert summary["strategy"].to_list() == ["flat", "martingale", "follow-the-shoe"]
+    for name in SUMMARY_COLUMNS[2:]:
+        assert summary[name].dtype.is_numeric(), name
+    assert summary["hands"].dtype == pl.Int64
+    assert summary["sessions"].to_list() == [300, 300, 300]
+
+
+def test_summary_recomputed_from_the_sessions(mixed_run: engine.RunResult) -> None:
+    ended = set(mixed_run.sessions["ended_by"])
+    assert {"ruin", "win-goal", "stop-loss", "limit"} <= ended, ended
+    for row in mixed_run.summary.iter_rows(named=True):
+        s = mixed_run.sessions.filter(pl.col("seat") == row["seat"])
+        net, wagered = s["net"].to_numpy(), s["wagered"].to_numpy()
+        n = len(s)
+        edge = net.sum() / wagered.sum()
+        resid = net - edge * wagered
+        se = np.sqrt((resid ** 2).sum() * n / (n - 1)) / wagered.sum()
+        expected = s["expected_net"].sum() / wagered.sum()
+        final = s["final_bankroll"].to_numpy()
+        ended_by = s["ended_by"].to_numpy()
+        want = {
+            "sessions": n, "hands": s["hands"].sum(), "wagered": wagered.sum(),
+            "net": net.sum(), "edge": edge, "edge_ci_low": edge - Z95 * se,
+            "edge_ci_high": edge + Z95 * se, "expected_edge": expected,
+            "z": (edge - expected) / se, "ruin_rate": np.mean(ended_by == "ruin"),
+            "win_goal_rate": np.mean(ended_by == "win-goal"),
+            "winning_sessions": np.mean(net > 0), "mean_net": net.mean(),
+            "median_net": np.median(net),
+            "largest_stake": s["largest_stake"].max(), "max_hits": s["max_hits"].sum(),
+            "bankroll_stops": s["bankroll_stops"].sum(),
+            **{f"final_bankroll_p{q}": np.percentile(final, q) for q in (5, 25, 50, 75, 95)},
+        }
+        for key, value in want.items():
+            assert row[key] == pytest.approx(value, rel=1e-9, abs=1e-9), (row["seat"], key)
+    by_seat = {r["seat"]: r for r in mixed_run.summary.iter_rows(named=True)}
+    # the Martingale is ruined in some sessions; flat Banker 10 with 300 never is
+    assert by_seat["Martingale"]["ruin_rate"] > 0
+    assert by_seat["Flat Banker"]["ruin_rate"] == 0
+
+
+def test_the_same_numbers_on_any_number_of_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    cfg = generated([{"strategy": "flat"}, {"strategy": "random"},
+                     {"strategy": "martingale", "params": {"on_bankroll": "all-in"}},
+                     {"strategy": "follow-the-shoe"}], sessions=90, seed=21)
+    whole = engine.run(cfg, workers=1, ledger=True)
+
+    calls: list[tuple[int, int, int]] = []
+    monkeypatch.setattr(engine, "CHUNK_HANDS", 2000)   # about 25 sessions a chunk
+    chunked = engine.run(cfg, workers=1, ledger=True, progress=lambda *a: calls.append(a))
+    assert len(calls) >= 3 and calls[-1][0] == 90
+    calls.clear()
+    spread = engine.run(cfg, workers=2, ledger=True, progress=lambda *a: calls.append(a))
+    assert len(calls) >= 4 and calls[-1][0] == 90
+
+    for other in (chunked, spread):
+        assert other.sessions.equals(whole.sessions)
+        assert other.summary.equals(whole.summary)
+        assert ledger_of(other).equals(ledger_of(whole))
+        assert other.hands == whole.hands
+
+
+def test_bad_run_arguments() -> None:
+    cfg = generated([{"strategy": "flat"}], sessions=2)
+    with pytest.raises(ConfigError, match="at least 1, got 0"):
+        engine.run(cfg, sessions=0)
+    with pytest.raises(ConfigError, match="workers must be at least 1"):
+        engine.run(cfg, workers=0)
+    assert engine.run(cfg, sessions=3).summary["sessions"].to_list() == [3]
+
+
+# --- recorded shoes --------------------------------------------------------------------------
+
+def _winners(result: engine.RunResult) -> dict[int, str]:
+    letters = {"player": "P", "banker": "B", "tie": "T"}
+    out: dict[int, str] = {}
+    for session, winner in ledger_of(result).select("session", "winner").rows():
+        out[session] = out.get(session, "") + letters[winner]
+    return out
+
+
+def test_recorded_sessions_take_the_shoes_in_order(road_file: Path) -> None:
+    flat = [{"strategy": "flat", "params": {"bets": {"player": 10}}}]
+    every = engine.run(recorded(road_file, flat), ledger=True)        # no count: every shoe
+    assert _winners(every) == {1: ROADS[0], 2: ROADS[1], 3: ROADS[2]}
+    two = engine.run(recorded(road_file, flat, sessions=2), ledger=True)
+    assert _winners(two) == {1: ROADS[0], 2: ROADS[1]}
+
+    looped = engine.run(recorded(road_file, flat, sessions=5, loop=True), ledger=True)
+    assert _winners(looped) == {1: ROADS[0], 2: ROADS[1], 3: ROADS[2], 4: ROADS[0],
+                                5: ROADS[1]}
+    pairs = engine.run(recorded(road_file, flat, sessions=2, loop=True, max_shoes=2),
+                       ledger=True)
+    assert _winners(pairs) == {1: ROADS[0] + ROADS[1], 2: ROADS[2] + ROADS[0]}
+    assert ledger_of(pairs).filter(pl.col("session") == 1)["shoe"].to_list() == [1] * 5 + [2] * 5
+
+
+def test_too_many_recorded_sessions_name_the_fix(road_file: Path) -> None:
+    flat = [{"strategy": "flat"}]
+    with pytest.raises(ConfigError) as info:
+        engine.run(recorded(road_file, flat, sessions=4))
+    message = str(info.value)
+    assert "shoes.loop: true" in message and "at most 3 sessions" in message
+    assert "roads.txt" in message
+    with pytest.raises(ConfigError, match="fewer than one session"):
+        engine.run(recorded(road_file, flat, max_shoes=4))
+
+
+def test_outcome_level_roads_settle_the_main_bets(road_file: Path) -> None:
+    seats = [{"strategy": "flat", "name": name, "params": {"bets": {name: 10}}}
+             for name in ("player", "banker", "tie")]
+    result = engine.run(recorded(road_file, seats), ledger=True)
+    nets = {seat: [r[0] for r in ledger_of(result).filter(pl.col("seat") == seat)
+                   .select("net").rows()][:5] for seat in ("player", "banker", "tie")}
+    # BPPBT: Player loses, wins, wins, loses, pushes; Banker 0.95 to 1; Tie 8 to 1
+    assert nets == {"player": [-10.0, 10.0, 10.0, -10.0, 0.0],
+                    "banker": [9.5, -10.0, -10.0, 9.5, 0.0],
+                    "tie": [-10.0, -10.0, -10.0, -10.0, 80.0]}
+    net = dict(result.summary.select("seat", "net").rows())
+    # over the three shoes: Player even; Banker -1 a shoe; one tie a shoe: +80 - 4 * 10
+    assert net == {"player": 0.0, "banker": -3.0, "tie": 120.0}
+
+
+@pytest.mark.parametrize("rules, bets, column", [
+    ("commission", {"player_pair": 1, "banker": 10}, "player pair"),
+    ("commission", {"banker_pair": 1}, "banker pair"),
+    ("no-commission", {"banker": 10}, "banker total"),      # a winning 6 pays half
+    ("ez", {"banker": 10}, "card counts and totals"),        # a three-card 7 pushes
+    ("ez", {"dragon7": 1}, "number of cards (two or three)"),
+])
+def test_outcome_level_roads_refuse_bets_they_cannot_settle(
+        road_file: Path, rules: str, bets: dict[str, float], column: str) -> None:
+    cfg = recorded(road_file, [{"strategy": "flat", "params": {"bets": bets}}], rules=rules)
+    with pytest.raises(MissingDataError) as info:
+        engine.run(cfg)
+    message = str(info.value)
+    assert column in message and "seats[0]" in message and "roads.txt" in message
+
+
+def test_card_level_shoes_settle_every_bet() -> None:
+    cfg = recorded(GOLDEN_CARDS, [{"strategy": "flat",
+                                   "params": {"bets": {"banker": 10, "player_pair": 1}}}],
+                   rules="no-commission")
+    result = engine.run(cfg, ledger=True)
+    # shoe 1: hands won P, B 9, T, B 6 (pays half), P with a Player pair 4-4, B 7, P
+    assert ledger_of(result)["net"].to_list()[:7] == [-11.0, 9.0, -1.0, 4.0, 1.0, 9.0, -11.0]
+
+
+# --- errors before any hand ---------------------------------------------------------------------
+
+WATCHER = '''
+from strategies.base import Strategy
+
+CALLS = []
+
+
+class Watcher(Strategy):
+    name = "watcher"
+
+    def stakes(self, view):
+        CALLS.append(view.hand)
+        return {"player": 10}
+'''
+
+
+def test_a_bet_the_table_does_not_offer_fails_before_any_hand(tmp_path: Path) -> None:
+    path = tmp_path / "watcher.py"
+    path.write_text(WATCHER, encoding="utf-8")
+    spec = f"{path}:Watcher"
+    calls = sys.modules[registry.get(spec).__module__].CALLS
+    cfg = generated([{"strategy": spec},
+                     {"strategy": "flat", "params": {"bets": {"banker": 10, "dragon7": 1}}}])
+    progress: list[tuple[int, ...]] = []
+    with pytest.raises(StrategyError) as info:
+        engine.run(cfg, progress=lambda *a: progress.append(a))
+    message = str(info.value)
+    assert "seats[1]" in message and "does not offer the dragon7 bet" in message
+    assert "player, banker, tie" in message
+    assert calls == [] and progress == []
+    # a side bet counts too: no pairs at the Bulgarian table
+    side = generated([{"strategy": "martingale", "params": {"side_bets": {"player_pair": 1}}}],
+                     rules="bulgarian")
+    with pytest.raises(StrategyError, match=r"seats\[0\].*does not offer the player_pair bet"):
+        engine.run(side)
+
+
+def _german(bets: dict[str, float]) -> RunConfig:
+    return parse_config({"seed": 1, "sessions": 3, "rules": "german", "shoe": {"decks": 8},
+                         "seats": [{"strategy": "flat", "params": {"bets": bets}}]},
+                        source="german.yaml")
+
+
+def test_german_rules_take_player_or_banker_with_tie() -> None:
+    result = engine.run(_german({"player": 10, "tie": 1}))
+    assert result.summary["wagered"].item() > 0
+    # a flat seat's bets never change: the combination is refused before any hand
+    with pytest.raises(StrategyError) as info:
+        engine.run(_german({"player": 10, "banker": 10}))
+    message = str(info.value)
+    assert message.startswith("german.yaml: seats[0] (flat): ")
+    assert "german table does not take Player and Banker on one hand" in message
+
+
+class _BothSidesLater(Strategy):
+    """Bets Banker, then both sides on the third hand of the second session."""
+
+    name = "both-sides-later"
+    description = "test strategy"
+
+    def start_session(self, seed: int) -> None:
+        self.sessions = getattr(self, "sessions", 0) + 1
+
+    def stakes(self, view):  # type: ignore[no-untyped-def]
+        if self.sessions == 2 and view.session_hand == 2:
+            return {"player": 10, "banker": 10}
+        return {"banker": 10}
+
+
+def test_a_refused_combination_names_session_shoe_and_hand_as_the_frames_number_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import strategies.registry as registry
+
+    monkeypatch.setitem(registry.BUILTIN_NAMES, "both-sides-later", _BothSidesLater)
+    cfg = parse_config({"seed": 1, "sessions": 3, "rules": "german", "shoe": {"decks": 8},
+                        "seats": [{"strategy": "both-sides-later"}]}, source="german.yaml")
+    with pytest.raises(StrategyError) as info:
+        engine.run(cfg, workers=1)
+    message = str(info.value)
+    assert message.startswith("german.yaml: seats[0] (both-sides-later) placed a combination")
+    assert "on hand 3 of shoe 1 in session 2" in message

@@ -1,0 +1,255 @@
+"""`backtest run` and `backtest strategies`, run as a user runs them.
+
+Each command is a real `python -m backtest` process started from the project's
+top folder, so the one error boundary in `backtest.cli.main` (one line on
+stderr, exit code 1 or 2, never a traceback) is what is tested. The processes
+are started by one fixture, a few at a time, and the tests read their results.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from backtest.recorded import read_shoes
+from strategies.registry import BUILTIN_NAMES
+
+REPO = Path(__file__).resolve().parents[1]
+VERDICT = "configs/verdict.yaml"
+RECORDED = "data/generated-8deck-seed1.txt"
+SEATS = ["Flat Banker", "Martingale on Banker", "Follow the shoe"]
+JSON_KEYS = {"seat", "strategy", "sessions", "hands", "wagered", "net", "edge", "expected_edge",
+             "ruin_rate"}
+
+SMALL = """\
+seed: 1
+sessions: 5
+shoe: {decks: 8}
+session: {bankroll: 1000}
+table: {min: 10, max: 1000}
+seats:
+  - strategy: flat
+  - strategy: martingale
+    params: {base: 10}
+"""
+
+# a config file for each error, and what its one-line message must say
+BAD_CONFIGS = {
+    "unknown-key": (SMALL.replace("sessions: 5", "sesions: 5"),
+                    "sesions: unknown key; did you mean 'sessions'"),
+    "multiplier": (SMALL.replace("{base: 10}", "{base: 10, multiplier: 1}"),
+                   "seats[1].params.multiplier: must be more than 1"),
+    "unknown-strategy": (SMALL.replace("strategy: flat", "strategy: martingal"),
+                         "seats[0].strategy: unknown strategy 'martingal'; "
+                         "did you mean 'martingale'"),
+    "bad-yaml": (SMALL.replace("seats:\n", "seats: [\n"), "line 7"),
+    "negative-bankroll": (SMALL.replace("bankroll: 1000", "bankroll: -5"),
+                          "session.bankroll: must be more than 0, got -5"),
+    "table-max": (SMALL.replace("max: 1000", "max: 5"),
+                  "table.max: the table maximum 5 is below the minimum 10"),
+    # max_shoes defaults to 1 unless max_hands is given; a session without either
+    # end can only be asked for with an explicit null
+    "no-end": (SMALL.replace("bankroll: 1000", "bankroll: 1000, max_shoes: null"),
+               "session.max_shoes: a session needs an end: give max_shoes or max_hands"),
+    "param-type": (SMALL.replace("{base: 10}", "{base: ten}"),
+                   "seats[1].params.base: expected a number, got 'ten'"),
+}
+
+
+@dataclass(frozen=True)
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Run]]:
+    tmp = tmp_path_factory.mktemp("run-cli")
+    (tmp / "small.yaml").write_text(SMALL, encoding="utf-8")
+    (tmp / "recorded.yaml").write_text(SMALL.replace("shoe: {decks: 8}\n", "")
+                                       .replace("sessions: 5\n", ""), encoding="utf-8")
+    (tmp / "a-file").write_text("not a directory\n", encoding="utf-8")
+    json_run = ["run", VERDICT, "--sessions", "50", "--format", "json"]
+    commands = {
+        "json": json_run,
+        "json-again": json_run,
+        "json-seed-2": [*json_run, "--seed", "2"],
+        "json-seed-1": [*json_run, "--seed", "1"],
+        "table": ["run", VERDICT, "--sessions", "50"],
+        "csv": ["run", VERDICT, "--sessions", "10", "-f", "csv"],
+        "out-ledger": ["run", VERDICT, "--sessions", "20", "--ledger", "--out", str(tmp / "out")],
+        "out": ["run", VERDICT, "--sessions", "20", "--out", str(tmp / "out-no-ledger")],
+        "shoes": ["run", str(tmp / "recorded.yaml"), "--shoes", RECORDED, "-f", "json"],
+        "shoes-verdict": ["run", VERDICT, "--shoes", RECORDED, "--sessions", "3", "-f", "json"],
+        "strategies": ["strategies"],
+        "missing": ["run", "nope.yaml"],
+        "out-is-a-file": ["run", str(tmp / "small.yaml"), "--out", str(tmp / "a-file")],
+    }
+    for name, (text, _) in BAD_CONFIGS.items():
+        (tmp / f"{name}.yaml").write_text(text, encoding="utf-8")
+        commands[name] = ["run", str(tmp / f"{name}.yaml")]
+
+    def start(args: list[str]) -> Run:
+        proc = subprocess.run([sys.executable, "-m", "backtest", *args], cwd=REPO,
+                              capture_output=True, text=True, encoding="utf-8", timeout=600)
+        return Run(proc.returncode, proc.stdout, proc.stderr)
+
+    # the first run alone (it compiles the seats' session loops when numba's cache
+    # is cold), then the others four at a time
+    results = {"json": start(commands.pop("json"))}
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        futures = {name: pool.submit(start, args) for name, args in commands.items()}
+        results.update({name: future.result() for name, future in futures.items()})
+    return tmp, results
+
+
+def ok(run: Run) -> Run:
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr
+    return run
+
+
+# --- results ---------------------------------------------------------------------------------
+
+def test_json_summary(runs: tuple[Path, dict[str, Run]]) -> None:
+    rows = json.loads(ok(runs[1]["json"]).stdout)
+    assert isinstance(rows, list) and [r["seat"] for r in rows] == SEATS
+    assert [r["strategy"] for r in rows] == ["flat", "martingale", "follow-the-shoe"]
+    for r in rows:
+        assert JSON_KEYS <= set(r), r
+        assert r["sessions"] == 50 and r["hands"] > 0
+        assert r["edge"] == pytest.approx(r["net"] / r["wagered"], rel=1e-12)
+        assert 0 <= r["ruin_rate"] <= 1
+    assert rows[0]["hands"] > 50 * 60            # flat Banker 10 rarely meets its win goal
+    assert rows[0]["expected_edge"] == pytest.approx(-0.010579, abs=5e-7)
+
+
+def test_the_seed_decides_the_numbers(runs: tuple[Path, dict[str, Run]]) -> None:
+    r = runs[1]
+    assert ok(r["json-again"]).stdout == ok(r["json"]).stdout
+    assert ok(r["json-seed-1"]).stdout == r["json"].stdout      # verdict.yaml has seed 1
+    assert ok(r["json-seed-2"]).stdout != r["json"].stdout
+    a, b = json.loads(r["json"].stdout), json.loads(r["json-seed-2"].stdout)
+    assert [x["net"] for x in a] != [x["net"] for x in b]
+
+
+def test_table_and_verdict(runs: tuple[Path, dict[str, Run]]) -> None:
+    out = ok(runs[1]["table"]).stdout
+    rows = json.loads(runs[1]["json"].stdout)
+    header = re.fullmatch(r"verdict: ([\d,]+) hands, seed 1, rules commission",
+                          out.splitlines()[0])
+    assert header is not None, out.splitlines()[0]
+    assert int(header[1].replace(",", "")) >= max(r["hands"] for r in rows)
+    for seat in SEATS:
+        verdicts = [line for line in out.splitlines() if line.startswith(f"{seat}: won money in")]
+        assert len(verdicts) == 1, seat
+        assert "of 50 sessions" in verdicts[0] and "Measured edge" in verdicts[0]
+        assert "the exact edge of the bets it placed is" in verdicts[0]
+    assert "exact edge" in out.splitlines()[1]   # the table's header
+
+
+def test_csv_summary(runs: tuple[Path, dict[str, Run]]) -> None:
+    frame = pl.read_csv(ok(runs[1]["csv"]).stdout.encode())
+    assert frame["seat"].to_list() == SEATS
+    assert frame["sessions"].to_list() == [10, 10, 10]
+
+
+def test_out_writes_parquet_and_run_json(runs: tuple[Path, dict[str, Run]]) -> None:
+    tmp, r = runs
+    run = ok(r["out-ledger"])
+    out = tmp / "out"
+    assert f"to {out}" in run.stderr
+    summary = pl.read_parquet(out / "summary.parquet")
+    sessions = pl.read_parquet(out / "sessions.parquet")
+    ledger = pl.read_parquet(out / "ledger.parquet")
+    meta = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert summary["seat"].to_list() == SEATS
+    assert summary["sessions"].to_list() == [20, 20, 20]
+    assert sessions.height == 60 and ledger.height == sessions["hands"].sum()
+    assert set(ledger["seat"]) == set(SEATS)
+    assert meta["seed"] == 1 and meta["hands"] > 0 and meta["name"] == "verdict"
+    # what the files say agrees: the summary's net is the sessions' and the ledger's
+    for seat, net in summary.select("seat", "net").rows():
+        assert sessions.filter(pl.col("seat") == seat)["net"].sum() == pytest.approx(net)
+        assert ledger.filter(pl.col("seat") == seat)["net"].sum() == pytest.approx(net)
+    # the table is still printed
+    assert "Flat Banker: won money in" in run.stdout
+
+    ok(r["out"])
+    written = {p.name for p in (tmp / "out-no-ledger").iterdir()}
+    assert {"summary.parquet", "sessions.parquet", "run.json"} <= written
+    assert "ledger.parquet" not in written
+
+
+def test_shoes_plays_a_recorded_file(runs: tuple[Path, dict[str, Run]]) -> None:
+    rows = json.loads(ok(runs[1]["shoes"]).stdout)
+    hands = read_shoes(REPO / RECORDED)
+    assert [r["sessions"] for r in rows] == [hands.n_shoes] * 2      # one session a shoe
+    assert rows[0]["hands"] == len(hands)                              # flat never stops
+
+
+def test_shoes_replaces_the_generated_shoes_of_a_config(runs: tuple[Path, dict[str, Run]]) -> None:
+    # `--shoes` plays recorded shoes "instead of generated ones": configs/verdict.yaml
+    # has a `shoe:` section, which the option replaces
+    rows = json.loads(ok(runs[1]["shoes-verdict"]).stdout)
+    assert [r["sessions"] for r in rows] == [3, 3, 3]
+    assert rows[0]["hands"] == len(read_shoes(REPO / RECORDED))
+
+
+def test_strategies_lists_every_builtin_with_its_parameters(
+        runs: tuple[Path, dict[str, Run]]) -> None:
+    lines = ok(runs[1]["strategies"]).stdout.splitlines()
+    for name, cls in BUILTIN_NAMES.items():
+        assert f"{name}: {cls.description}" in lines, name
+        start = lines.index(f"{name}: {cls.description}")
+        block = []
+        for line in lines[start + 1:]:
+            if not line.startswith("    "):
+                break
+            block.append(line)
+        params = [p[0] for p in cls.parameters()]
+        assert [line.split()[0] for line in block] == params, name
+        for pname, _, default, _ in cls.parameters():
+            assert any(line.startswith(f"    {pname} (") and f"default {default!r}" in line
+                       for line in block), (name, pname)
+    assert "multiplier (a number, default 2.0)" in "\n".join(lines)
+
+
+# --- errors: one line on stderr, exit code 1 (2 for the command line) --------------------------
+
+def one_line_error(run: Run, code: int = 1) -> str:
+    assert run.returncode == code, (run.returncode, run.stderr)
+    assert "Traceback" not in run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1, run.stderr
+    assert lines[0].startswith("error: ")
+    return lines[0]
+
+
+@pytest.mark.parametrize("name", BAD_CONFIGS)
+def test_config_errors(runs: tuple[Path, dict[str, Run]], name: str) -> None:
+    tmp, r = runs
+    message = one_line_error(r[name])
+    assert f"{tmp / name}.yaml" in message            # the file
+    assert BAD_CONFIGS[name][1] in message            # the key path and what is wrong
+    assert r[name].stdout == ""
+
+
+def test_missing_config_file(runs: tuple[Path, dict[str, Run]]) -> None:
+    assert one_line_error(runs[1]["missing"]) == "error: config file nope.yaml does not exist"
+
+
+def test_out_pointing_at_a_file_is_a_usage_error(runs: tuple[Path, dict[str, Run]]) -> None:
+    tmp, r = runs
+    message = one_line_error(r["out-is-a-file"], code=2)
+    assert f"--out {tmp / 'a-file'} is a file, not a directory" in message
+    assert (tmp / "a-file").read_text(encoding="utf-8") == "not a directory\n"
