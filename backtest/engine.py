@@ -304,25 +304,47 @@ def prepare(config: RunConfig, sessions: int | None = None) -> tuple[int, int, l
     return n, max(1, len(probe)), strategies
 
 
-def assemble(config: RunConfig, parts: Sequence[tuple[list[SeatResult], int]],
-             ledger: bool = False) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame | None]:
-    """The sessions, summary (and ledger) frames from chunk results in session order."""
+def seat_frames(config: RunConfig, part: tuple[list[SeatResult], int], first_session: int
+                ) -> list[tuple[pl.DataFrame, pl.DataFrame | None]]:
+    """One chunk's (sessions frame, ledger frame or None) for each seat."""
     from backtest import metrics
 
     tick = 100.0 * config.rules.money_denominator
-    frames = []
-    ledgers = []
+    out = []
     for k, seat in enumerate(config.seats):
-        seat_parts = [p[0][k] for p in parts]
-        frames.append(metrics.sessions_frame(
-            seat.label, seat.strategy, np.concatenate([r.stats for r in seat_parts]),
-            np.concatenate([r.wagered for r in seat_parts]),
-            np.concatenate([r.expected for r in seat_parts]), tick))
-        if ledger:
-            ledgers.append(metrics.ledger_frame(seat.label, [r.ledger for r in seat_parts]))
-    sessions_df = pl.concat(frames)
+        r = part[0][k]
+        sessions = metrics.sessions_frame(seat.label, seat.strategy, r.stats, r.wagered,
+                                          r.expected, tick, first_session)
+        ledger = metrics.ledger_frame(seat.label, [r.ledger]) if r.ledger is not None else None
+        out.append((sessions, ledger))
+    return out
+
+
+def finish(config: RunConfig, chunks: Sequence[list[tuple[pl.DataFrame, pl.DataFrame | None]]],
+           ledger: bool = False) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame | None]:
+    """The sessions, summary (and ledger) frames from every chunk's seat frames,
+    in seat then session order."""
+    from backtest import metrics
+
+    n_seats = len(config.seats)
+    sessions_df = pl.concat([c[k][0] for k in range(n_seats) for c in chunks], rechunk=False)
     summary = metrics.summary(sessions_df, config)
-    return sessions_df, summary, (pl.concat(ledgers) if ledger else None)
+    ledger_df = None
+    if ledger:
+        ledger_df = pl.concat([c[k][1] for k in range(n_seats) for c in chunks
+                               if c[k][1] is not None])
+    return sessions_df, summary, ledger_df
+
+
+def assemble(config: RunConfig, parts: Sequence[tuple[list[SeatResult], int]],
+             ledger: bool = False) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame | None]:
+    """The sessions, summary (and ledger) frames from chunk results in session order."""
+    chunks = []
+    first = 0
+    for part in parts:
+        chunks.append(seat_frames(config, part, first))
+        first += part[0][0].stats.shape[0] if part[0] else 0
+    return finish(config, chunks, ledger)
 
 
 def run(config: RunConfig, sessions: int | None = None, workers: int | None = None,
@@ -341,27 +363,29 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
     if workers < 1:
         raise ConfigError(f"workers must be at least 1, got {workers}")
     chunks = plan_chunks(n, per_session, workers)
-    parts: list[tuple[list[SeatResult], int]] = []
+    frames: list[list[tuple[pl.DataFrame, pl.DataFrame | None]]] = []
     done_s = done_h = 0
+
+    def collect(lo: int, hi: int, part: tuple[list[SeatResult], int]) -> None:
+        # each chunk becomes compact frames at once, so the raw arrays do not pile up
+        nonlocal done_s, done_h
+        frames.append(seat_frames(config, part, lo))
+        done_s += hi - lo
+        done_h += part[1]
+        if progress:
+            progress(done_s, done_h, n)
+
     if workers > 1 and len(chunks) > 1 and not force_python:
         warm(config, strategies)
         with process_pool(workers) as pool:
             futures = [pool.submit(_task, dict(config.raw), str(config.base_dir), config.source,
                                    lo, hi, ledger) for lo, hi in chunks]
             for (lo, hi), fut in zip(chunks, futures):
-                parts.append(fut.result())
-                done_s += hi - lo
-                done_h += parts[-1][1]
-                if progress:
-                    progress(done_s, done_h, n)
+                collect(lo, hi, fut.result())
     else:
         for lo, hi in chunks:
-            parts.append(run_chunk(config, strategies, lo, hi, ledger, force_python))
-            done_s += hi - lo
-            done_h += parts[-1][1]
-            if progress:
-                progress(done_s, done_h, n)
-    sessions_df, summary, ledger_df = assemble(config, parts, ledger)
+            collect(lo, hi, run_chunk(config, strategies, lo, hi, ledger, force_python))
+    sessions_df, summary, ledger_df = finish(config, frames, ledger)
     return RunResult(config, sessions_df, summary, ledger_df, config.seed, done_h)
 
 

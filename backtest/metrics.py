@@ -23,31 +23,39 @@ Z95 = 1.959963984540054
 PERCENTILES = (5, 25, 50, 75, 95)
 
 
+ENDED = pl.Enum(list(ENDED_BY))
+COUNT = pl.Int32
+
+
 def sessions_frame(label: str, strategy: str, stats: np.ndarray, wagered: np.ndarray,
-                   expected: np.ndarray, tick: float) -> pl.DataFrame:
-    """One row per session of one seat (money in currency units)."""
+                   expected: np.ndarray, tick: float, first_session: int = 0) -> pl.DataFrame:
+    """One row per session of one seat (money in currency units), sessions
+    numbered from first_session + 1. Counts are 32-bit and names categorical:
+    a run keeps this frame for every session, so its width is its memory."""
     n = stats.shape[0]
     data: dict[str, Any] = {
-        "seat": [label] * n,
-        "strategy": [strategy] * n,
-        "session": np.arange(n, dtype=np.int64) + 1,
-        "hands": stats[:, S_HANDS],
-        "bets": stats[:, S_BETS],
+        "seat": pl.Series([label], dtype=pl.Categorical).extend_constant(label, n - 1)
+        if n else pl.Series([], dtype=pl.Categorical),
+        "strategy": pl.Series([strategy], dtype=pl.Categorical).extend_constant(strategy, n - 1)
+        if n else pl.Series([], dtype=pl.Categorical),
+        "session": np.arange(first_session + 1, first_session + n + 1, dtype=np.int64),
+        "hands": stats[:, S_HANDS].astype(np.int32),
+        "bets": stats[:, S_BETS].astype(np.int32),
         "wagered": stats[:, S_WAGERED] / tick,
         "net": stats[:, S_NET] / tick,
         "expected_net": expected,
         "final_bankroll": stats[:, S_FINAL] / tick,
         "peak_bankroll": stats[:, S_PEAK] / tick,
         "max_drawdown": stats[:, S_DRAWDOWN] / tick,
-        "longest_losing_streak": stats[:, S_LOSING_STREAK],
+        "longest_losing_streak": stats[:, S_LOSING_STREAK].astype(np.int32),
         "largest_stake": stats[:, S_LARGEST] / tick,
-        "max_hits": stats[:, S_MAX_HITS],
-        "bankroll_stops": stats[:, S_BANKROLL_STOPS],
-        "wins": stats[:, S_WINS],
-        "losses": stats[:, S_LOSSES],
-        "pushes": stats[:, S_PUSHES],
-        "ended_by": pl.Series(stats[:, S_ENDED]).replace_strict(
-            dict(enumerate(ENDED_BY)), return_dtype=pl.String),
+        "max_hits": stats[:, S_MAX_HITS].astype(np.int32),
+        "bankroll_stops": stats[:, S_BANKROLL_STOPS].astype(np.int32),
+        "wins": stats[:, S_WINS].astype(np.int32),
+        "losses": stats[:, S_LOSSES].astype(np.int32),
+        "pushes": stats[:, S_PUSHES].astype(np.int32),
+        "ended_by": pl.Series(stats[:, S_ENDED].astype(np.uint32)).cast(pl.UInt32)
+        .replace_strict(dict(enumerate(ENDED_BY)), return_dtype=ENDED),
     }
     for bet in Bet:
         data[f"wagered_{bet.value}"] = wagered[:, bet.code] / tick
@@ -107,8 +115,8 @@ def metrics(bankroll: float) -> list[pl.Expr]:
     """The summary's aggregations, in column order."""
     out = [
         pl.len().alias("sessions"),
-        pl.col("hands").sum().alias("hands"),
-        pl.col("bets").sum().alias("bets"),
+        pl.col("hands").cast(pl.Int64).sum().alias("hands"),
+        pl.col("bets").cast(pl.Int64).sum().alias("bets"),
         pl.col("wagered").sum().alias("wagered"),
         pl.col("net").sum().alias("net"),
         edge().alias("edge"),
@@ -122,10 +130,10 @@ def metrics(bankroll: float) -> list[pl.Expr]:
         pl.col("net").mean().alias("mean_net"),
         pl.col("net").median().alias("median_net"),
         pl.col("max_drawdown").mean().alias("mean_max_drawdown"),
-        pl.col("longest_losing_streak").max().alias("longest_losing_streak"),
+        pl.col("longest_losing_streak").cast(pl.Int64).max().alias("longest_losing_streak"),
         pl.col("largest_stake").max().alias("largest_stake"),
-        pl.col("max_hits").sum().alias("max_hits"),
-        pl.col("bankroll_stops").sum().alias("bankroll_stops"),
+        pl.col("max_hits").cast(pl.Int64).sum().alias("max_hits"),
+        pl.col("bankroll_stops").cast(pl.Int64).sum().alias("bankroll_stops"),
     ]
     out += [pl.col("final_bankroll").quantile(q / 100, "linear").alias(f"final_bankroll_p{q}")
             for q in PERCENTILES]
@@ -134,9 +142,11 @@ def metrics(bankroll: float) -> list[pl.Expr]:
 
 def summary(sessions: pl.DataFrame, config: Any) -> pl.DataFrame:
     """One row per seat, in seat order."""
-    order = {label: i for i, label in enumerate(sessions["seat"].unique(maintain_order=True))}
     frame = (sessions.group_by("seat", "strategy", maintain_order=True)
              .agg(metrics(config.session.bankroll))
-             .with_columns(pl.col("seat").replace_strict(order, return_dtype=pl.Int64).alias("_o"))
-             .sort("_o").drop("_o"))
+             .with_columns(pl.col("seat", "strategy").cast(pl.String)))
+    order = {label: i for i, label in enumerate(sessions["seat"].unique(maintain_order=True)
+                                                .cast(pl.String))}
+    frame = (frame.with_columns(pl.col("seat").replace_strict(order, return_dtype=pl.Int64)
+                                .alias("_o")).sort("_o").drop("_o"))
     return frame.with_columns(pl.col(pl.Float64).fill_nan(None))

@@ -125,9 +125,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=float, default=1e7, help="hands for the whole-run figure")
     parser.add_argument("--quick", action="store_true", help="small sizes, to check it runs")
+    parser.add_argument("--run-only", action="store_true",
+                        help="only the whole-run figures (e.g. --hands 1e8 for flat memory)")
+    parser.add_argument("--workers", type=int, default=0,
+                        help="with --run-only: this many workers only (a fresh process "
+                             "for each figure measures memory without the other's)")
     args = parser.parse_args()
     cores = len(os.sched_getaffinity(0))
     print(f"machine: {cores} core(s), numpy {np.__version__}")
+    if args.run_only:
+        for workers in ([args.workers] if args.workers else [1] + ([cores] if cores > 1 else [])):
+            bench_run(int(args.hands), workers)
+        return
     if args.quick:
         bench_deal(2_000)
         bench_strategies(500)

@@ -23,13 +23,14 @@ DATA = Path(__file__).resolve().parent / "data"
 GOLDEN_CARDS = DATA / "golden-cards.txt"
 ROADS = ("BPPBT", "PPBTB", "TBBPP")
 
+# counts are 32-bit and names categorical: the frame is kept for every session
 SESSIONS_SCHEMA = {
-    "seat": pl.String, "strategy": pl.String, "session": pl.Int64, "hands": pl.Int64,
-    "bets": pl.Int64, "wagered": pl.Float64, "net": pl.Float64, "expected_net": pl.Float64,
+    "seat": pl.Categorical, "strategy": pl.Categorical, "session": pl.Int64, "hands": pl.Int32,
+    "bets": pl.Int32, "wagered": pl.Float64, "net": pl.Float64, "expected_net": pl.Float64,
     "final_bankroll": pl.Float64, "peak_bankroll": pl.Float64, "max_drawdown": pl.Float64,
-    "longest_losing_streak": pl.Int64, "largest_stake": pl.Float64, "max_hits": pl.Int64,
-    "bankroll_stops": pl.Int64, "wins": pl.Int64, "losses": pl.Int64, "pushes": pl.Int64,
-    "ended_by": pl.String,
+    "longest_losing_streak": pl.Int32, "largest_stake": pl.Float64, "max_hits": pl.Int32,
+    "bankroll_stops": pl.Int32, "wins": pl.Int32, "losses": pl.Int32, "pushes": pl.Int32,
+    "ended_by": pl.Enum(["limit", "ruin", "stop-loss", "win-goal"]),
     **{f"wagered_{b.value}": pl.Float64 for b in Bet},
 }
 SUMMARY_COLUMNS = (
