@@ -137,15 +137,15 @@ def _hands_for(config: RunConfig, lo: int, hi: int) -> tuple[Hands, np.ndarray, 
     shoe_ids = np.unique(source.shoe)
     starts = np.searchsorted(source.shoe, shoe_ids)
     ends = np.searchsorted(source.shoe, shoe_ids, side="right")
-    rows, shoe_no, bounds = [], [], [0]
+    rows, shoe_no, session_bounds = [], [], [0]
     for j in range(lo, hi):
         for m in range(per):
             k = (j * per + m) % len(shoe_ids)
             rows.append(np.arange(starts[k], ends[k]))
             shoe_no.append(np.full(ends[k] - starts[k], m, np.int32))
-        bounds.append(bounds[-1] + sum(len(r) for r in rows[len(rows) - per:]))
+        session_bounds.append(session_bounds[-1] + sum(len(r) for r in rows[len(rows) - per:]))
     index = np.concatenate(rows) if rows else np.zeros(0, np.int64)
-    return source.take(index), np.asarray(bounds, np.int64), np.concatenate(shoe_no)
+    return source.take(index), np.asarray(session_bounds, np.int64), np.concatenate(shoe_no)
 
 
 # --- running one chunk ----------------------------------------------------------------
@@ -331,8 +331,8 @@ def finish(config: RunConfig, chunks: Sequence[list[tuple[pl.DataFrame, pl.DataF
     summary = metrics.summary(sessions_df, config)
     ledger_df = None
     if ledger:
-        ledger_df = pl.concat([c[k][1] for k in range(n_seats) for c in chunks
-                               if c[k][1] is not None])
+        ledger_df = pl.concat([led for k in range(n_seats) for c in chunks
+                               if (led := c[k][1]) is not None])
     return sessions_df, summary, ledger_df
 
 

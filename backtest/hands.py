@@ -105,7 +105,7 @@ class Hands:
             "player_pair": (np.bool_, (n,)), "banker_pair": (np.bool_, (n,)),
             "player_cards": (np.int8, (n,)), "banker_cards": (np.int8, (n,)),
         }
-        arrays = {}
+        arrays: dict[str, Any] = {}
         for name, (dtype, shape) in spec.items():
             if name in columns:
                 arr = np.ascontiguousarray(np.asarray(columns.pop(name), dtype=dtype))

@@ -9,10 +9,15 @@ worker deals it, on every machine.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 from numba import njit
 from numba.core.errors import NumbaIRAssumptionWarning
+
+if TYPE_CHECKING:
+    from numba.core.dispatcher import Dispatcher
 
 # numba's own pedantic check misfires on inlined functions with early returns;
 # the code it compiles is right (the ledgers are tested), the warning is noise.
@@ -23,6 +28,17 @@ from backtest.rules import banker_draws, is_natural, player_draws
 
 U64 = np.uint64
 _MASK32 = np.uint64(0xFFFFFFFF)
+
+_FunctionT = TypeVar("_FunctionT", bound=Callable[..., object])
+
+
+def njit_nrt_free(inline: bool = False) -> Callable[[_FunctionT], Dispatcher[_FunctionT]]:
+    """`njit(cache=True)` compiled without reference counting (`_nrt=False`; see
+    `jit`), and inlined where it is called if `inline`."""
+    # `_nrt` is a private numba option, which numba's type stubs do not list
+    if inline:
+        return njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+    return njit(cache=True, _nrt=False)  # type: ignore[call-overload]
 
 
 # --- random numbers --------------------------------------------------------------
@@ -42,7 +58,7 @@ def splitmix64(x: np.uint64) -> tuple[np.uint64, np.uint64]:
     return x, z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True, _nrt=False)
+@njit_nrt_free()
 def seed_state(key: np.uint64, index: np.uint64, state: np.ndarray) -> None:
     """Fill the 4-word xoshiro state for stream `index` of `key`."""
     x = key ^ (index * np.uint64(0xD1342543DE82EF95))
@@ -78,7 +94,9 @@ def bounded(s: np.ndarray, bound: int) -> int:
         while low < threshold:
             m = (next_u64(s) >> np.uint64(32)) * b
             low = m & _MASK32
-    return np.int64(m >> np.uint64(32))
+    # np.int64 keeps the compiled result signed (int() would leave it uint64); numba
+    # hands a Python caller an int, which mypy cannot see
+    return np.int64(m >> np.uint64(32))  # type: ignore[return-value]
 
 
 @njit(cache=True, inline="always")
@@ -123,7 +141,7 @@ HAND_TABLE = _build_hand_table()
 CARD_VALUE = RANK_VALUE.astype(np.int64)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit_nrt_free(inline=True)
 def _fix(order: np.ndarray, state: np.ndarray, fixed: int, upto: int) -> int:
     """Forward Fisher-Yates, lazily: settle positions fixed .. upto-1 of `order`.
 
@@ -139,7 +157,7 @@ def _fix(order: np.ndarray, state: np.ndarray, fixed: int, upto: int) -> int:
     return upto if upto > fixed else fixed
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit_nrt_free(inline=True)
 def _write_hand(h: int, c1: int, c2: int, c3: int, c4: int, c5: int, c6: int, packed: int,
                 out_cards: np.ndarray, out_pt: np.ndarray, out_bt: np.ndarray,
                 out_win: np.ndarray, out_nat: np.ndarray, out_ppair: np.ndarray,
@@ -167,7 +185,7 @@ def _write_hand(h: int, c1: int, c2: int, c3: int, c4: int, c5: int, c6: int, pa
     return 4 + pdrew + bdrew
 
 
-@njit(cache=True, _nrt=False)
+@njit_nrt_free()
 def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
                cut_card: int, extra_hands: int, burn: bool, cut_mode: int, cut_at: int,
                table: np.ndarray, values: np.ndarray, max_hands: int,
@@ -235,7 +253,7 @@ def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
     return h
 
 
-@njit(cache=True, _nrt=False)
+@njit_nrt_free()
 def deal_sequence(cards: np.ndarray, table: np.ndarray, values: np.ndarray,
                   out_cards: np.ndarray, out_pt: np.ndarray, out_bt: np.ndarray,
                   out_win: np.ndarray, out_nat: np.ndarray, out_ppair: np.ndarray,
@@ -275,7 +293,7 @@ def deal_sequence(cards: np.ndarray, table: np.ndarray, values: np.ndarray,
     return h, pos
 
 
-def jit(fn):  # type: ignore[no-untyped-def]
+def jit(fn: _FunctionT) -> Dispatcher[_FunctionT]:
     """Compile `fn` for the session loop (cached on disk). Strategies use this
     so that only this module names the compiler.
 
@@ -285,4 +303,4 @@ def jit(fn):  # type: ignore[no-untyped-def]
     function compiled here must not allocate arrays (it works in the arrays it
     is given). Inlined where it is called, so that the session loop compiled
     for one strategy holds all of that strategy's code."""
-    return njit(cache=True, _nrt=False, inline="always")(fn)
+    return njit_nrt_free(inline=True)(fn)

@@ -633,7 +633,8 @@ def ev_array(counts, payouts):
     return out
 
 
-@njit(cache=True, _nrt=False)
+# `_nrt=False` (no reference counting) is a private numba option, absent from its type stubs
+@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
 def ev_fill(counts, payouts, out, v, bins, e):  # type: ignore[no-untyped-def]
     """`ev_array` without allocating: writes into `out` (7), using the work
     arrays v (10), bins (10, 10, 2, 2) and e (as many as deal events).

@@ -89,7 +89,7 @@ def write_run(out: Path, result: Any, paths: pl.DataFrame | None = None) -> list
 
 
 @contextmanager
-def progress_bar(total_label: str = "sessions") -> Iterator[Callable[[int, int], None] | None]:
+def progress_bar(total_label: str = "sessions") -> Iterator[Callable[[int, int, int], None] | None]:
     """A progress callback drawing a bar on a terminal; None elsewhere."""
     if not sys.stderr.isatty():
         yield None

@@ -239,7 +239,7 @@ def deal_hand(cards: Iterable[int]) -> Hand:
 
 def deal_hands(cards: Sequence[int]) -> list[Hand]:
     """Deal every complete hand from `cards`; an incomplete tail is not dealt."""
-    hands = []
+    hands: list[Hand] = []
     pos = 0
     while True:
         try:

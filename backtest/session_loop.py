@@ -18,9 +18,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from backtest import kernels
+from backtest.kernels import njit_nrt_free
 from backtest.odds import ev_fill
 from backtest.rules import Bet
 from strategies import compiled
@@ -52,7 +52,7 @@ PLACE_ERRORS = {
 _MAX_CENTS = 2 ** 52
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit_nrt_free(inline=True)
 def _to_cents(out: np.ndarray, p: np.ndarray, cents: np.ndarray) -> int:
     """Strategy stakes (currency) to whole cents, with the side bets beside a
     main bet. Returns PLACE_BAD_STAKE for a negative or NaN stake."""
@@ -73,7 +73,7 @@ def _to_cents(out: np.ndarray, p: np.ndarray, cents: np.ndarray) -> int:
     return PLACE_OK
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit_nrt_free(inline=True)
 def limits(out: np.ndarray, p: np.ndarray, cents: np.ndarray, min_c: np.ndarray,
            max_c: np.ndarray, st: np.ndarray) -> int:
     """Convert and apply the table minimum. Returns a PLACE_* code, and whether
@@ -92,7 +92,7 @@ def limits(out: np.ndarray, p: np.ndarray, cents: np.ndarray, min_c: np.ndarray,
     return 10 * over
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit_nrt_free(inline=True)
 def place(p: np.ndarray, cents: np.ndarray, min_c: np.ndarray, max_c: np.ndarray,
           bankroll: int, den: int, offered: np.ndarray, pb_together: bool,
           pairs_need_main: bool, st: np.ndarray) -> int:
@@ -130,7 +130,7 @@ def place(p: np.ndarray, cents: np.ndarray, min_c: np.ndarray, max_c: np.ndarray
     return PLACE_OK
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit_nrt_free(inline=True)
 def book(i: int, cents: np.ndarray, unit: np.ndarray, den: int, evs: np.ndarray,
          st: np.ndarray, wag: np.ndarray, expected: np.ndarray) -> int:
     """Settle hand `i` for stakes `cents`; update the session statistics.
@@ -169,7 +169,7 @@ def book(i: int, cents: np.ndarray, unit: np.ndarray, den: int, evs: np.ndarray,
     return net
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit_nrt_free(inline=True)
 def stop_rule(st: np.ndarray, bankroll0: int, stop_loss: int, win_goal: int, ruin_below: int) -> int:
     """After a hand: which stop rule, if any, ends the session (-1: none)."""
     if st[S_FINAL] < ruin_below:
@@ -181,12 +181,13 @@ def stop_rule(st: np.ndarray, bankroll0: int, stop_loss: int, win_goal: int, rui
     return -1
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit_nrt_free(inline=True)
 def session_seed(seat_key: np.uint64, session_id: int, state: np.ndarray) -> int:
     """The random seed a strategy gets for one session (from the seat's key);
     `state` is four words of scratch."""
     kernels.seed_state(seat_key, np.uint64(session_id), state)
-    return np.int64(state[0] >> np.uint64(1))
+    # signed in compiled code (see kernels.bounded); mypy cannot see numba's int64 -> int
+    return np.int64(state[0] >> np.uint64(1))  # type: ignore[return-value]
 
 
 def scratch() -> tuple[np.ndarray, ...]:
@@ -197,7 +198,7 @@ def scratch() -> tuple[np.ndarray, ...]:
             np.zeros((10, 10, 2, 2)), np.zeros(16))
 
 
-@njit(cache=True, _nrt=False)
+@njit_nrt_free()
 def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, session_ids: np.ndarray,
                  bounds: np.ndarray, winner: np.ndarray, hand_no: np.ndarray,
                  shoe_no: np.ndarray, unit: np.ndarray, den: int, min_c: np.ndarray,
@@ -387,9 +388,10 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
             view._history = winner_ro[shoe_start:i]
             # limits: stakes to cents, side bets, the table minimum; over the maximum?
             for attempt in (0, 1):
-                cents = _py_cents(_stake_list(strategy.stakes(view), strategy), side, has_side)
-                if cents is None:
+                asked = _py_cents(_stake_list(strategy.stakes(view), strategy), side, has_side)
+                if asked is None:
                     return PLACE_BAD_STAKE, i, rows
+                cents = asked
                 over = False
                 for b in range(N_BETS):
                     c = cents[b]

@@ -488,7 +488,7 @@ def _execute_dask(tasks: Sequence[Task], payload: Sequence[tuple[Any, ...]], wor
 
 def trends(summary: pl.DataFrame, keys: Sequence[str], metric: str) -> list[str]:
     """A line per varied key: the metric's mean at each of its values."""
-    lines = []
+    lines: list[str] = []
     if summary.is_empty() or metric not in summary.columns:
         return lines
     for key in keys:

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
@@ -188,11 +188,30 @@ class Strategy(ABC):
         self.reset()
 
     @abstractmethod
-    def stakes(self, view: View) -> Mapping[Bet | str, float]:
+    def stakes(self, view: View) -> Mapping[Bet, float] | Mapping[str, float]:
         """The stakes of the coming hand, by bet; an empty mapping sits it out."""
 
     def update(self, view: View, result: Result) -> None:
         """Called after every hand this strategy was seated for."""
+
+
+# the signatures of a built-in's four functions (see `Builtin`)
+class _Reset(Protocol):
+    def __call__(self, p: np.ndarray, s: np.ndarray, si: np.ndarray, /) -> None: ...
+
+
+class _Init(Protocol):
+    def __call__(self, p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int, /) -> None: ...
+
+
+class _Decide(Protocol):
+    def __call__(self, p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                 hist: np.ndarray, evs: np.ndarray, out: np.ndarray, /) -> None: ...
+
+
+class _Update(Protocol):
+    def __call__(self, p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                 stakes: np.ndarray, unit: np.ndarray, net: float, /) -> None: ...
 
 
 class Builtin(Strategy):
@@ -212,6 +231,12 @@ class Builtin(Strategy):
 
     kind: ClassVar[int] = -1
     Params: ClassVar[type] = CommonParams
+
+    # the four functions, which each built-in gives as staticmethods
+    k_reset: ClassVar[_Reset]
+    k_init: ClassVar[_Init]
+    k_decide: ClassVar[_Decide]
+    k_update: ClassVar[_Update]
 
     def encode(self) -> np.ndarray:
         """The parameter vector: the common head, then `encode_own`."""

@@ -15,6 +15,7 @@ from numba.core import errors, types
 from numba.extending import overload
 
 from backtest.kernels import jit
+from strategies.base import Builtin
 from strategies.flat import Flat
 from strategies.progressions import Martingale, GrandMartingale, Paroli, Fibonacci, DAlembert, Labouchere, OneThreeTwoSix, OscarsGrind
 from strategies.patterns import FollowTheShoe, Chop, Streak, PatternTable
@@ -38,7 +39,7 @@ def kind_marker(kind: int) -> tuple[int, ...]:
     return (0,) * (kind + 1)
 
 
-def _builtin(kind: object) -> type:
+def _builtin(kind: object) -> type[Builtin]:
     """The class a kind marker's type names, while compiling."""
     if isinstance(kind, types.BaseTuple):
         return BUILTINS[len(kind) - 1]
@@ -48,7 +49,7 @@ def _builtin(kind: object) -> type:
                              "pass kind_marker(kind)")
 
 
-def _class(kind: int | tuple[int, ...]) -> type:
+def _class(kind: int | tuple[int, ...]) -> type[Builtin]:
     return BUILTINS[len(kind) - 1 if isinstance(kind, tuple) else kind]
 
 

@@ -25,7 +25,7 @@ def param(default: Any, help: str, *, min: float | None = None, max: float | Non
     """A dataclass field with its help text and bounds."""
     meta = {"help": help, "min": min, "max": max, "exclusive_min": exclusive_min}
     if isinstance(default, (list, dict)):
-        return field(default_factory=lambda d=default: type(d)(d), metadata=meta)
+        return field(default_factory=lambda: type(default)(default), metadata=meta)
     return field(default=default, metadata=meta)
 
 
@@ -163,7 +163,7 @@ def build_params(cls: type, data: Mapping[str, Any] | None, path: str = "params"
             hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
             raise StrategyError(f"{path}: unknown parameter {key!r}{hint} "
                                 f"(parameters: {', '.join(names)})")
-    obj = object.__new__(cls)
+    obj: Any = object.__new__(cls)
     for f in dataclasses.fields(cls):
         if f.name in data:
             v = data[f.name]
