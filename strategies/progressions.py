@@ -70,20 +70,33 @@ def _level_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None
     s[0] = 0.0
 
 
+# state of the multiplying progressions: s[0] the level, s[1] multiplier ** level
+# (kept as a running product: a power per hand would cost more than the hand)
+
+def _factor_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
+    s[0] = 0.0
+    s[1] = 1.0
+
+
+def _factor_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
+    s[0] = 0.0
+    s[1] = 1.0
+
+
 def _martingale_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                        hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
-    out[int(p[BET])] = p[BASE] * p[ARG] ** s[0]
+    out[int(p[BET])] = p[BASE] * s[1]
 
 
 def _martingale_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                        stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
     r = main_result(int(p[BET]), stakes, unit)
-    if r == WIN:
+    if r == WIN or (r == PUSH and p[P_ON_PUSH] == 1.0):
         s[0] = 0.0
-    elif r == LOSS:
-        s[0] = min(s[0] + 1.0, 1000.0)
-    elif r == PUSH and p[P_ON_PUSH] == 1.0:
-        s[0] = 0.0
+        s[1] = 1.0
+    elif r == LOSS and s[0] < 1000.0:
+        s[0] += 1.0
+        s[1] *= p[ARG]
 
 
 @dataclass(frozen=True)
@@ -103,8 +116,8 @@ class Martingale(Progression):
     def arguments(self) -> list[float]:
         return [self.params.multiplier]
 
-    k_reset = staticmethod(_level_reset)
-    k_init = staticmethod(_level_init)
+    k_reset = staticmethod(_factor_reset)
+    k_init = staticmethod(_factor_init)
     k_decide = staticmethod(_martingale_decide)
     k_update = staticmethod(_martingale_update)
 
@@ -155,7 +168,7 @@ class GrandMartingale(Progression):
 
 def _paroli_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                    hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
-    out[int(p[BET])] = p[BASE] * p[ARG + 1] ** s[0]
+    out[int(p[BET])] = p[BASE] * s[1]
 
 
 def _paroli_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
@@ -163,12 +176,13 @@ def _paroli_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray
     r = main_result(int(p[BET]), stakes, unit)
     if r == WIN:
         s[0] += 1.0
+        s[1] *= p[ARG + 1]
         if s[0] >= p[ARG]:
             s[0] = 0.0
-    elif r == LOSS:
+            s[1] = 1.0
+    elif r == LOSS or (r == PUSH and p[P_ON_PUSH] == 1.0):
         s[0] = 0.0
-    elif r == PUSH and p[P_ON_PUSH] == 1.0:
-        s[0] = 0.0
+        s[1] = 1.0
 
 
 @dataclass(frozen=True)
@@ -189,8 +203,8 @@ class Paroli(Progression):
     def arguments(self) -> list[float]:
         return [self.params.target, self.params.multiplier]
 
-    k_reset = staticmethod(_level_reset)
-    k_init = staticmethod(_level_init)
+    k_reset = staticmethod(_factor_reset)
+    k_init = staticmethod(_factor_init)
     k_decide = staticmethod(_paroli_decide)
     k_update = staticmethod(_paroli_update)
 
