@@ -9,6 +9,22 @@ from backtest.kernels import jit
 WIN, LOSS, PUSH, NO_BET = 1, -1, 0, 2
 
 
+# The kernel functions of a strategy that keeps no state (plain functions: the
+# session loop compiles them into each strategy that uses them).
+
+def stateless_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
+    """Nothing to restart."""
+
+
+def stateless_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
+    """Nothing to set up for a session."""
+
+
+def stateless_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                     stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
+    """Nothing learned from a hand."""
+
+
 @jit
 def main_result(bet: int, stakes: np.ndarray, unit: np.ndarray) -> int:
     """How the main bet `bet` went: WIN, LOSS, PUSH, or NO_BET if none was placed."""

@@ -8,6 +8,7 @@ import numpy as np
 
 from backtest.kernels import seed_state, uniform
 from backtest.rules import Bet
+from strategies._common import stateless_reset, stateless_update
 from strategies.base import P_OWN, Builtin
 from strategies.params import CommonParams, param
 
@@ -21,10 +22,6 @@ class RandomParams(CommonParams):
     skip: float = param(0.0, "probability of sitting a hand out", min=0, max=1)
 
 
-def _random_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
-    pass
-
-
 def _random_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
     seed_state(np.uint64(seed), np.uint64(0), si.view(np.uint64)[:4])
 
@@ -36,11 +33,6 @@ def _random_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray
         return
     side = 1 if uniform(state) < p[BASE + 1] else 0
     out[side] = p[BASE]
-
-
-def _random_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                   stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
-    pass
 
 
 class RandomBettor(Builtin):
@@ -57,7 +49,7 @@ class RandomBettor(Builtin):
     def main_bets(self) -> set[Bet]:
         return {Bet.PLAYER, Bet.BANKER}
 
-    k_reset = staticmethod(_random_reset)
+    k_reset = staticmethod(stateless_reset)
     k_init = staticmethod(_random_init)
     k_decide = staticmethod(_random_decide)
-    k_update = staticmethod(_random_update)
+    k_update = staticmethod(stateless_update)

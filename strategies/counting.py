@@ -9,6 +9,7 @@ import numpy as np
 
 from backtest.errors import StrategyError
 from backtest.rules import Bet
+from strategies._common import stateless_init, stateless_reset, stateless_update
 from strategies.base import N_BETS, P_OWN, Builtin
 from strategies.params import CommonParams, param
 
@@ -38,24 +39,11 @@ class CounterParams(CommonParams):
         self.validate("params")
 
 
-def _counter_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
-    pass
-
-
-def _counter_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
-    pass
-
-
 def _counter_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                     hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
     for b in range(N_BETS):
         if p[MASK + b] == 1.0 and evs[b] > p[MIN_EV]:
             out[b] = p[BASE]
-
-
-def _counter_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                    stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
-    pass
 
 
 class ExactCounter(Builtin):
@@ -78,7 +66,7 @@ class ExactCounter(Builtin):
     def main_bets(self) -> set[Bet]:
         return {Bet(b) for b in self.params.bets}
 
-    k_reset = staticmethod(_counter_reset)
-    k_init = staticmethod(_counter_init)
+    k_reset = staticmethod(stateless_reset)
+    k_init = staticmethod(stateless_init)
     k_decide = staticmethod(_counter_decide)
-    k_update = staticmethod(_counter_update)
+    k_update = staticmethod(stateless_update)

@@ -8,6 +8,7 @@ import numpy as np
 
 from backtest.errors import StrategyError
 from backtest.rules import Bet
+from strategies._common import stateless_init, stateless_reset, stateless_update
 from strategies.base import N_BETS, P_OWN, Builtin
 from strategies.params import CommonParams, param
 
@@ -26,23 +27,10 @@ class FlatParams(CommonParams):
         self.validate("params")
 
 
-def _flat_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
-    pass
-
-
-def _flat_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
-    pass
-
-
 def _flat_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                  hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
     for b in range(N_BETS):
         out[b] = p[P_OWN + b]
-
-
-def _flat_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                 stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
-    pass
 
 
 class Flat(Builtin):
@@ -69,7 +57,7 @@ class Flat(Builtin):
                 stakes[Bet(b)] = stakes.get(Bet(b), 0.0) + s
         return stakes
 
-    k_reset = staticmethod(_flat_reset)
-    k_init = staticmethod(_flat_init)
+    k_reset = staticmethod(stateless_reset)
+    k_init = staticmethod(stateless_init)
     k_decide = staticmethod(_flat_decide)
-    k_update = staticmethod(_flat_update)
+    k_update = staticmethod(stateless_update)

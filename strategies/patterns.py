@@ -12,7 +12,8 @@ import numpy as np
 
 from backtest.errors import StrategyError
 from backtest.rules import Bet
-from strategies._common import last_decisive, run_length
+from strategies._common import (last_decisive, run_length, stateless_init, stateless_reset,
+                                stateless_update)
 from strategies.base import P_OWN, Builtin
 from strategies.params import CommonParams, param
 
@@ -29,28 +30,15 @@ class ShoeReaderParams(CommonParams):
     base: float = param(10.0, "the stake, in currency", min=0, exclusive_min=True)
 
 
-def _nothing_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
-    pass
-
-
-def _nothing_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
-    pass
-
-
-def _nothing_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                    stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
-    pass
-
-
 class ShoeReader(Builtin):
     Params = ShoeReaderParams
 
     def main_bets(self) -> set[Bet]:
         return {Bet.PLAYER, Bet.BANKER}
 
-    k_reset = staticmethod(_nothing_reset)
-    k_init = staticmethod(_nothing_init)
-    k_update = staticmethod(_nothing_update)
+    k_reset = staticmethod(stateless_reset)
+    k_init = staticmethod(stateless_init)
+    k_update = staticmethod(stateless_update)
 
 
 # --- follow the shoe, and chop --------------------------------------------------------

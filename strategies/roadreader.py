@@ -15,7 +15,7 @@ from typing import Literal
 import numpy as np
 
 from backtest.rules import Bet
-from strategies._common import road_marks
+from strategies._common import road_marks, stateless_init, stateless_reset, stateless_update
 from strategies.base import P_OWN, Builtin
 from strategies.params import CommonParams, param
 
@@ -33,14 +33,6 @@ class RoadParams(CommonParams):
                   "`chop`: so that it changes colour")
 
 
-def _road_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
-    pass
-
-
-def _road_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
-    pass
-
-
 def _road_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                  hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
     # the scratch for the big road's column lengths is the state array
@@ -49,11 +41,6 @@ def _road_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
         return
     wanted = last if p[BASE + 2] == 0.0 else -last
     out[1 if banker_mark == wanted else 0] = p[BASE]
-
-
-def _road_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                 stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
-    pass
 
 
 class RoadReader(Builtin):
@@ -72,7 +59,7 @@ class RoadReader(Builtin):
     def main_bets(self) -> set[Bet]:
         return {Bet.PLAYER, Bet.BANKER}
 
-    k_reset = staticmethod(_road_reset)
-    k_init = staticmethod(_road_init)
+    k_reset = staticmethod(stateless_reset)
+    k_init = staticmethod(stateless_init)
     k_decide = staticmethod(_road_decide)
-    k_update = staticmethod(_road_update)
+    k_update = staticmethod(stateless_update)
