@@ -1,0 +1,65 @@
+"""Strategies from installed packages, through the entry-point group."""
+
+from __future__ import annotations
+
+from importlib.metadata import EntryPoint
+from typing import Any
+
+import pytest
+
+from backtest import engine
+from backtest.config import parse_config
+from backtest.errors import StrategyError
+from strategies import registry
+from strategies.base import Strategy, View
+
+
+class PluginBanker(Strategy):
+    name = "plugin-banker"
+    description = "Bets Banker every hand (from a plug-in package)."
+
+    def stakes(self, view: View) -> dict[str, float]:
+        return {"banker": 10.0}
+
+
+class NotAStrategy:
+    pass
+
+
+def _fake_entry_points(monkeypatch: pytest.MonkeyPatch, targets: dict[str, str]) -> None:
+    eps = [EntryPoint(name=name, value=value, group=registry.ENTRY_POINT_GROUP)
+           for name, value in targets.items()]
+
+    def entry_points(**kwargs: Any) -> list[EntryPoint]:
+        assert kwargs == {"group": registry.ENTRY_POINT_GROUP}
+        return eps
+
+    monkeypatch.setattr(registry, "entry_points", entry_points)
+
+
+def test_an_installed_plugin_is_found_listed_and_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_entry_points(monkeypatch, {"plugin-banker": f"{__name__}:PluginBanker"})
+    assert registry.get("plugin-banker") is PluginBanker
+    assert "plugin-banker" in registry.available()
+    cfg = parse_config({"sessions": 5, "shoe": {"decks": 8},
+                        "seats": [{"strategy": "plugin-banker"}]})
+    result = engine.run(cfg, workers=1)
+    assert result.summary["bets"].item() == result.summary["hands"].item() > 0
+
+
+def test_a_broken_plugin_fails_clearly_and_does_not_hide_the_others(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_entry_points(monkeypatch, {"broken": f"{__name__}:NotAStrategy",
+                                     "missing": "no_such_module_xyz:Thing"})
+    with pytest.raises(StrategyError, match="is not a Strategy class"):
+        registry.get("broken")
+    with pytest.raises(StrategyError, match="an installed plug-in"):
+        registry.get("missing")
+    names = registry.available()
+    assert "martingale" in names and "broken" not in names and "missing" not in names
+
+
+def test_an_unknown_name_suggests_plugins_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_entry_points(monkeypatch, {"plugin-banker": f"{__name__}:PluginBanker"})
+    with pytest.raises(StrategyError, match="did you mean 'plugin-banker'"):
+        registry.get("plugin-bankr")
