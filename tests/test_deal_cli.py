@@ -9,14 +9,12 @@ read their results.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from cli_helpers import Run, backtest_processes
 from backtest.hands import Hands
 from backtest.recorded import format_card_text, read_shoes
 from backtest.shoe import ShoeSpec, generate_hands
@@ -26,13 +24,6 @@ LIVE = DATA / "live-table-shoe-state.json"
 GENERATED = DATA / "generated-8deck-seed1.txt"
 COLUMNS = ("shoe", "hand", "cards", "player_total", "banker_total", "winner", "natural",
            "player_pair", "banker_pair", "player_cards", "banker_cards")
-
-
-@dataclass(frozen=True)
-class Run:
-    returncode: int
-    stdout: str
-    stderr: str
 
 
 @pytest.fixture(scope="module")
@@ -50,15 +41,7 @@ def cli(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Run]]
         "missing": ["deal", str(tmp / "missing.txt")],
         "incomplete-json": ["deal", str(tmp / "incomplete.txt"), "-f", "json"],
     }
-    procs = {name: subprocess.Popen([sys.executable, "-m", "backtest", *args], cwd=tmp,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    text=True, encoding="utf-8")
-             for name, args in commands.items()}
-    runs = {}
-    for name, proc in procs.items():
-        out, err = proc.communicate(timeout=300)
-        runs[name] = Run(proc.returncode, out, err)
-    return tmp, runs
+    return tmp, backtest_processes(commands, cwd=tmp, at_once=len(commands))
 
 
 def assert_same_hands(a: Hands, b: Hands) -> None:

@@ -27,8 +27,8 @@ import polars as pl
 import pytest
 import yaml
 
+from cli_helpers import backtest_here
 from backtest import engine, outputs, report
-from backtest.cli import main
 from backtest.config import parse_config
 from backtest.errors import BacktestError, UsageError
 from backtest.metrics import Z95
@@ -325,17 +325,7 @@ def one_line_error(code: int, err: str, expected_code: int, *says: str) -> None:
         assert words in lines[0]
 
 
-def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-        *args: str) -> tuple[int, str, str]:
-    """The real entry point in this process: (exit code, stdout, stderr)."""
-    monkeypatch.setattr(sys, "argv", ["backtest", *args])
-    code = 0
-    try:
-        main()
-    except SystemExit as done:
-        code = int(done.code or 0)
-    got = capsys.readouterr()
-    return code, got.out, got.err
+cli = backtest_here
 
 
 def test_bad_directories_and_no_matplotlib_as_processes(run_dir: Path, tmp_path: Path) -> None:

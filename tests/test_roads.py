@@ -7,9 +7,6 @@ working), not taken from the code under test.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cli_helpers import Run, backtest_processes
 from backtest.errors import UsageError
 from backtest.hands import Hands
 from backtest.recorded import read_shoes
@@ -363,13 +361,6 @@ def test_render_shoe_checks_the_shoe_number_and_width():
 # --- the command -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Run:
-    returncode: int
-    stdout: str
-    stderr: str
-
-
 @pytest.fixture(scope="module")
 def cli() -> dict[str, Run]:
     commands = {
@@ -380,15 +371,7 @@ def cli() -> dict[str, Run]:
         "piped": ["roads", str(ROADS), "--shoe", "2", "--width", "6"],
         "bad-shoe": ["roads", str(ROADS), "--shoe", "4"],
     }
-    procs = {name: subprocess.Popen([sys.executable, "-m", "backtest", *args],
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    text=True, encoding="utf-8")
-             for name, args in commands.items()}
-    runs = {}
-    for name, proc in procs.items():
-        out, err = proc.communicate(timeout=120)
-        runs[name] = Run(proc.returncode, out, err)
-    return runs
+    return backtest_processes(commands, at_once=len(commands))
 
 
 LABELS = ("Bead plate", "Big road", "Big eye boy", "Small road", "Cockroach pig")

@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 import pytest
 
+from cli_helpers import Run, backtest_process, backtest_processes
 from backtest.recorded import read_shoes
 from strategies.registry import BUILTIN_NAMES
 
@@ -64,13 +61,6 @@ BAD_CONFIGS = {
 }
 
 
-@dataclass(frozen=True)
-class Run:
-    returncode: int
-    stdout: str
-    stderr: str
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Run]]:
     tmp = tmp_path_factory.mktemp("run-cli")
@@ -98,17 +88,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Run]
         (tmp / f"{name}.yaml").write_text(text, encoding="utf-8")
         commands[name] = ["run", str(tmp / f"{name}.yaml")]
 
-    def start(args: list[str]) -> Run:
-        proc = subprocess.run([sys.executable, "-m", "backtest", *args], cwd=REPO,
-                              capture_output=True, text=True, encoding="utf-8", timeout=600)
-        return Run(proc.returncode, proc.stdout, proc.stderr)
-
     # the first run alone (it compiles the seats' session loops when numba's cache
     # is cold), then the others four at a time
-    results = {"json": start(commands.pop("json"))}
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        futures = {name: pool.submit(start, args) for name, args in commands.items()}
-        results.update({name: future.result() for name, future in futures.items()})
+    results = {"json": backtest_process(commands.pop("json"), cwd=REPO)}
+    results.update(backtest_processes(commands, cwd=REPO))
     return tmp, results
 
 

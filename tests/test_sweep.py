@@ -32,9 +32,9 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
+from cli_helpers import Run, backtest_here, backtest_process
 from backtest import engine
 from backtest import sweep as sweeps
-from backtest.cli import main
 from backtest.errors import ConfigError, UsageError
 from backtest.sweep import load_sweep, run_sweep
 
@@ -88,17 +88,7 @@ def temp_files(out: Path) -> list[str]:
             if f.endswith(".tmp")]
 
 
-def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-        *args: str) -> tuple[int, str, str]:
-    """The real entry point in this process: (exit code, stdout, stderr)."""
-    monkeypatch.setattr(sys, "argv", ["backtest", *args])
-    code = 0
-    try:
-        main()
-    except SystemExit as done:
-        code = int(done.code or 0)
-    got = capsys.readouterr()
-    return code, got.out, got.err
+cli = backtest_here
 
 
 def one_line_error(code: int, err: str, expected_code: int) -> str:
@@ -110,10 +100,9 @@ def one_line_error(code: int, err: str, expected_code: int) -> str:
     return lines[0]
 
 
-def backtest_process(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def backtest(*args: str, timeout: float = 300) -> Run:
     """`python -m backtest ARGS` from the project's top folder."""
-    return subprocess.run([sys.executable, "-m", "backtest", *args], cwd=REPO,
-                          capture_output=True, text=True, timeout=timeout)
+    return backtest_process(args, cwd=REPO, timeout=timeout)
 
 
 # --- the cells of a sweep ----------------------------------------------------------------------
@@ -276,7 +265,7 @@ def test_a_params_value_that_is_not_a_mapping(tmp_path: Path) -> None:
 def test_a_bad_last_cell_fails_before_any_cell_runs(tmp_path: Path) -> None:
     path = sweep_file(tmp_path, "sessions: 20\ngrid:\n  session.bankroll: [500, 1000, -5]\n")
     out = tmp_path / "out"
-    done = backtest_process("sweep", str(path), "--out", str(out), "--workers", "1")
+    done = backtest("sweep", str(path), "--out", str(out), "--workers", "1")
     message = one_line_error(done.returncode, done.stderr, 1)
     assert message == (f"error: {path}: cell 3 (session.bankroll=-5): session.bankroll: "
                        "must be more than 0, got -5")
@@ -607,7 +596,7 @@ def test_a_killed_sweep_resumed_gives_the_same_table(tmp_path: Path) -> None:
         f"the sweep was not caught halfway ({why}): make its cells bigger (more sessions in "
         "KILL_SWEEP) so that each takes about a second")
 
-    again = backtest_process("sweep", str(path), "--out", str(killed), "--workers", "1",
+    again = backtest("sweep", str(path), "--out", str(killed), "--workers", "1",
                              "--resume", "--format", "csv")
     assert again.returncode == 0, again.stderr
     assert len(cell_files(killed)) == KILL_CELLS
