@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from backtest import payouts, session_loop
+from backtest import payouts, python_loop, session_loop
 from backtest.cards import full_shoe_counts
 from backtest.config import RunConfig, build_strategies, parse_config
 from backtest.errors import ConfigError, MissingDataError, StrategyError
@@ -247,7 +247,7 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
             code, at, rows = session_loop.run_compiled(kind_marker(strat.kind), strat.encode(), *args,
                                                        *session_loop.scratch())
         else:
-            code, at, rows = session_loop.run_python(strat, *args)
+            code, at, rows = python_loop.run_python(strat, *args)
         if code != session_loop.PLACE_OK:
             seat = config.seats[k]
             raise StrategyError(

@@ -22,7 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from backtest import engine, payouts, session_loop  # noqa: E402
+from backtest import engine, payouts, python_loop, session_loop  # noqa: E402
 from backtest.config import parse_config  # noqa: E402
 from backtest.shoe import ShoeSpec, generate_hands  # noqa: E402
 from strategies import registry  # noqa: E402
@@ -97,9 +97,9 @@ def bench_strategies(sessions: int) -> None:
     cfg = config([{"strategy": "flat"}], sessions // 10)
     hands, args = chunk_args(cfg, sessions // 10)
     strat = PlainFollow()
-    session_loop.run_python(strat, *chunk_args(cfg, 2)[1])
+    python_loop.run_python(strat, *chunk_args(cfg, 2)[1])
     t = time.perf_counter()
-    session_loop.run_python(strat, *args)
+    python_loop.run_python(strat, *args)
     dt = time.perf_counter() - t
     print(f"session loop plain Python        {len(hands):>10,} hands {rate(len(hands), dt)}")
 
