@@ -84,6 +84,25 @@ def next_u64(s: np.ndarray) -> np.uint64:
 
 
 @njit(cache=True, inline="always")
+def _xoshiro(s0: np.uint64, s1: np.uint64, s2: np.uint64, s3: np.uint64
+             ) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64, np.uint64]:
+    """`next_u64` on a state held in four local words: (output, new state).
+
+    A loop that keeps the state in locals keeps it in registers; through the
+    state array every step would store and reload it (the compiler cannot tell
+    that the arrays the loop writes are not the state)."""
+    result = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
+    t = s1 << np.uint64(17)
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = _rotl(s3, 45)
+    return result, s0, s1, s2, s3
+
+
+@njit(cache=True, inline="always")
 def bounded(s: np.ndarray, bound: int) -> int:
     """Uniform integer in [0, bound) for bound < 2**32, unbiased (Lemire)."""
     b = np.uint64(bound)
@@ -146,14 +165,32 @@ def _fix(order: np.ndarray, state: np.ndarray, fixed: int, upto: int) -> int:
     """Forward Fisher-Yates, lazily: settle positions fixed .. upto-1 of `order`.
 
     Positions are only ever read in increasing order, so shuffling each one
-    when first needed gives exactly the full shuffle's prefix.
+    when first needed gives exactly the full shuffle's prefix. The draws are
+    `bounded`'s (the same stream), with the state held in locals meanwhile.
+    `order` may hold indices or the cards themselves: the same swaps give
+    the same permutation.
     """
     n = order.shape[0]
+    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
     for i in range(fixed, min(upto, n - 1)):
-        j = i + bounded(state, n - i)
+        b = np.uint64(n - i)
+        r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+        m = (r >> np.uint64(32)) * b
+        low = m & _MASK32
+        if low < b:
+            threshold = (np.uint64(0x100000000) - b) % b
+            while low < threshold:
+                r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+                m = (r >> np.uint64(32)) * b
+                low = m & _MASK32
+        j = i + np.int64(m >> np.uint64(32))
         tmp = order[i]
         order[i] = order[j]
         order[j] = tmp
+    state[0] = s0
+    state[1] = s1
+    state[2] = s2
+    state[3] = s3
     return upto if upto > fixed else fixed
 
 
@@ -193,7 +230,7 @@ def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
                out_pt: np.ndarray, out_bt: np.ndarray, out_win: np.ndarray,
                out_nat: np.ndarray, out_ppair: np.ndarray, out_bpair: np.ndarray,
                out_pn: np.ndarray, out_bn: np.ndarray, out_burn: np.ndarray,
-               order: np.ndarray, dealt: np.ndarray, state: np.ndarray) -> int:
+               shuffled: np.ndarray, cut: np.ndarray, state: np.ndarray) -> int:
     """Shuffle and deal the shoes numbered `shoe_ids` (each its own random stream).
 
     pack: the unshuffled cards (codes). cut_mode: 0 no cut, 1 cut `cut_at`
@@ -201,9 +238,9 @@ def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
     stops `extra_hands` hands after the hand during which the cut card (placed
     `cut_card` cards from the end; 0 = none) comes out, or when fewer than six
     cards are left. out_burn[k] receives the number of cards burned from shoe
-    k. order (int64, one per card), dealt (uint8, one per card) and state (4
-    uint64) are work arrays: compiled without reference counting, this
-    allocates nothing. Returns the number of hands written.
+    k. shuffled and cut (uint8, one per card) and state (4 uint64) are work
+    arrays: compiled without reference counting, this allocates nothing.
+    Returns the number of hands written.
     """
     n = pack.shape[0]
     limit = n - cut_card
@@ -212,17 +249,23 @@ def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
         shoe_index = shoe_ids[k]
         seed_state(key, np.uint64(shoe_index), state)
         for i in range(n):
-            order[i] = i
+            shuffled[i] = pack[i]
         # a forward Fisher-Yates over the whole pack: position i's card is the
         # i-th draw, so the cards reached are the same however far it goes
-        _fix(order, state, 0, n)
+        _fix(shuffled, state, 0, n)
         c = 0
         if cut_mode == 1:
             c = cut_at
         elif cut_mode == 2:
             c = bounded(state, n + 1)
-        for i in range(n):
-            dealt[i] = pack[order[(i + c) % n]]
+        dealt = shuffled
+        if 0 < c < n:
+            # the top c cards go to the bottom
+            for i in range(n - c):
+                cut[i] = shuffled[c + i]
+            for i in range(c):
+                cut[n - c + i] = shuffled[i]
+            dealt = cut
         pos = 0
         if burn:
             v = values[dealt[0] & 15]
