@@ -158,6 +158,10 @@ def _build_hand_table() -> np.ndarray:
 
 HAND_TABLE = _build_hand_table()
 CARD_VALUE = RANK_VALUE.astype(np.int64)
+#: value of each card code (rank in the low four bits), for any uint8 code: indexed
+#: by a code itself, unsigned, so compiled code needs no check for a negative index
+CODE_VALUE = RANK_VALUE[np.minimum(np.arange(256) & 15, 13)].astype(np.uint8)
+_U1, _U2, _U3, _U4, _U5, _U10 = (np.uint64(k) for k in (1, 2, 3, 4, 5, 10))
 
 
 @njit_nrt_free(inline=True)
@@ -201,24 +205,25 @@ def _write_hand(h: int, c1: int, c2: int, c3: int, c4: int, c5: int, c6: int, pa
                 out_bpair: np.ndarray, out_pn: np.ndarray, out_bn: np.ndarray) -> int:
     """Write hand h from its first six cards (c5, c6 used only as drawn) and its
     packed table entry; returns the number of cards it used."""
+    i = np.uint64(h)  # an unsigned index: no negative-index wrap-around in compiled code
     pdrew = (packed >> 8) & 1
     bdrew = (packed >> 9) & 1
     pt = packed & 15
     bt = (packed >> 4) & 15
-    out_cards[h, 0] = c1
-    out_cards[h, 1] = c3
-    out_cards[h, 2] = c5 if pdrew else 0
-    out_cards[h, 3] = c2
-    out_cards[h, 4] = c4
-    out_cards[h, 5] = (c6 if pdrew else c5) if bdrew else 0
-    out_pt[h] = pt
-    out_bt[h] = bt
-    out_win[h] = 0 if pt > bt else (1 if bt > pt else 2)
-    out_nat[h] = (packed & 0x800) != 0
-    out_ppair[h] = (c1 & 15) == (c3 & 15)
-    out_bpair[h] = (c2 & 15) == (c4 & 15)
-    out_pn[h] = 2 + pdrew
-    out_bn[h] = 2 + bdrew
+    out_cards[i, 0] = c1
+    out_cards[i, 1] = c3
+    out_cards[i, 2] = c5 if pdrew else 0
+    out_cards[i, 3] = c2
+    out_cards[i, 4] = c4
+    out_cards[i, 5] = (c6 if pdrew else c5) if bdrew else 0
+    out_pt[i] = pt
+    out_bt[i] = bt
+    out_win[i] = 0 if pt > bt else (1 if bt > pt else 2)
+    out_nat[i] = (packed & 0x800) != 0
+    out_ppair[i] = (c1 & 15) == (c3 & 15)
+    out_bpair[i] = (c2 & 15) == (c4 & 15)
+    out_pn[i] = 2 + pdrew
+    out_bn[i] = 2 + bdrew
     return 4 + pdrew + bdrew
 
 
@@ -233,7 +238,10 @@ def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
                shuffled: np.ndarray, cut: np.ndarray, state: np.ndarray) -> int:
     """Shuffle and deal the shoes numbered `shoe_ids` (each its own random stream).
 
-    pack: the unshuffled cards (codes). cut_mode: 0 no cut, 1 cut `cut_at`
+    pack: the unshuffled cards (codes). table: HAND_TABLE; values: CODE_VALUE
+    (indexed by a card's code, so unsigned indices throughout: numba checks a
+    signed index for a negative value, which cost more here than the lookups).
+    cut_mode: 0 no cut, 1 cut `cut_at`
     cards from the top to the bottom, 2 cut at a random position. Dealing
     stops `extra_hands` hands after the hand during which the cut card (placed
     `cut_card` cards from the end; 0 = none) comes out, or when fewer than six
@@ -268,26 +276,30 @@ def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
             dealt = cut
         pos = 0
         if burn:
-            v = values[dealt[0] & 15]
+            v = values[dealt[0]]
             pos = 1 + (10 if v == 0 else v)
         out_burn[k] = pos
         hand_no = 0
         after_cut = -1
         while pos + 6 <= n and hand_no < max_hands and after_cut < extra_hands:
-            c1 = dealt[pos]
-            c2 = dealt[pos + 1]
-            c3 = dealt[pos + 2]
-            c4 = dealt[pos + 3]
-            c5 = dealt[pos + 4]
-            c6 = dealt[pos + 5]
-            p2 = (values[c1 & 15] + values[c3 & 15]) % 10
-            b2 = (values[c2 & 15] + values[c4 & 15]) % 10
-            packed = table[p2, b2, values[c5 & 15], values[c6 & 15]]
+            p = np.uint64(pos)
+            c1 = dealt[p]
+            c2 = dealt[p + _U1]
+            c3 = dealt[p + _U2]
+            c4 = dealt[p + _U3]
+            c5 = dealt[p + _U4]
+            c6 = dealt[p + _U5]
+            # uint8 codes index `values` and uint8 values the table: all unsigned
+            p2 = values[c1] + values[c3]
+            p2 = p2 - _U10 if p2 >= _U10 else p2
+            b2 = values[c2] + values[c4]
+            b2 = b2 - _U10 if b2 >= _U10 else b2
+            packed = table[p2, b2, values[c5], values[c6]]
+            hand_no += 1
+            out_shoe[np.uint64(h)] = shoe_index
+            out_hand[np.uint64(h)] = hand_no
             pos += _write_hand(h, c1, c2, c3, c4, c5, c6, packed, out_cards, out_pt, out_bt,
                                out_win, out_nat, out_ppair, out_bpair, out_pn, out_bn)
-            hand_no += 1
-            out_shoe[h] = shoe_index
-            out_hand[h] = hand_no
             h += 1
             if after_cut >= 0:
                 after_cut += 1

@@ -113,7 +113,7 @@ def generate_shoes(spec: ShoeSpec, shoe_ids: np.ndarray, seed: int,
     cut_mode, cut_at = (0, 0) if spec.cut is None else ((2, 0) if spec.cut == "random" else (1, int(spec.cut)))
     n = kernels.deal_shoes(
         deck_cards(spec.decks), seed_key(seed), shoe_ids, spec.cut_card,
-        spec.extra_hands, spec.burn, cut_mode, cut_at, kernels.HAND_TABLE, kernels.CARD_VALUE, cap,
+        spec.extra_hands, spec.burn, cut_mode, cut_at, kernels.HAND_TABLE, kernels.CODE_VALUE, cap,
         out["shoe"], out["hand"], out["cards"], out["player_total"], out["banker_total"],
         out["winner"], out["natural"], out["player_pair"], out["banker_pair"],
         out["player_cards"], out["banker_cards"], burned,
