@@ -15,11 +15,14 @@ is 100 * D ticks and every sum is an integer.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 from backtest import kernels
 from backtest.kernels import njit_nrt_free
 from backtest.odds import ev_fill
+from backtest.rules import Bet
 from strategies import compiled
 from strategies.base import (CTX_BANKROLL, CTX_HAND, CTX_LAST_NET, CTX_SESSION_HAND, CTX_SHOE,
                              CTX_SIZE, N_BETS, P_ON_BANKROLL, P_ON_MAX, P_SIDE, STATE_FLOATS,
@@ -50,132 +53,82 @@ _MAX_CENTS = 2 ** 52
 
 
 @njit_nrt_free(inline=True)
-def _to_cents(out: np.ndarray, p: np.ndarray, cents: np.ndarray) -> int:
-    """Strategy stakes (currency) to whole cents, with the side bets beside a
-    main bet. Returns PLACE_BAD_STAKE for a negative or NaN stake."""
+def limits(out: np.ndarray, side_c: np.ndarray, cents: np.ndarray, min_c: np.ndarray,
+           max_c: np.ndarray, active: np.ndarray) -> tuple[int, int]:
+    """The strategy's stakes (currency, in `out`) to whole cents in `cents`, with
+    the side bets (`side_c`, cents) beside a main bet, raised to the table
+    minimum. Only the bets in `active` (those the strategy can place) are read
+    or written.
+
+    Returns (code, stakes raised to the minimum): code is PLACE_BAD_STAKE for
+    a negative or NaN stake, else PLACE_OK, plus 10 if a stake is over the
+    table maximum.
+    """
     any_bet = False
-    for b in range(N_BETS):
+    for a in range(active.shape[0]):
+        b = active[a]
         x = out[b]
         if not (x >= 0.0):
-            return PLACE_BAD_STAKE
+            return PLACE_BAD_STAKE, 0
         c = np.floor(x * 100.0 + 1e-6)
         cents[b] = _MAX_CENTS if c > _MAX_CENTS else np.int64(c)
         if cents[b] > 0:
             any_bet = True
-    if any_bet:
-        for b in range(N_BETS):
-            side = p[P_SIDE + b]
-            if side > 0.0:
-                cents[b] += np.int64(np.floor(side * 100.0 + 1e-6))
-    return PLACE_OK
-
-
-@njit_nrt_free(inline=True)
-def limits(out: np.ndarray, p: np.ndarray, cents: np.ndarray, min_c: np.ndarray,
-           max_c: np.ndarray, st: np.ndarray) -> int:
-    """Convert and apply the table minimum. Returns a PLACE_* code, and whether
-    a stake is over the table maximum (1) in the tens digit."""
-    code = _to_cents(out, p, cents)
-    if code != PLACE_OK:
-        return code
     over = 0
-    for b in range(N_BETS):
-        if cents[b] > 0:
-            if cents[b] < min_c[b]:
-                cents[b] = min_c[b]
-                st[S_BELOW_MIN] += 1
-            if cents[b] > max_c[b]:
-                over = 1
-    return 10 * over
-
-
-@njit_nrt_free(inline=True)
-def place(p: np.ndarray, cents: np.ndarray, min_c: np.ndarray, max_c: np.ndarray,
-          bankroll: int, den: int, offered: np.ndarray, pb_together: bool,
-          pairs_need_main: bool, st: np.ndarray) -> int:
-    """Finish placing the stakes in `cents` (after `limits` and any restart of
-    the progression): cap at the table maximum, check the table's rules, and
-    hold the total to the bankroll. Returns a PLACE_* code."""
-    for b in range(N_BETS):
-        if cents[b] > max_c[b]:
-            cents[b] = max_c[b]
-    total = 0
-    for b in range(N_BETS):
-        if cents[b] > 0 and not offered[b]:
-            return PLACE_NOT_SETTLED
-        total += cents[b]
-    if not pb_together and cents[0] > 0 and cents[1] > 0:
-        return PLACE_FORBIDDEN
-    if pairs_need_main and (cents[3] > 0 or cents[4] > 0) and \
-            cents[0] == 0 and cents[1] == 0 and cents[2] == 0:
-        return PLACE_FORBIDDEN
-    if total * den > bankroll:
-        st[S_BANKROLL_STOPS] += 1
-        if p[P_ON_BANKROLL] == 0.0:
-            return PLACE_RUIN
-        # all-in: scale every stake down to what is left, whole cents
-        left = bankroll // den
-        placed = 0
-        for b in range(N_BETS):
-            cents[b] = cents[b] * left // total
-            placed += cents[b]
-        if placed == 0:
-            return PLACE_RUIN
-        for b in range(N_BETS):
-            if 0 < cents[b] < min_c[b]:
-                return PLACE_RUIN
-    return PLACE_OK
-
-
-@njit_nrt_free(inline=True)
-def book(i: int, cents: np.ndarray, unit: np.ndarray, den: int, evs: np.ndarray,
-         st: np.ndarray, wag: np.ndarray, expected: np.ndarray) -> int:
-    """Settle hand `i` for stakes `cents`; update the session statistics.
-    Returns the net in ticks."""
-    net = 0
-    total = 0
-    for b in range(N_BETS):
+    below = 0
+    for a in range(active.shape[0]):
+        b = active[a]
+        if any_bet:
+            cents[b] += side_c[b]
         c = cents[b]
         if c > 0:
-            net += c * unit[i, b]
-            total += c
-            wag[b] += c * den
-            expected[0] += c * 0.01 * evs[b]
-    st[S_HANDS] += 1
-    if total > 0:
-        st[S_BETS] += 1
-        st[S_WAGERED] += total * den
-        if total * den > st[S_LARGEST]:
-            st[S_LARGEST] = total * den
-        if net > 0:
-            st[S_WINS] += 1
-            st[S_CUR_STREAK] = 0
-        elif net < 0:
-            st[S_LOSSES] += 1
-            st[S_CUR_STREAK] += 1
-            if st[S_CUR_STREAK] > st[S_LOSING_STREAK]:
-                st[S_LOSING_STREAK] = st[S_CUR_STREAK]
-        else:
-            st[S_PUSHES] += 1
-    st[S_NET] += net
-    st[S_FINAL] += net
-    if st[S_FINAL] > st[S_PEAK]:
-        st[S_PEAK] = st[S_FINAL]
-    if st[S_PEAK] - st[S_FINAL] > st[S_DRAWDOWN]:
-        st[S_DRAWDOWN] = st[S_PEAK] - st[S_FINAL]
-    return net
+            if c < min_c[b]:
+                cents[b] = min_c[b]
+                below += 1
+            if cents[b] > max_c[b]:
+                over = 1
+    return 10 * over, below
 
 
 @njit_nrt_free(inline=True)
-def stop_rule(st: np.ndarray, bankroll0: int, stop_loss: int, win_goal: int, ruin_below: int) -> int:
-    """After a hand: which stop rule, if any, ends the session (-1: none)."""
-    if st[S_FINAL] < ruin_below:
-        return ENDED_RUIN
-    if stop_loss >= 0 and bankroll0 - st[S_FINAL] >= stop_loss:
-        return ENDED_STOP_LOSS
-    if win_goal >= 0 and st[S_FINAL] - bankroll0 >= win_goal:
-        return ENDED_WIN_GOAL
-    return -1
+def place(all_in: bool, cents: np.ndarray, min_c: np.ndarray, max_c: np.ndarray,
+          bankroll: int, den: int, offered: np.ndarray, pb_together: bool,
+          pairs_need_main: bool, active: np.ndarray) -> tuple[int, int]:
+    """Finish placing the stakes in `cents` (after `limits` and any restart of
+    the progression): cap at the table maximum, check the table's rules, and
+    hold the total to the bankroll (`all_in`: scale down to what is left).
+    Returns (PLACE_* code, 1 if the bankroll stopped the stakes else 0)."""
+    total = 0
+    for a in range(active.shape[0]):
+        b = active[a]
+        if cents[b] > max_c[b]:
+            cents[b] = max_c[b]
+        if cents[b] > 0 and not offered[b]:
+            return PLACE_NOT_SETTLED, 0
+        total += cents[b]
+    if not pb_together and cents[0] > 0 and cents[1] > 0:
+        return PLACE_FORBIDDEN, 0
+    if pairs_need_main and (cents[3] > 0 or cents[4] > 0) and \
+            cents[0] == 0 and cents[1] == 0 and cents[2] == 0:
+        return PLACE_FORBIDDEN, 0
+    if total * den <= bankroll:
+        return PLACE_OK, 0
+    if not all_in:
+        return PLACE_RUIN, 1
+    # all-in: scale every stake down to what is left, whole cents
+    left = bankroll // den
+    placed = 0
+    for a in range(active.shape[0]):
+        b = active[a]
+        cents[b] = cents[b] * left // total
+        placed += cents[b]
+    if placed == 0:
+        return PLACE_RUIN, 1
+    for a in range(active.shape[0]):
+        b = active[a]
+        if 0 < cents[b] < min_c[b]:
+            return PLACE_RUIN, 1
+    return PLACE_OK, 1
 
 
 @njit_nrt_free(inline=True)
@@ -187,12 +140,14 @@ def session_seed(seat_key: np.uint64, session_id: int, state: np.ndarray) -> int
     return np.int64(state[0] >> np.uint64(1))  # type: ignore[return-value]
 
 
-def scratch() -> tuple[np.ndarray, ...]:
-    """The work arrays `run_compiled` needs (it allocates nothing itself)."""
-    return (np.zeros(STATE_FLOATS), np.zeros(STATE_INTS, np.int64), np.zeros(CTX_SIZE),
+def scratch(bets: Iterable[Bet]) -> tuple[np.ndarray, ...]:
+    """The last arguments of `run_compiled` for a strategy that may place
+    `bets`: which bets to look at, and work arrays (it allocates nothing)."""
+    active = np.array(sorted(b.code for b in bets), np.int64)
+    return (active, np.zeros(STATE_FLOATS), np.zeros(STATE_INTS, np.int64), np.zeros(CTX_SIZE),
             np.zeros(N_BETS), np.zeros(N_BETS), np.zeros(N_BETS), np.zeros(N_BETS, np.int64),
-            np.zeros(14, np.int64), np.zeros(N_BETS), np.zeros(4, np.uint64), np.zeros(10),
-            np.zeros((10, 10, 2, 2)), np.zeros(16))
+            np.zeros(N_BETS, np.int64), np.zeros(14, np.int64), np.zeros(N_BETS),
+            np.zeros(4, np.uint64), np.zeros(10), np.zeros((10, 10, 2, 2)), np.zeros(16))
 
 
 @njit_nrt_free()
@@ -205,27 +160,40 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                  full_counts: np.ndarray, ev_table: np.ndarray, evs_full: np.ndarray,
                  stats: np.ndarray, wagered: np.ndarray, expected: np.ndarray,
                  ledger: bool, led_idx: np.ndarray, led_cents: np.ndarray,
-                 led_net: np.ndarray, led_bank: np.ndarray, s: np.ndarray, si: np.ndarray,
-                 ctx: np.ndarray, out: np.ndarray, stakes: np.ndarray, unit_f: np.ndarray,
-                 cents: np.ndarray, counts: np.ndarray, evs: np.ndarray, seed_work: np.ndarray,
-                 ev_v: np.ndarray, ev_bins: np.ndarray, ev_e: np.ndarray) -> tuple[int, int, int]:
+                 led_net: np.ndarray, led_bank: np.ndarray, active: np.ndarray, s: np.ndarray,
+                 si: np.ndarray, ctx: np.ndarray, out: np.ndarray, stakes: np.ndarray,
+                 unit_f: np.ndarray, cents: np.ndarray, side_c: np.ndarray, counts: np.ndarray,
+                 evs: np.ndarray, seed_work: np.ndarray, ev_v: np.ndarray, ev_bins: np.ndarray,
+                 ev_e: np.ndarray) -> tuple[int, int, int]:
     """Run sessions bounds[j]..bounds[j+1] (hand indices) for one built-in seat;
     `kind` is `compiled.kind_marker(strategy.kind)`.
 
-    The last arguments are work arrays (see `scratch`): compiled without
-    reference counting, this loop allocates nothing. Returns (status, hand
-    index of an error or -1, ledger rows written).
+    The last arguments come from `scratch(strategy.possible_bets())`: the bets
+    the strategy can place (`active`; the loop reads and writes only those)
+    and work arrays. Compiled without reference counting, this loop allocates
+    nothing; a session's statistics live in local variables until it ends.
+    Returns (status, hand index of an error or -1, ledger rows written).
     """
     for r in range(14):
         counts[r] = full_counts[r]
     for b in range(N_BETS):
         evs[b] = evs_full[b]
+        out[b] = 0.0
+        cents[b] = 0
+        stakes[b] = 0.0
+        unit_f[b] = 0.0
+        side_c[b] = np.int64(np.floor(p[P_SIDE + b] * 100.0 + 1e-6)) if p[P_SIDE + b] > 0.0 else 0
+    reset_on_max = p[P_ON_MAX] == 0.0
+    all_in = p[P_ON_BANKROLL] != 0.0
+    na = active.shape[0]
     rows = 0
     scale = 100.0 * den
     for j in range(session_ids.shape[0]):
-        st = stats[j]
-        st[S_FINAL] = bankroll0
-        st[S_PEAK] = bankroll0
+        wag = wagered[j]
+        final = peak = bankroll0
+        hands = bets = wag_total = net_total = drawdown = longest = cur = largest = 0
+        max_hits = stops = wins = losses = pushes = below_min = 0
+        exp_net = 0.0
         ended = ENDED_LIMIT
         compiled.init(kind, p, s, si, session_seed(seat_key, session_ids[j], seed_work))
         last_net = 0
@@ -236,56 +204,118 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                 if use_cards:
                     for r in range(14):
                         counts[r] = full_counts[r]
-            if max_hands >= 0 and st[S_HANDS] >= max_hands:
+            if max_hands >= 0 and hands >= max_hands:
                 break
             if use_cards:
                 ev_fill(counts, ev_table, evs, ev_v, ev_bins, ev_e)
-            ctx[CTX_BANKROLL] = st[S_FINAL] / scale
+            ctx[CTX_BANKROLL] = final / scale
             ctx[CTX_HAND] = hand_no[i]
-            ctx[CTX_SESSION_HAND] = st[S_HANDS]
+            ctx[CTX_SESSION_HAND] = hands
             ctx[CTX_LAST_NET] = last_net / scale
             ctx[CTX_SHOE] = shoe_no[i]
             hist = winner[shoe_start:i]
-            out[:] = 0.0
+            for a in range(na):
+                out[active[a]] = 0.0
             compiled.decide(kind, p, s, si, ctx, hist, evs, out)
-            code = limits(out, p, cents, min_c, max_c, st)
+            code, below = limits(out, side_c, cents, min_c, max_c, active)
+            below_min += below
             if code >= 10:
-                st[S_MAX_HITS] += 1
-                if p[P_ON_MAX] == 0.0:
+                max_hits += 1
+                code -= 10
+                if reset_on_max:
                     compiled.reset(kind, p, s, si)
-                    out[:] = 0.0
+                    for a in range(na):
+                        out[active[a]] = 0.0
                     compiled.decide(kind, p, s, si, ctx, hist, evs, out)
-                    code = limits(out, p, cents, min_c, max_c, st) % 10
-                else:
-                    code = code % 10
+                    code, below = limits(out, side_c, cents, min_c, max_c, active)
+                    below_min += below
+                    code %= 10
             if code == PLACE_OK:
-                code = place(p, cents, min_c, max_c, st[S_FINAL], den, offered, pb_together,
-                             pairs_need_main, st)
+                code, stopped = place(all_in, cents, min_c, max_c, final, den, offered,
+                                      pb_together, pairs_need_main, active)
+                stops += stopped
             if code == PLACE_RUIN:
                 ended = ENDED_RUIN
                 break
             if code != PLACE_OK:
                 return code, i, rows
-            net = book(i, cents, unit, den, evs, st, wagered[j], expected[j:j + 1])
+            # settle, and count
+            net = 0
+            total = 0
+            for a in range(na):
+                b = active[a]
+                c = cents[b]
+                if c > 0:
+                    net += c * unit[i, b]
+                    total += c
+                    wag[b] += c * den
+                    exp_net += c * 0.01 * evs[b]
+            hands += 1
+            if total > 0:
+                bets += 1
+                wag_total += total * den
+                if total * den > largest:
+                    largest = total * den
+                if net > 0:
+                    wins += 1
+                    cur = 0
+                elif net < 0:
+                    losses += 1
+                    cur += 1
+                    if cur > longest:
+                        longest = cur
+                else:
+                    pushes += 1
+            net_total += net
+            final += net
+            if final > peak:
+                peak = final
+            if peak - final > drawdown:
+                drawdown = peak - final
             last_net = net
-            for b in range(N_BETS):
+            for a in range(na):
+                b = active[a]
                 stakes[b] = cents[b] * 0.01
-                unit_f[b] = unit[i, b] / den if unit[i, b] > -(2 ** 62) else 0.0
+                u = unit[i, b]
+                unit_f[b] = u / den if u > -(2 ** 62) else 0.0
             compiled.update(kind, p, s, si, ctx, stakes, unit_f, net / scale)
             if ledger:
                 led_idx[rows] = i
                 for b in range(N_BETS):
                     led_cents[rows, b] = cents[b]
                 led_net[rows] = net
-                led_bank[rows] = st[S_FINAL]
+                led_bank[rows] = final
                 rows += 1
             if use_cards:
                 for c in range(6):
                     if cards[i, c] != 0:
                         counts[cards[i, c] & 15] -= 1
-            stop = stop_rule(st, bankroll0, stop_loss, win_goal, ruin_below)
-            if stop >= 0:
-                ended = stop
+            if final < ruin_below:
+                ended = ENDED_RUIN
                 break
+            if stop_loss >= 0 and bankroll0 - final >= stop_loss:
+                ended = ENDED_STOP_LOSS
+                break
+            if win_goal >= 0 and final - bankroll0 >= win_goal:
+                ended = ENDED_WIN_GOAL
+                break
+        st = stats[j]
+        st[S_HANDS] = hands
+        st[S_BETS] = bets
+        st[S_WAGERED] = wag_total
+        st[S_NET] = net_total
+        st[S_FINAL] = final
+        st[S_PEAK] = peak
+        st[S_DRAWDOWN] = drawdown
+        st[S_LOSING_STREAK] = longest
+        st[S_LARGEST] = largest
+        st[S_MAX_HITS] = max_hits
+        st[S_BANKROLL_STOPS] = stops
         st[S_ENDED] = ended
+        st[S_WINS] = wins
+        st[S_LOSSES] = losses
+        st[S_PUSHES] = pushes
+        st[S_CUR_STREAK] = cur
+        st[S_BELOW_MIN] = below_min
+        expected[j] = exp_net
     return PLACE_OK, -1, rows

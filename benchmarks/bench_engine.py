@@ -88,10 +88,11 @@ def bench_strategies(sessions: int) -> None:
         args = args[:18] + (uses,) + args[19:]
         small = chunk_args(cfg, 2)[1]
         session_loop.run_compiled(kind_marker(strat.kind), strat.encode(),
-                                  *(small[:18] + (uses,) + small[19:]), *session_loop.scratch())
+                                  *(small[:18] + (uses,) + small[19:]),
+                                  *session_loop.scratch(strat.possible_bets()))
         t = time.perf_counter()
         session_loop.run_compiled(kind_marker(strat.kind), strat.encode(), *args,
-                                  *session_loop.scratch())
+                                  *session_loop.scratch(strat.possible_bets()))
         dt = time.perf_counter() - t
         print(f"session loop {name:<18} {len(hands):>10,} hands {rate(len(hands), dt)}")
     cfg = config([{"strategy": "flat"}], sessions // 10)
