@@ -131,7 +131,8 @@ def _build_hand_table() -> np.ndarray:
     and the values of the fifth and sixth cards dealt.
 
     bits 0-3 Player total, 4-7 Banker total, 8 Player drew, 9 Banker drew,
-    10 Banker's third card is the fifth card (the Player stood), 11 a natural.
+    10 Banker's third card is the fifth card (the Player stood), 11 a natural,
+    12-13 the winner (0 Player, 1 Banker, 2 tie).
     Built from the pure rules functions, so the two can never disagree.
     """
     table = np.zeros((10, 10, 10, 10), dtype=np.uint16)
@@ -151,8 +152,9 @@ def _build_hand_table() -> np.ndarray:
                             bdrew, b_fifth = 1, 1
                             bt = (b2 + v5) % 10
                     natural = 1 if is_natural(p2) or is_natural(b2) else 0
+                    winner = 0 if pt > bt else (1 if bt > pt else 2)
                     table[p2, b2, v5, v6] = (pt | (bt << 4) | (pdrew << 8) | (bdrew << 9)
-                                             | (b_fifth << 10) | (natural << 11))
+                                             | (b_fifth << 10) | (natural << 11) | (winner << 12))
     return table
 
 
@@ -218,13 +220,37 @@ def _write_hand(h: int, c1: int, c2: int, c3: int, c4: int, c5: int, c6: int, pa
     out_cards[i, 5] = (c6 if pdrew else c5) if bdrew else 0
     out_pt[i] = pt
     out_bt[i] = bt
-    out_win[i] = 0 if pt > bt else (1 if bt > pt else 2)
+    out_win[i] = (packed >> 12) & 3
     out_nat[i] = (packed & 0x800) != 0
     out_ppair[i] = (c1 & 15) == (c3 & 15)
     out_bpair[i] = (c2 & 15) == (c4 & 15)
     out_pn[i] = 2 + pdrew
     out_bn[i] = 2 + bdrew
     return 4 + pdrew + bdrew
+
+
+@njit_nrt_free(inline=True)
+def _deal_hand(dealt: np.ndarray, pos: int, h: int, table: np.ndarray, values: np.ndarray,
+               out_cards: np.ndarray, out_pt: np.ndarray, out_bt: np.ndarray,
+               out_win: np.ndarray, out_nat: np.ndarray, out_ppair: np.ndarray,
+               out_bpair: np.ndarray, out_pn: np.ndarray, out_bn: np.ndarray) -> int:
+    """Deal hand h from dealt[pos:pos + 6] (`deal_shoes`'s table and values);
+    returns the number of cards it used."""
+    p = np.uint64(pos)
+    c1 = dealt[p]
+    c2 = dealt[p + _U1]
+    c3 = dealt[p + _U2]
+    c4 = dealt[p + _U3]
+    c5 = dealt[p + _U4]
+    c6 = dealt[p + _U5]
+    # uint8 codes index `values` and uint8 values the table: all unsigned
+    p2 = values[c1] + values[c3]
+    p2 = p2 - _U10 if p2 >= _U10 else p2
+    b2 = values[c2] + values[c4]
+    b2 = b2 - _U10 if b2 >= _U10 else b2
+    packed = table[p2, b2, values[c5], values[c6]]
+    return _write_hand(h, c1, c2, c3, c4, c5, c6, packed, out_cards, out_pt, out_bt,
+                       out_win, out_nat, out_ppair, out_bpair, out_pn, out_bn)
 
 
 @njit_nrt_free()
@@ -279,32 +305,27 @@ def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
             v = values[dealt[0]]
             pos = 1 + (10 if v == 0 else v)
         out_burn[k] = pos
-        hand_no = 0
-        after_cut = -1
-        while pos + 6 <= n and hand_no < max_hands and after_cut < extra_hands:
-            p = np.uint64(pos)
-            c1 = dealt[p]
-            c2 = dealt[p + _U1]
-            c3 = dealt[p + _U2]
-            c4 = dealt[p + _U3]
-            c5 = dealt[p + _U4]
-            c6 = dealt[p + _U5]
-            # uint8 codes index `values` and uint8 values the table: all unsigned
-            p2 = values[c1] + values[c3]
-            p2 = p2 - _U10 if p2 >= _U10 else p2
-            b2 = values[c2] + values[c4]
-            b2 = b2 - _U10 if b2 >= _U10 else b2
-            packed = table[p2, b2, values[c5], values[c6]]
-            hand_no += 1
-            out_shoe[np.uint64(h)] = shoe_index
-            out_hand[np.uint64(h)] = hand_no
-            pos += _write_hand(h, c1, c2, c3, c4, c5, c6, packed, out_cards, out_pt, out_bt,
-                               out_win, out_nat, out_ppair, out_bpair, out_pn, out_bn)
+        h0 = h
+        h_end = h + max_hands
+        # hands while six cards are left, up to the one during which the cut
+        # card comes out (noticed after a hand, so never before the first) ...
+        top = n - 6
+        while pos <= top and h < h_end:
+            pos += _deal_hand(dealt, pos, h, table, values, out_cards, out_pt, out_bt, out_win,
+                              out_nat, out_ppair, out_bpair, out_pn, out_bn)
             h += 1
-            if after_cut >= 0:
-                after_cut += 1
-            elif cut_card > 0 and pos > limit:
-                after_cut = 0
+            if pos > limit:
+                break
+        # ... then, if it came out, extra_hands more
+        for _ in range(extra_hands):
+            if pos + 6 > n or h >= h_end:
+                break
+            pos += _deal_hand(dealt, pos, h, table, values, out_cards, out_pt, out_bt, out_win,
+                              out_nat, out_ppair, out_bpair, out_pn, out_bn)
+            h += 1
+        for i in range(np.uint64(h0), np.uint64(h)):
+            out_shoe[i] = shoe_index
+            out_hand[i] = i - np.uint64(h0) + _U1
     return h
 
 
