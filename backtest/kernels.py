@@ -229,13 +229,26 @@ def _write_hand(h: int, c1: int, c2: int, c3: int, c4: int, c5: int, c6: int, pa
     return 4 + pdrew + bdrew
 
 
+@njit(cache=True, inline="always")
+def _card_value(code: np.uint8) -> np.uint64:
+    """The value of a card code, by arithmetic (rank if below 10, else 0: the
+    same as CODE_VALUE, checked below), so that a loop over cards vectorises."""
+    rank = code & np.uint8(15)
+    return np.uint64(rank) if rank < np.uint8(10) else np.uint64(0)
+
+
+_ranks = np.arange(256) & 15
+assert np.array_equal(CODE_VALUE, np.where(_ranks < 10, _ranks, 0)), "_card_value is CODE_VALUE"
+del _ranks
+
+
 @njit_nrt_free(inline=True)
-def _deal_hand(dealt: np.ndarray, pos: int, h: int, table: np.ndarray, values: np.ndarray,
+def _deal_hand(dealt: np.ndarray, keys: np.ndarray, pos: int, h: int, table: np.ndarray,
                out_cards: np.ndarray, out_pt: np.ndarray, out_bt: np.ndarray,
                out_win: np.ndarray, out_nat: np.ndarray, out_ppair: np.ndarray,
                out_bpair: np.ndarray, out_pn: np.ndarray, out_bn: np.ndarray) -> int:
-    """Deal hand h from dealt[pos:pos + 6] (`deal_shoes`'s table and values);
-    returns the number of cards it used."""
+    """Deal hand h from dealt[pos:pos + 6], whose entry in the flattened hand
+    table (`table`) is keys[pos]; returns the number of cards it used."""
     p = np.uint64(pos)
     c1 = dealt[p]
     c2 = dealt[p + _U1]
@@ -243,12 +256,7 @@ def _deal_hand(dealt: np.ndarray, pos: int, h: int, table: np.ndarray, values: n
     c4 = dealt[p + _U3]
     c5 = dealt[p + _U4]
     c6 = dealt[p + _U5]
-    # uint8 codes index `values` and uint8 values the table: all unsigned
-    p2 = values[c1] + values[c3]
-    p2 = p2 - _U10 if p2 >= _U10 else p2
-    b2 = values[c2] + values[c4]
-    b2 = b2 - _U10 if b2 >= _U10 else b2
-    packed = table[p2, b2, values[c5], values[c6]]
+    packed = table[keys[p]]
     return _write_hand(h, c1, c2, c3, c4, c5, c6, packed, out_cards, out_pt, out_bt,
                        out_win, out_nat, out_ppair, out_bpair, out_pn, out_bn)
 
@@ -261,23 +269,30 @@ def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
                out_pt: np.ndarray, out_bt: np.ndarray, out_win: np.ndarray,
                out_nat: np.ndarray, out_ppair: np.ndarray, out_bpair: np.ndarray,
                out_pn: np.ndarray, out_bn: np.ndarray, out_burn: np.ndarray,
-               shuffled: np.ndarray, cut: np.ndarray, state: np.ndarray) -> int:
+               shuffled: np.ndarray, cut: np.ndarray, keys: np.ndarray,
+               state: np.ndarray) -> int:
     """Shuffle and deal the shoes numbered `shoe_ids` (each its own random stream).
 
     pack: the unshuffled cards (codes). table: HAND_TABLE; values: CODE_VALUE
-    (indexed by a card's code, so unsigned indices throughout: numba checks a
-    signed index for a negative value, which cost more here than the lookups).
+    (for the burn). Indices are unsigned throughout: numba checks a signed
+    index for a negative value, which cost more here than the lookups.
     cut_mode: 0 no cut, 1 cut `cut_at`
     cards from the top to the bottom, 2 cut at a random position. Dealing
     stops `extra_hands` hands after the hand during which the cut card (placed
     `cut_card` cards from the end; 0 = none) comes out, or when fewer than six
     cards are left. out_burn[k] receives the number of cards burned from shoe
-    k. shuffled and cut (uint8, one per card) and state (4 uint64) are work
-    arrays: compiled without reference counting, this allocates nothing.
-    Returns the number of hands written.
+    k. shuffled and cut (uint8, one per card), keys (uint16, one per card) and
+    state (4 uint64) are work arrays: compiled without reference counting, this
+    allocates nothing. Returns the number of hands written.
+
+    Where each hand starts depends on how many cards the one before took, a
+    chain of loads and arithmetic from hand to hand. So the table entry of a
+    hand starting at each position of the shoe is computed first, in one loop
+    that vectorises, and the chain is one lookup per hand.
     """
     n = pack.shape[0]
     limit = n - cut_card
+    flat = table.reshape(table.size)
     h = 0
     for k in range(shoe_ids.shape[0]):
         shoe_index = shoe_ids[k]
@@ -300,6 +315,19 @@ def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
             for i in range(c):
                 cut[n - c + i] = shuffled[i]
             dealt = cut
+        # keys[i]: the flat table index of a hand starting at card i
+        for i in range(np.uint64(n - 5)):
+            v1 = _card_value(dealt[i])
+            v2 = _card_value(dealt[i + _U1])
+            v3 = _card_value(dealt[i + _U2])
+            v4 = _card_value(dealt[i + _U3])
+            v5 = _card_value(dealt[i + _U4])
+            v6 = _card_value(dealt[i + _U5])
+            p2 = v1 + v3
+            p2 = p2 - _U10 if p2 >= _U10 else p2
+            b2 = v2 + v4
+            b2 = b2 - _U10 if b2 >= _U10 else b2
+            keys[i] = ((p2 * _U10 + b2) * _U10 + v5) * _U10 + v6
         pos = 0
         if burn:
             v = values[dealt[0]]
@@ -311,7 +339,7 @@ def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
         # card comes out (noticed after a hand, so never before the first) ...
         top = n - 6
         while pos <= top and h < h_end:
-            pos += _deal_hand(dealt, pos, h, table, values, out_cards, out_pt, out_bt, out_win,
+            pos += _deal_hand(dealt, keys, pos, h, flat, out_cards, out_pt, out_bt, out_win,
                               out_nat, out_ppair, out_bpair, out_pn, out_bn)
             h += 1
             if pos > limit:
@@ -320,7 +348,7 @@ def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
         for _ in range(extra_hands):
             if pos + 6 > n or h >= h_end:
                 break
-            pos += _deal_hand(dealt, pos, h, table, values, out_cards, out_pt, out_bt, out_win,
+            pos += _deal_hand(dealt, keys, pos, h, flat, out_cards, out_pt, out_bt, out_win,
                               out_nat, out_ppair, out_bpair, out_pn, out_bn)
             h += 1
         for i in range(np.uint64(h0), np.uint64(h)):

@@ -117,7 +117,8 @@ def generate_shoes(spec: ShoeSpec, shoe_ids: np.ndarray, seed: int,
         out["shoe"], out["hand"], out["cards"], out["player_total"], out["banker_total"],
         out["winner"], out["natural"], out["player_pair"], out["banker_pair"],
         out["player_cards"], out["banker_cards"], burned,
-        np.empty(spec.n_cards, np.uint8), np.empty(spec.n_cards, np.uint8), np.empty(4, np.uint64))
+        np.empty(spec.n_cards, np.uint8), np.empty(spec.n_cards, np.uint8),
+        np.empty(spec.n_cards, np.uint16), np.empty(4, np.uint64))
     cols = {k: v[:n] for k, v in out.items()}
     return Hands.from_columns(n, known=ALL_KNOWN, source="generated", **cols)
 
