@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 import numpy as np
@@ -71,9 +72,18 @@ class ShoeSpec:
         return full_shoe_counts(self.decks)
 
 
+@lru_cache(maxsize=256)
 def seed_key(seed: int) -> np.uint64:
     """The 64-bit key of a master seed (through numpy's SeedSequence)."""
     return np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
+
+
+@lru_cache(maxsize=None)
+def _pack(decks: int) -> np.ndarray:
+    """`deck_cards(decks)`, made once per number of decks (read-only)."""
+    pack = deck_cards(decks)
+    pack.flags.writeable = False
+    return pack
 
 
 def new_seed() -> int:
@@ -112,7 +122,7 @@ def generate_shoes(spec: ShoeSpec, shoe_ids: np.ndarray, seed: int,
     burned = np.empty(max(n_shoes, 1), np.int64)
     cut_mode, cut_at = (0, 0) if spec.cut is None else ((2, 0) if spec.cut == "random" else (1, int(spec.cut)))
     n = kernels.deal_shoes(
-        deck_cards(spec.decks), seed_key(seed), shoe_ids, spec.cut_card,
+        _pack(spec.decks), seed_key(seed), shoe_ids, spec.cut_card,
         spec.extra_hands, spec.burn, cut_mode, cut_at, kernels.HAND_TABLE, kernels.CODE_VALUE, cap,
         out["shoe"], out["hand"], out["cards"], out["player_total"], out["banker_total"],
         out["winner"], out["natural"], out["player_pair"], out["banker_pair"],
@@ -136,7 +146,7 @@ def iter_generated(spec: ShoeSpec, n_shoes: int, seed: int, chunk_shoes: int = 2
 def shoe_order(spec: ShoeSpec, seed: int, index: int) -> np.ndarray:
     """Every card of shoe `index`, in the order it leaves the shoe (after the
     cut, before the burn): the pack as the dealer holds it."""
-    pack = deck_cards(spec.decks)
+    pack = _pack(spec.decks)
     order = np.arange(pack.shape[0], dtype=np.int64)
     state = np.empty(4, np.uint64)
     kernels.seed_state(seed_key(seed), np.uint64(index), state)
