@@ -1,9 +1,10 @@
 """The session loop for any `Strategy` object, in plain Python.
 
-`run_python` is `session_loop.run_compiled` step for step, written out in
-Python numbers (calling the compiled helpers from Python costs more than the
-work they do). A test runs every built-in strategy through both and compares
-the ledgers.
+`run_python` follows the table rules of `session_loop.run_compiled`, written
+out in Python numbers (calling the compiled helpers from Python costs more
+than the work they do), with a short path for the common hand. Tests run
+every built-in strategy, and user classes that mirror some of them, through
+both and compare the ledgers and every session statistic.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import math
 import numpy as np
 
 from backtest.odds import ev_fill
-from backtest.rules import Bet
+from backtest.rules import Bet, Winner
 from backtest.session_loop import (_MAX_CENTS, ENDED_LIMIT, ENDED_RUIN, ENDED_STOP_LOSS,
                                    ENDED_WIN_GOAL, PLACE_BAD_STAKE, PLACE_FORBIDDEN,
                                    PLACE_NOT_SETTLED, PLACE_OK, PLACE_RUIN, S_BANKROLL_STOPS,
@@ -42,6 +43,10 @@ def _head_params(strategy: Strategy) -> np.ndarray:
 
 _BETS = tuple(Bet)
 _BET_BY_NAME = {b.value: b for b in Bet} | {b: b for b in Bet}
+_CODE_BY_NAME = {key: bet.code for key, bet in _BET_BY_NAME.items()}
+_NEVER = 1 << 126  # a bound no sum of ticks reaches
+_CACHE_SIZE = 4096
+_NUMBERS = frozenset((float, int))
 
 
 def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
@@ -54,14 +59,15 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                stats: np.ndarray, wagered: np.ndarray, expected: np.ndarray,
                ledger: bool, led_idx: np.ndarray, led_cents: np.ndarray,
                led_net: np.ndarray, led_bank: np.ndarray) -> tuple[int, int, int]:
-    """`run_compiled`, step for step, for any Strategy object, in plain Python.
+    """`run_compiled`'s table rules, for any Strategy object, in plain Python.
 
-    Written out in Python numbers rather than calling the compiled helpers,
-    which cost more to call from Python than the work they do; a test runs
-    every built-in strategy through both and compares the ledgers.
+    Most hands take a short path: the strategy asks for one bet (or none), with
+    no side bets, within the table's limits and the bankroll. Any other hand
+    goes through `_place`, the general rules written out as `limits` and
+    `place` are. Money is summed in whole cents and multiplied by the
+    denominator once a session, which is the same integer. Only what a
+    strategy reads of its `View` and `Result` is worked out.
     """
-    from backtest.rules import Winner
-
     p = [float(x) for x in _head_params(strategy)]
     side = [p[P_SIDE + b] for b in range(N_BETS)]
     has_side = any(x > 0.0 for x in side)
@@ -70,165 +76,302 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
     min_l = [int(x) for x in min_c]
     max_l = [int(x) for x in max_c]
     offered_l = [bool(x) for x in offered]
-    win_l = winner.tolist()
+    # the short path's bounds on a single stake, by bet code; code 7, an unknown
+    # bet, and a bet that cannot stand alone never take it
+    low = [max(m, 1) for m in min_l] + [1]
+    high = [max_l[b] if offered_l[b] and not has_side and not (pairs_need_main and b in (3, 4))
+            else 0 for b in range(N_BETS)] + [0]
     hand_l = hand_no.tolist()
-    shoe_l = shoe_no.tolist()
-    unit_rows = [tuple(r) for r in unit.tolist()]
-    winners = tuple(Winner)
-    view = View()
+    cols: list[list[int] | None] = [None] * N_BETS   # unit results by bet, as they are needed
+    winner_ro = winner.view()
+    winner_ro.flags.writeable = False
+    scale = 100.0 * den
+    view = View(winner_ro, hand_l, shoe_no, scale)
     counts = full_counts.copy()
     evs = evs_full.copy()
     view._evs = evs
     view._counts = counts if use_cards else None
     ev_work = (np.zeros(10), np.zeros((10, 10, 2, 2)), np.zeros(16))
     seed_work = np.zeros(4, np.uint64)
-    winner_ro = winner.view()
-    winner_ro.flags.writeable = False
-    scale = 100.0 * den
     evs_l = evs.tolist()
+    ask = strategy.stakes
+    tell = None if _no_update(strategy) else strategy.update
+    win_l = winner.tolist() if tell is not None else []
+    keep = tell is not None or ledger  # what is placed is kept for a Result or the ledger
+    winners = tuple(Winner)
+    src = (unit, den)
+    new_result = object.__new__
+    cents_of: dict[float, int] = {}
+    code_of = _CODE_BY_NAME
+    # the stop rules as one interval of bankrolls that plays on
+    keep_lo = ruin_below if stop_loss < 0 else max(ruin_below, bankroll0 - stop_loss + 1)
+    keep_hi = bankroll0 + win_goal if win_goal >= 0 else _NEVER
+    placed: tuple[tuple[int, int], ...] = ()
     rows = 0
+    led_i: list[int] = []
+    led_c: list[list[int]] = []
+    led_n: list[int] = []
+    led_b: list[int] = []
     for j in range(session_ids.shape[0]):
+        # counted as they happen: wins, losses, pushes (hands with a stake) and the
+        # stakes by bet, in cents; hands, bets, wagered and net follow from them
         final = peak = bankroll0
-        hands = bets = wag_total = net_total = drawdown = longest = cur = largest = 0
+        drawdown = longest = cur = largest = 0
         max_hits = stops = wins = losses = pushes = below_min = 0
         wag = [0] * N_BETS
         exp_net = 0.0
         ended = ENDED_LIMIT
         strategy.start_session(int(session_seed(seat_key, int(session_ids[j]), seed_work)))
-        last_net = 0
         lo, hi = int(bounds[j]), int(bounds[j + 1])
-        shoe_start = lo
-        for i in range(lo, hi):
+        end = hi if max_hands < 0 else min(hi, lo + max_hands)
+        view._lo = view._first = lo
+        view._ticks = final
+        view._last_ticks = 0
+        hands = end - lo  # unless the session ends early
+        for i in range(lo, end):
             if hand_l[i] == 1:
-                shoe_start = i
+                view._lo = i
                 if use_cards:
                     counts[:] = full_counts
-            if max_hands >= 0 and hands >= max_hands:
-                break
             if use_cards:
                 ev_fill(counts, ev_table, evs, *ev_work)
                 evs_l = evs.tolist()
-            view._bankroll = final / scale
-            view._hand = hand_l[i]
-            view._session_hand = hands
-            view._last_net = last_net / scale
-            view._shoe = shoe_l[i]
-            view._history = winner_ro[shoe_start:i]
-            # limits: stakes to cents, side bets, the table minimum; over the maximum?
-            for attempt in (0, 1):
-                asked = _py_cents(_stake_list(strategy.stakes(view), strategy), side, has_side)
-                if asked is None:
-                    return PLACE_BAD_STAKE, i, rows
-                cents = asked
-                over = False
+            view._i = i
+            asked = ask(view)
+            # the short path: no bet, or one bet within the limits and the bankroll
+            b = -1
+            if type(asked) is dict:
+                if len(asked) == 1:
+                    for key in asked:
+                        b = code_of.get(key, 7)
+                    x = asked[key]
+                    c = cents_of.get(x, -1) if type(x) in _NUMBERS else -1
+                    if c < 0:
+                        c = _cents_of(x, cents_of)
+                    if low[b] <= c <= high[b] and c * den <= final:
+                        pass
+                    elif b == 7 or c < 0:
+                        b = -1
+                    elif c == 0:
+                        b = -2
+                    elif c < min_l[b] and min_l[b] <= high[b] and min_l[b] * den <= final:
+                        c = min_l[b]
+                        below_min += 1
+                    else:
+                        b = -1
+                elif not asked:
+                    b = -2
+            elif asked is None:
+                b = -2
+            if b >= 0:
+                col = cols[b]
+                if col is None:
+                    col = cols[b] = unit[:, b].tolist()
+                net = c * col[i]
+                wag[b] += c
+                exp_net += c * 0.01 * evs_l[b]
+                if c > largest:
+                    largest = c
+                staked = True
+                if keep:
+                    placed = ((b, c),)
+            elif b == -2 and final >= 0:
+                net = 0
+                staked = False
+                placed = ()
+            else:
+                code, cents, raised_n, hits, stop_n = _place(
+                    asked, strategy, view, side, has_side, min_l, max_l, reset_on_max, offered_l,
+                    pb_together, pairs_need_main, final, den, all_in)
+                below_min += raised_n
+                max_hits += hits
+                stops += stop_n
+                if code == PLACE_RUIN:
+                    ended = ENDED_RUIN
+                    hands = i - lo
+                    break
+                if code != PLACE_OK:
+                    return code, i, _flush(rows, led_i, led_c, led_n, led_b, led_idx, led_cents,
+                                           led_net, led_bank)
+                # book: settle and count
+                net = 0
+                total = 0
                 for b in range(N_BETS):
                     c = cents[b]
                     if c > 0:
-                        if c < min_l[b]:
-                            cents[b] = min_l[b]
-                            below_min += 1
-                        if cents[b] > max_l[b]:
-                            over = True
-                if not over or attempt == 1:
-                    break
-                max_hits += 1
-                if not reset_on_max:
-                    break
-                strategy.restart_progression()
-            # place: cap, the table's rules, the bankroll
-            total = 0
-            code = PLACE_OK
-            for b in range(N_BETS):
-                if cents[b] > max_l[b]:
-                    cents[b] = max_l[b]
-                if cents[b] > 0 and not offered_l[b]:
-                    code = PLACE_NOT_SETTLED
-                total += cents[b]
-            if code == PLACE_OK and not pb_together and cents[0] > 0 and cents[1] > 0:
-                code = PLACE_FORBIDDEN
-            if code == PLACE_OK and pairs_need_main and (cents[3] > 0 or cents[4] > 0) and \
-                    cents[0] == 0 and cents[1] == 0 and cents[2] == 0:
-                code = PLACE_FORBIDDEN
-            if code == PLACE_OK and total * den > final:
-                stops += 1
-                if not all_in:
-                    code = PLACE_RUIN
-                else:
-                    left = final // den
-                    cents = [c * left // total for c in cents]
-                    if sum(cents) == 0 or any(0 < cents[b] < min_l[b] for b in range(N_BETS)):
-                        code = PLACE_RUIN
-            if code == PLACE_RUIN:
-                ended = ENDED_RUIN
-                break
-            if code != PLACE_OK:
-                return code, i, rows
-            # book: settle and count
-            row = unit_rows[i]
-            net = 0
-            total = 0
-            for b in range(N_BETS):
-                c = cents[b]
-                if c > 0:
-                    net += c * row[b]
-                    total += c
-                    wag[b] += c * den
-                    exp_net += c * 0.01 * evs_l[b]
-            hands += 1
-            if total > 0:
-                bets += 1
-                wag_total += total * den
-                if total * den > largest:
-                    largest = total * den
-                if net > 0:
-                    wins += 1
-                    cur = 0
-                elif net < 0:
-                    losses += 1
-                    cur += 1
-                    if cur > longest:
-                        longest = cur
-                else:
-                    pushes += 1
-            net_total += net
-            final += net
-            if final > peak:
-                peak = final
-            if peak - final > drawdown:
-                drawdown = peak - final
-            last_net = net
-            units = {bet: (u / den if u > -(2 ** 62) else 0.0) for bet, u in zip(_BETS, row)}
-            placed = {_BETS[b]: cents[b] * 0.01 for b in range(N_BETS) if cents[b] > 0}
-            nets = {_BETS[b]: cents[b] * row[b] / scale for b in range(N_BETS) if cents[b] > 0}
-            strategy.update(view, Result(winners[win_l[i]], net / scale, placed, nets, units))
+                        col = cols[b]
+                        if col is None:
+                            col = cols[b] = unit[:, b].tolist()
+                        net += c * col[i]
+                        total += c
+                        wag[b] += c
+                        exp_net += c * 0.01 * evs_l[b]
+                if total > largest:
+                    largest = total
+                staked = total > 0
+                placed = tuple((b, c) for b, c in enumerate(cents) if c > 0)
+            if not staked:
+                pass
+            elif net > 0:
+                wins += 1
+                cur = 0
+                final += net
+                if final > peak:
+                    peak = final
+            elif net < 0:
+                losses += 1
+                cur += 1
+                if cur > longest:
+                    longest = cur
+                final += net
+                if peak - final > drawdown:
+                    drawdown = peak - final
+            else:
+                pushes += 1
+            if tell is not None:
+                # raw numbers; the dicts are worked out if the strategy reads them
+                result = new_result(Result)
+                result.winner = winners[win_l[i]]
+                result.net = net / scale
+                result._placed = placed
+                result._i = i
+                result._src = src
+                tell(view, result)
+            view._ticks = final
+            view._last_ticks = net
             if ledger:
-                led_idx[rows] = i
-                led_cents[rows] = cents
-                led_net[rows] = net
-                led_bank[rows] = final
-                rows += 1
+                led_i.append(i)
+                row = [0] * N_BETS
+                for b, c in placed:
+                    row[b] = c
+                led_c.append(row)
+                led_n.append(net)
+                led_b.append(final)
             if use_cards:
-                for c in cards[i]:
-                    if c:
-                        counts[c & 15] -= 1
+                for card in cards[i]:
+                    if card:
+                        counts[card & 15] -= 1
+            if keep_lo <= final < keep_hi:
+                continue
             if final < ruin_below:
                 ended = ENDED_RUIN
             elif stop_loss >= 0 and bankroll0 - final >= stop_loss:
                 ended = ENDED_STOP_LOSS
-            elif win_goal >= 0 and final - bankroll0 >= win_goal:
-                ended = ENDED_WIN_GOAL
             else:
-                continue
+                ended = ENDED_WIN_GOAL
+            hands = i + 1 - lo
             break
+        wag_total = sum(wag)
         st = stats[j]
-        st[S_HANDS], st[S_BETS], st[S_WAGERED], st[S_NET] = hands, bets, wag_total, net_total
+        st[S_HANDS], st[S_BETS], st[S_WAGERED], st[S_NET] = \
+            hands, wins + losses + pushes, wag_total * den, final - bankroll0
         st[S_FINAL], st[S_PEAK], st[S_DRAWDOWN], st[S_LOSING_STREAK] = final, peak, drawdown, longest
-        st[S_LARGEST], st[S_MAX_HITS], st[S_BANKROLL_STOPS], st[S_ENDED] = largest, max_hits, stops, ended
+        st[S_LARGEST], st[S_MAX_HITS], st[S_BANKROLL_STOPS], st[S_ENDED] = \
+            largest * den, max_hits, stops, ended
         st[S_WINS], st[S_LOSSES], st[S_PUSHES], st[S_CUR_STREAK] = wins, losses, pushes, cur
         st[S_BELOW_MIN] = below_min
-        wagered[j] = wag
+        wagered[j] = [w * den for w in wag]
         expected[j] = exp_net
+        if ledger:
+            rows = _flush(rows, led_i, led_c, led_n, led_b, led_idx, led_cents, led_net, led_bank)
     return PLACE_OK, -1, rows
+
+
+def _no_update(strategy: Strategy) -> bool:
+    """Whether the strategy's `update` is the base class's, which does nothing."""
+    return "update" not in vars(strategy) and type(strategy).update is Strategy.update
+
+
+def _cents_of(x: object, cache: dict[float, int]) -> int:
+    """One stake in whole cents as `_py_cents` converts it, or -1 for anything
+    the general path must see (a bad stake or value). Numbers are remembered."""
+    if type(x) is not float and type(x) is not int:
+        return -1
+    try:
+        f = float(x)
+    except OverflowError:
+        return -1
+    if not f >= 0.0:
+        return -1
+    c = math.floor(f * 100.0 + 1e-6)
+    c = _MAX_CENTS if c > _MAX_CENTS else c
+    if len(cache) >= _CACHE_SIZE:
+        cache.clear()
+    cache[x] = c  # type: ignore[index]
+    return c
+
+
+def _flush(rows: int, led_i: list[int], led_c: list[list[int]], led_n: list[int],
+           led_b: list[int], led_idx: np.ndarray, led_cents: np.ndarray, led_net: np.ndarray,
+           led_bank: np.ndarray) -> int:
+    """Write the ledger rows kept so far into the ledger's arrays; the rows written."""
+    n = len(led_i)
+    if n:
+        led_idx[rows:rows + n] = led_i
+        led_cents[rows:rows + n] = led_c
+        led_net[rows:rows + n] = led_n
+        led_bank[rows:rows + n] = led_b
+        for kept in (led_i, led_c, led_n, led_b):
+            kept.clear()
+    return rows + n
+
+
+def _place(first: object, strategy: Strategy, view: View, side: list[float], has_side: bool,
+           min_l: list[int], max_l: list[int], reset_on_max: bool, offered_l: list[bool],
+           pb_together: bool, pairs_need_main: bool, final: int, den: int,
+           all_in: bool) -> tuple[int, list[int], int, int, int]:
+    """`limits` and `place` for stakes the short path does not take, starting
+    from the strategy's answer `first`: (a PLACE_* code, the cents placed,
+    stakes raised to the minimum, times over the maximum, bankroll stops)."""
+    below_min = max_hits = stops = 0
+    asked = first
+    # limits: stakes to cents, side bets, the table minimum; over the maximum?
+    for attempt in (0, 1):
+        if attempt == 1:
+            asked = strategy.stakes(view)
+        conv = _py_cents(_stake_list(asked, strategy), side, has_side)
+        if conv is None:
+            return PLACE_BAD_STAKE, [], below_min, max_hits, stops
+        cents = conv
+        over = False
+        for b in range(N_BETS):
+            c = cents[b]
+            if c > 0:
+                if c < min_l[b]:
+                    cents[b] = min_l[b]
+                    below_min += 1
+                if cents[b] > max_l[b]:
+                    over = True
+        if not over or attempt == 1:
+            break
+        max_hits += 1
+        if not reset_on_max:
+            break
+        strategy.restart_progression()
+    # place: cap, the table's rules, the bankroll
+    total = 0
+    code = PLACE_OK
+    for b in range(N_BETS):
+        if cents[b] > max_l[b]:
+            cents[b] = max_l[b]
+        if cents[b] > 0 and not offered_l[b]:
+            code = PLACE_NOT_SETTLED
+        total += cents[b]
+    if code == PLACE_OK and not pb_together and cents[0] > 0 and cents[1] > 0:
+        code = PLACE_FORBIDDEN
+    if code == PLACE_OK and pairs_need_main and (cents[3] > 0 or cents[4] > 0) and \
+            cents[0] == 0 and cents[1] == 0 and cents[2] == 0:
+        code = PLACE_FORBIDDEN
+    if code == PLACE_OK and total * den > final:
+        stops += 1
+        if not all_in:
+            code = PLACE_RUIN
+        else:
+            left = final // den
+            cents = [c * left // total for c in cents]
+            if sum(cents) == 0 or any(0 < cents[b] < min_l[b] for b in range(N_BETS)):
+                code = PLACE_RUIN
+    return code, cents, below_min, max_hits, stops
 
 
 def _py_cents(stakes: list[float], side: list[float], has_side: bool) -> list[int] | None:

@@ -68,54 +68,114 @@ ON_PUSH = {"stand": 0, "reset": 1}
 
 
 class View:
-    """What a strategy may read before a hand. Read-only; the engine refreshes it."""
+    """What a strategy may read before a hand. Read-only; the engine refreshes it.
 
-    __slots__ = ("_bankroll", "_hand", "_session_hand", "_last_net", "_shoe", "_history",
-                 "_evs", "_counts")
+    The engine stores raw numbers (ticks, indices into the run's columns) and
+    each property works out its value when read, so a strategy pays only for
+    what it reads."""
 
-    def __init__(self) -> None:
-        self._bankroll = 0.0
-        self._hand = 1
-        self._session_hand = 0
-        self._last_net = 0.0
-        self._shoe = 0
-        self._history: np.ndarray = np.zeros(0, np.int8)
+    __slots__ = ("_ticks", "_last_ticks", "_scale", "_i", "_lo", "_first", "_hands",
+                 "_shoes", "_winners", "_road_all", "_won", "_decisive", "_evs", "_counts")
+
+    def __init__(self, winners: np.ndarray | None = None, hands: list[int] | None = None,
+                 shoes: np.ndarray | None = None, scale: float = 1.0) -> None:
+        #: bankroll and last net in ticks (1 / scale of a currency unit)
+        self._ticks = 0
+        self._last_ticks = 0
+        self._scale = scale
+        #: the coming hand's index in the columns, its shoe's first hand's, its session's
+        self._i = 0
+        self._lo = 0
+        self._first = 0
+        if winners is None:
+            winners = np.zeros(0, np.int8)
+        self._winners = winners
+        self._hands = hands if hands is not None else [1]
+        self._shoes = shoes if shoes is not None else np.zeros(1, np.int64)
+        # worked out from `_winners` once per run, when first needed
+        self._road_all: str | None = None
+        self._won: list[Winner] | None = None
+        self._decisive: list[int] | None = None
         self._evs: np.ndarray = np.zeros(N_BETS)
         self._counts: np.ndarray | None = None
 
     @property
     def bankroll(self) -> float:
         """Money left, before this hand."""
-        return self._bankroll
+        return self._ticks / self._scale
 
     @property
     def hand(self) -> int:
         """Number of the coming hand in its shoe (1-based)."""
-        return self._hand
+        return self._hands[self._i]
 
     @property
     def shoe(self) -> int:
         """Shoe number within the session (0-based)."""
-        return self._shoe
+        return int(self._shoes[self._i])
 
     @property
     def session_hand(self) -> int:
         """Hands already dealt in this session."""
-        return self._session_hand
+        return self._i - self._first
 
     @property
     def last_net(self) -> float:
         """This seat's net result on its previous hand (0 before the first)."""
-        return self._last_net
+        return self._last_ticks / self._scale
 
     @property
     def history(self) -> np.ndarray:
         """Winners of this shoe's hands so far: 0 Player, 1 Banker, 2 Tie (read-only)."""
-        return self._history
+        return self._winners[self._lo:self._i]
+
+    @property
+    def _history(self) -> np.ndarray:
+        return self._winners[self._lo:self._i]
+
+    def _road(self) -> str:
+        road = self._road_all
+        if road is None:
+            # every hand's winner as one letter, worked out once per run of the engine
+            road = self._road_all = np.frombuffer(b"PBT", np.uint8)[self._winners].tobytes() \
+                .decode("ascii")
+        return road
 
     def road(self) -> str:
         """The shoe so far as a string of P, B and T."""
-        return "".join("PBT"[int(w)] for w in self._history)
+        return self._road()[self._lo:self._i]
+
+    def _winner_tables(self) -> tuple[list[Winner], list[int]]:
+        """Every hand's winner, and before each hand the index of the last hand
+        Player or Banker won (-1 for none), whatever the shoe."""
+        w = self._winners
+        won = np.array(_WINNERS, dtype=object)[w].tolist()
+        decisive = np.where(w != 2, np.arange(len(w)), -1)
+        self._decisive = np.concatenate(([-1], np.maximum.accumulate(decisive))).tolist()
+        self._won = won
+        return won, self._decisive
+
+    @property
+    def last_winner(self) -> Winner | None:
+        """The winner of this shoe's previous hand (None on its first hand).
+        A `Winner` is also its bet's name: ``{view.last_winner: 10}`` bets it."""
+        i = self._i
+        if i <= self._lo:
+            return None
+        won = self._won
+        if won is None:
+            won = self._winner_tables()[0]
+        return won[i - 1]
+
+    @property
+    def last_decisive(self) -> Winner | None:
+        """The last Player or Banker win of this shoe so far, ties skipped
+        (None before the first): ``{view.last_decisive: 10}`` follows the shoe."""
+        won, decisive = self._won, self._decisive
+        if won is None or decisive is None:
+            won, decisive = self._winner_tables()
+        k = decisive[self._i]
+        return won[k] if k >= self._lo else None
 
     @property
     def evs(self) -> dict[Bet, float]:
@@ -130,22 +190,77 @@ class View:
         return self._counts
 
 
-class Result:
-    """What a strategy learns after a hand: the winner, and its own net per bet."""
+_BETS = tuple(Bet)
+_WINNERS = tuple(Winner)
 
-    __slots__ = ("winner", "net", "stakes", "nets", "units")
+
+class Result:
+    """What a strategy learns after a hand: the winner, and its own net per bet.
+
+    The engine sets raw numbers instead of the three dicts, which are worked
+    out the first time a strategy reads them: `_placed`, (bet code, cents) of
+    each bet placed in `Bet` order; `_i`, the hand's index; `_src`, (the unit
+    results of every hand and bet in 1/D units, D), where -2**62 marks a bet
+    the hand cannot settle."""
+
+    __slots__ = ("winner", "net", "_stakes", "_nets", "_units", "_placed", "_i", "_src")
+    # what the engine sets instead of the three dicts
+    _placed: tuple[tuple[int, int], ...]
+    _i: int
+    _src: tuple[np.ndarray, int]
 
     def __init__(self, winner: Winner, net: float, stakes: dict[Bet, float],
                  nets: dict[Bet, float], units: dict[Bet, float]) -> None:
         self.winner = winner
         #: total net of the hand, in currency units
         self.net = net
-        #: the stakes actually placed (after table limits), by bet
-        self.stakes = stakes
-        #: net result of each placed bet
-        self.nets = nets
-        #: result per unit staked of every bet on this hand (payout, 0 push, -1 loss)
-        self.units = units
+        self._stakes = stakes
+        self._nets = nets
+        self._units = units
+
+    @property
+    def stakes(self) -> dict[Bet, float]:
+        """The stakes actually placed (after table limits), by bet."""
+        try:
+            return self._stakes
+        except AttributeError:
+            self._stakes = {_BETS[b]: c * 0.01 for b, c in self._placed}
+            return self._stakes
+
+    @stakes.setter
+    def stakes(self, value: dict[Bet, float]) -> None:
+        self._stakes = value
+
+    @property
+    def nets(self) -> dict[Bet, float]:
+        """Net result of each placed bet."""
+        try:
+            return self._nets
+        except AttributeError:
+            unit, den = self._src
+            scale = 100.0 * den
+            row = unit[self._i].tolist()
+            self._nets = {_BETS[b]: c * row[b] / scale for b, c in self._placed}
+            return self._nets
+
+    @nets.setter
+    def nets(self, value: dict[Bet, float]) -> None:
+        self._nets = value
+
+    @property
+    def units(self) -> dict[Bet, float]:
+        """Result per unit staked of every bet on this hand (payout, 0 push, -1 loss)."""
+        try:
+            return self._units
+        except AttributeError:
+            unit, den = self._src
+            self._units = {bet: (u / den if u > -(2 ** 62) else 0.0)
+                           for bet, u in zip(_BETS, unit[self._i].tolist())}
+            return self._units
+
+    @units.setter
+    def units(self, value: dict[Bet, float]) -> None:
+        self._units = value
 
 
 class Strategy(ABC):

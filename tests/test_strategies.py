@@ -35,6 +35,7 @@ from backtest import engine
 from backtest.config import RunConfig, parse_config
 from backtest.errors import ConfigError, StrategyError
 from backtest.rules import Bet
+from backtest.session_loop import S_BANKROLL_STOPS, S_BELOW_MIN, S_BETS, S_MAX_HITS
 from strategies import registry
 from strategies.registry import BUILTIN_NAMES
 
@@ -956,6 +957,234 @@ def test_compiled_and_python_ledgers_are_identical(scenario: str, seed: int) -> 
     else:
         assert {"stop-loss", "win-goal"} <= ended and (s["hands"] == 120).any()
         assert 2 in set(ledger_of(compiled)["shoe"])
+
+
+# --- a user's plain classes: the plain-Python loop's short and general paths ---------------------
+#
+# Each class below is a built-in written as a user would write it. The plain-Python loop
+# takes a short path for one bet (or none) within the limits and the bankroll and the
+# general rules for anything else; paired with their built-ins, run compiled, on the
+# scenarios above, the ledgers and session frames must be the same.
+
+MIRRORS = '''
+from backtest.rules import Bet
+from strategies.base import Strategy
+from strategies.flat import FlatParams
+from strategies.patterns import FollowParams
+from strategies.progressions import MartingaleParams
+
+
+def _sides(params):
+    return {Bet(b) for b, s in params.side_bets.items() if s > 0}
+
+
+class PlainFlat(Strategy):
+    """`flat`, with whole stakes as ints, and no `update`."""
+    name = "plain-flat"
+    Params = FlatParams
+
+    def possible_bets(self):
+        return {Bet(b) for b, s in self.params.bets.items() if s > 0} | _sides(self.params)
+
+    def stakes(self, view):
+        return {b: int(s) if s == int(s) else s for b, s in self.params.bets.items()}
+
+
+class PlainMartingale(Strategy):
+    """`martingale`, reading the result's stakes and units."""
+    name = "plain-martingale"
+    Params = MartingaleParams
+
+    def possible_bets(self):
+        return {Bet(self.params.bet)} | _sides(self.params)
+
+    def reset(self):
+        self.level, self.factor = 0.0, 1.0
+
+    def stakes(self, view):
+        return {Bet(self.params.bet): self.params.base * self.factor}
+
+    def update(self, view, result):
+        bet = Bet(self.params.bet)
+        if result.stakes.get(bet, 0.0) <= 0.0:
+            return
+        unit = result.units[bet]
+        if unit > 0 or (unit == 0 and self.params.on_push == "reset"):
+            self.reset()
+        elif unit < 0 and self.level < 1000.0:
+            self.level += 1.0
+            self.factor *= self.params.multiplier
+
+
+class PlainFollow(Strategy):
+    """`follow-the-shoe` by `view.last_decisive`; None when it sits out."""
+    name = "plain-follow"
+    Params = FollowParams
+
+    def possible_bets(self):
+        return {Bet.PLAYER, Bet.BANKER} | _sides(self.params)
+
+    def stakes(self, view):
+        side = view.last_decisive
+        if side is None and self.params.first != "skip":
+            side = self.params.first
+        return {side: self.params.base} if side else None
+'''
+
+MIRRORED = (  # (built-in, its plain class, parameters)
+    ("flat", "PlainFlat", {}),
+    ("flat", "PlainFlat", {"bets": {"player": 3}}),            # raised to the table minimum
+    ("flat", "PlainFlat", {"bets": {"banker": 10, "tie": 2, "panda8": 0}}),
+    ("martingale", "PlainMartingale", {}),
+    ("martingale", "PlainMartingale", {"bet": "player", "base": 7.5, "multiplier": 3}),
+    ("follow-the-shoe", "PlainFollow", {"first": "banker"}),
+    ("follow-the-shoe", "PlainFollow", {"base": 25}),
+)
+
+
+@pytest.fixture(scope="module")
+def mirrors(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("mirrors") / "plain_mirrors.py"
+    path.write_text(MIRRORS, encoding="utf-8")
+    return path
+
+
+def same_seat_results(a: engine.SeatResult, b: engine.SeatResult) -> bool:
+    """Every raw number of two seats' results (the statistics include counts the
+    sessions frame does not show, such as stakes raised to the minimum)."""
+    assert a.ledger is not None and b.ledger is not None
+    return (np.array_equal(a.stats, b.stats) and np.array_equal(a.wagered, b.wagered)
+            and np.array_equal(a.expected, b.expected)
+            and a.ledger.keys() == b.ledger.keys()
+            and all(np.array_equal(a.ledger[k], b.ledger[k]) for k in a.ledger))
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_plain_user_classes_match_their_built_ins(mirrors: Path, scenario: str,
+                                                  seed: int) -> None:
+    session, table, common = SCENARIOS[scenario]
+    seats = []
+    for k, (builtin, plain, params) in enumerate(MIRRORED):
+        seats += [{"strategy": builtin, "name": f"builtin-{k}", "params": {**common, **params}},
+                  {"strategy": f"{mirrors}:{plain}", "name": f"plain-{k}",
+                   "params": {**common, **params}}]
+    cfg = parse_config({"seed": seed, "sessions": 25, "shoe": {"decks": 8}, "session": session,
+                        "table": table, "seats": seats}, source=f"{scenario}.yaml")
+    seat_results, _ = engine.run_chunk(cfg, engine.build_strategies(cfg), 0, 25, ledger=True)
+    differ = [MIRRORED[k] for k in range(len(MIRRORED))
+              if not same_seat_results(seat_results[2 * k], seat_results[2 * k + 1])]
+    assert differ == []
+    stats = np.stack([r.stats for r in seat_results])
+    assert stats[..., S_BELOW_MIN].sum() > 0 and stats[..., S_BETS].sum() > 0
+    if scenario != "stop-loss-win-goal-hands":
+        assert stats[..., S_MAX_HITS].sum() > 0
+    if scenario == "cap-all-in-side-bet":
+        assert stats[..., S_BANKROLL_STOPS].sum() > 0
+
+
+RECORDER = '''
+from backtest.rules import Bet
+from strategies.base import Strategy
+
+PLAN = [{"banker": 5}, {"player": 10.0}, {Bet.TIE: 10}, None, {}, {"banker": 0},
+        {"player": 100}, {"player": 10, "banker": 10}, {"banker": 20.004}, {"player": 15}]
+
+
+class Recorder(Strategy):
+    """Bets by a fixed plan and records what it reads of `View` and `Result`."""
+    name = "recorder"
+    views = []
+    results = []
+
+    def reset(self):
+        self.k = 0
+
+    def restart_progression(self):
+        pass
+
+    def stakes(self, view):
+        self.seen = self.read(view)
+        return PLAN[self.k % len(PLAN)]
+
+    def update(self, view, result):
+        self.k += 1
+        # the view is as it was before the hand, in `update` too
+        Recorder.views.append((self.seen, self.read(view)))
+        Recorder.results.append((result.winner, result.net, dict(result.stakes),
+                                 dict(result.nets), dict(result.units)))
+
+    @staticmethod
+    def read(view):
+        return (view.bankroll, view.hand, view.shoe, view.session_hand, view.last_net,
+                view.road(), view.history.tolist(), view.last_winner, view.last_decisive)
+'''
+
+
+def test_what_a_plain_class_reads_of_view_and_result(tmp_path: Path) -> None:
+    path = tmp_path / "recorder.py"
+    path.write_text(RECORDER, encoding="utf-8")
+    shoes = write_shoes(tmp_path / "roads.txt", ROADS)
+    cfg = recorded_config(shoes, [{"strategy": f"{path}:Recorder"}], sessions=3, bankroll=400,
+                          table={"min": 10, "max": 50})
+    cls = registry.get(f"{path}:Recorder")
+    result = engine.run(cfg, ledger=True, workers=1)
+    views, results = cls.views, cls.results  # type: ignore[attr-defined]
+    rows = ledger_of(result).rows(named=True)
+    assert len(views) == len(results) == len(rows) > 30
+    last_net, session = 0.0, None
+    for (view, view_in_update), res, row in zip(views, results, rows):
+        assert view == view_in_update
+        bankroll, hand, shoe, session_hand, view_last_net, road, history, last, decisive = view
+        if row["session"] != session:
+            last_net, session = 0.0, row["session"]
+        shoe_road = ROADS[row["session"] - 1]  # sessions count from 1, one shoe each
+        road_so_far = shoe_road[:row["hand"] - 1]
+        assert road == road_so_far and history == ["PBT".index(w) for w in road_so_far]
+        assert last == (WINNER_NAME[road[-1]] if road else None)
+        decisive_road = road.replace("T", "")
+        assert decisive == (WINNER_NAME[decisive_road[-1]] if decisive_road else None)
+        assert (hand, shoe, session_hand) == (row["hand"], row["shoe"] - 1, row["hand"] - 1)
+        assert bankroll == pytest.approx(row["bankroll"] - row["net"], abs=1e-9)
+        assert view_last_net == last_net
+        res_winner, net, stakes, nets, units = res
+        winner = shoe_road[row["hand"] - 1]
+        assert res_winner == WINNER_NAME[winner] == row["winner"] and net == row["net"]
+        assert stakes == {b: row[f"stake_{b.value}"] for b in Bet if row[f"stake_{b.value}"] > 0}
+        assert set(nets) == set(stakes) and math.isclose(sum(nets.values()), net, abs_tol=1e-9)
+        for name in ("player", "banker", "tie"):
+            bet = Bet(name)
+            assert units[bet] == float(PAYS[name][winner])
+            if bet in stakes:
+                assert nets[bet] == pytest.approx(stakes[bet] * units[bet], abs=1e-12)
+        last_net = net
+    # the plan's edges: raised to the minimum, over the maximum, no bet three ways, two bets
+    assert result.sessions["max_hits"].sum() > 0
+    seen = [r[2] for r in results]
+    assert {} in seen and {Bet.PLAYER: 50.0} in seen and {Bet.BANKER: 20.0} in seen
+    assert {Bet.BANKER: 10.0} in seen  # 5 raised to the minimum
+    assert {Bet.PLAYER: 10.0, Bet.BANKER: 10.0} in seen and {Bet.TIE: 10.0} in seen
+
+
+@pytest.mark.parametrize("stake, error", [
+    ("float('nan')", "asked for a negative or non-numeric stake on hand 3 of shoe 1"),
+    ("-10", "asked for a negative or non-numeric stake on hand 3 of shoe 1"),
+    ("'ten'", "the stake on banker must be a number, got 'ten'"),
+    ("{'a': 1}", "the stake on banker must be a number, got {'a': 1}"),
+])
+def test_a_plain_class_with_a_bad_stake_fails_on_that_hand(tmp_path: Path, stake: str,
+                                                          error: str) -> None:
+    path = tmp_path / "bad_stake.py"
+    path.write_text("from strategies.base import Strategy\n\n"
+                    "class BadStake(Strategy):\n"
+                    "    name = 'bad-stake'\n\n"
+                    "    def stakes(self, view):\n"
+                    f"        return {{'banker': {stake} if view.hand == 3 else 10.0}}\n",
+                    encoding="utf-8")
+    cfg = parse_config({"sessions": 2, "seats": [{"strategy": f"{path}:BadStake"}]},
+                       source="bad.yaml")
+    with pytest.raises(StrategyError, match=error):
+        engine.run(cfg, workers=1)
 
 
 # --- user strategies and the registry ----------------------------------------------------------
