@@ -274,21 +274,20 @@ def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
     """Shuffle and deal the shoes numbered `shoe_ids` (each its own random stream).
 
     pack: the unshuffled cards (codes). table: HAND_TABLE; values: CODE_VALUE
-    (for the burn). Indices are unsigned throughout: numba checks a signed
-    index for a negative value, which cost more here than the lookups.
-    cut_mode: 0 no cut, 1 cut `cut_at`
-    cards from the top to the bottom, 2 cut at a random position. Dealing
-    stops `extra_hands` hands after the hand during which the cut card (placed
-    `cut_card` cards from the end; 0 = none) comes out, or when fewer than six
-    cards are left. out_burn[k] receives the number of cards burned from shoe
-    k. shuffled and cut (uint8, one per card), keys (uint16, one per card) and
+    (for the burn). cut_mode: 0 no cut, 1 cut `cut_at` cards from the top to
+    the bottom, 2 cut at a random position. Dealing stops `extra_hands` hands
+    after the hand during which the cut card (placed `cut_card` cards from the
+    end; 0 = none) comes out, or when fewer than six cards are left.
+    out_burn[k] receives the number of cards burned from shoe k. shuffled and cut (uint8, one per card), keys (uint16, one per card) and
     state (4 uint64) are work arrays: compiled without reference counting, this
     allocates nothing. Returns the number of hands written.
 
     Where each hand starts depends on how many cards the one before took, a
     chain of loads and arithmetic from hand to hand. So the table entry of a
     hand starting at each position of the shoe is computed first, in one loop
-    that vectorises, and the chain is one lookup per hand.
+    that vectorises, and the chain is one lookup per hand. Indices are
+    unsigned throughout: numba checks a signed index for a negative value,
+    which cost more here than the lookups.
     """
     n = pack.shape[0]
     limit = n - cut_card
