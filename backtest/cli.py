@@ -7,6 +7,7 @@ stderr and exit code 2 (usage) or 1 (everything else).
 from __future__ import annotations
 
 import sys
+import tempfile
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Optional
@@ -148,14 +149,16 @@ def run(
     cfg = load_config(config, overrides, remove=("shoe",) if shoes is not None else ())
     if out is not None:
         outputs.check_out_dir(out)
-    with outputs.progress_bar() as progress:
-        result = run_engine(cfg, sessions=sessions, workers=workers, ledger=ledger,
-                            progress=progress)
-    if out is not None:
-        from backtest.engine import PATH_SESSIONS, bankroll_paths
+    # the sessions frames go to disk chunk by chunk, so memory stays flat
+    with tempfile.TemporaryDirectory(dir=out, prefix=".sessions-") as spill:
+        with outputs.progress_bar() as progress:
+            result = run_engine(cfg, sessions=sessions, workers=workers, ledger=ledger,
+                                progress=progress, spill=Path(spill))
+        if out is not None:
+            from backtest.engine import PATH_SESSIONS, bankroll_paths
 
-        written = outputs.write_run(out, result, bankroll_paths(cfg, PATH_SESSIONS))
-        typer.echo(f"wrote {', '.join(written)} to {out}", err=True)
+            written = outputs.write_run(out, result, bankroll_paths(cfg, PATH_SESSIONS))
+            typer.echo(f"wrote {', '.join(written)} to {out}", err=True)
     if fmt is Format.JSON:
         _echo(verdict.to_json(result.summary))
     elif fmt is Format.CSV:

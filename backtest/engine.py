@@ -61,7 +61,7 @@ class SeatResult:
 @dataclass
 class RunResult:
     config: RunConfig
-    sessions: pl.DataFrame
+    sessions: pl.DataFrame | pl.LazyFrame  # lazy when the run was spilled to disk
     summary: pl.DataFrame
     ledger: pl.DataFrame | None
     seed: int
@@ -320,42 +320,62 @@ def seat_frames(config: RunConfig, part: tuple[list[SeatResult], int], first_ses
     return out
 
 
-def finish(config: RunConfig, chunks: Sequence[list[tuple[pl.DataFrame, pl.DataFrame | None]]],
-           ledger: bool = False) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame | None]:
+def finish(config: RunConfig,
+           chunks: Sequence[Sequence[tuple[pl.DataFrame | None, pl.DataFrame | None]]],
+           ledger: bool = False, spilled: Sequence[Sequence[Path]] = ()
+           ) -> tuple[pl.DataFrame | pl.LazyFrame, pl.DataFrame, pl.DataFrame | None]:
     """The sessions, summary (and ledger) frames from every chunk's seat frames,
-    in seat then session order."""
+    in seat then session order. With `spilled` (for each seat, its chunks'
+    sessions frames written to these Parquet files, in session order) the
+    sessions are a LazyFrame over the files."""
     from backtest import metrics
 
     n_seats = len(config.seats)
-    sessions_df = pl.concat([c[k][0] for k in range(n_seats) for c in chunks], rechunk=False)
-    summary = metrics.summary(sessions_df, config)
+    sessions: pl.DataFrame | pl.LazyFrame
+    if spilled:
+        sessions = pl.scan_parquet([f for files in spilled for f in files])
+        # a seat at a time, so that only one seat's columns are in memory
+        summary = pl.concat([metrics.summary(pl.scan_parquet(list(files)), config)
+                             for files in spilled])
+    else:
+        sessions = pl.concat([s for k in range(n_seats) for c in chunks
+                              if (s := c[k][0]) is not None], rechunk=False)
+        summary = metrics.summary(sessions, config)
     ledger_df = None
     if ledger:
         ledger_df = pl.concat([led for k in range(n_seats) for c in chunks
                                if (led := c[k][1]) is not None])
-    return sessions_df, summary, ledger_df
+    return sessions, summary, ledger_df
 
 
 def assemble(config: RunConfig, parts: Sequence[tuple[list[SeatResult], int]],
              ledger: bool = False) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame | None]:
     """The sessions, summary (and ledger) frames from chunk results in session order."""
-    chunks = []
+    chunks: list[list[tuple[pl.DataFrame, pl.DataFrame | None]]] = []
     first = 0
     for part in parts:
         chunks.append(seat_frames(config, part, first))
         first += part[0][0].stats.shape[0] if part[0] else 0
-    return finish(config, chunks, ledger)
+    sessions, summary, ledger_df = finish(config, chunks, ledger)
+    assert isinstance(sessions, pl.DataFrame)
+    return sessions, summary, ledger_df
 
 
 def run(config: RunConfig, sessions: int | None = None, workers: int | None = None,
         ledger: bool = False,
         progress: Callable[[int, int, int], None] | None = None,
-        force_python: bool = False) -> RunResult:
+        force_python: bool = False, spill: Path | None = None) -> RunResult:
     """Run every session of `config` for every seat.
 
     workers > 1 spreads chunks of sessions over processes; the numbers are the
     same for any number of workers. progress(sessions_done, hands_done, sessions) is
     called after each chunk (with the total sessions).
+
+    spill: a directory (it must exist) for each chunk's sessions frames as
+    Parquet files, written as the chunks finish instead of kept in memory;
+    the result's `sessions` is then a LazyFrame over them (valid while the
+    files are), and memory stays flat however many sessions are run, but for
+    the summary's medians and percentiles (two numbers per session).
     """
     n, per_session, strategies = prepare(config, sessions)
     if workers is None:
@@ -363,13 +383,22 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
     if workers < 1:
         raise ConfigError(f"workers must be at least 1, got {workers}")
     chunks = plan_chunks(n, per_session, workers)
-    frames: list[list[tuple[pl.DataFrame, pl.DataFrame | None]]] = []
+    frames: list[list[tuple[pl.DataFrame | None, pl.DataFrame | None]]] = []
+    files: dict[tuple[int, int], Path] = {}
     done_s = done_h = 0
 
     def collect(lo: int, hi: int, part: tuple[list[SeatResult], int]) -> None:
         # each chunk becomes compact frames at once, so the raw arrays do not pile up
         nonlocal done_s, done_h
-        frames.append(seat_frames(config, part, lo))
+        seats: list[tuple[pl.DataFrame | None, pl.DataFrame | None]] = []
+        for k, (sessions_k, ledger_k) in enumerate(seat_frames(config, part, lo)):
+            if spill is None:
+                seats.append((sessions_k, ledger_k))
+                continue
+            files[k, lo] = spill / f"sessions-{k:04d}-{lo:012d}.parquet"
+            sessions_k.write_parquet(files[k, lo])
+            seats.append((None, ledger_k))
+        frames.append(seats)
         done_s += hi - lo
         done_h += part[1]
         if progress:
@@ -385,8 +414,10 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
     else:
         for lo, hi in chunks:
             collect(lo, hi, run_chunk(config, strategies, lo, hi, ledger, force_python))
-    sessions_df, summary, ledger_df = finish(config, frames, ledger)
-    return RunResult(config, sessions_df, summary, ledger_df, config.seed, done_h)
+    spilled = [[files[key] for key in sorted(files) if key[0] == k]
+               for k in range(len(config.seats))] if files else []
+    sessions_frame, summary, ledger_df = finish(config, frames, ledger, spilled)
+    return RunResult(config, sessions_frame, summary, ledger_df, config.seed, done_h)
 
 
 def bankroll_paths(config: RunConfig, sessions: int) -> pl.DataFrame:

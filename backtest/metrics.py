@@ -140,13 +140,15 @@ def metrics(bankroll: float) -> list[pl.Expr]:
     return out
 
 
-def summary(sessions: pl.DataFrame, config: Any) -> pl.DataFrame:
-    """One row per seat, in seat order."""
-    frame = (sessions.group_by("seat", "strategy", maintain_order=True)
+def summary(sessions: pl.DataFrame | pl.LazyFrame, config: Any) -> pl.DataFrame:
+    """One row per seat, in seat order. From a LazyFrame (sessions spilled to
+    disk) only the columns the metrics need are read."""
+    query = (sessions.lazy().group_by("seat", "strategy")
              .agg(metrics(config.session.bankroll))
              .with_columns(pl.col("seat", "strategy").cast(pl.String)))
-    order = {label: i for i, label in enumerate(sessions["seat"].unique(maintain_order=True)
-                                                .cast(pl.String))}
-    frame = (frame.with_columns(pl.col("seat").replace_strict(order, return_dtype=pl.Int64)
-                                .alias("_o")).sort("_o").drop("_o"))
+    frame = query.collect()
+    order = {seat.label: i for i, seat in enumerate(config.seats)}
+    frame = (frame.with_columns(pl.col("seat").replace_strict(order, default=len(order),
+                                                              return_dtype=pl.Int64)
+                                .alias("_o")).sort("_o", "seat").drop("_o"))
     return frame.with_columns(pl.col(pl.Float64).fill_nan(None))

@@ -54,9 +54,13 @@ def remove_stale_temporaries(folder: Path) -> None:
         stale.unlink(missing_ok=True)
 
 
-def write_parquet(frame: pl.DataFrame, path: Path) -> None:
+def write_parquet(frame: pl.DataFrame | pl.LazyFrame, path: Path) -> None:
+    """Write a frame (a LazyFrame streams to the file) atomically."""
     with atomic_path(path) as tmp:
-        frame.write_parquet(tmp)
+        if isinstance(frame, pl.LazyFrame):
+            frame.sink_parquet(tmp)
+        else:
+            frame.write_parquet(tmp)
 
 
 def write_json(data: Any, path: Path) -> None:

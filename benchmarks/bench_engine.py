@@ -15,6 +15,7 @@ import argparse
 import os
 import resource
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -112,9 +113,10 @@ def bench_run(total: int, workers: int) -> None:
     sessions = max(1, total // 81)
     cfg = config(seats, sessions)
     engine.run(config(seats, 100), workers=1)
-    t = time.perf_counter()
-    result = engine.run(cfg, workers=workers)
-    dt = time.perf_counter() - t
+    with tempfile.TemporaryDirectory() as spill:  # as `backtest run` does
+        t = time.perf_counter()
+        result = engine.run(cfg, workers=workers, spill=Path(spill))
+        dt = time.perf_counter() - t
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"backtest run, 3 seats, {result.hands:,} hands, {workers} worker(s): {dt:6.1f} s "

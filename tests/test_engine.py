@@ -177,6 +177,25 @@ def test_the_same_numbers_on_any_number_of_workers(monkeypatch: pytest.MonkeyPat
         assert other.hands == whole.hands
 
 
+def test_spilled_sessions_are_the_same_frames(monkeypatch: pytest.MonkeyPatch,
+                                              tmp_path: Path) -> None:
+    """With `spill`, each chunk's sessions go to disk as they finish; the frames
+    and the summary are the ones kept in memory, on one worker or two."""
+    cfg = generated([{"strategy": "flat"}, {"strategy": "martingale"},
+                     {"strategy": "follow-the-shoe", "name": "Follow"}], sessions=90, seed=5)
+    whole = engine.run(cfg, workers=1)
+    monkeypatch.setattr(engine, "CHUNK_HANDS", 2000)
+    for workers in (1, 2):
+        folder = tmp_path / f"w{workers}"
+        folder.mkdir()
+        spilled = engine.run(cfg, workers=workers, spill=folder)
+        assert isinstance(spilled.sessions, pl.LazyFrame)
+        assert len(list(folder.glob("*.parquet"))) >= 3 * 3   # three seats, several chunks
+        assert spilled.sessions.collect().equals(whole.sessions)
+        assert spilled.summary.equals(whole.summary)
+        assert spilled.summary["seat"].to_list() == ["flat", "martingale", "Follow"]
+
+
 def test_bad_run_arguments() -> None:
     cfg = generated([{"strategy": "flat"}], sessions=2)
     with pytest.raises(ConfigError, match="at least 1, got 0"):

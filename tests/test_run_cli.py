@@ -171,6 +171,9 @@ def test_out_writes_parquet_and_run_json(runs: tuple[Path, dict[str, Run]]) -> N
     written = {p.name for p in (tmp / "out-no-ledger").iterdir()}
     assert {"summary.parquet", "sessions.parquet", "run.json"} <= written
     assert "ledger.parquet" not in written
+    # the sessions went to disk chunk by chunk; nothing of that is left behind
+    assert written == {"summary.parquet", "sessions.parquet", "run.json", "paths.parquet"}
+    assert sessions.columns == pl.read_parquet(tmp / "out-no-ledger" / "sessions.parquet").columns
 
 
 def test_shoes_plays_a_recorded_file(runs: tuple[Path, dict[str, Run]]) -> None:
