@@ -96,9 +96,10 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
     evs_l = evs.tolist()
     ask = strategy.stakes
     tell = None if _no_update(strategy) else strategy.update
-    win_l = winner.tolist() if tell is not None else []
+    # every hand's winner, for the results (the view shares the list)
+    won: list[Winner] = np.array(tuple(Winner), dtype=object)[winner].tolist() \
+        if tell is not None else []
     keep = tell is not None or ledger  # what is placed is kept for a Result or the ledger
-    winners = tuple(Winner)
     src = (unit, den)
     new_result = object.__new__
     cents_of: dict[float, int] = {}
@@ -231,7 +232,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
             if tell is not None:
                 # raw numbers; the dicts are worked out if the strategy reads them
                 result = new_result(Result)
-                result.winner = winners[win_l[i]]
+                result.winner = won[i]
                 result.net = net / scale
                 result._placed = placed
                 result._i = i
