@@ -3,8 +3,8 @@
     python benchmarks/bench_engine.py [--hands 10000000] [--quick]
 
 Prints hands per second for: dealing generated 8-deck shoes; each built-in
-strategy's compiled session loop (dealing excluded); a plain-Python strategy
-through the same engine; and a whole `backtest run` of --hands hands on one
+strategy's compiled session loop (dealing excluded); three plain-Python
+strategies (flat, follow the shoe, Martingale) through the same engine; and a whole `backtest run` of --hands hands on one
 process and on every core, with the peak resident memory. Timings are of
 warm code: numba compiles (or loads from its cache) before the clock starts.
 """
@@ -31,17 +31,41 @@ from strategies.base import Strategy  # noqa: E402
 from strategies.compiled import kind_marker  # noqa: E402
 
 
+class PlainFlat(Strategy):
+    """A user's plain-Python strategy: Banker, 10 a hand."""
+
+    name = "plain-flat"
+
+    def stakes(self, view):  # type: ignore[no-untyped-def]
+        return {"banker": 10.0}
+
+
 class PlainFollow(Strategy):
     """A user's plain-Python strategy: follow the last decisive winner."""
 
     name = "plain-follow"
-    description = "follow the shoe, in plain Python"
 
     def stakes(self, view):  # type: ignore[no-untyped-def]
-        for w in view.history[::-1]:
-            if w != 2:
-                return {"banker" if w == 1 else "player": 10.0}
-        return {}
+        w = view.last_decisive
+        return {w: 10.0} if w is not None else {}
+
+
+class PlainMartingale(Strategy):
+    """A user's plain-Python strategy: double Banker after a loss."""
+
+    name = "plain-martingale"
+
+    def reset(self) -> None:
+        self.stake = 10.0
+
+    def stakes(self, view):  # type: ignore[no-untyped-def]
+        return {"banker": self.stake}
+
+    def update(self, view, result):  # type: ignore[no-untyped-def]
+        if result.net < 0:
+            self.stake *= 2
+        elif result.net > 0:
+            self.stake = 10.0
 
 
 def config(seats: list[dict], sessions: int, bankroll: float = 1e9) -> object:
@@ -97,13 +121,13 @@ def bench_strategies(sessions: int) -> None:
         dt = time.perf_counter() - t
         print(f"session loop {name:<18} {len(hands):>10,} hands {rate(len(hands), dt)}")
     cfg = config([{"strategy": "flat"}], sessions // 10)
-    hands, args = chunk_args(cfg, sessions // 10)
-    strat = PlainFollow()
-    python_loop.run_python(strat, *chunk_args(cfg, 2)[1])
-    t = time.perf_counter()
-    python_loop.run_python(strat, *args)
-    dt = time.perf_counter() - t
-    print(f"session loop plain Python        {len(hands):>10,} hands {rate(len(hands), dt)}")
+    for strat in (PlainFlat(), PlainFollow(), PlainMartingale()):
+        python_loop.run_python(strat, *chunk_args(cfg, 2)[1])
+        hands, args = chunk_args(cfg, sessions // 10)
+        t = time.perf_counter()
+        python_loop.run_python(strat, *args)
+        dt = time.perf_counter() - t
+        print(f"plain Python {strat.name:<19} {len(hands):>10,} hands {rate(len(hands), dt)}")
 
 
 def bench_run(total: int, workers: int) -> None:
