@@ -186,6 +186,10 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
     reset_on_max = p[P_ON_MAX] == 0.0
     all_in = p[P_ON_BANKROLL] != 0.0
     na = active.shape[0]
+    has_side = False
+    for b in range(N_BETS):
+        if side_c[b] > 0:
+            has_side = True
     rows = 0
     scale = 100.0 * den
     for j in range(session_ids.shape[0]):
@@ -217,72 +221,96 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
             for a in range(na):
                 out[active[a]] = 0.0
             compiled.decide(kind, p, s, si, ctx, hist, evs, out)
-            code, below = limits(out, side_c, cents, min_c, max_c, active)
-            below_min += below
-            if code >= 10:
-                max_hits += 1
-                code -= 10
-                if reset_on_max:
-                    compiled.reset(kind, p, s, si)
-                    for a in range(na):
-                        out[active[a]] = 0.0
-                    compiled.decide(kind, p, s, si, ctx, hist, evs, out)
-                    code, below = limits(out, side_c, cents, min_c, max_c, active)
-                    below_min += below
-                    code %= 10
-            if code == PLACE_OK:
-                code, stopped = place(all_in, cents, min_c, max_c, final, den, offered,
-                                      pb_together, pairs_need_main, active)
-                stops += stopped
-            if code == PLACE_RUIN:
-                ended = ENDED_RUIN
-                break
-            if code != PLACE_OK:
-                return code, i, rows
-            # settle, and count
-            net = 0
-            total = 0
+            # the common hand: one bet, no side bets, within the limits and the
+            # bankroll, settled in registers (the general rules below give the
+            # same result for it; they run for every other hand)
+            one = -1
+            x = 0.0
             for a in range(na):
-                b = active[a]
-                c = cents[b]
-                if c > 0:
-                    net += c * unit[i, b]
-                    total += c
-                    wag[b] += c * den
-                    exp_net += c * 0.01 * evs[b]
+                y = out[active[a]]
+                if y != 0.0:
+                    one = active[a] if one == -1 else -2
+                    x = y
+            cc = 0
+            if one >= 0 and x > 0.0 and not has_side:
+                c = np.floor(x * 100.0 + 1e-6)
+                cc = _MAX_CENTS if c > _MAX_CENTS else np.int64(c)
+                if not (0 < cc and min_c[one] <= cc and cc <= max_c[one] and offered[one]
+                        and cc * den <= final and not (pairs_need_main and (one == 3 or one == 4))):
+                    cc = 0
+            if cc > 0:
+                net = cc * unit[i, one]
+                total = cc
+                wag[one] += cc * den
+                exp_net += cc * 0.01 * evs[one]
+            else:
+                one = -1
+            if one < 0:
+                code, below = limits(out, side_c, cents, min_c, max_c, active)
+                below_min += below
+                if code >= 10:
+                    max_hits += 1
+                    code -= 10
+                    if reset_on_max:
+                        compiled.reset(kind, p, s, si)
+                        for a in range(na):
+                            out[active[a]] = 0.0
+                        compiled.decide(kind, p, s, si, ctx, hist, evs, out)
+                        code, below = limits(out, side_c, cents, min_c, max_c, active)
+                        below_min += below
+                        code %= 10
+                if code == PLACE_OK:
+                    code, stopped = place(all_in, cents, min_c, max_c, final, den, offered,
+                                          pb_together, pairs_need_main, active)
+                    stops += stopped
+                if code == PLACE_RUIN:
+                    ended = ENDED_RUIN
+                    break
+                if code != PLACE_OK:
+                    return code, i, rows
+                # settle, and count
+                net = 0
+                total = 0
+                for a in range(na):
+                    b = active[a]
+                    c = cents[b]
+                    if c > 0:
+                        net += c * unit[i, b]
+                        total += c
+                        wag[b] += c * den
+                        exp_net += c * 0.01 * evs[b]
             hands += 1
-            if total > 0:
-                bets += 1
-                wag_total += total * den
-                if total * den > largest:
-                    largest = total * den
-                if net > 0:
-                    wins += 1
-                    cur = 0
-                elif net < 0:
-                    losses += 1
-                    cur += 1
-                    if cur > longest:
-                        longest = cur
-                else:
-                    pushes += 1
+            # counted without branches: the outcome of a hand is a coin toss
+            # to the processor's branch predictor
+            placed = np.int64(total > 0)
+            won = np.int64(net > 0)
+            lost = np.int64(net < 0)
+            bets += placed
+            wag_total += total * den
+            largest = max(largest, total * den)
+            wins += won
+            losses += lost
+            pushes += placed - won - lost
+            cur = (cur + lost) * (1 - won)
+            longest = max(longest, cur)
             net_total += net
             final += net
-            if final > peak:
-                peak = final
-            if peak - final > drawdown:
-                drawdown = peak - final
+            peak = max(peak, final)
+            drawdown = max(drawdown, peak - final)
             last_net = net
             for a in range(na):
                 b = active[a]
-                stakes[b] = cents[b] * 0.01
+                if one < 0:
+                    stakes[b] = cents[b] * 0.01
+                else:
+                    stakes[b] = cc * 0.01 if b == one else 0.0
                 u = unit[i, b]
                 unit_f[b] = u / den if u > -(2 ** 62) else 0.0
             compiled.update(kind, p, s, si, ctx, stakes, unit_f, net / scale)
             if ledger:
                 led_idx[rows] = i
                 for b in range(N_BETS):
-                    led_cents[rows, b] = cents[b]
+                    led_cents[rows, b] = cents[b] if one < 0 else (cc if b == one else 0)
                 led_net[rows] = net
                 led_bank[rows] = final
                 rows += 1
