@@ -234,7 +234,7 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
             cc = 0
             if one >= 0 and x > 0.0 and not has_side:
                 c = np.floor(x * 100.0 + 1e-6)
-                cc = _MAX_CENTS if c > _MAX_CENTS else np.int64(c)
+                cc = _MAX_CENTS if c > _MAX_CENTS else int(c)
                 if not (0 < cc and min_c[one] <= cc and cc <= max_c[one] and offered[one]
                         and cc * den <= final and not (pairs_need_main and (one == 3 or one == 4))):
                     cc = 0
@@ -282,9 +282,9 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
             hands += 1
             # counted without branches: the outcome of a hand is a coin toss
             # to the processor's branch predictor
-            placed = np.int64(total > 0)
-            won = np.int64(net > 0)
-            lost = np.int64(net < 0)
+            placed = int(total > 0)
+            won = int(net > 0)
+            lost = int(net < 0)
             bets += placed
             wag_total += total * den
             largest = max(largest, total * den)

@@ -79,23 +79,31 @@ def road_marks(hist: np.ndarray, offset: int, lengths: np.ndarray) -> tuple[int,
     side = -1
     last = 0
     for i in range(hist.shape[0]):
-        w = hist[i]
-        if w == 2:
-            continue
-        mark = _derived_mark(lengths, ncols, side, offset, w)
-        if mark != 0:
-            last = mark
-        if w == side:
-            lengths[ncols - 1] += 1
-        else:
-            lengths[ncols] = 1
-            ncols += 1
-            side = w
-    return ncols, side, last, _derived_mark(lengths, ncols, side, offset, 1)
+        ncols, side, last = road_step(lengths, ncols, side, last, offset, hist[i])
+    return ncols, side, last, derived_mark(lengths, ncols, side, offset, 1)
 
 
 @jit
-def _derived_mark(lengths: np.ndarray, ncols: int, side: int, offset: int, w: int) -> int:
+def road_step(lengths: np.ndarray, ncols: int, side: int, last: int, offset: int,
+              w: int) -> tuple[int, int, int]:
+    """Add one winner `w` to the roads of `road_marks`: the new (number of
+    big-road columns, last column's side, last derived mark)."""
+    if w == 2:
+        return ncols, side, last
+    mark = derived_mark(lengths, ncols, side, offset, w)
+    if mark != 0:
+        last = mark
+    if w == side:
+        lengths[ncols - 1] += 1
+    else:
+        lengths[ncols] = 1
+        ncols += 1
+        side = w
+    return ncols, side, last
+
+
+@jit
+def derived_mark(lengths: np.ndarray, ncols: int, side: int, offset: int, w: int) -> int:
     """The mark a win of side `w` adds to the derived road (+1 red, -1 blue, 0 none)."""
     if ncols == 0:
         return 0

@@ -14,8 +14,9 @@ from typing import Literal
 
 import numpy as np
 
+from backtest.kernels import jit
 from backtest.rules import Bet
-from strategies._common import road_marks, stateless_init, stateless_reset, stateless_update
+from strategies._common import derived_mark, road_step, stateless_update
 from strategies.base import P_OWN, Builtin
 from strategies.params import CommonParams, param
 
@@ -33,10 +34,42 @@ class RoadParams(CommonParams):
                   "`chop`: so that it changes colour")
 
 
+# state: s holds the big road's column lengths; si[0] the hands of the shoe
+# read so far, si[1] the big road's columns, si[2] its last side, si[3] the
+# derived road's last colour. Each hand reads only the hands new since the
+# last (a new shoe, whose history is shorter, starts the roads again), so a
+# shoe costs its length, not its length squared.
+
+@jit
+def _clear_roads(si: np.ndarray) -> None:
+    si[0] = 0
+    si[1] = 0
+    si[2] = -1
+    si[3] = 0
+
+
+def _road_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
+    _clear_roads(si)
+
+
+def _road_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
+    _clear_roads(si)
+
+
 def _road_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                  hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
-    # the scratch for the big road's column lengths is the state array
-    ncols, side, last, banker_mark = road_marks(hist, int(p[BASE + 1]), s)
+    offset = int(p[BASE + 1])
+    n = hist.shape[0]
+    if n < si[0] or n == 0:
+        _clear_roads(si)
+    ncols, side, last = int(si[1]), int(si[2]), int(si[3])
+    for i in range(int(si[0]), n):
+        ncols, side, last = road_step(s, ncols, side, last, offset, int(hist[i]))
+    si[0] = n
+    si[1] = ncols
+    si[2] = side
+    si[3] = last
+    banker_mark = derived_mark(s, ncols, side, offset, 1)
     if last == 0 or banker_mark == 0:
         return
     wanted = last if p[BASE + 2] == 0.0 else -last
@@ -59,7 +92,7 @@ class RoadReader(Builtin):
     def main_bets(self) -> set[Bet]:
         return {Bet.PLAYER, Bet.BANKER}
 
-    k_reset = staticmethod(stateless_reset)
-    k_init = staticmethod(stateless_init)
+    k_reset = staticmethod(_road_reset)
+    k_init = staticmethod(_road_init)
     k_decide = staticmethod(_road_decide)
     k_update = staticmethod(stateless_update)
