@@ -212,11 +212,12 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                 break
             if use_cards:
                 ev_fill(counts, ev_table, evs, ev_v, ev_bins, ev_e)
-            ctx[CTX_BANKROLL] = final / scale
-            ctx[CTX_HAND] = hand_no[i]
-            ctx[CTX_SESSION_HAND] = hands
-            ctx[CTX_LAST_NET] = last_net / scale
-            ctx[CTX_SHOE] = shoe_no[i]
+            if compiled.reads_context(kind):   # known while compiling
+                ctx[CTX_BANKROLL] = final / scale
+                ctx[CTX_HAND] = hand_no[i]
+                ctx[CTX_SESSION_HAND] = hands
+                ctx[CTX_LAST_NET] = last_net / scale
+                ctx[CTX_SHOE] = shoe_no[i]
             hist = winner[shoe_start:i]
             for a in range(na):
                 out[active[a]] = 0.0

@@ -53,6 +53,20 @@ def _class(kind: int | tuple[int, ...]) -> type[Builtin]:
     return BUILTINS[len(kind) - 1 if isinstance(kind, tuple) else kind]
 
 
+def reads_context(kind: int | tuple[int, ...]) -> bool:
+    """Whether the strategy's `k_decide` or `k_update` reads the context
+    array (bankroll, hand numbers, last net); the session loop fills it only
+    then. Found from their code: a function that names `ctx` reads it."""
+    return _reads_context(_class(kind))
+
+
+def _reads_context(cls: type[Builtin]) -> bool:
+    import dis
+
+    return any(ins.argval == "ctx" for fn in (cls.k_decide, cls.k_update)
+               for ins in dis.get_instructions(fn) if ins.opname.startswith("LOAD_"))
+
+
 def reset(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
     _class(kind).k_reset(p, s, si)
 
@@ -73,6 +87,15 @@ def update(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.nda
 
 # In compiled code each call resolves, while compiling, to the one strategy
 # `kind` names, inlined: the session loop is specialised per strategy.
+
+@overload(reads_context, inline="always")
+def _reads_context_overload(kind):  # type: ignore[no-untyped-def]
+    answer = _reads_context(_builtin(kind))
+
+    def impl(kind):  # type: ignore[no-untyped-def]
+        return answer
+    return impl
+
 
 @overload(reset, inline="always")
 def _reset(kind, p, s, si):  # type: ignore[no-untyped-def]

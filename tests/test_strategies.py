@@ -1323,3 +1323,21 @@ def test_every_system_converges_to_the_exact_edge() -> None:
     assert summary["flat tie"]["expected_edge"] == pytest.approx(-0.143596, abs=5e-7)
     for seat in ("follow-the-shoe", "chop", "streak", "pattern", "random"):
         assert -0.012351 < summary[seat]["expected_edge"] < -0.010579, seat
+
+
+def test_the_loop_fills_the_context_only_for_strategies_that_read_it() -> None:
+    from strategies import compiled
+    from strategies.base import CTX_BANKROLL
+
+    class ReadsBankroll(compiled.BUILTINS[0]):  # type: ignore[misc,valid-type]
+        @staticmethod
+        def k_decide(p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
+            out[1] = 0.01 * ctx[CTX_BANKROLL]
+
+    class PassesItOn(compiled.BUILTINS[0]):  # type: ignore[misc,valid-type]
+        @staticmethod
+        def k_update(p, s, si, ctx, stakes, unit, net):  # type: ignore[no-untyped-def]
+            ReadsBankroll.k_decide(p, s, si, ctx, None, None, stakes)
+
+    assert compiled._reads_context(ReadsBankroll) and compiled._reads_context(PassesItOn)
+    assert not compiled._reads_context(compiled.BUILTINS[0])
