@@ -299,15 +299,16 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
             peak = max(peak, final)
             drawdown = max(drawdown, peak - final)
             last_net = net
-            for a in range(na):
-                b = active[a]
-                if one < 0:
-                    stakes[b] = cents[b] * 0.01
-                else:
-                    stakes[b] = cc * 0.01 if b == one else 0.0
-                u = unit[i, b]
-                unit_f[b] = u / den if u > -(2 ** 62) else 0.0
-            compiled.update(kind, p, s, si, ctx, stakes, unit_f, net / scale)
+            if compiled.learns(kind):   # known while compiling
+                for a in range(na):
+                    b = active[a]
+                    if one < 0:
+                        stakes[b] = cents[b] * 0.01
+                    else:
+                        stakes[b] = cc * 0.01 if b == one else 0.0
+                    u = unit[i, b]
+                    unit_f[b] = u / den if u > -(2 ** 62) else 0.0
+                compiled.update(kind, p, s, si, ctx, stakes, unit_f, net / scale)
             if ledger:
                 led_idx[rows] = i
                 for b in range(N_BETS):

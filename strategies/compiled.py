@@ -15,6 +15,7 @@ from numba.core import errors, types
 from numba.extending import overload
 
 from backtest.kernels import jit
+from strategies._common import stateless_update
 from strategies.base import Builtin
 from strategies.flat import Flat
 from strategies.progressions import Martingale, GrandMartingale, Paroli, Fibonacci, DAlembert, Labouchere, OneThreeTwoSix, OscarsGrind
@@ -67,6 +68,12 @@ def _reads_context(cls: type[Builtin]) -> bool:
                for ins in dis.get_instructions(fn) if ins.opname.startswith("LOAD_"))
 
 
+def learns(kind: int | tuple[int, ...]) -> bool:
+    """Whether the strategy's `k_update` does anything; the session loop
+    prepares the stakes and unit results for it only then."""
+    return _class(kind).k_update is not stateless_update
+
+
 def reset(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
     _class(kind).k_reset(p, s, si)
 
@@ -91,6 +98,15 @@ def update(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.nda
 @overload(reads_context, inline="always")
 def _reads_context_overload(kind):  # type: ignore[no-untyped-def]
     answer = _reads_context(_builtin(kind))
+
+    def impl(kind):  # type: ignore[no-untyped-def]
+        return answer
+    return impl
+
+
+@overload(learns, inline="always")
+def _learns_overload(kind):  # type: ignore[no-untyped-def]
+    answer = _builtin(kind).k_update is not stateless_update
 
     def impl(kind):  # type: ignore[no-untyped-def]
         return answer

@@ -1325,7 +1325,7 @@ def test_every_system_converges_to_the_exact_edge() -> None:
         assert -0.012351 < summary[seat]["expected_edge"] < -0.010579, seat
 
 
-def test_the_loop_fills_the_context_only_for_strategies_that_read_it() -> None:
+def test_the_loop_does_only_what_a_strategy_needs() -> None:
     from strategies import compiled
     from strategies.base import CTX_BANKROLL
 
@@ -1341,3 +1341,7 @@ def test_the_loop_fills_the_context_only_for_strategies_that_read_it() -> None:
 
     assert compiled._reads_context(ReadsBankroll) and compiled._reads_context(PassesItOn)
     assert not compiled._reads_context(compiled.BUILTINS[0])
+    # and prepares an update only for strategies that learn from one
+    learners = {cls.name for cls in compiled.BUILTINS if compiled.learns(cls.kind)}
+    assert {"martingale", "labouchere", "oscars-grind"} <= learners
+    assert not {"flat", "follow-the-shoe", "counter"} & learners
