@@ -323,6 +323,10 @@ def main() -> None:
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         sys.exit(130)
+    except OSError as exc:   # e.g. the disk filled up while writing results
+        where = f"{exc.filename}: " if exc.filename else ""
+        typer.echo(f"error: {where}{exc.strerror or exc}", err=True)
+        sys.exit(1)
     except Exception as exc:  # click usage errors arrive as ClickException
         import click
 

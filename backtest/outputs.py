@@ -25,6 +25,8 @@ def check_out_dir(out: Path) -> None:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"--out {out}: cannot create the directory: {exc.strerror}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise UsageError(f"--out {out}: the directory is not writable; give one you can write to")
 
 
 def _umask() -> int:

@@ -15,7 +15,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from cli_helpers import Run, backtest_process, backtest_processes
+from cli_helpers import Run, backtest_here, backtest_process, backtest_processes
 from backtest.recorded import read_shoes
 from strategies.registry import BUILTIN_NAMES
 
@@ -239,3 +239,33 @@ def test_out_pointing_at_a_file_is_a_usage_error(runs: tuple[Path, dict[str, Run
     message = one_line_error(r["out-is-a-file"], code=2)
     assert f"--out {tmp / 'a-file'} is a file, not a directory" in message
     assert (tmp / "a-file").read_text(encoding="utf-8") == "not a directory\n"
+
+
+def test_an_unwritable_out_directory_is_refused_before_any_work(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from backtest import outputs
+    from backtest.errors import UsageError
+
+    monkeypatch.setattr(os, "access", lambda path, mode: False)
+    with pytest.raises(UsageError, match="not writable"):
+        outputs.check_out_dir(tmp_path)
+
+
+def test_a_full_disk_while_writing_is_one_line_not_a_traceback(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from backtest import outputs
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device", str(tmp_path / "out" / "sessions.parquet"))
+
+    monkeypatch.setattr(outputs, "write_run", full)
+    code, out, err = backtest_here(monkeypatch, capsys, "run", str(REPO / VERDICT),
+                                   "--sessions", "3", "--out", str(tmp_path / "out"))
+    assert code == 1
+    assert err.strip().splitlines()[-1] == (
+        f"error: {tmp_path / 'out' / 'sessions.parquet'}: No space left on device")
+    assert "Traceback" not in err
+    assert not list((tmp_path / "out").glob(".sessions-*"))   # the spilled parts are gone
