@@ -70,23 +70,9 @@ def seed_state(key: np.uint64, index: np.uint64, state: np.ndarray) -> None:
 
 
 @njit(cache=True, inline="always")
-def next_u64(s: np.ndarray) -> np.uint64:
-    """xoshiro256**: the next 64 random bits."""
-    result = _rotl(s[1] * np.uint64(5), 7) * np.uint64(9)
-    t = s[1] << np.uint64(17)
-    s[2] ^= s[0]
-    s[3] ^= s[1]
-    s[1] ^= s[2]
-    s[0] ^= s[3]
-    s[2] ^= t
-    s[3] = _rotl(s[3], 45)
-    return result
-
-
-@njit(cache=True, inline="always")
 def _xoshiro(s0: np.uint64, s1: np.uint64, s2: np.uint64, s3: np.uint64
              ) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64, np.uint64]:
-    """`next_u64` on a state held in four local words: (output, new state).
+    """xoshiro256** on a state held in four local words: (output, new state).
 
     A loop that keeps the state in locals keeps it in registers; through the
     state array every step would store and reload it (the compiler cannot tell
@@ -103,19 +89,36 @@ def _xoshiro(s0: np.uint64, s1: np.uint64, s2: np.uint64, s3: np.uint64
 
 
 @njit(cache=True, inline="always")
-def bounded(s: np.ndarray, bound: int) -> int:
-    """Uniform integer in [0, bound) for bound < 2**32, unbiased (Lemire)."""
+def _bounded(bound: int, s0: np.uint64, s1: np.uint64, s2: np.uint64, s3: np.uint64
+             ) -> tuple[np.int64, np.uint64, np.uint64, np.uint64, np.uint64]:
+    """`bounded` on a state held in four local words: (value, new state)."""
     b = np.uint64(bound)
-    m = (next_u64(s) >> np.uint64(32)) * b
+    r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+    m = (r >> np.uint64(32)) * b
     low = m & _MASK32
     if low < b:
         threshold = (np.uint64(0x100000000) - b) % b
         while low < threshold:
-            m = (next_u64(s) >> np.uint64(32)) * b
+            r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+            m = (r >> np.uint64(32)) * b
             low = m & _MASK32
-    # np.int64 keeps the compiled result signed (int() would leave it uint64); numba
-    # hands a Python caller an int, which mypy cannot see
-    return np.int64(m >> np.uint64(32))  # type: ignore[return-value]
+    # np.int64 keeps the compiled result signed (int() would leave it uint64)
+    return np.int64(m >> np.uint64(32)), s0, s1, s2, s3
+
+
+@njit(cache=True, inline="always")
+def next_u64(s: np.ndarray) -> np.uint64:
+    """xoshiro256**: the next 64 random bits (the state in `s`)."""
+    result, s[0], s[1], s[2], s[3] = _xoshiro(s[0], s[1], s[2], s[3])
+    return result
+
+
+@njit(cache=True, inline="always")
+def bounded(s: np.ndarray, bound: int) -> int:
+    """Uniform integer in [0, bound) for bound < 2**32, unbiased (Lemire)."""
+    value, s[0], s[1], s[2], s[3] = _bounded(bound, s[0], s[1], s[2], s[3])
+    # numba hands a Python caller an int, which mypy cannot see
+    return value  # type: ignore[return-value]
 
 
 @njit(cache=True, inline="always")
@@ -179,17 +182,8 @@ def _fix(order: np.ndarray, state: np.ndarray, fixed: int, upto: int) -> int:
     n = order.shape[0]
     s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
     for i in range(fixed, min(upto, n - 1)):
-        b = np.uint64(n - i)
-        r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
-        m = (r >> np.uint64(32)) * b
-        low = m & _MASK32
-        if low < b:
-            threshold = (np.uint64(0x100000000) - b) % b
-            while low < threshold:
-                r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
-                m = (r >> np.uint64(32)) * b
-                low = m & _MASK32
-        j = i + np.int64(m >> np.uint64(32))
+        k, s0, s1, s2, s3 = _bounded(n - i, s0, s1, s2, s3)
+        j = i + k
         tmp = order[i]
         order[i] = order[j]
         order[j] = tmp
@@ -278,8 +272,9 @@ def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
     the bottom, 2 cut at a random position. Dealing stops `extra_hands` hands
     after the hand during which the cut card (placed `cut_card` cards from the
     end; 0 = none) comes out, or when fewer than six cards are left.
-    out_burn[k] receives the number of cards burned from shoe k. shuffled and cut (uint8, one per card), keys (uint16, one per card) and
-    state (4 uint64) are work arrays: compiled without reference counting, this
+    out_burn[k] receives the number of cards burned from shoe k. shuffled and
+    cut (uint8, one per card), keys (uint16, one per card) and state (4
+    uint64) are work arrays: compiled without reference counting, this
     allocates nothing. Returns the number of hands written.
 
     Where each hand starts depends on how many cards the one before took, a
