@@ -16,10 +16,6 @@ def stateless_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
     """Nothing to restart."""
 
 
-def stateless_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
-    """Nothing to set up for a session."""
-
-
 def stateless_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                      stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
     """Nothing learned from a hand."""

@@ -336,7 +336,8 @@ class Builtin(Strategy):
     plain functions below, in the subset of Python numba compiles:
 
     - ``reset(p, s, si)``: start a progression (state arrays to their start);
-    - ``init(p, s, si, seed)``: start a session (defaults to reset);
+    - ``init(p, s, si, seed)``: start a session; leave it out (``k_init = None``)
+      and a session starts as ``reset`` restarts the progression;
     - ``decide(p, s, si, ctx, hist, evs, out)``: write stakes into `out`
       (zeroed, in `Bet` order, currency units); `hist` is the shoe's winners so
       far, `ctx` the CTX_* numbers, `evs` the per-unit EV of each bet;
@@ -349,7 +350,7 @@ class Builtin(Strategy):
 
     # the four functions, which each built-in gives as staticmethods
     k_reset: ClassVar[_Reset]
-    k_init: ClassVar[_Init]
+    k_init: ClassVar[_Init | None] = None   # None: a session starts as `k_reset` does
     k_decide: ClassVar[_Decide]
     k_update: ClassVar[_Update]
 
@@ -392,7 +393,11 @@ class Builtin(Strategy):
 
     def start_session(self, seed: int) -> None:
         self._arrays()
-        type(self).k_init(self._p, self._s, self._si, seed)
+        init = type(self).k_init
+        if init is None:
+            type(self).k_reset(self._p, self._s, self._si)
+        else:
+            init(self._p, self._s, self._si, seed)
 
     def restart_progression(self) -> None:
         self._arrays()

@@ -79,7 +79,11 @@ def reset(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.ndar
 
 
 def init(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
-    _class(kind).k_init(p, s, si, seed)
+    cls = _class(kind)
+    if cls.k_init is None:
+        cls.k_reset(p, s, si)
+    else:
+        cls.k_init(p, s, si, seed)
 
 
 def decide(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
@@ -124,7 +128,14 @@ def _reset(kind, p, s, si):  # type: ignore[no-untyped-def]
 
 @overload(init, inline="always")
 def _init(kind, p, s, si, seed):  # type: ignore[no-untyped-def]
-    fn = jit(_builtin(kind).k_init)
+    cls = _builtin(kind)
+    if cls.k_init is None:   # a session starts as the progression restarts
+        restart = jit(cls.k_reset)
+
+        def impl_reset(kind, p, s, si, seed):  # type: ignore[no-untyped-def]
+            restart(p, s, si)
+        return impl_reset
+    fn = jit(cls.k_init)
 
     def impl(kind, p, s, si, seed):  # type: ignore[no-untyped-def]
         fn(p, s, si, seed)

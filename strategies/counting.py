@@ -9,7 +9,7 @@ import numpy as np
 
 from backtest.errors import StrategyError
 from backtest.rules import Bet
-from strategies._common import stateless_init, stateless_reset, stateless_update
+from strategies._common import stateless_reset, stateless_update
 from strategies.base import N_BETS, P_OWN, Builtin
 from strategies.params import CommonParams, param
 
@@ -67,6 +67,5 @@ class ExactCounter(Builtin):
         return {Bet(b) for b in self.params.bets}
 
     k_reset = staticmethod(stateless_reset)
-    k_init = staticmethod(stateless_init)
     k_decide = staticmethod(_counter_decide)
     k_update = staticmethod(stateless_update)

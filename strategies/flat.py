@@ -8,7 +8,7 @@ import numpy as np
 
 from backtest.errors import StrategyError
 from backtest.rules import Bet
-from strategies._common import stateless_init, stateless_reset, stateless_update
+from strategies._common import stateless_reset, stateless_update
 from strategies.base import N_BETS, P_OWN, Builtin
 from strategies.params import CommonParams, param
 
@@ -58,6 +58,5 @@ class Flat(Builtin):
         return stakes
 
     k_reset = staticmethod(stateless_reset)
-    k_init = staticmethod(stateless_init)
     k_decide = staticmethod(_flat_decide)
     k_update = staticmethod(stateless_update)

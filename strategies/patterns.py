@@ -12,7 +12,7 @@ import numpy as np
 
 from backtest.errors import StrategyError
 from backtest.rules import Bet
-from strategies._common import (last_decisive, run_length, stateless_init, stateless_reset,
+from strategies._common import (last_decisive, run_length, stateless_reset,
                                 stateless_update)
 from strategies.base import P_OWN, Builtin
 from strategies.params import CommonParams, param
@@ -37,7 +37,6 @@ class ShoeReader(Builtin):
         return {Bet.PLAYER, Bet.BANKER}
 
     k_reset = staticmethod(stateless_reset)
-    k_init = staticmethod(stateless_init)
     k_update = staticmethod(stateless_update)
 
 

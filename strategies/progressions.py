@@ -66,10 +66,6 @@ def _level_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
     s[0] = 0.0
 
 
-def _level_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
-    s[0] = 0.0
-
-
 # state of the multiplying progressions: s[0] the level, s[1] multiplier ** level
 # (kept as a running product: a power per hand would cost more than the hand)
 
@@ -78,13 +74,9 @@ def _factor_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
     s[1] = 1.0
 
 
-def _factor_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
-    s[0] = 0.0
-    s[1] = 1.0
-
-
-def _martingale_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                       hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+def _factor_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
+                   hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+    """Martingale and Paroli: the base stake times the running product."""
     out[int(p[BET])] = p[BASE] * s[1]
 
 
@@ -117,19 +109,13 @@ class Martingale(Progression):
         return [self.params.multiplier]
 
     k_reset = staticmethod(_factor_reset)
-    k_init = staticmethod(_factor_init)
-    k_decide = staticmethod(_martingale_decide)
+    k_decide = staticmethod(_factor_decide)
     k_update = staticmethod(_martingale_update)
 
 
 # --- Grand Martingale --------------------------------------------------------------
 
 def _units_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
-    s[0] = 1.0
-    s[1] = 0.0
-
-
-def _units_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
     s[0] = 1.0
     s[1] = 0.0
 
@@ -159,17 +145,11 @@ class GrandMartingale(Progression):
     kind = 2
 
     k_reset = staticmethod(_units_reset)
-    k_init = staticmethod(_units_init)
     k_decide = staticmethod(_units_decide)
     k_update = staticmethod(_grand_update)
 
 
 # --- Paroli (reverse Martingale) ----------------------------------------------------
-
-def _paroli_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                   hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
-    out[int(p[BET])] = p[BASE] * s[1]
-
 
 def _paroli_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                    stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
@@ -204,8 +184,7 @@ class Paroli(Progression):
         return [self.params.target, self.params.multiplier]
 
     k_reset = staticmethod(_factor_reset)
-    k_init = staticmethod(_factor_init)
-    k_decide = staticmethod(_paroli_decide)
+    k_decide = staticmethod(_factor_decide)
     k_update = staticmethod(_paroli_update)
 
 
@@ -249,7 +228,6 @@ class Fibonacci(Progression):
         return [self.params.back]
 
     k_reset = staticmethod(_level_reset)
-    k_init = staticmethod(_level_init)
     k_decide = staticmethod(_fibonacci_decide)
     k_update = staticmethod(_fibonacci_update)
 
@@ -285,7 +263,6 @@ class DAlembert(Progression):
         return [self.params.step]
 
     k_reset = staticmethod(_units_reset)
-    k_init = staticmethod(_units_init)
     k_decide = staticmethod(_units_decide)
     k_update = staticmethod(_dalembert_update)
 
@@ -302,10 +279,6 @@ def _new_line(p: np.ndarray, s: np.ndarray) -> None:
 
 
 def _labouchere_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
-    _new_line(p, s)
-
-
-def _labouchere_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
     _new_line(p, s)
 
 
@@ -371,7 +344,6 @@ class Labouchere(Progression):
         return [len(self.params.line), *self.params.line]
 
     k_reset = staticmethod(_labouchere_reset)
-    k_init = staticmethod(_labouchere_init)
     k_decide = staticmethod(_labouchere_decide)
     k_update = staticmethod(_labouchere_update)
 
@@ -421,7 +393,6 @@ class OneThreeTwoSix(Progression):
         return [len(self.params.sequence), *self.params.sequence]
 
     k_reset = staticmethod(_level_reset)
-    k_init = staticmethod(_level_init)
     k_decide = staticmethod(_sequence_decide)
     k_update = staticmethod(_sequence_update)
 
@@ -480,7 +451,6 @@ class OscarsGrind(Progression):
         return [self.params.goal]
 
     k_reset = staticmethod(_units_reset)
-    k_init = staticmethod(_units_init)
     k_decide = staticmethod(_oscar_decide)
     k_update = staticmethod(_oscar_update)
 

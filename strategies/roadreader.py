@@ -52,10 +52,6 @@ def _road_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
     _clear_roads(si)
 
 
-def _road_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
-    _clear_roads(si)
-
-
 def _road_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                  hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
     offset = int(p[BASE + 1])
@@ -93,6 +89,5 @@ class RoadReader(Builtin):
         return {Bet.PLAYER, Bet.BANKER}
 
     k_reset = staticmethod(_road_reset)
-    k_init = staticmethod(_road_init)
     k_decide = staticmethod(_road_decide)
     k_update = staticmethod(stateless_update)
