@@ -294,8 +294,7 @@ def _cents_of(x: object, cache: dict[float, int]) -> int:
         return -1
     if not f >= 0.0:
         return -1
-    c = math.floor(f * 100.0 + 1e-6)
-    c = _MAX_CENTS if c > _MAX_CENTS else c
+    c = _whole_cents(f)
     if len(cache) >= _CACHE_SIZE:
         cache.clear()
     cache[x] = c  # type: ignore[index]
@@ -375,15 +374,22 @@ def _place(first: object, strategy: Strategy, view: View, side: list[float], has
     return code, cents, below_min, max_hits, stops
 
 
+def _whole_cents(x: float) -> int:
+    """A stake (currency, not negative) in whole cents, as `session_loop.limits`
+    converts it."""
+    c = math.floor(x * 100.0 + 1e-6)
+    return _MAX_CENTS if c > _MAX_CENTS else c
+
+
 def _py_cents(stakes: list[float], side: list[float], has_side: bool) -> list[int] | None:
-    """`_to_cents` in Python numbers (None for a negative or NaN stake)."""
+    """The stakes' conversion of `session_loop.limits`, with the side bets, in
+    Python numbers (None for a negative or NaN stake)."""
     cents = []
     any_bet = False
     for x in stakes:
         if not x >= 0.0:
             return None
-        c = math.floor(x * 100.0 + 1e-6)
-        c = _MAX_CENTS if c > _MAX_CENTS else c
+        c = _whole_cents(x)
         if c > 0:
             any_bet = True
         cents.append(c)

@@ -1,12 +1,13 @@
 """The session loop: one seat, over the hands of many sessions.
 
-Two runners share every rule of the table: `run_compiled` (numba, for the
+Two runners apply the same table rules: `run_compiled` (numba, for the
 built-in strategies, dispatching on their `kind`) and `python_loop.run_python`
-(for any `Strategy` object, a user's class included). The table's rules live in the
-compiled helpers `place` (stakes against limits and bankroll) and `book`
-(settlement and statistics), which both runners call, so the two paths
-cannot drift apart; a test runs every built-in through both and compares
-the ledgers.
+(for any `Strategy` object, a user's class included). Here the rules live in
+`limits` (stakes to cents, side bets, the table minimum), `place` (the table
+maximum, the table's rules, the bankroll) and the loop's settlement; the
+Python loop writes the same steps out in Python numbers. A test runs every
+built-in strategy through both and compares the ledgers, so the two cannot
+drift apart.
 
 Money is exact: stakes are whole cents, results are cents times the unit
 results of `payouts.unit_results` (whole 1/D units), so one currency unit
@@ -176,6 +177,7 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
     """
     for r in range(14):
         counts[r] = full_counts[r]
+    has_side = False
     for b in range(N_BETS):
         evs[b] = evs_full[b]
         out[b] = 0.0
@@ -183,13 +185,10 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
         stakes[b] = 0.0
         unit_f[b] = 0.0
         side_c[b] = np.int64(np.floor(p[P_SIDE + b] * 100.0 + 1e-6)) if p[P_SIDE + b] > 0.0 else 0
+        has_side = has_side or side_c[b] > 0
     reset_on_max = p[P_ON_MAX] == 0.0
     all_in = p[P_ON_BANKROLL] != 0.0
     na = active.shape[0]
-    has_side = False
-    for b in range(N_BETS):
-        if side_c[b] > 0:
-            has_side = True
     rows = 0
     scale = 100.0 * den
     for j in range(session_ids.shape[0]):
