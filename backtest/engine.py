@@ -375,7 +375,8 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
     Parquet files, written as the chunks finish instead of kept in memory;
     the result's `sessions` is then a LazyFrame over them (valid while the
     files are), and memory stays flat however many sessions are run, but for
-    the summary's medians and percentiles (two numbers per session).
+    the summary, worked out at the end from one seat's metric columns at a
+    time.
     """
     n, per_session, strategies = prepare(config, sessions)
     if workers is None:
@@ -384,7 +385,8 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
         raise ConfigError(f"workers must be at least 1, got {workers}")
     chunks = plan_chunks(n, per_session, workers)
     frames: list[list[tuple[pl.DataFrame | None, pl.DataFrame | None]]] = []
-    files: dict[tuple[int, int], Path] = {}
+    # each seat's spilled files, in session order (chunks are collected in order)
+    spilled: list[list[Path]] = [[] for _ in config.seats] if spill is not None else []
     done_s = done_h = 0
 
     def collect(lo: int, hi: int, part: tuple[list[SeatResult], int]) -> None:
@@ -395,8 +397,9 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
             if spill is None:
                 seats.append((sessions_k, ledger_k))
                 continue
-            files[k, lo] = spill / f"sessions-{k:04d}-{lo:012d}.parquet"
-            sessions_k.write_parquet(files[k, lo])
+            path = spill / f"sessions-{k:04d}-{lo:012d}.parquet"
+            sessions_k.write_parquet(path)
+            spilled[k].append(path)
             seats.append((None, ledger_k))
         frames.append(seats)
         done_s += hi - lo
@@ -414,8 +417,6 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
     else:
         for lo, hi in chunks:
             collect(lo, hi, run_chunk(config, strategies, lo, hi, ledger, force_python))
-    spilled = [[files[key] for key in sorted(files) if key[0] == k]
-               for k in range(len(config.seats))] if files else []
     sessions_frame, summary, ledger_df = finish(config, frames, ledger, spilled)
     return RunResult(config, sessions_frame, summary, ledger_df, config.seed, done_h)
 
