@@ -144,7 +144,7 @@ def session_seed(seat_key: np.uint64, session_id: int, state: np.ndarray) -> int
 def scratch(bets: Iterable[Bet]) -> tuple[np.ndarray, ...]:
     """The last arguments of `run_compiled` for a strategy that may place
     `bets`: which bets to look at, and work arrays (it allocates nothing)."""
-    active = np.array(sorted(b.code for b in bets), np.int64)
+    active = np.array(sorted(b.code for b in bets), np.uint64)
     return (active, np.zeros(STATE_FLOATS), np.zeros(STATE_INTS, np.int64), np.zeros(CTX_SIZE),
             np.zeros(N_BETS), np.zeros(N_BETS), np.zeros(N_BETS), np.zeros(N_BETS, np.int64),
             np.zeros(N_BETS, np.int64), np.zeros(14, np.int64), np.zeros(N_BETS),
@@ -187,6 +187,7 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
         side_c[b] = np.int64(np.floor(p[P_SIDE + b] * 100.0 + 1e-6)) if p[P_SIDE + b] > 0.0 else 0
         has_side = has_side or side_c[b] > 0
     reset_on_max = p[P_ON_MAX] == 0.0
+    cards_seen = compiled.counts_cards(kind)   # known while compiling (`use_cards` is for run_python)
     all_in = p[P_ON_BANKROLL] != 0.0
     na = active.shape[0]
     rows = 0
@@ -201,15 +202,16 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
         compiled.init(kind, p, s, si, session_seed(seat_key, session_ids[j], seed_work))
         last_net = 0
         shoe_start = bounds[j]
-        for i in range(bounds[j], bounds[j + 1]):
+        for k in range(bounds[j], bounds[j + 1]):
+            i = np.uint64(k)   # unsigned: its uses skip the negative-index fix-up
             if hand_no[i] == 1:
-                shoe_start = i
-                if use_cards:
+                shoe_start = k
+                if cards_seen:
                     for r in range(14):
                         counts[r] = full_counts[r]
             if max_hands >= 0 and hands >= max_hands:
                 break
-            if use_cards:
+            if cards_seen:
                 ev_fill(counts, ev_table, evs, ev_v, ev_bins, ev_e)
             if compiled.reads_context(kind):   # known while compiling
                 ctx[CTX_BANKROLL] = final / scale
@@ -217,7 +219,7 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                 ctx[CTX_SESSION_HAND] = hands
                 ctx[CTX_LAST_NET] = last_net / scale
                 ctx[CTX_SHOE] = shoe_no[i]
-            hist = winner[shoe_start:i]
+            hist = winner[shoe_start:k]
             for a in range(na):
                 out[active[a]] = 0.0
             compiled.decide(kind, p, s, si, ctx, hist, evs, out)
@@ -229,7 +231,7 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
             for a in range(na):
                 y = out[active[a]]
                 if y != 0.0:
-                    one = active[a] if one == -1 else -2
+                    one = np.int64(active[a]) if one == -1 else -2
                     x = y
             cc = 0
             if one >= 0 and x > 0.0 and not has_side:
@@ -239,10 +241,11 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                         and cc * den <= final and not (pairs_need_main and (one == 3 or one == 4))):
                     cc = 0
             if cc > 0:
-                net = cc * unit[i, one]
+                u1 = np.uint64(one)
+                net = cc * unit[i, u1]
                 total = cc
-                wag[one] += cc * den
-                exp_net += cc * 0.01 * evs[one]
+                wag[u1] += cc * den
+                exp_net += cc * 0.01 * evs[u1]
             else:
                 one = -1
             if one < 0:
@@ -267,7 +270,7 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                     ended = ENDED_RUIN
                     break
                 if code != PLACE_OK:
-                    return code, i, rows
+                    return code, k, rows
                 # settle, and count
                 net = 0
                 total = 0
@@ -304,18 +307,18 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                     if one < 0:
                         stakes[b] = cents[b] * 0.01
                     else:
-                        stakes[b] = cc * 0.01 if b == one else 0.0
+                        stakes[b] = cc * 0.01 if np.int64(b) == one else 0.0
                     u = unit[i, b]
                     unit_f[b] = u / den if u > -(2 ** 62) else 0.0
                 compiled.update(kind, p, s, si, ctx, stakes, unit_f, net / scale)
             if ledger:
-                led_idx[rows] = i
+                led_idx[rows] = k
                 for b in range(N_BETS):
                     led_cents[rows, b] = cents[b] if one < 0 else (cc if b == one else 0)
                 led_net[rows] = net
                 led_bank[rows] = final
                 rows += 1
-            if use_cards:
+            if cards_seen:
                 for c in range(6):
                     if cards[i, c] != 0:
                         counts[cards[i, c] & 15] -= 1

@@ -74,6 +74,12 @@ def learns(kind: int | tuple[int, ...]) -> bool:
     return _class(kind).k_update is not stateless_update
 
 
+def counts_cards(kind: int | tuple[int, ...]) -> bool:
+    """Whether the strategy reads the cards not yet seen (`uses_cards`); the
+    session loop counts them, and works out the exact values, only then."""
+    return _class(kind).uses_cards
+
+
 def reset(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
     _class(kind).k_reset(p, s, si)
 
@@ -111,6 +117,15 @@ def _reads_context_overload(kind):  # type: ignore[no-untyped-def]
 @overload(learns, inline="always")
 def _learns_overload(kind):  # type: ignore[no-untyped-def]
     answer = _builtin(kind).k_update is not stateless_update
+
+    def impl(kind):  # type: ignore[no-untyped-def]
+        return answer
+    return impl
+
+
+@overload(counts_cards, inline="always")
+def _counts_cards_overload(kind):  # type: ignore[no-untyped-def]
+    answer = bool(_builtin(kind).uses_cards)
 
     def impl(kind):  # type: ignore[no-untyped-def]
         return answer
