@@ -295,9 +295,64 @@ def plan_chunks(n_sessions: int, per_session: int, workers: int) -> list[tuple[i
     return [(lo, min(n_sessions, lo + step)) for lo in range(0, n_sessions, step)]
 
 
+# every sum of money in a session is an int64 count of ticks; this keeps a margin
+MONEY_LIMIT = 2 ** 62
+
+
+def hands_bound(config: RunConfig) -> int:
+    """An upper bound on the hands of one session."""
+    s = config.session
+    if config.shoe is not None:
+        most = shoes_per_session(config) * config.shoe.max_hands
+    else:
+        recorded = load_recorded(config)
+        longest = int(recorded.hand.max()) if len(recorded) else 1
+        most = (s.max_shoes or recorded.n_shoes) * longest
+    return most if s.max_hands is None else min(most, s.max_hands)
+
+
+def _below(x: float) -> str:
+    """x rounded down to three significant digits, for advice to stay under it."""
+    step = 10.0 ** (math.floor(math.log10(x)) - 2)
+    return f"{math.floor(x / step) * step:.3g}"
+
+
+def check_money(config: RunConfig) -> None:
+    """Refuse amounts too large to count exactly. The engine keeps money in
+    ticks of 1 / (100 * D) of a currency unit (D, the rules' money
+    denominator) in 64-bit integers, and in one hand a bankroll can grow by
+    at most every bet at its table maximum, won at the best payout."""
+    rules = config.rules
+    den = rules.money_denominator
+    s = config.session
+
+    def ticks(amount: float | None) -> int:
+        return 0 if amount is None else round(amount * 100) * den
+
+    start = ticks(s.bankroll) + ticks(s.win_goal)
+    if start >= MONEY_LIMIT:
+        key = "session.bankroll" if ticks(s.bankroll) >= MONEY_LIMIT // 2 else "session.win_goal"
+        raise ConfigError(
+            f"{config.source}: {key}: a bankroll of {s.bankroll:g}"
+            + (f" and a win goal of {s.win_goal:g}" if s.win_goal else "")
+            + f" is too much to count to the cent under these rules (in 1/{den} units); "
+            f"keep {'their sum' if s.win_goal else 'it'} below {_below(MONEY_LIMIT / (100 * den))}")
+    hands = hands_bound(config)
+    best = max([1.0] + [float(rules.payout(b) or 0) for b in BETS])
+    per_hand = sum(ticks(config.limits.maximum[b]) for b in BETS) * (1 + best)
+    if start + hands * per_hand >= MONEY_LIMIT:
+        room = (MONEY_LIMIT - start) / (hands * len(BETS) * (1 + best) * 100 * den)
+        raise ConfigError(
+            f"{config.source}: table.max (or table.limits): with table maxima up to "
+            f"{max(config.limits.maximum.values()):g} and sessions of up to {hands:,} hands, "
+            f"a bankroll could grow past what is counted to the cent; keep every table "
+            f"maximum below {_below(room)}, or shorten the sessions")
+
+
 def prepare(config: RunConfig, sessions: int | None = None) -> tuple[int, int, list[Strategy]]:
     """Validate a run before any work: (sessions, hands in one session, strategies)."""
     n = count_sessions(config, sessions)
+    check_money(config)
     strategies = build_strategies(config)
     probe, _, _ = _hands_for(config, 0, 1)
     check_seats(config, strategies, probe)

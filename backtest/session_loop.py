@@ -51,6 +51,7 @@ PLACE_ERRORS = {
 }
 
 _MAX_CENTS = 2 ** 52
+_NEVER = 2 ** 62   # a bankroll no session reaches
 
 
 @njit_nrt_free(inline=True)
@@ -192,6 +193,9 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
     na = active.shape[0]
     rows = 0
     scale = 100.0 * den
+    # the stop rules as one interval of bankrolls that plays on
+    keep_lo = ruin_below if stop_loss < 0 else max(ruin_below, bankroll0 - stop_loss + 1)
+    keep_hi = bankroll0 + win_goal if win_goal >= 0 else _NEVER
     for j in range(session_ids.shape[0]):
         wag = wagered[j]
         final = peak = bankroll0
@@ -201,16 +205,15 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
         ended = ENDED_LIMIT
         compiled.init(kind, p, s, si, session_seed(seat_key, session_ids[j], seed_work))
         last_net = 0
-        shoe_start = bounds[j]
-        for k in range(bounds[j], bounds[j + 1]):
+        shoe_start = lo = bounds[j]
+        end = bounds[j + 1] if max_hands < 0 else min(bounds[j + 1], lo + max_hands)
+        for k in range(lo, end):
             i = np.uint64(k)   # unsigned: its uses skip the negative-index fix-up
             if hand_no[i] == 1:
                 shoe_start = k
                 if cards_seen:
                     for r in range(14):
                         counts[r] = full_counts[r]
-            if max_hands >= 0 and hands >= max_hands:
-                break
             if cards_seen:
                 ev_fill(counts, ev_table, evs, ev_v, ev_bins, ev_e)
             if compiled.reads_context(kind):   # known while compiling
@@ -231,7 +234,7 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
             for a in range(na):
                 y = out[active[a]]
                 if y != 0.0:
-                    one = np.int64(active[a]) if one == -1 else -2
+                    one = int(np.int64(active[a])) if one == -1 else -2
                     x = y
             cc = 0
             if one >= 0 and x > 0.0 and not has_side:
@@ -322,15 +325,15 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                 for c in range(6):
                     if cards[i, c] != 0:
                         counts[cards[i, c] & 15] -= 1
+            if keep_lo <= final < keep_hi:
+                continue
             if final < ruin_below:
                 ended = ENDED_RUIN
-                break
-            if stop_loss >= 0 and bankroll0 - final >= stop_loss:
+            elif stop_loss >= 0 and bankroll0 - final >= stop_loss:
                 ended = ENDED_STOP_LOSS
-                break
-            if win_goal >= 0 and final - bankroll0 >= win_goal:
+            else:
                 ended = ENDED_WIN_GOAL
-                break
+            break
         st = stats[j]
         st[S_HANDS] = hands
         st[S_BETS] = bets

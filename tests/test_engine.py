@@ -4,6 +4,7 @@ from the sessions, the same numbers on any number of workers, recorded shoes
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -203,6 +204,47 @@ def test_bad_run_arguments() -> None:
     with pytest.raises(ConfigError, match="workers must be at least 1"):
         engine.run(cfg, workers=0)
     assert engine.run(cfg, sessions=3).summary["sessions"].to_list() == [3]
+
+
+def _with_table_max(maximum: float, **session: Any) -> RunConfig:
+    return parse_config({"seed": 1, "sessions": 2, "rules": "commission",
+                         "shoe": {"decks": 8}, "session": {"bankroll": 1000, **session},
+                         "table": {"min": 1, "max": maximum}, "seats": [{"strategy": "flat"}]},
+                        source="money.yaml")
+
+
+def test_money_too_large_to_count_is_refused_with_a_limit_that_fits() -> None:
+    # money is counted in int64 ticks of 1/(100 * 20) under a 5% commission: a
+    # table maximum whose worst case could overflow them is refused before any
+    # work, and the message's advice is right at the edge
+    with pytest.raises(ConfigError) as info:
+        engine.run(_with_table_max(1e14))
+    message = str(info.value)
+    assert message.startswith("money.yaml: table.max (or table.limits): ")
+    hands = engine.hands_bound(_with_table_max(1e14))
+    assert f"sessions of up to {hands:,} hands" in message
+    advised = float(re.search(r"below ([0-9.e+]+),", message).group(1))  # type: ignore[union-attr]
+    engine.check_money(_with_table_max(advised))
+    with pytest.raises(ConfigError):
+        engine.check_money(_with_table_max(advised * 1.02))
+    # shorter sessions leave room for a larger maximum
+    engine.check_money(_with_table_max(advised * 2, max_hands=hands // 4, max_shoes=None))
+
+    with pytest.raises(ConfigError, match=r"session.bankroll: a bankroll of 1e\+20 is too much "):
+        engine.run(_with_table_max(1000, bankroll=1e20))
+    with pytest.raises(ConfigError, match=r"session.win_goal: a bankroll of 1000 and a win goal"):
+        engine.run(_with_table_max(1000, win_goal=1e17))
+
+
+def test_a_session_s_hands_are_bounded_by_its_shoes(road_file: Path) -> None:
+    # generated: every shoe at its longest; recorded: the longest shoe of the file
+    spec_max = _with_table_max(1000).shoe.max_hands  # type: ignore[union-attr]
+    assert engine.hands_bound(_with_table_max(1000)) == spec_max
+    assert engine.hands_bound(_with_table_max(1000, max_shoes=3)) == 3 * spec_max
+    assert engine.hands_bound(_with_table_max(1000, max_hands=40, max_shoes=None)) == 40
+    flat = [{"strategy": "flat"}]
+    longest = max(len(r) for r in ROADS)
+    assert engine.hands_bound(recorded(road_file, flat, max_shoes=2)) == 2 * longest
 
 
 # --- recorded shoes --------------------------------------------------------------------------

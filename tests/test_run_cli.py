@@ -58,6 +58,12 @@ BAD_CONFIGS = {
                "session.max_shoes: a session needs an end: give max_shoes or max_hands"),
     "param-type": (SMALL.replace("{base: 10}", "{base: ten}"),
                    "seats[1].params.base: expected a number, got 'ten'"),
+    # money is counted in 64-bit ticks: amounts that could overflow them are refused
+    "huge-bankroll": (SMALL.replace("bankroll: 1000", "bankroll: 1.0e+20"),
+                      "session.bankroll: a bankroll of 1e+20 is too much to count to the cent"),
+    "huge-table-max": (SMALL.replace("max: 1000", "max: 1.0e+14"),
+                       "table.max (or table.limits): with table maxima up to 1e+14 and "
+                       "sessions of up to"),
 }
 
 
