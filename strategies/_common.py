@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from backtest.kernels import jit
+from strategies.base import P_ON_PUSH
 
 WIN, LOSS, PUSH, NO_BET = 1, -1, 0, 2
 
@@ -32,6 +33,15 @@ def main_result(bet: int, stakes: np.ndarray, unit: np.ndarray) -> int:
     if r < 0.0:
         return LOSS
     return PUSH
+
+
+@jit
+def outcome(p: np.ndarray, bet: int, stakes: np.ndarray,
+            unit: np.ndarray) -> tuple[bool, bool, bool, bool]:
+    """How the main bet `bet` went, as flags for an update without branches:
+    (placed, won, lost, pushed and `on_push` is `reset`)."""
+    r = unit[bet]
+    return stakes[bet] > 0.0, r > 0.0, r < 0.0, (r == 0.0) & (p[P_ON_PUSH] == 1.0)
 
 
 @jit

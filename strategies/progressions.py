@@ -5,6 +5,14 @@ of units. Each progression's start, its move after a win, a loss and a push,
 and its end are spelled out in its class docstring; what happens at the
 table maximum and at the bankroll is the engine's, set by the common
 parameters `on_max` and `on_bankroll`.
+
+The updates work out the state for each outcome, then choose with one
+conditional expression per statement, assigned to a local and stored at the
+end, which numba compiles to selects: a hand's outcome is a coin toss to the
+processor's branch predictor, and a mispredicted branch costs more than the
+arithmetic. A nested conditional, an `if` on the outcome, or (for the
+Martingale) a conditional stored straight into the state compiled to
+branches again.
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ import numpy as np
 from backtest.errors import StrategyError
 from backtest.kernels import jit
 from backtest.rules import Bet
-from strategies._common import LOSS, PUSH, WIN, main_result
+from strategies._common import LOSS, PUSH, WIN, main_result, outcome
 from strategies.base import P_ON_PUSH, P_OWN, STATE_FLOATS, Builtin
 from strategies.params import CommonParams, param
 
@@ -82,13 +90,20 @@ def _factor_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray
 
 def _martingale_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                        stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
-    r = main_result(int(p[BET]), stakes, unit)
-    if r == WIN or (r == PUSH and p[P_ON_PUSH] == 1.0):
-        s[0] = 0.0
-        s[1] = 1.0
-    elif r == LOSS and s[0] < 1000.0:
-        s[0] += 1.0
-        s[1] *= p[ARG]
+    placed, win, loss, push_reset = outcome(p, int(p[BET]), stakes, unit)
+    if placed:
+        level = s[0]
+        factor = s[1]
+        up = loss & (level < 1000.0)
+        raised = level + 1.0
+        grown = factor * p[ARG]
+        restart = win | push_reset
+        level = raised if up else level
+        factor = grown if up else factor
+        level = 0.0 if restart else level
+        factor = 1.0 if restart else factor
+        s[0] = level
+        s[1] = factor
 
 
 @dataclass(frozen=True)
@@ -127,13 +142,15 @@ def _units_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
 
 def _grand_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                   stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
-    r = main_result(int(p[BET]), stakes, unit)
-    if r == WIN:
-        s[0] = 1.0
-    elif r == LOSS:
-        s[0] = min(2.0 * s[0] + 1.0, 1e300)
-    elif r == PUSH and p[P_ON_PUSH] == 1.0:
-        s[0] = 1.0
+    placed, win, loss, push_reset = outcome(p, int(p[BET]), stakes, unit)
+    if placed:
+        units = s[0]
+        grown = 2.0 * units + 1.0
+        grown = 1e300 if grown > 1e300 else grown
+        units = grown if loss else units
+        restart = win | push_reset
+        units = 1.0 if restart else units
+        s[0] = units
 
 
 class GrandMartingale(Progression):
@@ -153,16 +170,19 @@ class GrandMartingale(Progression):
 
 def _paroli_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                    stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
-    r = main_result(int(p[BET]), stakes, unit)
-    if r == WIN:
-        s[0] += 1.0
-        s[1] *= p[ARG + 1]
-        if s[0] >= p[ARG]:
-            s[0] = 0.0
-            s[1] = 1.0
-    elif r == LOSS or (r == PUSH and p[P_ON_PUSH] == 1.0):
-        s[0] = 0.0
-        s[1] = 1.0
+    placed, win, loss, push_reset = outcome(p, int(p[BET]), stakes, unit)
+    if placed:
+        level = s[0]
+        factor = s[1]
+        raised = level + 1.0
+        grown = factor * p[ARG + 1]
+        level = raised if win else level
+        factor = grown if win else factor
+        restart = loss | push_reset | (win & (raised >= p[ARG]))
+        level = 0.0 if restart else level
+        factor = 1.0 if restart else factor
+        s[0] = level
+        s[1] = factor
 
 
 @dataclass(frozen=True)
@@ -190,24 +210,39 @@ class Paroli(Progression):
 
 # --- Fibonacci ----------------------------------------------------------------------
 
+FIBONACCI_STEPS = 1400   # the furthest step along the sequence
+
+
+def fibonacci_numbers() -> list[float]:
+    """1, 1, 2, 3, 5 ... up to step FIBONACCI_STEPS, as floats (exact below 2**53)."""
+    numbers = []
+    a = b = 1.0
+    for _ in range(FIBONACCI_STEPS + 1):
+        numbers.append(a)
+        a, b = b, a + b
+    return numbers
+
+
 def _fibonacci_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                       hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
-    a = 1.0
-    b = 1.0
-    for _ in range(int(s[0])):
-        a, b = b, a + b
-    out[int(p[BET])] = p[BASE] * a
+    # the numbers are in the parameter vector: a loop up to the step would end
+    # at a different count each hand, a branch the processor cannot predict
+    out[int(p[BET])] = p[BASE] * p[ARG + 1 + int(s[0])]
 
 
 def _fibonacci_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                       stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
-    r = main_result(int(p[BET]), stakes, unit)
-    if r == WIN:
-        s[0] = max(0.0, s[0] - p[ARG])
-    elif r == LOSS:
-        s[0] = min(s[0] + 1.0, 1400.0)
-    elif r == PUSH and p[P_ON_PUSH] == 1.0:
-        s[0] = 0.0
+    placed, win, loss, push_reset = outcome(p, int(p[BET]), stakes, unit)
+    if placed:
+        step = s[0]
+        back = step - p[ARG]
+        back = 0.0 if back < 0.0 else back
+        on = step + 1.0
+        on = FIBONACCI_STEPS if on > FIBONACCI_STEPS else on
+        step = back if win else step
+        step = on if loss else step
+        step = 0.0 if push_reset else step
+        s[0] = step
 
 
 @dataclass(frozen=True)
@@ -225,7 +260,7 @@ class Fibonacci(Progression):
     Params = FibonacciParams
 
     def arguments(self) -> list[float]:
-        return [self.params.back]
+        return [self.params.back, *fibonacci_numbers()]
 
     k_reset = staticmethod(_level_reset)
     k_decide = staticmethod(_fibonacci_decide)
@@ -236,13 +271,16 @@ class Fibonacci(Progression):
 
 def _dalembert_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                       stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
-    r = main_result(int(p[BET]), stakes, unit)
-    if r == WIN:
-        s[0] = max(1.0, s[0] - p[ARG])
-    elif r == LOSS:
-        s[0] = s[0] + p[ARG]
-    elif r == PUSH and p[P_ON_PUSH] == 1.0:
-        s[0] = 1.0
+    placed, win, loss, push_reset = outcome(p, int(p[BET]), stakes, unit)
+    if placed:
+        units = s[0]
+        down = units - p[ARG]
+        down = 1.0 if down < 1.0 else down
+        up = units + p[ARG]
+        units = down if win else units
+        units = up if loss else units
+        units = 1.0 if push_reset else units
+        s[0] = units
 
 
 @dataclass(frozen=True)
@@ -357,15 +395,14 @@ def _sequence_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarr
 
 def _sequence_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                      stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
-    r = main_result(int(p[BET]), stakes, unit)
-    if r == WIN:
-        s[0] += 1.0
-        if s[0] >= p[ARG]:
-            s[0] = 0.0
-    elif r == LOSS:
-        s[0] = 0.0
-    elif r == PUSH and p[P_ON_PUSH] == 1.0:
-        s[0] = 0.0
+    placed, win, loss, push_reset = outcome(p, int(p[BET]), stakes, unit)
+    if placed:
+        step = s[0]
+        on = step + 1.0
+        step = on if win else step
+        restart = loss | push_reset | (win & (on >= p[ARG]))
+        step = 0.0 if restart else step
+        s[0] = step
 
 
 @dataclass(frozen=True)
@@ -417,19 +454,22 @@ def _oscar_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
 def _oscar_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                   stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
     bet = int(p[BET])
-    r = main_result(bet, stakes, unit)
-    if r == WIN:
-        s[1] += stakes[bet] * unit[bet]
-        if s[1] >= p[ARG] * p[BASE] - 1e-9:
-            s[0] = 1.0
-            s[1] = 0.0
-        else:
-            s[0] += 1.0
-    elif r == LOSS:
-        s[1] -= stakes[bet]
-    elif r == PUSH and p[P_ON_PUSH] == 1.0:
-        s[0] = 1.0
-        s[1] = 0.0
+    placed, win, loss, push_reset = outcome(p, bet, stakes, unit)
+    if placed:
+        units = s[0]
+        profit = s[1]
+        raised = units + 1.0
+        won = profit + stakes[bet] * unit[bet]
+        lost = profit - stakes[bet]
+        done = win & (won >= p[ARG] * p[BASE] - 1e-9)
+        units = raised if win else units
+        profit = won if win else profit
+        profit = lost if loss else profit
+        restart = done | push_reset
+        units = 1.0 if restart else units
+        profit = 0.0 if restart else profit
+        s[0] = units
+        s[1] = profit
 
 
 @dataclass(frozen=True)

@@ -602,6 +602,13 @@ GOLDEN: dict[str, Golden] = {
                      lambda: OscarRef("player", 10), {}),
     "oscars-grind-banker-goal-2": ("oscars-grind", {"bet": "banker", "base": 10, "goal": 2},
                                    lambda: OscarRef("banker", 10, goal=2), {}),
+    # a push that restarts the progression, for every progression
+    **{f"{name}-push-reset": (name, {"bet": "banker", "base": 10, "on_push": "reset"},
+                              (lambda ref=ref: ref("banker", 10, on_push="reset")), table)
+       for name, ref, table in (
+           ("grand-martingale", GrandMartingaleRef, {"maximum": 200}), ("paroli", ParoliRef, {}),
+           ("dalembert", DAlembertRef, {}), ("labouchere", LabouchereRef, {}),
+           ("1-3-2-6", SequenceRef, {}), ("oscars-grind", OscarRef, {}))},
     "follow-the-shoe": ("follow-the-shoe", {"base": 10}, lambda: FollowRef(10), {}),
     "follow-the-shoe-first-banker": ("follow-the-shoe", {"base": 10, "first": "banker"},
                                      lambda: FollowRef(10, "banker"), {}),
