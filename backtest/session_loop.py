@@ -243,6 +243,7 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                 if not (0 < cc and min_c[one] <= cc and cc <= max_c[one] and offered[one]
                         and cc * den <= final and not (pairs_need_main and (one == 3 or one == 4))):
                     cc = 0
+            quiet = one == -1   # every stake zero: the hand is sat out
             if cc > 0:
                 u1 = np.uint64(one)
                 net = cc * unit[i, u1]
@@ -251,7 +252,13 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                 exp_net += cc * 0.01 * evs[u1]
             else:
                 one = -1
-            if one < 0:
+            if quiet:
+                # what the general rules make of no stakes: nothing placed or settled
+                for a in range(na):
+                    cents[active[a]] = 0
+                net = 0
+                total = 0
+            elif one < 0:
                 code, below = limits(out, side_c, cents, min_c, max_c, active)
                 below_min += below
                 if code >= 10:

@@ -54,23 +54,6 @@ def last_decisive(hist: np.ndarray) -> int:
 
 
 @jit
-def run_length(hist: np.ndarray) -> int:
-    """Length of the current run of the last decisive winner (ties skipped)."""
-    side = -1
-    n = 0
-    for i in range(hist.shape[0] - 1, -1, -1):
-        w = hist[i]
-        if w == 2:
-            continue
-        if side == -1:
-            side = w
-        if w != side:
-            break
-        n += 1
-    return n
-
-
-@jit
 def road_marks(hist: np.ndarray, offset: int, lengths: np.ndarray) -> tuple[int, int, int, int]:
     """Read the shoe so far as the big road and one derived road.
 

@@ -11,9 +11,9 @@ from typing import Literal
 import numpy as np
 
 from backtest.errors import StrategyError
+from backtest.kernels import jit
 from backtest.rules import Bet
-from strategies._common import (last_decisive, run_length, stateless_reset,
-                                stateless_update)
+from strategies._common import last_decisive, stateless_reset, stateless_update
 from strategies.base import P_OWN, Builtin
 from strategies.params import CommonParams, param
 
@@ -96,15 +96,44 @@ class Chop(ShoeReader):
 
 # --- streaks ------------------------------------------------------------------------------
 
+# state: si[0] the hands of the shoe read so far, si[1] the last decisive
+# side (-1 none), si[2] the length of its run. Each hand reads only the new
+# hands (a new shoe, whose history is shorter, starts again), and bets or not
+# without a branch on the run: that choice is a coin toss to the processor.
+
+@jit
+def _clear_streak(si: np.ndarray) -> None:
+    si[0] = 0
+    si[1] = -1
+    si[2] = 0
+
+
+def _streak_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
+    _clear_streak(si)
+
+
 def _streak_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                    hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
-    side = last_decisive(hist)
-    if side < 0 or run_length(hist) < int(p[ARG]):
-        return
-    if p[ARG + 1] == 0.0:
-        out[side] = p[BASE]
-    else:
-        out[1 - side] = p[BASE]
+    n = hist.shape[0]
+    if n < si[0] or n == 0:
+        _clear_streak(si)
+    side = si[1]
+    run = si[2]
+    for i in range(si[0], n):
+        w = np.int64(hist[i])
+        decisive = w != 2
+        longer = run + 1
+        longer = longer if w == side else 1
+        run = longer if decisive else run
+        side = w if decisive else side
+    si[0] = n
+    si[1] = side
+    si[2] = run
+    bet = side if p[ARG + 1] == 0.0 else 1 - side
+    go = (side >= 0) & (run >= p[ARG])
+    bet = bet if go else 0
+    stake = p[BASE] if go else 0.0
+    out[bet] = stake
 
 
 @dataclass(frozen=True)
@@ -126,6 +155,7 @@ class Streak(ShoeReader):
     def encode_own(self) -> list[float]:
         return [self.params.base, self.params.length, 0.0 if self.params.mode == "follow" else 1.0]
 
+    k_reset = staticmethod(_streak_reset)
     k_decide = staticmethod(_streak_decide)
 
 
