@@ -444,10 +444,8 @@ def _oscar_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
     units = s[0]
     # never stake more than a win needs to finish the series (in whole units)
     need_units = np.ceil(needed / base - 1e-9)
-    if need_units < units:
-        units = need_units
-    if units < 1.0:
-        units = 1.0
+    units = need_units if need_units < units else units
+    units = 1.0 if units < 1.0 else units
     out[int(p[BET])] = base * units
 
 
