@@ -10,9 +10,9 @@ The updates work out the state for each outcome, then choose with one
 conditional expression per statement, assigned to a local and stored at the
 end, which numba compiles to selects: a hand's outcome is a coin toss to the
 processor's branch predictor, and a mispredicted branch costs more than the
-arithmetic. A nested conditional, an `if` on the outcome, or (for the
-Martingale) a conditional stored straight into the state compiled to
-branches again.
+arithmetic. A nested conditional, an `if` on the outcome, an early return,
+or (for the Martingale) a conditional stored straight into the state
+compiled to branches again.
 """
 
 from __future__ import annotations
