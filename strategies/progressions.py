@@ -306,12 +306,15 @@ class DAlembert(Progression):
 
 
 # --- Labouchere ---------------------------------------------------------------------------
-# state: s[0] the line's length, the line itself in s[2:]
+# state: s[0] the line's length, s[1] where it starts in s[2:] (a win crosses
+# out the first number by moving the start, not the line), the line itself
+# from s[2 + s[1]]
 
 @jit
 def _new_line(p: np.ndarray, s: np.ndarray) -> None:
     n = int(p[ARG])
     s[0] = n
+    s[1] = 0.0
     for i in range(n):
         s[2 + i] = p[ARG + 1 + i]
 
@@ -326,7 +329,8 @@ def _labouchere_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.nda
     if n == 0:
         _new_line(p, s)
         n = int(s[0])
-    units = s[2] if n == 1 else s[2] + s[1 + n]
+    first = 2 + int(s[1])
+    units = s[first] if n == 1 else s[first] + s[first + n - 1]
     out[int(p[BET])] = p[BASE] * units
 
 
@@ -335,18 +339,23 @@ def _labouchere_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.nda
     bet = int(p[BET])
     r = main_result(bet, stakes, unit)
     n = int(s[0])
+    first = 2 + int(s[1])
     if r == WIN:
         if n <= 2:
             s[0] = 0.0
         else:
-            for i in range(n - 2):
-                s[2 + i] = s[3 + i]
+            s[1] += 1.0
             s[0] = n - 2
     elif r == LOSS:
         if n >= MAX_LINE:
             _new_line(p, s)
         else:
-            s[2 + n] = stakes[bet] / p[BASE]
+            if first + n >= STATE_FLOATS:   # no room after the line: move it to the front
+                for i in range(n):
+                    s[2 + i] = s[first + i]
+                s[1] = 0.0
+                first = 2
+            s[first + n] = stakes[bet] / p[BASE]
             s[0] = n + 1
     elif r == PUSH and p[P_ON_PUSH] == 1.0:
         _new_line(p, s)

@@ -1352,3 +1352,38 @@ def test_the_loop_does_only_what_a_strategy_needs() -> None:
     learners = {cls.name for cls in compiled.BUILTINS if compiled.learns(cls.kind)}
     assert {"martingale", "labouchere", "oscars-grind"} <= learners
     assert not {"flat", "follow-the-shoe", "counter"} & learners
+
+
+def test_a_labouchere_line_that_reaches_the_end_of_its_state_moves_to_the_front() -> None:
+    # a win crosses out the first number by moving the line's start; a loss
+    # appends; a line that has drifted to the end of the state array is moved
+    # back to the front, numbers unchanged
+    from strategies.base import STATE_FLOATS
+    from strategies.progressions import _labouchere_decide, _labouchere_update
+
+    strat = registry.get("labouchere").from_config({"bet": "banker", "base": 10}, "params")
+    p = strat.encode()
+    s, si, ctx = np.zeros(STATE_FLOATS), np.zeros(8, np.int64), np.zeros(8)
+    line = [float(k) for k in range(1, 19)]
+    start = STATE_FLOATS - 2 - len(line)           # the line fills the last slots
+    s[0], s[1] = len(line), start
+    s[2 + start:] = line
+
+    def stake() -> float:
+        out = np.zeros(7)
+        _labouchere_decide(p, s, si, ctx, np.zeros(0, np.int8), np.zeros(7), out)
+        return float(out[Bet.BANKER.code])
+
+    def settle(result: float) -> None:
+        stakes, unit = np.zeros(7), np.zeros(7)
+        stakes[Bet.BANKER.code], unit[Bet.BANKER.code] = stake(), result
+        _labouchere_update(p, s, si, ctx, stakes, unit, stakes[Bet.BANKER.code] * result)
+
+    assert stake() == 10 * (1 + 18)
+    settle(-1.0)                                    # a loss appends 19: no room, so it moves
+    assert (s[0], s[1]) == (19, 0)
+    assert list(s[2:2 + 19]) == [*line, 19.0]
+    assert stake() == 10 * (1 + 19)
+    settle(0.95)                                    # a win crosses out 1 and 19
+    assert (s[0], s[1]) == (17, 1)
+    assert stake() == 10 * (2 + 18)
