@@ -233,7 +233,13 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
             x = 0.0
             for a in range(na):
                 y = out[active[a]]
-                if y != 0.0:
+                if compiled.picks_at_random(kind):   # known while compiling
+                    # without branches: which bet is staked is a coin toss
+                    staked = y != 0.0
+                    pick = int(np.int64(active[a])) if one == -1 else -2
+                    one = pick if staked else one
+                    x = y if staked else x
+                elif y != 0.0:
                     one = int(np.int64(active[a])) if one == -1 else -2
                     x = y
             cc = 0

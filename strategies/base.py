@@ -347,6 +347,10 @@ class Builtin(Strategy):
 
     kind: ClassVar[int] = -1
     Params: ClassVar[type] = CommonParams
+    #: whether the bet it picks changes from hand to hand like a coin toss
+    #: (follow, chop, random): the session loop then finds it without branches,
+    #: which for every other strategy cost more than the branches they replace
+    picks_at_random: ClassVar[bool] = False
 
     # the four functions, which each built-in gives as staticmethods
     k_reset: ClassVar[_Reset]

@@ -80,6 +80,11 @@ def counts_cards(kind: int | tuple[int, ...]) -> bool:
     return _class(kind).uses_cards
 
 
+def picks_at_random(kind: int | tuple[int, ...]) -> bool:
+    """The strategy's `picks_at_random`: which bet it picks is a coin toss."""
+    return _class(kind).picks_at_random
+
+
 def reset(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
     _class(kind).k_reset(p, s, si)
 
@@ -126,6 +131,15 @@ def _learns_overload(kind):  # type: ignore[no-untyped-def]
 @overload(counts_cards, inline="always")
 def _counts_cards_overload(kind):  # type: ignore[no-untyped-def]
     answer = bool(_builtin(kind).uses_cards)
+
+    def impl(kind):  # type: ignore[no-untyped-def]
+        return answer
+    return impl
+
+
+@overload(picks_at_random, inline="always")
+def _picks_at_random_overload(kind):  # type: ignore[no-untyped-def]
+    answer = bool(_builtin(kind).picks_at_random)
 
     def impl(kind):  # type: ignore[no-untyped-def]
         return answer

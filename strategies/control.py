@@ -41,6 +41,7 @@ class RandomBettor(Builtin):
     name = "random"
     description = "Bet Player or Banker at random: the control group."
     kind = 13
+    picks_at_random = True
     Params = RandomParams
 
     def encode_own(self) -> list[float]:

@@ -72,6 +72,7 @@ class FollowTheShoe(ShoeReader):
     name = "follow-the-shoe"
     description = "Bet on the last winner (ties skipped): 'follow the shoe'."
     kind = 9
+    picks_at_random = True
     Params = FollowParams
 
     def encode_own(self) -> list[float]:
@@ -86,6 +87,7 @@ class Chop(ShoeReader):
     name = "chop"
     description = "Bet against the last winner (ties skipped): expect the shoe to chop."
     kind = 10
+    picks_at_random = True
     Params = FollowParams
 
     def encode_own(self) -> list[float]:
