@@ -10,6 +10,8 @@ arguments would not be). Adding a built-in: append it to BUILTINS.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numba.core import errors, types
 from numba.extending import overload
@@ -54,35 +56,56 @@ def _class(kind: int | tuple[int, ...]) -> type[Builtin]:
     return BUILTINS[len(kind) - 1 if isinstance(kind, tuple) else kind]
 
 
-def reads_context(kind: int | tuple[int, ...]) -> bool:
-    """Whether the strategy's `k_decide` or `k_update` reads the context
-    array (bankroll, hand numbers, last net); the session loop fills it only
-    then. Found from their code: a function that names `ctx` reads it."""
-    return _reads_context(_class(kind))
+def _class_fact(question: Callable[[type[Builtin]], bool]) -> Callable[[int | tuple[int, ...]], bool]:
+    """`fact(kind)`: `question` answered for the strategy `kind` names, in
+    Python and, as a constant while compiling, in compiled code."""
+
+    def fact(kind: int | tuple[int, ...]) -> bool:
+        return bool(question(_class(kind)))
+
+    fact.__doc__ = question.__doc__
+
+    @overload(fact, inline="always")
+    def _compiled(kind):  # type: ignore[no-untyped-def]
+        answer = bool(question(_builtin(kind)))
+
+        def impl(kind):  # type: ignore[no-untyped-def]
+            return answer
+        return impl
+    return fact
 
 
 def _reads_context(cls: type[Builtin]) -> bool:
+    """Whether the strategy's `k_decide` or `k_update` reads the context
+    array (bankroll, hand numbers, last net); the session loop fills it only
+    then. Found from their code: a function that names `ctx` reads it."""
     import dis
 
     return any(ins.argval == "ctx" for fn in (cls.k_decide, cls.k_update)
                for ins in dis.get_instructions(fn) if ins.opname.startswith("LOAD_"))
 
 
-def learns(kind: int | tuple[int, ...]) -> bool:
+def _learns(cls: type[Builtin]) -> bool:
     """Whether the strategy's `k_update` does anything; the session loop
     prepares the stakes and unit results for it only then."""
-    return _class(kind).k_update is not stateless_update
+    return cls.k_update is not stateless_update
 
 
-def counts_cards(kind: int | tuple[int, ...]) -> bool:
+def _counts_cards(cls: type[Builtin]) -> bool:
     """Whether the strategy reads the cards not yet seen (`uses_cards`); the
     session loop counts them, and works out the exact values, only then."""
-    return _class(kind).uses_cards
+    return cls.uses_cards
 
 
-def picks_at_random(kind: int | tuple[int, ...]) -> bool:
+def _picks_at_random(cls: type[Builtin]) -> bool:
     """The strategy's `picks_at_random`: which bet it picks is a coin toss."""
-    return _class(kind).picks_at_random
+    return cls.picks_at_random
+
+
+reads_context = _class_fact(_reads_context)
+learns = _class_fact(_learns)
+counts_cards = _class_fact(_counts_cards)
+picks_at_random = _class_fact(_picks_at_random)
 
 
 def reset(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
@@ -109,42 +132,6 @@ def update(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.nda
 
 # In compiled code each call resolves, while compiling, to the one strategy
 # `kind` names, inlined: the session loop is specialised per strategy.
-
-@overload(reads_context, inline="always")
-def _reads_context_overload(kind):  # type: ignore[no-untyped-def]
-    answer = _reads_context(_builtin(kind))
-
-    def impl(kind):  # type: ignore[no-untyped-def]
-        return answer
-    return impl
-
-
-@overload(learns, inline="always")
-def _learns_overload(kind):  # type: ignore[no-untyped-def]
-    answer = _builtin(kind).k_update is not stateless_update
-
-    def impl(kind):  # type: ignore[no-untyped-def]
-        return answer
-    return impl
-
-
-@overload(counts_cards, inline="always")
-def _counts_cards_overload(kind):  # type: ignore[no-untyped-def]
-    answer = bool(_builtin(kind).uses_cards)
-
-    def impl(kind):  # type: ignore[no-untyped-def]
-        return answer
-    return impl
-
-
-@overload(picks_at_random, inline="always")
-def _picks_at_random_overload(kind):  # type: ignore[no-untyped-def]
-    answer = bool(_builtin(kind).picks_at_random)
-
-    def impl(kind):  # type: ignore[no-untyped-def]
-        return answer
-    return impl
-
 
 @overload(reset, inline="always")
 def _reset(kind, p, s, si):  # type: ignore[no-untyped-def]
