@@ -15,13 +15,13 @@ import numpy as np
 
 from backtest.odds import ev_fill
 from backtest.rules import Bet, Winner
-from backtest.session_loop import (_MAX_CENTS, ENDED_LIMIT, ENDED_RUIN, ENDED_STOP_LOSS,
-                                   ENDED_WIN_GOAL, PLACE_BAD_STAKE, PLACE_FORBIDDEN,
+from backtest.session_loop import (_MAX_CENTS, ENDED_LIMIT, ENDED_RUIN, PLACE_BAD_STAKE,
+                                   PLACE_FORBIDDEN,
                                    PLACE_NOT_SETTLED, PLACE_OK, PLACE_RUIN, S_BANKROLL_STOPS,
                                    S_BELOW_MIN, S_BETS, S_CUR_STREAK, S_DRAWDOWN, S_ENDED,
                                    S_FINAL, S_HANDS, S_LARGEST, S_LOSING_STREAK, S_LOSSES,
                                    S_MAX_HITS, S_NET, S_PEAK, S_PUSHES, S_WAGERED, S_WINS,
-                                   session_seed)
+                                   ended_by, session_seed)
 from strategies.base import N_BETS, P_ON_BANKROLL, P_ON_MAX, P_SIDE, Result, Strategy, View
 
 
@@ -254,12 +254,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                         counts[card & 15] -= 1
             if keep_lo <= final < keep_hi:
                 continue
-            if final < ruin_below:
-                ended = ENDED_RUIN
-            elif stop_loss >= 0 and bankroll0 - final >= stop_loss:
-                ended = ENDED_STOP_LOSS
-            else:
-                ended = ENDED_WIN_GOAL
+            ended = int(ended_by(final, ruin_below, stop_loss, bankroll0))
             hands = i + 1 - lo
             break
         wag_total = sum(wag)

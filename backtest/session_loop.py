@@ -134,6 +134,17 @@ def place(all_in: bool, cents: np.ndarray, min_c: np.ndarray, max_c: np.ndarray,
 
 
 @njit_nrt_free(inline=True)
+def ended_by(final: int, ruin_below: int, stop_loss: int, bankroll0: int) -> int:
+    """Why a session that left the bankrolls that play on ended: ruin before
+    the stop-loss, the stop-loss before the win goal (both loops ask this)."""
+    if final < ruin_below:
+        return ENDED_RUIN
+    if stop_loss >= 0 and bankroll0 - final >= stop_loss:
+        return ENDED_STOP_LOSS
+    return ENDED_WIN_GOAL
+
+
+@njit_nrt_free(inline=True)
 def session_seed(seat_key: np.uint64, session_id: int, state: np.ndarray) -> int:
     """The random seed a strategy gets for one session (from the seat's key);
     `state` is four words of scratch."""
@@ -340,12 +351,7 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                         counts[cards[i, c] & 15] -= 1
             if keep_lo <= final < keep_hi:
                 continue
-            if final < ruin_below:
-                ended = ENDED_RUIN
-            elif stop_loss >= 0 and bankroll0 - final >= stop_loss:
-                ended = ENDED_STOP_LOSS
-            else:
-                ended = ENDED_WIN_GOAL
+            ended = ended_by(final, ruin_below, stop_loss, bankroll0)
             break
         st = stats[j]
         st[S_HANDS] = hands
