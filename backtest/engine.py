@@ -161,6 +161,11 @@ class _Table:
     evs_full: np.ndarray
 
 
+def _ticks(amount: float, den: int) -> int:
+    """An amount of money in ticks: whole cents times the money denominator."""
+    return round(amount * 100) * den
+
+
 def _table(config: RunConfig, hands: Hands) -> _Table:
     rules = config.rules
     den = rules.money_denominator
@@ -222,9 +227,9 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
     session_ids = np.arange(lo, hi, dtype=np.int64)
     s = config.session
     tick = 100 * table.den
-    bankroll0 = round(s.bankroll * 100) * table.den
-    stop_loss = -1 if s.stop_loss is None else round(s.stop_loss * 100) * table.den
-    win_goal = -1 if s.win_goal is None else round(s.win_goal * 100) * table.den
+    bankroll0 = _ticks(s.bankroll, table.den)
+    stop_loss = -1 if s.stop_loss is None else _ticks(s.stop_loss, table.den)
+    win_goal = -1 if s.win_goal is None else _ticks(s.win_goal, table.den)
     max_hands = -1 if s.max_hands is None else s.max_hands
     n_sessions = hi - lo
     results = []
@@ -327,7 +332,7 @@ def check_money(config: RunConfig) -> None:
     s = config.session
 
     def ticks(amount: float | None) -> int:
-        return 0 if amount is None else round(amount * 100) * den
+        return 0 if amount is None else _ticks(amount, den)
 
     start = ticks(s.bankroll) + ticks(s.win_goal)
     if start >= MONEY_LIMIT:
