@@ -250,7 +250,7 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
                 ledger, led["idx"], led["cents"], led["net"], led["bank"])
         if isinstance(strat, Builtin) and not force_python:
             code, at, rows = session_loop.run_compiled(kind_marker(strat.kind), strat.encode(), *args,
-                                                       *session_loop.scratch(bets))
+                                                       *session_loop.scratch(strat))
         else:
             code, at, rows = python_loop.run_python(strat, *args)
         if code != session_loop.PLACE_OK:

@@ -15,9 +15,11 @@ Two paths:
 - exact: `outcome_table`, `bet_odds`, `exact_odds` -- Python integers and
   Fractions, rendered by `render_table`, `render_json`, `render_csv`;
 - fast, for card counting: `bet_evs(counts, rules)` returns every offered
-  bet's EV as a float; `ev_array(counts, payouts)` is the same thing as a
-  compiled (numba) function over arrays, callable from other compiled code
-  with `payouts = payout_vector(rules)`.
+  bet's EV as a float; `ev_array(counts, payouts)` is the same thing over
+  arrays, with `payouts = payout_vector(rules)`, and `ev_fill` its
+  allocation-free compiled form, callable from other compiled code. It
+  evaluates each event's count as a polynomial in the counts (see the
+  section "the fast path" below), exact for up to 8 decks.
 
 >>> table = outcome_table(composition(decks=8))
 >>> table.combinations, table.counts[Event.PLAYER]
@@ -216,13 +218,11 @@ _BANKER_DRAWS = np.array([[banker_draws(b2, v) for v in range(10)] for b2 in ran
                          dtype=np.bool_)
 
 
-@njit(cache=True)
 def _deal_bins(v, stage, draws, bins):
     """Add to bins[pt, bt, p3, b3] the ordered six-card draws from value counts
     `v` that end with those totals and third cards (p3, b3: 0 or 1).
 
-    Generic in the number type: compiled for float64 (the fast path), or run
-    as plain Python (`.py_func`) on object arrays of Python ints (exact).
+    Run on object arrays of Python ints, so it is exact for a shoe of any size.
     The first four cards are taken as unordered pairs per side -- (a, c) for
     the Player, (b, d) for the Banker -- counted twice when the two differ;
     the cards a hand does not use are counted by the ways to draw them.
@@ -278,7 +278,6 @@ def _deal_bins(v, stage, draws, bins):
         v[a] += 1
 
 
-@njit(cache=True)
 def _deal_events(bins, out):
     """Add the deal events (the first `_N_DEAL_EVENTS` of Event) found in `bins`."""
     for pt in range(10):
@@ -319,15 +318,15 @@ def ordered_draws(n: int, k: int) -> int:
 def _exact_deal_events(v: Sequence[int]) -> list[int]:
     """Exact deal-event counts for value counts `v`, as Python ints.
 
-    The compiled kernels' own Python code, run on object arrays of Python
-    ints: the same enumeration, exact for a shoe of any size.
+    Nested loops over the cards in the order they are dealt (an independent
+    method from the fast path's polynomial, `ev_events`).
     """
     bins = np.zeros((10, 10, 2, 2), dtype=object)
     bins[...] = 0
-    _deal_bins.py_func(np.array([int(x) for x in v], dtype=object), _STAGE, _BANKER_DRAWS, bins)
+    _deal_bins(np.array([int(x) for x in v], dtype=object), _STAGE, _BANKER_DRAWS, bins)
     out = np.zeros(_N_DEAL_EVENTS, dtype=object)
     out[...] = 0
-    _deal_events.py_func(bins, out)
+    _deal_events(bins, out)
     return [int(x) for x in out]
 
 
@@ -618,51 +617,247 @@ def _payout_vector(rules: Rules) -> np.ndarray:
     return out
 
 
+# --- the fast path: each bet's EV as a polynomial in the counts --------------------
+#
+# The chance of one ordered sequence of card values depends only on its
+# multiset: with c_v cards of value v among n, a sequence that holds k_v cards
+# of each value has prod_v (c_v)_(k_v) / (n)_L ways, (x)_k = x (x-1) ... (x-k+1).
+# So an event's count is a fixed polynomial in the counts: the sum, over the
+# multisets of 4, 5 and 6 values, of how many finished hands deal that multiset
+# (in some order) with that event, times the product. The coefficients are
+# counted once (`_ev_tables`); each composition then costs one pass over the
+# 7,722 multisets. For up to 8 decks every product and partial sum is an
+# integer below 2**53, so the float sums are exact in any order and the fast
+# path gives the exact event counts.
+
+_MULTISETS = tuple(math.comb(size + 9, 9) for size in range(7))   # of 0..6 values
+#: _LEVEL[s]: index of the first multiset of s values; the multisets of s
+#: values are _LEVEL[s] .. _LEVEL[s + 1] - 1 (the empty one is 0)
+_LEVEL = tuple(sum(_MULTISETS[:s]) for s in range(8))
+_N_SETS = _LEVEL[7]
+_FIRST_HAND = _LEVEL[4]                 # a hand has at least four cards
+_N_HANDS = _N_SETS - _FIRST_HAND        # multisets that can be a hand: 7,722
+#: events the fast path counts, in the rows of the coefficient table
+_C_PLAYER, _C_BANKER, _C_TIE, _C_B6, _C_B7_3, _C_P8_3 = range(6)
+_N_COLUMNS = 6
+# The work array of `ev_events`: the products, the sums by hand size, room
+# for ev_fill's event counts, then the factors (c_v - j) at 8 v + j.
+_EV_SUMS = _N_SETS
+_EV_OUT = _EV_SUMS + 3 * _N_COLUMNS
+_EV_FACTORS = _EV_OUT + _N_COLUMNS
+EV_WORK = _EV_FACTORS + 80
+#: up to this many cards the fast path's sums are exact (8 decks: (416)_6 < 2**53)
+EXACT_CARDS = 416
+
+
 @njit(cache=True)
-def ev_array(counts, payouts):
+def _set_of(vals, k, child):
+    """The index of the multiset of vals[:k] (which it sorts)."""
+    for i in range(1, k):
+        x = vals[i]
+        j = i - 1
+        while j >= 0 and vals[j] > x:
+            vals[j + 1] = vals[j]
+            j -= 1
+        vals[j + 1] = x
+    node = 0
+    for i in range(k):
+        node = child[node, vals[i]]
+    return node
+
+
+@njit(cache=True)
+def _count_hand(coef, vals, k, child, pt, bt, p3, b3):
+    """Count one finished hand (its card values vals[:k], totals, third cards)."""
+    col = _set_of(vals, k, child) - _FIRST_HAND
+    if pt > bt:
+        coef[_C_PLAYER, col] += 1.0
+        if p3 and pt == 8:
+            coef[_C_P8_3, col] += 1.0
+    elif bt > pt:
+        coef[_C_BANKER, col] += 1.0
+        if bt == 6:
+            coef[_C_B6, col] += 1.0
+        elif bt == 7 and b3:
+            coef[_C_B7_3, col] += 1.0
+    else:
+        coef[_C_TIE, col] += 1.0
+
+
+@njit(cache=True)
+def _build_ev_tables(stage, draws):
+    """(nodes, coef): the multiset tree and the event coefficients.
+
+    Multisets of values are numbered by size, and each one of s values comes
+    from one of s - 1 by adding a value no smaller than its largest:
+    nodes[0, i] is that parent and nodes[1, i] = 8 v + j says the value v
+    added, of which the parent holds j (the new factor is c_v - j).
+    coef[event, i - _FIRST_HAND] counts the finished hands, as ordered card
+    values, that deal multiset i and end in the event.
+    """
+    nodes = np.zeros((2, _N_SETS), np.uint32)
+    top = np.zeros(_N_SETS, np.int64)     # largest value of the multiset
+    run = np.zeros(_N_SETS, np.int64)     # how many of it
+    child = np.full((_N_SETS, 10), -1, np.int64)
+    k = 1
+    for size in range(6):
+        for m in range(_LEVEL[size], _LEVEL[size + 1]):
+            for v in range(top[m], 10):
+                j = run[m] if v == top[m] else 0
+                nodes[0, k] = m
+                nodes[1, k] = 8 * v + j
+                top[k] = v
+                run[k] = j + 1
+                child[m, v] = k
+                k += 1
+    coef = np.zeros((_N_COLUMNS, _N_HANDS))
+    vals = np.zeros(6, np.int64)
+    for a in range(10):
+        for b in range(10):
+            for c in range(10):
+                for d in range(10):
+                    p2 = (a + c) % 10
+                    b2 = (b + d) % 10
+                    s = stage[p2, b2]
+                    vals[0], vals[1], vals[2], vals[3] = a, b, c, d
+                    if s == 0:
+                        _count_hand(coef, vals, 4, child, p2, b2, False, False)
+                        continue
+                    if s == 1:
+                        for f in range(10):
+                            vals[0], vals[1], vals[2], vals[3], vals[4] = a, b, c, d, f
+                            _count_hand(coef, vals, 5, child, p2, (b2 + f) % 10, False, True)
+                        continue
+                    for e in range(10):
+                        pt = (p2 + e) % 10
+                        if not draws[b2, e]:
+                            vals[0], vals[1], vals[2], vals[3], vals[4] = a, b, c, d, e
+                            _count_hand(coef, vals, 5, child, pt, b2, True, False)
+                            continue
+                        for f in range(10):
+                            vals[0], vals[1], vals[2], vals[3], vals[4], vals[5] = a, b, c, d, e, f
+                            _count_hand(coef, vals, 6, child, pt, (b2 + f) % 10, True, True)
+    return nodes, coef
+
+
+@lru_cache(maxsize=1)
+def _ev_tables() -> tuple[np.ndarray, np.ndarray]:
+    nodes, coef = _build_ev_tables(_STAGE, _BANKER_DRAWS)
+    nodes.flags.writeable = False
+    coef.flags.writeable = False
+    return nodes, coef
+
+
+def ev_work(needed: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The last three arguments of `ev_fill` and `ev_events`: the shared
+    (read-only) multiset tree and coefficients, and a new work array.
+
+    With `needed=False`, empty arrays of the same types, for a compiled loop
+    that takes them but never calls `ev_fill` (the tables are not built).
+    """
+    if not needed:
+        return np.zeros((2, 0), np.uint32), np.zeros((_N_COLUMNS, 0)), np.zeros(0)
+    return (*_ev_tables(), np.zeros(EV_WORK))
+
+
+@njit(cache=True, _nrt=False, fastmath={"reassoc"})  # type: ignore[call-overload]
+def _sums_exact(coef, f, out):  # type: ignore[no-untyped-def]
+    """out[event, size - 4]: the sum of coef[event] * f over the multisets of
+    that size, in any order (vectorised): only for sums that are exact."""
+    for e in range(_N_COLUMNS):
+        row = coef[e]
+        for size in range(4, 7):
+            acc = 0.0
+            for i in range(_LEVEL[size] - _FIRST_HAND, _LEVEL[size + 1] - _FIRST_HAND):
+                acc += row[i] * f[_FIRST_HAND + i]
+            out[e, size - 4] = acc
+
+
+# The same sums in source order, for shoes of more than EXACT_CARDS cards, so
+# that their rounding does not depend on the machine's vector width. A
+# separate function because numba's cache does not key on compile flags.
+@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
+def _sums_ordered(coef, f, out):  # type: ignore[no-untyped-def]
+    for e in range(_N_COLUMNS):
+        for size in range(4, 7):
+            acc = 0.0
+            for i in range(_LEVEL[size], _LEVEL[size + 1]):
+                acc += coef[e, i - _FIRST_HAND] * f[i]
+            out[e, size - 4] = acc
+
+
+@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
+def ev_events(counts, nodes, coef, work, out):  # type: ignore[no-untyped-def]
+    """The deal events the bets need, counted as ordered six-card draws (as
+    `outcome_table` does) and returned as floats: Player, Banker, Tie, Banker
+    wins with a 6, with a three-card 7, Player wins with a three-card 8.
+
+    Exact (whole numbers) for up to `EXACT_CARDS` cards. Writes them into
+    `out` (6); the caller checks that at least six cards are left. nodes,
+    coef and work: from `ev_work`.
+    """
+    f = work[:_N_SETS]
+    g = work[_EV_FACTORS:]
+    for v in range(10):
+        g[8 * v] = 0.0
+    for r in range(1, 14):
+        g[8 * (r if r < 10 else 0)] += counts[r]
+    n = 0.0
+    for v in range(10):
+        n += g[8 * v]
+        for j in range(1, 7):
+            g[8 * v + j] = g[8 * v] - j
+    # f[m] = prod over values of (c_v)_(k_v), parent before child
+    f[0] = 1.0
+    parent = nodes[0]
+    factor = nodes[1]
+    for size in range(1, 7):
+        for i in range(np.uint64(_LEVEL[size]), np.uint64(_LEVEL[size + 1])):
+            f[i] = f[parent[i]] * g[factor[i]]
+    by_size = work[_EV_SUMS:_EV_OUT].reshape((_N_COLUMNS, 3))
+    if n <= EXACT_CARDS:
+        _sums_exact(coef, f, by_size)
+    else:
+        _sums_ordered(coef, f, by_size)
+    four = (n - 4.0) * (n - 5.0)
+    five = n - 5.0
+    for e in range(_N_COLUMNS):
+        out[e] = by_size[e, 0] * four + by_size[e, 1] * five + by_size[e, 2]
+
+
+def ev_array(counts: np.ndarray, payouts: np.ndarray) -> np.ndarray:
     """EV per unit staked of every bet, in `Bet` order (float64 array of N_BETS).
 
     counts: int64 rank counts, length 14 (index 0 unused); payouts: from
-    `payout_vector`. A bet with a NaN payout gets NaN. Compiled with numba, so
-    a compiled loop may call it; it does not check its input (`bet_evs` does)
-    and returns all NaN when fewer than 6 cards are left.
+    `payout_vector`. A bet with a NaN payout gets NaN. It does not check its
+    input (`bet_evs` does) and returns all NaN when fewer than 6 cards are
+    left. Compiled code calls `ev_fill` instead.
     """
     out = np.full(N_BETS, np.nan)
-    ev_fill(counts, payouts, out, np.zeros(10), np.zeros((10, 10, 2, 2)),
-            np.zeros(_N_DEAL_EVENTS))
+    ev_fill(counts, payouts, out, *ev_work())
     return out
 
 
-# `_nrt=False` (no reference counting) is a private numba option, absent from its type stubs
 @njit(cache=True, _nrt=False)  # type: ignore[call-overload]
-def ev_fill(counts, payouts, out, v, bins, e):  # type: ignore[no-untyped-def]
-    """`ev_array` without allocating: writes into `out` (7), using the work
-    arrays v (10), bins (10, 10, 2, 2) and e (as many as deal events).
-
-    For compiled loops that run without reference counting (the session loop).
-    """
+def ev_fill(counts, payouts, out, nodes, coef, work):  # type: ignore[no-untyped-def]
+    """`ev_array` without allocating, callable from compiled code: writes into
+    `out` (N_BETS); nodes, coef and work come from `ev_work`."""
     for i in range(N_BETS):
         out[i] = np.nan
-    v[:] = 0.0
+    n = 0.0
     for r in range(1, 14):
-        v[r if r < 10 else 0] += counts[r]
-    n = v.sum()
-    if n < 6:
+        n += counts[r]
+    if n < HAND_CARDS:
         return
-    bins[:] = 0.0
-    _deal_bins(v, _STAGE, _BANKER_DRAWS, bins)
-    e[:] = 0.0
-    _deal_events(bins, e)
+    e = work[_EV_OUT:_EV_FACTORS]
+    ev_events(counts, nodes, coef, work, e)
     scale = 1.0 / (n * (n - 1) * (n - 2) * (n - 3) * (n - 4) * (n - 5))
-    for i in range(e.shape[0]):
-        e[i] *= scale
+    p, b, t = e[_C_PLAYER] * scale, e[_C_BANKER] * scale, e[_C_TIE] * scale
+    six, seven, p83 = e[_C_B6] * scale, e[_C_B7_3] * scale, e[_C_P8_3] * scale
     pair = 0.0
     for r in range(1, 14):
         pair += counts[r] * (counts[r] - 1.0)
     pair /= n * (n - 1)
-    p, b, t = e[_E_PLAYER], e[_E_BANKER], e[_E_TIE]
-    six = e[_E_B6_2] + e[_E_B6_3]
-    seven = e[_E_B7_3]
     out[_B_PLAYER] = payouts[PAY_PLAYER] * p - b
     out[_B_BANKER] = (payouts[PAY_BANKER] * (b - six - seven) + payouts[PAY_BANKER_SIX] * six
                       + payouts[PAY_BANKER_THREE_CARD_SEVEN] * seven - p)
@@ -670,7 +865,7 @@ def ev_fill(counts, payouts, out, v, bins, e):  # type: ignore[no-untyped-def]
     out[_B_PLAYER_PAIR] = payouts[PAY_PLAYER_PAIR] * pair - (1.0 - pair)
     out[_B_BANKER_PAIR] = payouts[PAY_BANKER_PAIR] * pair - (1.0 - pair)
     out[_B_DRAGON_7] = payouts[PAY_DRAGON_7] * seven - (1.0 - seven)
-    out[_B_PANDA_8] = payouts[PAY_PANDA_8] * e[_E_P8_3] - (1.0 - e[_E_P8_3])
+    out[_B_PANDA_8] = payouts[PAY_PANDA_8] * p83 - (1.0 - p83)
 
 
 def bet_evs(counts: Sequence[int] | np.ndarray, rules: Rules) -> dict[Bet, float]:

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from backtest.odds import ev_fill
+from backtest.odds import ev_fill, ev_work
 from backtest.rules import Bet, Winner
 from backtest.session_loop import (_MAX_CENTS, ENDED_LIMIT, ENDED_RUIN, PLACE_BAD_STAKE,
                                    PLACE_FORBIDDEN,
@@ -91,7 +91,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
     evs = evs_full.copy()
     view._evs = evs
     view._counts = counts if use_cards else None
-    ev_work = (np.zeros(10), np.zeros((10, 10, 2, 2)), np.zeros(16))
+    ev_tables = ev_work(use_cards)
     seed_work = np.zeros(4, np.uint64)
     evs_l = evs.tolist()
     ask = strategy.stakes
@@ -135,7 +135,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                 if use_cards:
                     counts[:] = full_counts
             if use_cards:
-                ev_fill(counts, ev_table, evs, *ev_work)
+                ev_fill(counts, ev_table, evs, *ev_tables)
                 evs_l = evs.tolist()
             view._i = i
             asked = ask(view)

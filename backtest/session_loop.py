@@ -16,18 +16,15 @@ is 100 * D ticks and every sum is an integer.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import numpy as np
 
 from backtest import kernels
 from backtest.kernels import njit_nrt_free
-from backtest.odds import ev_fill
-from backtest.rules import Bet
+from backtest.odds import ev_fill, ev_work
 from strategies import compiled
 from strategies.base import (CTX_BANKROLL, CTX_HAND, CTX_LAST_NET, CTX_SESSION_HAND, CTX_SHOE,
                              CTX_SIZE, N_BETS, P_ON_BANKROLL, P_ON_MAX, P_SIDE, STATE_FLOATS,
-                             STATE_INTS)
+                             STATE_INTS, Builtin)
 
 # how a session ended
 ENDED_LIMIT, ENDED_RUIN, ENDED_STOP_LOSS, ENDED_WIN_GOAL = 0, 1, 2, 3
@@ -153,14 +150,14 @@ def session_seed(seat_key: np.uint64, session_id: int, state: np.ndarray) -> int
     return np.int64(state[0] >> np.uint64(1))  # type: ignore[return-value]
 
 
-def scratch(bets: Iterable[Bet]) -> tuple[np.ndarray, ...]:
-    """The last arguments of `run_compiled` for a strategy that may place
-    `bets`: which bets to look at, and work arrays (it allocates nothing)."""
-    active = np.array(sorted(b.code for b in bets), np.uint64)
+def scratch(strategy: Builtin) -> tuple[np.ndarray, ...]:
+    """The last arguments of `run_compiled` for `strategy`: which bets to
+    look at, and work arrays (it allocates nothing)."""
+    active = np.array(sorted(b.code for b in strategy.possible_bets()), np.uint64)
     return (active, np.zeros(STATE_FLOATS), np.zeros(STATE_INTS, np.int64), np.zeros(CTX_SIZE),
             np.zeros(N_BETS), np.zeros(N_BETS), np.zeros(N_BETS), np.zeros(N_BETS, np.int64),
             np.zeros(N_BETS, np.int64), np.zeros(14, np.int64), np.zeros(N_BETS),
-            np.zeros(4, np.uint64), np.zeros(10), np.zeros((10, 10, 2, 2)), np.zeros(16))
+            np.zeros(4, np.uint64), *ev_work(strategy.uses_cards))
 
 
 @njit_nrt_free()
@@ -176,12 +173,12 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                  led_net: np.ndarray, led_bank: np.ndarray, active: np.ndarray, s: np.ndarray,
                  si: np.ndarray, ctx: np.ndarray, out: np.ndarray, stakes: np.ndarray,
                  unit_f: np.ndarray, cents: np.ndarray, side_c: np.ndarray, counts: np.ndarray,
-                 evs: np.ndarray, seed_work: np.ndarray, ev_v: np.ndarray, ev_bins: np.ndarray,
-                 ev_e: np.ndarray) -> tuple[int, int, int]:
+                 evs: np.ndarray, seed_work: np.ndarray, ev_nodes: np.ndarray,
+                 ev_coef: np.ndarray, ev_work: np.ndarray) -> tuple[int, int, int]:
     """Run sessions bounds[j]..bounds[j+1] (hand indices) for one built-in seat;
     `kind` is `compiled.kind_marker(strategy.kind)`.
 
-    The last arguments come from `scratch(strategy.possible_bets())`: the bets
+    The last arguments come from `scratch(strategy)`: the bets
     the strategy can place (`active`; the loop reads and writes only those)
     and work arrays. Compiled without reference counting, this loop allocates
     nothing; a session's statistics live in local variables until it ends.
@@ -226,7 +223,7 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                     for r in range(14):
                         counts[r] = full_counts[r]
             if cards_seen:
-                ev_fill(counts, ev_table, evs, ev_v, ev_bins, ev_e)
+                ev_fill(counts, ev_table, evs, ev_nodes, ev_coef, ev_work)
             if compiled.reads_context(kind):   # known while compiling
                 ctx[CTX_BANKROLL] = final / scale
                 ctx[CTX_HAND] = hand_no[i]

@@ -120,10 +120,10 @@ def bench_strategies(sessions: int) -> None:
         small = chunk_args(cfg, 2)[1]
         session_loop.run_compiled(kind_marker(strat.kind), strat.encode(),
                                   *(small[:18] + (uses,) + small[19:]),
-                                  *session_loop.scratch(strat.possible_bets()))
+                                  *session_loop.scratch(strat))
         dt = math.inf
         for _ in range(3):
-            work = session_loop.scratch(strat.possible_bets())
+            work = session_loop.scratch(strat)
             t = time.perf_counter()
             session_loop.run_compiled(kind_marker(strat.kind), strat.encode(), *args, *work)
             dt = min(dt, time.perf_counter() - t)

@@ -56,8 +56,11 @@ def main() -> None:
 
     shoes = random_compositions(args.calls, args.seed)
     payouts = odds.payout_vector(rules)
+    out, work = np.zeros(odds.N_BETS), odds.ev_work()
     for label, call in (("bet_evs (checks input, dict out)", lambda c: odds.bet_evs(c, rules)),
-                        ("ev_array (compiled, array out)", lambda c: odds.ev_array(c, payouts))):
+                        ("ev_array (array out)", lambda c: odds.ev_array(c, payouts)),
+                        ("ev_fill (the counter's call)",
+                         lambda c: odds.ev_fill(c, payouts, out, *work))):
         times = []
         for counts in shoes:
             t = time.perf_counter()

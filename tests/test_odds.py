@@ -12,6 +12,7 @@ import dataclasses
 import doctest
 import io
 import json
+import math
 import subprocess
 import sys
 from fractions import Fraction
@@ -340,15 +341,77 @@ BANKER_CODE = Bet.BANKER.code
 
 
 @njit
-def _banker_ev_compiled(counts: np.ndarray, payouts: np.ndarray) -> float:
-    return odds.ev_array(counts, payouts)[BANKER_CODE]
+def _banker_ev_compiled(counts: np.ndarray, payouts: np.ndarray, nodes: np.ndarray,
+                        coef: np.ndarray, work: np.ndarray) -> float:
+    out = np.empty(odds.N_BETS)
+    odds.ev_fill(counts, payouts, out, nodes, coef, work)
+    return out[BANKER_CODE]
 
 
-def test_ev_array_is_callable_from_compiled_code() -> None:
+def test_ev_fill_is_callable_from_compiled_code() -> None:
     counts = odds.composition(8, remove="5 5 5 5 6 6")
     payouts = odds.payout_vector(NO_COMMISSION)
     exact = odds.exact_odds(counts, NO_COMMISSION).bet(Bet.BANKER).ev
-    assert _banker_ev_compiled(counts, payouts) == pytest.approx(float(exact), rel=1e-12)
+    got = _banker_ev_compiled(counts, payouts, *odds.ev_work())
+    assert got == pytest.approx(float(exact), rel=1e-13)
+
+
+FAST_EVENTS = (Event.PLAYER, Event.BANKER, Event.TIE, Event.BANKER_SIX,
+               Event.BANKER_THREE_CARD_SEVEN, Event.PLAYER_THREE_CARD_EIGHT)
+
+
+def fast_events(counts: np.ndarray) -> list[float]:
+    out = np.zeros(len(FAST_EVENTS))
+    odds.ev_events(counts, *odds.ev_work(), out)
+    return out.tolist()
+
+
+@settings(max_examples=15, deadline=None)
+@given(decks=st.integers(1, 8), seed=st.integers(0, 2**32 - 1), removed=st.integers(0, 300))
+def test_the_polynomial_counts_are_exact_up_to_eight_decks(decks: int, seed: int,
+                                                          removed: int) -> None:
+    """Every event count of the fast path is the exact integer, from the
+    multiset polynomial, against the nested enumeration over dealing order."""
+    cards = deck_cards(decks)
+    gone = np.random.default_rng(seed).permutation(cards)[:min(removed, cards.size - 6)]
+    counts = odds.composition(decks, remove=gone.tolist())
+    exact = odds.outcome_table(counts).counts
+    assert fast_events(counts) == [exact[e] for e in FAST_EVENTS]
+
+
+def test_the_polynomial_sums_in_any_order_are_the_ordered_sums() -> None:
+    """Up to EXACT_CARDS cards the vectorised sums are exact, so they equal
+    the source-order sums bit for bit; above it the source order is used."""
+    nodes, coef, work = odds.ev_work()
+    counts = odds.composition(8, remove="A 2 3 4 5 6 7 8 9 T J Q K")
+    odds.ev_events(counts, nodes, coef, work, np.zeros(6))
+    f = work[:odds._N_SETS]
+    a, b = np.zeros((6, 3)), np.zeros((6, 3))
+    odds._sums_exact(coef, f, a)
+    odds._sums_ordered(coef, f, b)
+    assert a.tolist() == b.tolist()
+    assert odds.composition(8).sum() == odds.EXACT_CARDS
+    big = odds.composition(9)
+    exact = odds.outcome_table(big).counts
+    assert fast_events(big) == pytest.approx([exact[e] for e in FAST_EVENTS], rel=1e-14)
+
+
+def test_the_polynomial_counts_every_deal_once() -> None:
+    """339,400 finished deals (first four cards, then each third card drawn)
+    share out over the 7,722 multisets of 4 to 6 values."""
+    nodes, coef, _ = odds.ev_work()
+    assert coef.shape == (6, 7722)
+    assert coef[:3].sum() == 339_400
+    # a multiset of s values can be dealt in at most s! orders
+    sizes = np.repeat([4, 5, 6], [715, 2002, 5005])
+    assert (coef[:3].sum(axis=0) <= [math.factorial(s) for s in sizes]).all()
+    assert nodes.shape == (2, 8008) and not nodes.flags.writeable
+
+
+def test_ev_work_without_cards_builds_nothing() -> None:
+    nodes, coef, work = odds.ev_work(needed=False)
+    assert nodes.size == coef.size == work.size == 0
+    assert (nodes.dtype, coef.dtype, work.dtype) == (np.uint32, np.float64, np.float64)
 
 
 def test_ev_array_marks_bets_not_offered_and_short_shoes() -> None:
