@@ -648,6 +648,8 @@ _EV_FACTORS = _EV_OUT + _N_COLUMNS
 EV_WORK = _EV_FACTORS + 80
 #: up to this many cards the fast path's sums are exact (8 decks: (416)_6 < 2**53)
 EXACT_CARDS = 416
+#: `ev_events`' bit mask for every event
+ALL_EVENTS = (1 << _N_COLUMNS) - 1
 
 
 @njit(cache=True)
@@ -761,10 +763,13 @@ def ev_work(needed: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @njit(cache=True, _nrt=False, fastmath={"reassoc"})  # type: ignore[call-overload]
-def _sums_exact(coef, f, out):  # type: ignore[no-untyped-def]
+def _sums_exact(coef, f, out, wanted):  # type: ignore[no-untyped-def]
     """out[event, size - 4]: the sum of coef[event] * f over the multisets of
-    that size, in any order (vectorised): only for sums that are exact."""
+    that size, for the events in the bit mask `wanted`, in any order
+    (vectorised): only for sums that are exact."""
     for e in range(_N_COLUMNS):
+        if not (wanted >> e) & 1:
+            continue
         row = coef[e]
         for size in range(4, 7):
             acc = 0.0
@@ -777,8 +782,10 @@ def _sums_exact(coef, f, out):  # type: ignore[no-untyped-def]
 # that their rounding does not depend on the machine's vector width. A
 # separate function because numba's cache does not key on compile flags.
 @njit(cache=True, _nrt=False)  # type: ignore[call-overload]
-def _sums_ordered(coef, f, out):  # type: ignore[no-untyped-def]
+def _sums_ordered(coef, f, out, wanted):  # type: ignore[no-untyped-def]
     for e in range(_N_COLUMNS):
+        if not (wanted >> e) & 1:
+            continue
         for size in range(4, 7):
             acc = 0.0
             for i in range(_LEVEL[size], _LEVEL[size + 1]):
@@ -787,14 +794,15 @@ def _sums_ordered(coef, f, out):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, _nrt=False)  # type: ignore[call-overload]
-def ev_events(counts, nodes, coef, work, out):  # type: ignore[no-untyped-def]
+def ev_events(counts, nodes, coef, work, out, wanted):  # type: ignore[no-untyped-def]
     """The deal events the bets need, counted as ordered six-card draws (as
     `outcome_table` does) and returned as floats: Player, Banker, Tie, Banker
     wins with a 6, with a three-card 7, Player wins with a three-card 8.
 
     Exact (whole numbers) for up to `EXACT_CARDS` cards. Writes them into
-    `out` (6); the caller checks that at least six cards are left. nodes,
-    coef and work: from `ev_work`.
+    `out` (6): those in the bit mask `wanted` (bit i for out[i];
+    `ALL_EVENTS` for all), 0 for the others. The caller checks that at
+    least six cards are left. nodes, coef and work: from `ev_work`.
     """
     f = work[:_N_SETS]
     g = work[_EV_FACTORS:]
@@ -816,13 +824,15 @@ def ev_events(counts, nodes, coef, work, out):  # type: ignore[no-untyped-def]
             f[i] = f[parent[i]] * g[factor[i]]
     by_size = work[_EV_SUMS:_EV_OUT].reshape((_N_COLUMNS, 3))
     if n <= EXACT_CARDS:
-        _sums_exact(coef, f, by_size)
+        _sums_exact(coef, f, by_size, wanted)
     else:
-        _sums_ordered(coef, f, by_size)
+        _sums_ordered(coef, f, by_size, wanted)
     four = (n - 4.0) * (n - 5.0)
     five = n - 5.0
     for e in range(_N_COLUMNS):
-        out[e] = by_size[e, 0] * four + by_size[e, 1] * five + by_size[e, 2]
+        out[e] = 0.0
+        if (wanted >> e) & 1:
+            out[e] = by_size[e, 0] * four + by_size[e, 1] * five + by_size[e, 2]
 
 
 def ev_array(counts: np.ndarray, payouts: np.ndarray) -> np.ndarray:
@@ -841,7 +851,12 @@ def ev_array(counts: np.ndarray, payouts: np.ndarray) -> np.ndarray:
 @njit(cache=True, _nrt=False)  # type: ignore[call-overload]
 def ev_fill(counts, payouts, out, nodes, coef, work):  # type: ignore[no-untyped-def]
     """`ev_array` without allocating, callable from compiled code: writes into
-    `out` (N_BETS); nodes, coef and work come from `ev_work`."""
+    `out` (N_BETS); nodes, coef and work come from `ev_work`.
+
+    Counts only the events the table's payouts need: Player and Banker wins
+    always (a tie is every other deal), the special Banker and Player wins
+    only where they pay differently or have a bet of their own.
+    """
     for i in range(N_BETS):
         out[i] = np.nan
     n = 0.0
@@ -849,10 +864,20 @@ def ev_fill(counts, payouts, out, nodes, coef, work):  # type: ignore[no-untyped
         n += counts[r]
     if n < HAND_CARDS:
         return
+    wanted = (1 << _C_PLAYER) | (1 << _C_BANKER)
+    if payouts[PAY_BANKER_SIX] != payouts[PAY_BANKER]:
+        wanted |= 1 << _C_B6
+    if payouts[PAY_BANKER_THREE_CARD_SEVEN] != payouts[PAY_BANKER] \
+            or not np.isnan(payouts[PAY_DRAGON_7]):
+        wanted |= 1 << _C_B7_3
+    if not np.isnan(payouts[PAY_PANDA_8]):
+        wanted |= 1 << _C_P8_3
     e = work[_EV_OUT:_EV_FACTORS]
-    ev_events(counts, nodes, coef, work, e)
-    scale = 1.0 / (n * (n - 1) * (n - 2) * (n - 3) * (n - 4) * (n - 5))
-    p, b, t = e[_C_PLAYER] * scale, e[_C_BANKER] * scale, e[_C_TIE] * scale
+    ev_events(counts, nodes, coef, work, e, wanted)
+    deals = n * (n - 1) * (n - 2) * (n - 3) * (n - 4) * (n - 5)
+    scale = 1.0 / deals
+    p, b = e[_C_PLAYER] * scale, e[_C_BANKER] * scale
+    t = (deals - e[_C_PLAYER] - e[_C_BANKER]) * scale
     six, seven, p83 = e[_C_B6] * scale, e[_C_B7_3] * scale, e[_C_P8_3] * scale
     pair = 0.0
     for r in range(1, 14):

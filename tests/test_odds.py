@@ -362,7 +362,7 @@ FAST_EVENTS = (Event.PLAYER, Event.BANKER, Event.TIE, Event.BANKER_SIX,
 
 def fast_events(counts: np.ndarray) -> list[float]:
     out = np.zeros(len(FAST_EVENTS))
-    odds.ev_events(counts, *odds.ev_work(), out)
+    odds.ev_events(counts, *odds.ev_work(), out, odds.ALL_EVENTS)
     return out.tolist()
 
 
@@ -384,16 +384,28 @@ def test_the_polynomial_sums_in_any_order_are_the_ordered_sums() -> None:
     the source-order sums bit for bit; above it the source order is used."""
     nodes, coef, work = odds.ev_work()
     counts = odds.composition(8, remove="A 2 3 4 5 6 7 8 9 T J Q K")
-    odds.ev_events(counts, nodes, coef, work, np.zeros(6))
+    odds.ev_events(counts, nodes, coef, work, np.zeros(6), odds.ALL_EVENTS)
     f = work[:odds._N_SETS]
     a, b = np.zeros((6, 3)), np.zeros((6, 3))
-    odds._sums_exact(coef, f, a)
-    odds._sums_ordered(coef, f, b)
+    odds._sums_exact(coef, f, a, odds.ALL_EVENTS)
+    odds._sums_ordered(coef, f, b, odds.ALL_EVENTS)
     assert a.tolist() == b.tolist()
     assert odds.composition(8).sum() == odds.EXACT_CARDS
     big = odds.composition(9)
     exact = odds.outcome_table(big).counts
     assert fast_events(big) == pytest.approx([exact[e] for e in FAST_EVENTS], rel=1e-14)
+
+
+def test_the_fast_path_counts_only_the_events_asked_for() -> None:
+    counts = odds.composition(8, remove="9 9 8 8 7 7 6")
+    full = fast_events(counts)
+    some = np.full(6, np.nan)
+    odds.ev_events(counts, *odds.ev_work(), some, 0b000011)
+    assert some.tolist() == [*full[:2], 0, 0, 0, 0]
+    # the commission table's EVs need only those two: the tie is every other deal
+    exact = odds.exact_odds(counts, COMMISSION)
+    evs = odds.bet_evs(counts, COMMISSION)
+    assert evs[Bet.TIE] == pytest.approx(float(exact.bet(Bet.TIE).ev), rel=1e-14)
 
 
 def test_the_polynomial_counts_every_deal_once() -> None:
