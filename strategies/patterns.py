@@ -22,7 +22,8 @@ ARG = P_OWN + 1
 FIRST = {"skip": -1, "player": 0, "banker": 1}
 MAX_PATTERNS = 64
 MAX_PATTERN_LENGTH = 16
-PATTERN_SLOT = 2 + MAX_PATTERN_LENGTH
+PATTERN_SLOT = 3
+_CODE_MASK = (1 << (2 * MAX_PATTERN_LENGTH)) - 1
 
 
 @dataclass(frozen=True)
@@ -163,35 +164,62 @@ class Streak(ShoeReader):
 
 # --- a table of patterns --------------------------------------------------------------------
 # p[ARG] ignore ties (1/0), p[ARG+1] number of patterns, then per pattern a slot of
-# PATTERN_SLOT numbers: length, the bet (0 P, 1 B, 2 T), the outcomes, oldest first.
+# PATTERN_SLOT numbers: its length, the bet (0 P, 1 B, 2 T) and its code (below).
+#
+# The outcomes read so far are kept as a code, two bits an outcome, the newest
+# in the lowest bits (si[1]; si[2] how many, at most MAX_PATTERN_LENGTH; si[0]
+# the hands of the shoe read, as the streak keeps them). A pattern of length L
+# matches when at least L outcomes have been read and the code's low 2 L bits
+# are the pattern's code: one comparison, however long the pattern.
+
+def pattern_code(outcomes: list[int]) -> int:
+    """The code of outcomes (0 P, 1 B, 2 T) listed oldest first."""
+    code = 0
+    for w in outcomes:
+        code = (code << 2) | w
+    return code
+
+
+@jit
+def _clear_pattern(si: np.ndarray) -> None:
+    si[0] = 0
+    si[1] = 0
+    si[2] = 0
+
+
+def _pattern_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
+    _clear_pattern(si)
+
 
 def _pattern_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                     hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
-    ignore_ties = p[ARG] == 1.0
-    n_patterns = int(p[ARG + 1])
-    best_len = 0
-    best_bet = -1
-    for k in range(n_patterns):
+    n = hist.shape[0]
+    if n < si[0] or n == 0:
+        _clear_pattern(si)
+    skip_ties = p[ARG] == 1.0
+    code = si[1]
+    seen = si[2]
+    for i in range(si[0], n):
+        w = np.int64(hist[i])
+        read = not (skip_ties and w == 2)
+        longer = ((code << 2) | w) & _CODE_MASK
+        code = longer if read else code
+        more = min(seen + 1, MAX_PATTERN_LENGTH)
+        seen = more if read else seen
+    si[0] = n
+    si[1] = code
+    si[2] = seen
+    best_len = np.int64(0)
+    best_bet = np.int64(0)
+    for k in range(int(p[ARG + 1])):
         base = ARG + 2 + k * PATTERN_SLOT
-        length = int(p[base])
-        if length <= best_len:
-            continue
-        # walk back through the shoe, matching the pattern from its newest end
-        j = hist.shape[0] - 1
-        matched = 0
-        while matched < length and j >= 0:
-            w = hist[j]
-            j -= 1
-            if ignore_ties and w == 2:
-                continue
-            if w != int(p[base + 2 + length - 1 - matched]):
-                break
-            matched += 1
-        if matched == length:
-            best_len = length
-            best_bet = int(p[base + 1])
-    if best_bet >= 0:
-        out[best_bet] = p[BASE]
+        length = np.int64(p[base])
+        mask = (np.int64(1) << (2 * length)) - 1
+        hit = (length > best_len) & (seen >= length) & ((code & mask) == np.int64(p[base + 2]))
+        best_len = length if hit else best_len
+        best_bet = np.int64(p[base + 1]) if hit else best_bet
+    stake = p[BASE] if best_len > 0 else 0.0
+    out[best_bet] = stake
 
 
 @dataclass(frozen=True)
@@ -237,14 +265,14 @@ class PatternTable(ShoeReader):
         own = [self.params.base, 1.0 if self.params.ignore_ties else 0.0, len(self.params.patterns)]
         for pattern, bet in self.params.patterns.items():
             text = str(pattern).upper()
-            slot = [len(text), code[str(bet).upper()]] + [code[c] for c in text]
-            own += slot + [0.0] * (PATTERN_SLOT - len(slot))
+            own += [len(text), code[str(bet).upper()], pattern_code([code[c] for c in text])]
         return own
 
     def main_bets(self) -> set[Bet]:
         names = {"P": Bet.PLAYER, "B": Bet.BANKER, "T": Bet.TIE}
         return {names[str(b).upper()] for b in self.params.patterns.values()}
 
+    k_reset = staticmethod(_pattern_reset)
     k_decide = staticmethod(_pattern_decide)
 
 

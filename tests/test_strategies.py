@@ -564,6 +564,7 @@ def test_a_tie_pushes_and_the_progression_stands_or_resets(
 # --- golden ledgers from the reference models -------------------------------------------------
 
 Golden = tuple[str, dict[str, Any], Callable[[], Reference], dict[str, Any]]
+SIXTEEN = {"BBBBPBPPPBBBBPPB": "B", "BPP": "P"}
 GOLDEN: dict[str, Golden] = {
     "flat-banker": ("flat", {"bets": {"banker": 10}}, lambda: FlatRef({"banker": 10}), {}),
     "flat-raised-to-minimum": ("flat", {"bets": {"player": 4, "tie": 2}},
@@ -626,6 +627,10 @@ GOLDEN: dict[str, Golden] = {
     "pattern-with-ties": ("pattern",
                           {"base": 10, "ignore_ties": False, "patterns": {"TP": "P", "T": "B"}},
                           lambda: PatternRef({"TP": "P", "T": "B"}, ignore_ties=False), {}),
+    # sixteen letters, the longest a pattern may be: matches once, after 20 outcomes of
+    # the first shoe
+    "pattern-sixteen": ("pattern", {"base": 10, "patterns": SIXTEEN},
+                        lambda: PatternRef(SIXTEEN), {}),
 }
 
 
@@ -717,6 +722,29 @@ def test_any_road_at_any_table_matches_the_reference(
                        win_goal=win_goal)
     assert ledger_rows(result) == rows
     assert result.sessions.select("hands", "ended_by").row(0) == (len(rows), ended)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(road=st.text("PBT", min_size=20, max_size=80), ignore_ties=st.booleans(), data=st.data())
+def test_pattern_tables_match_the_reference(golden_dir: Path, road: str, ignore_ties: bool,
+                                            data: st.DataObject) -> None:
+    """Patterns of 1 to 16 outcomes cut from the road itself, so that long ones
+    match too, and after more outcomes than the longest pattern."""
+    seen = road.replace("T", "") if ignore_ties else road
+    patterns: dict[str, str] = {}
+    for k in range(data.draw(st.integers(1, 6)) if seen else 0):
+        end = data.draw(st.integers(1, len(seen)))
+        length = min(16, end) if k == 0 else data.draw(st.integers(1, min(16, end)))
+        patterns[seen[end - length:end]] = data.draw(st.sampled_from("PBT"))
+    patterns = patterns or {"B": "P"}
+    shoes = golden_dir / f"road-{next(_SHOE_NUMBER)}.txt"
+    shoes.write_text(road + "\n", encoding="utf-8")  # an outcome-level road: any length
+    seat = {"strategy": "pattern",
+            "params": {"base": 10, "patterns": patterns, "ignore_ties": ignore_ties}}
+    result = engine.run(recorded_config(shoes, [seat], sessions=1, bankroll=10_000),
+                        ledger=True)
+    rows, _ = play(PatternRef(patterns, ignore_ties=ignore_ties), [road], bankroll=10_000)
+    assert ledger_rows(result) == rows
 
 
 # --- the table's edges: bankroll, ruin, stop-loss, win goal --------------------------------------
