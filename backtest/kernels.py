@@ -89,12 +89,12 @@ def _xoshiro(s0: np.uint64, s1: np.uint64, s2: np.uint64, s3: np.uint64
 
 
 @njit(cache=True, inline="always")
-def _bounded(bound: int, s0: np.uint64, s1: np.uint64, s2: np.uint64, s3: np.uint64
-             ) -> tuple[np.int64, np.uint64, np.uint64, np.uint64, np.uint64]:
-    """`bounded` on a state held in four local words: (value, new state)."""
-    b = np.uint64(bound)
-    r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
-    m = (r >> np.uint64(32)) * b
+def _lemire(x: np.uint64, b: np.uint64, s0: np.uint64, s1: np.uint64, s2: np.uint64,
+            s3: np.uint64) -> tuple[np.int64, np.uint64, np.uint64, np.uint64, np.uint64]:
+    """Uniform integer in [0, b) from the 32 random bits `x` (b <= 2**32),
+    unbiased (Lemire): in the rare case that `x` falls in the biased few, the
+    high halves of fresh outputs of the state are drawn. (value, new state)."""
+    m = x * b
     low = m & _MASK32
     if low < b:
         threshold = (np.uint64(0x100000000) - b) % b
@@ -104,6 +104,14 @@ def _bounded(bound: int, s0: np.uint64, s1: np.uint64, s2: np.uint64, s3: np.uin
             low = m & _MASK32
     # np.int64 keeps the compiled result signed (int() would leave it uint64)
     return np.int64(m >> np.uint64(32)), s0, s1, s2, s3
+
+
+@njit(cache=True, inline="always")
+def _bounded(bound: int, s0: np.uint64, s1: np.uint64, s2: np.uint64, s3: np.uint64
+             ) -> tuple[np.int64, np.uint64, np.uint64, np.uint64, np.uint64]:
+    """`bounded` on a state held in four local words: (value, new state)."""
+    r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+    return _lemire(r >> np.uint64(32), np.uint64(bound), s0, s1, s2, s3)
 
 
 @njit(cache=True, inline="always")
@@ -170,18 +178,32 @@ _U1, _U2, _U3, _U4, _U5, _U10 = (np.uint64(k) for k in (1, 2, 3, 4, 5, 10))
 
 
 @njit_nrt_free(inline=True)
-def _fix(order: np.ndarray, state: np.ndarray, fixed: int, upto: int) -> int:
-    """Forward Fisher-Yates, lazily: settle positions fixed .. upto-1 of `order`.
-
-    Positions are only ever read in increasing order, so shuffling each one
-    when first needed gives exactly the full shuffle's prefix. The draws are
-    `bounded`'s (the same stream), with the state held in locals meanwhile.
-    `order` may hold indices or the cards themselves: the same swaps give
-    the same permutation.
+def _shuffle(order: np.ndarray, state: np.ndarray) -> None:
+    """Forward Fisher-Yates over all of `order`, in place: position i takes a
+    uniform pick of positions i..n-1. Each 64-bit output of the stream gives
+    two picks, its high half for an even position and its low half for the
+    next one (`_lemire`), which halves the generator's work; the last
+    position is left as it is. `order` may hold indices or the cards
+    themselves: the same swaps give the same permutation.
     """
     n = order.shape[0]
+    last = n - 1
     s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
-    for i in range(fixed, min(upto, n - 1)):
+    i = 0
+    while i + 1 < last:
+        r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+        k, s0, s1, s2, s3 = _lemire(r >> np.uint64(32), np.uint64(n - i), s0, s1, s2, s3)
+        j = i + k
+        tmp = order[i]
+        order[i] = order[j]
+        order[j] = tmp
+        k, s0, s1, s2, s3 = _lemire(r & _MASK32, np.uint64(n - i - 1), s0, s1, s2, s3)
+        j = i + 1 + k
+        tmp = order[i + 1]
+        order[i + 1] = order[j]
+        order[j] = tmp
+        i += 2
+    if i < last:
         k, s0, s1, s2, s3 = _bounded(n - i, s0, s1, s2, s3)
         j = i + k
         tmp = order[i]
@@ -191,7 +213,6 @@ def _fix(order: np.ndarray, state: np.ndarray, fixed: int, upto: int) -> int:
     state[1] = s1
     state[2] = s2
     state[3] = s3
-    return upto if upto > fixed else fixed
 
 
 @njit_nrt_free(inline=True)
@@ -293,9 +314,7 @@ def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
         seed_state(key, np.uint64(shoe_index), state)
         for i in range(n):
             shuffled[i] = pack[i]
-        # a forward Fisher-Yates over the whole pack: position i's card is the
-        # i-th draw, so the cards reached are the same however far it goes
-        _fix(shuffled, state, 0, n)
+        _shuffle(shuffled, state)
         c = 0
         if cut_mode == 1:
             c = cut_at

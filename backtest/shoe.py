@@ -150,7 +150,7 @@ def shoe_order(spec: ShoeSpec, seed: int, index: int) -> np.ndarray:
     order = np.arange(pack.shape[0], dtype=np.int64)
     state = np.empty(4, np.uint64)
     kernels.seed_state(seed_key(seed), np.uint64(index), state)
-    kernels._fix(order, state, 0, pack.shape[0])
+    kernels._shuffle(order, state)
     if spec.cut is not None:
         c = kernels.bounded(state, pack.shape[0] + 1) if spec.cut == "random" else int(spec.cut)
         order = np.roll(order, -c)

@@ -91,8 +91,8 @@ def test_deal_csv(cli: tuple[Path, dict[str, Run]]) -> None:
     lines = run.stdout.splitlines()
     assert lines[0] == ("shoe,hand,player_cards,banker_cards,player_total,banker_total,winner,"
                         "natural,player_pair,banker_pair,player_card_count,banker_card_count")
-    assert lines[1] == "1,1,AD 9D 7D,4D 9D 2C,7,5,player,false,false,false,3,3"
-    assert len(lines) == 1 + 244 and lines[-1].startswith("3,84,")
+    assert lines[1] == "1,1,KS 2S,6C 2C,2,8,banker,true,false,false,2,2"
+    assert len(lines) == 1 + 241 and lines[-1].startswith("3,80,")
 
 
 def test_bad_file_is_one_line_and_exit_1(cli: tuple[Path, dict[str, Run]]) -> None:

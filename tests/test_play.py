@@ -142,10 +142,12 @@ def test_session_with_boxes_same_take_back_and_quit() -> None:
         assert winner in block
         before = 1000 + sum(nets[:number - 1])
         assert f"bankroll {_money(before)} -> {_money(before + nets[number - 1])}" in block
-    # the second hand's draw, worked by hand from the printed cards
-    assert "Banker 5 draws: Player's third card is 7H (value 7) -> 2D" in out
+    # the first hand's draw, worked by hand from the printed cards: Player 3D 4S is 7 and
+    # stands, Banker J T is 0 and draws the 8D, so Banker wins 8 to 7
+    assert "Banker 0 draws: Player stood, Banker draws on 0 to 5 -> 8D" in out
     assert "Box 1: Banker 25 wins 23.75" in out
-    assert "Box 3: Player Pair 5 wins 55.00" in out
+    # 2H 7D is no pair
+    assert "Box 3: Player Pair 5 loses 5.00" in out
     assert "On the table: box 1: Banker 25; box 2: Player 10, Tie 5 (total 40)." in out
     assert "Box 3: Banker Pair bet taken back." in out
     assert "Box 1: 5 taken back from Player." in out

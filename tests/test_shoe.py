@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from backtest import kernels
 from backtest.errors import RulesError
 from backtest.hands import Hands
 from backtest.rules import Hand, Winner, deal_hand, deal_hands
@@ -348,3 +349,83 @@ def test_two_million_hands_converge_on_the_exact_frequencies() -> None:
         freq = counts[w.code] / n
         se = math.sqrt(p * (1 - p) / n)
         assert abs(freq - p) < 4 * se, f"{w}: {freq:.6f} vs exact {p} ({(freq - p) / se:+.2f} SE)"
+
+
+# --- the shuffle, against a reference written here ----------------------------------------------
+
+M64 = (1 << 64) - 1
+
+
+class RefStream:
+    """xoshiro256** in Python integers (the published algorithm)."""
+
+    def __init__(self, state: np.ndarray) -> None:
+        self.s = [int(x) for x in state]
+
+    def next(self) -> int:
+        s = self.s
+        result = (((s[1] * 5) & M64) << 7 | ((s[1] * 5) & M64) >> 57) & M64
+        result = (result * 9) & M64
+        t = (s[1] << 17) & M64
+        s[2] ^= s[0]
+        s[3] ^= s[1]
+        s[1] ^= s[2]
+        s[0] ^= s[3]
+        s[2] ^= t
+        s[3] = ((s[3] << 45) | (s[3] >> 19)) & M64
+        return result
+
+    def pick(self, bits32: int, bound: int) -> int:
+        """Uniform in [0, bound) from 32 bits, rejecting the biased few (Lemire)."""
+        threshold = (2**32 - bound) % bound
+        m = bits32 * bound
+        while m & 0xFFFFFFFF < threshold:
+            m = (self.next() >> 32) * bound
+        return m >> 32
+
+
+def reference_shuffle(n: int, state: np.ndarray) -> list[int]:
+    """Fisher-Yates from the front; each output's high half picks for an even
+    position, its low half for the next; the last position stays."""
+    order, rng, i = list(range(n)), RefStream(state), 0
+    while i < n - 1:
+        r = rng.next()
+        for half in (r >> 32, r & 0xFFFFFFFF)[: 2 if i + 1 < n - 1 else 1]:
+            j = i + rng.pick(half, n - i)
+            order[i], order[j] = order[j], order[i]
+            i += 1
+    return order
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 52, 53, 416])
+def test_the_shuffle_is_the_reference_shuffle(n: int) -> None:
+    for index in range(5):
+        state = np.zeros(4, np.uint64)
+        kernels.seed_state(np.uint64(0xC0FFEE), np.uint64(index), state)
+        order = np.arange(n, dtype=np.int64)
+        expected = reference_shuffle(n, state)
+        kernels._shuffle(order, state)
+        assert order.tolist() == expected
+
+
+def test_a_rejected_pick_draws_again() -> None:
+    """Bits that fall in the biased few are rejected: 0 for a bound of 3."""
+    state = np.zeros(4, np.uint64)
+    kernels.seed_state(np.uint64(1), np.uint64(2), state)
+    ref = RefStream(state)
+    value, *after = kernels._lemire(np.uint64(0), np.uint64(3), *state)
+    assert value == ref.pick(0, 3) and [int(x) for x in after] == ref.s != state.tolist()
+
+
+def test_the_shuffle_is_uniform() -> None:
+    """All 24 orders of four cards, 48,000 shuffles: chi-square, 23 degrees of freedom."""
+    seen: Counter[tuple[int, ...]] = Counter()
+    state = np.zeros(4, np.uint64)
+    kernels.seed_state(np.uint64(7), np.uint64(0), state)
+    for _ in range(48_000):
+        order = np.arange(4, dtype=np.int64)
+        kernels._shuffle(order, state)
+        seen[tuple(order.tolist())] += 1
+    assert len(seen) == 24
+    chi2 = sum((k - 2000) ** 2 / 2000 for k in seen.values())
+    assert chi2 < 49.7  # the 0.999 quantile
