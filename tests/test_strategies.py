@@ -1415,3 +1415,38 @@ def test_a_labouchere_line_that_reaches_the_end_of_its_state_moves_to_the_front(
     settle(0.95)                                    # a win crosses out 1 and 19
     assert (s[0], s[1]) == (17, 1)
     assert stake() == 10 * (2 + 18)
+
+
+def test_a_labouchere_line_too_long_or_of_one_number() -> None:
+    """A loss on a line of MAX_LINE numbers abandons it for a new line; a line
+    of one number stakes it once, and a win on it starts a new line."""
+    from strategies.base import STATE_FLOATS
+    from strategies.progressions import MAX_LINE, _labouchere_decide, _labouchere_update
+
+    strat = registry.get("labouchere").from_config({"bet": "banker", "base": 10}, "params")
+    p = strat.encode()
+    s, si, ctx = np.zeros(STATE_FLOATS), np.zeros(8, np.int64), np.zeros(8)
+
+    def stake() -> float:
+        out = np.zeros(7)
+        _labouchere_decide(p, s, si, ctx, np.zeros(0, np.int8), np.zeros(7), out)
+        return float(out[Bet.BANKER.code])
+
+    def settle(result: float) -> None:
+        stakes, unit = np.zeros(7), np.zeros(7)
+        stakes[Bet.BANKER.code], unit[Bet.BANKER.code] = stake(), result
+        _labouchere_update(p, s, si, ctx, stakes, unit, stakes[Bet.BANKER.code] * result)
+
+    s[0], s[1] = MAX_LINE - 1, 0
+    s[2:2 + MAX_LINE - 1] = 5.0
+    settle(-1.0)                                    # the line reaches MAX_LINE numbers
+    assert (s[0], s[1], s[2 + MAX_LINE - 1]) == (MAX_LINE, 0, 10.0)
+    settle(-1.0)                                    # one more loss: a new line 1 2 3 4
+    assert (s[0], s[1]) == (4, 0) and list(s[2:6]) == [1, 2, 3, 4]
+    assert stake() == 10 * (1 + 4)
+    s[0], s[1], s[2 + 7] = 1, 7, 6.0                # a line of one number, 6
+    assert stake() == 60
+    settle(0.0)                                     # a push keeps it
+    assert (s[0], s[1]) == (1, 7)
+    settle(0.95)                                    # a win crosses it out: a new line
+    assert (s[0], s[1]) == (4, 0) and stake() == 50
