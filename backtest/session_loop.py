@@ -252,8 +252,8 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                     x = y
             cc = 0
             if one >= 0 and x > 0.0 and not has_side:
-                c = np.floor(x * 100.0 + 1e-6)
-                cc = _MAX_CENTS if c > _MAX_CENTS else int(c)
+                # whole cents: truncation is the floor of a positive number
+                cc = int(min(x * 100.0 + 1e-6, float(_MAX_CENTS)))
                 if not (0 < cc and min_c[one] <= cc and cc <= max_c[one] and offered[one]
                         and cc * den <= final and not (pairs_need_main and (one == 3 or one == 4))):
                     cc = 0
