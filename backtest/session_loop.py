@@ -186,7 +186,7 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
     """
     for r in range(14):
         counts[r] = full_counts[r]
-    has_side = False
+    sides = 0   # side bets the strategy always places (a count: one test a hand)
     for b in range(N_BETS):
         evs[b] = evs_full[b]
         out[b] = 0.0
@@ -194,7 +194,7 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
         stakes[b] = 0.0
         unit_f[b] = 0.0
         side_c[b] = np.int64(np.floor(p[P_SIDE + b] * 100.0 + 1e-6)) if p[P_SIDE + b] > 0.0 else 0
-        has_side = has_side or side_c[b] > 0
+        sides += 1 if side_c[b] > 0 else 0
     reset_on_max = p[P_ON_MAX] == 0.0
     cards_seen = compiled.counts_cards(kind)   # known while compiling (`use_cards` is for run_python)
     all_in = p[P_ON_BANKROLL] != 0.0
@@ -251,7 +251,7 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                     one = int(np.int64(active[a])) if one == -1 else -2
                     x = y
             cc = 0
-            if one >= 0 and x > 0.0 and not has_side:
+            if one >= 0 and x > 0.0 and sides == 0:
                 # whole cents: truncation is the floor of a positive number
                 cc = int(min(x * 100.0 + 1e-6, float(_MAX_CENTS)))
                 if not (0 < cc and min_c[one] <= cc and cc <= max_c[one] and offered[one]
