@@ -41,19 +41,21 @@ ROWS = (
 
 @njit(cache=True)
 def scan(shoe: np.ndarray, cards: np.ndarray, full: np.ndarray, payouts: np.ndarray,
-         hits: np.ndarray, ev_sum: np.ndarray, ev_max: np.ndarray, shoes_hit: np.ndarray) -> int:
+         hits: np.ndarray, ev_sum: np.ndarray, ev_max: np.ndarray, shoes_hit: np.ndarray,
+         nodes: np.ndarray, coef: np.ndarray, work: np.ndarray) -> int:
     """Price every bet of every table before each hand; accumulate, per table and
     bet, the hands with EV > 0, their EV sum and maximum, and the shoes with
     at least one such hand. Hands must be grouped by shoe, in deal order.
-    Returns the number of hands priced."""
+    Returns the number of hands priced. nodes, coef, work: `odds.ev_work()`."""
     counts = full.copy()
+    evs = np.empty(hits.shape[1])
     seen = np.zeros(hits.shape, dtype=np.bool_)
     for i in range(shoe.shape[0]):
         if i == 0 or shoe[i] != shoe[i - 1]:
             counts[:] = full
             seen[:] = False
         for t in range(payouts.shape[0]):
-            evs = odds.ev_array(counts, payouts[t])
+            odds.ev_fill(counts, payouts[t], evs, nodes, coef, work)
             for b in range(evs.shape[0]):
                 ev = evs[b]
                 if ev > 0.0:
@@ -96,7 +98,7 @@ def run_block(first_shoe: int, n_shoes: int, seed: int) -> Tally:
     tally = Tally.zero()
     payouts = np.stack([odds.payout_vector(r) for r in TABLES])
     tally.hands = scan(hands.shoe.astype(np.int64), hands.cards, SPEC.counts(), payouts,
-                       tally.hits, tally.ev_sum, tally.ev_max, tally.shoes_hit)
+                       tally.hits, tally.ev_sum, tally.ev_max, tally.shoes_hit, *odds.ev_work())
     return tally
 
 
