@@ -167,7 +167,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
             if b >= 0:
                 col = cols[b]
                 if col is None:
-                    col = cols[b] = unit[:, b].tolist()
+                    col = cols[b] = unit[b].tolist()
                 net = c * col[i]
                 wag[b] += c
                 exp_net += c * 0.01 * evs_l[b]
@@ -202,7 +202,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                     if c > 0:
                         col = cols[b]
                         if col is None:
-                            col = cols[b] = unit[:, b].tolist()
+                            col = cols[b] = unit[b].tolist()
                         net += c * col[i]
                         total += c
                         wag[b] += c

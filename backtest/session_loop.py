@@ -260,7 +260,7 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
             quiet = one == -1   # every stake zero: the hand is sat out
             if cc > 0:
                 u1 = np.uint64(one)
-                net = cc * unit[i, u1]
+                net = cc * unit[u1, i]
                 total = cc
                 wag[u1] += cc * den
                 exp_net += cc * 0.01 * evs[u1]
@@ -302,7 +302,7 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                     b = active[a]
                     c = cents[b]
                     if c > 0:
-                        net += c * unit[i, b]
+                        net += c * unit[b, i]
                         total += c
                         wag[b] += c * den
                         exp_net += c * 0.01 * evs[b]
@@ -332,7 +332,7 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                         stakes[b] = cents[b] * 0.01
                     else:
                         stakes[b] = cc * 0.01 if np.int64(b) == one else 0.0
-                    u = unit[i, b]
+                    u = unit[b, i]
                     unit_f[b] = u / den if u > -(2 ** 62) else 0.0
                 compiled.update(kind, p, s, si, ctx, stakes, unit_f, net / scale)
             if ledger:

@@ -239,7 +239,7 @@ class Result:
         except AttributeError:
             unit, den = self._src
             scale = 100.0 * den
-            row = unit[self._i].tolist()
+            row = unit[:, self._i].tolist()
             self._nets = {_BETS[b]: c * row[b] / scale for b, c in self._placed}
             return self._nets
 
@@ -255,7 +255,7 @@ class Result:
         except AttributeError:
             unit, den = self._src
             self._units = {bet: (u / den if u > -(2 ** 62) else 0.0)
-                           for bet, u in zip(_BETS, unit[self._i].tolist())}
+                           for bet, u in zip(_BETS, unit[:, self._i].tolist())}
             return self._units
 
     @units.setter
