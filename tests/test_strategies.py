@@ -1382,30 +1382,46 @@ def test_the_loop_does_only_what_a_strategy_needs() -> None:
     assert not {"flat", "follow-the-shoe", "counter"} & learners
 
 
+class LabouchereKernels:
+    """A Labouchere seat (banker, base 10) driven through its compiled
+    kernels by hand: `s` is its state, to set up and to read."""
+
+    def __init__(self) -> None:
+        from strategies.base import STATE_FLOATS
+
+        strat = registry.get("labouchere").from_config({"bet": "banker", "base": 10}, "params")
+        self.p = strat.encode()
+        self.s, self.si, self.ctx = np.zeros(STATE_FLOATS), np.zeros(8, np.int64), np.zeros(8)
+
+    def stake(self) -> float:
+        from strategies.progressions import _labouchere_decide
+
+        out = np.zeros(7)
+        _labouchere_decide(self.p, self.s, self.si, self.ctx, np.zeros(0, np.int8), np.zeros(7),
+                           out)
+        return float(out[Bet.BANKER.code])
+
+    def settle(self, result: float) -> None:
+        from strategies.progressions import _labouchere_update
+
+        stakes, unit = np.zeros(7), np.zeros(7)
+        stakes[Bet.BANKER.code], unit[Bet.BANKER.code] = self.stake(), result
+        _labouchere_update(self.p, self.s, self.si, self.ctx, stakes, unit,
+                           stakes[Bet.BANKER.code] * result)
+
+
 def test_a_labouchere_line_that_reaches_the_end_of_its_state_moves_to_the_front() -> None:
     # a win crosses out the first number by moving the line's start; a loss
     # appends; a line that has drifted to the end of the state array is moved
     # back to the front, numbers unchanged
     from strategies.base import STATE_FLOATS
-    from strategies.progressions import _labouchere_decide, _labouchere_update
 
-    strat = registry.get("labouchere").from_config({"bet": "banker", "base": 10}, "params")
-    p = strat.encode()
-    s, si, ctx = np.zeros(STATE_FLOATS), np.zeros(8, np.int64), np.zeros(8)
+    seat = LabouchereKernels()
+    s, stake, settle = seat.s, seat.stake, seat.settle
     line = [float(k) for k in range(1, 19)]
     start = STATE_FLOATS - 2 - len(line)           # the line fills the last slots
     s[0], s[1] = len(line), start
     s[2 + start:] = line
-
-    def stake() -> float:
-        out = np.zeros(7)
-        _labouchere_decide(p, s, si, ctx, np.zeros(0, np.int8), np.zeros(7), out)
-        return float(out[Bet.BANKER.code])
-
-    def settle(result: float) -> None:
-        stakes, unit = np.zeros(7), np.zeros(7)
-        stakes[Bet.BANKER.code], unit[Bet.BANKER.code] = stake(), result
-        _labouchere_update(p, s, si, ctx, stakes, unit, stakes[Bet.BANKER.code] * result)
 
     assert stake() == 10 * (1 + 18)
     settle(-1.0)                                    # a loss appends 19: no room, so it moves
@@ -1420,23 +1436,10 @@ def test_a_labouchere_line_that_reaches_the_end_of_its_state_moves_to_the_front(
 def test_a_labouchere_line_too_long_or_of_one_number() -> None:
     """A loss on a line of MAX_LINE numbers abandons it for a new line; a line
     of one number stakes it once, and a win on it starts a new line."""
-    from strategies.base import STATE_FLOATS
-    from strategies.progressions import MAX_LINE, _labouchere_decide, _labouchere_update
+    from strategies.progressions import MAX_LINE
 
-    strat = registry.get("labouchere").from_config({"bet": "banker", "base": 10}, "params")
-    p = strat.encode()
-    s, si, ctx = np.zeros(STATE_FLOATS), np.zeros(8, np.int64), np.zeros(8)
-
-    def stake() -> float:
-        out = np.zeros(7)
-        _labouchere_decide(p, s, si, ctx, np.zeros(0, np.int8), np.zeros(7), out)
-        return float(out[Bet.BANKER.code])
-
-    def settle(result: float) -> None:
-        stakes, unit = np.zeros(7), np.zeros(7)
-        stakes[Bet.BANKER.code], unit[Bet.BANKER.code] = stake(), result
-        _labouchere_update(p, s, si, ctx, stakes, unit, stakes[Bet.BANKER.code] * result)
-
+    seat = LabouchereKernels()
+    s, stake, settle = seat.s, seat.stake, seat.settle
     s[0], s[1] = MAX_LINE - 1, 0
     s[2:2 + MAX_LINE - 1] = 5.0
     settle(-1.0)                                    # the line reaches MAX_LINE numbers
