@@ -21,7 +21,7 @@ from backtest.session_loop import (_MAX_CENTS, ENDED_LIMIT, ENDED_RUIN, PLACE_BA
                                    S_BELOW_MIN, S_BETS, S_CUR_STREAK, S_DRAWDOWN, S_ENDED,
                                    S_FINAL, S_HANDS, S_LARGEST, S_LOSING_STREAK, S_LOSSES,
                                    S_MAX_HITS, S_NET, S_PEAK, S_PUSHES, S_WAGERED, S_WINS,
-                                   ended_by, session_seed)
+                                   ended_by, plays_on, session_seed)
 from strategies.base import N_BETS, P_ON_BANKROLL, P_ON_MAX, P_SIDE, Result, Strategy, View
 
 
@@ -44,7 +44,6 @@ def _head_params(strategy: Strategy) -> np.ndarray:
 _BETS = tuple(Bet)
 _BET_BY_NAME = {b.value: b for b in Bet} | {b: b for b in Bet}
 _CODE_BY_NAME = {key: bet.code for key, bet in _BET_BY_NAME.items()}
-_NEVER = 1 << 126  # a bound no sum of ticks reaches
 _CACHE_SIZE = 4096
 _NUMBERS = frozenset((float, int))
 
@@ -104,9 +103,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
     new_result = object.__new__
     cents_of: dict[float, int] = {}
     code_of = _CODE_BY_NAME
-    # the stop rules as one interval of bankrolls that plays on
-    keep_lo = ruin_below if stop_loss < 0 else max(ruin_below, bankroll0 - stop_loss + 1)
-    keep_hi = bankroll0 + win_goal if win_goal >= 0 else _NEVER
+    keep_lo, keep_hi = (int(x) for x in plays_on(ruin_below, stop_loss, win_goal, bankroll0))
     placed: tuple[tuple[int, int], ...] = ()
     rows = 0
     led_i: list[int] = []

@@ -131,6 +131,15 @@ def place(all_in: bool, cents: np.ndarray, min_c: np.ndarray, max_c: np.ndarray,
 
 
 @njit_nrt_free(inline=True)
+def plays_on(ruin_below: int, stop_loss: int, win_goal: int, bankroll0: int) -> tuple[int, int]:
+    """The stop rules as one interval of bankrolls that play on, [lo, hi):
+    below lo is ruin or the stop-loss, from hi the win goal (both loops ask this)."""
+    lo = ruin_below if stop_loss < 0 else max(ruin_below, bankroll0 - stop_loss + 1)
+    hi = bankroll0 + win_goal if win_goal >= 0 else _NEVER
+    return lo, hi
+
+
+@njit_nrt_free(inline=True)
 def ended_by(final: int, ruin_below: int, stop_loss: int, bankroll0: int) -> int:
     """Why a session that left the bankrolls that play on ended: ruin before
     the stop-loss, the stop-loss before the win goal (both loops ask this)."""
@@ -201,9 +210,7 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
     na = active.shape[0]
     rows = 0
     scale = 100.0 * den
-    # the stop rules as one interval of bankrolls that plays on
-    keep_lo = ruin_below if stop_loss < 0 else max(ruin_below, bankroll0 - stop_loss + 1)
-    keep_hi = bankroll0 + win_goal if win_goal >= 0 else _NEVER
+    keep_lo, keep_hi = plays_on(ruin_below, stop_loss, win_goal, bankroll0)
     for j in range(session_ids.shape[0]):
         wag = wagered[j]
         final = peak = bankroll0
