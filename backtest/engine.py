@@ -218,12 +218,21 @@ def _seat_key(seed: int, seat: int) -> np.uint64:
     return np.random.SeedSequence(seed, spawn_key=(1, seat)).generate_state(1, np.uint64)[0]
 
 
+def _settled_bets(strategies: Sequence[Strategy], force_python: bool) -> set[Bet] | None:
+    """The bets whose results a chunk works out: those the seats can place, when
+    every seat is a built-in run compiled; every bet (None) when a seat runs in
+    Python, whose `Result.units` shows every bet's result."""
+    if force_python or not all(isinstance(s, Builtin) for s in strategies):
+        return None
+    return set().union(*(s.possible_bets() for s in strategies))
+
+
 def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: int,
               ledger: bool = False, force_python: bool = False) -> tuple[list[SeatResult], int]:
     """Run sessions lo..hi-1 for every seat; returns per-seat results and hands dealt."""
     hands, bounds, shoe_no = _hands_for(config, lo, hi)
     table = _table(config, hands)
-    unit = payouts.unit_results(hands, config.rules)
+    unit = payouts.unit_results(hands, config.rules, _settled_bets(strategies, force_python))
     session_ids = np.arange(lo, hi, dtype=np.int64)
     s = config.session
     tick = 100 * table.den

@@ -9,6 +9,7 @@ rounded. Each entry agrees with `rules.bet_result` (tested hand by hand).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from fractions import Fraction
 
 import numpy as np
@@ -25,7 +26,7 @@ def _d(x: Fraction, den: int) -> int:
     return int(x * den)
 
 
-def unit_results(hands: Hands, rules: Rules) -> np.ndarray:
+def unit_results(hands: Hands, rules: Rules, bets: Collection[Bet] | None = None) -> np.ndarray:
     """(7, n) int64: row b is bet b's net per unit staked on every hand, in
     1/rules.money_denominator.
 
@@ -33,6 +34,10 @@ def unit_results(hands: Hands, rules: Rules) -> np.ndarray:
     through 8 bytes a hand rather than a 56-byte row of every bet. A bet the
     table does not offer, or one the recorded shoe cannot settle (a needed
     column is missing), is UNKNOWN on every hand.
+
+    `bets`: only these rows are worked out (default: all). The others are
+    zero and never written, so they take no memory: the engine asks only for
+    the bets its seats can place.
     """
     den = rules.money_denominator
     k = hands.known
@@ -46,37 +51,58 @@ def unit_results(hands: Hands, rules: Rules) -> np.ndarray:
                         0 if rules.banker_three_card_seven_push else pay(rules.banker_payout),
                         pay(rules.tie_payout), pay(rules.pair_payout), pay(rules.dragon7_payout),
                         pay(rules.panda8_payout)], dtype=np.int64)
-    settleable = np.array([rules.payout(b) is not None and not missing_for(b, hands, rules)
-                           for b in Bet])
-    out = np.empty((len(Bet), len(hands)), dtype=np.int64)
+    wanted = set(Bet) if bets is None else set(bets)
+    # per row: 0 not wanted, 1 worked out, 2 UNKNOWN (not offered, or not settleable)
+    rows = np.array([0 if b not in wanted else
+                     2 if rules.payout(b) is None or missing_for(b, hands, rules) else 1
+                     for b in Bet], dtype=np.int8)
+    out = np.zeros((len(Bet), len(hands)), dtype=np.int64)
     _unit_results(hands.winner, hands.player_total, hands.banker_total, hands.player_pair,
                   hands.banker_pair, hands.player_cards, hands.banker_cards, payouts, den,
-                  settleable, "card_counts" in k and "banker_total" in k, out)
+                  rows, "card_counts" in k and "banker_total" in k, out)
     return out
 
 
 @njit(cache=True)
 def _unit_results(winner: np.ndarray, pt: np.ndarray, bt: np.ndarray, ppair: np.ndarray,
                   bpair: np.ndarray, pn: np.ndarray, bn: np.ndarray, payouts: np.ndarray,
-                  den: int, settleable: np.ndarray, seven_known: bool, out: np.ndarray) -> None:
+                  den: int, rows: np.ndarray, seven_known: bool, out: np.ndarray) -> None:
     """payouts: player, banker, banker on 6, banker with a three-card 7, tie,
-    pair, dragon 7, panda 8 (net per unit, in 1/den)."""
-    for i in range(winner.shape[0]):
-        w = winner[i]
-        seven = seven_known and w == 1 and bn[i] == 3 and bt[i] == 7
-        out[0, i] = den if w == 0 else (0 if w == 2 else -den)
-        if w == 1:
-            out[1, i] = payouts[3] if seven else (payouts[2] if bt[i] == 6 else payouts[1])
+    pair, dragon 7, panda 8 (net per unit, in 1/den). A row at a time, each
+    a loop without branches over every hand."""
+    lose = -den
+    for b in range(7):
+        if rows[b] == 0:
+            continue
+        r = out[b]
+        if rows[b] == 2:
+            r[:] = UNKNOWN
+        elif b == 0:
+            for i in range(winner.shape[0]):
+                w = winner[i]
+                r[i] = den if w == 0 else (0 if w == 2 else lose)
+        elif b == 1:
+            for i in range(winner.shape[0]):
+                w = winner[i]
+                seven = seven_known and bn[i] == 3 and bt[i] == 7
+                won = payouts[3] if seven else (payouts[2] if bt[i] == 6 else payouts[1])
+                r[i] = won if w == 1 else (0 if w == 2 else lose)
+        elif b == 2:
+            for i in range(winner.shape[0]):
+                r[i] = payouts[4] if winner[i] == 2 else lose
+        elif b == 3:
+            for i in range(winner.shape[0]):
+                r[i] = payouts[5] if ppair[i] else lose
+        elif b == 4:
+            for i in range(winner.shape[0]):
+                r[i] = payouts[5] if bpair[i] else lose
+        elif b == 5:
+            for i in range(winner.shape[0]):
+                r[i] = payouts[6] if (seven_known and winner[i] == 1 and bn[i] == 3
+                                      and bt[i] == 7) else lose
         else:
-            out[1, i] = 0 if w == 2 else -den
-        out[2, i] = payouts[4] if w == 2 else -den
-        out[3, i] = payouts[5] if ppair[i] else -den
-        out[4, i] = payouts[5] if bpair[i] else -den
-        out[5, i] = payouts[6] if seven else -den
-        out[6, i] = payouts[7] if (w == 0 and pn[i] == 3 and pt[i] == 8) else -den
-        for b in range(7):
-            if not settleable[b]:
-                out[b, i] = UNKNOWN
+            for i in range(winner.shape[0]):
+                r[i] = payouts[7] if (winner[i] == 0 and pn[i] == 3 and pt[i] == 8) else lose
 
 
 def missing_for(bet: Bet, hands: Hands, rules: Rules) -> bool:

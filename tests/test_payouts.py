@@ -40,3 +40,19 @@ def test_an_outcome_level_shoe_settles_only_what_it_records() -> None:
             assert unit[bet.code, i] == bet_result(bet, record, rules) * rules.money_denominator
     assert (unit[Bet.PLAYER_PAIR.code] == payouts.UNKNOWN).all()
     assert (unit[Bet.BANKER_PAIR.code] == payouts.UNKNOWN).all()
+
+
+@pytest.mark.parametrize("preset", ["commission", "ez"])
+def test_asked_bets_only_are_worked_out_and_the_rest_stay_zero(preset: str) -> None:
+    rules = PRESETS[preset]
+    hands = generate_hands(ShoeSpec(decks=8), 20, seed=5)
+    full = payouts.unit_results(hands, rules)
+    for asked in ({Bet.BANKER}, {Bet.PLAYER, Bet.TIE}, {Bet.DRAGON_7, Bet.PANDA_8},
+                  {Bet.PLAYER_PAIR, Bet.BANKER_PAIR}, set()):
+        part = payouts.unit_results(hands, rules, asked)
+        for bet in Bet:
+            row = part[bet.code]
+            if bet in asked:
+                assert (row == full[bet.code]).all(), (preset, bet)
+            else:
+                assert not row.any(), (preset, bet)
