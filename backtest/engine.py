@@ -34,7 +34,7 @@ from backtest.errors import ConfigError, MissingDataError, StrategyError
 from backtest.hands import Hands
 from backtest.odds import ev_array, payout_vector
 from backtest.rules import Bet
-from backtest.shoe import generate_shoes, seed_key
+from backtest.shoe import generate_shoes
 from strategies.base import Builtin, Strategy
 from strategies.compiled import kind_marker
 
@@ -56,6 +56,10 @@ class SeatResult:
     wagered: np.ndarray    # (sessions, 7) int64
     expected: np.ndarray   # (sessions,) float64, expected net in currency
     ledger: dict[str, np.ndarray] | None = None
+
+
+#: one seat's frames of one chunk: sessions (None once spilled to disk), ledger or None
+SeatFrames = tuple[pl.DataFrame | None, pl.DataFrame | None]
 
 
 @dataclass
@@ -389,22 +393,43 @@ def seat_frames(config: RunConfig, part: tuple[list[SeatResult], int], first_ses
     return out
 
 
+def spill_path(spill: Path, seat: int, lo: int) -> Path:
+    """Where the sessions of `seat` from session `lo` on are spilled."""
+    return spill / f"sessions-{seat:04d}-{lo:012d}.arrow"
+
+
+def chunk_frames(config: RunConfig, part: tuple[list[SeatResult], int], lo: int,
+                 spill: Path | None) -> list[SeatFrames]:
+    """A chunk's frames for each seat; with `spill`, the sessions frames are
+    written there (Arrow IPC, LZ4: a third of the time of Parquet with zstd,
+    for files 1.8 times as large, which last only as long as the run) and
+    None is kept in their place."""
+    seats: list[SeatFrames] = []
+    for k, (sessions_k, ledger_k) in enumerate(seat_frames(config, part, lo)):
+        if spill is not None:
+            sessions_k.write_ipc(spill_path(spill, k, lo), compression="lz4")
+            seats.append((None, ledger_k))
+        else:
+            seats.append((sessions_k, ledger_k))
+    return seats
+
+
 def finish(config: RunConfig,
-           chunks: Sequence[Sequence[tuple[pl.DataFrame | None, pl.DataFrame | None]]],
+           chunks: Sequence[Sequence[SeatFrames]],
            ledger: bool = False, spilled: Sequence[Sequence[Path]] = ()
            ) -> tuple[pl.DataFrame | pl.LazyFrame, pl.DataFrame, pl.DataFrame | None]:
     """The sessions, summary (and ledger) frames from every chunk's seat frames,
     in seat then session order. With `spilled` (for each seat, its chunks'
-    sessions frames written to these Parquet files, in session order) the
+    sessions frames written to these Arrow IPC files, in session order) the
     sessions are a LazyFrame over the files."""
     from backtest import metrics
 
     n_seats = len(config.seats)
     sessions: pl.DataFrame | pl.LazyFrame
     if spilled:
-        sessions = pl.scan_parquet([f for files in spilled for f in files])
+        sessions = pl.scan_ipc([f for files in spilled for f in files])
         # a seat at a time, so that only one seat's columns are in memory
-        summary = pl.concat([metrics.summary(pl.scan_parquet(list(files)), config)
+        summary = pl.concat([metrics.summary(pl.scan_ipc(list(files)), config)
                              for files in spilled])
     else:
         sessions = pl.concat([s for k in range(n_seats) for c in chunks
@@ -441,7 +466,7 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
     called after each chunk (with the total sessions).
 
     spill: a directory (it must exist) for each chunk's sessions frames as
-    Parquet files, written as the chunks finish instead of kept in memory;
+    Arrow IPC files, written as the chunks finish instead of kept in memory;
     the result's `sessions` is then a LazyFrame over them (valid while the
     files are), and memory stays flat however many sessions are run, but for
     the summary, worked out at the end from one seat's metric columns at a
@@ -453,24 +478,19 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
     if workers < 1:
         raise ConfigError(f"workers must be at least 1, got {workers}")
     chunks = plan_chunks(n, per_session, workers)
-    frames: list[list[tuple[pl.DataFrame | None, pl.DataFrame | None]]] = []
+    frames: list[list[SeatFrames]] = []
     # each seat's spilled files, in session order (chunks are collected in order)
     spilled: list[list[Path]] = [[] for _ in config.seats] if spill is not None else []
     done_s = done_h = 0
 
     def collect(lo: int, hi: int, part: tuple[list[SeatResult], int]) -> None:
-        # each chunk becomes compact frames at once, so the raw arrays do not pile up
+        # each chunk becomes compact frames at once, so the raw arrays do not pile
+        # up (in this process: polars' threads do not survive a fork)
         nonlocal done_s, done_h
-        seats: list[tuple[pl.DataFrame | None, pl.DataFrame | None]] = []
-        for k, (sessions_k, ledger_k) in enumerate(seat_frames(config, part, lo)):
-            if spill is None:
-                seats.append((sessions_k, ledger_k))
-                continue
-            path = spill / f"sessions-{k:04d}-{lo:012d}.parquet"
-            sessions_k.write_parquet(path)
-            spilled[k].append(path)
-            seats.append((None, ledger_k))
-        frames.append(seats)
+        frames.append(chunk_frames(config, part, lo, spill))
+        if spill is not None:
+            for k in range(len(config.seats)):
+                spilled[k].append(spill_path(spill, k, lo))
         done_s += hi - lo
         done_h += part[1]
         if progress:

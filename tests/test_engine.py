@@ -191,7 +191,7 @@ def test_spilled_sessions_are_the_same_frames(monkeypatch: pytest.MonkeyPatch,
         folder.mkdir()
         spilled = engine.run(cfg, workers=workers, spill=folder)
         assert isinstance(spilled.sessions, pl.LazyFrame)
-        assert len(list(folder.glob("*.parquet"))) >= 3 * 3   # three seats, several chunks
+        assert len(list(folder.glob("*.arrow"))) >= 3 * 3   # three seats, several chunks
         assert spilled.sessions.collect().equals(whole.sessions)
         assert spilled.summary.equals(whole.summary)
         assert spilled.summary["seat"].to_list() == ["flat", "martingale", "Follow"]
