@@ -54,8 +54,7 @@ def sessions_frame(label: str, strategy: str, stats: np.ndarray, wagered: np.nda
         "wins": stats[:, S_WINS].astype(np.int32),
         "losses": stats[:, S_LOSSES].astype(np.int32),
         "pushes": stats[:, S_PUSHES].astype(np.int32),
-        "ended_by": pl.Series(stats[:, S_ENDED].astype(np.uint32)).cast(pl.UInt32)
-        .replace_strict(dict(enumerate(ENDED_BY)), return_dtype=ENDED),
+        "ended_by": pl.Series(ENDED_BY, dtype=ENDED).gather(stats[:, S_ENDED]),
     }
     for bet in Bet:
         data[f"wagered_{bet.value}"] = wagered[:, bet.code] / tick
