@@ -167,7 +167,8 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                     col = cols[b] = unit[b].tolist()
                 net = c * col[i]
                 wag[b] += c
-                exp_net += c * 0.01 * evs_l[b]
+                if use_cards:
+                    exp_net += c * 0.01 * evs_l[b]
                 if c > largest:
                     largest = c
                 staked = True
@@ -203,7 +204,8 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                         net += c * col[i]
                         total += c
                         wag[b] += c
-                        exp_net += c * 0.01 * evs_l[b]
+                        if use_cards:
+                            exp_net += c * 0.01 * evs_l[b]
                 if total > largest:
                     largest = total
                 staked = total > 0
@@ -255,6 +257,10 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
             hands = i + 1 - lo
             break
         wag_total = sum(wag)
+        if not use_cards:   # as run_compiled: from the cents on each bet, once
+            for b in range(N_BETS):
+                if wag[b] != 0:
+                    exp_net += wag[b] * 0.01 * evs_l[b]
         st = stats[j]
         st[S_HANDS], st[S_BETS], st[S_WAGERED], st[S_NET] = \
             hands, wins + losses + pushes, wag_total * den, final - bankroll0

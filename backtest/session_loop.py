@@ -214,8 +214,8 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
     for j in range(session_ids.shape[0]):
         wag = wagered[j]
         final = peak = bankroll0
-        hands = bets = wag_total = net_total = drawdown = longest = cur = largest = 0
-        max_hits = stops = wins = losses = pushes = below_min = 0
+        hands = bets = drawdown = longest = cur = largest = 0
+        max_hits = stops = wins = losses = below_min = 0
         exp_net = 0.0
         ended = ENDED_LIMIT
         compiled.init(kind, p, s, si, session_seed(seat_key, session_ids[j], seed_work))
@@ -269,8 +269,9 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                 u1 = np.uint64(one)
                 net = cc * unit[u1, i]
                 total = cc
-                wag[u1] += cc * den
-                exp_net += cc * 0.01 * evs[u1]
+                wag[u1] += cc
+                if cards_seen:
+                    exp_net += cc * 0.01 * evs[u1]
             else:
                 one = -1
             if quiet:
@@ -311,8 +312,9 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                     if c > 0:
                         net += c * unit[b, i]
                         total += c
-                        wag[b] += c * den
-                        exp_net += c * 0.01 * evs[b]
+                        wag[b] += c
+                        if cards_seen:
+                            exp_net += c * 0.01 * evs[b]
             hands += 1
             # counted without branches: the outcome of a hand is a coin toss
             # to the processor's branch predictor
@@ -320,14 +322,11 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
             won = int(net > 0)
             lost = int(net < 0)
             bets += placed
-            wag_total += total * den
-            largest = max(largest, total * den)
+            largest = max(largest, total)
             wins += won
             losses += lost
-            pushes += placed - won - lost
             cur = (cur + lost) * (1 - won)
             longest = max(longest, cur)
-            net_total += net
             final += net
             peak = max(peak, final)
             drawdown = max(drawdown, peak - final)
@@ -358,21 +357,29 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
             ended = ended_by(final, ruin_below, stop_loss, bankroll0)
             break
         st = stats[j]
+        # the stakes were summed in cents, and the expected net is worked out
+        # from them once, unless the EVs change from hand to hand (a counter)
+        wag_total = 0
+        for b in range(N_BETS):
+            if not cards_seen and wag[b] != 0:
+                exp_net += wag[b] * 0.01 * evs[b]
+            wag_total += wag[b] * den
+            wag[b] *= den
         st[S_HANDS] = hands
         st[S_BETS] = bets
         st[S_WAGERED] = wag_total
-        st[S_NET] = net_total
+        st[S_NET] = final - bankroll0
         st[S_FINAL] = final
         st[S_PEAK] = peak
         st[S_DRAWDOWN] = drawdown
         st[S_LOSING_STREAK] = longest
-        st[S_LARGEST] = largest
+        st[S_LARGEST] = largest * den
         st[S_MAX_HITS] = max_hits
         st[S_BANKROLL_STOPS] = stops
         st[S_ENDED] = ended
         st[S_WINS] = wins
         st[S_LOSSES] = losses
-        st[S_PUSHES] = pushes
+        st[S_PUSHES] = bets - wins - losses
         st[S_CUR_STREAK] = cur
         st[S_BELOW_MIN] = below_min
         expected[j] = exp_net
