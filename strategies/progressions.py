@@ -452,7 +452,9 @@ def _oscar_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
     needed = p[ARG] * base - s[1]
     units = s[0]
     # never stake more than a win needs to finish the series (in whole units)
-    need_units = np.ceil(needed / base - 1e-9)
+    # times the reciprocal: a division here would lengthen the chain from one
+    # hand's profit to the next stake (the reciprocal does not depend on it)
+    need_units = np.ceil(needed * (1.0 / base) - 1e-9)
     units = need_units if need_units < units else units
     units = 1.0 if units < 1.0 else units
     out[int(p[BET])] = base * units
