@@ -306,30 +306,30 @@ class DAlembert(Progression):
 
 
 # --- Labouchere ---------------------------------------------------------------------------
-# state: s[0] the line's length, s[1] where it starts in s[2:] (a win crosses
-# out the first number by moving the start, not the line), the line itself
-# from s[2 + s[1]]
+# state: the line in s from s[si[1]] (a win crosses out the first number by
+# moving the start, not the line), si[0] its length. The two are integers, so
+# no conversion sits on the chain from one hand's result to the next stake.
 
 @jit
-def _new_line(p: np.ndarray, s: np.ndarray) -> None:
+def _new_line(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
     n = int(p[ARG])
-    s[0] = n
-    s[1] = 0.0
+    si[0] = n
+    si[1] = 0
     for i in range(n):
-        s[2 + i] = p[ARG + 1 + i]
+        s[i] = p[ARG + 1 + i]
 
 
 def _labouchere_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
-    _new_line(p, s)
+    _new_line(p, s, si)
 
 
 def _labouchere_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                        hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
-    n = int(s[0])
+    n = si[0]
     if n == 0:
-        _new_line(p, s)
-        n = int(s[0])
-    first = 2 + int(s[1])
+        _new_line(p, s, si)
+        n = si[0]
+    first = si[1]
     units = s[first] if n == 1 else s[first] + s[first + n - 1]
     out[int(p[BET])] = p[BASE] * units
 
@@ -338,29 +338,29 @@ def _labouchere_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.nda
                        stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
     bet = int(p[BET])
     r = main_result(bet, stakes, unit)
-    n = int(s[0])
-    first = 2 + int(s[1])
+    n = si[0]
+    first = si[1]
     if r == WIN:
         if n <= 2:
-            s[0] = 0.0
+            si[0] = 0
         else:
-            s[1] += 1.0
-            s[0] = n - 2
+            si[1] = first + 1
+            si[0] = n - 2
     elif r == LOSS:
         if n >= MAX_LINE:
-            _new_line(p, s)
+            _new_line(p, s, si)
         else:
             if first + n >= STATE_FLOATS:   # no room after the line: move it to the front
                 for i in range(n):
-                    s[2 + i] = s[first + i]
-                s[1] = 0.0
-                first = 2
+                    s[i] = s[first + i]
+                si[1] = 0
+                first = 0
             s[first + n] = stakes[bet] / p[BASE]
-            s[0] = n + 1
+            si[0] = n + 1
     elif r == PUSH and p[P_ON_PUSH] == 1.0:
-        _new_line(p, s)
-    if s[0] == 0.0:
-        _new_line(p, s)
+        _new_line(p, s, si)
+    if si[0] == 0:
+        _new_line(p, s, si)
 
 
 @dataclass(frozen=True)

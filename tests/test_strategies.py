@@ -1384,7 +1384,7 @@ def test_the_loop_does_only_what_a_strategy_needs() -> None:
 
 class LabouchereKernels:
     """A Labouchere seat (banker, base 10) driven through its compiled
-    kernels by hand: `s` is its state, to set up and to read."""
+    kernels by hand: `s` and `si` are its state, to set up and to read."""
 
     def __init__(self) -> None:
         from strategies.base import STATE_FLOATS
@@ -1417,19 +1417,19 @@ def test_a_labouchere_line_that_reaches_the_end_of_its_state_moves_to_the_front(
     from strategies.base import STATE_FLOATS
 
     seat = LabouchereKernels()
-    s, stake, settle = seat.s, seat.stake, seat.settle
+    s, si, stake, settle = seat.s, seat.si, seat.stake, seat.settle
     line = [float(k) for k in range(1, 19)]
-    start = STATE_FLOATS - 2 - len(line)           # the line fills the last slots
-    s[0], s[1] = len(line), start
-    s[2 + start:] = line
+    start = STATE_FLOATS - len(line)               # the line fills the last slots
+    si[0], si[1] = len(line), start
+    s[start:] = line
 
     assert stake() == 10 * (1 + 18)
     settle(-1.0)                                    # a loss appends 19: no room, so it moves
-    assert (s[0], s[1]) == (19, 0)
-    assert list(s[2:2 + 19]) == [*line, 19.0]
+    assert (si[0], si[1]) == (19, 0)
+    assert list(s[:19]) == [*line, 19.0]
     assert stake() == 10 * (1 + 19)
     settle(0.95)                                    # a win crosses out 1 and 19
-    assert (s[0], s[1]) == (17, 1)
+    assert (si[0], si[1]) == (17, 1)
     assert stake() == 10 * (2 + 18)
 
 
@@ -1439,17 +1439,17 @@ def test_a_labouchere_line_too_long_or_of_one_number() -> None:
     from strategies.progressions import MAX_LINE
 
     seat = LabouchereKernels()
-    s, stake, settle = seat.s, seat.stake, seat.settle
-    s[0], s[1] = MAX_LINE - 1, 0
-    s[2:2 + MAX_LINE - 1] = 5.0
+    s, si, stake, settle = seat.s, seat.si, seat.stake, seat.settle
+    si[0], si[1] = MAX_LINE - 1, 0
+    s[:MAX_LINE - 1] = 5.0
     settle(-1.0)                                    # the line reaches MAX_LINE numbers
-    assert (s[0], s[1], s[2 + MAX_LINE - 1]) == (MAX_LINE, 0, 10.0)
+    assert (si[0], si[1], s[MAX_LINE - 1]) == (MAX_LINE, 0, 10.0)
     settle(-1.0)                                    # one more loss: a new line 1 2 3 4
-    assert (s[0], s[1]) == (4, 0) and list(s[2:6]) == [1, 2, 3, 4]
+    assert (si[0], si[1]) == (4, 0) and list(s[:4]) == [1, 2, 3, 4]
     assert stake() == 10 * (1 + 4)
-    s[0], s[1], s[2 + 7] = 1, 7, 6.0                # a line of one number, 6
+    si[0], si[1], s[7] = 1, 7, 6.0                  # a line of one number, 6
     assert stake() == 60
     settle(0.0)                                     # a push keeps it
-    assert (s[0], s[1]) == (1, 7)
+    assert (si[0], si[1]) == (1, 7)
     settle(0.95)                                    # a win crosses it out: a new line
-    assert (s[0], s[1]) == (4, 0) and stake() == 50
+    assert (si[0], si[1]) == (4, 0) and stake() == 50
