@@ -18,7 +18,8 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -499,10 +500,18 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
     if workers > 1 and len(chunks) > 1 and not force_python:
         warm(config, strategies)
         with process_pool(workers) as pool:
-            futures = [pool.submit(_task, dict(config.raw), str(config.base_dir), config.source,
-                                   lo, hi, ledger) for lo, hi in chunks]
-            for (lo, hi), fut in zip(chunks, futures):
-                collect(lo, hi, fut.result())
+            # a few chunks ahead of the one collected, not all: results the main
+            # process has not turned into frames yet would pile up in memory
+            ahead: deque[tuple[int, int, Future[tuple[list[SeatResult], int]]]] = deque()
+            for lo, hi in chunks:
+                ahead.append((lo, hi, pool.submit(_task, dict(config.raw), str(config.base_dir),
+                                                  config.source, lo, hi, ledger)))
+                if len(ahead) > 2 * workers:
+                    lo0, hi0, fut = ahead.popleft()
+                    collect(lo0, hi0, fut.result())
+            while ahead:
+                lo0, hi0, fut = ahead.popleft()
+                collect(lo0, hi0, fut.result())
     else:
         for lo, hi in chunks:
             collect(lo, hi, run_chunk(config, strategies, lo, hi, ledger, force_python))
