@@ -166,7 +166,7 @@ def scratch(strategy: Builtin) -> tuple[np.ndarray, ...]:
     return (active, np.zeros(STATE_FLOATS), np.zeros(STATE_INTS, np.int64), np.zeros(CTX_SIZE),
             np.zeros(N_BETS), np.zeros(N_BETS), np.zeros(N_BETS), np.zeros(N_BETS, np.int64),
             np.zeros(N_BETS, np.int64), np.zeros(14, np.int64), np.zeros(N_BETS),
-            np.zeros(4, np.uint64), *ev_work(strategy.uses_cards))
+            np.zeros(4, np.uint64), *ev_work(strategy.uses_cards), np.zeros((2, N_BETS), np.int64))
 
 
 @njit_nrt_free()
@@ -183,7 +183,7 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                  si: np.ndarray, ctx: np.ndarray, out: np.ndarray, stakes: np.ndarray,
                  unit_f: np.ndarray, cents: np.ndarray, side_c: np.ndarray, counts: np.ndarray,
                  evs: np.ndarray, seed_work: np.ndarray, ev_nodes: np.ndarray,
-                 ev_coef: np.ndarray, ev_work: np.ndarray) -> tuple[int, int, int]:
+                 ev_coef: np.ndarray, ev_work: np.ndarray, fast_c: np.ndarray) -> tuple[int, int, int]:
     """Run sessions bounds[j]..bounds[j+1] (hand indices) for one built-in seat;
     `kind` is `compiled.kind_marker(strategy.kind)`.
 
@@ -204,6 +204,12 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
         unit_f[b] = 0.0
         side_c[b] = np.int64(np.floor(p[P_SIDE + b] * 100.0 + 1e-6)) if p[P_SIDE + b] > 0.0 else 0
         sides += 1 if side_c[b] > 0 else 0
+    # the common hand's bounds on its one stake, in cents, by bet: from fast_c[0]
+    # to fast_c[1] (0: a bet that never takes the short path)
+    for b in range(N_BETS):
+        fast_c[0, b] = max(min_c[b], 1)
+        alone = offered[b] and sides == 0 and not (pairs_need_main and (b == 3 or b == 4))
+        fast_c[1, b] = max_c[b] if alone else 0
     reset_on_max = p[P_ON_MAX] == 0.0
     cards_seen = compiled.counts_cards(kind)   # known while compiling (`use_cards` is for run_python)
     all_in = p[P_ON_BANKROLL] != 0.0
@@ -258,11 +264,11 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                     one = int(np.int64(active[a])) if one == -1 else -2
                     x = y
             cc = 0
-            if one >= 0 and x > 0.0 and sides == 0:
+            if one >= 0 and x > 0.0:
                 # whole cents: truncation is the floor of a positive number
                 cc = int(min(x * 100.0 + 1e-6, float(_MAX_CENTS)))
-                if not (0 < cc and min_c[one] <= cc and cc <= max_c[one] and offered[one]
-                        and cc * den <= final and not (pairs_need_main and (one == 3 or one == 4))):
+                u1 = np.uint64(one)
+                if not (fast_c[0, u1] <= cc and cc <= fast_c[1, u1] and cc * den <= final):
                     cc = 0
             quiet = one == -1   # every stake zero: the hand is sat out
             if cc > 0:
