@@ -61,3 +61,33 @@ def test_both_paths_agree_and_the_edge_is_the_house_edge() -> None:
     assert fast.sessions.equals(slow.sessions)
     assert (fast.summary["bets"] > 0.9 * fast.summary["hands"] * 0.5).all()
     assert (fast.summary["z"].abs() < 4).all()
+
+
+@pytest.mark.parametrize("road", ["big-eye-boy", "small-road", "cockroach-pig"])
+@pytest.mark.parametrize("mode", ["follow", "chop"])
+def test_a_shoe_read_hand_by_hand_bets_as_the_roads_module_says(road: str, mode: str) -> None:
+    """The reader keeps its roads from hand to hand (it reads only the new
+    hands); before every hand of random shoes it bets the side whose mark
+    repeats (follow) or breaks (chop) the derived road's last colour, as
+    `backtest.roads` draws them."""
+    offset = {"big-eye-boy": 1, "small-road": 2, "cockroach-pig": 3}[road]
+    strat = RoadReader({"base": 10, "road": road, "mode": mode})
+    p, s, si = strat.encode(), np.zeros(520), np.zeros(8, np.int64)
+    rng = np.random.default_rng(offset)
+    bets = 0
+    for _ in range(40):   # shoes one after another: a shorter history starts the roads again
+        w = rng.choice([0, 1, 2], size=int(rng.integers(1, 70)), p=[0.45, 0.45, 0.1]).astype(np.int8)
+        signals = roads.derived_signals(w, offsets=(offset,))
+        for i in range(len(w)):
+            out = np.zeros(7)
+            RoadReader.k_decide(p, s, si, np.zeros(8), w[:i], np.zeros(7), out)
+            marks = roads.derived_road(roads.big_road(w[:i]), offset)
+            last, banker = (marks[-1].signal if marks else 0), signals[i, 0]
+            if last == 0 or banker == 0:
+                assert not out.any(), (i, w[:i])
+                continue
+            wanted = last if mode == "follow" else -last
+            side = 1 if banker == wanted else 0
+            assert out[side] == 10.0 and not out[1 - side], (i, w[:i])
+            bets += 1
+    assert bets > 500
