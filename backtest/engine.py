@@ -402,7 +402,7 @@ def spill_path(spill: Path, seat: int, lo: int) -> Path:
 def chunk_frames(config: RunConfig, part: tuple[list[SeatResult], int], lo: int,
                  spill: Path | None) -> list[SeatFrames]:
     """A chunk's frames for each seat; with `spill`, the sessions frames are
-    written there (Arrow IPC, LZ4: a third of the time of Parquet with zstd,
+    written there (Arrow IPC, LZ4: half the time of Parquet with zstd,
     for files 1.8 times as large, which last only as long as the run) and
     None is kept in their place."""
     seats: list[SeatFrames] = []
