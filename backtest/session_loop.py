@@ -218,7 +218,9 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
     scale = 100.0 * den
     keep_lo, keep_hi = plays_on(ruin_below, stop_loss, win_goal, bankroll0)
     for j in range(session_ids.shape[0]):
-        wag = wagered[j]
+        wag = wagered[j]   # this session's stakes by bet: cents, then ticks at its end
+        for b in range(N_BETS):
+            wag[b] = 0
         final = peak = bankroll0
         hands = bets = drawdown = longest = cur = largest = 0
         max_hits = stops = wins = losses = below_min = 0
