@@ -755,10 +755,15 @@ def ev_work(needed: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     (read-only) multiset tree and coefficients, and a new work array.
 
     With `needed=False`, empty arrays of the same types, for a compiled loop
-    that takes them but never calls `ev_fill` (the tables are not built).
+    that takes them but never calls `ev_fill` (the tables are not built). Read-only
+    too: numba types a read-only array apart, and would compile `ev_fill` and
+    its callees a second time (about 3 s, on a cold cache) for writable ones.
     """
     if not needed:
-        return np.zeros((2, 0), np.uint32), np.zeros((_N_COLUMNS, 0)), np.zeros(0)
+        nodes, coef = np.zeros((2, 0), np.uint32), np.zeros((_N_COLUMNS, 0))
+        nodes.flags.writeable = False
+        coef.flags.writeable = False
+        return nodes, coef, np.zeros(0)
     return (*_ev_tables(), np.zeros(EV_WORK))
 
 

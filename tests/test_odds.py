@@ -645,3 +645,16 @@ def test_cli_errors_in_a_real_process(args: list[str], code: int, message: str) 
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == code
     assert done.stderr.startswith(message) and done.stdout == ""
+
+
+def test_the_stand_in_tables_have_the_real_tables_numba_types() -> None:
+    """A loop that never prices a composition gets empty tables; numba must see
+    the same types as the real ones (read-only included), or it compiles
+    `ev_fill` and its callees a second time."""
+    from numba import typeof
+
+    from backtest.odds import ev_work
+
+    real, empty = ev_work(True), ev_work(False)
+    assert [typeof(a) for a in real] == [typeof(a) for a in empty]
+    assert all(a.size == 0 for a in empty[:2])
