@@ -21,7 +21,7 @@ from backtest.session_loop import (_MAX_CENTS, ENDED_LIMIT, ENDED_RUIN, PLACE_BA
                                    S_BELOW_MIN, S_BETS, S_CUR_STREAK, S_DRAWDOWN, S_ENDED,
                                    S_FINAL, S_HANDS, S_LARGEST, S_LOSING_STREAK, S_LOSSES,
                                    S_MAX_HITS, S_NET, S_PEAK, S_PUSHES, S_WAGERED, S_WINS,
-                                   ended_by, plays_on, session_seed)
+                                   ended_by, plays_on, session_seed, short_path_bounds)
 from strategies.base import N_BETS, P_ON_BANKROLL, P_ON_MAX, P_SIDE, Result, Strategy, View
 
 
@@ -76,10 +76,11 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
     max_l = [int(x) for x in max_c]
     offered_l = [bool(x) for x in offered]
     # the short path's bounds on a single stake, by bet code; code 7, an unknown
-    # bet, and a bet that cannot stand alone never take it
-    low = [max(m, 1) for m in min_l] + [1]
-    high = [max_l[b] if offered_l[b] and not has_side and not (pairs_need_main and b in (3, 4))
-            else 0 for b in range(N_BETS)] + [0]
+    # bet, never takes it
+    fast = np.zeros((2, N_BETS), np.int64)
+    short_path_bounds(min_c, max_c, offered, pairs_need_main, 1 if has_side else 0, fast)
+    low = fast[0].tolist() + [1]
+    high = fast[1].tolist() + [0]
     hand_l = hand_no.tolist()
     cols: list[list[int] | None] = [None] * N_BETS   # unit results by bet, as they are needed
     winner_ro = winner.view()

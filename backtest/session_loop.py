@@ -131,6 +131,20 @@ def place(all_in: bool, cents: np.ndarray, min_c: np.ndarray, max_c: np.ndarray,
 
 
 @njit_nrt_free(inline=True)
+def short_path_bounds(min_c: np.ndarray, max_c: np.ndarray, offered: np.ndarray,
+                      pairs_need_main: bool, sides: int, fast_c: np.ndarray) -> None:
+    """The common hand's bounds on its one stake, in cents, by bet, into
+    `fast_c` (2, N_BETS): from fast_c[0] (the minimum, at least one cent) to
+    fast_c[1] (the maximum; 0 for a bet that never takes the short path: one
+    not offered, a pair bet that needs a main bet, any bet of a seat with
+    `sides` side bets). Both loops ask this."""
+    for b in range(N_BETS):
+        fast_c[0, b] = max(min_c[b], 1)
+        alone = offered[b] and sides == 0 and not (pairs_need_main and (b == 3 or b == 4))
+        fast_c[1, b] = max_c[b] if alone else 0
+
+
+@njit_nrt_free(inline=True)
 def plays_on(ruin_below: int, stop_loss: int, win_goal: int, bankroll0: int) -> tuple[int, int]:
     """The stop rules as one interval of bankrolls that play on, [lo, hi):
     below lo is ruin or the stop-loss, from hi the win goal (both loops ask this)."""
@@ -204,12 +218,7 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
         unit_f[b] = 0.0
         side_c[b] = np.int64(np.floor(p[P_SIDE + b] * 100.0 + 1e-6)) if p[P_SIDE + b] > 0.0 else 0
         sides += 1 if side_c[b] > 0 else 0
-    # the common hand's bounds on its one stake, in cents, by bet: from fast_c[0]
-    # to fast_c[1] (0: a bet that never takes the short path)
-    for b in range(N_BETS):
-        fast_c[0, b] = max(min_c[b], 1)
-        alone = offered[b] and sides == 0 and not (pairs_need_main and (b == 3 or b == 4))
-        fast_c[1, b] = max_c[b] if alone else 0
+    short_path_bounds(min_c, max_c, offered, pairs_need_main, sides, fast_c)
     reset_on_max = p[P_ON_MAX] == 0.0
     cards_seen = compiled.counts_cards(kind)   # known while compiling (`use_cards` is for run_python)
     all_in = p[P_ON_BANKROLL] != 0.0
@@ -266,15 +275,14 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                     one = int(np.int64(active[a])) if one == -1 else -2
                     x = y
             cc = 0
+            u1 = np.uint64(one)
             if one >= 0 and x > 0.0:
                 # whole cents: truncation is the floor of a positive number
                 cc = int(min(x * 100.0 + 1e-6, float(_MAX_CENTS)))
-                u1 = np.uint64(one)
                 if not (fast_c[0, u1] <= cc and cc <= fast_c[1, u1] and cc * den <= final):
                     cc = 0
             quiet = one == -1   # every stake zero: the hand is sat out
             if cc > 0:
-                u1 = np.uint64(one)
                 net = cc * unit[u1, i]
                 total = cc
                 wag[u1] += cc
