@@ -193,22 +193,13 @@ def _shuffle(order: np.ndarray, state: np.ndarray) -> None:
     while i + 1 < last:
         r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
         k, s0, s1, s2, s3 = _lemire(r >> np.uint64(32), np.uint64(n - i), s0, s1, s2, s3)
-        j = i + k
-        tmp = order[i]
-        order[i] = order[j]
-        order[j] = tmp
+        order[i], order[i + k] = order[i + k], order[i]
         k, s0, s1, s2, s3 = _lemire(r & _MASK32, np.uint64(n - i - 1), s0, s1, s2, s3)
-        j = i + 1 + k
-        tmp = order[i + 1]
-        order[i + 1] = order[j]
-        order[j] = tmp
+        order[i + 1], order[i + 1 + k] = order[i + 1 + k], order[i + 1]
         i += 2
     if i < last:
         k, s0, s1, s2, s3 = _bounded(n - i, s0, s1, s2, s3)
-        j = i + k
-        tmp = order[i]
-        order[i] = order[j]
-        order[j] = tmp
+        order[i], order[i + k] = order[i + k], order[i]
     state[0] = s0
     state[1] = s1
     state[2] = s2
