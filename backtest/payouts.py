@@ -35,9 +35,8 @@ def unit_results(hands: Hands, rules: Rules, bets: Collection[Bet] | None = None
     table does not offer, or one the recorded shoe cannot settle (a needed
     column is missing), is UNKNOWN on every hand.
 
-    `bets`: only these rows are worked out (default: all). The others are
-    zero and never written, so they take no memory: the engine asks only for
-    the bets its seats can place.
+    `bets`: only these rows are worked out (default: all); the others are
+    zero. The engine asks only for the bets its seats can place.
     """
     den = rules.money_denominator
     k = hands.known
