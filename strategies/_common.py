@@ -7,8 +7,6 @@ import numpy as np
 from backtest.kernels import jit
 from strategies.base import P_ON_PUSH
 
-WIN, LOSS, PUSH, NO_BET = 1, -1, 0, 2
-
 
 # The kernel functions of a strategy that keeps no state (plain functions: the
 # session loop compiles them into each strategy that uses them).
@@ -20,19 +18,6 @@ def stateless_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
 def stateless_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                      stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
     """Nothing learned from a hand."""
-
-
-@jit
-def main_result(bet: int, stakes: np.ndarray, unit: np.ndarray) -> int:
-    """How the main bet `bet` went: WIN, LOSS, PUSH, or NO_BET if none was placed."""
-    if stakes[bet] <= 0.0:
-        return NO_BET
-    r = unit[bet]
-    if r > 0.0:
-        return WIN
-    if r < 0.0:
-        return LOSS
-    return PUSH
 
 
 @jit

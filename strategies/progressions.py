@@ -25,7 +25,7 @@ import numpy as np
 from backtest.errors import StrategyError
 from backtest.kernels import jit
 from backtest.rules import Bet
-from strategies._common import LOSS, PUSH, WIN, main_result, outcome
+from strategies._common import outcome
 from strategies.base import P_ON_PUSH, P_OWN, STATE_FLOATS, Builtin
 from strategies.params import CommonParams, param
 
@@ -306,9 +306,13 @@ class DAlembert(Progression):
 
 
 # --- Labouchere ---------------------------------------------------------------------------
-# state: the line in s from s[si[1]] (a win crosses out the first number by
-# moving the start, not the line), si[0] its length. The two are integers, so
-# no conversion sits on the chain from one hand's result to the next stake.
+# state: the line in s from s[si[1]], in currency (each number times the
+# base: a stake is two numbers added, and a loss appends the stake as it
+# was placed, so neither a multiplication nor a division sits on the chain
+# from one hand's result to the next stake); si[0] its length. A win crosses
+# out the first number by moving the start, not the line. The update works
+# out both outcomes and chooses with selects (see the module docstring); only
+# a new line, once a series, branches.
 
 @jit
 def _new_line(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
@@ -316,7 +320,7 @@ def _new_line(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
     si[0] = n
     si[1] = 0
     for i in range(n):
-        s[i] = p[ARG + 1 + i]
+        s[i] = p[ARG + 1 + i] * p[BASE]
 
 
 def _labouchere_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
@@ -325,41 +329,35 @@ def _labouchere_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
 
 def _labouchere_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                        hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
-    n = si[0]
-    if n == 0:
-        _new_line(p, s, si)
-        n = si[0]
+    n = si[0]   # at least 1: the update starts a new line when one is crossed out
     first = si[1]
-    units = s[first] if n == 1 else s[first] + s[first + n - 1]
-    out[int(p[BET])] = p[BASE] * units
+    last = s[first + n - 1]
+    out[int(p[BET])] = s[first] + (last if n > 1 else 0.0)
 
 
 def _labouchere_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                        stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
     bet = int(p[BET])
-    r = main_result(bet, stakes, unit)
+    stake = stakes[bet]
+    if stake <= 0.0:
+        return
+    r = unit[bet]
     n = si[0]
     first = si[1]
-    if r == WIN:
-        if n <= 2:
-            si[0] = 0
-        else:
-            si[1] = first + 1
-            si[0] = n - 2
-    elif r == LOSS:
-        if n >= MAX_LINE:
-            _new_line(p, s, si)
-        else:
-            if first + n >= STATE_FLOATS:   # no room after the line: move it to the front
-                for i in range(n):
-                    s[i] = s[first + i]
-                si[1] = 0
-                first = 0
-            s[first + n] = stakes[bet] / p[BASE]
-            si[0] = n + 1
-    elif r == PUSH and p[P_ON_PUSH] == 1.0:
-        _new_line(p, s, si)
-    if si[0] == 0:
+    if first + n >= STATE_FLOATS:   # no room after the line: move it to the front
+        for i in range(n):
+            s[i] = s[first + i]
+        first = 0
+    # what a loss appends, written whatever the outcome: past the line's end
+    # it is not part of the line unless the length grows over it
+    s[first + n] = stake
+    win = r > 0.0
+    loss = r < 0.0
+    length = n - 2 if win else n
+    length = n + 1 if loss else length
+    si[0] = length
+    si[1] = first + 1 if win else first
+    if (length <= 0) | (loss & (n >= MAX_LINE)) | ((r == 0.0) & (p[P_ON_PUSH] == 1.0)):
         _new_line(p, s, si)
 
 

@@ -1413,12 +1413,13 @@ class LabouchereKernels:
 def test_a_labouchere_line_that_reaches_the_end_of_its_state_moves_to_the_front() -> None:
     # a win crosses out the first number by moving the line's start; a loss
     # appends; a line that has drifted to the end of the state array is moved
-    # back to the front, numbers unchanged
+    # back to the front, numbers unchanged (the line is kept in currency: the
+    # numbers times the base stake, 10)
     from strategies.base import STATE_FLOATS
 
     seat = LabouchereKernels()
     s, si, stake, settle = seat.s, seat.si, seat.stake, seat.settle
-    line = [float(k) for k in range(1, 19)]
+    line = [10.0 * k for k in range(1, 19)]
     start = STATE_FLOATS - len(line)               # the line fills the last slots
     si[0], si[1] = len(line), start
     s[start:] = line
@@ -1426,7 +1427,7 @@ def test_a_labouchere_line_that_reaches_the_end_of_its_state_moves_to_the_front(
     assert stake() == 10 * (1 + 18)
     settle(-1.0)                                    # a loss appends 19: no room, so it moves
     assert (si[0], si[1]) == (19, 0)
-    assert list(s[:19]) == [*line, 19.0]
+    assert list(s[:19]) == [*line, 190.0]
     assert stake() == 10 * (1 + 19)
     settle(0.95)                                    # a win crosses out 1 and 19
     assert (si[0], si[1]) == (17, 1)
@@ -1441,13 +1442,13 @@ def test_a_labouchere_line_too_long_or_of_one_number() -> None:
     seat = LabouchereKernels()
     s, si, stake, settle = seat.s, seat.si, seat.stake, seat.settle
     si[0], si[1] = MAX_LINE - 1, 0
-    s[:MAX_LINE - 1] = 5.0
+    s[:MAX_LINE - 1] = 50.0                         # 5 units of 10
     settle(-1.0)                                    # the line reaches MAX_LINE numbers
-    assert (si[0], si[1], s[MAX_LINE - 1]) == (MAX_LINE, 0, 10.0)
+    assert (si[0], si[1], s[MAX_LINE - 1]) == (MAX_LINE, 0, 100.0)
     settle(-1.0)                                    # one more loss: a new line 1 2 3 4
-    assert (si[0], si[1]) == (4, 0) and list(s[:4]) == [1, 2, 3, 4]
+    assert (si[0], si[1]) == (4, 0) and list(s[:4]) == [10, 20, 30, 40]
     assert stake() == 10 * (1 + 4)
-    si[0], si[1], s[7] = 1, 7, 6.0                  # a line of one number, 6
+    si[0], si[1], s[7] = 1, 7, 60.0                 # a line of one number, 6
     assert stake() == 60
     settle(0.0)                                     # a push keeps it
     assert (si[0], si[1]) == (1, 7)
