@@ -38,58 +38,65 @@ def last_decisive(hist: np.ndarray) -> int:
     return -1
 
 
+# The big road as a derived road reads it: the number of columns, the last
+# column's length and side, and the lengths of the columns before it in a
+# ring of eight (column k at lengths[k & RING]). A derived road compares the
+# last column only with the one 1 to 3 columns before it, so a shoe of any
+# length fits in eight numbers.
+RING = 7
+
+
 @jit
 def road_marks(hist: np.ndarray, offset: int, lengths: np.ndarray) -> tuple[int, int, int, int]:
     """Read the shoe so far as the big road and one derived road.
 
-    `lengths` is scratch (one slot per hand at least). Returns (number of
+    `lengths` is scratch (eight numbers at least). Returns (number of
     big-road columns, the last column's side (0 P, 1 B, -1 none), the colour
     of the derived road's last mark (+1 red, -1 blue, 0 none yet), the colour
     a Banker win would add next (+1, -1, or 0 if the road has not started)).
     The rules are those of `backtest.roads` (offset 1 big eye boy, 2 small
     road, 3 cockroach pig).
     """
-    ncols = 0
+    ncols = cur = 0
     side = -1
     last = 0
     for i in range(hist.shape[0]):
-        ncols, side, last = road_step(lengths, ncols, side, last, offset, hist[i])
-    return ncols, side, last, derived_mark(lengths, ncols, side, offset, 1)
+        ncols, cur, side, last = road_step(lengths, ncols, cur, side, last, offset,
+                                           np.int64(hist[i]))
+    return ncols, side, last, derived_mark(lengths, ncols, cur, side, offset, 1)
 
 
 @jit
-def road_step(lengths: np.ndarray, ncols: int, side: int, last: int, offset: int,
-              w: int) -> tuple[int, int, int]:
-    """Add one winner `w` to the roads of `road_marks`: the new (number of
-    big-road columns, last column's side, last derived mark)."""
-    if w == 2:
-        return ncols, side, last
-    mark = derived_mark(lengths, ncols, side, offset, w)
-    if mark != 0:
-        last = mark
-    if w == side:
-        lengths[ncols - 1] += 1
-    else:
-        lengths[ncols] = 1
-        ncols += 1
-        side = w
-    return ncols, side, last
+def road_step(lengths: np.ndarray, ncols: int, cur: int, side: int, last: int, offset: int,
+              w: int) -> tuple[int, int, int, int]:
+    """Add one winner `w` (0 P, 1 B, 2 tie) to the roads of `road_marks`: the
+    new (number of columns, last column's length, its side, last derived
+    mark). Without branches: which side wins is a coin toss to the
+    processor's branch predictor."""
+    tie = w == 2
+    same = w == side
+    mark = derived_mark(lengths, ncols, cur, side, offset, w)
+    last = last if tie | (mark == 0) else mark
+    # the last column's length, final if a new column starts (a column is
+    # read only once it is final, so writing it every hand is harmless)
+    lengths[(ncols - 1) & RING] = cur
+    grown = cur + 1 if same else 1
+    cur = cur if tie else grown
+    ncols = ncols + 1 if (not same) & (not tie) else ncols
+    side = side if tie else w
+    return ncols, cur, side, last
 
 
 @jit
-def derived_mark(lengths: np.ndarray, ncols: int, side: int, offset: int, w: int) -> int:
-    """The mark a win of side `w` adds to the derived road (+1 red, -1 blue, 0 none)."""
-    if ncols == 0:
-        return 0
-    if w == side:
-        row = lengths[ncols - 1] + 1
-        c = ncols - 1 - offset
-        if c < 0:
-            return 0
-        if lengths[c] >= row:
-            return 1
-        return -1 if lengths[c] == row - 1 else 1
+def derived_mark(lengths: np.ndarray, ncols: int, cur: int, side: int, offset: int,
+                 w: int) -> int:
+    """The mark a win of side `w` (0 P, 1 B) adds to the derived road: +1
+    red, -1 blue, 0 none (the road starts at column `offset` + 1's second
+    row). Down the last column it is blue when the column `offset` before
+    ends level with the last one (beside the cell above), red otherwise; a
+    new column is red when the last column is as long as the one `offset`
+    before it. Both compare the same two lengths, with the colours swapped."""
     c = ncols - 1 - offset
-    if c < 0:
-        return 0
-    return 1 if lengths[ncols - 1] == lengths[c] else -1
+    level = lengths[c & RING] == cur
+    mark = 1 if level != (w == side) else -1
+    return mark if c >= 0 else 0

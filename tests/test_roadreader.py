@@ -20,7 +20,7 @@ def test_road_marks_agree_with_the_roads_module(offset: int) -> None:
         w = rng.choice([0, 1, 2], size=n, p=[0.45, 0.45, 0.1]).astype(np.int8)
         signals = roads.derived_signals(w, offsets=(offset,))
         for i in range(n + 1):
-            _, _, last, banker_mark = road_marks(w[:i], offset, np.zeros(520))
+            _, _, last, banker_mark = road_marks(w[:i], offset, np.zeros(8))
             marks = roads.derived_road(roads.big_road(w[:i]), offset)
             assert last == (0 if not marks else marks[-1].signal)
             if i < n:
@@ -91,3 +91,34 @@ def test_a_shoe_read_hand_by_hand_bets_as_the_roads_module_says(road: str, mode:
             assert out[side] == 10.0 and not out[1 - side], (i, w[:i])
             bets += 1
     assert bets > 500
+
+
+def test_a_shoe_of_more_columns_than_any_dealt_shoe_is_read_to_its_end() -> None:
+    """The reader keeps only the last columns' lengths (a derived road looks
+    at most three columns back), so a recorded shoe of any length fits: here
+    1,500 hands, mostly alternating, make over 1,000 big-road columns, more
+    than a 64-deck shoe can deal hands (832). Read a few hands at a time, it bets as
+    `backtest.roads` says to the last hand."""
+    rng = np.random.default_rng(5)
+    w = np.arange(1500) % 2
+    w[rng.random(1500) < 0.05] = 2                       # ties
+    doubled = rng.random(1500) < 0.1                     # some columns of two
+    w[1:][doubled[1:]] = w[:-1][doubled[1:]]
+    w = w.astype(np.int8)
+    assert len(roads.big_road(w).columns) > 1000
+    signals = roads.derived_signals(w, offsets=(1, 2, 3))
+    for offset, road in ((1, "big-eye-boy"), (2, "small-road"), (3, "cockroach-pig")):
+        strat = RoadReader({"base": 10, "road": road})
+        p, s, si = strat.encode(), np.zeros(520), np.zeros(8, np.int64)
+        for i in [*range(0, 1500, 7), 1499]:
+            out = np.zeros(7)
+            RoadReader.k_decide(p, s, si, np.zeros(8), w[:i], np.zeros(7), out)
+            marks = roads.derived_road(roads.big_road(w[:i]), offset)
+            last = marks[-1].signal if marks else 0
+            banker = signals[i, offset - 1]
+            if last == 0 or banker == 0:
+                assert not out.any()
+                continue
+            side = 1 if banker == last else 0
+            assert out[side] == 10.0 and not out[1 - side], (road, i)
+    assert not s[8:].any()   # nothing written past the ring
