@@ -442,7 +442,8 @@ class OneThreeTwoSix(Progression):
 
 
 # --- Oscar's Grind ----------------------------------------------------------------------------
-# state: s[0] stake in units, s[1] the series' profit so far (currency)
+# state: s[0] stake in units, s[1] the series' profit so far (currency), s[2]
+# the stake the last decide asked for
 
 def _oscar_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                   hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
@@ -455,7 +456,9 @@ def _oscar_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
     need_units = np.ceil(needed * (1.0 / base) - 1e-9)
     units = need_units if need_units < units else units
     units = 1.0 if units < 1.0 else units
-    out[int(p[BET])] = base * units
+    asked = base * units
+    s[2] = asked
+    out[int(p[BET])] = asked
 
 
 def _oscar_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
@@ -463,11 +466,18 @@ def _oscar_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
     bet = int(p[BET])
     placed, win, loss, push_reset = outcome(p, bet, stakes, unit)
     if placed:
+        # the stake placed, read as the one asked for when the loop placed
+        # exactly that, as on almost every hand: the same number, but the
+        # processor predicts this branch, so the profit no longer waits on
+        # the loop's conversion of the stake to cents and back
+        if stakes[bet] != s[2]:
+            s[2] = stakes[bet]
+        stake = s[2]
         units = s[0]
         profit = s[1]
         raised = units + 1.0
-        won = profit + stakes[bet] * unit[bet]
-        lost = profit - stakes[bet]
+        won = profit + stake * unit[bet]
+        lost = profit - stake
         done = win & (won >= p[ARG] * p[BASE] - 1e-9)
         units = raised if win else units
         profit = won if win else profit

@@ -603,6 +603,12 @@ GOLDEN: dict[str, Golden] = {
                      lambda: OscarRef("player", 10), {}),
     "oscars-grind-banker-goal-2": ("oscars-grind", {"bet": "banker", "base": 10, "goal": 2},
                                    lambda: OscarRef("banker", 10, goal=2), {}),
+    # stakes placed other than asked: the series counts what was placed
+    "oscars-grind-max-cap": ("oscars-grind",
+                             {"bet": "banker", "base": 10, "goal": 4, "on_max": "cap"},
+                             lambda: OscarRef("banker", 10, goal=4), {"maximum": 20, "on_max": "cap"}),
+    "oscars-grind-raised-to-minimum": ("oscars-grind", {"bet": "player", "base": 4, "goal": 3},
+                                       lambda: OscarRef("player", 4, goal=3), {}),
     # a push that restarts the progression, for every progression
     **{f"{name}-push-reset": (name, {"bet": "banker", "base": 10, "on_push": "reset"},
                               (lambda ref=ref: ref("banker", 10, on_push="reset")), table)
