@@ -62,7 +62,7 @@ def road_marks(hist: np.ndarray, offset: int, lengths: np.ndarray) -> tuple[int,
     last = 0
     for i in range(hist.shape[0]):
         ncols, cur, side, last = road_step(lengths, ncols, cur, side, last, offset,
-                                           np.int64(hist[i]))
+                                           int(hist[i]))
     return ncols, side, last, derived_mark(lengths, ncols, cur, side, offset, 1)
 
 

@@ -62,7 +62,7 @@ def _road_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
         _clear_roads(si)
     ncols, cur, side, last = si[1], si[4], si[2], si[3]
     for i in range(si[0], n):
-        ncols, cur, side, last = road_step(s, ncols, cur, side, last, offset, np.int64(hist[i]))
+        ncols, cur, side, last = road_step(s, ncols, cur, side, last, offset, int(hist[i]))
     si[0] = n
     si[1] = ncols
     si[2] = side
