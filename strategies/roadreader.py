@@ -85,8 +85,9 @@ class RoadReader(Builtin):
     kind = 15
     Params = RoadParams
     # Player or Banker is a coin toss: the loop finds the staked bet with
-    # selects, as the kernel chose it (branches on both sides: 34 against
-    # 38 M hands/s in one process; either alone was slower than neither)
+    # selects, as the reader chose it (with the reader's branches gone too,
+    # 34-36 M became 38-40 M hands/s in one process; either change alone
+    # was slower than neither)
     picks_at_random = True
 
     def encode_own(self) -> list[float]:
