@@ -702,6 +702,55 @@ def test_golden_user_strategy_from_the_readme(tmp_path: Path) -> None:
     assert ledger_rows(result) == expected
 
 
+
+KEEPER_STRATEGY = '''
+import math
+from strategies.base import Strategy
+from backtest.rules import Bet
+
+
+class Keeper(Strategy):
+    """Keeps every other Result and reads the dicts of the others, checking
+    each hand that the kept ones still say what they said, and that the
+    dicts read are this hand's."""
+
+    name = "keeper"
+
+    def reset(self):
+        self.kept, self.n = [], 0
+
+    def stakes(self, view):
+        self.n += 1
+        self.asked = {"banker": 10.0} if self.n % 3 else {"player": 20.0, "tie": 5.0}
+        return self.asked
+
+    def update(self, view, result):
+        for kept, said in self.kept[-40:]:
+            assert (kept.winner, kept.net, kept.stakes, kept.nets, kept.units) == said, said
+        assert result.stakes == {Bet(b): s for b, s in self.asked.items()}, (self.n, result.stakes)
+        assert math.isclose(sum(result.nets.values()), result.net, abs_tol=1e-9)
+        assert result.units[Bet.PLAYER] == (1.0 if result.winner.value == "player" else
+                                            0.0 if result.winner.value == "tie" else -1.0)
+        if self.n % 2:
+            self.kept.append((result, (result.winner, result.net, dict(result.stakes),
+                                       dict(result.nets), dict(result.units))))
+'''
+
+
+def test_results_kept_by_a_strategy_keep_their_values(tmp_path: Path) -> None:
+    """The Python loop fills the last hand's Result again when nothing else
+    holds it. A strategy that keeps some of its Results sees them unchanged
+    hands later, and the dicts of a Result it does not keep are always its
+    own hand's, never the cached dicts of the Result before."""
+    path = tmp_path / "keeper.py"
+    path.write_text(KEEPER_STRATEGY, encoding="utf-8")
+    shoes = write_shoes(tmp_path / "roads.txt", ROADS)
+    cfg = recorded_config(shoes, [{"strategy": f"{path}:Keeper"}], sessions=len(ROADS),
+                          bankroll=10_000, table={"min": 1, "max": 1000})
+    result = engine.run(cfg, ledger=True)
+    assert result.summary["hands"].item() == sum(len(road) for road in ROADS)
+
+
 _SHOE_NUMBER = count()
 
 
