@@ -10,7 +10,6 @@ both and compare the ledgers and every session statistic.
 from __future__ import annotations
 
 import math
-import sys
 
 import numpy as np
 
@@ -107,9 +106,6 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
     code_of = _CODE_BY_NAME
     keep_lo, keep_hi = (int(x) for x in plays_on(ruin_below, stop_loss, win_goal, bankroll0))
     placed: tuple[tuple[int, int], ...] = ()
-    result = new_result(Result)   # filled before each `update`
-    refs = sys.getrefcount
-    alone = _alone()
     rows = 0
     led_i: list[int] = []
     led_c: list[list[int]] = []
@@ -234,18 +230,13 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
             else:
                 pushes += 1
             if tell is not None:
-                # raw numbers; the dicts are worked out if the strategy reads
-                # them. The last hand's Result is filled again when nothing
-                # else holds it (its count of references says so, as `zip`
-                # reuses its tuple), which saves making and freeing one a hand.
-                if refs(result) != alone:
-                    result = new_result(Result)
+                # raw numbers; the dicts are worked out if the strategy reads them
+                result = new_result(Result)
                 result.winner = won[i]
                 result.net = net / scale
                 result._placed = placed
                 result._i = i
                 result._src = src
-                result._stakes = result._nets = result._units = None
                 tell(view, result)
             view._ticks = final
             view._last_ticks = net
@@ -284,14 +275,6 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
         if ledger:
             rows = _flush(rows, led_i, led_c, led_n, led_b, led_idx, led_cents, led_net, led_bank)
     return PLACE_OK, -1, rows
-
-
-def _alone() -> int:
-    """What `sys.getrefcount` says of an object only a local variable holds,
-    asked as `run_python` asks it of the last hand's Result (the count
-    differs between Python versions)."""
-    probe = object.__new__(Result)
-    return sys.getrefcount(probe)
 
 
 def _no_update(strategy: Strategy) -> bool:

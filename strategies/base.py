@@ -197,16 +197,13 @@ _WINNERS = tuple(Winner)
 class Result:
     """What a strategy learns after a hand: the winner, and its own net per bet.
 
-    The engine sets raw numbers and None for the three dicts, which are
-    worked out the first time a strategy reads them: `_placed`, (bet code,
-    cents) of each bet placed in `Bet` order; `_i`, the hand's index; `_src`,
-    (the unit results of every hand and bet in 1/D units, D), where -2**62
-    marks a bet the hand cannot settle."""
+    The engine sets raw numbers instead of the three dicts, which are worked
+    out the first time a strategy reads them: `_placed`, (bet code, cents) of
+    each bet placed in `Bet` order; `_i`, the hand's index; `_src`, (the unit
+    results of every hand and bet in 1/D units, D), where -2**62 marks a bet
+    the hand cannot settle."""
 
     __slots__ = ("winner", "net", "_stakes", "_nets", "_units", "_placed", "_i", "_src")
-    _stakes: dict[Bet, float] | None
-    _nets: dict[Bet, float] | None
-    _units: dict[Bet, float] | None
     # what the engine sets instead of the three dicts
     _placed: tuple[tuple[int, int], ...]
     _i: int
@@ -224,10 +221,11 @@ class Result:
     @property
     def stakes(self) -> dict[Bet, float]:
         """The stakes actually placed (after table limits), by bet."""
-        stakes = self._stakes
-        if stakes is None:
-            stakes = self._stakes = {_BETS[b]: c * 0.01 for b, c in self._placed}
-        return stakes
+        try:
+            return self._stakes
+        except AttributeError:
+            self._stakes = {_BETS[b]: c * 0.01 for b, c in self._placed}
+            return self._stakes
 
     @stakes.setter
     def stakes(self, value: dict[Bet, float]) -> None:
@@ -236,13 +234,14 @@ class Result:
     @property
     def nets(self) -> dict[Bet, float]:
         """Net result of each placed bet."""
-        nets = self._nets
-        if nets is None:
+        try:
+            return self._nets
+        except AttributeError:
             unit, den = self._src
             scale = 100.0 * den
             row = unit[:, self._i].tolist()
-            nets = self._nets = {_BETS[b]: c * row[b] / scale for b, c in self._placed}
-        return nets
+            self._nets = {_BETS[b]: c * row[b] / scale for b, c in self._placed}
+            return self._nets
 
     @nets.setter
     def nets(self, value: dict[Bet, float]) -> None:
@@ -251,12 +250,13 @@ class Result:
     @property
     def units(self) -> dict[Bet, float]:
         """Result per unit staked of every bet on this hand (payout, 0 push, -1 loss)."""
-        units = self._units
-        if units is None:
+        try:
+            return self._units
+        except AttributeError:
             unit, den = self._src
-            units = self._units = {bet: (u / den if u > -(2 ** 62) else 0.0)
-                                   for bet, u in zip(_BETS, unit[:, self._i].tolist())}
-        return units
+            self._units = {bet: (u / den if u > -(2 ** 62) else 0.0)
+                           for bet, u in zip(_BETS, unit[:, self._i].tolist())}
+            return self._units
 
     @units.setter
     def units(self, value: dict[Bet, float]) -> None:

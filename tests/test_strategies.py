@@ -738,10 +738,10 @@ class Keeper(Strategy):
 
 
 def test_results_kept_by_a_strategy_keep_their_values(tmp_path: Path) -> None:
-    """The Python loop fills the last hand's Result again when nothing else
-    holds it. A strategy that keeps some of its Results sees them unchanged
-    hands later, and the dicts of a Result it does not keep are always its
-    own hand's, never the cached dicts of the Result before."""
+    """A strategy that keeps some of its Results sees them unchanged hands
+    later, and the dicts of each Result (worked out when first read) are its
+    own hand's: the contract any reuse of Result objects by the loop must
+    keep."""
     path = tmp_path / "keeper.py"
     path.write_text(KEEPER_STRATEGY, encoding="utf-8")
     shoes = write_shoes(tmp_path / "roads.txt", ROADS)
