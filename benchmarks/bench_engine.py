@@ -124,8 +124,6 @@ def bench_strategies(sessions: int) -> None:
         dt = math.inf
         for _ in range(3):
             work = session_loop.scratch(strat)
-            for totals in args[23:26]:   # the loop adds the sessions' sums into these
-                totals[:] = 0
             t = time.perf_counter()
             session_loop.run_compiled(kind_marker(strat.kind), strat.encode(), *args, *work)
             dt = min(dt, time.perf_counter() - t)
