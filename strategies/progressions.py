@@ -338,6 +338,8 @@ def _labouchere_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.nda
 def _labouchere_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                        stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
     bet = int(p[BET])
+    # `outcome`'s flags, written out: through the helper this loop measured
+    # 3 per cent slower (four in-process comparisons)
     stake = stakes[bet]
     if stake <= 0.0:
         return
