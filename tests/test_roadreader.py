@@ -9,7 +9,7 @@ import pytest
 from backtest import engine, roads
 from backtest.config import parse_config
 from strategies._common import road_marks
-from strategies.roadreader import RoadReader
+from strategies.roadreader import ROADS, RoadReader
 
 
 @pytest.mark.parametrize("offset", [1, 2, 3])
@@ -63,33 +63,43 @@ def test_both_paths_agree_and_the_edge_is_the_house_edge() -> None:
     assert (fast.summary["z"].abs() < 4).all()
 
 
-@pytest.mark.parametrize("road", ["big-eye-boy", "small-road", "cockroach-pig"])
+def _bets_as_the_roads_module_says(strat: RoadReader, state: tuple[np.ndarray, np.ndarray],
+                                   w: np.ndarray, i: int, signals: np.ndarray) -> bool:
+    """Decide before hand `i` of the shoe `w` (the reader keeps its roads in
+    `state` from call to call) and check the bet against `backtest.roads`:
+    the side whose mark repeats (follow) or breaks (chop) the derived road's
+    last colour, no bet before the road has a mark. `signals`: the road's
+    `derived_signals` column. Whether it bet."""
+    s, si = state
+    offset = ROADS[strat.params.road]
+    out = np.zeros(7)
+    RoadReader.k_decide(strat.encode(), s, si, np.zeros(8), w[:i], np.zeros(7), out)
+    marks = roads.derived_road(roads.big_road(w[:i]), offset)
+    last, banker = (marks[-1].signal if marks else 0), signals[i]
+    if last == 0 or banker == 0:
+        assert not out.any(), (i, w[:i])
+        return False
+    wanted = last if strat.params.mode == "follow" else -last
+    side = 1 if banker == wanted else 0
+    assert out[side] == 10.0 and not out[1 - side], (i, w[:i])
+    return True
+
+
+@pytest.mark.parametrize("road", list(ROADS))
 @pytest.mark.parametrize("mode", ["follow", "chop"])
 def test_a_shoe_read_hand_by_hand_bets_as_the_roads_module_says(road: str, mode: str) -> None:
     """The reader keeps its roads from hand to hand (it reads only the new
-    hands); before every hand of random shoes it bets the side whose mark
-    repeats (follow) or breaks (chop) the derived road's last colour, as
-    `backtest.roads` draws them."""
-    offset = {"big-eye-boy": 1, "small-road": 2, "cockroach-pig": 3}[road]
+    hands); before every hand of random shoes it bets as `backtest.roads`
+    draws the derived road."""
     strat = RoadReader({"base": 10, "road": road, "mode": mode})
-    p, s, si = strat.encode(), np.zeros(520), np.zeros(8, np.int64)
-    rng = np.random.default_rng(offset)
+    state = np.zeros(520), np.zeros(8, np.int64)
+    rng = np.random.default_rng(ROADS[road])
     bets = 0
     for _ in range(40):   # shoes one after another: a shorter history starts the roads again
         w = rng.choice([0, 1, 2], size=int(rng.integers(1, 70)), p=[0.45, 0.45, 0.1]).astype(np.int8)
-        signals = roads.derived_signals(w, offsets=(offset,))
-        for i in range(len(w)):
-            out = np.zeros(7)
-            RoadReader.k_decide(p, s, si, np.zeros(8), w[:i], np.zeros(7), out)
-            marks = roads.derived_road(roads.big_road(w[:i]), offset)
-            last, banker = (marks[-1].signal if marks else 0), signals[i, 0]
-            if last == 0 or banker == 0:
-                assert not out.any(), (i, w[:i])
-                continue
-            wanted = last if mode == "follow" else -last
-            side = 1 if banker == wanted else 0
-            assert out[side] == 10.0 and not out[1 - side], (i, w[:i])
-            bets += 1
+        signals = roads.derived_signals(w, offsets=(ROADS[road],))[:, 0]
+        bets += sum(_bets_as_the_roads_module_says(strat, state, w, i, signals)
+                    for i in range(len(w)))
     assert bets > 500
 
 
@@ -97,8 +107,8 @@ def test_a_shoe_of_more_columns_than_any_dealt_shoe_is_read_to_its_end() -> None
     """The reader keeps only the last columns' lengths (a derived road looks
     at most three columns back), so a recorded shoe of any length fits: here
     1,500 hands, mostly alternating, make over 1,000 big-road columns, more
-    than a 64-deck shoe can deal hands (832). Read a few hands at a time, it bets as
-    `backtest.roads` says to the last hand."""
+    than the hands a 64-deck shoe can deal (832). Read a few hands at a time,
+    it bets as `backtest.roads` says to the last hand."""
     rng = np.random.default_rng(5)
     w = np.arange(1500) % 2
     w[rng.random(1500) < 0.05] = 2                       # ties
@@ -107,18 +117,9 @@ def test_a_shoe_of_more_columns_than_any_dealt_shoe_is_read_to_its_end() -> None
     w = w.astype(np.int8)
     assert len(roads.big_road(w).columns) > 1000
     signals = roads.derived_signals(w, offsets=(1, 2, 3))
-    for offset, road in ((1, "big-eye-boy"), (2, "small-road"), (3, "cockroach-pig")):
+    for road, offset in ROADS.items():
         strat = RoadReader({"base": 10, "road": road})
-        p, s, si = strat.encode(), np.zeros(520), np.zeros(8, np.int64)
+        state = np.zeros(520), np.zeros(8, np.int64)
         for i in [*range(0, 1500, 7), 1499]:
-            out = np.zeros(7)
-            RoadReader.k_decide(p, s, si, np.zeros(8), w[:i], np.zeros(7), out)
-            marks = roads.derived_road(roads.big_road(w[:i]), offset)
-            last = marks[-1].signal if marks else 0
-            banker = signals[i, offset - 1]
-            if last == 0 or banker == 0:
-                assert not out.any()
-                continue
-            side = 1 if banker == last else 0
-            assert out[side] == 10.0 and not out[1 - side], (road, i)
-    assert not s[8:].any()   # nothing written past the ring
+            _bets_as_the_roads_module_says(strat, state, w, i, signals[:, offset - 1])
+        assert not state[0][8:].any()   # nothing written past the ring
