@@ -702,7 +702,6 @@ def test_golden_user_strategy_from_the_readme(tmp_path: Path) -> None:
     assert ledger_rows(result) == expected
 
 
-
 KEEPER_STRATEGY = '''
 import math
 from strategies.base import Strategy
@@ -747,7 +746,7 @@ def test_results_kept_by_a_strategy_keep_their_values(tmp_path: Path) -> None:
     shoes = write_shoes(tmp_path / "roads.txt", ROADS)
     cfg = recorded_config(shoes, [{"strategy": f"{path}:Keeper"}], sessions=len(ROADS),
                           bankroll=10_000, table={"min": 1, "max": 1000})
-    result = engine.run(cfg, ledger=True)
+    result = engine.run(cfg)
     assert result.summary["hands"].item() == sum(len(road) for road in ROADS)
 
 
