@@ -307,13 +307,21 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
     typer.echo(f"warning: {message}", err=True)
 
 
+def _click_errors() -> tuple[type[Exception], type[Exception]]:
+    """(usage error, exit) as the click inside typer raises them: the package
+    `click` for older typer, a copy bundled in typer for newer ones."""
+    usage = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+    return usage, typer.Exit
+
+
 def main() -> None:
     """Entry point: run the app inside the one error boundary."""
     import warnings
 
     warnings.showwarning = _show_warning
+    usage_error, exit_request = _click_errors()
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False, prog_name="backtest")
     except BacktestError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
@@ -321,18 +329,19 @@ def main() -> None:
         typer.echo("aborted", err=True)
         sys.exit(130)
     except KeyboardInterrupt:
-        typer.echo("interrupted", err=True)
-        sys.exit(130)
+        code = 130
     except OSError as exc:   # e.g. the disk filled up while writing results
         where = f"{exc.filename}: " if exc.filename else ""
         typer.echo(f"error: {where}{exc.strerror or exc}", err=True)
         sys.exit(1)
-    except Exception as exc:  # click usage errors arrive as ClickException
-        import click
-
-        if isinstance(exc, click.exceptions.Exit):
-            sys.exit(exc.exit_code)
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise
+    except usage_error as exc:   # a bad option or argument: click's message, exit 2
+        exc.show()  # type: ignore[attr-defined]
+        sys.exit(exc.exit_code)  # type: ignore[attr-defined]
+    except exit_request as exc:
+        code = exc.exit_code  # type: ignore[attr-defined]
+    # without standalone mode, typer returns (not raises) the exit code of an
+    # interrupted command: 130 for Ctrl-C
+    if code == 130:
+        typer.echo("interrupted", err=True)
+    if isinstance(code, int) and code:
+        sys.exit(code)

@@ -275,3 +275,40 @@ def test_a_full_disk_while_writing_is_one_line_not_a_traceback(
         f"error: {tmp_path / 'out' / 'sessions.parquet'}: No space left on device")
     assert "Traceback" not in err
     assert not list((tmp_path / "out").glob(".sessions-*"))   # the spilled parts are gone
+
+
+# options click checks (types, choices, commands): its usage message and exit
+# code 2, whichever copy of click typer uses, never a traceback
+BAD_OPTIONS = {
+    "seed": (["run", VERDICT, "--seed", "abc"], "Invalid value for '--seed'"),
+    "format": (["run", VERDICT, "--format", "xml"], "Invalid value for '--format'"),
+    "command": (["nosuch"], "No such command 'nosuch'"),
+    "no-config": (["run"], "Missing argument"),
+    "unknown-option": (["run", VERDICT, "--bogus"], "No such option: --bogus"),
+}
+
+
+@pytest.mark.parametrize("name", BAD_OPTIONS)
+def test_bad_options_are_click_usage_errors(name: str, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    args, says = BAD_OPTIONS[name]
+    monkeypatch.chdir(REPO)
+    code, out, err = backtest_here(monkeypatch, capsys, *args)
+    assert code == 2, err
+    assert says in err and "Usage: backtest" in err
+    assert "Traceback" not in err and out == ""
+
+
+def test_ctrl_c_exits_130_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    from backtest import engine
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(engine, "run", interrupted)
+    code, out, err = backtest_here(monkeypatch, capsys, "run", str(REPO / VERDICT),
+                                   "--sessions", "3", "--out", str(tmp_path / "out"))
+    assert code == 130
+    assert err.strip().splitlines()[-1] == "interrupted"
+    assert "Traceback" not in err and out == ""
