@@ -17,10 +17,27 @@ from backtest import __version__
 from backtest.errors import UsageError
 
 
-def check_out_dir(out: Path) -> None:
-    """Make sure `out` is (or can become) a directory, before any work starts."""
+#: the files `write_run` writes, and the one whose presence marks a complete run
+RUN_FILES = ("sessions.parquet", "paths.parquet", "ledger.parquet", "run.json", "summary.parquet")
+#: what each kind of result leaves in its directory
+MARKERS = {"run": "run.json", "sweep": "sweep.json"}
+
+
+def check_out_dir(out: Path, kind: str = "run") -> None:
+    """Make sure `out` is (or can become) a directory for the results of a
+    `kind` ("run" or "sweep"), before any work starts: not a file, writable,
+    and not holding the other kind's results (they share file names)."""
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} is a file, not a directory")
+    for other, marker in MARKERS.items():
+        if other != kind and (out / marker).exists():
+            raise UsageError(f"--out {out} holds the results of a {other} ({marker}); give "
+                             f"another directory for those of a {kind}")
+    if kind == "run":
+        for name in RUN_FILES:
+            if (out / name).is_dir():
+                raise UsageError(f"--out {out}: {out / name} is a directory; the run writes a "
+                                 "file of that name")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -72,25 +89,35 @@ def write_json(data: Any, path: Path) -> None:
 
 def write_run(out: Path, result: Any, paths: pl.DataFrame | None = None) -> list[str]:
     """summary.parquet, sessions.parquet, ledger.parquet (if kept), paths.parquet
-    (bankroll after each hand of the first sessions, for plots) and run.json."""
-    written = []
-    write_parquet(result.sessions, out / "sessions.parquet")
-    written.append("sessions.parquet")
-    if paths is not None:
-        write_parquet(paths, out / "paths.parquet")
-        written.append("paths.parquet")
-    if result.ledger is not None:
-        write_parquet(result.ledger, out / "ledger.parquet")
-        written.append("ledger.parquet")
+    (bankroll after each hand of the first sessions, for plots) and run.json.
+
+    All are written in a hidden folder inside `out` first, so an error or an
+    interruption while writing leaves an earlier run in `out` as it was. Then
+    the earlier run's summary (the mark of a complete run) goes, the new files
+    are renamed into place, any file of the earlier run this one does not
+    write goes (an old ledger), and the summary comes last.
+    """
     cfg = result.config
     meta = {"kind": "run", "version": __version__, "name": cfg.name, "seed": result.seed,
             "hands": result.hands, "rules": cfg.rules.to_mapping(), "config": dict(cfg.raw),
             "bankroll": cfg.session.bankroll}
-    write_json(meta, out / "run.json")
-    written.append("run.json")
-    # the summary last: its presence marks a complete run
-    write_parquet(result.summary, out / "summary.parquet")
-    written.append("summary.parquet")
+    with tempfile.TemporaryDirectory(dir=out, prefix=".run-") as staging:
+        stage = Path(staging)
+        write_parquet(result.sessions, stage / "sessions.parquet")
+        if paths is not None:
+            write_parquet(paths, stage / "paths.parquet")
+        if result.ledger is not None:
+            write_parquet(result.ledger, stage / "ledger.parquet")
+        write_json(meta, stage / "run.json")
+        write_parquet(result.summary, stage / "summary.parquet")
+        written = [name for name in RUN_FILES if (stage / name).is_file()]
+        (out / "summary.parquet").unlink(missing_ok=True)
+        for name in RUN_FILES[:-1]:
+            if name in written:
+                os.replace(stage / name, out / name)
+            else:
+                (out / name).unlink(missing_ok=True)
+        os.replace(stage / "summary.parquet", out / "summary.parquet")
     return written
 
 

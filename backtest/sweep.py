@@ -357,7 +357,7 @@ def _write_summary(out: Path, sweep: Sweep, done: Mapping[int, pl.DataFrame]) ->
 
 
 def _prepare_out(out: Path, sweep: Sweep, resume: bool) -> None:
-    outputs.check_out_dir(out)
+    outputs.check_out_dir(out, "sweep")
     meta_path = out / "sweep.json"
     meta = {"kind": "sweep", "name": sweep.name, "source": sweep.source, "seed": sweep.seed,
             "keys": list(sweep.keys), "metric": sweep.metric, "cells": len(sweep.cells),

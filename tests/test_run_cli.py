@@ -312,3 +312,82 @@ def test_ctrl_c_exits_130_and_says_so(tmp_path: Path, monkeypatch: pytest.Monkey
     assert code == 130
     assert err.strip().splitlines()[-1] == "interrupted"
     assert "Traceback" not in err and out == ""
+
+
+# --- writing into a directory that already holds results ----------------------------------------
+
+def _run_into(out: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+              *more: str) -> tuple[int, str, str]:
+    return backtest_here(monkeypatch, capsys, "run", str(REPO / VERDICT), "--sessions", "4",
+                         "--out", str(out), *more)
+
+
+def _files(out: Path) -> dict[str, bytes]:
+    return {f.name: f.read_bytes() for f in sorted(out.iterdir())}
+
+
+def test_a_rerun_without_a_ledger_removes_the_old_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    assert _run_into(out, monkeypatch, capsys, "--ledger")[0] == 0
+    assert (out / "ledger.parquet").is_file()
+    code, _, err = _run_into(out, monkeypatch, capsys, "--seed", "5")
+    assert code == 0, err
+    assert sorted(_files(out)) == ["paths.parquet", "run.json", "sessions.parquet",
+                                   "summary.parquet"]   # nothing hidden left behind either
+    assert json.loads((out / "run.json").read_text(encoding="utf-8"))["seed"] == 5
+
+
+def test_a_rerun_that_fails_while_writing_leaves_the_earlier_run_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from backtest import outputs
+
+    out = tmp_path / "out"
+    assert _run_into(out, monkeypatch, capsys, "--ledger")[0] == 0
+    before = _files(out)
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device", "run.json")
+
+    monkeypatch.setattr(outputs, "write_json", full)
+    code, _, err = _run_into(out, monkeypatch, capsys, "--seed", "5", "--sessions", "6")
+    assert code == 1 and "No space left on device" in err
+    assert _files(out) == before
+
+
+def test_a_run_and_a_sweep_do_not_share_a_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from backtest import outputs
+    from backtest.errors import UsageError
+
+    swept = tmp_path / "swept"
+    swept.mkdir()
+    (swept / "sweep.json").write_text("{}\n", encoding="utf-8")
+    code, out, err = _run_into(swept, monkeypatch, capsys)
+    assert code == 2 and out == ""
+    assert err.strip() == (f"error: --out {swept} holds the results of a sweep (sweep.json); "
+                           "give another directory for those of a run")
+    assert _files(swept) == {"sweep.json": b"{}\n"}
+    ran = tmp_path / "ran"
+    ran.mkdir()
+    (ran / "run.json").write_text("{}\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="holds the results of a run"):
+        outputs.check_out_dir(ran, "sweep")
+
+
+def test_a_directory_in_the_way_of_a_result_file_is_refused_before_any_work(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from backtest import engine
+
+    def must_not_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the run started")
+
+    monkeypatch.setattr(engine, "run", must_not_run)
+    (tmp_path / "out" / "run.json").mkdir(parents=True)
+    code, _, err = _run_into(tmp_path / "out", monkeypatch, capsys)
+    assert code == 2
+    assert f"{tmp_path / 'out' / 'run.json'} is a directory" in err
