@@ -253,6 +253,12 @@ def deal_hands(cards: Sequence[int]) -> list[Hand]:
 # --- rules settings -----------------------------------------------------------
 
 
+#: bounds on a payout (net per unit staked): money is counted in whole ticks of
+#: 1/(100 D) of a currency unit, D the payouts' common denominator
+MAX_PAYOUT = 1000
+MAX_PAYOUT_DENOMINATOR = 1000
+
+
 def _fraction(name: str, raw: Any) -> Fraction:
     if isinstance(raw, bool) or not isinstance(raw, (int, float, str, Fraction)):
         raise RulesError(f"rules: {name} must be a number, got {raw!r}")
@@ -263,6 +269,11 @@ def _fraction(name: str, raw: Any) -> Fraction:
         raise RulesError(f"rules: {name} must be a number, got {raw!r}") from None
     if result <= 0:
         raise RulesError(f"rules: {name} must be positive, got {raw!r}")
+    if result > MAX_PAYOUT:
+        raise RulesError(f"rules: {name} must be at most {MAX_PAYOUT} (to 1), got {raw!r}")
+    if result.denominator > MAX_PAYOUT_DENOMINATOR:
+        raise RulesError(f"rules: {name} must be a whole number of thousandths of the stake "
+                         f"(such as 0.95 or 0.975), got {raw!r}")
     return result
 
 
@@ -442,12 +453,17 @@ def load_rules(spec: str | Path | Mapping[str, Any] | Rules) -> Rules:
         return PRESETS[text]
     path = Path(text)
     if path.suffix.lower() in (".yaml", ".yml") or path.exists():
+        if path.is_dir():
+            raise RulesError(f"rules file {text} is a directory, not a file")
         if not path.is_file():
             raise RulesError(f"rules file {text} does not exist")
         import yaml
 
         try:
             data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except UnicodeDecodeError as exc:
+            raise RulesError(f"{text}: not UTF-8 text (byte {exc.start}); save the file "
+                             "as UTF-8") from None
         except yaml.YAMLError as exc:
             raise RulesError(f"{text}: not valid YAML: {exc}") from None
         if isinstance(data, Mapping) and "rules" in data and len(data) == 1:

@@ -565,6 +565,11 @@ def test_forbidden_combinations() -> None:
     ("boxes", 2.5, "whole number"),
     ("player_and_banker_together", "yes", "true or false"),
     ("pairs_need_main_bet", 1, "true or false"),
+    # money is counted in ticks of 1/(100 D), D the payouts' common denominator
+    ("tie_payout", "1e999", "at most 1000"),
+    ("dragon7_payout", 1001, "at most 1000"),
+    ("tie_payout", 1.0e-30, "thousandths"),
+    ("banker_payout", "19/20001", "thousandths"),
 ])
 def test_rules_validation_names_the_field(field: str, bad: object, reason: str) -> None:
     with pytest.raises(RulesError, match=rf"{field} must .*{reason}|{field}.*{reason}"):
@@ -595,6 +600,12 @@ def test_load_rules_yaml_with_base(tmp_path: Path) -> None:
         load_rules(bad)
     with pytest.raises(RulesError, match="does not exist"):
         load_rules(tmp_path / "missing.yaml")
+    with pytest.raises(RulesError, match="is a directory, not a file"):
+        load_rules(tmp_path)
+    latin = tmp_path / "latin.yaml"
+    latin.write_bytes("base: ez\n# tableau à Paris\n".encode("latin-1"))
+    with pytest.raises(RulesError, match=r"latin.yaml: not UTF-8 text \(byte 19\)"):
+        load_rules(latin)
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
