@@ -72,7 +72,7 @@ def ledger_frame(label: str, parts: Sequence[dict[str, np.ndarray] | None]) -> p
     joined = {k: np.concatenate(v) for k, v in cols.items()}
     n = len(joined["net"])
     data: dict[str, Any] = {
-        "seat": [label] * n,
+        "seat": pl.Series([label] * n, dtype=pl.String),   # typed even with no rows
         "session": joined["session"] + 1,
         "shoe": joined["shoe"],
         "hand": joined["hand"],
