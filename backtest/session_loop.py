@@ -216,7 +216,9 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
         cents[b] = 0
         stakes[b] = 0.0
         unit_f[b] = 0.0
-        side_c[b] = np.int64(np.floor(p[P_SIDE + b] * 100.0 + 1e-6)) if p[P_SIDE + b] > 0.0 else 0
+        # whole cents, at most 2**52 as `limits` holds the main stakes
+        side_c[b] = np.int64(min(np.floor(p[P_SIDE + b] * 100.0 + 1e-6), float(_MAX_CENTS))) \
+            if p[P_SIDE + b] > 0.0 else 0
         sides += 1 if side_c[b] > 0 else 0
     short_path_bounds(min_c, max_c, offered, pairs_need_main, sides, fast_c)
     reset_on_max = p[P_ON_MAX] == 0.0
