@@ -49,6 +49,14 @@ class CommonParams:
         check_params(self)
 
 
+_WHOLE_LIMIT = 2 ** 53
+
+
+def _digits(n: int) -> int:
+    """About how many decimal digits a (possibly huge) integer has."""
+    return int(n.bit_length() * 0.30103) + 1
+
+
 def _type_name(tp: Any) -> str:
     origin = get_origin(tp)
     if origin is Literal:
@@ -89,16 +97,25 @@ def _coerce(value: Any, tp: Any, path: str) -> Any:
         return value
     if tp is int:
         if isinstance(value, bool) or not isinstance(value, int):
-            if isinstance(value, float) and value.is_integer():
-                return int(value)
-            raise StrategyError(f"{path}: expected a whole number, got {value!r}")
+            if not (isinstance(value, float) and value.is_integer()):
+                raise StrategyError(f"{path}: expected a whole number, got {value!r}")
+            value = int(value)
+        # the compiled strategies read their parameters as floats: exact up to 2**53
+        if abs(value) > _WHOLE_LIMIT:
+            raise StrategyError(f"{path}: expected a whole number of at most {_WHOLE_LIMIT:,} "
+                                f"in size, got one of about {_digits(value)} digits")
         return value
     if tp is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise StrategyError(f"{path}: expected a number, got {value!r}")
-        if value != value or value in (float("inf"), float("-inf")):
+        try:
+            number = float(value)
+        except OverflowError:   # an integer beyond any float
+            raise StrategyError(f"{path}: expected a finite number, got one of about "
+                                f"{_digits(value)} digits") from None
+        if number != number or number in (float("inf"), float("-inf")):
             raise StrategyError(f"{path}: expected a finite number, got {value!r}")
-        return float(value)
+        return number
     if tp is str:
         if not isinstance(value, str):
             raise StrategyError(f"{path}: expected text, got {value!r}")
