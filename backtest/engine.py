@@ -242,7 +242,9 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
     s = config.session
     tick = 100 * table.den
     bankroll0 = _ticks(s.bankroll, table.den)
-    stop_loss = -1 if s.stop_loss is None else _ticks(s.stop_loss, table.den)
+    # a session cannot lose more than its bankroll: a larger stop-loss never
+    # stops one, nor does one tick more (which fits the loop's integers)
+    stop_loss = -1 if s.stop_loss is None else min(_ticks(s.stop_loss, table.den), bankroll0 + 1)
     win_goal = -1 if s.win_goal is None else _ticks(s.win_goal, table.den)
     max_hands = -1 if s.max_hands is None else s.max_hands
     n_sessions = hi - lo
@@ -266,14 +268,18 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
             code, at, rows = session_loop.run_compiled(kind_marker(strat.kind), strat.encode(), *args,
                                                        *session_loop.scratch(strat))
         else:
-            code, at, rows = python_loop.run_python(strat, *args)
+            try:
+                code, at, rows = python_loop.run_python(strat, *args)
+            except python_loop.Raised as raised:
+                raise StrategyError(f"{config.source}: seats[{k}] ({config.seats[k].label}): "
+                                    f"{raised.describe()}, "
+                                    f"{_hand_words(hands, shoe_no, bounds, lo, raised.at)}") from None
         if code != session_loop.PLACE_OK:
             seat = config.seats[k]
             raise StrategyError(
                 f"{config.source}: seats[{k}] ({seat.label}) "
-                f"{session_loop.PLACE_ERRORS[int(code)]} on hand "
-                f"{int(hands.hand[at])} of shoe {int(shoe_no[at]) + 1} in session "
-                f"{lo + int(np.searchsorted(bounds, at, side='right'))}"
+                f"{session_loop.PLACE_ERRORS[int(code)]} "
+                f"{_hand_words(hands, shoe_no, bounds, lo, at)}"
                 + (f" (the {config.rules.name} table does not take Player and Banker together)"
                    if not config.rules.player_and_banker_together else ""))
         ledger_cols = None
@@ -285,6 +291,12 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
                            "net": led["net"][:rows] / tick, "bankroll": led["bank"][:rows] / tick}
         results.append(SeatResult(stats, wag, expected, ledger_cols))
     return results, len(hands)
+
+
+def _hand_words(hands: Hands, shoe_no: np.ndarray, bounds: np.ndarray, lo: int, at: int) -> str:
+    """'on hand H of shoe S in session N' for the hand at index `at` of a chunk."""
+    return (f"on hand {int(hands.hand[at])} of shoe {int(shoe_no[at]) + 1} in session "
+            f"{lo + int(np.searchsorted(bounds, at, side='right'))}")
 
 
 # --- the whole run -----------------------------------------------------------------------

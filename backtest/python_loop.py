@@ -10,9 +10,11 @@ both and compare the ledgers and every session statistic.
 from __future__ import annotations
 
 import math
+import traceback
 
 import numpy as np
 
+from backtest.errors import BacktestError
 from backtest.odds import ev_fill, ev_work
 from backtest.rules import Bet, Winner
 from backtest.session_loop import (_MAX_CENTS, ENDED_LIMIT, ENDED_RUIN, PLACE_BAD_STAKE,
@@ -111,170 +113,196 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
     led_c: list[list[int]] = []
     led_n: list[int] = []
     led_b: list[int] = []
-    for j in range(session_ids.shape[0]):
-        # counted as they happen: wins, losses, pushes (hands with a stake) and the
-        # stakes by bet, in cents; hands, bets, wagered and net follow from them
-        final = peak = bankroll0
-        drawdown = longest = cur = largest = 0
-        max_hits = stops = wins = losses = pushes = below_min = 0
-        wag = [0] * N_BETS
-        exp_net = 0.0
-        ended = ENDED_LIMIT
-        strategy.start_session(int(session_seed(seat_key, int(session_ids[j]), seed_work)))
-        lo, hi = int(bounds[j]), int(bounds[j + 1])
-        end = hi if max_hands < 0 else min(hi, lo + max_hands)
-        view._lo = view._first = lo
-        view._ticks = final
-        view._last_ticks = 0
-        hands = end - lo  # unless the session ends early
-        for i in range(lo, end):
-            if hand_l[i] == 1:
-                view._lo = i
-                if use_cards:
-                    counts[:] = full_counts
-            if use_cards:
-                ev_fill(counts, ev_table, evs, *ev_tables)
-                evs_l = evs.tolist()
-            view._i = i
-            asked = ask(view)
-            # the short path: no bet, or one bet within the limits and the bankroll
-            b = -1
-            if type(asked) is dict:
-                if len(asked) == 1:
-                    for key in asked:
-                        b = code_of.get(key, 7)
-                    x = asked[key]
-                    c = cents_of.get(x, -1) if type(x) in _NUMBERS else -1
-                    if c < 0:
-                        c = _cents_of(x, cents_of)
-                    if low[b] <= c <= high[b] and c * den <= final:
-                        pass
-                    elif b == 7 or c < 0:
-                        b = -1
-                    elif c == 0:
-                        b = -2
-                    elif c < min_l[b] and min_l[b] <= high[b] and min_l[b] * den <= final:
-                        c = min_l[b]
-                        below_min += 1
-                    else:
-                        b = -1
-                elif not asked:
-                    b = -2
-            elif asked is None:
-                b = -2
-            if b >= 0:
-                col = cols[b]
-                if col is None:
-                    col = cols[b] = unit[b].tolist()
-                net = c * col[i]
-                wag[b] += c
-                if use_cards:
-                    exp_net += c * 0.01 * evs_l[b]
-                if c > largest:
-                    largest = c
-                staked = True
-                if keep:
-                    placed = ((b, c),)
-            elif b == -2 and final >= 0:
-                net = 0
-                staked = False
-                placed = ()
-            else:
-                code, cents, raised_n, hits, stop_n = _place(
-                    asked, strategy, view, side, has_side, min_l, max_l, reset_on_max, offered_l,
-                    pb_together, pairs_need_main, final, den, all_in)
-                below_min += raised_n
-                max_hits += hits
-                stops += stop_n
-                if code == PLACE_RUIN:
-                    ended = ENDED_RUIN
-                    hands = i - lo
-                    break
-                if code != PLACE_OK:
-                    return code, i, _flush(rows, led_i, led_c, led_n, led_b, led_idx, led_cents,
-                                           led_net, led_bank)
-                # book: settle and count
-                net = 0
-                total = 0
-                for b in range(N_BETS):
-                    c = cents[b]
-                    if c > 0:
-                        col = cols[b]
-                        if col is None:
-                            col = cols[b] = unit[b].tolist()
-                        net += c * col[i]
-                        total += c
-                        wag[b] += c
-                        if use_cards:
-                            exp_net += c * 0.01 * evs_l[b]
-                if total > largest:
-                    largest = total
-                staked = total > 0
-                placed = tuple((b, c) for b, c in enumerate(cents) if c > 0)
-            if not staked:
-                pass
-            elif net > 0:
-                wins += 1
-                cur = 0
-                final += net
-                if final > peak:
-                    peak = final
-            elif net < 0:
-                losses += 1
-                cur += 1
-                if cur > longest:
-                    longest = cur
-                final += net
-                if peak - final > drawdown:
-                    drawdown = peak - final
-            else:
-                pushes += 1
-            if tell is not None:
-                # raw numbers; the dicts are worked out if the strategy reads them
-                result = new_result(Result)
-                result.winner = won[i]
-                result.net = net / scale
-                result._placed = placed
-                result._i = i
-                result._src = src
-                tell(view, result)
+    i = int(bounds[0]) if len(bounds) else 0   # the hand an error is reported on
+    try:
+        for j in range(session_ids.shape[0]):
+            # counted as they happen: wins, losses, pushes (hands with a stake) and the
+            # stakes by bet, in cents; hands, bets, wagered and net follow from them
+            final = peak = bankroll0
+            drawdown = longest = cur = largest = 0
+            max_hits = stops = wins = losses = pushes = below_min = 0
+            wag = [0] * N_BETS
+            exp_net = 0.0
+            ended = ENDED_LIMIT
+            strategy.start_session(int(session_seed(seat_key, int(session_ids[j]), seed_work)))
+            lo, hi = int(bounds[j]), int(bounds[j + 1])
+            end = hi if max_hands < 0 else min(hi, lo + max_hands)
+            view._lo = view._first = lo
             view._ticks = final
-            view._last_ticks = net
+            view._last_ticks = 0
+            hands = end - lo  # unless the session ends early
+            for i in range(lo, end):
+                if hand_l[i] == 1:
+                    view._lo = i
+                    if use_cards:
+                        counts[:] = full_counts
+                if use_cards:
+                    ev_fill(counts, ev_table, evs, *ev_tables)
+                    evs_l = evs.tolist()
+                view._i = i
+                asked = ask(view)
+                # the short path: no bet, or one bet within the limits and the bankroll
+                b = -1
+                if type(asked) is dict:
+                    if len(asked) == 1:
+                        for key in asked:
+                            b = code_of.get(key, 7)
+                        x = asked[key]
+                        c = cents_of.get(x, -1) if type(x) in _NUMBERS else -1
+                        if c < 0:
+                            c = _cents_of(x, cents_of)
+                        if low[b] <= c <= high[b] and c * den <= final:
+                            pass
+                        elif b == 7 or c < 0:
+                            b = -1
+                        elif c == 0:
+                            b = -2
+                        elif c < min_l[b] and min_l[b] <= high[b] and min_l[b] * den <= final:
+                            c = min_l[b]
+                            below_min += 1
+                        else:
+                            b = -1
+                    elif not asked:
+                        b = -2
+                elif asked is None:
+                    b = -2
+                if b >= 0:
+                    col = cols[b]
+                    if col is None:
+                        col = cols[b] = unit[b].tolist()
+                    net = c * col[i]
+                    wag[b] += c
+                    if use_cards:
+                        exp_net += c * 0.01 * evs_l[b]
+                    if c > largest:
+                        largest = c
+                    staked = True
+                    if keep:
+                        placed = ((b, c),)
+                elif b == -2 and final >= 0:
+                    net = 0
+                    staked = False
+                    placed = ()
+                else:
+                    code, cents, raised_n, hits, stop_n = _place(
+                        asked, strategy, view, side, has_side, min_l, max_l, reset_on_max, offered_l,
+                        pb_together, pairs_need_main, final, den, all_in)
+                    below_min += raised_n
+                    max_hits += hits
+                    stops += stop_n
+                    if code == PLACE_RUIN:
+                        ended = ENDED_RUIN
+                        hands = i - lo
+                        break
+                    if code != PLACE_OK:
+                        return code, i, _flush(rows, led_i, led_c, led_n, led_b, led_idx, led_cents,
+                                               led_net, led_bank)
+                    # book: settle and count
+                    net = 0
+                    total = 0
+                    for b in range(N_BETS):
+                        c = cents[b]
+                        if c > 0:
+                            col = cols[b]
+                            if col is None:
+                                col = cols[b] = unit[b].tolist()
+                            net += c * col[i]
+                            total += c
+                            wag[b] += c
+                            if use_cards:
+                                exp_net += c * 0.01 * evs_l[b]
+                    if total > largest:
+                        largest = total
+                    staked = total > 0
+                    placed = tuple((b, c) for b, c in enumerate(cents) if c > 0)
+                if not staked:
+                    pass
+                elif net > 0:
+                    wins += 1
+                    cur = 0
+                    final += net
+                    if final > peak:
+                        peak = final
+                elif net < 0:
+                    losses += 1
+                    cur += 1
+                    if cur > longest:
+                        longest = cur
+                    final += net
+                    if peak - final > drawdown:
+                        drawdown = peak - final
+                else:
+                    pushes += 1
+                if tell is not None:
+                    # raw numbers; the dicts are worked out if the strategy reads them
+                    result = new_result(Result)
+                    result.winner = won[i]
+                    result.net = net / scale
+                    result._placed = placed
+                    result._i = i
+                    result._src = src
+                    tell(view, result)
+                view._ticks = final
+                view._last_ticks = net
+                if ledger:
+                    led_i.append(i)
+                    row = [0] * N_BETS
+                    for b, c in placed:
+                        row[b] = c
+                    led_c.append(row)
+                    led_n.append(net)
+                    led_b.append(final)
+                if use_cards:
+                    for card in cards[i]:
+                        if card:
+                            counts[card & 15] -= 1
+                if keep_lo <= final < keep_hi:
+                    continue
+                ended = int(ended_by(final, ruin_below, stop_loss, bankroll0))
+                hands = i + 1 - lo
+                break
+            wag_total = sum(wag)
+            if not use_cards:   # as run_compiled: from the cents on each bet, once
+                for b in range(N_BETS):
+                    if wag[b] != 0:
+                        exp_net += wag[b] * 0.01 * evs_l[b]
+            st = stats[j]
+            st[S_HANDS], st[S_BETS], st[S_WAGERED], st[S_NET] = \
+                hands, wins + losses + pushes, wag_total * den, final - bankroll0
+            st[S_FINAL], st[S_PEAK], st[S_DRAWDOWN], st[S_LOSING_STREAK] = final, peak, drawdown, longest
+            st[S_LARGEST], st[S_MAX_HITS], st[S_BANKROLL_STOPS], st[S_ENDED] = \
+                largest * den, max_hits, stops, ended
+            st[S_WINS], st[S_LOSSES], st[S_PUSHES], st[S_CUR_STREAK] = wins, losses, pushes, cur
+            st[S_BELOW_MIN] = below_min
+            wagered[j] = [w * den for w in wag]
+            expected[j] = exp_net
             if ledger:
-                led_i.append(i)
-                row = [0] * N_BETS
-                for b, c in placed:
-                    row[b] = c
-                led_c.append(row)
-                led_n.append(net)
-                led_b.append(final)
-            if use_cards:
-                for card in cards[i]:
-                    if card:
-                        counts[card & 15] -= 1
-            if keep_lo <= final < keep_hi:
-                continue
-            ended = int(ended_by(final, ruin_below, stop_loss, bankroll0))
-            hands = i + 1 - lo
-            break
-        wag_total = sum(wag)
-        if not use_cards:   # as run_compiled: from the cents on each bet, once
-            for b in range(N_BETS):
-                if wag[b] != 0:
-                    exp_net += wag[b] * 0.01 * evs_l[b]
-        st = stats[j]
-        st[S_HANDS], st[S_BETS], st[S_WAGERED], st[S_NET] = \
-            hands, wins + losses + pushes, wag_total * den, final - bankroll0
-        st[S_FINAL], st[S_PEAK], st[S_DRAWDOWN], st[S_LOSING_STREAK] = final, peak, drawdown, longest
-        st[S_LARGEST], st[S_MAX_HITS], st[S_BANKROLL_STOPS], st[S_ENDED] = \
-            largest * den, max_hits, stops, ended
-        st[S_WINS], st[S_LOSSES], st[S_PUSHES], st[S_CUR_STREAK] = wins, losses, pushes, cur
-        st[S_BELOW_MIN] = below_min
-        wagered[j] = [w * den for w in wag]
-        expected[j] = exp_net
-        if ledger:
-            rows = _flush(rows, led_i, led_c, led_n, led_b, led_idx, led_cents, led_net, led_bank)
+                rows = _flush(rows, led_i, led_c, led_n, led_b, led_idx, led_cents, led_net, led_bank)
+    except BacktestError as exc:   # what the loop's own checks say of the strategy
+        raise Raised(i, exc) from exc
+    except Exception as exc:   # the strategy's own code raised
+        raise Raised(i, exc) from exc
     return PLACE_OK, -1, rows
+
+
+class Raised(Exception):
+    """The strategy's code (or a check of what it returned) raised an error
+    while the loop played hand index `at`; the engine says which seat, hand,
+    shoe and session."""
+
+    def __init__(self, at: int, error: Exception) -> None:
+        super().__init__(at, error)
+        self.at = at
+        self.error = error
+
+    def describe(self) -> str:
+        """The error in words, and where a strategy's own code raised it."""
+        if isinstance(self.error, BacktestError):
+            return str(self.error)
+        frames = traceback.extract_tb(self.error.__traceback__)
+        where = f" ({frames[-1].filename}, line {frames[-1].lineno}, in {frames[-1].name})" \
+            if frames else ""
+        return f"raised {type(self.error).__name__}: {self.error}{where}"
 
 
 def _no_update(strategy: Strategy) -> bool:
@@ -376,8 +404,9 @@ def _place(first: object, strategy: Strategy, view: View, side: list[float], has
 def _whole_cents(x: float) -> int:
     """A stake (currency, not negative) in whole cents, as `session_loop.limits`
     converts it."""
-    c = math.floor(x * 100.0 + 1e-6)
-    return _MAX_CENTS if c > _MAX_CENTS else c
+    y = x * 100.0 + 1e-6
+    # as the compiled loop: anything from 2**52 cents up (infinity too) is 2**52
+    return math.floor(y) if y < _MAX_CENTS else _MAX_CENTS
 
 
 def _py_cents(stakes: list[float], side: list[float], has_side: bool) -> list[int] | None:
@@ -395,7 +424,7 @@ def _py_cents(stakes: list[float], side: list[float], has_side: bool) -> list[in
     if any_bet and has_side:
         for b in range(N_BETS):
             if side[b] > 0.0:
-                cents[b] += math.floor(side[b] * 100.0 + 1e-6)
+                cents[b] += _whole_cents(side[b])
     return cents
 
 
@@ -421,8 +450,13 @@ def _fill(out: list[float], stakes: object, strategy: Strategy) -> None:
         if bet is None:
             raise StrategyError(f"strategy {strategy.name or type(strategy).__name__}: unknown bet "
                                 f"{key!r} (bets are {', '.join(b.value for b in Bet)})")
+        if isinstance(value, (str, bytes, bool)):   # not numbers, though float() takes them
+            raise StrategyError(f"strategy {strategy.name or type(strategy).__name__}: the stake "
+                                f"on {bet} must be a number, got {value!r}")
         try:
             out[bet.code] = float(value)
+        except OverflowError:   # an integer beyond any float: as large as a stake gets
+            out[bet.code] = math.inf if value > 0 else -math.inf
         except (TypeError, ValueError):
             raise StrategyError(f"strategy {strategy.name or type(strategy).__name__}: the stake "
                                 f"on {bet} must be a number, got {value!r}") from None

@@ -406,3 +406,116 @@ def test_a_refused_combination_names_session_shoe_and_hand_as_the_frames_number_
     message = str(info.value)
     assert message.startswith("german.yaml: seats[0] (both-sides-later) placed a combination")
     assert "on hand 3 of shoe 1 in session 2" in message
+
+
+# --- a strategy's own errors, and stakes no number of cents can hold ---------------------------
+
+class _Raises(Strategy):
+    """Bets Banker; its stakes() divides by zero on the fourth hand of the second session."""
+
+    name = "raises"
+    description = "test strategy"
+
+    def start_session(self, seed: int) -> None:
+        self.sessions = getattr(self, "sessions", 0) + 1
+
+    def stakes(self, view):  # type: ignore[no-untyped-def]
+        if self.sessions == 2 and view.session_hand == 3:
+            return {"banker": 1 / 0}
+        return {"banker": 10}
+
+
+class _Asks(Strategy):
+    """Asks for one given stake on Banker every hand."""
+
+    name = "asks"
+    description = "test strategy"
+    stake: object = 10.0
+
+    def stakes(self, view):  # type: ignore[no-untyped-def]
+        return {"banker": self.stake}
+
+
+def _user_seat(monkeypatch: pytest.MonkeyPatch, cls: type[Strategy], **session: Any) -> RunConfig:
+    monkeypatch.setitem(registry.BUILTIN_NAMES, cls.name, cls)
+    return parse_config({"seed": 1, "sessions": 3, "shoe": {"decks": 8},
+                         "session": {"bankroll": 1000, **session}, "table": {"min": 1, "max": 100},
+                         "seats": [{"strategy": cls.name}]}, source="user.yaml")
+
+
+def test_an_error_in_a_strategy_s_code_names_the_seat_the_hand_and_the_line(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(StrategyError) as info:
+        engine.run(_user_seat(monkeypatch, _Raises), workers=1)
+    message = str(info.value)
+    assert message.startswith("user.yaml: seats[0] (raises): raised ZeroDivisionError: "
+                              "division by zero (")
+    assert f"{__file__}, line " in message and "in stakes)" in message
+    assert message.endswith("on hand 4 of shoe 1 in session 2")
+
+
+@pytest.mark.parametrize("stake", ["10", True, b"10"], ids=["text", "bool", "bytes"])
+def test_a_stake_that_is_not_a_number_is_refused_with_the_seat(
+        monkeypatch: pytest.MonkeyPatch, stake: object) -> None:
+    monkeypatch.setattr(_Asks, "stake", stake)
+    with pytest.raises(StrategyError) as info:
+        engine.run(_user_seat(monkeypatch, _Asks), workers=1)
+    assert str(info.value) == (f"user.yaml: seats[0] (asks): strategy asks: the stake on banker "
+                               f"must be a number, got {stake!r}, on hand 1 of shoe 1 in session 1")
+
+
+@pytest.mark.parametrize("stake", [1e307, float("inf"), 10 ** 400], ids=["1e307", "inf", "10**400"])
+@pytest.mark.parametrize("on_max", ["reset", "cap"])
+def test_a_stake_beyond_any_cents_is_played_as_the_compiled_loop_plays_it(
+        monkeypatch: pytest.MonkeyPatch, stake: object, on_max: str) -> None:
+    """As 2**52 cents, over the table maximum: a user's class asking for it,
+    and the flat built-in asking for 1e307 in both loops, play the same hands."""
+    monkeypatch.setattr(_Asks, "stake", stake)
+    monkeypatch.setitem(registry.BUILTIN_NAMES, _Asks.name, _Asks)
+    cfg = generated([{"strategy": "flat", "params": {"bets": {"banker": 1e307}, "on_max": on_max}},
+                     {"strategy": "asks", "params": {"on_max": on_max}}],
+                    sessions=3, bankroll=1000, win_goal=None)
+    compiled = ledger_of(engine.run(cfg, ledger=True, workers=1))
+    python = ledger_of(engine.run(cfg, ledger=True, workers=1, force_python=True))
+    assert compiled.equals(python)
+    flat, user = (compiled.filter(pl.col("seat") == seat).drop("seat") for seat in ("flat", "asks"))
+    assert flat.equals(user)
+    assert set(flat["stake_banker"]) == {200.0}   # the table maximum
+
+
+def test_a_side_bet_beyond_any_cents_is_held_to_the_table_maximum_in_both_loops() -> None:
+    cfg = generated([{"strategy": "martingale", "params": {
+        "bet": "banker", "base": 10, "on_max": "cap", "side_bets": {"tie": 1.0e17}}}],
+        sessions=5, bankroll=1000, win_goal=None)
+    compiled = ledger_of(engine.run(cfg, ledger=True, workers=1))
+    python = ledger_of(engine.run(cfg, ledger=True, workers=1, force_python=True))
+    assert compiled.equals(python)
+    assert set(compiled["stake_tie"]) == {50.0}   # the tie's own maximum
+    assert compiled["stake_banker"].min() >= 10.0
+
+
+def test_a_seat_ruined_before_its_first_hand_has_an_empty_ledger_beside_the_others() -> None:
+    cfg = generated([{"strategy": "flat", "params": {"bets": {"banker": 200}}},   # over 150
+                     {"strategy": "flat", "name": "small", "params": {"bets": {"banker": 10}}}],
+                    sessions=2, bankroll=150)
+    for force_python in (False, True):
+        ledger = ledger_of(engine.run(cfg, ledger=True, workers=1, force_python=force_python))
+        assert set(ledger["seat"]) == {"small"} and ledger.height > 0
+
+
+def test_a_stop_loss_beyond_the_bankroll_never_stops_a_session() -> None:
+    seats = [{"strategy": "martingale", "params": {"bet": "player", "base": 10}}]
+    none = engine.run(generated(seats, sessions=40), workers=1)
+    huge = engine.run(generated(seats, sessions=40, stop_loss=1.0e300), workers=1)
+    assert huge.sessions.equals(none.sessions)
+
+
+@pytest.mark.parametrize("params", [{"target": 10 ** 400}, {"target": 2 ** 53 + 1}],
+                         ids=["10**400", "2**53+1"])
+def test_a_whole_number_parameter_beyond_2_53_is_refused(params: dict[str, Any]) -> None:
+    with pytest.raises(ConfigError, match=r"seats\[0\]\.params\.target: expected a whole number "
+                                          r"of at most 9,007,199,254,740,992 in size"):
+        generated([{"strategy": "paroli", "params": params}])
+    with pytest.raises(ConfigError, match=r"seats\[0\]\.params\.base: expected a finite number, "
+                                          r"got one of about 401 digits"):
+        generated([{"strategy": "paroli", "params": {"base": 10 ** 400}}])
