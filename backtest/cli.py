@@ -51,6 +51,10 @@ def deal(
     _echo(render.hands(hands, fmt.value))
 
 
+# shoes one `shoe generate` writes at most (about 0.6 GB of text)
+MAX_GENERATED_SHOES = 10 ** 6
+
+
 @shoe_app.command("generate")
 def shoe_generate(
     decks: Annotated[int, typer.Option(help="Decks shuffled together.")] = 8,
@@ -66,8 +70,10 @@ def shoe_generate(
     from backtest import recorded
     from backtest.shoe import ShoeSpec, generate_hands
 
-    if count < 1:
-        raise UsageError(f"--count must be at least 1, got {count}")
+    if not 1 <= count <= MAX_GENERATED_SHOES:
+        raise UsageError(f"--count must be from 1 to {MAX_GENERATED_SHOES:,}, got {count:,}")
+    if seed < 0:
+        raise UsageError(f"--seed must be a whole number of at least 0, got {seed}")
     cut_spec: int | str | None = cut
     if cut is not None and cut != "random":
         try:
@@ -139,6 +145,12 @@ def run(
     from backtest.config import load_config
     from backtest.engine import run as run_engine
 
+    from backtest.engine import MAX_SESSIONS, check_workers
+
+    if sessions is not None and not 1 <= sessions <= MAX_SESSIONS:
+        raise UsageError(f"--sessions must be from 1 to {MAX_SESSIONS:,}, got {sessions:,}")
+    if workers is not None:
+        check_workers(workers, "--workers", UsageError)
     overrides: dict[str, object] = {}
     if seed is not None:
         overrides["seed"] = seed

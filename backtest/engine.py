@@ -31,7 +31,7 @@ import polars as pl
 from backtest import payouts, python_loop, session_loop
 from backtest.cards import full_shoe_counts
 from backtest.config import RunConfig, build_strategies, parse_config
-from backtest.errors import ConfigError, MissingDataError, StrategyError
+from backtest.errors import BacktestError, ConfigError, MissingDataError, StrategyError
 from backtest.hands import Hands
 from backtest.odds import ev_array, payout_vector
 from backtest.rules import Bet
@@ -41,6 +41,10 @@ from strategies.compiled import kind_marker
 
 SHOE_BITS = 20
 SHOE_MASK = (1 << SHOE_BITS) - 1
+#: the most sessions one run has (its chunks are listed before it starts)
+MAX_SESSIONS = 10 ** 9
+#: the most worker processes a run or a sweep starts on this machine
+MAX_WORKERS = 256
 CHUNK_HANDS = 400_000
 #: sessions whose bankroll after every hand is kept for plots (`--out`)
 PATH_SESSIONS = 100
@@ -76,14 +80,28 @@ class RunResult:
 # --- planning -----------------------------------------------------------------------
 
 def count_sessions(config: RunConfig, override: int | None = None) -> int:
-    """How many sessions the run has."""
+    """How many sessions the run has (and a check that a generated session's
+    shoes can be numbered)."""
     if override is not None:
         if override < 1:
             raise ConfigError(f"the number of sessions must be at least 1, got {override}")
+        if override > MAX_SESSIONS:
+            raise ConfigError(f"the number of sessions must be at most {MAX_SESSIONS:,}, "
+                              f"got {override:,}; split a larger run into runs with other seeds")
         n = override
     else:
         n = config.sessions or 0
+        if n > MAX_SESSIONS:
+            raise ConfigError(f"{config.source}: sessions: at most {MAX_SESSIONS:,}, got {n:,}; "
+                              "split a larger run into runs with other seeds")
     if config.recorded is None:
+        per = shoes_per_session(config)
+        if per > SHOE_MASK + 1:
+            key = "session.max_shoes" if config.session.max_shoes is not None \
+                else "session.max_hands"
+            raise ConfigError(f"{config.source}: {key}: a session can deal at most "
+                              f"{SHOE_MASK + 1:,} shoes, and these sessions could need {per:,}; "
+                              "ask for fewer hands or shoes, or deal bigger shoes")
         return n or 1000
     available = load_recorded(config).n_shoes // (config.session.max_shoes or 1)
     if available == 0:
@@ -488,8 +506,7 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
     n, per_session, strategies = prepare(config, sessions)
     if workers is None:
         workers = default_workers() if n * per_session >= PARALLEL_HANDS else 1
-    if workers < 1:
-        raise ConfigError(f"workers must be at least 1, got {workers}")
+    check_workers(workers)
     chunks = plan_chunks(n, per_session, workers)
     frames: list[list[SeatFrames]] = []
     # each seat's spilled files, in session order (chunks are collected in order)
@@ -542,6 +559,16 @@ def bankroll_paths(config: RunConfig, sessions: int) -> pl.DataFrame:
     return (ledger.select("seat", "session", "bankroll")
             .with_columns(pl.int_range(pl.len()).over("seat", "session").add(1).alias("hand"))
             .select("seat", "session", "hand", "bankroll"))
+
+
+def check_workers(workers: int, name: str = "workers",
+                  error: type[BacktestError] = ConfigError) -> None:
+    """Refuse a number of worker processes below 1 or above MAX_WORKERS
+    (`name` and `error`: as the caller's user knows the number)."""
+    if workers < 1:
+        raise error(f"{name} must be at least 1, got {workers}")
+    if workers > MAX_WORKERS:
+        raise error(f"{name} must be at most {MAX_WORKERS}, got {workers}")
 
 
 def process_pool(workers: int) -> ProcessPoolExecutor:

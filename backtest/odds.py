@@ -51,6 +51,7 @@ from numba import njit
 from backtest.cards import DECK_SIZE, RANK_SYMBOLS, card_token, full_shoe_counts, parse_cards
 from backtest.errors import MissingDataError, RulesError, ShoeFormatError
 from backtest.rules import Bet, Rules, banker_draws, is_natural, player_draws
+from backtest.shoe import MAX_DECKS
 
 if TYPE_CHECKING:
     from backtest.hands import Hands
@@ -133,8 +134,9 @@ def composition(decks: int = 8, remove: str | Iterable[int] | None = None) -> np
     >>> composition(1, remove="A A K")[[1, 13]].tolist()
     [2, 3]
     """
-    if isinstance(decks, bool) or not isinstance(decks, (int, np.integer)) or decks < 1:
-        raise RulesError(f"decks must be a whole number of at least 1, got {decks!r}")
+    if isinstance(decks, bool) or not isinstance(decks, (int, np.integer)) \
+            or not 1 <= decks <= MAX_DECKS:
+        raise RulesError(f"decks must be a whole number from 1 to {MAX_DECKS}, got {decks!r}")
     counts = full_shoe_counts(int(decks))
     if remove is None:
         return counts

@@ -386,13 +386,12 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
 
     progress(cells_done, cells_total, hands_done, hands_expected) after each task.
     """
+    if workers is None:
+        workers = engine.default_workers()
+    engine.check_workers(workers, "--workers", UsageError)
     _prepare_out(out, sweep, resume)
     done = _read_cells(out, sweep) if resume else {}
     todo = [c.index for c in sweep.cells if c.index not in done]
-    if workers is None:
-        workers = engine.default_workers()
-    if workers < 1:
-        raise UsageError(f"--workers must be at least 1, got {workers}")
     tasks = _tasks(sweep, todo, workers)
     expected_hands = sum(sweep.cells[i].sessions * sweep.cells[i].per_session for i in todo)
     pending = {i: len([t for t in tasks if t.cell == i]) for i in todo}
@@ -470,6 +469,9 @@ def _execute_dask(tasks: Sequence[Task], payload: Sequence[tuple[Any, ...]], wor
             except (OSError, TimeoutError) as exc:
                 raise UsageError(f"--address {address}: cannot reach a Dask scheduler there "
                                  f"({exc})") from None
+            except ValueError as exc:   # not an address at all
+                raise UsageError(f"--address {address}: not a scheduler address ({exc}); give "
+                                 "HOST:PORT or tcp://HOST:PORT") from None
         else:
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                    dashboard_address=None)

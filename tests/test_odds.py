@@ -450,7 +450,8 @@ def test_composition_removes_cards_by_rank() -> None:
 @pytest.mark.parametrize(("decks", "remove", "message"), [
     (1, "5 5 5 5 5h", "cannot remove 5H: no 5 left in the shoe (it held 4)"),
     (1, "Q X", "cards to remove: unknown card 'X'"),
-    (0, None, "decks must be a whole number of at least 1, got 0"),
+    (0, None, "decks must be a whole number from 1 to 64, got 0"),
+    (65, None, "decks must be a whole number from 1 to 64, got 65"),
 ])
 def test_composition_errors(decks: int, remove: str | None, message: str) -> None:
     with pytest.raises(RulesError) as err:
@@ -617,7 +618,9 @@ def run_main(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
      "error: unknown rules preset 'comission'; did you mean 'commission'"),
     (["--remove", "5 Z"], 2, "error: --remove: unknown card 'Z'"),
     (["--after-hands", "3"], 2, "error: --shoe and --after-hands go together"),
-    (["--decks", "0"], 1, "error: decks must be a whole number of at least 1, got 0"),
+    (["--decks", "0"], 1, "error: decks must be a whole number from 1 to 64, got 0"),
+    (["--decks", "99999999999999999999"], 1,
+     "error: decks must be a whole number from 1 to 64, got 99999999999999999999"),
 ])
 def test_cli_errors(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
                     args: list[str], code: int, message: str) -> None:

@@ -391,3 +391,52 @@ def test_a_directory_in_the_way_of_a_result_file_is_refused_before_any_work(
     code, _, err = _run_into(tmp_path / "out", monkeypatch, capsys)
     assert code == 2
     assert f"{tmp_path / 'out' / 'run.json'} is a directory" in err
+
+
+# numbers beyond what a run can do: one line naming the option, exit 2, no work done
+OUT_OF_RANGE = {
+    "sessions-0": (["run", VERDICT, "--sessions", "0"],
+                   "error: --sessions must be from 1 to 1,000,000,000, got 0"),
+    "sessions-huge": (["run", VERDICT, "--sessions", "99999999999999999999"],
+                      "error: --sessions must be from 1 to 1,000,000,000, "
+                      "got 99,999,999,999,999,999,999"),
+    "workers-huge": (["run", VERDICT, "--workers", "99999999999999999999"],
+                     "error: --workers must be at most 256, got 99999999999999999999"),
+    "sweep-workers-0": (["sweep", "configs/sweeps/martingale-ruin.yaml", "--out", "{tmp}/sweep",
+                         "--workers", "0"], "error: --workers must be at least 1, got 0"),
+    "dask-address": (["sweep", "configs/sweeps/martingale-ruin.yaml", "--out", "{tmp}/sweep",
+                      "--executor", "dask", "--address", "not a url", "--sessions", "2"],
+                     "error: --address not a url: not a scheduler address"),
+    "generate-seed": (["shoe", "generate", "--seed", "-1"],
+                      "error: --seed must be a whole number of at least 0, got -1"),
+    "generate-count": (["shoe", "generate", "--count", "10000000000"],
+                       "error: --count must be from 1 to 1,000,000, got 10,000,000,000"),
+}
+
+
+@pytest.mark.parametrize("name", OUT_OF_RANGE)
+def test_numbers_out_of_range_are_usage_errors(name: str, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    args, says = OUT_OF_RANGE[name]
+    monkeypatch.chdir(REPO)
+    code, out, err = backtest_here(monkeypatch, capsys, *(a.format(tmp=tmp_path) for a in args))
+    assert code == 2, err
+    assert err.strip().startswith(says) and len(err.strip().splitlines()) == 1
+    assert out == ""
+    if name == "sweep-workers-0":
+        assert not (tmp_path / "sweep").exists()   # refused before the directory is made
+
+
+def test_a_session_that_could_need_more_shoes_than_can_be_numbered_is_refused() -> None:
+    from backtest.config import parse_config
+    from backtest.engine import prepare
+    from backtest.errors import ConfigError
+
+    cfg = parse_config({"seed": 1, "sessions": 1, "shoe": {"decks": 1, "cut_card": 46},
+                        "session": {"bankroll": 1000, "max_hands": 1_048_577}, "seats": [
+                            {"strategy": "flat"}]}, source="long.yaml")
+    with pytest.raises(ConfigError, match=r"^long.yaml: session.max_hands: a session can deal "
+                                          r"at most 1,048,576 shoes, and these sessions could "
+                                          r"need 1,048,577"):
+        prepare(cfg)
