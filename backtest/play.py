@@ -735,7 +735,9 @@ class PlaySession:
         if not any(isinstance(w, Bet) for w in items):
             first = next((w for w in items if not _AMOUNT.match(str(w))), None)
             if first is None:
-                raise _Refused(f"on what? e.g. banker {items[0]} (help lists the bets)")
+                # only amounts, or only words such as 'bet on'
+                raise _Refused(f"on what? e.g. banker {items[0] if items else 25} "
+                               "(help lists the bets)")
             self._write(f"Unknown command {first!r}: type help for the commands.\n")
             return
         stakes: list[tuple[Bet, int]] = []

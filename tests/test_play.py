@@ -279,7 +279,7 @@ def test_same_is_refused_when_the_bankroll_no_longer_covers_it() -> None:
 def test_forgiving_syntax() -> None:
     commands = ["10", "bet banker 25", "5 on tie", "player pair 1", "BANKER 1+1+1 box=2",
                 "box", "box 9", "take tie 10", "take box 2", "bets", "take all", "undo",
-                "nonsense", "25", "banker", "done", "quit"]
+                "nonsense", "25", "bet on", "banker", "done", "quit"]
     summary, out = session(commands, seed=2)
     assert "Box 1: Banker 25 (chips: 25)." in out
     assert "Box 1: Tie 5 (chips: 5)." in out
@@ -293,6 +293,7 @@ def test_forgiving_syntax() -> None:
     assert "All bets taken back. No bets on the table." in out
     assert "Unknown command 'nonsense': type help for the commands." in out
     assert "Refused: on what? e.g. banker 25" in out
+    assert out.count("Refused: on what? e.g. banker 25 (help") == 2   # `25`, and `bet on`
     assert "Refused: how much on Banker? e.g. banker 25" in out
     # `take all` undone: back to box 1 with Banker 25, Tie 5, Player Pair 1, box 2 emptied before
     cards, _ = dealing_pack(8, 2, 10)
