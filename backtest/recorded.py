@@ -719,6 +719,9 @@ def _live_json(text: str, source: str) -> Hands:
     except json.JSONDecodeError as exc:
         raise ShoeFormatError(f"{source}, line {exc.lineno}, column {exc.colno}: not valid "
                               f"JSON: {exc.msg}") from None
+    except RecursionError:
+        raise ShoeFormatError(f"{source}: its JSON nests lists or objects too deeply to be a "
+                              "shoe's records") from None
     records = []
     shoe = 0
     for path, entries in _json_shoes(data, source):

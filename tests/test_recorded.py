@@ -191,6 +191,13 @@ def test_live_json_shapes(tmp_path: Path) -> None:
     assert lists.known == OUTCOME_KNOWN
 
 
+def test_json_nested_past_the_parser_s_depth_is_a_format_error(tmp_path: Path) -> None:
+    path = write(tmp_path, "deep.json", "[" * 100_000)
+    with pytest.raises(ShoeFormatError, match="deep.json: its JSON nests lists or objects too "
+                                              "deeply to be a shoe's records"):
+        read_shoes(path)
+
+
 def test_outcome_csv_from_generated_shoe() -> None:
     hands = read_shoes(DATA / "outcomes-8deck-seed1-shoe1.csv")
     assert hands.known == OUTCOME_KNOWN | {"card_counts"}
