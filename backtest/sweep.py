@@ -19,7 +19,9 @@ are the Cartesian product of the grid with the zipped lists; every cell is
 validated before the first one runs. Each cell's random streams derive from
 the master seed and the cell's own key (its varied values), never from the
 order or the worker that runs it; `common_shoes: true` deals every cell the
-same shoes instead, for paired comparisons between cells.
+same shoes instead, for paired comparisons between cells (a cell that varies
+`seed` gets that seed's shoes: replications). `sessions` is the sweep's, for
+every cell: it cannot vary.
 
 Output in DIR: `cells/<id>.parquet` for each finished cell (written
 atomically as it finishes), `summary.parquet` (every finished cell, one row
@@ -226,6 +228,10 @@ def load_sweep(path: str | Path, sessions: int | None = None) -> Sweep:
     both = set(grid) & set(zipped)
     if both:
         raise ConfigError(f"{source}: {', '.join(sorted(both))} is both in grid and zip")
+    if "sessions" in grid or "sessions" in zipped:
+        raise ConfigError(f"{source}: {'grid' if 'sessions' in grid else 'zip'}.sessions: every "
+                          "cell runs the sweep's `sessions` (or --sessions); vary other keys, "
+                          "and run a sweep for each number of sessions")
     seed = data.get("seed", base.get("seed", 1))
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ConfigError(f"{source}: seed: expected a whole number of at least 0, got {_show(seed)}")
@@ -265,7 +271,9 @@ def load_sweep(path: str | Path, sessions: int | None = None) -> Sweep:
                 set_path(raw, key, value)
             except KeyError as exc:
                 raise ConfigError(f"{where}: {key}: {exc.args[0]}") from None
-        raw["seed"] = seed if common else _cell_seed(seed, cell_key(values))
+        # common shoes: every cell the sweep's seed, or the seed the cell varies
+        varied_seed = dict(values).get("seed", seed)
+        raw["seed"] = varied_seed if common else _cell_seed(seed, cell_key(values))
         if n_sessions is not None:
             raw["sessions"] = n_sessions
         try:

@@ -232,6 +232,9 @@ BAD_SWEEPS = {
                       "seed: expected a whole number of at least 0, got -1"),
     "zero-sessions": ("sessions: 0\ngrid:\n  table.max: [500]\n",
                       "sessions: expected a whole number of at least 1, got 0"),
+    # the summary has a `sessions` column of its own, and every cell runs the sweep's number
+    "sessions-varied": ("grid:\n  sessions: [5, 10]\n",
+                        "grid.sessions: every cell runs the sweep's `sessions`"),
 }
 
 
@@ -358,6 +361,16 @@ def test_common_shoes_deals_every_cell_the_same_shoes(tmp_path: Path) -> None:
     assert net[2] == pytest.approx(4 * net[0], abs=1e-9)
     assert shared["edge"].n_unique() == 1
     assert apart["seed"].n_unique() == 3 and apart["table_hands"].n_unique() == 3
+
+
+def test_common_shoes_with_a_varied_seed_deals_each_seed_s_shoes(tmp_path: Path) -> None:
+    """Cells that vary the seed are replications: each plays its seed's shoes."""
+    body = "common_shoes: true\nsessions: 20\ngrid:\n  seed: [4, 9]\n  table.max: [500, 1000]\n"
+    sweep = load_sweep(sweep_file(tmp_path, body))
+    assert [c.config.seed for c in sweep.cells] == [4, 4, 9, 9]
+    summary = run_file(sweep_file(tmp_path, body), tmp_path / "out")
+    hands = dict(summary.group_by("seed").agg(pl.col("table_hands").unique()).iter_rows())
+    assert len(hands[4]) == len(hands[9]) == 1 and hands[4] != hands[9]
 
 
 # --- the same numbers on any executor ---------------------------------------------------------
