@@ -1,6 +1,6 @@
 """YAML run configs into typed, validated specs.
 
-Every config is read with `yaml.safe_load` and checked whole before anything
+Every config is read with `yamlfile.load` (safe YAML, no key twice) and checked whole before anything
 runs. An error names the file and the key path (`seats[1].params.multiplier`),
 the bad value, and what is allowed; unknown keys fail with suggestions.
 
@@ -34,6 +34,7 @@ from typing import Any
 
 import yaml
 
+from backtest import yamlfile
 from backtest.errors import BacktestError, ConfigError, RulesError, StrategyError
 from backtest.rules import Bet, Rules, load_rules
 from backtest.shoe import ShoeSpec
@@ -172,12 +173,9 @@ def read_yaml(path: Path) -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot be read as UTF-8 text: {exc}") from None
     try:
-        return yaml.safe_load(text)
+        return yamlfile.load(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError(f"{path}:{where}: not valid YAML: {problem}") from None
+        raise ConfigError(f"{path}:{yamlfile.describe(exc)}") from None
 
 
 def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None,
@@ -205,6 +203,7 @@ def parse_config(data: Mapping[str, Any], base_dir: Path = Path("."),
     seed = top.number("seed", 1, minimum=0, whole=True)
     sessions = top.number("sessions", None, minimum=1, whole=True, optional=True)
     name = top.text("name", None) or Path(source).stem
+    top.text("description", None)   # free text, but text
 
     try:
         rules = load_rules(_resolve_rules(raw.get("rules", "commission"), base_dir))

@@ -459,13 +459,15 @@ def load_rules(spec: str | Path | Mapping[str, Any] | Rules) -> Rules:
             raise RulesError(f"rules file {text} does not exist")
         import yaml
 
+        from backtest import yamlfile
+
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            data = yamlfile.load(path.read_text(encoding="utf-8"))
         except UnicodeDecodeError as exc:
             raise RulesError(f"{text}: not UTF-8 text (byte {exc.start}); save the file "
                              "as UTF-8") from None
         except yaml.YAMLError as exc:
-            raise RulesError(f"{text}: not valid YAML: {exc}") from None
+            raise RulesError(f"{text}:{yamlfile.describe(exc)}") from None
         if isinstance(data, Mapping) and "rules" in data and len(data) == 1:
             data = data["rules"]
         return Rules.from_mapping(data or {}, source=text)

@@ -602,6 +602,14 @@ def test_load_rules_yaml_with_base(tmp_path: Path) -> None:
         load_rules(tmp_path / "missing.yaml")
     with pytest.raises(RulesError, match="is a directory, not a file"):
         load_rules(tmp_path)
+    twice = tmp_path / "twice.yaml"
+    twice.write_text("base: ez\ntie_payout: 9\ntie_payout: 8\n", encoding="utf-8")
+    with pytest.raises(RulesError, match=r"twice.yaml: line 3, column 1: the key 'tie_payout' "
+                                         r"is given twice \(first on line 2\); remove one$"):
+        load_rules(twice)
+    merged = tmp_path / "merged.yaml"   # a merge key is not a key given twice
+    merged.write_text("rules: {<<: {tie_payout: 9}, base: ez}\n", encoding="utf-8")
+    assert load_rules(merged).tie_payout == Fraction(9)
     latin = tmp_path / "latin.yaml"
     latin.write_bytes("base: ez\n# tableau à Paris\n".encode("latin-1"))
     with pytest.raises(RulesError, match=r"latin.yaml: not UTF-8 text \(byte 19\)"):

@@ -61,6 +61,15 @@ BAD_CONFIGS = {
     # money is counted in 64-bit ticks: amounts that could overflow them are refused
     "huge-bankroll": (SMALL.replace("bankroll: 1000", "bankroll: 1.0e+20"),
                       "session.bankroll: a bankroll of 1e+20 is too much to count to the cent"),
+    # a key given twice: YAML would silently keep the second
+    "duplicate-key": (SMALL.replace("sessions: 5\n", "sessions: 5\nsessions: 7\n"),
+                      "line 3, column 1: the key 'sessions' is given twice (first on line 2); "
+                      "remove one"),
+    # a few lines of aliases that stand for millions of values (copied into run.json)
+    "alias-bomb": (SMALL + "description:\n  - &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"  - &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 6)),
+                   "it holds more than 100,000 values once its aliases are expanded"),
+    "description": (SMALL + "description: [1, 2]\n", "description: expected text, got [1, 2]"),
     "huge-table-max": (SMALL.replace("max: 1000", "max: 1.0e+14"),
                        "table.max (or table.limits): with table maxima up to 1e+14 and "
                        "sessions of up to"),
