@@ -127,7 +127,9 @@ class _Section:
                 raise self.fail(str(key), f"unknown key{hint} (allowed: {', '.join(allowed)})")
 
     def number(self, key: str, default: float | None, *, minimum: float | None = None,
-               positive: bool = False, whole: bool = False, optional: bool = False) -> Any:
+               positive: bool = False, whole: bool = False, optional: bool = False,
+               money: bool = False) -> Any:
+        """A number under `key`; `money`: an amount, at least one cent when positive."""
         value = self.data.get(key, default)
         if value is None:
             if optional:
@@ -144,6 +146,9 @@ class _Section:
             raise self.fail(key, f"must be more than 0, got {_show(value)}")
         if minimum is not None and value < minimum:
             raise self.fail(key, f"must be at least {minimum:g}, got {_show(value)}")
+        if money and 0 < value < 0.01:
+            raise self.fail(key, f"must be at least 0.01: money is counted in whole cents, "
+                                 f"got {_show(value)}")
         return int(value) if whole else float(value)
 
     def flag(self, key: str, default: bool) -> bool:
@@ -245,9 +250,9 @@ def parse_config(data: Mapping[str, Any], base_dir: Path = Path("."),
     sec = _Section(raw.get("session"), "session", source)
     sec.check_keys(("bankroll", "stop_loss", "win_goal", "max_hands", "max_shoes"))
     session = SessionRules(
-        bankroll=sec.number("bankroll", 1000.0, positive=True),
-        stop_loss=sec.number("stop_loss", None, positive=True, optional=True),
-        win_goal=sec.number("win_goal", None, positive=True, optional=True),
+        bankroll=sec.number("bankroll", 1000.0, positive=True, money=True),
+        stop_loss=sec.number("stop_loss", None, positive=True, optional=True, money=True),
+        win_goal=sec.number("win_goal", None, positive=True, optional=True, money=True),
         max_hands=sec.number("max_hands", None, minimum=1, whole=True, optional=True),
         max_shoes=sec.number("max_shoes", 1 if "max_hands" not in sec.data else None,
                              minimum=1, whole=True, optional=True),
@@ -273,8 +278,8 @@ def _resolve_rules(spec: Any, base_dir: Path) -> Any:
 def _limits(data: Any, source: str, rules: Rules) -> TableLimits:
     sec = _Section(data, "table", source)
     sec.check_keys(("min", "max", "limits"))
-    lo = sec.number("min", 1.0, positive=True)
-    hi = sec.number("max", 1_000_000.0, positive=True)
+    lo = sec.number("min", 1.0, positive=True, money=True)
+    hi = sec.number("max", 1_000_000.0, positive=True, money=True)
     if hi < lo:
         raise sec.fail("max", f"the table maximum {hi:g} is below the minimum {lo:g}")
     minimum = {b: lo for b in Bet}
@@ -286,8 +291,8 @@ def _limits(data: Any, source: str, rules: Rules) -> TableLimits:
         bet = Bet(key)
         one = _Section(value, f"table.limits.{key}", source)
         one.check_keys(("min", "max"))
-        minimum[bet] = one.number("min", minimum[bet], positive=True)
-        maximum[bet] = one.number("max", maximum[bet], positive=True)
+        minimum[bet] = one.number("min", minimum[bet], positive=True, money=True)
+        maximum[bet] = one.number("max", maximum[bet], positive=True, money=True)
         if maximum[bet] < minimum[bet]:
             raise one.fail("max", f"the maximum {maximum[bet]:g} is below the minimum {minimum[bet]:g}")
     return TableLimits(minimum, maximum)

@@ -149,6 +149,9 @@ def check_params(params: Any, path: str = "params") -> None:
                 raise StrategyError(f"{where}: must be {op} {lo}, got {value!r}")
             if hi is not None and value > hi:
                 raise StrategyError(f"{where}: must be at most {hi}, got {value!r}")
+        if f.name == "base" and isinstance(value, float) and 0 < value < 0.01:
+            raise StrategyError(f"{where}: must be at least 0.01: stakes are whole cents, "
+                                f"got {value!r}")
         if f.name in ("side_bets", "bets") and isinstance(value, dict):
             value = _check_bet_mapping(value, where)
         object.__setattr__(params, f.name, value)
@@ -164,6 +167,9 @@ def _check_bet_mapping(value: dict[str, float], where: str) -> dict[str, float]:
             raise StrategyError(f"{where}: unknown bet {k!r}{hint}; bets are {', '.join(names)}")
         if v < 0:
             raise StrategyError(f"{where}.{k}: a stake cannot be negative, got {v!r}")
+        if 0 < v < 0.01:
+            raise StrategyError(f"{where}.{k}: must be at least 0.01 (or 0): stakes are whole "
+                                f"cents, got {v!r}")
         out[k] = float(v)
     return out
 

@@ -70,6 +70,18 @@ BAD_CONFIGS = {
         f"  - &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 6)),
                    "it holds more than 100,000 values once its aliases are expanded"),
     "description": (SMALL + "description: [1, 2]\n", "description: expected text, got [1, 2]"),
+    # money is whole cents: an amount that rounds to none is refused, not played as nothing
+    "sub-cent-bankroll": (SMALL.replace("bankroll: 1000", "bankroll: 0.001"),
+                          "session.bankroll: must be at least 0.01: money is counted in whole "
+                          "cents, got 0.001"),
+    "sub-cent-table-min": (SMALL.replace("min: 10", "min: 0.004"),
+                           "table.min: must be at least 0.01: money is counted in whole cents"),
+    "sub-cent-base": (SMALL.replace("{base: 10}", "{base: 0.001}"),
+                      "seats[1].params.base: must be at least 0.01: stakes are whole cents"),
+    "sub-cent-stake": (SMALL.replace("strategy: flat", "strategy: flat\n    params: "
+                                     "{bets: {banker: 10, tie: 0.005}}"),
+                       "seats[0].params.bets.tie: must be at least 0.01 (or 0): stakes are "
+                       "whole cents, got 0.005"),
     "huge-table-max": (SMALL.replace("max: 1000", "max: 1.0e+14"),
                        "table.max (or table.limits): with table maxima up to 1e+14 and "
                        "sessions of up to"),
