@@ -158,7 +158,9 @@ def run(
         if not shoes.is_file():
             raise UsageError(f"--shoes: file {shoes} does not exist")
         overrides["shoes"] = {"file": str(shoes.resolve())}
-    cfg = load_config(config, overrides, remove=("shoe",) if shoes is not None else ())
+    # --shoes names the file; the config's other `shoes` settings (decks, burn, loop) stay
+    cfg = load_config(config, overrides, remove=("shoe",) if shoes is not None else (),
+                      merge=("shoes",))
     if out is not None:
         outputs.check_out_dir(out)
     # the sessions frames go to disk chunk by chunk, so memory stays flat

@@ -184,9 +184,10 @@ def read_yaml(path: Path) -> Any:
 
 
 def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None,
-                remove: Sequence[str] = ()) -> RunConfig:
+                remove: Sequence[str] = (), merge: Sequence[str] = ()) -> RunConfig:
     """Read and validate a run config file; `overrides` replace top-level keys
-    (None values are ignored) and the keys in `remove` are dropped."""
+    (None values are ignored; for the keys in `merge`, an override mapping
+    updates the file's mapping) and the keys in `remove` are dropped."""
     path = Path(path)
     data = read_yaml(path)
     if not isinstance(data, Mapping):
@@ -194,8 +195,11 @@ def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None,
                           f"({', '.join(TOP_KEYS)}), got {_show(data)}")
     merged = {k: v for k, v in data.items() if k not in remove}
     for key, value in (overrides or {}).items():
-        if value is not None:
-            merged[key] = value
+        if value is None:
+            continue
+        if key in merge and isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            value = {**merged[key], **value}
+        merged[key] = value
     return parse_config(merged, base_dir=path.parent, source=str(path))
 
 

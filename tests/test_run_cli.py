@@ -461,3 +461,23 @@ def test_a_session_that_could_need_more_shoes_than_can_be_numbered_is_refused() 
                                           r"at most 1,048,576 shoes, and these sessions could "
                                           r"need 1,048,577"):
         prepare(cfg)
+
+
+def test_shoes_keeps_the_config_s_other_shoes_settings(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """--shoes names the file; the config's decks and burn still apply to it."""
+    six = REPO / "data" / "generated-6deck-seed2.txt"
+    config = tmp_path / "six.yaml"
+    config.write_text(f"shoes: {{file: {six}, decks: 6, burn: true}}\n"
+                      "seats: [{strategy: counter}]\n", encoding="utf-8")
+    runs = [backtest_here(monkeypatch, capsys, "run", str(config), "-f", "json", *more)
+            for more in ([], ["--shoes", str(six)])]
+    assert [code for code, _, _ in runs] == [0, 0]
+    first, again = (json.loads(out) for _, out, _ in runs)
+    assert again == first
+    unburnt = tmp_path / "unburnt.yaml"   # and it is the burn that changes the hands
+    unburnt.write_text(config.read_text(encoding="utf-8").replace("burn: true", "burn: false"),
+                       encoding="utf-8")
+    code, out, _ = backtest_here(monkeypatch, capsys, "run", str(unburnt), "-f", "json")
+    assert json.loads(out)[0]["hands"] != first[0]["hands"]
