@@ -100,10 +100,12 @@ def expected_edge() -> pl.Expr:
 
 def edge_se() -> pl.Expr:
     """Standard error of the measured edge: a ratio estimator over sessions,
-    which are independent (each starts with a fresh shoe)."""
+    which are independent (each starts with a fresh shoe). None (no
+    interval, no z) for a single session, which has no spread to measure."""
     n = pl.len()
     resid = pl.col("net") - edge() * pl.col("wagered")
-    return ((resid.pow(2).sum() * n / (n - 1)).sqrt() / pl.col("wagered").sum())
+    return pl.when(n > 1).then(
+        (resid.pow(2).sum() * n / (n - 1)).sqrt() / pl.col("wagered").sum())
 
 
 def share(condition: pl.Expr) -> pl.Expr:

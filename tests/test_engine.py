@@ -519,3 +519,15 @@ def test_a_whole_number_parameter_beyond_2_53_is_refused(params: dict[str, Any])
     with pytest.raises(ConfigError, match=r"seats\[0\]\.params\.base: expected a finite number, "
                                           r"got one of about 401 digits"):
         generated([{"strategy": "paroli", "params": {"base": 10 ** 400}}])
+
+
+def test_one_session_has_no_interval_and_no_z() -> None:
+    """A single session has no spread to measure: null, never a rounding leftover
+    times n / (n - 1) = infinity."""
+    seats = [{"strategy": "flat", "params": {"bets": {"banker": 10}}},
+             {"strategy": "martingale", "params": {"bet": "player", "base": 10}}]
+    for sessions in (1, 2):   # seed 3: one session's residual is not exactly 0
+        summary = engine.run(generated(seats, sessions=sessions, seed=3), workers=1).summary
+        for column in ("edge_ci_low", "edge_ci_high", "z"):
+            assert summary[column].null_count() == (2 if sessions == 1 else 0), column
+        assert summary["edge"].null_count() == 0
