@@ -137,7 +137,7 @@ class _Section:
             raise self.fail(key, "is required")
         kind = "a whole number" if whole else "a number"
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.fail(key, f"expected {kind}, got {_show(value)}")
+            raise self.fail(key, f"expected {kind}, got {_show(value)}{yamlfile.number_hint(value)}")
         if isinstance(value, float) and not math.isfinite(value):
             raise self.fail(key, f"expected a finite number, got {_show(value)}")
         if whole and not float(value).is_integer():

@@ -83,3 +83,19 @@ def describe(exc: yaml.YAMLError) -> str:
     problem = " ".join((getattr(exc, "problem", None) or str(exc)).split())
     kind = "" if isinstance(exc, (DuplicateKey, TooLarge)) else " not valid YAML:"
     return f"{where}{kind} {problem}"
+
+
+def number_hint(value: Any) -> str:
+    """For text that is a number to Python but not to YAML 1.1 (`1.0e300`,
+    `1e6`): how to write it so that it is read as one."""
+    if not isinstance(value, str):
+        return ""
+    try:
+        float(value)
+    except ValueError:
+        return ""
+    mantissa, e, power = value.lower().partition("e")
+    if not e:
+        return ""
+    fixed = f"{mantissa if '.' in mantissa else mantissa + '.0'}e{'' if power[:1] in '+-' else '+'}{power}"
+    return f" (YAML reads {value} as text; write {fixed})"

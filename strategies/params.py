@@ -16,6 +16,7 @@ from typing import Any, Literal, get_args, get_origin
 
 from backtest.errors import StrategyError
 from backtest.rules import Bet
+from backtest.yamlfile import number_hint
 
 MAIN_SIDES = ("player", "banker")
 
@@ -107,7 +108,7 @@ def _coerce(value: Any, tp: Any, path: str) -> Any:
         return value
     if tp is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise StrategyError(f"{path}: expected a number, got {value!r}")
+            raise StrategyError(f"{path}: expected a number, got {value!r}{number_hint(value)}")
         try:
             number = float(value)
         except OverflowError:   # an integer beyond any float

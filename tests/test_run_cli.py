@@ -70,6 +70,10 @@ BAD_CONFIGS = {
         f"  - &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 6)),
                    "it holds more than 100,000 values once its aliases are expanded"),
     "description": (SMALL + "description: [1, 2]\n", "description: expected text, got [1, 2]"),
+    # YAML 1.1 reads 1e6 (no dot, no sign) as text
+    "yaml-exponent": (SMALL.replace("bankroll: 1000", "bankroll: 1e6"),
+                      "session.bankroll: expected a number, got '1e6' (YAML reads 1e6 as text; "
+                      "write 1.0e+6)"),
     # money is whole cents: an amount that rounds to none is refused, not played as nothing
     "sub-cent-bankroll": (SMALL.replace("bankroll: 1000", "bankroll: 0.001"),
                           "session.bankroll: must be at least 0.01: money is counted in whole "
