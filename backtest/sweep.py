@@ -52,6 +52,8 @@ from backtest.errors import BacktestError, ConfigError, UsageError
 
 SWEEP_KEYS = ("name", "description", "base", "run", "grid", "zip", "sessions", "seed",
               "metric", "common_shoes")
+#: the most cells one sweep has (each is checked before any runs)
+MAX_CELLS = 100_000
 _PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 
@@ -228,6 +230,11 @@ def load_sweep(path: str | Path, sessions: int | None = None) -> Sweep:
     both = set(grid) & set(zipped)
     if both:
         raise ConfigError(f"{source}: {', '.join(sorted(both))} is both in grid and zip")
+    n_cells = math.prod(len(v) for v in grid.values()) * (len(next(iter(zipped.values())))
+                                                           if zipped else 1)
+    if n_cells > MAX_CELLS:
+        raise ConfigError(f"{source}: the grid and zip make {n_cells:,} cells, more than "
+                          f"{MAX_CELLS:,}; split the sweep, or vary fewer values")
     if "sessions" in grid or "sessions" in zipped:
         raise ConfigError(f"{source}: {'grid' if 'sessions' in grid else 'zip'}.sessions: every "
                           "cell runs the sweep's `sessions` (or --sessions); vary other keys, "

@@ -233,6 +233,9 @@ BAD_SWEEPS = {
     "zero-sessions": ("sessions: 0\ngrid:\n  table.max: [500]\n",
                       "sessions: expected a whole number of at least 1, got 0"),
     # the summary has a `sessions` column of its own, and every cell runs the sweep's number
+    "too-many-cells": ("grid:\n" + "".join(f"  seats[0].params.base{'x' * i}: {list(range(10))}\n"
+                                           for i in range(6)),
+                       "the grid and zip make 1,000,000 cells, more than 100,000"),
     "sessions-varied": ("grid:\n  sessions: [5, 10]\n",
                         "grid.sessions: every cell runs the sweep's `sessions`"),
 }
