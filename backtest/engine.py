@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Callable, Sequence
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -79,6 +80,10 @@ class RunResult:
 
 # --- planning -----------------------------------------------------------------------
 
+class ReplayedShoesWarning(UserWarning):
+    """Recorded shoes played again (`loop: true`): the sessions are not independent."""
+
+
 def count_sessions(config: RunConfig, override: int | None = None) -> int:
     """How many sessions the run has (and a check that a generated session's
     shoes can be numbered)."""
@@ -110,6 +115,11 @@ def count_sessions(config: RunConfig, override: int | None = None) -> int:
                           f"{config.session.max_shoes}")
     if n == 0:
         return available
+    if n > available and config.recorded.loop:
+        warnings.warn(f"{config.source}: {n:,} sessions replay the {available:,} session(s) of "
+                      f"shoes in {config.recorded.path}; sessions on the same shoes are not "
+                      "independent, so the confidence interval and z are narrower than the "
+                      "data can support", ReplayedShoesWarning, stacklevel=2)
     if n > available and not config.recorded.loop:
         raise ConfigError(f"{config.source}: sessions: {n} sessions of "
                           f"{config.session.max_shoes or 1} shoe(s) need more shoes than "

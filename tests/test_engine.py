@@ -264,11 +264,16 @@ def test_recorded_sessions_take_the_shoes_in_order(road_file: Path) -> None:
     two = engine.run(recorded(road_file, flat, sessions=2), ledger=True)
     assert _winners(two) == {1: ROADS[0], 2: ROADS[1]}
 
-    looped = engine.run(recorded(road_file, flat, sessions=5, loop=True), ledger=True)
+    with pytest.warns(engine.ReplayedShoesWarning, match=r"recorded.yaml: 5 sessions replay the "
+                                                         r"3 session\(s\) of shoes in .*roads.txt; "
+                                                         r"sessions on the same shoes are not "
+                                                         r"independent"):
+        looped = engine.run(recorded(road_file, flat, sessions=5, loop=True), ledger=True)
     assert _winners(looped) == {1: ROADS[0], 2: ROADS[1], 3: ROADS[2], 4: ROADS[0],
                                 5: ROADS[1]}
-    pairs = engine.run(recorded(road_file, flat, sessions=2, loop=True, max_shoes=2),
-                       ledger=True)
+    with pytest.warns(engine.ReplayedShoesWarning, match="2 sessions replay the 1 session"):
+        pairs = engine.run(recorded(road_file, flat, sessions=2, loop=True, max_shoes=2),
+                           ledger=True)
     assert _winners(pairs) == {1: ROADS[0] + ROADS[1], 2: ROADS[2] + ROADS[0]}
     assert ledger_of(pairs).filter(pl.col("session") == 1)["shoe"].to_list() == [1] * 5 + [2] * 5
 
