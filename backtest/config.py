@@ -35,7 +35,7 @@ from typing import Any
 import yaml
 
 from backtest import yamlfile
-from backtest.errors import BacktestError, ConfigError, RulesError, StrategyError
+from backtest.errors import BacktestError, ConfigError, RulesError, StrategyError, UsageError
 from backtest.rules import Bet, Rules, load_rules
 from backtest.shoe import ShoeSpec
 
@@ -171,8 +171,11 @@ def _show(value: Any) -> str:
 
 def read_yaml(path: Path) -> Any:
     """Parse a YAML file, with errors that name the file and the line."""
+    # the file named on the command line: a usage error (exit 2)
+    if path.is_dir():
+        raise UsageError(f"config file {path} is a directory, not a file")
     if not path.is_file():
-        raise ConfigError(f"config file {path} does not exist")
+        raise UsageError(f"config file {path} does not exist")
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

@@ -262,7 +262,7 @@ def test_config_errors(runs: tuple[Path, dict[str, Run]], name: str) -> None:
 
 
 def test_missing_config_file(runs: tuple[Path, dict[str, Run]]) -> None:
-    assert one_line_error(runs[1]["missing"]) == "error: config file nope.yaml does not exist"
+    assert one_line_error(runs[1]["missing"], code=2) == "error: config file nope.yaml does not exist"
 
 
 def test_out_pointing_at_a_file_is_a_usage_error(runs: tuple[Path, dict[str, Run]]) -> None:
@@ -485,3 +485,11 @@ def test_shoes_keeps_the_config_s_other_shoes_settings(
                        encoding="utf-8")
     code, out, _ = backtest_here(monkeypatch, capsys, "run", str(unburnt), "-f", "json")
     assert json.loads(out)[0]["hands"] != first[0]["hands"]
+
+
+def test_a_directory_given_as_the_config_is_a_usage_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = backtest_here(monkeypatch, capsys, "run", str(tmp_path))
+    assert (code, out) == (2, "")
+    assert err.strip() == f"error: config file {tmp_path} is a directory, not a file"
