@@ -220,7 +220,7 @@ def parse_config(data: Mapping[str, Any], base_dir: Path = Path("."),
     try:
         rules = load_rules(_resolve_rules(raw.get("rules", "commission"), base_dir))
     except RulesError as exc:
-        raise ConfigError(f"{source}: rules: {exc}") from None
+        raise ConfigError(f"{source}: rules: {str(exc).removeprefix('rules: ')}") from None
 
     if "shoe" in raw and "shoes" in raw:
         raise top.fail("shoes", "give either `shoe` (generated shoes) or `shoes` "

@@ -337,7 +337,10 @@ class Rules:
             raise RulesError(f"{source}: expected a mapping of rules settings, got {type(data).__name__}")
         data = dict(data)
         base_name = data.pop("base", None)
-        base = cls.preset(str(base_name)) if base_name is not None else cls()
+        try:
+            base = cls.preset(str(base_name)) if base_name is not None else cls()
+        except RulesError as exc:   # `base:` names a preset, never a file
+            raise RulesError(f"{source}: base: {exc}") from None
         known = {f.name for f in dataclasses.fields(cls)}
         for key in data:
             if key not in known:
@@ -470,7 +473,10 @@ def load_rules(spec: str | Path | Mapping[str, Any] | Rules) -> Rules:
             raise RulesError(f"{text}:{yamlfile.describe(exc)}") from None
         if isinstance(data, Mapping) and "rules" in data and len(data) == 1:
             data = data["rules"]
-        return Rules.from_mapping(data or {}, source=text)
+        if data is None:
+            raise RulesError(f"{text}: the rules file is empty; give rules settings, e.g. "
+                             "base: commission")
+        return Rules.from_mapping(data, source=text)
     return Rules.preset(text)
 
 

@@ -602,6 +602,14 @@ def test_load_rules_yaml_with_base(tmp_path: Path) -> None:
         load_rules(tmp_path / "missing.yaml")
     with pytest.raises(RulesError, match="is a directory, not a file"):
         load_rules(tmp_path)
+    own = tmp_path / "own.yaml"   # `base:` names a preset, not a file
+    own.write_text("base: own.yaml\n", encoding="utf-8")
+    with pytest.raises(RulesError, match=r"own.yaml: base: unknown rules preset 'own.yaml'"):
+        load_rules(own)
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("# nothing yet\n", encoding="utf-8")
+    with pytest.raises(RulesError, match=r"empty.yaml: the rules file is empty"):
+        load_rules(empty)
     twice = tmp_path / "twice.yaml"
     twice.write_text("base: ez\ntie_payout: 9\ntie_payout: 8\n", encoding="utf-8")
     with pytest.raises(RulesError, match=r"twice.yaml: line 3, column 1: the key 'tie_payout' "

@@ -70,6 +70,9 @@ BAD_CONFIGS = {
         f"  - &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 6)),
                    "it holds more than 100,000 values once its aliases are expanded"),
     "description": (SMALL + "description: [1, 2]\n", "description: expected text, got [1, 2]"),
+    "inline-rules": (SMALL + "rules: {base: commision, tie_payout: 9}\n",
+                     ".yaml: rules: base: unknown rules preset 'commision'; did you mean "
+                     "'commission'"),
     # YAML 1.1 reads 1e6 (no dot, no sign) as text
     "yaml-exponent": (SMALL.replace("bankroll: 1000", "bankroll: 1e6"),
                       "session.bankroll: expected a number, got '1e6' (YAML reads 1e6 as text; "
