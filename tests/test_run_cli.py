@@ -437,6 +437,10 @@ OUT_OF_RANGE = {
                      "error: --address not a url: not a scheduler address"),
     "generate-seed": (["shoe", "generate", "--seed", "-1"],
                       "error: --seed must be a whole number of at least 0, got -1"),
+    "generate-decks": (["shoe", "generate", "--decks", "0"],
+                       "error: --decks must be a whole number from 1 to 64, got 0"),
+    "generate-cut-card": (["shoe", "generate", "--cut-card", "9999"],
+                          "error: --cut-card must be a whole number from 0 to 410, got 9999"),
     "generate-count": (["shoe", "generate", "--count", "10000000000"],
                        "error: --count must be from 1 to 1,000,000, got 10,000,000,000"),
 }
