@@ -111,7 +111,7 @@ def _clear_streak(si: np.ndarray) -> None:
     si[2] = 0
 
 
-def _streak_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
+def _streak_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
     _clear_streak(si)
 
 
@@ -158,7 +158,10 @@ class Streak(ShoeReader):
     def encode_own(self) -> list[float]:
         return [self.params.base, self.params.length, 0.0 if self.params.mode == "follow" else 1.0]
 
-    k_reset = staticmethod(_streak_reset)
+    # a session starts the reading; the table maximum's restart leaves it (a flat
+    # stake has no progression to restart, and reading the shoe again is slow)
+    k_init = staticmethod(_streak_init)
+    k_reset = staticmethod(stateless_reset)
     k_decide = staticmethod(_streak_decide)
 
 
@@ -187,7 +190,7 @@ def _clear_pattern(si: np.ndarray) -> None:
     si[2] = 0
 
 
-def _pattern_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
+def _pattern_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
     _clear_pattern(si)
 
 
@@ -272,7 +275,8 @@ class PatternTable(ShoeReader):
         names = {"P": Bet.PLAYER, "B": Bet.BANKER, "T": Bet.TIE}
         return {names[str(b).upper()] for b in self.params.patterns.values()}
 
-    k_reset = staticmethod(_pattern_reset)
+    k_init = staticmethod(_pattern_init)   # as the streak's
+    k_reset = staticmethod(stateless_reset)
     k_decide = staticmethod(_pattern_decide)
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from backtest.kernels import jit
 from backtest.rules import Bet
-from strategies._common import derived_mark, road_step, stateless_update
+from strategies._common import derived_mark, road_step, stateless_reset, stateless_update
 from strategies.base import P_OWN, Builtin
 from strategies.params import CommonParams, param
 
@@ -50,7 +50,7 @@ def _clear_roads(si: np.ndarray) -> None:
     si[4] = 0
 
 
-def _road_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
+def _road_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
     _clear_roads(si)
 
 
@@ -97,6 +97,9 @@ class RoadReader(Builtin):
     def main_bets(self) -> set[Bet]:
         return {Bet.PLAYER, Bet.BANKER}
 
-    k_reset = staticmethod(_road_reset)
+    # a session starts the roads; the table maximum's restart leaves them (a flat
+    # stake has no progression to restart, and reading the shoe again is slow)
+    k_init = staticmethod(_road_init)
+    k_reset = staticmethod(stateless_reset)
     k_decide = staticmethod(_road_decide)
     k_update = staticmethod(stateless_update)

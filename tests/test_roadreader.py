@@ -9,6 +9,8 @@ import pytest
 from backtest import engine, roads
 from backtest.config import parse_config
 from strategies._common import road_marks
+from strategies.base import STATE_FLOATS, STATE_INTS
+from strategies.patterns import PatternTable, Streak
 from strategies.roadreader import ROADS, RoadReader
 
 
@@ -123,3 +125,19 @@ def test_a_shoe_of_more_columns_than_any_dealt_shoe_is_read_to_its_end() -> None
         for i in [*range(0, 1500, 7), 1499]:
             _bets_as_the_roads_module_says(strat, state, w, i, signals[:, offset - 1])
         assert not state[0][8:].any()   # nothing written past the ring
+
+
+@pytest.mark.parametrize("cls", [RoadReader, Streak, PatternTable], ids=lambda c: c.name)
+def test_a_restart_at_the_table_maximum_keeps_the_reading_of_the_shoe(cls: type) -> None:
+    """A shoe reader's stake is flat: the table maximum's restart (`k_reset`)
+    has nothing to restart and leaves what was read of the shoe, which a
+    session's start (`k_init`) clears. (Clearing it made every hand over the
+    maximum read the whole shoe again.)"""
+    p = cls().encode()
+    s = np.arange(STATE_FLOATS, dtype=np.float64)
+    si = np.arange(3, 3 + STATE_INTS, dtype=np.int64)
+    kept = s.copy(), si.copy()
+    cls.k_reset(p, s, si)
+    assert np.array_equal(s, kept[0]) and np.array_equal(si, kept[1])
+    cls.k_init(p, s, si, 7)
+    assert si[0] == 0   # nothing of the shoe read
