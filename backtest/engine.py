@@ -213,12 +213,25 @@ def _table(config: RunConfig, hands: Hands) -> _Table:
     return _Table(den, min_c, max_c, offered, full, pv, np.nan_to_num(evs, nan=0.0))
 
 
+def _possible_bets(strat: Strategy, where: str) -> set[Bet]:
+    """What a strategy says it may bet (a user's class may say it wrongly)."""
+    said = strat.possible_bets()
+    try:
+        ok = all(isinstance(b, Bet) for b in said)
+    except TypeError:   # not a collection
+        ok = False
+    if not ok:
+        raise StrategyError(f"{where}: possible_bets() must return a set of backtest.rules.Bet "
+                            f"members, got {said!r}")
+    return set(said)
+
+
 def check_seats(config: RunConfig, strategies: Sequence[Strategy], hands: Hands) -> None:
     """Before any hand: every bet a seat may place is offered and settleable."""
     rules = config.rules
     for i, (seat, strat) in enumerate(zip(config.seats, strategies)):
         where = f"{config.source}: seats[{i}] ({seat.label})"
-        for bet in sorted(strat.possible_bets(), key=lambda b: b.code):
+        for bet in sorted(_possible_bets(strat, where), key=lambda b: b.code):
             if isinstance(strat, Builtin) or type(strat).possible_bets is not Strategy.possible_bets:
                 if rules.payout(bet) is None:
                     raise StrategyError(f"{where}: the {rules.name} table does not offer the {bet} "

@@ -177,6 +177,9 @@ def _check_bet_mapping(value: dict[str, float], where: str) -> dict[str, float]:
 
 def build_params(cls: type, data: Mapping[str, Any] | None, path: str = "params") -> Any:
     """The Params dataclass `cls` from a config mapping; unknown keys fail with suggestions."""
+    if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
+        raise StrategyError(f"{path}: the strategy's Params must be a dataclass (a subclass of "
+                            f"strategies.params.CommonParams, say), got {cls!r}")
     if data is not None and not isinstance(data, Mapping):
         raise StrategyError(f"{path}: expected a mapping of parameters (name: value), got {data!r}")
     data = dict(data or {})

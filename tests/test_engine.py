@@ -536,3 +536,41 @@ def test_one_session_has_no_interval_and_no_z() -> None:
         for column in ("edge_ci_low", "edge_ci_high", "z"):
             assert summary[column].null_count() == (2 if sessions == 1 else 0), column
         assert summary["edge"].null_count() == 0
+
+
+class _SaysFive(_Asks):
+    name = "says-five"
+
+    def possible_bets(self):  # type: ignore[no-untyped-def]
+        return 5
+
+
+class _SaysNames(_Asks):
+    name = "says-names"
+
+    def possible_bets(self):  # type: ignore[no-untyped-def]
+        return {"banker"}
+
+
+class _BadParamsClass(_Asks):
+    name = "bad-params"
+    Params = 5  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize(("cls", "message"), [
+    (_SaysFive, "user.yaml: seats[0] (says-five): possible_bets() must return a set of "
+                "backtest.rules.Bet members, got 5"),
+    (_SaysNames, "user.yaml: seats[0] (says-names): possible_bets() must return a set of "
+                 "backtest.rules.Bet members, got {'banker'}"),
+], ids=["int", "names"])
+def test_a_wrong_possible_bets_is_refused_before_any_hand(
+        monkeypatch: pytest.MonkeyPatch, cls: type[Strategy], message: str) -> None:
+    with pytest.raises(StrategyError) as info:
+        engine.run(_user_seat(monkeypatch, cls), workers=1)
+    assert str(info.value) == message
+
+
+def test_a_params_that_is_not_a_dataclass_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ConfigError, match=r"seats\[0\]\.params: the strategy's Params must be a "
+                                          r"dataclass"):
+        _user_seat(monkeypatch, _BadParamsClass)
