@@ -38,7 +38,7 @@ from backtest.odds import ev_array, payout_vector
 from backtest.rules import Bet
 from backtest.shoe import generate_shoes
 from strategies.base import Builtin, Strategy
-from strategies.compiled import kind_marker
+from strategies.compiled import kind_marker, runs_compiled
 
 SHOE_BITS = 20
 SHOE_MASK = (1 << SHOE_BITS) - 1
@@ -268,7 +268,7 @@ def _settled_bets(strategies: Sequence[Strategy], force_python: bool) -> set[Bet
     """The bets whose results a chunk works out: those the seats can place, when
     every seat is a built-in run compiled; every bet (None) when a seat runs in
     Python, whose `Result.units` shows every bet's result."""
-    if force_python or not all(isinstance(s, Builtin) for s in strategies):
+    if force_python or not all(runs_compiled(s) for s in strategies):
         return None
     return set().union(*(s.possible_bets() for s in strategies))
 
@@ -305,7 +305,7 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
                 bankroll0, stop_loss, win_goal, max_hands, ruin_below, bool(strat.uses_cards),
                 hands.cards, table.full_counts, table.payouts, table.evs_full, stats, wag, expected,
                 ledger, led["idx"], led["cents"], led["net"], led["bank"])
-        if isinstance(strat, Builtin) and not force_python:
+        if runs_compiled(strat) and not force_python:
             code, at, rows = session_loop.run_compiled(kind_marker(strat.kind), strat.encode(), *args,
                                                        *session_loop.scratch(strat))
         else:

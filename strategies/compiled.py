@@ -42,6 +42,15 @@ def kind_marker(kind: int) -> tuple[int, ...]:
     return (0,) * (kind + 1)
 
 
+def runs_compiled(strategy: object) -> bool:
+    """Whether the session loop compiled for `strategy.kind` is this strategy's:
+    a built-in's class exactly. A user's subclass of `Builtin` (or of a
+    built-in) runs in Python through the same kernel functions, since its
+    kind would name another class's compiled code."""
+    kind = getattr(type(strategy), "kind", -1)
+    return isinstance(kind, int) and 0 <= kind < len(BUILTINS) and BUILTINS[kind] is type(strategy)
+
+
 def _builtin(kind: object) -> type[Builtin]:
     """The class a kind marker's type names, while compiling."""
     if isinstance(kind, types.BaseTuple):

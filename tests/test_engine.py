@@ -18,7 +18,9 @@ from backtest.config import RunConfig, parse_config
 from backtest.errors import ConfigError, MissingDataError, StrategyError
 from backtest.rules import Bet
 from strategies import registry
-from strategies.base import Strategy
+from strategies._common import stateless_reset as _stateless_reset
+from strategies._common import stateless_update as _stateless_update
+from strategies.base import Builtin, Strategy
 
 DATA = Path(__file__).resolve().parent / "data"
 GOLDEN_CARDS = DATA / "golden-cards.txt"
@@ -574,3 +576,59 @@ def test_a_params_that_is_not_a_dataclass_is_refused(monkeypatch: pytest.MonkeyP
     with pytest.raises(ConfigError, match=r"seats\[0\]\.params: the strategy's Params must be a "
                                           r"dataclass"):
         _user_seat(monkeypatch, _BadParamsClass)
+
+
+def _banker_ten(p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
+    out[1] = 10.0
+
+
+def _player_25(p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
+    out[0] = 25.0
+
+
+class _UsersBuiltin(Builtin):
+    """A user's class written as a built-in (four kernel functions), with no kind."""
+
+    name = "users-builtin"
+    description = "test strategy"
+    k_reset = staticmethod(_stateless_reset)
+    k_decide = staticmethod(_banker_ten)
+    k_update = staticmethod(_stateless_update)
+
+    def main_bets(self) -> set[Bet]:
+        return {Bet.BANKER}
+
+
+class _UsersKindZero(_UsersBuiltin):
+    """The same, claiming flat's kind."""
+
+    name = "users-kind-zero"
+    kind = 0
+    k_decide = staticmethod(_player_25)
+
+    def main_bets(self) -> set[Bet]:
+        return {Bet.PLAYER}
+
+
+class _MyMartingale(registry.BUILTIN_NAMES["martingale"]):  # type: ignore[misc, valid-type]
+    """A user's subclass of a built-in: runs its kernels, as the built-in does."""
+
+    name = "my-martingale"
+
+
+@pytest.mark.parametrize("cls", [_UsersBuiltin, _UsersKindZero, _MyMartingale],
+                         ids=lambda c: c.name)
+def test_a_user_s_builtin_class_runs_its_own_kernels(monkeypatch: pytest.MonkeyPatch,
+                                                     cls: type[Strategy]) -> None:
+    """Not the compiled loop of whichever built-in its kind names."""
+    monkeypatch.setitem(registry.BUILTIN_NAMES, cls.name, cls)
+    cfg = generated([{"strategy": cls.name}], sessions=20)
+    ran = ledger_of(engine.run(cfg, ledger=True, workers=1))
+    assert ran.equals(ledger_of(engine.run(cfg, ledger=True, workers=1, force_python=True)))
+    if cls is _MyMartingale:
+        builtin = generated([{"strategy": "martingale", "name": cls.name}], sessions=20)
+        assert ran.equals(ledger_of(engine.run(builtin, ledger=True, workers=1)))
+    else:
+        staked = ran.filter(pl.col("net") != 0)
+        side = "banker" if cls is _UsersBuiltin else "player"
+        assert set(staked[f"stake_{side}"]) == {10.0 if side == "banker" else 25.0}
