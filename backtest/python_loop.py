@@ -92,7 +92,10 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
     counts = full_counts.copy()
     evs = evs_full.copy()
     view._evs = evs
-    view._counts = counts if use_cards else None
+    # what a strategy reads of the cards seen, read-only: the loop's own counts
+    counts_ro = counts.view()
+    counts_ro.flags.writeable = False
+    view._counts = counts_ro if use_cards else None
     ev_tables = ev_work(use_cards)
     seed_work = np.zeros(4, np.uint64)
     evs_l = evs.tolist()

@@ -632,3 +632,21 @@ def test_a_user_s_builtin_class_runs_its_own_kernels(monkeypatch: pytest.MonkeyP
         staked = ran.filter(pl.col("net") != 0)
         side = "banker" if cls is _UsersBuiltin else "player"
         assert set(staked[f"stake_{side}"]) == {10.0 if side == "banker" else 25.0}
+
+
+class _Scribbles(Strategy):
+    """A counting strategy that writes to the counts it is shown."""
+
+    name = "scribbles"
+    description = "test strategy"
+    uses_cards = True
+
+    def stakes(self, view):  # type: ignore[no-untyped-def]
+        view.counts[1:10] -= 1
+        return {"banker": 10}
+
+
+def test_the_counts_a_strategy_sees_are_read_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(StrategyError, match=r"seats\[0\] \(scribbles\): raised ValueError: "
+                                            r"output array is read-only"):
+        engine.run(_user_seat(monkeypatch, _Scribbles), workers=1)
