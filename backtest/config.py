@@ -35,7 +35,8 @@ from typing import Any
 import yaml
 
 from backtest import yamlfile
-from backtest.errors import BacktestError, ConfigError, RulesError, StrategyError, UsageError
+from backtest.errors import (BacktestError, ConfigError, RulesError, StrategyError, UsageError,
+                             describe_raised)
 from backtest.rules import Bet, Rules, load_rules
 from backtest.shoe import ShoeSpec
 
@@ -322,7 +323,7 @@ def _seats(data: Any, source: str) -> tuple[SeatSpec, ...]:
             raise sec.fail("strategy", "is required (run `backtest strategies` to list them)")
         try:
             cls = registry.get(name)
-            cls.from_config(sec.data.get("params"), f"{path}.params")
+            _build(cls, sec.data.get("params"), f"{path}.params")
         except StrategyError as exc:
             message = str(exc)
             if not message.startswith(path):
@@ -336,6 +337,17 @@ def _seats(data: Any, source: str) -> tuple[SeatSpec, ...]:
     return tuple(seats)
 
 
+def _build(cls: Any, params: Any, path: str) -> Any:
+    """A strategy object from its class and config params; an error its own
+    code raises (a user's `__init__` or `Params.validate`) is a StrategyError."""
+    try:
+        return cls.from_config(params, path)
+    except BacktestError:
+        raise
+    except Exception as exc:   # a user's class: say what and where, in one line
+        raise StrategyError(f"{path}: making the strategy {describe_raised(exc)}") from None
+
+
 def build_strategies(config: RunConfig) -> list[Any]:
     """Fresh strategy objects for each seat (validated again; cheap)."""
     from strategies import registry
@@ -343,7 +355,7 @@ def build_strategies(config: RunConfig) -> list[Any]:
     out = []
     for i, seat in enumerate(config.seats):
         try:
-            out.append(registry.get(seat.strategy).from_config(seat.params, f"seats[{i}].params"))
+            out.append(_build(registry.get(seat.strategy), seat.params, f"seats[{i}].params"))
         except BacktestError as exc:
             raise ConfigError(f"{config.source}: {exc}") from None
     return out

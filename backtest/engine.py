@@ -244,6 +244,11 @@ def check_seats(config: RunConfig, strategies: Sequence[Strategy], hands: Hands)
                     raise MissingDataError(f"{where}: the {bet} bet under the {rules.name} rules "
                                            f"needs card counts and totals, which {hands.source} "
                                            "does not record")
+        if not runs_compiled(strat):
+            try:
+                python_loop.head_params(strat)
+            except StrategyError as exc:
+                raise StrategyError(f"{where}: {exc}") from None
         fixed = strat.fixed_stakes() if isinstance(strat, Builtin) else None
         if fixed:
             from fractions import Fraction

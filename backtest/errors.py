@@ -7,6 +7,10 @@ line; `exit_code` says which code the process ends with (2 for usage errors,
 
 from __future__ import annotations
 
+import sysconfig
+import traceback
+from pathlib import Path
+
 
 class BacktestError(Exception):
     """Base of every error a user can cause; the message says what and where."""
@@ -38,3 +42,27 @@ class StrategyError(BacktestError):
 
 class MissingDataError(BacktestError):
     """A recorded shoe lacks a column a bet needs to be settled."""
+
+
+#: where code that is not a strategy's own lives: this package's, and (an
+#: installed strategy aside) the standard library's and installed packages'
+_ENGINE_CODE = tuple(str(Path(__file__).resolve().parents[1] / d) for d in ("backtest", "strategies"))
+_LIBRARY_CODE = tuple(sorted({*(sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib",
+                                                                    "purelib", "platlib")), "<"}))
+
+
+def describe_raised(error: BaseException) -> str:
+    """An error a strategy's own code raised, in one line: what, and the
+    innermost line of the strategy's own code (not the engine's, nor, if it
+    can tell, a library's it called: numpy, the standard library). Our own
+    errors are their message."""
+    if isinstance(error, BacktestError):
+        return str(error)
+    frames = [f for f in traceback.extract_tb(error.__traceback__)
+              if not f.filename.startswith(_ENGINE_CODE)]
+    own = [f for f in frames if not f.filename.startswith(_LIBRARY_CODE)] or frames
+    where = (f" ({own[-1].filename}, line {own[-1].lineno}, in {own[-1].name})" if own else
+             " (when the engine called it: check the methods' signatures, stakes(self, view), "
+             "update(self, view, result), start_session(self, seed), __init__(self, params))")
+    message = " ".join(str(error).split())   # one line
+    return f"raised {type(error).__name__}: {message}{where}"

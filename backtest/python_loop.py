@@ -10,11 +10,10 @@ both and compare the ledgers and every session statistic.
 from __future__ import annotations
 
 import math
-import traceback
 
 import numpy as np
 
-from backtest.errors import BacktestError
+from backtest.errors import BacktestError, StrategyError, describe_raised
 from backtest.odds import ev_fill, ev_work
 from backtest.rules import Bet, Winner
 from backtest.session_loop import (_MAX_CENTS, ENDED_LIMIT, ENDED_RUIN, PLACE_BAD_STAKE,
@@ -27,17 +26,27 @@ from backtest.session_loop import (_MAX_CENTS, ENDED_LIMIT, ENDED_RUIN, PLACE_BA
 from strategies.base import N_BETS, P_ON_BANKROLL, P_ON_MAX, P_SIDE, Result, Strategy, View
 
 
-def _head_params(strategy: Strategy) -> np.ndarray:
-    """The common parameter head (edges, side bets) of any strategy."""
+def head_params(strategy: Strategy) -> np.ndarray:
+    """The common parameter head (edges, side bets) of any strategy; a
+    StrategyError for a user's class whose params cannot say them."""
     from strategies.base import Builtin, ON_BANKROLL, ON_MAX, ON_PUSH, P_OWN
 
     if isinstance(strategy, Builtin):
         return strategy.encode()
     head = np.zeros(P_OWN)
-    params = strategy.params
-    head[P_ON_MAX] = ON_MAX[getattr(params, "on_max", "reset")]
-    head[P_ON_BANKROLL] = ON_BANKROLL[getattr(params, "on_bankroll", "stop")]
-    head[2] = ON_PUSH[getattr(params, "on_push", "stand")]
+    try:
+        params = strategy.params
+    except AttributeError:
+        raise StrategyError(f"{type(strategy).__name__} has no params: its __init__ must call "
+                            "super().__init__(params)") from None
+    for slot, key, choices, default in ((P_ON_MAX, "on_max", ON_MAX, "reset"),
+                                        (P_ON_BANKROLL, "on_bankroll", ON_BANKROLL, "stop"),
+                                        (2, "on_push", ON_PUSH, "stand")):
+        value = getattr(params, key, default)
+        if value not in choices:
+            raise StrategyError(f"params.{key} must be {' or '.join(map(repr, choices))}, "
+                                f"got {value!r}")
+        head[slot] = choices[value]
     for name, stake in dict(getattr(params, "side_bets", {}) or {}).items():
         head[P_SIDE + Bet(name).code] = stake
     return head
@@ -69,7 +78,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
     denominator once a session, which is the same integer. Only what a
     strategy reads of its `View` and `Result` is worked out.
     """
-    p = [float(x) for x in _head_params(strategy)]
+    p = [float(x) for x in head_params(strategy)]
     side = [p[P_SIDE + b] for b in range(N_BETS)]
     has_side = any(x > 0.0 for x in side)
     reset_on_max = p[P_ON_MAX] == 0.0
@@ -300,12 +309,7 @@ class Raised(Exception):
 
     def describe(self) -> str:
         """The error in words, and where a strategy's own code raised it."""
-        if isinstance(self.error, BacktestError):
-            return str(self.error)
-        frames = traceback.extract_tb(self.error.__traceback__)
-        where = f" ({frames[-1].filename}, line {frames[-1].lineno}, in {frames[-1].name})" \
-            if frames else ""
-        return f"raised {type(self.error).__name__}: {self.error}{where}"
+        return describe_raised(self.error)
 
 
 def _no_update(strategy: Strategy) -> bool:

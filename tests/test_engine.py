@@ -4,6 +4,7 @@ from the sessions, the same numbers on any number of workers, recorded shoes
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sys
 from pathlib import Path
@@ -21,6 +22,7 @@ from strategies import registry
 from strategies._common import stateless_reset as _stateless_reset
 from strategies._common import stateless_update as _stateless_update
 from strategies.base import Builtin, Strategy
+from strategies.params import CommonParams
 
 DATA = Path(__file__).resolve().parent / "data"
 GOLDEN_CARDS = DATA / "golden-cards.txt"
@@ -650,3 +652,56 @@ def test_the_counts_a_strategy_sees_are_read_only(monkeypatch: pytest.MonkeyPatc
     with pytest.raises(StrategyError, match=r"seats\[0\] \(scribbles\): raised ValueError: "
                                             r"output array is read-only"):
         engine.run(_user_seat(monkeypatch, _Scribbles), workers=1)
+
+
+@dataclasses.dataclass(frozen=True)
+class _RangeParams(CommonParams):
+    lo: float = 1.0
+    hi: float = 2.0
+    on_max: str = "reset"   # a user's own field, typed loosely
+
+    def validate(self, path: str) -> None:
+        if self.lo > self.hi:
+            raise ValueError("lo above hi")
+
+
+class _Ranged(_Asks):
+    name = "ranged"
+    Params = _RangeParams
+
+
+class _NoSuper(_Asks):
+    name = "no-super"
+
+    def __init__(self, params: Any = None) -> None:
+        self.stake = 10.0
+
+
+class _OneArgument(_Asks):
+    name = "one-argument"
+
+    def stakes(self):  # type: ignore[no-untyped-def, override]
+        return {"banker": 10}
+
+
+@pytest.mark.parametrize(("cls", "params", "message"), [
+    (_Ranged, {"lo": 3}, r"user.yaml: seats\[0\]\.params: making the strategy raised ValueError: "
+                         rf"lo above hi \({re.escape(__file__)}, line \d+, in validate\)$"),
+    (_Ranged, {"on_max": "bogus"}, r"user.yaml: seats\[0\] \(ranged\): params.on_max must be "
+                                   r"'reset' or 'cap', got 'bogus'$"),
+    (_NoSuper, {}, r"user.yaml: seats\[0\] \(no-super\): _NoSuper has no params: its __init__ "
+                   r"must call super\(\).__init__\(params\)$"),
+    (_OneArgument, {}, r"user.yaml: seats\[0\] \(one-argument\): raised TypeError: "
+                       r"_OneArgument.stakes\(\) takes 1 positional argument but 2 were given "
+                       r"\(when the engine called it: check the methods' signatures, "
+                       r"stakes\(self, view\), .*\), on hand 1 of shoe 1 in session 1$"),
+], ids=["validate", "on_max", "no-super", "signature"])
+def test_a_user_class_s_own_mistakes_are_one_line(
+        monkeypatch: pytest.MonkeyPatch, cls: type[Strategy], params: dict[str, Any],
+        message: str) -> None:
+    monkeypatch.setitem(registry.BUILTIN_NAMES, cls.name, cls)
+    with pytest.raises((ConfigError, StrategyError)) as info:
+        engine.run(parse_config({"seed": 1, "sessions": 2, "shoe": {"decks": 8},
+                                 "seats": [{"strategy": cls.name, "params": params}]},
+                                source="user.yaml"), workers=1)
+    assert re.match(message, str(info.value)), str(info.value)
