@@ -78,6 +78,8 @@ class SeatSpec:
     label: str
     strategy: str
     params: Mapping[str, Any]
+    #: the folder a `file.py:Class` strategy is looked for in after the current one
+    base_dir: Path = Path(".")
 
 
 @dataclass(frozen=True)
@@ -269,7 +271,7 @@ def parse_config(data: Mapping[str, Any], base_dir: Path = Path("."),
         raise sec.fail("max_shoes", "a session needs an end: give max_shoes or max_hands")
 
     limits = _limits(raw.get("table"), source, rules)
-    seats = _seats(raw.get("seats"), source)
+    seats = _seats(raw.get("seats"), source, base_dir)
     return RunConfig(name=name, seed=seed, sessions=sessions, rules=rules, shoe=shoe,
                      recorded=recorded, session=session, limits=limits, seats=seats, raw=raw,
                      base_dir=base_dir, source=source)
@@ -306,7 +308,7 @@ def _limits(data: Any, source: str, rules: Rules) -> TableLimits:
     return TableLimits(minimum, maximum)
 
 
-def _seats(data: Any, source: str) -> tuple[SeatSpec, ...]:
+def _seats(data: Any, source: str, base_dir: Path) -> tuple[SeatSpec, ...]:
     if not isinstance(data, list) or not data:
         raise ConfigError(f"{source}: seats: give a list of one or more seats, each with a "
                           f"`strategy` (run `backtest strategies` to list them), got {_show(data)}")
@@ -322,7 +324,7 @@ def _seats(data: Any, source: str) -> tuple[SeatSpec, ...]:
         if not name:
             raise sec.fail("strategy", "is required (run `backtest strategies` to list them)")
         try:
-            cls = registry.get(name)
+            cls = registry.get(name, base_dir)
             _build(cls, sec.data.get("params"), f"{path}.params")
         except StrategyError as exc:
             message = str(exc)
@@ -333,7 +335,7 @@ def _seats(data: Any, source: str) -> tuple[SeatSpec, ...]:
         if label in labels:
             label = f"{label} #{i + 1}"
         labels.add(label)
-        seats.append(SeatSpec(label, name, dict(sec.data.get("params") or {})))
+        seats.append(SeatSpec(label, name, dict(sec.data.get("params") or {}), base_dir))
     return tuple(seats)
 
 
@@ -355,7 +357,8 @@ def build_strategies(config: RunConfig) -> list[Any]:
     out = []
     for i, seat in enumerate(config.seats):
         try:
-            out.append(_build(registry.get(seat.strategy), seat.params, f"seats[{i}].params"))
+            out.append(_build(registry.get(seat.strategy, seat.base_dir), seat.params,
+                              f"seats[{i}].params"))
         except BacktestError as exc:
             raise ConfigError(f"{config.source}: {exc}") from None
     return out

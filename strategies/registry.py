@@ -56,15 +56,17 @@ def available() -> dict[str, type[Strategy]]:
     return found
 
 
-def get(name: str) -> type[Strategy]:
-    """The strategy class for a name, `module:Class`, or `file.py:Class`."""
+def get(name: str, base_dir: Path | None = None) -> type[Strategy]:
+    """The strategy class for a name, `module:Class`, or `file.py:Class` (a
+    relative file is looked for in the current folder, then in `base_dir`:
+    the folder of the config that names it)."""
     if not isinstance(name, str) or not name:
         raise StrategyError(f"a strategy is named by text, got {name!r}")
     key = ALIASES.get(name, name)
     if key in BUILTIN_NAMES:
         return BUILTIN_NAMES[key]
     if ":" in name:
-        return _import(name)
+        return _import(name, base_dir)
     eps = _entry_point_strategies()
     if name in eps:
         try:
@@ -81,14 +83,25 @@ def get(name: str) -> type[Strategy]:
                         "`module:Class` or `file.py:Class`)")
 
 
-def _import(spec: str) -> type[Strategy]:
+def _import(spec: str, base_dir: Path | None = None) -> type[Strategy]:
     target, _, attr = spec.rpartition(":")
     if not target or not attr:
         raise StrategyError(f"strategy {spec!r}: expected `module:Class` or `file.py:Class`")
     if target.endswith(".py") or "/" in target or "\\" in target:
         path = Path(target)
+        if not path.is_file() and base_dir is not None and not path.is_absolute() \
+                and (base_dir / path).is_file():
+            path = base_dir / path
+        if path.is_dir():
+            raise StrategyError(f"strategy {spec!r}: {target} is a directory; name a .py file")
         if not path.is_file():
-            raise StrategyError(f"strategy {spec!r}: file {target} does not exist")
+            looked = f" (looked in {Path.cwd()}" + (f" and {base_dir.resolve()})" if base_dir
+                                                     is not None else ")")
+            raise StrategyError(f"strategy {spec!r}: file {target} does not exist{looked}")
+        # the file's folder on the path, so that it can import its neighbours
+        folder = str(path.resolve().parent)
+        if folder not in sys.path:
+            sys.path.append(folder)
         mod_name = f"backtest_user_strategy_{abs(hash(str(path.resolve())))}"
         module = sys.modules.get(mod_name)
         if module is None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 from importlib.metadata import EntryPoint
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -63,3 +65,32 @@ def test_an_unknown_name_suggests_plugins_too(monkeypatch: pytest.MonkeyPatch) -
     _fake_entry_points(monkeypatch, {"plugin-banker": f"{__name__}:PluginBanker"})
     with pytest.raises(StrategyError, match="did you mean 'plugin-banker'"):
         registry.get("plugin-bankr")
+
+
+def test_a_strategy_file_is_found_beside_its_config_and_imports_its_neighbours(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`file.py:Class` relative to the config's folder (as rules and shoe files
+    are), run from elsewhere; the file imports a module beside it."""
+    strats = tmp_path / "project" / "strats"
+    strats.mkdir(parents=True)
+    (strats / "sidekick_helpers_for_tests.py").write_text("SIDE = 'banker'\n", encoding="utf-8")
+    (strats / "mine.py").write_text(
+        "from sidekick_helpers_for_tests import SIDE\n"
+        "from strategies.base import Strategy\n\n\n"
+        "class Mine(Strategy):\n"
+        "    def stakes(self, view):\n"
+        "        return {SIDE: 10}\n", encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    cfg = parse_config({"seed": 1, "sessions": 2, "shoe": {"decks": 8},
+                        "seats": [{"strategy": "strats/mine.py:Mine"}]},
+                       base_dir=tmp_path / "project", source="project.yaml")
+    result = engine.run(cfg, ledger=True, workers=1)
+    assert result.ledger is not None and set(result.ledger["stake_banker"]) == {10.0}
+    with pytest.raises(StrategyError, match=rf"file strats/none.py does not exist \(looked in "
+                                            rf"{elsewhere} and {tmp_path / 'project'}\)"):
+        registry.get("strats/none.py:X", tmp_path / "project")
+    with pytest.raises(StrategyError, match=r"is a directory; name a \.py file"):
+        registry.get(f"{strats}/:X")
