@@ -116,6 +116,7 @@ def odds_command(
     from backtest import odds
     from backtest.cards import parse_cards
     from backtest.rules import load_rules
+    from backtest.shoe import MAX_DECKS
 
     if (shoe is None) != (after_hands is None):
         raise UsageError("--shoe and --after-hands go together: give both, or neither")
@@ -123,7 +124,14 @@ def odds_command(
         removed = parse_cards(remove) if remove else []
     except ValueError as exc:
         raise UsageError(f"--remove: {exc}") from None
-    table_rules = load_rules(rules)
+    try:
+        table_rules = load_rules(rules)
+    except RulesError as exc:
+        if Path(rules).is_file():   # what the file says: exit 1
+            raise
+        raise UsageError(f"--rules: {exc}") from None   # no such preset or file
+    if not 1 <= decks <= MAX_DECKS:
+        raise UsageError(f"--decks must be a whole number from 1 to {MAX_DECKS}, got {decks}")
     hands = None
     if shoe is not None:
         from backtest import recorded
@@ -251,6 +259,18 @@ def list_strategies(
                                  "parameters": [{"name": n, "type": t, "default": d, "help": h}
                                                 for n, t, d, h in cls.parameters()]}
                           for name, cls in found.items()}, indent=2, default=str))
+        return
+    if fmt is Format.CSV:   # a row per parameter
+        import csv
+        import io
+
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(["strategy", "description", "parameter", "type", "default", "help"])
+        for name, cls in found.items():
+            for pname, ptype, default, help_text in cls.parameters():
+                writer.writerow([name, cls.description, pname, ptype, default, help_text])
+        _echo(buf.getvalue().rstrip("\n"))
         return
     lines = []
     for name, cls in found.items():

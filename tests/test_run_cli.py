@@ -500,3 +500,16 @@ def test_a_directory_given_as_the_config_is_a_usage_error(
     code, out, err = backtest_here(monkeypatch, capsys, "run", str(tmp_path))
     assert (code, out) == (2, "")
     assert err.strip() == f"error: config file {tmp_path} is a directory, not a file"
+
+
+def test_strategies_as_csv_has_a_row_per_parameter(monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    import csv
+    import io
+
+    code, out, err = backtest_here(monkeypatch, capsys, "strategies", "-f", "csv")
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert set(BUILTIN_NAMES) <= {r["strategy"] for r in rows}
+    base = [r for r in rows if r["strategy"] == "martingale" and r["parameter"] == "base"]
+    assert len(base) == 1 and base[0]["default"] == "10.0"
