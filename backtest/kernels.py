@@ -1,6 +1,7 @@
 """The compiled hot paths: a seeded generator, the shuffle, and the deal.
 
-Nothing outside this module needs to know that numba exists. The generator is
+The deal's numba code lives here (the exact odds and the session loop have
+their own, and go through `njit_nrt_free` for its one option). The generator is
 xoshiro256** with its state seeded per shoe by splitmix64 from a 64-bit key
 and the shoe's index, so shoe i of a run is the same whichever chunk or
 worker deals it, on every machine.

@@ -26,7 +26,9 @@ every cell: it cannot vary.
 Output in DIR: `cells/<id>.parquet` for each finished cell (written
 atomically as it finishes), `summary.parquet` (every finished cell, one row
 per cell and seat, a column per varied key, rebuilt atomically), and
-`sweep.json` (the sweep as run). `--resume` skips finished cells.
+`sweep.json` (its name, source file, seed, varied keys, metric, number of
+cells, and a hash of everything that decides its numbers, which `--resume`
+checks). `--resume` skips finished cells.
 """
 
 from __future__ import annotations

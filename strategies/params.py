@@ -63,11 +63,14 @@ def _type_name(tp: Any) -> str:
     if origin is Literal:
         return " or ".join(repr(a) for a in get_args(tp))
     if origin in (list, tuple):
-        return f"a list of {_type_name(get_args(tp)[0])}s" if get_args(tp) else "a list"
+        return f"a list of {_type_name(get_args(tp)[0]).removeprefix('a ')}s" \
+            if get_args(tp) else "a list"
     if origin is dict:
         return "a mapping"
     if tp in (int, float):
         return "a number" if tp is float else "a whole number"
+    if tp is str:
+        return "a name"
     return getattr(tp, "__name__", str(tp))
 
 

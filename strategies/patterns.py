@@ -1,7 +1,7 @@
 """Systems that read the shoe: follow the last winner, chop, streaks, and a
-table of patterns. Each bets a flat `base` stake on Player or Banker; ties
-are skipped when reading the shoe (as the big road does) unless a pattern
-table says otherwise."""
+table of patterns. Each bets a flat `base` stake on Player or Banker (a
+pattern table may also bet Tie); ties are skipped when reading the shoe (as
+the big road does) unless a pattern table says otherwise."""
 
 from __future__ import annotations
 

@@ -1,10 +1,11 @@
 """The classic betting progressions, each on one main bet.
 
 Stakes are in currency units: `base` times the progression's current number
-of units. Each progression's start, its move after a win, a loss and a push,
-and its end are spelled out in its class docstring; what happens at the
-table maximum and at the bankroll is the engine's, set by the common
-parameters `on_max` and `on_bankroll`.
+of units. Each progression's start, its move after a win and a loss, and its
+end are spelled out in its class docstring. A push (a tie under Player or
+Banker) leaves every progression where it is, or restarts it with the common
+parameter `on_push: reset`; what happens at the table maximum and at the
+bankroll is the engine's, set by `on_max` and `on_bankroll`.
 
 The updates work out the state for each outcome, then choose with one
 conditional expression per statement, assigned to a local and stored at the

@@ -117,6 +117,10 @@ def _import(spec: str, base_dir: Path | None = None) -> type[Strategy]:
                 raise StrategyError(f"strategy {spec!r}: {target} failed to import: "
                                     f"{type(exc).__name__}: {exc}") from None
     else:
+        # a module in the current folder, as `python -m backtest` would find it
+        here = str(Path.cwd())
+        if "" not in sys.path and here not in sys.path:
+            sys.path.append(here)
         try:
             module = importlib.import_module(target)
         except Exception as exc:

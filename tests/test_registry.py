@@ -94,3 +94,17 @@ def test_a_strategy_file_is_found_beside_its_config_and_imports_its_neighbours(
         registry.get("strats/none.py:X", tmp_path / "project")
     with pytest.raises(StrategyError, match=r"is a directory; name a \.py file"):
         registry.get(f"{strats}/:X")
+
+
+def test_a_module_in_the_current_folder_is_found_as_python_m_would(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The `backtest` command does not put the current folder on the path;
+    `module:Class` finds a module there all the same."""
+    (tmp_path / "cwd_module_for_tests.py").write_text(
+        "from strategies.base import Strategy\n\n\n"
+        "class Here(Strategy):\n"
+        "    def stakes(self, view):\n"
+        "        return {}\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    assert registry.get("cwd_module_for_tests:Here").__name__ == "Here"
