@@ -325,9 +325,7 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
             raise StrategyError(
                 f"{config.source}: seats[{k}] ({seat.label}) "
                 f"{session_loop.PLACE_ERRORS[int(code)]} "
-                f"{_hand_words(hands, shoe_no, bounds, lo, at)}"
-                + (f" (the {config.rules.name} table does not take Player and Banker together)"
-                   if not config.rules.player_and_banker_together else ""))
+                f"{_hand_words(hands, shoe_no, bounds, lo, at)}{_why(int(code), config, table)}")
         ledger_cols = None
         if ledger:
             idx = led["idx"][:rows]
@@ -337,6 +335,23 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
                            "net": led["net"][:rows] / tick, "bankroll": led["bank"][:rows] / tick}
         results.append(SeatResult(stats, wag, expected, ledger_cols))
     return results, len(hands)
+
+
+def _why(code: int, config: RunConfig, table: _Table) -> str:
+    """What the table's rules say of a refused placement, in brackets."""
+    rules = config.rules
+    if code == session_loop.PLACE_NOT_SETTLED:
+        unsettled = [b.value for b in BETS if not table.offered[b.code]]
+        return f" (this table or shoe does not settle {', '.join(unsettled)})" if unsettled else ""
+    if code == session_loop.PLACE_FORBIDDEN:
+        reasons = []
+        if not rules.player_and_banker_together:
+            reasons.append(f"the {rules.name} table does not take Player and Banker together")
+        if rules.pairs_need_main_bet:
+            reasons.append(f"at the {rules.name} table a pair bet needs a Player, Banker or Tie "
+                           "bet beside it")
+        return f" ({'; '.join(reasons)})" if reasons else ""
+    return ""
 
 
 def _hand_words(hands: Hands, shoe_no: np.ndarray, bounds: np.ndarray, lo: int, at: int) -> str:

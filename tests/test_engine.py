@@ -414,7 +414,39 @@ def test_a_refused_combination_names_session_shoe_and_hand_as_the_frames_number_
         engine.run(cfg, workers=1)
     message = str(info.value)
     assert message.startswith("german.yaml: seats[0] (both-sides-later) placed a combination")
-    assert "on hand 3 of shoe 1 in session 2" in message
+    assert message.endswith("on hand 3 of shoe 1 in session 2 (the german table does not take "
+                            "Player and Banker together)")
+
+
+class _PairAlone(Strategy):
+    name = "pair-alone"
+    description = "test strategy"
+
+    def stakes(self, view):  # type: ignore[no-untyped-def]
+        return {"player_pair": 5}
+
+
+class _DragonAtCommission(Strategy):
+    name = "dragon"
+    description = "test strategy"
+
+    def stakes(self, view):  # type: ignore[no-untyped-def]
+        return {"dragon7": 5}
+
+
+@pytest.mark.parametrize(("cls", "rules", "why"), [
+    (_PairAlone, "no-commission", "(at the no-commission table a pair bet needs a Player, "
+                                  "Banker or Tie bet beside it)"),
+    (_DragonAtCommission, "commission", "(this table or shoe does not settle dragon7, panda8)"),
+], ids=["pair-alone", "dragon"])
+def test_a_refused_placement_says_which_rule_refused_it(
+        monkeypatch: pytest.MonkeyPatch, cls: type[Strategy], rules: str, why: str) -> None:
+    monkeypatch.setitem(registry.BUILTIN_NAMES, cls.name, cls)
+    cfg = parse_config({"seed": 1, "sessions": 1, "rules": rules, "shoe": {"decks": 8},
+                        "seats": [{"strategy": cls.name}]}, source="table.yaml")
+    with pytest.raises(StrategyError) as info:
+        engine.run(cfg, workers=1)
+    assert str(info.value).endswith(f"on hand 1 of shoe 1 in session 1 {why}")
 
 
 # --- a strategy's own errors, and stakes no number of cents can hold ---------------------------
