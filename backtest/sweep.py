@@ -41,6 +41,7 @@ import math
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -436,6 +437,19 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
     return _write_summary(out, sweep, done)
 
 
+@contextmanager
+def _naming_the_cell(sweep: Sweep, task: Task) -> Iterator[None]:
+    """An error a cell's run raises (a strategy's, found only as it plays),
+    named by the sweep file and the cell, as the checks before any cell are."""
+    try:
+        yield
+    except BacktestError as exc:
+        cell = sweep.cells[task.cell]
+        message = str(exc).removeprefix(cell.config.source + ": ")
+        raise type(exc)(f"{sweep.source}: cell {cell.index + 1} ({cell.label()}): "
+                        f"{message}") from None
+
+
 def _execute(sweep: Sweep, tasks: Sequence[Task], workers: int, executor: str,
              address: str | None) -> Iterator[tuple[Task, tuple[list[engine.SeatResult], int]]]:
     if not tasks:
@@ -443,7 +457,7 @@ def _execute(sweep: Sweep, tasks: Sequence[Task], workers: int, executor: str,
     payload = [(dict(sweep.cells[t.cell].config.raw), str(sweep.cells[t.cell].config.base_dir),
                 sweep.cells[t.cell].config.source, t.lo, t.hi, False) for t in tasks]
     if executor == "dask":
-        yield from _execute_dask(tasks, payload, workers, address)
+        yield from _execute_dask(sweep, tasks, payload, workers, address)
         return
     if executor != "local":
         raise UsageError(f"--executor must be local or dask, got {executor!r}")
@@ -451,7 +465,9 @@ def _execute(sweep: Sweep, tasks: Sequence[Task], workers: int, executor: str,
         raise UsageError("--address goes with --executor dask")
     if workers == 1:
         for task, args in zip(tasks, payload):
-            yield task, engine._task(*args)
+            with _naming_the_cell(sweep, task):
+                result = engine._task(*args)
+            yield task, result
         return
     from concurrent.futures import FIRST_COMPLETED, wait
 
@@ -461,18 +477,21 @@ def _execute(sweep: Sweep, tasks: Sequence[Task], workers: int, executor: str,
         key = tuple(sorted(s.strategy for s in config.seats)) + (str(config.shoe),)
         if key not in kinds:
             kinds.add(key)
-            engine.warm(config, engine.build_strategies(config))
+            with _naming_the_cell(sweep, task):
+                engine.warm(config, engine.build_strategies(config))
     with engine.process_pool(workers) as pool:
         futures = {pool.submit(engine._task, *args): task for task, args in zip(tasks, payload)}
         remaining = set(futures)
         while remaining:
             finished, remaining = wait(remaining, return_when=FIRST_COMPLETED)
             for fut in finished:
-                yield futures[fut], fut.result()
+                with _naming_the_cell(sweep, futures[fut]):
+                    result = fut.result()
+                yield futures[fut], result
 
 
-def _execute_dask(tasks: Sequence[Task], payload: Sequence[tuple[Any, ...]], workers: int,
-                  address: str | None) -> Iterator[tuple[Task, tuple[list[engine.SeatResult], int]]]:
+def _execute_dask(sweep: Sweep, tasks: Sequence[Task], payload: Sequence[tuple[Any, ...]],
+                  workers: int, address: str | None) -> Iterator[tuple[Task, tuple[list[engine.SeatResult], int]]]:
     try:
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError:
@@ -497,7 +516,9 @@ def _execute_dask(tasks: Sequence[Task], payload: Sequence[tuple[Any, ...]], wor
             futures = {client.submit(engine._task, *args, pure=False): task
                        for task, args in zip(tasks, payload)}
             for fut in as_completed(list(futures)):
-                yield futures[fut], fut.result()
+                with _naming_the_cell(sweep, futures[fut]):
+                    result = fut.result()
+                yield futures[fut], result
     finally:
         if cluster is not None:
             cluster.close()

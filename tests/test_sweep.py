@@ -35,7 +35,7 @@ from polars.testing import assert_frame_equal
 from cli_helpers import Run, backtest_here, backtest_process
 from backtest import engine
 from backtest import sweep as sweeps
-from backtest.errors import ConfigError, UsageError
+from backtest.errors import BacktestError, ConfigError, UsageError
 from backtest.sweep import load_sweep, run_sweep
 
 REPO = Path(__file__).resolve().parents[1]
@@ -374,6 +374,33 @@ def test_common_shoes_with_a_varied_seed_deals_each_seed_s_shoes(tmp_path: Path)
     summary = run_file(sweep_file(tmp_path, body), tmp_path / "out")
     hands = dict(summary.group_by("seed").agg(pl.col("table_hands").unique()).iter_rows())
     assert len(hands[4]) == len(hands[9]) == 1 and hands[4] != hands[9]
+
+
+def test_an_error_found_only_as_a_cell_plays_names_the_cell(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "late.py").write_text(
+        "from dataclasses import dataclass\n"
+        "from strategies.base import Strategy\n"
+        "from strategies.params import param\n\n\n"
+        "class Late(Strategy):\n"
+        "    @dataclass(frozen=True)\n"
+        "    class Params:\n"
+        "        at: int = param(1000, 'the hand of the session it fails on')\n\n"
+        "    def stakes(self, view):\n"
+        "        if view.session_hand == self.params.at:\n"
+        "            raise RuntimeError('late')\n"
+        "        return {'banker': 10}\n", encoding="utf-8")
+    run = RUN.replace("- strategy: martingale\n  name: martingale\n"
+                      "  params: {bet: banker, base: 10}\n", "- strategy: late.py:Late\n")
+    path = sweep_file(tmp_path, "grid:\n  seats[0].params.at: [1000, 3]\n", run=run)
+    monkeypatch.chdir(tmp_path)
+    for workers in (1, 2):
+        with pytest.raises(BacktestError) as info:
+            run_file(path, tmp_path / f"out{workers}", workers=workers)
+        message = str(info.value)
+        assert message.startswith(f"{path}: cell 2 (seats[0].params.at=3): seats[0] "
+                                  "(late.py:Late): raised RuntimeError: late ("), message
+        assert message.endswith("on hand 4 of shoe 1 in session 1")
 
 
 # --- the same numbers on any executor ---------------------------------------------------------
