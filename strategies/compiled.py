@@ -11,6 +11,7 @@ arguments would not be). Adding a built-in: append it to BUILTINS.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeGuard
 
 import numpy as np
 from numba.core import errors, types
@@ -42,7 +43,7 @@ def kind_marker(kind: int) -> tuple[int, ...]:
     return (0,) * (kind + 1)
 
 
-def runs_compiled(strategy: object) -> bool:
+def runs_compiled(strategy: object) -> TypeGuard[Builtin]:
     """Whether the session loop compiled for `strategy.kind` is this strategy's:
     a built-in's class exactly. A user's subclass of `Builtin` (or of a
     built-in) runs in Python through the same kernel functions, since its

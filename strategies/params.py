@@ -116,7 +116,7 @@ def _coerce(value: Any, tp: Any, path: str) -> Any:
             number = float(value)
         except OverflowError:   # an integer beyond any float
             raise StrategyError(f"{path}: expected a finite number, got one of about "
-                                f"{_digits(value)} digits") from None
+                                f"{_digits(int(value))} digits") from None
         if number != number or number in (float("inf"), float("-inf")):
             raise StrategyError(f"{path}: expected a finite number, got {value!r}")
         return number
