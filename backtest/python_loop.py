@@ -292,7 +292,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                 rows = _flush(rows, led_i, led_c, led_n, led_b, led_idx, led_cents, led_net, led_bank)
     except BacktestError as exc:   # what the loop's own checks say of the strategy
         raise Raised(i, exc) from exc
-    except Exception as exc:   # the strategy's own code raised
+    except (Exception, SystemExit) as exc:   # the strategy's own code raised (or exited)
         raise Raised(i, exc) from exc
     return PLACE_OK, -1, rows
 
@@ -302,7 +302,7 @@ class Raised(Exception):
     while the loop played hand index `at`; the engine says which seat, hand,
     shoe and session."""
 
-    def __init__(self, at: int, error: Exception) -> None:
+    def __init__(self, at: int, error: BaseException) -> None:
         super().__init__(at, error)
         self.at = at
         self.error = error

@@ -102,7 +102,11 @@ def _import(spec: str, base_dir: Path | None = None) -> type[Strategy]:
         folder = str(path.resolve().parent)
         if folder not in sys.path:
             sys.path.append(folder)
-        mod_name = f"backtest_user_strategy_{abs(hash(str(path.resolve())))}"
+        # keyed by the file's time too: a file edited since is imported again
+        resolved = path.resolve()
+        stat = resolved.stat()
+        key = (str(resolved), stat.st_mtime_ns, stat.st_size)
+        mod_name = f"backtest_user_strategy_{abs(hash(key))}"
         module = sys.modules.get(mod_name)
         if module is None:
             loader_spec = importlib.util.spec_from_file_location(mod_name, path)

@@ -709,6 +709,13 @@ class _NoSuper(_Asks):
         self.stake = 10.0
 
 
+class _Exits(_Asks):
+    name = "exits"
+
+    def stakes(self, view):  # type: ignore[no-untyped-def]
+        raise SystemExit(0)
+
+
 class _OneArgument(_Asks):
     name = "one-argument"
 
@@ -723,11 +730,13 @@ class _OneArgument(_Asks):
                                    r"'reset' or 'cap', got 'bogus'$"),
     (_NoSuper, {}, r"user.yaml: seats\[0\] \(no-super\): _NoSuper has no params: its __init__ "
                    r"must call super\(\).__init__\(params\)$"),
+    (_Exits, {}, r"user.yaml: seats\[0\] \(exits\): raised SystemExit: 0 \(.*, in stakes\), "
+                 r"on hand 1 of shoe 1 in session 1$"),
     (_OneArgument, {}, r"user.yaml: seats\[0\] \(one-argument\): raised TypeError: "
                        r"_OneArgument.stakes\(\) takes 1 positional argument but 2 were given "
                        r"\(when the engine called it: check the methods' signatures, "
                        r"stakes\(self, view\), .*\), on hand 1 of shoe 1 in session 1$"),
-], ids=["validate", "on_max", "no-super", "signature"])
+], ids=["validate", "on_max", "no-super", "exit", "signature"])
 def test_a_user_class_s_own_mistakes_are_one_line(
         monkeypatch: pytest.MonkeyPatch, cls: type[Strategy], params: dict[str, Any],
         message: str) -> None:

@@ -108,3 +108,20 @@ def test_a_module_in_the_current_folder_is_found_as_python_m_would(
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
     assert registry.get("cwd_module_for_tests:Here").__name__ == "Here"
+
+
+def test_a_strategy_file_edited_since_it_was_loaded_is_loaded_again(tmp_path: Path) -> None:
+    import os
+
+    path = tmp_path / "edited_strategy_for_tests.py"
+    text = ("from strategies.base import Strategy\n\n\n"
+            "class Edited(Strategy):\n"
+            "    def stakes(self, view):\n"
+            "        return {%r: 10}\n")
+    path.write_text(text % "banker", encoding="utf-8")
+    first = registry.get(f"{path}:Edited")
+    assert registry.get(f"{path}:Edited") is first   # unchanged: the same class
+    path.write_text(text % "player", encoding="utf-8")
+    os.utime(path, ns=(1, 10 ** 18))   # a time of its own, whatever the clock's resolution
+    again = registry.get(f"{path}:Edited")
+    assert again is not first and again().stakes(None) == {"player": 10}
