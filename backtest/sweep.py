@@ -37,6 +37,7 @@ import copy
 import hashlib
 import itertools
 import json
+import logging
 import math
 import re
 import time
@@ -509,8 +510,9 @@ def _execute_dask(sweep: Sweep, tasks: Sequence[Task], payload: Sequence[tuple[A
                 raise UsageError(f"--address {address}: not a scheduler address ({exc}); give "
                                  "HOST:PORT or tcp://HOST:PORT") from None
         else:
+            # the workers' own logs stay quiet: a cell's error is reported once, as one line
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None)
+                                   dashboard_address=None, silence_logs=logging.CRITICAL)
             client = Client(cluster)
         with client:
             futures = {client.submit(engine._task, *args, pure=False): task
