@@ -457,7 +457,7 @@ def _fill(out: list[float], stakes: object, strategy: Strategy) -> None:
         if bet is None:
             raise StrategyError(f"strategy {strategy.name or type(strategy).__name__}: unknown bet "
                                 f"{key!r} (bets are {', '.join(b.value for b in Bet)})")
-        if isinstance(value, (str, bytes, bool)):   # not numbers, though float() takes them
+        if isinstance(value, (str, bytes, bool, np.bool_)):   # not numbers, though float() takes them
             raise StrategyError(f"strategy {strategy.name or type(strategy).__name__}: the stake "
                                 f"on {bet} must be a number, got {value!r}")
         try:

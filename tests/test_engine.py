@@ -495,7 +495,8 @@ def test_an_error_in_a_strategy_s_code_names_the_seat_the_hand_and_the_line(
     assert message.endswith("on hand 4 of shoe 1 in session 2")
 
 
-@pytest.mark.parametrize("stake", ["10", True, b"10"], ids=["text", "bool", "bytes"])
+@pytest.mark.parametrize("stake", ["10", True, b"10", np.True_], ids=["text", "bool", "bytes",
+                                                                      "numpy-bool"])
 def test_a_stake_that_is_not_a_number_is_refused_with_the_seat(
         monkeypatch: pytest.MonkeyPatch, stake: object) -> None:
     monkeypatch.setattr(_Asks, "stake", stake)
