@@ -33,7 +33,7 @@ from backtest import payouts, python_loop, session_loop
 from backtest.cards import full_shoe_counts
 from backtest.config import RunConfig, build_strategies, parse_config
 from backtest.errors import BacktestError, ConfigError, MissingDataError, StrategyError
-from backtest.hands import Hands
+from backtest.hands import Hands, describe_column
 from backtest.odds import ev_array, payout_vector
 from backtest.rules import Bet
 from backtest.shoe import generate_shoes
@@ -241,8 +241,10 @@ def check_seats(config: RunConfig, strategies: Sequence[Strategy], hands: Hands)
                         hands.require([bet], banker_six=rules.banker_six_payout is not None)
                     except MissingDataError as exc:
                         raise MissingDataError(f"{where}: {exc}") from None
+                    lacking = " and the ".join(describe_column(c) for c in
+                                               payouts.missing_columns(bet, hands, rules))
                     raise MissingDataError(f"{where}: the {bet} bet under the {rules.name} rules "
-                                           f"needs card counts and totals, which {hands.source} "
+                                           f"needs the {lacking}, which {hands.source} "
                                            "does not record")
         if not runs_compiled(strat):
             try:

@@ -145,7 +145,7 @@ class Hands:
             for need in needs:
                 if need not in self.known:
                     raise MissingDataError(
-                        f"{self.source}: the {bet} bet needs the {_describe(need)} of each hand, "
+                        f"{self.source}: the {bet} bet needs the {describe_column(need)} of each hand, "
                         f"which this recorded shoe does not have (it records: "
                         f"{', '.join(sorted(self.known | ALWAYS)) or 'winner only'})")
 
@@ -213,6 +213,7 @@ class Hands:
         return pl.DataFrame(data)
 
 
-def _describe(need: str) -> str:
+def describe_column(need: str) -> str:
+    """A recorded column in words, as an error names what a shoe lacks."""
     return {"card_counts": "number of cards (two or three) of each side",
             "cards": "cards"}.get(need, need.replace("_", " "))

@@ -106,6 +106,11 @@ def _unit_results(winner: np.ndarray, pt: np.ndarray, bt: np.ndarray, ppair: np.
 
 def missing_for(bet: Bet, hands: Hands, rules: Rules) -> bool:
     """Whether settling `bet` on these hands needs a column they lack."""
+    return bool(missing_columns(bet, hands, rules))
+
+
+def missing_columns(bet: Bet, hands: Hands, rules: Rules) -> list[str]:
+    """The columns settling `bet` under `rules` needs that these hands lack, sorted."""
     needs = set(BET_NEEDS.get(bet, ()))
     if bet is Bet.DRAGON_7:
         needs |= {"card_counts", "banker_total"}
@@ -114,4 +119,4 @@ def missing_for(bet: Bet, hands: Hands, rules: Rules) -> bool:
             needs.add("banker_total")
         if rules.banker_three_card_seven_push:
             needs |= {"banker_total", "card_counts"}
-    return not needs <= hands.known
+    return sorted(needs - hands.known)

@@ -25,6 +25,7 @@ from strategies.base import Builtin, Strategy
 from strategies.params import CommonParams
 
 DATA = Path(__file__).resolve().parent / "data"
+REPO_DATA = Path(__file__).resolve().parents[1] / "data"
 GOLDEN_CARDS = DATA / "golden-cards.txt"
 ROADS = ("BPPBT", "PPBTB", "TBBPP")
 
@@ -312,7 +313,8 @@ def test_outcome_level_roads_settle_the_main_bets(road_file: Path) -> None:
     ("commission", {"player_pair": 1, "banker": 10}, "player pair"),
     ("commission", {"banker_pair": 1}, "banker pair"),
     ("no-commission", {"banker": 10}, "banker total"),      # a winning 6 pays half
-    ("ez", {"banker": 10}, "card counts and totals"),        # a three-card 7 pushes
+    ("ez", {"banker": 10}, "needs the banker total and the number of cards (two or three) "
+                           "of each side, which"),   # a three-card 7 pushes
     ("ez", {"dragon7": 1}, "number of cards (two or three)"),
 ])
 def test_outcome_level_roads_refuse_bets_they_cannot_settle(
@@ -747,3 +749,15 @@ def test_a_user_class_s_own_mistakes_are_one_line(
                                  "seats": [{"strategy": cls.name, "params": params}]},
                                 source="user.yaml"), workers=1)
     assert re.match(message, str(info.value)), str(info.value)
+
+
+def test_a_recorded_file_with_totals_is_told_only_what_it_lacks() -> None:
+    """The live table's JSON records totals but not how many cards each side drew."""
+    cfg = parse_config({"seed": 1, "rules": "ez",
+                        "shoes": {"file": str(REPO_DATA / "live-table-shoe-state.json")},
+                        "seats": [{"strategy": "flat"}]}, source="ez.yaml")
+    with pytest.raises(MissingDataError) as info:
+        engine.run(cfg, workers=1)
+    assert str(info.value).endswith("needs the number of cards (two or three) of each side, "
+                                    f"which {REPO_DATA / 'live-table-shoe-state.json'} does not "
+                                    "record")
