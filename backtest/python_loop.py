@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from backtest.errors import BacktestError, StrategyError, describe_raised
-from backtest.odds import ev_fill, ev_work
+from backtest.odds import ev_array, ev_fill, ev_work
 from backtest.rules import Bet, Winner
 from backtest.session_loop import (_MAX_CENTS, ENDED_LIMIT, ENDED_RUIN, PLACE_BAD_STAKE,
                                    PLACE_FORBIDDEN,
@@ -100,7 +100,9 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
     view = View(winner_ro, hand_l, shoe_no, scale)
     counts = full_counts.copy()
     evs = evs_full.copy()
-    view._evs = evs
+    # what a strategy reads: NaN for a bet the rules do not offer, as ev_fill
+    # gives a counter (the loop's own copy has 0 there, never used)
+    view._evs = evs if use_cards else ev_array(full_counts, ev_table)
     # what a strategy reads of the cards seen, read-only: the loop's own counts
     counts_ro = counts.view()
     counts_ro.flags.writeable = False

@@ -181,7 +181,7 @@ class View:
     def evs(self) -> dict[Bet, float]:
         """Exact expected value per unit of each bet for the cards not yet seen
         (only kept current for strategies with `uses_cards = True`; otherwise the
-        full shoe's values)."""
+        full shoe's values); NaN for a bet the rules do not offer."""
         return {b: float(self._evs[i]) for i, b in enumerate(Bet)}
 
     @property

@@ -5,6 +5,7 @@ from the sessions, the same numbers on any number of workers, recorded shoes
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 import sys
 from pathlib import Path
@@ -761,3 +762,23 @@ def test_a_recorded_file_with_totals_is_told_only_what_it_lacks() -> None:
     assert str(info.value).endswith("needs the number of cards (two or three) of each side, "
                                     f"which {REPO_DATA / 'live-table-shoe-state.json'} does not "
                                     "record")
+
+
+class _ReadsEvs(_Asks):
+    name = "reads-evs"
+    seen: list[dict[Bet, float]] = []
+
+    def stakes(self, view):  # type: ignore[no-untyped-def]
+        type(self).seen.append(view.evs)
+        return {}
+
+
+@pytest.mark.parametrize("uses_cards", [False, True], ids=["full-shoe", "counting"])
+def test_evs_of_a_bet_the_rules_do_not_offer_are_nan_either_way(
+        monkeypatch: pytest.MonkeyPatch, uses_cards: bool) -> None:
+    monkeypatch.setattr(_ReadsEvs, "uses_cards", uses_cards)
+    monkeypatch.setattr(_ReadsEvs, "seen", [])
+    engine.run(_user_seat(monkeypatch, _ReadsEvs), workers=1)
+    first = _ReadsEvs.seen[0]
+    assert math.isnan(first[Bet.DRAGON_7]) and math.isnan(first[Bet.PANDA_8])
+    assert first[Bet.BANKER] == pytest.approx(-0.010579, abs=1e-6)   # a full shoe
