@@ -800,6 +800,34 @@ def _sums_ordered(coef, f, out, wanted):  # type: ignore[no-untyped-def]
             out[e, size - 4] = acc
 
 
+_PLAYER_BANKER = (1 << _C_PLAYER) | (1 << _C_BANKER)
+
+
+@njit(cache=True, _nrt=False, fastmath={"reassoc"})  # type: ignore[call-overload]
+def _sums_player_banker(coef, f, g, parent, factor, out):  # type: ignore[no-untyped-def]
+    """`_sums_exact` for Player and Banker only, with the products of six
+    values made here from those of five (f holds sizes up to 5): only for
+    sums that are exact."""
+    cp = coef[_C_PLAYER]
+    cb = coef[_C_BANKER]
+    for size in range(4, 6):
+        p = 0.0
+        b = 0.0
+        for i in range(_LEVEL[size] - _FIRST_HAND, _LEVEL[size + 1] - _FIRST_HAND):
+            p += cp[i] * f[_FIRST_HAND + i]
+            b += cb[i] * f[_FIRST_HAND + i]
+        out[_C_PLAYER, size - 4] = p
+        out[_C_BANKER, size - 4] = b
+    p = 0.0
+    b = 0.0
+    for i in range(np.uint64(_LEVEL[6]), np.uint64(_LEVEL[7])):
+        x = f[parent[i]] * g[factor[i]]
+        p += cp[i - _FIRST_HAND] * x
+        b += cb[i - _FIRST_HAND] * x
+    out[_C_PLAYER, 2] = p
+    out[_C_BANKER, 2] = b
+
+
 @njit(cache=True, _nrt=False)  # type: ignore[call-overload]
 def ev_events(counts, nodes, coef, work, out, wanted):  # type: ignore[no-untyped-def]
     """The deal events the bets need, counted as ordered six-card draws (as
@@ -826,11 +854,16 @@ def ev_events(counts, nodes, coef, work, out, wanted):  # type: ignore[no-untype
     f[0] = 1.0
     parent = nodes[0]
     factor = nodes[1]
-    for size in range(1, 7):
+    # Player and Banker alone (a commission table): the six-card products are
+    # summed as they are made, not stored and read again (-24 % a call)
+    fused = n <= EXACT_CARDS and wanted == _PLAYER_BANKER
+    for size in range(1, 6 if fused else 7):
         for i in range(np.uint64(_LEVEL[size]), np.uint64(_LEVEL[size + 1])):
             f[i] = f[parent[i]] * g[factor[i]]
     by_size = work[_EV_SUMS:_EV_OUT].reshape((_N_COLUMNS, 3))
-    if n <= EXACT_CARDS:
+    if fused:
+        _sums_player_banker(coef, f, g, parent, factor, by_size)
+    elif n <= EXACT_CARDS:
         _sums_exact(coef, f, by_size, wanted)
     else:
         _sums_ordered(coef, f, by_size, wanted)
