@@ -377,6 +377,10 @@ def test_the_polynomial_counts_are_exact_up_to_eight_decks(decks: int, seed: int
     counts = odds.composition(decks, remove=gone.tolist())
     exact = odds.outcome_table(counts).counts
     assert fast_events(counts) == [exact[e] for e in FAST_EVENTS]
+    # Player and Banker alone (a commission table) take the fused path
+    pair = np.zeros(6)
+    odds.ev_events(counts, *odds.ev_work(), pair, 0b000011)
+    assert pair[:2].tolist() == [exact[Event.PLAYER], exact[Event.BANKER]]
 
 
 def test_the_polynomial_sums_in_any_order_are_the_ordered_sums() -> None:
