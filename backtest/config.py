@@ -1,8 +1,9 @@
 """YAML run configs into typed, validated specs.
 
-Every config is read with `yamlfile.load` (safe YAML, no key twice) and checked whole before anything
-runs. An error names the file and the key path (`seats[1].params.multiplier`),
-the bad value, and what is allowed; unknown keys fail with suggestions.
+Every config is read with `yamlfile.load` (`yaml.safe_load`, after refusing a
+key given twice) and checked whole before anything runs. An error names the
+file and the key path (`seats[1].params.multiplier`), the bad value, and what
+is allowed; unknown keys fail with suggestions.
 
 A run config::
 

@@ -2,8 +2,10 @@
 
 `yaml.safe_load` lets a key written twice in a mapping silently take the
 second value, and lets a few lines of anchors and aliases stand for millions
-of values (a config's values are copied into `run.json`). `load` refuses both,
-with the line and column, as errors `describe` words in one line.
+of values (a config's values are copied into `run.json`). `load` checks the
+file's node tree for both first (composing builds no values), then reads it
+with `yaml.safe_load`; `describe` words its errors in one line, with the line
+and column.
 """
 
 from __future__ import annotations
@@ -22,26 +24,6 @@ class DuplicateKey(ConstructorError):
     """A key given twice in one mapping."""
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses a key given twice in one mapping."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: dict[Any, int] = {}
-        for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":   # `<<: *defaults` merges, by design
-                continue
-            key = self.construct_object(key_node, deep=True)
-            try:
-                first = seen.get(key)
-            except TypeError:   # an unhashable key: the base class says so
-                break
-            if first is not None:
-                raise DuplicateKey(None, None, f"the key {key!r} is given twice (first on "
-                                       f"line {first + 1}); remove one", key_node.start_mark)
-            seen[key] = key_node.start_mark.line
-        return super().construct_mapping(node, deep)
-
-
 class TooLarge(yaml.YAMLError):
     """A file that stands for more than MAX_VALUES values."""
 
@@ -54,24 +36,48 @@ class TooLarge(yaml.YAMLError):
 
 
 def load(text: str) -> Any:
-    """Parse YAML text; raises yaml.YAMLError (see `describe`)."""
-    data = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader
-    _check_size(data)
-    return data
+    """Parse YAML text with `yaml.safe_load`, after checking its node tree (which
+    builds no values); raises yaml.YAMLError (see `describe`)."""
+    _check(yaml.compose(text, Loader=yaml.SafeLoader))
+    return yaml.safe_load(text)
 
 
-def _check_size(data: Any) -> None:
-    stack = [data]
+def _check(root: yaml.Node | None) -> None:
+    """No key twice in a mapping, and at most MAX_VALUES values, an alias
+    counted each time it is used (the walk stops there, so a bomb costs
+    nothing)."""
+    keys = yaml.SafeLoader("")   # builds the keys alone, as safe_load would
+    checked: set[int] = set()
+    stack = [] if root is None else [root]
     count = 0
     while stack:
         node = stack.pop()
         count += 1
         if count > MAX_VALUES:
             raise TooLarge()
-        if isinstance(node, dict):
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            stack.extend(value for _, value in node.value)
+            if id(node) not in checked:   # an aliased mapping once
+                checked.add(id(node))
+                _no_key_twice(node, keys)
+
+
+def _no_key_twice(node: yaml.MappingNode, keys: yaml.SafeLoader) -> None:
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":   # `<<: *defaults` merges, by design
+            continue
+        key = keys.construct_object(key_node, deep=True)
+        try:
+            first = seen.get(key)
+        except TypeError:   # an unhashable key: safe_load says so
+            return
+        if first is not None:
+            raise DuplicateKey(None, None, f"the key {key!r} is given twice (first on "
+                               f"line {first + 1}); remove one", key_node.start_mark)
+        seen[key] = key_node.start_mark.line
 
 
 def describe(exc: yaml.YAMLError) -> str:
