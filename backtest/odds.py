@@ -770,15 +770,15 @@ def ev_work(needed: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @njit(cache=True, _nrt=False, fastmath={"reassoc"})  # type: ignore[call-overload]
-def _sums_exact(coef, f, out, wanted):  # type: ignore[no-untyped-def]
+def _sums_exact(coef, f, out, wanted, top=6):  # type: ignore[no-untyped-def]
     """out[event, size - 4]: the sum of coef[event] * f over the multisets of
-    that size, for the events in the bit mask `wanted`, in any order
-    (vectorised): only for sums that are exact."""
+    that size (4 to `top`), for the events in the bit mask `wanted`, in any
+    order (vectorised): only for sums that are exact."""
     for e in range(_N_COLUMNS):
         if not (wanted >> e) & 1:
             continue
         row = coef[e]
-        for size in range(4, 7):
+        for size in range(4, top + 1):
             acc = 0.0
             for i in range(_LEVEL[size] - _FIRST_HAND, _LEVEL[size + 1] - _FIRST_HAND):
                 acc += row[i] * f[_FIRST_HAND + i]
@@ -804,20 +804,12 @@ _PLAYER_BANKER = (1 << _C_PLAYER) | (1 << _C_BANKER)
 
 
 @njit(cache=True, _nrt=False, fastmath={"reassoc"})  # type: ignore[call-overload]
-def _sums_player_banker(coef, f, g, parent, factor, out):  # type: ignore[no-untyped-def]
-    """`_sums_exact` for Player and Banker only, with the products of six
-    values made here from those of five (f holds sizes up to 5): only for
-    sums that are exact."""
+def _sums_six_player_banker(coef, f, g, parent, factor, out):  # type: ignore[no-untyped-def]
+    """`_sums_exact`'s sums of six values for Player and Banker, each product
+    made here from its parent of five (f holds sizes up to 5) and added to
+    both sums at once: only for sums that are exact."""
     cp = coef[_C_PLAYER]
     cb = coef[_C_BANKER]
-    for size in range(4, 6):
-        p = 0.0
-        b = 0.0
-        for i in range(_LEVEL[size] - _FIRST_HAND, _LEVEL[size + 1] - _FIRST_HAND):
-            p += cp[i] * f[_FIRST_HAND + i]
-            b += cb[i] * f[_FIRST_HAND + i]
-        out[_C_PLAYER, size - 4] = p
-        out[_C_BANKER, size - 4] = b
     p = 0.0
     b = 0.0
     for i in range(np.uint64(_LEVEL[6]), np.uint64(_LEVEL[7])):
@@ -862,7 +854,8 @@ def ev_events(counts, nodes, coef, work, out, wanted):  # type: ignore[no-untype
             f[i] = f[parent[i]] * g[factor[i]]
     by_size = work[_EV_SUMS:_EV_OUT].reshape((_N_COLUMNS, 3))
     if fused:
-        _sums_player_banker(coef, f, g, parent, factor, by_size)
+        _sums_exact(coef, f, by_size, wanted, 5)
+        _sums_six_player_banker(coef, f, g, parent, factor, by_size)
     elif n <= EXACT_CARDS:
         _sums_exact(coef, f, by_size, wanted)
     else:
