@@ -80,8 +80,7 @@ class Cell:
         return hashlib.sha256(self.key.encode()).hexdigest()[:16]
 
     def label(self) -> str:
-        return ", ".join(f"{k}={_short(_label(v) if isinstance(v, (dict, list)) else v)}"
-                         for k, v in self.values) or "(base)"
+        return cell_label(self.values)
 
 
 @dataclass(frozen=True)
@@ -94,6 +93,12 @@ class Sweep:
     seed: int
     metric: str
     spec_hash: str
+
+
+def cell_label(values: Sequence[tuple[str, Any]]) -> str:
+    """A cell in words: its varied values, short (a seat by its name)."""
+    return ", ".join(f"{k}={_short(_label(v) if isinstance(v, (dict, list)) else v)}"
+                     for k, v in values) or "(base)"
 
 
 def cell_key(values: Sequence[tuple[str, Any]]) -> str:
@@ -274,9 +279,7 @@ def load_sweep(path: str | Path, sessions: int | None = None) -> Sweep:
                                                             zip_rows)):
         values = tuple(combo) + tuple(zrow)
         raw = copy.deepcopy(base)
-        label = ", ".join(f"{k}={_short(_label(v) if isinstance(v, (dict, list)) else v)}"
-                          for k, v in values)
-        where = f"{source}: cell {index + 1} ({label})"
+        where = f"{source}: cell {index + 1} ({cell_label(values)})"
         for key, value in values:
             try:
                 set_path(raw, key, value)
