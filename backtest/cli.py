@@ -156,9 +156,8 @@ def run(
     """Run the seats of a config over its shoes and print the verdict."""
     from backtest import outputs, verdict
     from backtest.config import load_config
-    from backtest.engine import run as run_engine
-
     from backtest.engine import MAX_SESSIONS, check_workers
+    from backtest.engine import run as run_engine
 
     if sessions is not None and not 1 <= sessions <= MAX_SESSIONS:
         raise UsageError(f"--sessions must be from 1 to {MAX_SESSIONS:,}, got {sessions:,}")

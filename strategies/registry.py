@@ -98,10 +98,7 @@ def _import(spec: str, base_dir: Path | None = None) -> type[Strategy]:
             looked = f" (looked in {Path.cwd()}" + (f" and {base_dir.resolve()})" if base_dir
                                                      is not None else ")")
             raise StrategyError(f"strategy {spec!r}: file {target} does not exist{looked}")
-        # the file's folder on the path, so that it can import its neighbours
-        folder = str(path.resolve().parent)
-        if folder not in sys.path:
-            sys.path.append(folder)
+        _on_path(path.resolve().parent)   # so that it can import its neighbours
         # keyed by the file's time too: a file edited since is imported again
         resolved = path.resolve()
         stat = resolved.stat()
@@ -122,9 +119,8 @@ def _import(spec: str, base_dir: Path | None = None) -> type[Strategy]:
                                     f"{type(exc).__name__}: {exc}") from None
     else:
         # a module in the current folder, as `python -m backtest` would find it
-        here = str(Path.cwd())
-        if "" not in sys.path and here not in sys.path:
-            sys.path.append(here)
+        if "" not in sys.path:
+            _on_path(Path.cwd())
         try:
             module = importlib.import_module(target)
         except Exception as exc:
@@ -137,6 +133,12 @@ def _import(spec: str, base_dir: Path | None = None) -> type[Strategy]:
         hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
         raise StrategyError(f"strategy {spec!r}: {target} has no {attr!r}{hint}")
     return _checked(getattr(module, attr), f"strategy {spec!r}")
+
+
+def _on_path(folder: Path) -> None:
+    """Let modules in `folder` be imported (after the installed ones)."""
+    if str(folder) not in sys.path:
+        sys.path.append(str(folder))
 
 
 def _checked(obj: object, what: str) -> type[Strategy]:

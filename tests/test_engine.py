@@ -391,14 +391,19 @@ def test_german_rules_take_player_or_banker_with_tie() -> None:
     assert "german table does not take Player and Banker on one hand" in message
 
 
-class _BothSidesLater(Strategy):
-    """Bets Banker, then both sides on the third hand of the second session."""
+class _CountsSessions(Strategy):
+    """A test strategy that knows which of its sessions it is playing."""
 
-    name = "both-sides-later"
     description = "test strategy"
 
     def start_session(self, seed: int) -> None:
         self.sessions = getattr(self, "sessions", 0) + 1
+
+
+class _BothSidesLater(_CountsSessions):
+    """Bets Banker, then both sides on the third hand of the second session."""
+
+    name = "both-sides-later"
 
     def stakes(self, view):  # type: ignore[no-untyped-def]
         if self.sessions == 2 and view.session_hand == 2:
@@ -454,14 +459,10 @@ def test_a_refused_placement_says_which_rule_refused_it(
 
 # --- a strategy's own errors, and stakes no number of cents can hold ---------------------------
 
-class _Raises(Strategy):
+class _Raises(_CountsSessions):
     """Bets Banker; its stakes() divides by zero on the fourth hand of the second session."""
 
     name = "raises"
-    description = "test strategy"
-
-    def start_session(self, seed: int) -> None:
-        self.sessions = getattr(self, "sessions", 0) + 1
 
     def stakes(self, view):  # type: ignore[no-untyped-def]
         if self.sessions == 2 and view.session_hand == 3:
