@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from backtest.errors import BacktestError, StrategyError, describe_raised
+from backtest.errors import StrategyError, describe_raised
 from backtest.odds import ev_array, ev_fill, ev_work
 from backtest.rules import Bet, Winner
 from backtest.session_loop import (_MAX_CENTS, ENDED_LIMIT, ENDED_RUIN, PLACE_BAD_STAKE,
@@ -292,10 +292,8 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
             expected[j] = exp_net
             if ledger:
                 rows = _flush(rows, led_i, led_c, led_n, led_b, led_idx, led_cents, led_net, led_bank)
-    except BacktestError as exc:   # what the loop's own checks say of the strategy
-        raise Raised(i, exc) from exc
-    except (Exception, SystemExit) as exc:   # the strategy's own code raised (or exited)
-        raise Raised(i, exc) from exc
+    except (Exception, SystemExit) as exc:   # the strategy's code raised (or exited), or the
+        raise Raised(i, exc) from exc         # loop's checks of what it returned did
     return PLACE_OK, -1, rows
 
 
