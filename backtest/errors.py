@@ -7,10 +7,6 @@ line; `exit_code` says which code the process ends with (2 for usage errors,
 
 from __future__ import annotations
 
-import sysconfig
-import traceback
-from pathlib import Path
-
 
 class BacktestError(Exception):
     """Base of every error a user can cause; the message says what and where."""
@@ -44,13 +40,6 @@ class MissingDataError(BacktestError):
     """A recorded shoe lacks a column a bet needs to be settled."""
 
 
-#: where code that is not a strategy's own lives: this package's, and (an
-#: installed strategy aside) the standard library's and installed packages'
-_ENGINE_CODE = tuple(str(Path(__file__).resolve().parents[1] / d) for d in ("backtest", "strategies"))
-_LIBRARY_CODE = tuple(sorted({*(sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib",
-                                                                    "purelib", "platlib")), "<"}))
-
-
 def describe_raised(error: BaseException) -> str:
     """An error a strategy's own code raised, in one line: what, and the
     innermost line of the strategy's own code (not the engine's, nor, if it
@@ -58,9 +47,21 @@ def describe_raised(error: BaseException) -> str:
     errors are their message."""
     if isinstance(error, BacktestError):
         return str(error)
+    # worked out here, on an error, not when every command starts
+    import sysconfig
+    import traceback
+    from pathlib import Path
+
+    # where code that is not a strategy's own lives: this package's, and (an
+    # installed strategy aside) the standard library's and installed packages'
+    engine_code = tuple(str(Path(__file__).resolve().parents[1] / d)
+                        for d in ("backtest", "strategies"))
+    library_code = tuple(sorted({*(sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib",
+                                                                       "purelib", "platlib")),
+                                 "<"}))
     frames = [f for f in traceback.extract_tb(error.__traceback__)
-              if not f.filename.startswith(_ENGINE_CODE)]
-    own = [f for f in frames if not f.filename.startswith(_LIBRARY_CODE)] or frames
+              if not f.filename.startswith(engine_code)]
+    own = [f for f in frames if not f.filename.startswith(library_code)] or frames
     where = (f" ({own[-1].filename}, line {own[-1].lineno}, in {own[-1].name})" if own else
              " (when the engine called it: check the methods' signatures, stakes(self, view), "
              "update(self, view, result), start_session(self, seed), __init__(self, params))")
