@@ -304,7 +304,9 @@ class Strategy(ABC):
 
     @abstractmethod
     def stakes(self, view: View) -> Mapping[Bet, float] | Mapping[str, float]:
-        """The stakes of the coming hand, by bet; an empty mapping sits it out."""
+        """The stakes of the coming hand, by bet, in currency; an empty mapping
+        sits it out. Stakes are placed in whole cents, rounded down (under a
+        cent is no bet), then held to the table's limits and the bankroll."""
 
     def update(self, view: View, result: Result) -> None:
         """Called after every hand this strategy was seated for."""

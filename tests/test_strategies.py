@@ -1276,6 +1276,23 @@ def test_a_plain_class_with_a_bad_stake_fails_on_that_hand(tmp_path: Path, stake
         engine.run(cfg, workers=1)
 
 
+def test_a_stake_is_whole_cents_rounded_down_and_under_a_cent_is_no_bet(tmp_path: Path) -> None:
+    path = tmp_path / "small_stakes.py"
+    path.write_text("from strategies.base import Strategy\n\n"
+                    "class SmallStakes(Strategy):\n"
+                    "    name = 'small-stakes'\n\n"
+                    "    def stakes(self, view):\n"
+                    "        return {'banker': (0.004, 0.019, 0.0099999, 2.999)[view.hand % 4]}\n",
+                    encoding="utf-8")
+    cfg = parse_config({"sessions": 3, "table": {"min": 0.01, "max": 100},
+                        "seats": [{"strategy": f"{path}:SmallStakes"}]}, source="small.yaml")
+    rows = ledger_of(engine.run(cfg, ledger=True, workers=1)).rows(named=True)
+    placed = {0: 0.0, 1: 0.01, 2: 0.0, 3: 2.99}
+    assert len(rows) > 100
+    assert all(r["stake_banker"] == placed[r["hand"] % 4] for r in rows)
+    assert all((r["net"] == 0.0) for r in rows if r["hand"] % 2 == 0)
+
+
 # --- user strategies and the registry ----------------------------------------------------------
 
 BAD_STRATEGIES = '''
