@@ -20,6 +20,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from backtest.errors import shown
+
 NO_CARD = 0
 RANKS = tuple(range(1, 14))
 RANK_SYMBOLS = "A23456789TJQK"
@@ -57,7 +59,8 @@ def parse_card(token: str) -> int:
 
     Raises ValueError with the reason; callers add file and line.
     """
-    text = token.strip().upper()
+    # ASCII letters only: str.upper() would also make a long s (ſ) an S
+    text = "".join(ch.upper() if ch.isascii() else ch for ch in token.strip())
     if not text:
         raise ValueError("empty card token")
     suit = 0
@@ -67,7 +70,7 @@ def parse_card(token: str) -> int:
     rank = _RANK_ALIASES.get(text)
     if rank is None:
         raise ValueError(
-            f"unknown card {token!r}: a card is a rank A 2-9 T/10 J Q K, "
+            f"unknown card {shown(token)}: a card is a rank A 2-9 T/10 J Q K, "
             "optionally followed by a suit S H D C (or ♠ ♥ ♦ ♣)"
         )
     return make_card(rank, suit)

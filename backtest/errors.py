@@ -67,3 +67,14 @@ def describe_raised(error: BaseException) -> str:
              "update(self, view, result), start_session(self, seed), __init__(self, params))")
     message = " ".join(str(error).split())   # one line
     return f"raised {type(error).__name__}: {message}{where}"
+
+
+def shown(value: object, limit: int = 40) -> str:
+    """`repr(value)` for an error message, cut to about `limit` characters
+    (with the length of a longer text): a message is one line, whatever the
+    input held."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    size = f" ({len(value):,} characters)" if isinstance(value, str) else ""
+    return f"{text[:limit - 1]}…{size}"

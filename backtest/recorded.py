@@ -42,7 +42,7 @@ import numpy as np
 
 from backtest import kernels
 from backtest.cards import RANK_SYMBOLS, card_token, parse_card, value
-from backtest.errors import RulesError, ShoeFormatError, UsageError
+from backtest.errors import RulesError, ShoeFormatError, UsageError, shown
 from backtest.hands import ALL_KNOWN, Hands
 from backtest.rules import (Hand, Winner, banker_draws, deal_hand, hand_total, is_natural,
                             outcome, player_draws)
@@ -140,16 +140,28 @@ def _load(path: StrPath) -> tuple[str, str]:
         line = data.count(b"\n", 0, exc.start) + 1
         raise ShoeFormatError(f"{source}, line {line}: not UTF-8 text ({exc.reason} at byte "
                               f"{exc.start}); save the file as UTF-8") from None
-    text = text.removeprefix("\ufeff")
+    # every line ending (CR LF, LF, a lone CR as old Mac files have) is a line end
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
         raise ShoeFormatError(f"{source}: no shoes: the file is empty")
     return source, text
 
 
 def _lines(text: str) -> Iterator[tuple[int, str]]:
-    """(line number, line without its ending) for every line."""
-    for number, line in enumerate(text.split("\n"), start=1):
-        yield number, line.removesuffix("\r")
+    """(line number, line) for every line of `_load`'s text (its line ends are LF)."""
+    return enumerate(text.split("\n"), start=1)
+
+
+def _csv_cells(line: str, source: str, number: int) -> list[str]:
+    """The fields of one CSV line (a record is one line: a quote left open is an error)."""
+    try:
+        return next(csv.reader([line], strict=True))
+    except csv.Error as exc:
+        problem = (f"a field is longer than {csv.field_size_limit():,} characters"
+                   if "field limit" in str(exc) else
+                   "a quoted field is not closed on its line" if "end of data" in str(exc) else
+                   f"not a CSV line ({exc})")
+        raise ShoeFormatError(f"{source}, line {number}: {problem}") from None
 
 
 def _content_lines(text: str) -> Iterator[tuple[int, str]]:
@@ -170,7 +182,7 @@ def _sniff(source: str, text: str) -> str:
     if suffix == ".json" or (suffix != ".csv" and line.lstrip().startswith(("{", "["))):
         return "json"
     if suffix == ".csv" or "," in line:
-        header = {c.strip().lower() for c in next(csv.reader([line]))}
+        header = {c.strip().lower() for c in _csv_cells(line, source, number)}
         if "card" in header and "winner" not in header:
             return "card-csv"
         if "winner" in header and "card" not in header:
@@ -178,13 +190,20 @@ def _sniff(source: str, text: str) -> str:
         raise ShoeFormatError(
             f"{source}, line {number}: a CSV shoe file needs a header with shoe,card (card "
             f"level, one card per row) or shoe,winner (outcome level, one hand per row); "
-            f"got {line.strip()!r}")
+            f"got {shown(line.strip())}")
     # No card token holds a B or a P; text that is mostly B, P and T is a road
     # (so that a stray character in it is reported as a bad result, not a bad card).
     content = "".join("".join(c.split()) for _, c in _content_lines(text)).upper()
     road = sum(content.count(ch) for ch in "BPT")
     if (content.count("B") or content.count("P")) and 2 * road >= len(content):
         return "road"
+    if content and content.count("T") == len(content):
+        # only T's: ties, or cards of ten? "TTT" is no card; "T T T" is either
+        if any(len(token) > 1 for _, c in _content_lines(text) for token in c.split()):
+            return "road"
+        raise ShoeFormatError(f"{source}: every result or card is T, which reads as a road of "
+                              "ties or as ten-value cards: write a road with no spaces (TTT), or "
+                              "cards as 10")
     return "card-text"
 
 
@@ -237,7 +256,7 @@ def _card_csv_shoes(text: str, source: str) -> list[_CardShoe]:
         lines = [number for number, _ in group]
 
         def locate(k: int, lines: list[int] = lines, label: str = label) -> str:
-            return f"{source}, line {lines[k]}, field card (card {k + 1} of shoe {label!r})"
+            return f"{source}, line {lines[k]}, field card (card {k + 1} of shoe {shown(label)})"
 
         codes = []
         for k, (_, row) in enumerate(group):
@@ -245,7 +264,7 @@ def _card_csv_shoes(text: str, source: str) -> list[_CardShoe]:
                 codes.append(_card_code(row["card"]))
             except ValueError as exc:
                 raise ShoeFormatError(f"{locate(k)}: {exc}") from None
-        shoes.append(_CardShoe(f"shoe {label!r} (lines {lines[0]}-{lines[-1]})",
+        shoes.append(_CardShoe(f"shoe {shown(label)} (lines {lines[0]}-{lines[-1]})",
                                np.array(codes, dtype=np.uint8), locate))
     return shoes
 
@@ -467,14 +486,14 @@ _FALSE = frozenset({"false", "0", "no", "n"})
 def _parse_winner(raw: Any, where: str) -> Winner:
     winner = _WINNER_WORDS.get(raw.strip().lower()) if isinstance(raw, str) else None
     if winner is None:
-        raise ShoeFormatError(f"{where}: unknown winner {raw!r}: expected P, B or T "
+        raise ShoeFormatError(f"{where}: unknown winner {shown(raw)}: expected P, B or T "
                               "(or player, banker, tie; any case)")
     return winner
 
 
 def _parse_total(raw: str, where: str) -> int:
     if raw.strip() not in tuple("0123456789"):
-        raise ShoeFormatError(f"{where}: impossible total {raw!r}: a hand's total is a "
+        raise ShoeFormatError(f"{where}: impossible total {shown(raw)}: a hand's total is a "
                               "whole number from 0 to 9")
     return int(raw)
 
@@ -485,12 +504,13 @@ def _parse_bool(raw: str, where: str) -> bool:
         return True
     if text in _FALSE:
         return False
-    raise ShoeFormatError(f"{where}: expected true or false (also 1/0, yes/no, y/n), got {raw!r}")
+    raise ShoeFormatError(f"{where}: expected true or false (also 1/0, yes/no, y/n), "
+                          f"got {shown(raw)}")
 
 
 def _parse_count(raw: str, where: str) -> int:
     if raw.strip() not in ("2", "3"):
-        raise ShoeFormatError(f"{where}: a hand has 2 or 3 cards, got {raw!r}")
+        raise ShoeFormatError(f"{where}: a hand has 2 or 3 cards, got {shown(raw)}")
     return int(raw)
 
 
@@ -532,7 +552,7 @@ def _csv_table(text: str, source: str, kind: str, allowed: Sequence[str],
     for number, line in _lines(text):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        cells = next(csv.reader([line]))
+        cells = _csv_cells(line, source, number)
         if header is None:
             header, header_line = [c.strip().lower() for c in cells], number
             _check_columns(source, number, header, kind, allowed, required)
@@ -555,13 +575,14 @@ def _check_columns(source: str, line: int, header: Sequence[str], kind: str,
     seen: set[str] = set()
     for i, column in enumerate(header, start=1):
         if column in seen:
-            raise ShoeFormatError(f"{source}, line {line}, column {i}: the column {column!r} "
+            raise ShoeFormatError(f"{source}, line {line}, column {i}: the column {shown(column)} "
                                   "appears twice in the header")
         if column not in allowed:
             close = difflib.get_close_matches(column, allowed, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            hint = f" (did you mean {shown(close[0])}?)" if close else ""
             raise ShoeFormatError(f"{source}, line {line}, column {i}: unknown column "
-                                  f"{column!r}{hint}; {kind} has the columns {', '.join(allowed)}")
+                                  f"{shown(column)}{hint}; {kind} has the columns "
+                                  f"{', '.join(allowed)}")
         seen.add(column)
     for column in required:
         if column not in seen:
@@ -572,8 +593,8 @@ def _check_columns(source: str, line: int, header: Sequence[str], kind: str,
     for a, b in _TOGETHER:
         if (a in seen) != (b in seen):
             has, lacks = (a, b) if a in seen else (b, a)
-            raise ShoeFormatError(f"{source}, line {line}: the header has {has!r} but not "
-                                  f"{lacks!r}; the two go together")
+            raise ShoeFormatError(f"{source}, line {line}: the header has {shown(has)} but not "
+                                  f"{shown(lacks)}; the two go together")
 
 
 def _group_shoes(rows: Sequence[Row], source: str) -> Iterator[tuple[str, list[Row]]]:
@@ -591,7 +612,7 @@ def _group_shoes(rows: Sequence[Row], source: str) -> Iterator[tuple[str, list[R
         if not group:
             if this in first_line:
                 raise ShoeFormatError(
-                    f"{source}, line {number}, field shoe: shoe {this!r} appears again after "
+                    f"{source}, line {number}, field shoe: shoe {shown(this)} appears again after "
                     f"other shoes (it started on line {first_line[this]}); the rows of a shoe "
                     "must be together")
             first_line[this] = number
@@ -615,7 +636,8 @@ def _outcome_csv(text: str, source: str, decks: int) -> Hands:
             if "hand" in row and row["hand"] != str(hand):
                 raise ShoeFormatError(
                     f"{where}, field hand: hand numbers count 1, 2, 3 ... within a shoe; "
-                    f"expected {hand} for hand {hand} of shoe {label!r}, got {row['hand']!r}")
+                    f"expected {hand} for hand {hand} of shoe {shown(label)}, "
+                    f"got {shown(row['hand'])}")
             for f in ("player_total", "banker_total"):
                 if f in row:
                     rec[f] = _parse_total(row[f], f"{where}, field {f}")
@@ -653,7 +675,7 @@ def _parse_hand_cards(raw: str, where: str) -> list[int]:
         except ValueError as exc:
             raise ShoeFormatError(f"{where}, card {k}: {exc}") from None
     if not 2 <= len(cards) <= 3:
-        raise ShoeFormatError(f"{where}: a hand has 2 or 3 cards, got {len(cards)} ({raw!r})")
+        raise ShoeFormatError(f"{where}: a hand has 2 or 3 cards, got {len(cards)} ({shown(raw)})")
     return cards
 
 
@@ -815,7 +837,7 @@ def _road(text: str, source: str) -> Hands:
             winner = _ROAD.get(ch.upper())
             if winner is None:
                 raise ShoeFormatError(f"{source}, line {number}, column {column}: unknown result "
-                                      f"{ch!r}: a road is a string of B (banker), P (player) "
+                                      f"{shown(ch)}: a road is a string of B (banker), P (player) "
                                       "and T (tie)")
             hand += 1
             records.append({"shoe": shoe, "hand": hand, "winner": winner})

@@ -260,13 +260,27 @@ def test_outcome_level_lacks_what_it_does_not_record() -> None:
 # --- sniffing and explicit formats --------------------------------------------------------
 
 
+@pytest.mark.parametrize("name, text", [
+    ("cards.txt", "5 K 9 2 3 8\n2 9 3 K\n"),
+    ("road.txt", "BPB\nPPT\n# two shoes\n"),
+    ("cards.csv", "shoe,card\n1,9\n1,K\n1,9\n1,2\n2,9\n2,9\n2,3\n2,K\n"),
+    ("outcomes.csv", "shoe,winner,player_total\n1,P,8\n2,B,1\n"),
+])
+def test_every_line_ending_reads_the_same(tmp_path: Path, name: str, text: str) -> None:
+    lf = read_shoes(write(tmp_path, "lf-" + name, text))
+    assert len(np.unique(lf.shoe)) == 2
+    for ending in ("\r\n", "\r"):   # Windows, and old Mac files
+        assert_same_hands(read_shoes(write(tmp_path, "x-" + name, text.replace("\n", ending))),
+                          lf, ("shoe", "hand", "winner"))
+
+
 def test_format_is_told_from_content(tmp_path: Path) -> None:
     assert len(read_shoes(write(tmp_path, "live", LIVE.read_text(encoding="utf-8")))) == 17
     assert read_shoes(write(tmp_path, "o.dat", "shoe,winner\n1,P\n")).known == frozenset()
     assert read_shoes(write(tmp_path, "c.dat", "shoe,card\n1,K\n1,9\n1,9\n1,8\n")).known \
         == ALL_KNOWN
     assert len(read_shoes(write(tmp_path, "r.dat", "BBPT\n"))) == 4
-    assert len(read_shoes(write(tmp_path, "t.dat", "T T T T T T\n"))) == 1  # tens, not ties
+    assert len(read_shoes(write(tmp_path, "t.dat", "TTTT\nT\n"))) == 5  # "TTTT" is no card
     assert len(read_shoes(write(tmp_path, "x.txt", "BBP\n"), fmt="road")) == 3
     with pytest.raises(UsageError, match="unknown shoe file format 'xml'"):
         read_shoes(LIVE, fmt="xml")
@@ -348,6 +362,16 @@ BAD = [
     ("flag.json", '[{"winner": "Player", "playerScore": 9, "bankerScore": 1, "natural": "yes"}]',
      {}, ["[0].natural", "expected true or false", '"yes"']),
     ("latin1.txt", b"KS 9H 9C 8D\nK\xe9\n", {}, ["line 2", "not UTF-8", "save the file as UTF-8"]),
+    ("ties.txt", "T T T\nT T T\n", {}, ["every result or card is T", "road of ties or as ten-value "
+                                       "cards", "(TTT)", "cards as 10"]),
+    ("long-s.txt", "K\u017f 9 2 3 9 9\n", {}, ["line 1", "card 1", "unknown card 'K\u017f'"]),
+    ("quote.csv", 'shoe,card\n1,"5\n1,K\n', {}, ["line 2", "a quoted field is not closed"]),
+    ("field.csv", "shoe,card\n1," + "K" * 200_000 + "\n", {},
+     ["line 2", "a field is longer than 131,072 characters"]),
+    ("token.txt", "9 " + "K" * 200_000 + "\n", {},
+     ["line 1", "card 2", "unknown card 'KKKK", "… (200,000 characters): a card is a rank"]),
+    ("cell.csv", "shoe,winner\n1," + "X" * 100_000 + "\n", {},
+     ["line 2", "unknown winner 'XXX", "… (100,000 characters): expected P, B or T"]),
 ]
 
 
@@ -361,7 +385,7 @@ def test_bad_input_is_refused_precisely(tmp_path: Path, name: str, text: str | b
     assert message.startswith(str(path)), message
     for part in parts:
         assert part in message, message
-    assert err.value.exit_code == 1 and "\n" not in message
+    assert err.value.exit_code == 1 and "\n" not in message and len(message) < 400
 
 
 def test_usage_errors(tmp_path: Path) -> None:
