@@ -156,11 +156,10 @@ def run(
     """Run the seats of a config over its shoes and print the verdict."""
     from backtest import outputs, verdict
     from backtest.config import load_config
-    from backtest.engine import MAX_SESSIONS, check_workers
+    from backtest.engine import check_workers
     from backtest.engine import run as run_engine
 
-    if sessions is not None and not 1 <= sessions <= MAX_SESSIONS:
-        raise UsageError(f"--sessions must be from 1 to {MAX_SESSIONS:,}, got {sessions:,}")
+    _check_sessions(sessions)
     if workers is not None:
         check_workers(workers, "--workers", UsageError)
     overrides: dict[str, object] = {}
@@ -200,6 +199,14 @@ class Executor(StrEnum):
     DASK = "dask"
 
 
+def _check_sessions(sessions: int | None) -> None:
+    """--sessions, of `run` and `sweep`: a usage error naming the option."""
+    from backtest.engine import MAX_SESSIONS
+
+    if sessions is not None and not 1 <= sessions <= MAX_SESSIONS:
+        raise UsageError(f"--sessions must be from 1 to {MAX_SESSIONS:,}, got {sessions:,}")
+
+
 @app.command()
 def sweep(
     sweep_file: Annotated[Path, typer.Argument(help="A sweep config (YAML).")],
@@ -218,6 +225,7 @@ def sweep(
 
     if address is not None and executor is not Executor.DASK:
         raise UsageError("--address goes with --executor dask")
+    _check_sessions(sessions)
     spec = sweeps.load_sweep(sweep_file, sessions=sessions)
     metric = sort or spec.metric
     if metric not in ("edge",) and sort is not None:

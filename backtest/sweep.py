@@ -40,6 +40,7 @@ import json
 import logging
 import math
 import re
+import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -93,6 +94,8 @@ class Sweep:
     seed: int
     metric: str
     spec_hash: str
+    #: digests of what the cells read beyond the sweep's text (see `_inputs`)
+    inputs: Mapping[str, str]
 
 
 def cell_label(values: Sequence[tuple[str, Any]]) -> str:
@@ -275,11 +278,17 @@ def load_sweep(path: str | Path, sessions: int | None = None) -> Sweep:
     grid_items = [list(zip([k] * len(v), v)) for k, v in grid.items()]
     zip_rows = list(zip(*[[(k, x) for x in v] for k, v in zipped.items()])) if zipped else [()]
     cells = []
+    first_of: dict[str, int] = {}
     for index, (combo, zrow) in enumerate(itertools.product(itertools.product(*grid_items),
                                                             zip_rows)):
         values = tuple(combo) + tuple(zrow)
         raw = copy.deepcopy(base)
         where = f"{source}: cell {index + 1} ({cell_label(values)})"
+        twin = first_of.setdefault(cell_key(values), index)
+        if twin != index:
+            raise ConfigError(f"{where}: the same values as cell {twin + 1}; a value given twice "
+                              f"in {' or '.join(f'{n}.{k}' for n, k in _where_varied(values, grid))} "
+                              "would run (and count) one cell twice: give each value once")
         for key, value in values:
             try:
                 set_path(raw, key, value)
@@ -302,9 +311,49 @@ def load_sweep(path: str | Path, sessions: int | None = None) -> Sweep:
     spec = json.dumps({"base": base, "cells": [c.key for c in cells], "seed": seed,
                        "sessions": [c.sessions for c in cells], "common_shoes": common},
                       sort_keys=True, default=str)
+    seen: dict[str, str] = {}
+    inputs: dict[str, str] = {}
+    for cell in cells:
+        inputs.update(_inputs(cell.config, seen))
+    rules = sorted({repr(c.config.rules) for c in cells})
+    files = {k: v for k, v in inputs.items() if k != "rules"}
     return Sweep(name=str(data.get("name") or path.stem), source=source, base_dir=base_dir,
                  keys=keys, cells=tuple(cells), seed=seed, metric=metric,
-                 spec_hash=hashlib.sha256(spec.encode()).hexdigest())
+                 spec_hash=hashlib.sha256(spec.encode()).hexdigest(),
+                 inputs={"rules": hashlib.sha256("\n".join(rules).encode()).hexdigest(), **files})
+
+
+def _where_varied(values: Sequence[tuple[str, Any]], grid: Mapping[str, list[Any]]) -> list[tuple[str, str]]:
+    """(grid or zip, key) of each varied key of a cell."""
+    return [("grid" if k in grid else "zip", k) for k, _ in values]
+
+
+def _digest(path: str | Path, seen: dict[str, str]) -> str:
+    key = str(path)
+    if key not in seen:
+        try:
+            seen[key] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        except OSError:
+            seen[key] = "unreadable"
+    return seen[key]
+
+
+def _inputs(config: RunConfig, seen: dict[str, str]) -> dict[str, str]:
+    """What a cell's numbers depend on beyond the sweep's text: the rules as
+    read (a rules file's settings), and the contents of the files it reads
+    (recorded shoes, a strategy's own file), by path. `--resume` compares them."""
+    from strategies import registry
+
+    inputs = {"rules": repr(config.rules)}
+    if config.recorded is not None:
+        inputs[str(config.recorded.path)] = _digest(config.recorded.path, seen)
+    for seat in config.seats:
+        if ":" in seat.strategy:
+            module = sys.modules.get(registry.get(seat.strategy, seat.base_dir).__module__)
+            path = getattr(module, "__file__", None)
+            if path:
+                inputs[path] = _digest(path, seen)
+    return inputs
 
 
 def _lists(data: Any, name: str, source: str) -> dict[str, list[Any]]:
@@ -383,15 +432,26 @@ def _prepare_out(out: Path, sweep: Sweep, resume: bool) -> None:
     meta_path = out / "sweep.json"
     meta = {"kind": "sweep", "name": sweep.name, "source": sweep.source, "seed": sweep.seed,
             "keys": list(sweep.keys), "metric": sweep.metric, "cells": len(sweep.cells),
-            "spec_hash": sweep.spec_hash}
+            "spec_hash": sweep.spec_hash, "inputs": dict(sweep.inputs)}
     if meta_path.is_file():
         try:
             old = json.loads(meta_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            old = {}
-        if old.get("spec_hash") != sweep.spec_hash:
-            raise UsageError(f"--out {out} holds a different sweep ({old.get('name', '?')}); "
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"--out {out}: {meta_path.name} cannot be read ({exc}), so which "
+                             "sweep its cells belong to is unknown; use another directory, or "
+                             "delete it to start again") from None
+        if not isinstance(old, dict) or old.get("spec_hash") != sweep.spec_hash:
+            name = old.get("name", "?") if isinstance(old, dict) else "?"
+            raise UsageError(f"--out {out} holds a different sweep ({name}); "
                              "use another directory, or delete it to start again")
+        was = old.get("inputs")
+        if was != dict(sweep.inputs):
+            was = was if isinstance(was, dict) else {}
+            changed = [("the rules" if k == "rules" else k) for k in sorted(set(was) | set(sweep.inputs))
+                       if was.get(k) != sweep.inputs.get(k)]
+            raise UsageError(f"--out {out}: {', '.join(changed)} changed since this sweep's cells "
+                             "were run, so new cells would not be comparable with them; use "
+                             "another directory, or delete it to start again")
         if not resume and any((out / "cells").glob("*.parquet")):
             raise UsageError(f"--out {out} already holds cells of this sweep: pass --resume to "
                              "finish it, or use another directory")
@@ -422,22 +482,28 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
     last_write = 0.0
     if progress:
         progress(len(done), len(sweep.cells), 0, expected_hands)
-    for task, result in _execute(sweep, tasks, workers, executor, address):
-        parts[task.cell][task.lo] = result
-        hands_done += result[1]
-        pending[task.cell] -= 1
-        if pending[task.cell] == 0:
-            cell = sweep.cells[task.cell]
-            ordered = [parts[task.cell][lo] for lo in sorted(parts[task.cell])]
-            frame = _cell_frame(sweep, cell, ordered)
-            outputs.write_parquet(frame, out / "cells" / f"{cell.id}.parquet")
-            done[task.cell] = frame
-            del parts[task.cell]
-            if time.monotonic() - last_write > 2.0:
-                _write_summary(out, sweep, done)
-                last_write = time.monotonic()
-        if progress:
-            progress(len(done), len(sweep.cells), hands_done, expected_hands)
+    written = len(done)
+    try:
+        for task, result in _execute(sweep, tasks, workers, executor, address):
+            parts[task.cell][task.lo] = result
+            hands_done += result[1]
+            pending[task.cell] -= 1
+            if pending[task.cell] == 0:
+                cell = sweep.cells[task.cell]
+                ordered = [parts[task.cell][lo] for lo in sorted(parts[task.cell])]
+                frame = _cell_frame(sweep, cell, ordered)
+                outputs.write_parquet(frame, out / "cells" / f"{cell.id}.parquet")
+                done[task.cell] = frame
+                del parts[task.cell]
+                if time.monotonic() - last_write > 2.0:
+                    _write_summary(out, sweep, done)
+                    written, last_write = len(done), time.monotonic()
+            if progress:
+                progress(len(done), len(sweep.cells), hands_done, expected_hands)
+    finally:
+        # interrupted or failed: the summary still holds every finished cell
+        if len(done) != written or not (out / "summary.parquet").is_file():
+            _write_summary(out, sweep, done)
     return _write_summary(out, sweep, done)
 
 

@@ -743,6 +743,92 @@ def test_an_out_dir_holding_cells_needs_resume(
     assert len(cell_files(out)) == 4
 
 
+def test_resume_refuses_when_a_file_the_cells_read_has_changed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    rules = write(tmp_path / "myrules.yaml", "base: commission\ntie_payout: 8\n")
+    shoes = write(tmp_path / "shoes.txt", "BPBBPT\nPPBTB\n")
+    strat = write(tmp_path / "mine.py", "from strategies.base import Strategy\n\n"
+                  "class Mine(Strategy):\n    name = 'mine'\n\n"
+                  "    def stakes(self, view):\n        return {'tie': 10}\n")
+    path = write(tmp_path / "s.yaml", "name: s\nsessions: 2\nrun:\n  rules: myrules.yaml\n"
+                 "  shoes: {file: shoes.txt}\n  seats: [{strategy: mine.py:Mine}]\n"
+                 "grid:\n  table.max: [500, 1000]\n")
+    out = tmp_path / "out"
+    run_sweep(load_sweep(path), out, workers=1)
+    for changed, edit, restore in (
+            ("the rules", lambda: rules.write_text("base: commission\ntie_payout: 9\n"), None),
+            (str(shoes), lambda: shoes.write_text("BPBBPT\nPPBTP\n"), None),
+            (str(strat), lambda: strat.write_text(strat.read_text() + "# edited\n"), None)):
+        before = {f: f.read_text() for f in (rules, shoes, strat)}
+        edit()
+        code, _, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(out),
+                           "--workers", "1", "--resume")
+        assert one_line_error(code, err, 2) == (
+            f"error: --out {out}: {changed} changed since this sweep's cells were run, so new "
+            "cells would not be comparable with them; use another directory, or delete it to "
+            "start again")
+        for f, text in before.items():
+            f.write_text(text)
+    # as they were: the finished sweep resumes, with nothing to do
+    code, _, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(out),
+                       "--workers", "1", "--resume")
+    assert code == 0, err
+
+
+def test_a_value_given_twice_is_refused(tmp_path: Path) -> None:
+    path = sweep_file(tmp_path, "sessions: 5\ngrid:\n  session.bankroll: [500, 1000, 500]\n")
+    with pytest.raises(ConfigError, match=re.escape(
+            "cell 3 (session.bankroll=500): the same values as cell 1; a value given twice in "
+            "grid.session.bankroll would run (and count) one cell twice: give each value once")):
+        load_sweep(path)
+    zipped = sweep_file(tmp_path, "sessions: 5\nzip:\n  session.bankroll: [500, 900, 500]\n"
+                        "  table.max: [600, 600, 600]\n", "zip.yaml")
+    with pytest.raises(ConfigError, match=re.escape(
+            "cell 3 (session.bankroll=500, table.max=600): the same values as cell 1; a value "
+            "given twice in zip.session.bankroll or zip.table.max")):
+        load_sweep(zipped)
+
+
+def test_an_unreadable_sweep_json_is_said_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    path = sweep_file(tmp_path, "sessions: 5\ngrid:\n  table.max: [500, 600]\n")
+    out = tmp_path / "out"
+    write(out / "sweep.json", "{not json")
+    code, _, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(out), "--resume")
+    message = one_line_error(code, err, 2)
+    assert message.startswith(f"error: --out {out}: sweep.json cannot be read ("), message
+    assert message.endswith("so which sweep its cells belong to is unknown; use another "
+                            "directory, or delete it to start again"), message
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "1000000001"])
+def test_sessions_out_of_range_is_a_usage_error_naming_the_option(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        value: str) -> None:
+    path = sweep_file(tmp_path, "sessions: 5\ngrid:\n  table.max: [500, 600]\n")
+    code, _, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(tmp_path / "o"),
+                       "--sessions", value)
+    assert one_line_error(code, err, 2) == (
+        f"error: --sessions must be from 1 to 1,000,000,000, got {int(value):,}")
+
+
+def test_an_interrupted_sweep_leaves_every_finished_cell_in_the_summary(tmp_path: Path) -> None:
+    path = sweep_file(tmp_path, "sessions: 5\ngrid:\n  table.max: [500, 600, 700, 800]\n")
+    out = tmp_path / "out"
+    calls = []
+
+    def progress(done: int, total: int, hands: int, expected: int) -> None:
+        calls.append(done)
+        if done == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(load_sweep(path), out, workers=1, progress=progress)
+    summary = pl.read_parquet(out / "summary.parquet")
+    assert sorted(summary["cell"].unique().to_list()) == [1, 2] and len(cell_files(out)) == 2
+
+
 def test_a_file_as_out_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     path = sweep_file(tmp_path, "sessions: 5\ngrid:\n  table.max: [500]\n")
