@@ -6,6 +6,8 @@ stderr and exit code 2 (usage) or 1 (everything else).
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 import tempfile
 from enum import StrEnum
@@ -360,12 +362,30 @@ def _click_errors() -> tuple[type[Exception], type[Exception]]:
     return usage, typer.Exit
 
 
+def exit_now(code: int) -> None:
+    """Exit an interrupted command at once: a worker pool stopped mid-task can
+    leave its manager thread waiting on a result that never comes, which a
+    normal exit would join. Files and pools were closed as the interrupt
+    unwound."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 def main() -> None:
     """Entry point: run the app inside the one error boundary."""
     import warnings
 
     warnings.showwarning = _show_warning
     usage_error, exit_request = _click_errors()
+    terminated = []
+
+    def on_sigterm(signum: int, frame: object) -> None:
+        # unwind as Ctrl-C does: worker pools stop, staged output is cleaned up
+        terminated.append(signum)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
     try:
         code = app(standalone_mode=False, prog_name="backtest")
     except BacktestError as exc:
@@ -385,9 +405,12 @@ def main() -> None:
         sys.exit(exc.exit_code)  # type: ignore[attr-defined]
     except exit_request as exc:
         code = exc.exit_code  # type: ignore[attr-defined]
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     # without standalone mode, typer returns (not raises) the exit code of an
     # interrupted command: 130 for Ctrl-C
     if code == 130:
-        typer.echo("interrupted", err=True)
+        typer.echo("terminated" if terminated else "interrupted", err=True)
+        exit_now(128 + signal.SIGTERM if terminated else 130)
     if isinstance(code, int) and code:
         sys.exit(code)

@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import math
 import os
+import signal
+import sys
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -616,16 +619,45 @@ def check_workers(workers: int, name: str = "workers",
         raise error(f"{name} must be at most {MAX_WORKERS}, got {workers}")
 
 
-def process_pool(workers: int) -> ProcessPoolExecutor:
-    """A pool of worker processes. On Linux they are forked, so they start with
-    this process's modules and compiled kernels already loaded (spawned
-    workers spend seconds importing and loading numba's cache before their
-    first hand); they use none of polars' threads. Elsewhere, spawned."""
+@contextmanager
+def process_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
+    """A pool of worker processes, for a `with` block. On Linux they are
+    forked, so they start with this process's modules and compiled kernels
+    already loaded (spawned workers spend seconds importing and loading
+    numba's cache before their first hand); they use none of polars' threads.
+    Elsewhere, spawned.
+
+    The workers leave Ctrl-C to this process (the terminal sends it to them
+    too) and, on Linux, end if it dies. When the block ends by an exception
+    (an interrupt, a termination, a failed task), the queued work is dropped
+    and the workers are stopped at once, rather than left to finish it."""
     import multiprocessing
-    import sys
 
     method = "fork" if sys.platform.startswith("linux") else "spawn"
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method))
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
+                               initializer=_worker_start)
+    try:
+        yield pool
+    except BaseException:
+        workers_now = list(getattr(pool, "_processes", None) or {})
+        pool.shutdown(wait=False, cancel_futures=True)
+        for pid in workers_now:
+            with suppress(OSError):
+                os.kill(pid, signal.SIGTERM)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _worker_start() -> None:
+    """In each worker: no Ctrl-C of its own, SIGTERM ends it (whatever handler it
+    was forked with), and (Linux) a SIGTERM when its parent dies."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        with suppress(OSError, AttributeError):
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
 
 
 def warm(config: RunConfig, strategies: Sequence[Strategy]) -> None:

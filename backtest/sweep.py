@@ -483,8 +483,9 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
     if progress:
         progress(len(done), len(sweep.cells), 0, expected_hands)
     written = len(done)
+    results = _execute(sweep, tasks, workers, executor, address)
     try:
-        for task, result in _execute(sweep, tasks, workers, executor, address):
+        for task, result in results:
             parts[task.cell][task.lo] = result
             hands_done += result[1]
             pending[task.cell] -= 1
@@ -501,7 +502,10 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
             if progress:
                 progress(len(done), len(sweep.cells), hands_done, expected_hands)
     finally:
-        # interrupted or failed: the summary still holds every finished cell
+        # interrupted or failed: the workers stop now (closing the generator ends
+        # its pool; left to the garbage collector, they would run on), and the
+        # summary still holds every finished cell
+        results.close()
         if len(done) != written or not (out / "summary.parquet").is_file():
             _write_summary(out, sweep, done)
     return _write_summary(out, sweep, done)

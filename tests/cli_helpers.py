@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from backtest import cli
 from backtest.cli import main
 
 
@@ -40,6 +41,8 @@ def backtest_here(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
                   *args: str) -> tuple[int, str, str]:
     """The real entry point in this process: (exit code, stdout, stderr)."""
     monkeypatch.setattr(sys, "argv", ["backtest", *args])
+    # an interrupted command exits at once (os._exit), which would end the tests
+    monkeypatch.setattr(cli, "exit_now", sys.exit)
     code = 0
     try:
         main()

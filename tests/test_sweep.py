@@ -21,6 +21,7 @@ import io
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -662,6 +663,41 @@ def test_a_killed_sweep_resumed_gives_the_same_table(tmp_path: Path) -> None:
     assert_frame_equal(by_cell(resumed), by_cell(reference), check_exact=True)
     assert_frame_equal(by_cell(pl.read_csv(io.StringIO(again.stdout))),
                        by_cell(reference), check_exact=False, check_dtypes=False)
+
+
+@pytest.mark.parametrize("sig, code, word", [(signal.SIGTERM, 143, "terminated"),
+                                             (signal.SIGINT, 130, "interrupted")])
+def test_a_signal_stops_the_sweep_and_its_workers_at_once(tmp_path: Path, sig: int, code: int,
+                                                          word: str) -> None:
+    """SIGTERM, or SIGINT to the main process alone (as `timeout -s INT` sends it):
+    one word, the signal's exit code, no worker left behind, and the summary
+    holds the cells finished before it."""
+    path = write(tmp_path / "kill.yaml", KILL_SWEEP.replace("sessions: 30000", "sessions: 200000"))
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "backtest", "sweep", str(path), "--out",
+                             str(out), "--workers", "2"], cwd=REPO, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 240
+        while not ((out / "cells").is_dir() and cell_files(out)):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+            time.sleep(0.01)
+        workers = subprocess.run(["ps", "--ppid", str(proc.pid), "-o", "pid="],
+                                 capture_output=True, text=True).stdout.split()
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert (proc.returncode, err) == (code, word + "\n")
+    assert workers, "no worker processes were seen"
+    time.sleep(0.5)
+    for pid in workers:
+        assert not Path(f"/proc/{pid}").exists() or \
+            Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z", f"worker {pid} left running"
+    done = len(cell_files(out))
+    assert 1 <= done < KILL_CELLS
+    assert pl.read_parquet(out / "summary.parquet")["cell"].n_unique() == done
 
 
 @pytest.fixture()
