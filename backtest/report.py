@@ -27,6 +27,7 @@ import json
 import math
 import os
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +37,7 @@ import numpy as np
 import polars as pl
 
 from backtest import outputs
-from backtest.errors import BacktestError, UsageError
+from backtest.errors import BacktestError, UsageError, shown
 from backtest.verdict import _money, _pct, _share
 from backtest.verdict import verdict as verdict_text
 
@@ -133,7 +134,22 @@ def _read_meta(path: Path, kind: str) -> dict[str, Any]:
     if not isinstance(meta, dict) or meta.get("kind") != kind:
         got = meta.get("kind") if isinstance(meta, dict) else None
         raise ReportError(f"{path}: expected \"kind\": \"{kind}\", got {got!r}")
+    # what the report reads, if present, of the types the run or sweep wrote
+    whole = "a whole number"
+    for key, ok, what in (("name", lambda v: isinstance(v, str), "text"),
+                          ("seed", _whole, whole), ("hands", _whole, whole),
+                          ("sessions", _whole, whole), ("cells", _whole, whole),
+                          ("keys", lambda v: isinstance(v, list) and all(isinstance(k, str)
+                                                                          for k in v),
+                           "a list of key paths")):
+        if key in meta and not ok(meta[key]):
+            raise ReportError(f"{path}: {key}: expected {what}, got {shown(meta[key])}; "
+                              "the file was not written by backtest, or was edited")
     return meta
+
+
+def _whole(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _read_parquet(path: Path, columns: Sequence[str]) -> pl.DataFrame:
@@ -244,10 +260,26 @@ def edge_convergence(sessions: pl.DataFrame) -> pl.DataFrame:
                     (pl.col("_z_spread") / pl.col("cum_wagered")).alias("half_width")))
 
 
-def sweep_rows(summary: pl.DataFrame) -> pl.DataFrame:
+def sweep_rows(summary: pl.DataFrame, keys: Sequence[str] = ()) -> pl.DataFrame:
     """A sweep's summary with each seat's place at the table (`seat_no`, from 0) and a
-    label for it: its name, or "seat N" when the sweep varies the name."""
+    label for it: its name, or "seat N" when the sweep varies the name.
+
+    A varied value that is a mapping (a whole seat, say) is shown by its name,
+    which two values may share: those get "name (1)", "name (2)" in the order
+    they first appear, so that each value is a point of its own."""
     frame = summary.with_columns(pl.int_range(pl.len()).over("cell").alias("seat_no"))
+    for key in keys:
+        if f"{key}.json" not in frame.columns:
+            continue
+        pairs = frame.select(key, f"{key}.json").unique(maintain_order=True).rows()
+        shared = Counter(label for label, _ in pairs)
+        if max(shared.values()) > 1:
+            seen: Counter[str] = Counter()
+            names = {}
+            for label, value in pairs:
+                seen[label] += 1
+                names[value] = f"{label} ({seen[label]})" if shared[label] > 1 else label
+            frame = frame.with_columns(pl.col(f"{key}.json").replace_strict(names).alias(key))
     names = frame.group_by("seat_no").agg(pl.col("seat").unique(maintain_order=True))
     labels = {no: (seats[0] if len(seats) == 1 else f"seat {no + 1}")
               for no, seats in names.iter_rows()}
@@ -580,7 +612,7 @@ def draw(results: Results) -> list[Plot]:
         plots = [plot_paths(results)] if results.paths is not None and \
             not results.paths.is_empty() else []
         return plots + [plot_final_bankroll(results), plot_edge(results)]
-    rows = sweep_rows(results.summary)
+    rows = sweep_rows(results.summary, results.keys)
     keys = results.keys
     if len(keys) == 2:
         return [plot_sweep_heatmap(results, rows, "ruin_rate"),
@@ -600,7 +632,7 @@ def verdict_lines(results: Results) -> list[str]:
                 line += " No session ended in ruin (ruin rate 0.0%)."
             out.append(line)
         return out
-    rows = sweep_rows(results.summary)
+    rows = sweep_rows(results.summary, results.keys)
     keys = results.keys
     out = []
     for no, label in rows.select("seat_no", "seat_label").unique(maintain_order=True).iter_rows():
@@ -733,11 +765,16 @@ def render_html(results: Results, plots: Sequence[Plot], plot_dir: str) -> str:
 # --- writing ----------------------------------------------------------------------------
 
 def report_path(directory: Path, out: Path | None) -> Path:
-    """Where the HTML goes: `out`, or DIR/report.html."""
+    """Where the HTML goes: `out`, or DIR/report.html; never over the results."""
     path = out if out is not None else directory / "report.html"
     if path.is_dir():
         raise UsageError(f"--out {path} is a directory: give the HTML file to write, "
                          "e.g. report.html")
+    inside = path.resolve().parent in (directory.resolve(), (directory / "cells").resolve())
+    if inside and (path.name in (*outputs.RUN_FILES, *outputs.MARKERS.values())
+                   or path.suffix.lower() in (".parquet", ".json")):
+        raise UsageError(f"--out {path} is one of the results the report reads: give another "
+                         "file, e.g. report.html")
     return path
 
 

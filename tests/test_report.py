@@ -372,6 +372,13 @@ BAD_INPUT = {
                        ["the run did not finish", "summary.parquet"]),
     "out-is-a-directory": (("run.json", "sessions.parquet", "summary.parquet"), ("--out", "."),
                            2, ["is a directory"]),
+    "out-over-the-summary": (("run.json", "sessions.parquet", "summary.parquet"),
+                             ("--out", "./summary.parquet"), 2,
+                             ["summary.parquet is one of the results the report reads",
+                              "give another file, e.g. report.html"]),
+    "out-over-run-json": (("run.json", "sessions.parquet", "summary.parquet"),
+                          ("--out", "./run.json"), 2,
+                          ["run.json is one of the results the report reads"]),
 }
 
 
@@ -382,10 +389,43 @@ def test_bad_input_through_the_entry_point(case: str, run_dir: Path, tmp_path: P
     names, extra, code, says = BAD_INPUT[case]
     directory = copy_files(run_dir, tmp_path / case, *names)
     before = written_files(directory)
-    args = [a if a != "." else str(directory) for a in extra]
+    args = [a.replace(".", str(directory), 1) if a.startswith(".") else a for a in extra]
     got, _, err = cli(monkeypatch, capsys, "report", str(directory), *args)
     one_line_error(got, err, code, *says)
     assert written_files(directory) == before
+
+
+@pytest.mark.parametrize("key, value, says", [
+    ("keys", 5, "keys: expected a list of key paths, got 5"),
+    ("keys", None, "keys: expected a list of key paths, got None"),
+    ("hands", "x", "hands: expected a whole number, got 'x'"),
+    ("seed", 1.5, "seed: expected a whole number, got 1.5"),
+])
+def test_an_edited_metadata_file_is_one_line_error(key: str, value: Any, says: str, run_dir: Path,
+                                                   tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    directory = copy_files(run_dir, tmp_path / "edited", "run.json", "sessions.parquet",
+                           "summary.parquet")
+    meta = json.loads((directory / "run.json").read_text(encoding="utf-8"))
+    (directory / "run.json").write_text(json.dumps({**meta, key: value}), encoding="utf-8")
+    code, _, err = cli(monkeypatch, capsys, "report", str(directory))
+    one_line_error(code, err, 1, f"run.json: {says}", "was not written by backtest, or was edited")
+
+
+def test_two_varied_seats_of_one_name_are_two_points(tmp_path: Path) -> None:
+    seat = {"strategy": "flat", "params": {"bets": {"banker": 10}}}
+    out = make_sweep(tmp_path / "same-name", {"seats[0]": [
+        seat, {"strategy": "flat", "params": {"bets": {"tie": 10}}}]})
+    results = report.load_results(out)
+    means = report.by_key(report.sweep_rows(results.summary, results.keys), "seats[0]") \
+        .filter(pl.col("seat_no") == 0)
+    assert means["seats[0]"].to_list() == ["flat (1)", "flat (2)"]
+    assert means["cells"].to_list() == [1, 1]
+    first = results.summary.group_by("cell", maintain_order=True).first()
+    by_cell = dict(first.select("seats[0].json", "edge").iter_rows())
+    assert means["edge"].to_list() == [by_cell[json.dumps(seat, sort_keys=True)],
+                                       by_cell[json.dumps({"strategy": "flat", "params": {
+                                           "bets": {"tie": 10}}}, sort_keys=True)]]
 
 
 def test_a_file_is_not_a_results_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
