@@ -34,7 +34,7 @@ from typing import Literal, Protocol
 import numpy as np
 
 from backtest.cards import card_token, value
-from backtest.errors import RulesError, UsageError
+from backtest.errors import RulesError, UsageError, shown
 from backtest.rules import (MAIN_BETS, PAIR_BETS, Bet, Hand, Rules, Winner, check_bets,
                             deal_hand, load_rules, rule_reasons, settle)
 from backtest.shoe import MAX_DECKS, ShoeSpec, new_seed, shoe_order
@@ -108,7 +108,16 @@ def chips_text(amount: int) -> str:
     return " + ".join(parts)
 
 
-_AMOUNT = re.compile(r"\$?(\d+)(?:\.(\d*))?")
+_AMOUNT = re.compile(r"\$?([0-9]+)(?:\.([0-9]*))?")
+
+
+_DIGITS = 15   # the most digits an amount of money is read with
+
+
+def _number(text: str) -> int | None:
+    """A small whole number typed in ASCII digits (a cut, a box), else None:
+    `str.isdigit` would take "²", and `int` refuses thousands of digits."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else None
 
 
 def parse_amount(text: str) -> int:
@@ -123,8 +132,10 @@ def parse_amount(text: str) -> int:
     for part in text.split("+"):
         match = _AMOUNT.fullmatch(part)
         if match is None:
-            raise ValueError(f"{text!r} is not an amount: type a whole number such as 25 "
+            raise ValueError(f"{shown(text)} is not an amount: type a whole number such as 25 "
                              f"(or a sum of chips, 25+5)")
+        if len(match.group(1)) > _DIGITS:
+            raise ValueError(f"{shown(text)} is more than any table takes")
         if match.group(2) and match.group(2).strip("0"):
             raise ValueError(f"{text} has cents: bets are made of whole chips "
                              f"({' '.join(map(str, CHIPS))})")
@@ -269,13 +280,13 @@ def parse_bankroll(text: str | int | Fraction) -> Fraction:
     if isinstance(text, (int, Fraction)) and not isinstance(text, bool):
         amount = Fraction(text)
     else:
-        match = re.fullmatch(r"\$?(\d+(?:\.\d{1,2})?)", str(text).strip())
+        match = re.fullmatch(r"\$?([0-9]{1,15}(?:\.[0-9]{1,2})?)", str(text).strip())
         if match is None:
-            raise UsageError(f"--bankroll must be an amount of money such as 1000 or 250.50, "
-                             f"got {text!r}")
+            raise UsageError(f"--bankroll must be an amount of money such as 1000 or 250.50 "
+                             f"(at most {_DIGITS} digits before the point), got {shown(text)}")
         amount = Fraction(match.group(1))
     if amount <= 0:
-        raise UsageError(f"--bankroll must be more than 0, got {text!r}")
+        raise UsageError(f"--bankroll must be more than 0, got {shown(text)}")
     return amount
 
 
@@ -555,10 +566,11 @@ class PlaySession:
                             "from the top of the pack to the bottom. Enter alone cuts at random; "
                             "quit leaves the table.\n")
                 continue
-            if text.isdigit() and 1 <= int(text) < n_cards:
-                return int(text)
+            position = _number(text)
+            if position is not None and 1 <= position < n_cards:
+                return position
             self._write(f"A cut is a position from 1 to {n_cards - 1}, or Enter for a random "
-                        f"cut; got {text!r}.\n")
+                        f"cut; got {shown(text)}.\n")
 
     def _cut_pack(self, cut: int | Literal["random"], index: int) -> tuple[tuple[int, ...], int]:
         """The pack in dealing order after the cut, and where it was cut."""
@@ -688,24 +700,25 @@ class PlaySession:
         i = 0
         while i < len(words):
             word = words[i]
-            match = re.fullmatch(r"box[=:#]?(\d+)?", word)
+            match = re.fullmatch(r"box[=:#]?([0-9]+)?", word)
             if match is None:
                 kept.append(word)
                 i += 1
                 continue
             number = match.group(1)
             if number is None:
-                if i + 1 < len(words) and words[i + 1].isdigit():
+                if i + 1 < len(words) and _number(words[i + 1]) is not None:
                     number = words[i + 1]
                     i += 1
                 else:
                     raise _Refused("box needs a number, e.g. box 2")
-            if box is not None and box != int(number):
+            asked = _number(number)
+            if asked is None or not 1 <= asked <= self.rules.boxes:
+                raise _Refused(f"there is no box {number if asked is not None else shown(number)}: this table "
+                               f"has boxes 1 to {self.rules.boxes}")
+            if box is not None and box != asked:
                 raise _Refused("one box to a line, please")
-            box = int(number)
-            if not 1 <= box <= self.rules.boxes:
-                raise _Refused(f"there is no box {box}: this table has boxes 1 to "
-                               f"{self.rules.boxes}")
+            box = asked
             i += 1
         return box, kept
 

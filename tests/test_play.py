@@ -19,7 +19,7 @@ import pytest
 
 from backtest import play
 from backtest.cards import card_token
-from backtest.errors import BacktestError, RulesError, UsageError
+from backtest.errors import BacktestError, RulesError, UsageError, shown
 from backtest.rules import Hand, deal_hand, rule_reasons
 from backtest.shoe import ShoeSpec, generate_hands, shoe_order
 
@@ -172,6 +172,14 @@ def test_quit_at_the_cut_ends_with_nothing_dealt() -> None:
     assert "hands played     0 (0 with bets)" in out
 
 
+@pytest.mark.parametrize("typed", ["\u00b2", "9" * 5000, "\u0663"])
+def test_a_cut_that_is_no_ascii_number_is_asked_again(typed: str) -> None:
+    summary, out = session([typed, "quit"], seed=1)
+    assert f"A cut is a position from 1 to 415, or Enter for a random cut; got {shown(typed)}." \
+        in out
+    assert summary.hands == 0
+
+
 def test_random_cut_says_where_it_cut() -> None:
     summary, out = session(["", "done", "quit"], seed=4, decks=2)
     position = int(re.search(r"Cut at (\d+):", out).group(1))  # type: ignore[union-attr]
@@ -208,6 +216,22 @@ REFUSALS: dict[str, tuple[dict[str, object], list[str], str, dict[str, int]]] = 
         {}, ["banker 25", "tie 2.50"],
         "Refused: 2.50 has cents: bets are made of whole chips (1 5 25 100 500)",
         {"banker": 25}),
+    "thousands-of-digits": (
+        {}, ["banker 25", "tie " + "9" * 5000],
+        "Refused: '" + "9" * 38 + "… (5,000 characters) is more than any table takes",
+        {"banker": 25}),
+    "not-an-ascii-digit": (
+        {}, ["banker 25", "tie \u0663"],
+        "Refused: '\u0663' is not an amount: type a whole number such as 25",
+        {"banker": 25}),
+    "a-superscript-box": (
+        {}, ["banker 25", "player 5 box\u00b2"],
+        "Refused: unknown bet 'box\u00b2'",
+        {"banker": 25}),
+    "a-box-of-thousands-of-digits": (
+        {}, ["banker 25", "player 5 box" + "9" * 5000],
+        "Refused: there is no box '" + "9" * 38 + "… (5,000 characters): this table has boxes 1 "
+        "to 3", {"banker": 25}),
 }
 
 
@@ -362,6 +386,8 @@ def test_recorded_shoe_is_dealt_in_order(tmp_path: Path) -> None:
     ({"rules": "nosuch"}, RulesError, "unknown rules preset 'nosuch'"),
     ({"decks": 0}, UsageError, "--decks must be a whole number from 1 to 64"),
     ({"bankroll": "12.345"}, UsageError, "--bankroll must be an amount of money"),
+    ({"bankroll": "9" * 5000}, UsageError, "--bankroll must be an amount of money such as 1000 "
+     "or 250.50 (at most 15 digits before the point), got '999"),
     ({"table_min": 10, "table_max": 5}, UsageError, "--max must be a whole number of at least 10"),
     ({"bankroll": "5", "table_min": 10}, UsageError, "below the table minimum"),
 ])
