@@ -40,6 +40,7 @@ import json
 import logging
 import math
 import re
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -583,9 +584,15 @@ def _execute_dask(sweep: Sweep, tasks: Sequence[Task], payload: Sequence[tuple[A
                 raise UsageError(f"--address {address}: not a scheduler address ({exc}); give "
                                  "HOST:PORT or tcp://HOST:PORT") from None
         else:
-            # the workers' own logs stay quiet: a cell's error is reported once, as one line
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=logging.CRITICAL)
+            # the workers' own logs stay quiet: a cell's error is reported once, as one
+            # line; and they start with Ctrl-C ignored (a terminal sends it to them
+            # too), so that only this process answers it, by closing the cluster
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            try:
+                cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=logging.CRITICAL)
+            finally:
+                signal.signal(signal.SIGINT, previous)
             client = Client(cluster)
         with client:
             futures = {client.submit(engine._task, *args, pure=False): task

@@ -665,18 +665,25 @@ def test_a_killed_sweep_resumed_gives_the_same_table(tmp_path: Path) -> None:
                        by_cell(reference), check_exact=False, check_dtypes=False)
 
 
-@pytest.mark.parametrize("sig, code, word", [(signal.SIGTERM, 143, "terminated"),
-                                             (signal.SIGINT, 130, "interrupted")])
+@pytest.mark.parametrize("sig, code, word, executor, group", [
+    (signal.SIGTERM, 143, "terminated", "local", False),
+    (signal.SIGINT, 130, "interrupted", "local", False),
+    (signal.SIGINT, 130, "interrupted", "dask", True)])
 def test_a_signal_stops_the_sweep_and_its_workers_at_once(tmp_path: Path, sig: int, code: int,
-                                                          word: str) -> None:
-    """SIGTERM, or SIGINT to the main process alone (as `timeout -s INT` sends it):
-    one word, the signal's exit code, no worker left behind, and the summary
-    holds the cells finished before it."""
+                                                          word: str, executor: str,
+                                                          group: bool) -> None:
+    """SIGTERM, SIGINT to the main process alone (as `timeout -s INT` sends it), or
+    Ctrl-C at a terminal (SIGINT to every process of the group, Dask's workers
+    too): one word, the signal's exit code, no worker left behind, and the
+    summary holds the cells finished before it."""
+    if executor == "dask":
+        pytest.importorskip("dask.distributed")
     path = write(tmp_path / "kill.yaml", KILL_SWEEP.replace("sessions: 30000", "sessions: 200000"))
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-m", "backtest", "sweep", str(path), "--out",
-                             str(out), "--workers", "2"], cwd=REPO, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+                             str(out), "--workers", "2", "--executor", executor], cwd=REPO,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=group)
     try:
         deadline = time.monotonic() + 240
         while not ((out / "cells").is_dir() and cell_files(out)):
@@ -684,7 +691,10 @@ def test_a_signal_stops_the_sweep_and_its_workers_at_once(tmp_path: Path, sig: i
             time.sleep(0.01)
         workers = subprocess.run(["ps", "--ppid", str(proc.pid), "-o", "pid="],
                                  capture_output=True, text=True).stdout.split()
-        proc.send_signal(sig)
+        if group:
+            os.killpg(proc.pid, sig)
+        else:
+            proc.send_signal(sig)
         _, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
