@@ -201,9 +201,9 @@ def _sniff(source: str, text: str) -> str:
         # only T's: ties, or cards of ten? "TTT" is no card; "T T T" is either
         if any(len(token) > 1 for _, c in _content_lines(text) for token in c.split()):
             return "road"
-        raise ShoeFormatError(f"{source}: every result or card is T, which reads as a road of "
-                              "ties or as ten-value cards: write a road with no spaces (TTT), or "
-                              "cards as 10")
+        raise ShoeFormatError(f"{source}: the file holds only T's standing alone, which read as "
+                              "ties (a road) or as cards of ten: write ties run together (TTT), "
+                              "or tens as 10")
     return "card-text"
 
 

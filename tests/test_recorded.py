@@ -362,8 +362,9 @@ BAD = [
     ("flag.json", '[{"winner": "Player", "playerScore": 9, "bankerScore": 1, "natural": "yes"}]',
      {}, ["[0].natural", "expected true or false", '"yes"']),
     ("latin1.txt", b"KS 9H 9C 8D\nK\xe9\n", {}, ["line 2", "not UTF-8", "save the file as UTF-8"]),
-    ("ties.txt", "T T T\nT T T\n", {}, ["every result or card is T", "road of ties or as ten-value "
-                                       "cards", "(TTT)", "cards as 10"]),
+    ("ties.txt", "T T T\nT T T\n", {}, ["only T's standing alone", "read as ties (a road) or as "
+                                       "cards of ten", "ties run together (TTT)", "tens as 10"]),
+    ("one-t.txt", "T\n", {}, ["only T's standing alone"]),
     ("long-s.txt", "K\u017f 9 2 3 9 9\n", {}, ["line 1", "card 1", "unknown card 'K\u017f'"]),
     ("quote.csv", 'shoe,card\n1,"5\n1,K\n', {}, ["line 2", "a quoted field is not closed"]),
     ("field.csv", "shoe,card\n1," + "K" * 200_000 + "\n", {},
