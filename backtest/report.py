@@ -275,11 +275,11 @@ def sweep_rows(summary: pl.DataFrame, keys: Sequence[str] = ()) -> pl.DataFrame:
         shared = Counter(label for label, _ in pairs)
         if max(shared.values()) > 1:
             seen: Counter[str] = Counter()
-            names = {}
+            distinct = {}
             for label, value in pairs:
                 seen[label] += 1
-                names[value] = f"{label} ({seen[label]})" if shared[label] > 1 else label
-            frame = frame.with_columns(pl.col(f"{key}.json").replace_strict(names).alias(key))
+                distinct[value] = f"{label} ({seen[label]})" if shared[label] > 1 else label
+            frame = frame.with_columns(pl.col(f"{key}.json").replace_strict(distinct).alias(key))
     names = frame.group_by("seat_no").agg(pl.col("seat").unique(maintain_order=True))
     labels = {no: (seats[0] if len(seats) == 1 else f"seat {no + 1}")
               for no, seats in names.iter_rows()}

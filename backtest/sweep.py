@@ -43,7 +43,7 @@ import re
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -526,7 +526,8 @@ def _naming_the_cell(sweep: Sweep, task: Task) -> Iterator[None]:
 
 
 def _execute(sweep: Sweep, tasks: Sequence[Task], workers: int, executor: str,
-             address: str | None) -> Iterator[tuple[Task, tuple[list[engine.SeatResult], int]]]:
+             address: str | None) -> Generator[tuple[Task, tuple[list[engine.SeatResult], int]],
+                                               None, None]:
     if not tasks:
         return
     payload = [(dict(sweep.cells[t.cell].config.raw), str(sweep.cells[t.cell].config.base_dir),
