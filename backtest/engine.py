@@ -374,10 +374,19 @@ def _task(raw: dict[str, Any], base_dir: str, source: str, lo: int, hi: int,
     return run_chunk(config, build_strategies(config), lo, hi, ledger)
 
 
-_WORKER_CONFIGS: dict[str, RunConfig] = {}
+#: configs a process has rebuilt for its tasks, by what they were built from
+#: (a relative path in one means another thing from another folder); emptied
+#: as a sweep starts, so that files edited since are read again
+_WORKER_CONFIGS: dict[tuple[str, str, str, str], RunConfig] = {}
 
 
-def _config_in_worker(key: str, base_dir: str, source: str, raw: dict[str, Any]) -> RunConfig:
+def forget_configs() -> None:
+    """Empty this process's rebuilt configs (before a sweep: files may have changed)."""
+    _WORKER_CONFIGS.clear()
+
+
+def _config_in_worker(text: str, base_dir: str, source: str, raw: dict[str, Any]) -> RunConfig:
+    key = (text, base_dir, source, os.getcwd())
     if key not in _WORKER_CONFIGS:
         _WORKER_CONFIGS[key] = parse_config(raw, Path(base_dir), source)
     return _WORKER_CONFIGS[key]

@@ -153,14 +153,19 @@ def _lines(text: str) -> Iterator[tuple[int, str]]:
 
 
 def _csv_cells(line: str, source: str, number: int) -> list[str]:
-    """The fields of one CSV line (a record is one line: a quote left open is an error)."""
+    """The fields of one CSV line (a record is one line: a quote left open is an
+    error; text after a closing quote, as in `"KS" ,`, is kept, as csv does)."""
     try:
-        return next(csv.reader([line], strict=True))
+        try:
+            return next(csv.reader([line], strict=True))
+        except csv.Error as exc:
+            if "end of data" in str(exc):
+                raise ShoeFormatError(f"{source}, line {number}: a quoted field is not closed "
+                                      "on its line") from None
+            return next(csv.reader([line]))
     except csv.Error as exc:
         problem = (f"a field is longer than {csv.field_size_limit():,} characters"
-                   if "field limit" in str(exc) else
-                   "a quoted field is not closed on its line" if "end of data" in str(exc) else
-                   f"not a CSV line ({exc})")
+                   if "field limit" in str(exc) else f"not a CSV line ({exc})")
         raise ShoeFormatError(f"{source}, line {number}: {problem}") from None
 
 

@@ -42,6 +42,7 @@ import math
 import re
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -313,15 +314,17 @@ def load_sweep(path: str | Path, sessions: int | None = None) -> Sweep:
                        "sessions": [c.sessions for c in cells], "common_shoes": common},
                       sort_keys=True, default=str)
     seen: dict[str, str] = {}
-    inputs: dict[str, str] = {}
+    rules: set[str] = set()
+    files: dict[str, str] = {}
     for cell in cells:
-        inputs.update(_inputs(cell.config, seen))
-    rules = sorted({repr(c.config.rules) for c in cells})
-    files = {k: v for k, v in inputs.items() if k != "rules"}
+        inputs = _inputs(cell.config, seen)
+        rules.add(inputs.pop("rules"))
+        files.update(inputs)
     return Sweep(name=str(data.get("name") or path.stem), source=source, base_dir=base_dir,
                  keys=keys, cells=tuple(cells), seed=seed, metric=metric,
                  spec_hash=hashlib.sha256(spec.encode()).hexdigest(),
-                 inputs={"rules": hashlib.sha256("\n".join(rules).encode()).hexdigest(), **files})
+                 inputs={"rules": hashlib.sha256("\n".join(sorted(rules)).encode()).hexdigest(),
+                         **files})
 
 
 def _where_varied(values: Sequence[tuple[str, Any]], grid: Mapping[str, list[Any]]) -> list[tuple[str, str]]:
@@ -345,15 +348,18 @@ def _inputs(config: RunConfig, seen: dict[str, str]) -> dict[str, str]:
     (recorded shoes, a strategy's own file), by path. `--resume` compares them."""
     from strategies import registry
 
-    inputs = {"rules": repr(config.rules)}
-    if config.recorded is not None:
-        inputs[str(config.recorded.path)] = _digest(config.recorded.path, seen)
+    rules = {k: v for k, v in config.rules.to_mapping().items() if k != "description"}
+    inputs = {"rules": json.dumps(rules, sort_keys=True, default=str)}
+    files: list[str | Path] = [config.recorded.path] if config.recorded is not None else []
     for seat in config.seats:
         if ":" in seat.strategy:
             module = sys.modules.get(registry.get(seat.strategy, seat.base_dir).__module__)
-            path = getattr(module, "__file__", None)
-            if path:
-                inputs[path] = _digest(path, seen)
+            file = getattr(module, "__file__", None)
+            files += [file] if file else []
+    for path in files:
+        # by the file itself, however the sweep or the current folder reached it
+        key = str(Path(path).resolve())
+        inputs[key] = _digest(key, seen)
     return inputs
 
 
@@ -446,9 +452,12 @@ def _prepare_out(out: Path, sweep: Sweep, resume: bool) -> None:
             raise UsageError(f"--out {out} holds a different sweep ({name}); "
                              "use another directory, or delete it to start again")
         was = old.get("inputs")
-        if was != dict(sweep.inputs):
-            was = was if isinstance(was, dict) else {}
-            changed = [("the rules" if k == "rules" else k) for k in sorted(set(was) | set(sweep.inputs))
+        # compared only when there are cells run on them (a sweep.json written
+        # before the inputs were recorded has none to compare)
+        finished = any((out / "cells").glob("*.parquet"))
+        if isinstance(was, dict) and was != dict(sweep.inputs) and finished:
+            changed = [("the rules" if k == "rules" else k)
+                       for k in sorted(set(was) | set(sweep.inputs))
                        if was.get(k) != sweep.inputs.get(k)]
             raise UsageError(f"--out {out}: {', '.join(changed)} changed since this sweep's cells "
                              "were run, so new cells would not be comparable with them; use "
@@ -473,6 +482,7 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
         workers = engine.default_workers()
     engine.check_workers(workers, "--workers", UsageError)
     _prepare_out(out, sweep, resume)
+    engine.forget_configs()   # rebuilt from the files as they are now
     done = _read_cells(out, sweep) if resume else {}
     todo = [c.index for c in sweep.cells if c.index not in done]
     tasks = _tasks(sweep, todo, workers)
@@ -483,7 +493,7 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
     last_write = 0.0
     if progress:
         progress(len(done), len(sweep.cells), 0, expected_hands)
-    written = len(done)
+    written, summary = -1, pl.DataFrame()
     results = _execute(sweep, tasks, workers, executor, address)
     try:
         for task, result in results:
@@ -498,7 +508,7 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
                 done[task.cell] = frame
                 del parts[task.cell]
                 if time.monotonic() - last_write > 2.0:
-                    _write_summary(out, sweep, done)
+                    summary = _write_summary(out, sweep, done)
                     written, last_write = len(done), time.monotonic()
             if progress:
                 progress(len(done), len(sweep.cells), hands_done, expected_hands)
@@ -507,9 +517,9 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
         # its pool; left to the garbage collector, they would run on), and the
         # summary still holds every finished cell
         results.close()
-        if len(done) != written or not (out / "summary.parquet").is_file():
-            _write_summary(out, sweep, done)
-    return _write_summary(out, sweep, done)
+        if len(done) != written:
+            summary = _write_summary(out, sweep, done)
+    return summary
 
 
 @contextmanager
@@ -588,12 +598,14 @@ def _execute_dask(sweep: Sweep, tasks: Sequence[Task], payload: Sequence[tuple[A
             # the workers' own logs stay quiet: a cell's error is reported once, as one
             # line; and they start with Ctrl-C ignored (a terminal sends it to them
             # too), so that only this process answers it, by closing the cluster
-            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            main = threading.current_thread() is threading.main_thread()
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
             try:
                 cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=logging.CRITICAL)
+                                       dashboard_address=None, silence_logs=logging.CRITICAL + 1)
             finally:
-                signal.signal(signal.SIGINT, previous)
+                if main:
+                    signal.signal(signal.SIGINT, previous)
             client = Client(cluster)
         with client:
             futures = {client.submit(engine._task, *args, pure=False): task

@@ -274,6 +274,12 @@ def test_every_line_ending_reads_the_same(tmp_path: Path, name: str, text: str) 
                           lf, ("shoe", "hand", "winner"))
 
 
+def test_csv_text_after_a_closing_quote_is_kept(tmp_path: Path) -> None:
+    quoted = read_shoes(write(tmp_path, "q.csv", 'shoe,card\n1,"KS" \n"1" ,6C\n1,9\n1,9\n'))
+    plain = read_shoes(write(tmp_path, "p.csv", "shoe,card\n1,KS\n1,6C\n1,9\n1,9\n"))
+    assert_same_hands(quoted, plain)
+
+
 def test_format_is_told_from_content(tmp_path: Path) -> None:
     assert len(read_shoes(write(tmp_path, "live", LIVE.read_text(encoding="utf-8")))) == 17
     assert read_shoes(write(tmp_path, "o.dat", "shoe,winner\n1,P\n")).known == frozenset()

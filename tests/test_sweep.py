@@ -822,6 +822,73 @@ def test_resume_refuses_when_a_file_the_cells_read_has_changed(
     assert code == 0, err
 
 
+def test_resume_is_the_same_from_another_folder_or_path(tmp_path: Path) -> None:
+    """The inputs are the files themselves, however the sweep's path reaches them."""
+    write(tmp_path / "data" / "shoes.txt", "BPBBPT\nPPBTB\n")
+    write(tmp_path / "strats" / "mine.py", "from strategies.base import Strategy\n\n"
+          "class Mine(Strategy):\n    name = 'mine'\n\n"
+          "    def stakes(self, view):\n        return {'banker': 10}\n")
+    rules = write(tmp_path / "rules" / "t.yaml", "base: commission\ndescription: my table\n")
+    path = write(tmp_path / "sweeps" / "s.yaml",
+                 "name: s\nsessions: 2\nrun:\n  rules: ../rules/t.yaml\n"
+                 "  shoes: {file: ../data/shoes.txt, loop: true}\n"
+                 "  seats: [{strategy: ../strats/mine.py:Mine}]\ngrid:\n  table.max: [500, 1000]\n")
+    out = tmp_path / "out"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(tmp_path)
+        run_sweep(load_sweep(Path("sweeps/s.yaml")), out, workers=1)
+        (out / "cells" / f"{load_sweep(path).cells[0].id}.parquet").unlink()
+        # a rules file's description is no setting of the game
+        rules.write_text("base: commission\ndescription: another name\n", encoding="utf-8")
+        mp.chdir(tmp_path / "sweeps")
+        again = run_sweep(load_sweep(Path("s.yaml")), out, workers=1, resume=True)
+    assert again["cell"].n_unique() == 2
+    run_sweep(load_sweep(path), out, workers=1, resume=True)
+
+
+def test_a_sweep_that_finished_no_cell_runs_again_on_a_fixed_strategy(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    strat = write(tmp_path / "bad.py", "from strategies.base import Strategy\n\n"
+                  "class Bad(Strategy):\n    name = 'bad'\n\n"
+                  "    def stakes(self, view):\n        raise RuntimeError('oops')\n")
+    path = write(tmp_path / "s.yaml", "name: s\nsessions: 2\nrun:\n"
+                 "  seats: [{strategy: bad.py:Bad}]\ngrid:\n  table.max: [500, 1000]\n")
+    out = tmp_path / "out"
+    with pytest.raises(BacktestError, match="oops"):
+        run_sweep(load_sweep(path), out, workers=1)
+    assert cell_files(out) == []
+    strat.write_text(strat.read_text().replace("raise RuntimeError('oops')",
+                                               "return {'banker': 10}"))
+    assert run_sweep(load_sweep(path), out, workers=1)["cell"].n_unique() == 2
+
+
+def test_a_sweep_json_without_inputs_resumes(
+        finished: tuple[Path, Path, sweeps.Sweep, pl.DataFrame]) -> None:
+    """One written before the inputs were recorded: nothing to compare."""
+    path, out, sweep, summary = finished
+    meta = json.loads((out / "sweep.json").read_text(encoding="utf-8"))
+    del meta["inputs"]
+    (out / "sweep.json").write_text(json.dumps(meta), encoding="utf-8")
+    (out / "cells" / f"{sweep.cells[0].id}.parquet").unlink()
+    again = run_sweep(load_sweep(path), out, workers=1, resume=True)
+    assert_frame_equal(by_cell(again), by_cell(summary), check_exact=True)
+    assert "inputs" in json.loads((out / "sweep.json").read_text(encoding="utf-8"))
+
+
+def test_a_dask_sweep_runs_outside_the_main_thread(tmp_path: Path) -> None:
+    """As a library call from a thread: Ctrl-C is left as it is there."""
+    pytest.importorskip("dask.distributed")
+    import threading
+
+    path = sweep_file(tmp_path, "sessions: 3\ngrid:\n  table.max: [500, 600]\n")
+    got: list[Any] = []
+    thread = threading.Thread(target=lambda: got.append(
+        run_sweep(load_sweep(path), tmp_path / "out", workers=1, executor="dask")))
+    thread.start()
+    thread.join(timeout=120)
+    assert len(got) == 1 and got[0]["cell"].n_unique() == 2
+
+
 def test_a_value_given_twice_is_refused(tmp_path: Path) -> None:
     path = sweep_file(tmp_path, "sessions: 5\ngrid:\n  session.bankroll: [500, 1000, 500]\n")
     with pytest.raises(ConfigError, match=re.escape(
