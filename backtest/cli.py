@@ -139,9 +139,18 @@ def odds_command(
         from backtest import recorded
 
         hands = recorded.read_shoes(shoe, decks=decks)
-    result = odds.shoe_odds(table_rules, decks=decks, remove=removed, hands=hands,
-                            after_hands=after_hands or 0)
-    _echo(odds.render(result, fmt.value))
+    # as odds.shoe_odds, with each option's error named as the option (exit 2)
+    counts = odds.composition(decks)
+    if hands is not None:
+        try:
+            counts = odds.composition_after(hands, after_hands or 0, decks)
+        except RulesError as exc:
+            raise UsageError(str(exc).replace("after_hands", "--after-hands", 1)) from None
+    try:
+        counts = odds.remove_cards(counts, removed)
+    except RulesError as exc:
+        raise UsageError(f"--remove: {exc}") from None
+    _echo(odds.render(odds.exact_odds(counts, table_rules, decks), fmt.value))
 
 
 @app.command()

@@ -31,7 +31,6 @@ import functools
 import json
 import os
 import re
-import secrets
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -874,28 +873,22 @@ def format_card_text(hands: Hands, header: str | None = None) -> str:
 
 
 def write_atomic(path: StrPath, text: str) -> None:
-    """Write `text` (UTF-8) to `path` through a temporary file in the same
-    directory and `os.replace`, so the file is never seen half-written."""
+    """Write `text` (UTF-8) to `path` through `outputs.atomic_path`: never seen
+    half-written, through a symbolic link, and straight to a device or pipe."""
+    from backtest import outputs
+
     target = Path(path)
-    tmp = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        with outputs.atomic_path(target) as tmp:
+            with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+                fh.flush()
+                if tmp.is_file():
+                    os.fsync(fh.fileno())
     except FileNotFoundError:
         raise UsageError(f"{target}: cannot write: no directory {target.parent}") from None
     except OSError as exc:
         raise UsageError(f"{target}: cannot write: {exc.strerror}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise UsageError(f"{target}: cannot write: {exc.strerror}") from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 __all__ = [

@@ -612,8 +612,8 @@ def run_main(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 
 
 @pytest.mark.parametrize(("args", "code", "message"), [
-    (["--decks", "1", "--remove", "5 5 5 5 5"], 1,
-     "error: cannot remove 5: no 5 left in the shoe (it held 4)"),
+    (["--decks", "1", "--remove", "5 5 5 5 5"], 2,
+     "error: --remove: cannot remove 5: no 5 left in the shoe (it held 4)"),
     (["--decks", "1", "--remove", " ".join("A23456789TJQK" * 4)], 1,
      "error: the shoe is empty: a hand needs up to 6 cards"),
     (["--decks", "1", "--remove", " ".join("A23456789TJQK" * 3 + "A23456789")], 1,
@@ -634,6 +634,19 @@ def test_cli_errors(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixtu
     assert err.startswith(message)
 
 
+@pytest.mark.parametrize(("after", "message"), [
+    ("200", "error: --after-hands must be from 0 to "),
+    ("-1", "error: --after-hands must be a whole number of at least 0, got -1"),
+])
+def test_cli_after_hands_errors_name_the_option(monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str],
+                                                after: str, message: str) -> None:
+    shoe = Path(__file__).resolve().parents[1] / "data" / "generated-8deck-seed1.txt"
+    code, err = run_main(monkeypatch, capsys, "--shoe", str(shoe), "--after-hands", after)
+    assert (code, err.count("\n")) == (2, 1)
+    assert err.startswith(message), err
+
+
 def test_cli_unknown_rules_key_in_a_yaml_file(monkeypatch: pytest.MonkeyPatch,
                                               capsys: pytest.CaptureFixture[str],
                                               tmp_path: Path) -> None:
@@ -645,7 +658,7 @@ def test_cli_unknown_rules_key_in_a_yaml_file(monkeypatch: pytest.MonkeyPatch,
 
 
 @pytest.mark.parametrize(("args", "code", "message"), [
-    (["--decks", "1", "--remove", "K K K K K"], 1, "error: cannot remove K: no K left"),
+    (["--decks", "1", "--remove", "K K K K K"], 2, "error: --remove: cannot remove K: no K left"),
     (["--remove", "11"], 2, "error: --remove: unknown card '11'"),
 ])
 def test_cli_errors_in_a_real_process(args: list[str], code: int, message: str) -> None:

@@ -503,6 +503,24 @@ def _two_hands(tmp_path: Path) -> Hands:
     return read_shoes(write(tmp_path, "two.txt", "KS 9H 9C 8D\n5 K 9 2 3 8\n"))
 
 
+def test_write_atomic_through_a_link_to_a_device_and_keeping_the_mode(tmp_path: Path) -> None:
+    target = tmp_path / "target.txt"
+    target.write_text("old\n", encoding="utf-8")
+    target.chmod(0o640)
+    link = tmp_path / "link.txt"
+    link.symlink_to(target.name)
+    recorded.write_atomic(link, "new\n")
+    assert link.is_symlink() and target.read_text(encoding="utf-8") == "new\n"
+    assert target.stat().st_mode & 0o777 == 0o640
+    recorded.write_atomic("/dev/null", "nothing\n")   # a device is written, not replaced
+    assert Path("/dev/null").is_char_device()
+    if Path("/dev/full").is_char_device():
+        with pytest.raises(UsageError, match="/dev/full: cannot write: No space left on device"):
+            recorded.write_atomic("/dev/full", "x\n")
+        assert Path("/dev/full").is_char_device()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.txt", "target.txt"]
+
+
 def test_render_csv(tmp_path: Path) -> None:
     lines = render.hands(_two_hands(tmp_path), "csv").splitlines()
     header = lines[0].split(",")
