@@ -775,6 +775,11 @@ def _json_shoes(data: Any, source: str) -> list[tuple[str, list[Any]]]:
                                       f"the others, got a JSON {_json_type(item)}")
         return [(f"[{i}]", item) for i, item in enumerate(data)]
     messages = isinstance(data[0], dict) and "args" in data[0]
+    if isinstance(data[0], dict) and {"shoe", "hand", "winner"} <= set(data[0]) \
+            and "playerScore" not in data[0]:
+        raise ShoeFormatError(f"{source}: this is the JSON that `backtest deal --format json` "
+                              "writes, which is not read as shoes; write the hands with "
+                              "`--format csv` instead, which reads back as an outcome CSV")
     if not messages:
         return [("", data)]
     shoes = []

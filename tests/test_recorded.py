@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -501,6 +502,17 @@ def test_write_atomic(tmp_path: Path) -> None:
 
 def _two_hands(tmp_path: Path) -> Hands:
     return read_shoes(write(tmp_path, "two.txt", "KS 9H 9C 8D\n5 K 9 2 3 8\n"))
+
+
+def test_deal_s_own_json_is_refused_with_the_format_that_reads_back(tmp_path: Path) -> None:
+    hands = read_shoes(DATA / "generated-8deck-seed1.txt")
+    path = write(tmp_path, "hands.json", render.hands(hands, "json"))
+    with pytest.raises(ShoeFormatError, match=re.escape(
+            "this is the JSON that `backtest deal --format json` writes, which is not read as "
+            "shoes; write the hands with `--format csv` instead")):
+        read_shoes(path)
+    again = read_shoes(write(tmp_path, "hands.csv", render.hands(hands, "csv")))
+    assert_same_hands(again, hands, ("shoe", "hand", "winner", "player_total", "banker_total"))
 
 
 def test_write_atomic_through_a_link_to_a_device_and_keeping_the_mode(tmp_path: Path) -> None:
