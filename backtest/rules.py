@@ -454,6 +454,9 @@ def load_rules(spec: str | Path | Mapping[str, Any] | Rules) -> Rules:
     text = str(spec)
     if text in PRESETS:
         return PRESETS[text]
+    if not text.strip():
+        raise RulesError(f"no rules given (an empty name): give a preset "
+                         f"({', '.join(PRESETS)}) or a rules file")
     path = Path(text)
     if path.suffix.lower() in (".yaml", ".yml") or path.exists():
         if path.is_dir():

@@ -621,6 +621,8 @@ def run_main(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
     (["--rules", "comission"], 2,
      "error: --rules: unknown rules preset 'comission'; did you mean 'commission'"),
     (["--rules", "nowhere.yaml"], 2, "error: --rules: rules file nowhere.yaml does not exist"),
+    (["--rules", ""], 2, "error: --rules: no rules given (an empty name): give a preset "
+     "(commission, no-commission, ez"),
     (["--remove", "5 Z"], 2, "error: --remove: unknown card 'Z'"),
     (["--after-hands", "3"], 2, "error: --shoe and --after-hands go together"),
     (["--decks", "0"], 2, "error: --decks must be a whole number from 1 to 64, got 0"),
