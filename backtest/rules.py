@@ -346,9 +346,13 @@ class Rules:
             if key not in known:
                 raise RulesError(f"{source}: " + _unknown("rules key", key, known))
         try:
-            return dataclasses.replace(base, **data)
+            rules = dataclasses.replace(base, **data)
         except RulesError as exc:
             raise RulesError(f"{source}: {str(exc).removeprefix('rules: ')}") from None
+        if "name" not in data and dataclasses.replace(rules, name=base.name) != base:
+            # not the preset any more: its name would pass it off as one
+            rules = dataclasses.replace(rules, name=f"{base.name}, modified")
+        return rules
 
     def offered_bets(self) -> tuple[Bet, ...]:
         """The bets this table takes, in `Bet` order."""

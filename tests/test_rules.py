@@ -592,7 +592,14 @@ def test_load_rules_yaml_with_base(tmp_path: Path) -> None:
     path.write_text("base: ez\ntie_payout: 9\n", encoding="utf-8")
     rules = load_rules(path)
     assert rules.tie_payout == Fraction(9)
-    assert rules == dataclasses.replace(PRESETS["ez"], tie_payout=Fraction(9))
+    assert rules == dataclasses.replace(PRESETS["ez"], tie_payout=Fraction(9), name="ez, modified")
+    # a preset changed is no longer named as the preset (unless the file names it)
+    named = tmp_path / "named.yaml"
+    named.write_text("base: ez\ntie_payout: 9\nname: my ez\n", encoding="utf-8")
+    assert load_rules(named).name == "my ez"
+    same = tmp_path / "same.yaml"
+    same.write_text("base: ez\ndescription: the house table\n", encoding="utf-8")
+    assert load_rules(same).name == "ez"
     assert load_rules(str(path)) == rules
     bad = tmp_path / "bad.yaml"
     bad.write_text("base: ez\ntie_payot: 9\n", encoding="utf-8")
