@@ -262,6 +262,14 @@ def sweep(
             _echo("\n".join(lines))
 
 
+def _as_yaml(value: object) -> str:
+    """A parameter's default as a config writes it (`true`, `{banker: 10.0}`)."""
+    import yaml
+
+    text = yaml.safe_dump(value, default_flow_style=True, width=10 ** 6).strip()
+    return text.removesuffix("...").strip()
+
+
 @app.command("strategies")
 def list_strategies(
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.TABLE,
@@ -287,14 +295,15 @@ def list_strategies(
         writer.writerow(["strategy", "description", "parameter", "type", "default", "help"])
         for name, cls in found.items():
             for pname, ptype, default, help_text in cls.parameters():
-                writer.writerow([name, cls.description, pname, ptype, default, help_text])
+                writer.writerow([name, cls.description, pname, ptype, _as_yaml(default),
+                                 help_text])
         _echo(buf.getvalue().rstrip("\n"))
         return
     lines = []
     for name, cls in found.items():
         lines.append(f"{name}: {cls.description}")
         for pname, ptype, default, help_text in cls.parameters():
-            lines.append(f"    {pname} ({ptype}, default {default!r}): {help_text}")
+            lines.append(f"    {pname} ({ptype}, default {_as_yaml(default)}): {help_text}")
         lines.append("")
     _echo("\n".join(lines))
 

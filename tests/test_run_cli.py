@@ -14,6 +14,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+import yaml
 
 from cli_helpers import Run, backtest_here, backtest_process, backtest_processes
 from backtest.recorded import read_shoes
@@ -239,9 +240,15 @@ def test_strategies_lists_every_builtin_with_its_parameters(
         params = [p[0] for p in cls.parameters()]
         assert [line.split()[0] for line in block] == params, name
         for pname, _, default, _ in cls.parameters():
-            assert any(line.startswith(f"    {pname} (") and f"default {default!r}" in line
-                       for line in block), (name, pname)
-    assert "multiplier (a number, default 2.0)" in "\n".join(lines)
+            # each default as a config would write it: YAML that reads back as the value
+            shown = [re.match(r"    \S+ \(.*?, default (.*?)\): ", line) for line in block
+                     if line.startswith(f"    {pname} (")]
+            assert len(shown) == 1 and shown[0] is not None, (name, pname)
+            assert yaml.safe_load(shown[0].group(1)) == default, (name, pname)
+    text = "\n".join(lines)
+    assert "multiplier (a number, default 2.0)" in text
+    assert "bets (a mapping, default {banker: 10.0})" in text
+    assert "ignore_ties (bool, default true)" in text
 
 
 # --- errors: one line on stderr, exit code 1 (2 for the command line) --------------------------
@@ -513,3 +520,5 @@ def test_strategies_as_csv_has_a_row_per_parameter(monkeypatch: pytest.MonkeyPat
     assert set(BUILTIN_NAMES) <= {r["strategy"] for r in rows}
     base = [r for r in rows if r["strategy"] == "martingale" and r["parameter"] == "base"]
     assert len(base) == 1 and base[0]["default"] == "10.0"
+    bets = [r for r in rows if r["strategy"] == "flat" and r["parameter"] == "bets"]
+    assert len(bets) == 1 and bets[0]["default"] == "{banker: 10.0}"
