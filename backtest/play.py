@@ -109,8 +109,6 @@ def chips_text(amount: int) -> str:
 
 
 _AMOUNT = re.compile(r"\$?([0-9]+)(?:\.([0-9]*))?")
-
-
 _DIGITS = 15   # the most digits an amount of money is read with
 
 
@@ -280,7 +278,7 @@ def parse_bankroll(text: str | int | Fraction) -> Fraction:
     if isinstance(text, (int, Fraction)) and not isinstance(text, bool):
         amount = Fraction(text)
     else:
-        match = re.fullmatch(r"\$?([0-9]{1,15}(?:\.[0-9]{1,2})?)", str(text).strip())
+        match = re.fullmatch(rf"\$?([0-9]{{1,{_DIGITS}}}(?:\.[0-9]{{1,2}})?)", str(text).strip())
         if match is None:
             raise UsageError(f"--bankroll must be an amount of money such as 1000 or 250.50 "
                              f"(at most {_DIGITS} digits before the point), got {shown(text)}")
@@ -714,8 +712,9 @@ class PlaySession:
                     raise _Refused("box needs a number, e.g. box 2")
             asked = _number(number)
             if asked is None or not 1 <= asked <= self.rules.boxes:
-                raise _Refused(f"there is no box {number if asked is not None else shown(number)}: this table "
-                               f"has boxes 1 to {self.rules.boxes}")
+                said = number if asked is not None else shown(number)
+                raise _Refused(f"there is no box {said}: this table has boxes 1 to "
+                               f"{self.rules.boxes}")
             if box is not None and box != asked:
                 raise _Refused("one box to a line, please")
             box = asked

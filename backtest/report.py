@@ -771,8 +771,8 @@ def report_path(directory: Path, out: Path | None) -> Path:
         raise UsageError(f"--out {path} is a directory: give the HTML file to write, "
                          "e.g. report.html")
     inside = path.resolve().parent in (directory.resolve(), (directory / "cells").resolve())
-    if inside and (path.name in (*outputs.RUN_FILES, *outputs.MARKERS.values())
-                   or path.suffix.lower() in (".parquet", ".json")):
+    # every file a run or a sweep writes (outputs.RUN_FILES, MARKERS) is one of these
+    if inside and path.suffix.lower() in (".parquet", ".json"):
         raise UsageError(f"--out {path} is one of the results the report reads: give another "
                          "file, e.g. report.html")
     return path

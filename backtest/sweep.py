@@ -96,7 +96,7 @@ class Sweep:
     seed: int
     metric: str
     spec_hash: str
-    #: digests of what the cells read beyond the sweep's text (see `_inputs`)
+    #: digests of what the cells read beyond the sweep's text (`_rules_text`, `_file_digests`)
     inputs: Mapping[str, str]
 
 
@@ -288,9 +288,10 @@ def load_sweep(path: str | Path, sessions: int | None = None) -> Sweep:
         where = f"{source}: cell {index + 1} ({cell_label(values)})"
         twin = first_of.setdefault(cell_key(values), index)
         if twin != index:
+            varied = " or ".join(f"{'grid' if k in grid else 'zip'}.{k}" for k, _ in values)
             raise ConfigError(f"{where}: the same values as cell {twin + 1}; a value given twice "
-                              f"in {' or '.join(f'{n}.{k}' for n, k in _where_varied(values, grid))} "
-                              "would run (and count) one cell twice: give each value once")
+                              f"in {varied} would run (and count) one cell twice: give each "
+                              "value once")
         for key, value in values:
             try:
                 set_path(raw, key, value)
@@ -313,23 +314,16 @@ def load_sweep(path: str | Path, sessions: int | None = None) -> Sweep:
     spec = json.dumps({"base": base, "cells": [c.key for c in cells], "seed": seed,
                        "sessions": [c.sessions for c in cells], "common_shoes": common},
                       sort_keys=True, default=str)
+    rules = sorted({_rules_text(c.config) for c in cells})
     seen: dict[str, str] = {}
-    rules: set[str] = set()
     files: dict[str, str] = {}
     for cell in cells:
-        inputs = _inputs(cell.config, seen)
-        rules.add(inputs.pop("rules"))
-        files.update(inputs)
+        files.update(_file_digests(cell.config, seen))
     return Sweep(name=str(data.get("name") or path.stem), source=source, base_dir=base_dir,
                  keys=keys, cells=tuple(cells), seed=seed, metric=metric,
                  spec_hash=hashlib.sha256(spec.encode()).hexdigest(),
-                 inputs={"rules": hashlib.sha256("\n".join(sorted(rules)).encode()).hexdigest(),
+                 inputs={"rules": hashlib.sha256("\n".join(rules).encode()).hexdigest(),
                          **files})
-
-
-def _where_varied(values: Sequence[tuple[str, Any]], grid: Mapping[str, list[Any]]) -> list[tuple[str, str]]:
-    """(grid or zip, key) of each varied key of a cell."""
-    return [("grid" if k in grid else "zip", k) for k, _ in values]
 
 
 def _digest(path: str | Path, seen: dict[str, str]) -> str:
@@ -342,25 +336,26 @@ def _digest(path: str | Path, seen: dict[str, str]) -> str:
     return seen[key]
 
 
-def _inputs(config: RunConfig, seen: dict[str, str]) -> dict[str, str]:
-    """What a cell's numbers depend on beyond the sweep's text: the rules as
-    read (a rules file's settings), and the contents of the files it reads
-    (recorded shoes, a strategy's own file), by path. `--resume` compares them."""
+def _rules_text(config: RunConfig) -> str:
+    """A cell's rules as read (a rules file's settings, not its description):
+    what its numbers depend on beyond the sweep's text. `--resume` compares them."""
+    rules = {k: v for k, v in config.rules.to_mapping().items() if k != "description"}
+    return json.dumps(rules, sort_keys=True, default=str)
+
+
+def _file_digests(config: RunConfig, seen: dict[str, str]) -> dict[str, str]:
+    """The contents of the files a cell reads (recorded shoes, a strategy's own
+    file), by resolved path, however the sweep or the current folder reached
+    them. `--resume` compares them."""
     from strategies import registry
 
-    rules = {k: v for k, v in config.rules.to_mapping().items() if k != "description"}
-    inputs = {"rules": json.dumps(rules, sort_keys=True, default=str)}
     files: list[str | Path] = [config.recorded.path] if config.recorded is not None else []
     for seat in config.seats:
         if ":" in seat.strategy:
             module = sys.modules.get(registry.get(seat.strategy, seat.base_dir).__module__)
             file = getattr(module, "__file__", None)
             files += [file] if file else []
-    for path in files:
-        # by the file itself, however the sweep or the current folder reached it
-        key = str(Path(path).resolve())
-        inputs[key] = _digest(key, seen)
-    return inputs
+    return {key: _digest(key, seen) for key in (str(Path(f).resolve()) for f in files)}
 
 
 def _lists(data: Any, name: str, source: str) -> dict[str, list[Any]]:
@@ -452,9 +447,9 @@ def _prepare_out(out: Path, sweep: Sweep, resume: bool) -> None:
             raise UsageError(f"--out {out} holds a different sweep ({name}); "
                              "use another directory, or delete it to start again")
         was = old.get("inputs")
+        finished = any((out / "cells").glob("*.parquet"))
         # compared only when there are cells run on them (a sweep.json written
         # before the inputs were recorded has none to compare)
-        finished = any((out / "cells").glob("*.parquet"))
         if isinstance(was, dict) and was != dict(sweep.inputs) and finished:
             changed = [("the rules" if k == "rules" else k)
                        for k in sorted(set(was) | set(sweep.inputs))
@@ -462,7 +457,7 @@ def _prepare_out(out: Path, sweep: Sweep, resume: bool) -> None:
             raise UsageError(f"--out {out}: {', '.join(changed)} changed since this sweep's cells "
                              "were run, so new cells would not be comparable with them; use "
                              "another directory, or delete it to start again")
-        if not resume and any((out / "cells").glob("*.parquet")):
+        if not resume and finished:
             raise UsageError(f"--out {out} already holds cells of this sweep: pass --resume to "
                              "finish it, or use another directory")
     (out / "cells").mkdir(exist_ok=True)
