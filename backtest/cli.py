@@ -106,12 +106,15 @@ def odds_command(
     decks: Annotated[int, typer.Option(help="Decks in the shoe.")] = 8,
     rules: Annotated[str, typer.Option(help="Rules preset name or YAML file.")] = "commission",
     remove: Annotated[Optional[str], typer.Option(
-        help='Cards taken out of the shoe, e.g. "5 5 K Td" (suits ignored).')] = None,
+        help='Cards taken out of the shoe, e.g. "5 5 K Td" (by rank; a card with '
+             'its suit at most once a deck).')] = None,
     shoe: Annotated[Optional[Path], typer.Option(
         exists=True, dir_okay=False,
         help="A recorded shoe (card level): take out the cards of its first hands.")] = None,
     after_hands: Annotated[Optional[int], typer.Option(
         help="With --shoe: how many of its hands have been dealt.")] = None,
+    shoe_number: Annotated[Optional[int], typer.Option(
+        help="With --shoe: which of the file's shoes (1 for the first).")] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.TABLE,
 ) -> None:
     """Exact odds, EV and house edge of every bet the rules offer, for a shoe's composition."""
@@ -122,6 +125,8 @@ def odds_command(
 
     if (shoe is None) != (after_hands is None):
         raise UsageError("--shoe and --after-hands go together: give both, or neither")
+    if shoe_number is not None and shoe is None:
+        raise UsageError("--shoe-number needs --shoe (a recorded file of shoes)")
     try:
         removed = parse_cards(remove) if remove else []
     except ValueError as exc:
@@ -140,13 +145,17 @@ def odds_command(
 
         hands = recorded.read_shoes(shoe, decks=decks)
     # as odds.shoe_odds, with each option's error named as the option (exit 2)
-    counts = odds.composition(decks)
+    out: list[int] = []
     if hands is not None:
         try:
-            counts = odds.composition_after(hands, after_hands or 0, decks)
+            out = odds.cards_before(hands, after_hands or 0, decks,
+                                    1 if shoe_number is None else shoe_number)
         except RulesError as exc:
-            raise UsageError(str(exc).replace("after_hands", "--after-hands", 1)) from None
+            raise UsageError(str(exc).replace("after_hands", "--after-hands", 1)
+                             .replace("shoe must", "--shoe-number must", 1)) from None
+    counts = odds.remove_cards(odds.composition(decks), out)
     try:
+        odds.check_suited([*out, *removed], decks)
         counts = odds.remove_cards(counts, removed)
     except RulesError as exc:
         raise UsageError(f"--remove: {exc}") from None

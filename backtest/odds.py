@@ -129,7 +129,8 @@ def check_counts(counts: Sequence[int] | np.ndarray) -> np.ndarray:
 def composition(decks: int = 8, remove: str | Iterable[int] | None = None) -> np.ndarray:
     """Rank counts of `decks` full decks less the cards in `remove`.
 
-    `remove` is card text ("5 5 K Td") or card codes; suits are ignored.
+    `remove` is card text ("5 5 K Td") or card codes, counted by rank; a card
+    given with its suit cannot be taken out more times than `decks` decks hold it.
 
     >>> composition(1, remove="A A K")[[1, 13]].tolist()
     [2, 3]
@@ -147,6 +148,7 @@ def composition(decks: int = 8, remove: str | Iterable[int] | None = None) -> np
             raise RulesError(f"cards to remove: {exc}") from None
     else:
         cards = [int(c) for c in remove]
+    check_suited(cards, int(decks))
     return remove_cards(counts, cards)
 
 
@@ -165,36 +167,65 @@ def remove_cards(counts: Sequence[int] | np.ndarray, cards: Iterable[int]) -> np
     return out
 
 
-def composition_after(hands: Hands, k: int, decks: int = 8) -> np.ndarray:
-    """The composition before hand k + 1 of the first shoe in `hands`.
+def check_suited(cards: Iterable[int], decks: int) -> None:
+    """Refuse more copies of one suited card (`KS`) among `cards` than `decks`
+    decks hold, one a deck; cards given without a suit are not counted."""
+    seen: dict[int, int] = {}
+    for card in cards:
+        code = int(card)
+        if code >> 4:
+            seen[code] = seen.get(code, 0) + 1
+            if seen[code] > decks:
+                raise RulesError(f"{card_token(code)} would be out {seen[code]} times, but "
+                                 f"{decks} deck{'s hold' if decks != 1 else ' holds'} "
+                                 f"{decks if decks != 1 else 'one'}")
+
+
+def composition_after(hands: Hands, k: int, decks: int = 8, shoe: int = 1) -> np.ndarray:
+    """The composition before hand k + 1 of shoe number `shoe` (1 for the
+    first, in the order `hands` holds them).
 
     The full `decks`-deck shoe less that shoe's burned cards (when `hands`
     records them) and every card dealt in its first `k` hands. A shoe
     recorded without cards raises MissingDataError; one that deals more of a
     rank than `decks` decks hold raises ShoeFormatError.
     """
+    return remove_cards(composition(decks), cards_before(hands, k, decks, shoe))
+
+
+def cards_before(hands: Hands, k: int, decks: int = 8, shoe: int = 1) -> list[int]:
+    """The cards out of shoe number `shoe` of `hands` before its hand k + 1:
+    its burned cards (when recorded) and the cards of its first `k` hands
+    (`composition_after`'s errors)."""
     if "cards" not in hands.known:
         raise MissingDataError(f"{hands.source}: the composition after a hand needs the cards "
                                "dealt, which this recorded shoe does not have")
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
         raise RulesError(f"after_hands must be a whole number of at least 0, got {k!r}")
     full = composition(decks)
+    ids = np.unique(hands.shoe)   # sorted, as the readers number shoes in file order
+    if isinstance(shoe, bool) or not isinstance(shoe, (int, np.integer)) \
+            or not 1 <= shoe <= max(1, len(ids)):
+        raise RulesError(f"shoe must be a whole number from 1 to {max(1, len(ids))} (the shoes "
+                         f"in {hands.source}), got {shoe!r}")
     if len(hands) == 0:
         if k:
             raise RulesError(f"after_hands must be 0: {hands.source} has no hands")
-        return full
-    shoe_no = int(hands.shoe[0])
-    shoe = hands.shoe_slice(shoe_no)
-    if k > len(shoe):
-        raise RulesError(f"after_hands must be from 0 to {len(shoe)} (the hands in shoe "
-                         f"{shoe_no + 1} of {hands.source}), got {k}")
+        return []
+    shoe_no = int(ids[shoe - 1])
+    one = hands.shoe_slice(shoe_no)
+    if k > len(one):
+        raise RulesError(f"after_hands must be from 0 to {len(one)} (the hands in shoe "
+                         f"{shoe} of {hands.source}), got {k}")
     burned = hands.burned[shoe_no] if shoe_no < len(hands.burned) else ()
-    dealt = shoe.select(np.arange(len(shoe)) < k).dealt_cards()
+    cards = [*burned, *one.select(np.arange(len(one)) < k).dealt_cards().tolist()]
     try:
-        return remove_cards(full, [*burned, *dealt.tolist()])
+        check_suited(cards, decks)
+        remove_cards(full, cards)
     except RulesError as exc:
-        raise ShoeFormatError(f"{hands.source}: shoe {shoe_no + 1}, hands 1 to {k}: {exc}; "
+        raise ShoeFormatError(f"{hands.source}: shoe {shoe}, hands 1 to {k}: {exc}; "
                               f"is it really a {decks}-deck shoe?") from None
+    return cards
 
 
 # --- the enumeration ---------------------------------------------------------------
@@ -538,7 +569,8 @@ class OddsResult:
             "counts": {e.value: n for e, n in t.counts.items()},
             "probabilities": {e.value: n / t.combinations for e, n in t.counts.items()},
             "house_edge": {b.bet.value: b.house_edge for b in self.bets},
-            "bets": {b.bet.value: _bet_json(b) for b in self.bets},
+            "bets": {b.bet.value: {**_bet_json(b), "terms": payout_text(b.bet, self.rules)}
+                     for b in self.bets},
         }
 
 
@@ -579,11 +611,13 @@ def exact_odds(counts: Sequence[int] | np.ndarray | None, rules: Rules,
 
 
 def shoe_odds(rules: Rules, decks: int = 8, remove: Iterable[int] = (),
-              hands: Hands | None = None, after_hands: int = 0) -> OddsResult:
+              hands: Hands | None = None, after_hands: int = 0, shoe: int = 1) -> OddsResult:
     """Exact odds for `decks` decks, less the burn and first `after_hands` hands
-    of the first shoe in `hands` (when given), less the cards in `remove`."""
-    counts = composition(decks) if hands is None else composition_after(hands, after_hands, decks)
-    return exact_odds(remove_cards(counts, remove), rules, decks)
+    of shoe number `shoe` in `hands` (when given), less the cards in `remove`."""
+    out = [] if hands is None else cards_before(hands, after_hands, decks, shoe)
+    removed = [int(c) for c in remove]
+    check_suited([*out, *removed], decks)
+    return exact_odds(remove_cards(remove_cards(composition(decks), out), removed), rules, decks)
 
 
 # --- the fast path: floats, compiled ---------------------------------------------------
@@ -944,7 +978,7 @@ def bet_evs(counts: Sequence[int] | np.ndarray, rules: Rules) -> dict[Bet, float
 # --- rendering ------------------------------------------------------------------------
 
 _COLUMNS = ("bet", "payout", "p_win", "p_push", "p_loss", "ev", "house_edge",
-            "edge_per_resolved", "std_dev")
+            "edge_per_resolved", "std_dev", "terms")
 
 
 def payout_text(bet: Bet, rules: Rules) -> str:
@@ -1001,7 +1035,9 @@ def render_json(result: OddsResult) -> str:
 
 
 def render_csv(result: OddsResult) -> str:
-    """One row per bet; probabilities, EV and edges as fractions of a unit, full precision."""
+    """One row per bet; probabilities, EV and edges as fractions of a unit, full
+    precision. `payout` is the bet's usual payout and `terms` says it in words
+    with its exceptions ("1 to 1 (6 pays 0.5)")."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(_COLUMNS)
@@ -1009,7 +1045,8 @@ def render_csv(result: OddsResult) -> str:
         resolved = b.edge_per_resolved
         writer.writerow([b.bet.value, str(b.payout), repr(float(b.p_win)), repr(float(b.p_push)),
                          repr(float(b.p_loss)), repr(float(b.ev)), repr(b.house_edge),
-                         "" if math.isnan(resolved) else repr(resolved), repr(b.std_dev)])
+                         "" if math.isnan(resolved) else repr(resolved), repr(b.std_dev),
+                         payout_text(b.bet, result.rules)])
     return buf.getvalue()
 
 
@@ -1026,7 +1063,7 @@ def render(result: OddsResult, fmt: str = "table") -> str:
 
 __all__ = [
     "Event", "OutcomeTable", "BetOdds", "OddsResult", "bet_evs", "bet_odds", "bet_outcomes",
-    "check_counts", "composition", "composition_after", "ev_array", "exact_odds", "ordered_draws",
-    "outcome_table", "payout_text", "payout_vector", "remove_cards", "render", "render_csv",
-    "render_json", "render_table", "shoe_odds",
+    "cards_before", "check_counts", "check_suited", "composition", "composition_after",
+    "ev_array", "exact_odds", "ordered_draws", "outcome_table", "payout_text", "payout_vector",
+    "remove_cards", "render", "render_csv", "render_json", "render_table", "shoe_odds",
 ]

@@ -27,7 +27,8 @@ from numba import njit
 from typer.testing import CliRunner
 
 from backtest import odds
-from backtest.cards import deck_cards, full_shoe_counts, make_card, parse_cards, rank_counts
+from backtest.cards import (card_token, deck_cards, full_shoe_counts, make_card, parse_cards,
+                            rank_counts)
 from backtest.cli import app, main
 from backtest.errors import MissingDataError, RulesError, ShoeFormatError
 from backtest.hands import HandRecord, Hands
@@ -531,7 +532,7 @@ def test_render_csv_has_one_row_per_bet() -> None:
     result = odds.exact_odds(odds.composition(8), EZ, decks=8)
     rows = list(csv.DictReader(io.StringIO(odds.render_csv(result))))
     assert list(rows[0]) == ["bet", "payout", "p_win", "p_push", "p_loss", "ev", "house_edge",
-                             "edge_per_resolved", "std_dev"]
+                             "edge_per_resolved", "std_dev", "terms"]
     assert [r["bet"] for r in rows] == [b.value for b in EZ.offered_bets()]
     banker = rows[1]
     assert float(banker["house_edge"]) == result.house_edge(Bet.BANKER)
@@ -581,7 +582,8 @@ def test_cli_csv_and_table() -> None:
     out = runner.invoke(app, ["odds", "--format", "csv"])
     assert out.exit_code == 0, out.output
     lines = out.stdout.splitlines()
-    assert lines[0] == "bet,payout,p_win,p_push,p_loss,ev,house_edge,edge_per_resolved,std_dev"
+    assert lines[0] == \
+        "bet,payout,p_win,p_push,p_loss,ev,house_edge,edge_per_resolved,std_dev,terms"
     assert [line.split(",")[0] for line in lines[1:]] == list(COMMISSION.offered_bets())
     out = runner.invoke(app, ["odds", "--decks", "1"])
     assert out.exit_code == 0, out.output
@@ -681,3 +683,74 @@ def test_the_stand_in_tables_have_the_real_tables_numba_types() -> None:
     real, empty = ev_work(True), ev_work(False)
     assert [typeof(a) for a in real] == [typeof(a) for a in empty]
     assert all(a.size == 0 for a in empty[:2])
+
+
+def test_terms_say_the_exceptions_to_a_payout_in_csv_and_json() -> None:
+    """The no-commission Banker bet pays 1 to 1 except on a winning 6: the CSV's
+    `payout` column says 1, so its `terms` column says the rest (as the table does)."""
+    result = odds.exact_odds(odds.composition(8), NO_COMMISSION, decks=8)
+    rows = {r["bet"]: r for r in csv.DictReader(io.StringIO(odds.render_csv(result)))}
+    assert rows["banker"]["payout"] == "1" and rows["banker"]["terms"] == "1 to 1 (6 pays 0.5)"
+    assert rows["tie"]["terms"] == "8 to 1"
+    data = json.loads(odds.render_json(result))
+    assert data["bets"]["banker"]["terms"] == "1 to 1 (6 pays 0.5)"
+
+
+def _three_shoes(tmp_path: Path, decks: int = 1) -> tuple[Path, Hands]:
+    recorded = pytest.importorskip("backtest.recorded")
+    hands = generate_hands(ShoeSpec(decks=decks, cut_card=14, burn=False), 3, seed=5)
+    path = tmp_path / "three.txt"
+    path.write_text(recorded.format_card_text(hands), encoding="utf-8")
+    return path, recorded.read_shoes(path, decks=decks)
+
+
+def test_composition_after_any_shoe_of_a_file(tmp_path: Path) -> None:
+    """`shoe` picks the file's shoe by its number; each is counted from its own cards."""
+    _, hands = _three_shoes(tmp_path)
+    ids = np.unique(hands.shoe)
+    for number, shoe_id in enumerate(ids, 1):
+        one = hands.shoe_slice(int(shoe_id))
+        dealt = one.select(np.arange(len(one)) < 2).dealt_cards()
+        expected = odds.remove_cards(odds.composition(1), dealt.tolist())
+        assert odds.composition_after(hands, 2, 1, shoe=number).tolist() == expected.tolist()
+    assert odds.composition_after(hands, 2, 1).tolist() == \
+        odds.composition_after(hands, 2, 1, shoe=1).tolist()
+    for bad in (0, 4, True, 1.0):
+        with pytest.raises(RulesError, match="shoe must be a whole number from 1 to 3"):
+            odds.composition_after(hands, 2, 1, shoe=bad)  # type: ignore[arg-type]
+    third = odds.shoe_odds(COMMISSION, 1, hands=hands, after_hands=2, shoe=3)
+    assert third.table.rank_counts == tuple(odds.composition_after(hands, 2, 1, shoe=3).tolist())
+
+
+def test_a_suited_card_cannot_be_taken_out_more_times_than_the_decks_hold(tmp_path: Path) -> None:
+    with pytest.raises(RulesError, match="KS would be out 2 times, but 1 deck holds one"):
+        odds.composition(1, remove="KS KS")
+    assert odds.composition(2, remove="KS KS")[13] == 6
+    assert odds.composition(1, remove="K K KS")[13] == 1   # suitless cards are not matched
+    path, hands = _three_shoes(tmp_path)
+    one = hands.shoe_slice(int(hands.shoe[0]))
+    first = int(one.dealt_cards()[0])   # a suited card of the first hand
+    with pytest.raises(RulesError, match="would be out 2 times"):
+        odds.shoe_odds(COMMISSION, 1, remove=[first], hands=hands, after_hands=1)
+
+
+def test_cli_shoe_number_and_suited_removals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    path, hands = _three_shoes(tmp_path)
+    out = runner.invoke(app, ["odds", "--decks", "1", "--shoe", str(path), "--after-hands", "2",
+                              "--shoe-number", "2", "--format", "json"])
+    assert out.exit_code == 0, out.output
+    counts = odds.composition_after(hands, 2, 1, shoe=2)
+    assert json.loads(out.stdout)["shoe"]["cards"] == int(counts.sum())
+    assert counts.tolist() != odds.composition_after(hands, 2, 1).tolist()
+    first = card_token(int(hands.shoe_slice(int(hands.shoe[0])).dealt_cards()[0]))
+    for args, message in [
+        (["--shoe", str(path), "--after-hands", "2", "--shoe-number", "4"],
+         "error: --shoe-number must be a whole number from 1 to 3"),
+        (["--shoe-number", "2"], "error: --shoe-number needs --shoe"),
+        (["--remove", "KS KS"], "error: --remove: KS would be out 2 times, but 1 deck holds one"),
+        (["--shoe", str(path), "--after-hands", "1", "--remove", first],
+         f"error: --remove: {first} would be out 2 times"),
+    ]:
+        code, err = run_main(monkeypatch, capsys, "--decks", "1", *args)
+        assert code == 2 and err.startswith(message), err
