@@ -202,7 +202,8 @@ def run(
         if out is not None:
             from backtest.engine import PATH_SESSIONS, bankroll_paths
 
-            written = outputs.write_run(out, result, bankroll_paths(cfg, PATH_SESSIONS))
+            written = outputs.write_run(out, result,
+                                        bankroll_paths(cfg, PATH_SESSIONS, sessions))
             typer.echo(f"wrote {', '.join(written)} to {out}", err=True)
     if fmt is Format.JSON:
         _echo(verdict.to_json(result.summary))
@@ -249,18 +250,18 @@ def sweep(
     spec = sweeps.load_sweep(sweep_file, sessions=sessions)
     metric = sort or spec.metric
     if metric not in ("edge",) and sort is not None:
-        from backtest.metrics import metrics as metric_exprs
+        from backtest.metrics import metric_names
 
-        names = [e.meta.output_name() for e in metric_exprs(1.0)]
+        names = metric_names()
         if metric not in names:
             raise UsageError(f"--sort: unknown metric {metric!r} (metrics: {', '.join(names)})")
     with outputs.sweep_progress() as progress:
         summary = sweeps.run_sweep(spec, out, workers=workers, executor=executor.value,
                                    address=address, resume=resume, progress=progress)
     if fmt is Format.JSON:
-        import json
+        from backtest.verdict import to_json
 
-        _echo(json.dumps(summary.to_dicts(), indent=2, default=str))
+        _echo(to_json(summary))
     elif fmt is Format.CSV:
         _echo(summary.write_csv())
     else:

@@ -316,7 +316,18 @@ def _seats(data: Any, source: str, base_dir: Path) -> tuple[SeatSpec, ...]:
     from strategies import registry
 
     seats = []
-    labels: set[str] = set()
+    # a seat's label names its rows in every frame, so labels are unique: a
+    # name given twice is refused, and a seat without one is called by its
+    # strategy, numbered when that is taken ("flat #3", or the next free number)
+    named: dict[str, int] = {}
+    for i, item in enumerate(data):
+        given = item.get("name") if isinstance(item, dict) else None
+        if isinstance(given, str) and given:
+            if given in named:
+                raise ConfigError(f"{source}: seats[{i}].name: {given!r} is already the name of "
+                                  f"seats[{named[given]}]; give each seat its own name")
+            named[given] = i
+    labels = set(named)
     for i, item in enumerate(data):
         path = f"seats[{i}]"
         sec = _Section(item, path, source)
@@ -332,10 +343,14 @@ def _seats(data: Any, source: str, base_dir: Path) -> tuple[SeatSpec, ...]:
             if not message.startswith(path):
                 message = f"{path}.strategy: {message}"
             raise ConfigError(f"{source}: {message}") from None
-        label = sec.text("name", None) or name
-        if label in labels:
-            label = f"{label} #{i + 1}"
-        labels.add(label)
+        label = sec.text("name", None)
+        if not label:
+            label = name
+            number = i + 1
+            while label in labels:
+                label = f"{name} #{number}"
+                number += 1
+            labels.add(label)
         seats.append(SeatSpec(label, name, dict(sec.data.get("params") or {}), base_dir))
     return tuple(seats)
 

@@ -605,10 +605,12 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
     return RunResult(config, sessions_frame, summary, ledger_df, config.seed, done_h)
 
 
-def bankroll_paths(config: RunConfig, sessions: int) -> pl.DataFrame:
+def bankroll_paths(config: RunConfig, sessions: int, run_sessions: int | None = None
+                   ) -> pl.DataFrame:
     """Each seat's bankroll after every hand of the first `sessions` sessions
-    (for plots): seat, session, hand (the seat's n-th hand), bankroll."""
-    n = min(sessions, count_sessions(config))
+    of a run of `run_sessions` (the config's number unless given), for plots:
+    seat, session, hand (the seat's n-th hand), bankroll."""
+    n = min(sessions, count_sessions(config, run_sessions))
     strategies = build_strategies(config)
     parts = [run_chunk(config, strategies, 0, n, ledger=True)]
     _, _, ledger = assemble(config, parts, ledger=True)

@@ -21,6 +21,10 @@ from backtest.session_loop import (ENDED_BY, S_BANKROLL_STOPS, S_BETS, S_DRAWDOW
 
 Z95 = 1.959963984540054
 PERCENTILES = (5, 25, 50, 75, 95)
+#: a standard error of the edge below this is rounding, not spread: sessions
+#: that all end alike (one recorded shoe played again) measure no spread
+_NO_SPREAD = 1e-10
+_SE = "_edge_se"
 
 
 ENDED = pl.Enum(list(ENDED_BY))
@@ -101,11 +105,23 @@ def expected_edge() -> pl.Expr:
 def edge_se() -> pl.Expr:
     """Standard error of the measured edge: a ratio estimator over sessions,
     which are independent (each starts with a fresh shoe). None (no
-    interval, no z) for a single session, which has no spread to measure."""
+    interval, no z) for a single session, or sessions that all end alike,
+    which have no spread to measure."""
     n = pl.len()
     resid = pl.col("net") - edge() * pl.col("wagered")
-    return pl.when(n > 1).then(
-        (resid.pow(2).sum() * n / (n - 1)).sqrt() / pl.col("wagered").sum())
+    se = (resid.pow(2).sum() * n / (n - 1)).sqrt() / pl.col("wagered").sum()
+    return pl.when((n > 1) & (se > _NO_SPREAD)).then(se)
+
+
+def t95(sessions: np.ndarray) -> np.ndarray:
+    """The two-sided 95% quantile of Student's t with sessions - 1 degrees of
+    freedom (NaN for fewer than two sessions): 12.71 for 2 sessions, 2.05
+    for 30, 1.96 in the limit."""
+    from scipy.stats import t
+
+    n = np.asarray(sessions, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        return np.where(n > 1, t.ppf(0.975, np.maximum(n - 1, 1)), np.nan)
 
 
 def share(condition: pl.Expr) -> pl.Expr:
@@ -121,11 +137,13 @@ def metrics(bankroll: float) -> list[pl.Expr]:
         pl.col("wagered").sum().alias("wagered"),
         pl.col("net").sum().alias("net"),
         edge().alias("edge"),
-        (edge() - Z95 * edge_se()).alias("edge_ci_low"),
-        (edge() + Z95 * edge_se()).alias("edge_ci_high"),
+        # `summary` makes the interval from it, edge -+ Student's t for the
+        # sessions times the standard error (a quantile polars cannot take)
+        edge_se().alias(_SE),
         expected_edge().alias("expected_edge"),
         ((edge() - expected_edge()) / edge_se()).alias("z"),
         share(pl.col("ended_by") == "ruin").alias("ruin_rate"),
+        pl.col("net").filter(pl.col("ended_by") == "ruin").sum().alias("ruined_net"),
         share(pl.col("ended_by") == "win-goal").alias("win_goal_rate"),
         share(pl.col("net") > 0).alias("winning_sessions"),
         pl.col("net").mean().alias("mean_net"),
@@ -141,6 +159,15 @@ def metrics(bankroll: float) -> list[pl.Expr]:
     return out
 
 
+def metric_names() -> list[str]:
+    """The summary's columns after seat and strategy, in order."""
+    names = []
+    for expr in metrics(1.0):
+        name = expr.meta.output_name()
+        names += ["edge_ci_low", "edge_ci_high"] if name == _SE else [name]
+    return names
+
+
 def summary(sessions: pl.DataFrame | pl.LazyFrame, config: Any) -> pl.DataFrame:
     """One row per seat, in seat order. From a LazyFrame (sessions spilled to
     disk) only the columns the metrics need are read."""
@@ -148,6 +175,10 @@ def summary(sessions: pl.DataFrame | pl.LazyFrame, config: Any) -> pl.DataFrame:
              .agg(metrics(config.session.bankroll))
              .with_columns(pl.col("seat", "strategy").cast(pl.String)))
     frame = query.collect()
+    half = pl.Series(t95(frame["sessions"].to_numpy())) * pl.col(_SE)
+    frame = frame.with_columns((pl.col("edge") - half).alias("edge_ci_low"),
+                               (pl.col("edge") + half).alias("edge_ci_high"))
+    frame = frame.select("seat", "strategy", *metric_names())
     order = {seat.label: i for i, seat in enumerate(config.seats)}
     frame = (frame.with_columns(pl.col("seat").replace_strict(order, default=len(order),
                                                               return_dtype=pl.Int64)

@@ -141,6 +141,9 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
             strategy.start_session(int(session_seed(seat_key, int(session_ids[j]), seed_work)))
             lo, hi = int(bounds[j]), int(bounds[j + 1])
             end = hi if max_hands < 0 else min(hi, lo + max_hands)
+            if not keep_lo <= final < keep_hi:   # as run_compiled: before the first hand
+                ended = int(ended_by(final, ruin_below, stop_loss, bankroll0))
+                end = lo
             view._lo = view._first = lo
             view._ticks = final
             view._last_ticks = 0

@@ -241,6 +241,11 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
         last_net = 0
         shoe_start = lo = bounds[j]
         end = bounds[j + 1] if max_hands < 0 else min(bounds[j + 1], lo + max_hands)
+        if not keep_lo <= final < keep_hi:
+            # a bankroll below every table minimum the seat could bet: ruined
+            # before the first hand, whether or not it would bet on that hand
+            ended = ended_by(final, ruin_below, stop_loss, bankroll0)
+            end = lo
         for k in range(lo, end):
             i = np.uint64(k)   # unsigned: its uses skip the negative-index fix-up
             if hand_no[i] == 1:

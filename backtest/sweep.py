@@ -265,9 +265,9 @@ def load_sweep(path: str | Path, sessions: int | None = None) -> Sweep:
     if not isinstance(common, bool):
         raise ConfigError(f"{source}: common_shoes: expected true or false, got {_show(common)}")
     metric = data.get("metric", "edge")
-    from backtest.metrics import metrics as metric_exprs
+    from backtest.metrics import metric_names
 
-    names = [e.meta.output_name() for e in metric_exprs(1.0)]
+    names = metric_names()
     if metric not in names:
         import difflib
 

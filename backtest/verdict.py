@@ -8,12 +8,6 @@ from typing import Any
 
 import polars as pl
 
-JSON_COLUMNS = ("seat", "strategy", "sessions", "hands", "bets", "wagered", "net", "edge",
-                "edge_ci_low", "edge_ci_high", "expected_edge", "z", "ruin_rate",
-                "win_goal_rate", "winning_sessions", "mean_net", "median_net",
-                "final_bankroll_p5", "final_bankroll_p50", "final_bankroll_p95")
-
-
 def _pct(x: Any, digits: int = 2) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "n/a"
@@ -53,31 +47,55 @@ def table(summary: pl.DataFrame) -> str:
 
 
 def verdict(summary: pl.DataFrame, bankroll: float) -> str:
-    """One paragraph per seat, in words."""
-    out = []
-    for r in summary.iter_rows(named=True):
-        if not r["wagered"]:
-            out.append(f"{r['seat']}: placed no bets.")
-            continue
-        parts = [f"{r['seat']}: won money in {_share(r['winning_sessions'])} of {r['sessions']:,} "
-                 f"sessions, yet {'lost' if r['net'] < 0 else 'made'} {_money(abs(r['net']))} "
-                 f"in all on {_money(r['wagered'])} wagered."]
-        parts.append(f"Measured edge {_pct(r['edge'])} per unit wagered "
-                     f"(95% CI {_pct(r['edge_ci_low'])} to {_pct(r['edge_ci_high'])}); "
-                     f"the exact edge of the bets it placed is {_pct(r['expected_edge'])}"
-                     + (f", {abs(r['z']):.1f} standard errors away." if r["z"] is not None else "."))
-        if r["ruin_rate"]:
-            parts.append(f"{_share(r['ruin_rate'])} of sessions ended in ruin "
-                         f"(bankroll {_money(bankroll)}), which pays for the small wins.")
-        if r["win_goal_rate"]:
-            parts.append(f"{_share(r['win_goal_rate'])} reached the win goal.")
-        out.append(" ".join(parts))
-    return "\n".join(out)
+    """One paragraph per seat, in words, each claim checked against the numbers."""
+    return "\n".join(_seat_verdict(r, bankroll) for r in summary.iter_rows(named=True))
+
+
+def _seat_verdict(r: dict[str, Any], bankroll: float) -> str:
+    sessions = f"{r['sessions']:,} session{'s' if r['sessions'] != 1 else ''}"
+    ruin = r.get("ruin_rate") or 0.0
+    ruined = (f"{_share(ruin)} of sessions ended in ruin: the bankroll left could not cover "
+              f"the next stake (it starts at {_money(bankroll)})")
+    if not r["wagered"]:
+        return f"{r['seat']}: placed no bets" + (f"; {ruined}." if ruin else ".")
+    won, net = r["winning_sessions"], r["net"]
+    if net == 0:
+        result = f"broke even on {_money(r['wagered'])} wagered"
+    else:
+        result = (f"{'lost' if net < 0 else 'made'} {_money(abs(net))} in all on "
+                  f"{_money(r['wagered'])} wagered")
+    # "yet" only where the sessions and the total disagree
+    contrast = (net < 0 and won > 0.5) or (net > 0 and won < 0.5)
+    parts = [f"{r['seat']}: won money in {_share(won)} of {sessions}, "
+             f"{'yet' if contrast else 'and'} {result}."]
+    parts.append(f"Measured edge {_pct(r['edge'])} per unit wagered "
+                 + (f"(95% CI {_pct(r['edge_ci_low'])} to {_pct(r['edge_ci_high'])}"
+                    + ("; rough with so few sessions" if r["sessions"] < 30 else "") + ")"
+                    if r["edge_ci_low"] is not None else "(no spread to measure an interval)")
+                 + f"; the exact edge of the bets it placed is {_pct(r['expected_edge'])}"
+                 + (f", {abs(r['z']):.1f} standard errors away." if r["z"] is not None else "."))
+    if ruin:
+        text = ruined
+        lost = -(r.get("ruined_net") or 0.0)
+        others = net + lost   # what the sessions not ruined made
+        if others > 0 and lost > others:
+            text += (f"; those sessions lost {_money(lost)}, more than the "
+                     f"{_money(others)} the others won")
+        parts.append(text + ".")
+    if r["win_goal_rate"]:
+        parts.append(f"{_share(r['win_goal_rate'])} reached the win goal.")
+    return " ".join(parts)
 
 
 def to_json(summary: pl.DataFrame) -> str:
-    rows = summary.select([c for c in JSON_COLUMNS if c in summary.columns]).to_dicts()
-    return json.dumps(rows, indent=2)
+    """Every column of every row, as a list of objects; a number that is not
+    finite is null (strict JSON has no NaN or Infinity)."""
+    rows = [{k: _finite(v) for k, v in row.items()} for row in summary.to_dicts()]
+    return json.dumps(rows, indent=2, default=str, allow_nan=False)
+
+
+def _finite(x: Any) -> Any:
+    return None if isinstance(x, float) and not math.isfinite(x) else x
 
 
 def to_csv(summary: pl.DataFrame) -> str:

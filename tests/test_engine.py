@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
+import scipy.stats
 
 from backtest import engine
 from backtest.config import RunConfig, parse_config
@@ -46,7 +47,6 @@ SUMMARY_COLUMNS = (
     "mean_net", "median_net", "final_bankroll_p5", "final_bankroll_p25", "final_bankroll_p50",
     "final_bankroll_p75", "final_bankroll_p95",
 )
-Z95 = 1.959963984540054
 
 
 def generated(seats: list[dict[str, Any]], *, sessions: int = 60, seed: int = 5,
@@ -140,14 +140,16 @@ def test_summary_recomputed_from_the_sessions(mixed_run: engine.RunResult) -> No
         edge = net.sum() / wagered.sum()
         resid = net - edge * wagered
         se = np.sqrt((resid ** 2).sum() * n / (n - 1)) / wagered.sum()
+        t95 = scipy.stats.t.ppf(0.975, n - 1)
         expected = s["expected_net"].sum() / wagered.sum()
         final = s["final_bankroll"].to_numpy()
         ended_by = s["ended_by"].to_numpy()
         want = {
             "sessions": n, "hands": s["hands"].sum(), "wagered": wagered.sum(),
-            "net": net.sum(), "edge": edge, "edge_ci_low": edge - Z95 * se,
-            "edge_ci_high": edge + Z95 * se, "expected_edge": expected,
+            "net": net.sum(), "edge": edge, "edge_ci_low": edge - t95 * se,
+            "edge_ci_high": edge + t95 * se, "expected_edge": expected,
             "z": (edge - expected) / se, "ruin_rate": np.mean(ended_by == "ruin"),
+            "ruined_net": net[ended_by == "ruin"].sum(),
             "win_goal_rate": np.mean(ended_by == "win-goal"),
             "winning_sessions": np.mean(net > 0), "mean_net": net.mean(),
             "median_net": np.median(net),
@@ -549,6 +551,33 @@ def test_a_seat_ruined_before_its_first_hand_has_an_empty_ledger_beside_the_othe
         assert set(ledger["seat"]) == {"small"} and ledger.height > 0
 
 
+def test_a_bankroll_below_the_table_minimum_is_ruin_before_the_first_hand() -> None:
+    """Alike for a seat that would bet on the first hand and one that would
+    wait (a streak): no hand played, every session ruined, in both loops."""
+    cfg = generated([{"strategy": "flat", "params": {"bets": {"banker": 10}}},
+                     {"strategy": "streak"}], sessions=4, bankroll=5)
+    for force_python in (False, True):
+        sessions = engine.run(cfg, workers=1, force_python=force_python).sessions
+        assert sessions["hands"].to_list() == [0] * 8
+        assert set(sessions["ended_by"]) == {"ruin"}
+
+
+def test_seat_labels_are_unique() -> None:
+    """An unnamed seat is numbered past any label taken, and a name given twice
+    is refused: the frames tell the seats apart by their labels."""
+    seats = [{"strategy": "flat"}, {"strategy": "flat", "name": "flat #3"}, {"strategy": "flat"},
+             {"strategy": "flat"}]
+    cfg = generated(seats, sessions=3)
+    assert [s.label for s in cfg.seats] == ["flat", "flat #3", "flat #4", "flat #5"]
+    summary = engine.run(cfg, workers=1).summary
+    assert summary["seat"].to_list() == ["flat", "flat #3", "flat #4", "flat #5"]
+    assert summary["sessions"].to_list() == [3] * 4
+    with pytest.raises(ConfigError, match=r"engine.yaml: seats\[2\].name: 'A' is already the "
+                                          r"name of seats\[0\]; give each seat its own name"):
+        generated([{"strategy": "flat", "name": "A"}, {"strategy": "chop"},
+                   {"strategy": "martingale", "name": "A"}])
+
+
 def test_a_stop_loss_beyond_the_bankroll_never_stops_a_session() -> None:
     seats = [{"strategy": "martingale", "params": {"bet": "player", "base": 10}}]
     none = engine.run(generated(seats, sessions=40), workers=1)
@@ -577,6 +606,31 @@ def test_one_session_has_no_interval_and_no_z() -> None:
         for column in ("edge_ci_low", "edge_ci_high", "z"):
             assert summary[column].null_count() == (2 if sessions == 1 else 0), column
         assert summary["edge"].null_count() == 0
+
+
+def test_sessions_that_all_end_alike_have_no_interval_and_no_z(tmp_path: Path) -> None:
+    """One recorded shoe played again: every session is the same, the spread is
+    rounding, and z would be 10**16 (or infinity when the residuals are 0)."""
+    path = tmp_path / "one.txt"
+    path.write_text("BPPBTBBPPBPB\n", encoding="utf-8")
+    seats = [{"strategy": "flat", "params": {"bets": {"banker": 10}}},
+             {"strategy": "martingale", "params": {"bet": "player", "base": 10}}]
+    with pytest.warns(UserWarning):
+        summary = engine.run(recorded(path, seats, sessions=5, loop=True), workers=1).summary
+    for column in ("edge_ci_low", "edge_ci_high", "z"):
+        assert summary[column].null_count() == 2, column
+    assert summary["edge"].null_count() == 0
+
+
+def test_the_interval_takes_student_s_t_for_few_sessions() -> None:
+    """Two sessions: the 95% quantile of t with one degree of freedom, 12.71,
+    not the normal 1.96 (whose interval held the exact edge about 70 per cent
+    of the time)."""
+    seats = [{"strategy": "flat", "params": {"bets": {"banker": 10}}}]
+    row = engine.run(generated(seats, sessions=2, seed=3), workers=1).summary.row(0, named=True)
+    half = (row["edge_ci_high"] - row["edge_ci_low"]) / 2
+    se = abs(row["edge"] - row["expected_edge"]) / abs(row["z"])
+    assert half / se == pytest.approx(12.706204736174698, rel=1e-9)
 
 
 class _SaysFive(_Asks):

@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from cli_helpers import Run, backtest_here, backtest_process, backtest_processes
+from backtest.metrics import metric_names
 from backtest.recorded import read_shoes
 from strategies.registry import BUILTIN_NAMES
 
@@ -138,9 +139,14 @@ def ok(run: Run) -> Run:
 
 # --- results ---------------------------------------------------------------------------------
 
+def _strict(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")
+
+
 def test_json_summary(runs: tuple[Path, dict[str, Run]]) -> None:
-    rows = json.loads(ok(runs[1]["json"]).stdout)
+    rows = json.loads(ok(runs[1]["json"]).stdout, parse_constant=_strict)
     assert isinstance(rows, list) and [r["seat"] for r in rows] == SEATS
+    assert list(rows[0]) == ["seat", "strategy", *metric_names()]   # every summary column
     assert [r["strategy"] for r in rows] == ["flat", "martingale", "follow-the-shoe"]
     for r in rows:
         assert JSON_KEYS <= set(r), r
@@ -208,6 +214,9 @@ def test_out_writes_parquet_and_run_json(runs: tuple[Path, dict[str, Run]]) -> N
     assert "ledger.parquet" not in written
     # the sessions went to disk chunk by chunk; nothing of that is left behind
     assert written == {"summary.parquet", "sessions.parquet", "run.json", "paths.parquet"}
+    # the sample paths are of sessions the run played (--sessions 20, not the config's)
+    paths = pl.read_parquet(tmp / "out-no-ledger" / "paths.parquet")
+    assert sorted(set(paths["session"])) == list(range(1, 21))
     assert sessions.columns == pl.read_parquet(tmp / "out-no-ledger" / "sessions.parquet").columns
 
 

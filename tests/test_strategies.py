@@ -404,12 +404,15 @@ def play(system: Reference, shoes: Sequence[str], *, bankroll: float = 1000,
     over the maximum the progression restarts (`reset`) or the stake is capped
     (`cap`); stakes over the bankroll end the session (`stop`) or are scaled down
     to it (`all-in`; a scaled stake under the minimum is ruin too); after the
-    hand, ruin below the minimum, then the stop-loss, then the win goal.
+    hand, ruin below the minimum, then the stop-loss, then the win goal. A
+    bankroll below the minimum from the start is ruin before the first hand.
     Returns the ledger rows and how the session ended."""
     lo, hi = Fraction(minimum), Fraction(maximum)
     money = start = Fraction(bankroll)
     rows: list[tuple[Any, ...]] = []
     system.start()
+    if money < lo:
+        return rows, "ruin"
 
     def at_table(stakes: Mapping[str, Fraction]) -> dict[str, Fraction]:
         return {b: max(s, lo) for b, s in stakes.items() if s > 0}

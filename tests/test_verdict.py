@@ -1,0 +1,73 @@
+"""The verdict in words says only what the numbers say: "yet" only for a
+contrast, the ruined sessions paying for the wins only when they do, ruin
+even for a seat that placed no bets, and an interval only where there is
+one."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import polars as pl
+import pytest
+
+from backtest import verdict
+
+
+def row(**changes: Any) -> dict[str, Any]:
+    base = {"seat": "S", "strategy": "flat", "sessions": 100, "hands": 8000, "bets": 8000,
+            "wagered": 80_000.0, "net": -800.0, "edge": -0.01, "edge_ci_low": -0.02,
+            "edge_ci_high": 0.0, "expected_edge": -0.0106, "z": 0.1, "ruin_rate": 0.0,
+            "ruined_net": 0.0, "win_goal_rate": 0.0, "winning_sessions": 0.45}
+    return base | changes
+
+
+def said(**changes: Any) -> str:
+    return verdict.verdict(pl.DataFrame([row(**changes)]), 1000.0)
+
+
+@pytest.mark.parametrize(("net", "won", "words"), [
+    (-800.0, 0.45, "won money in 45.0% of 100 sessions, and lost 800.00 in all"),
+    (-800.0, 0.70, "won money in 70.0% of 100 sessions, yet lost 800.00 in all"),
+    (260.0, 0.14, "won money in 14.0% of 100 sessions, yet made 260.00 in all"),
+    (260.0, 0.60, "won money in 60.0% of 100 sessions, and made 260.00 in all"),
+    (0.0, 0.50, "won money in 50.0% of 100 sessions, and broke even on 80,000.00 wagered"),
+])
+def test_yet_only_where_the_sessions_and_the_total_disagree(net: float, won: float,
+                                                           words: str) -> None:
+    assert f"S: {words}" in said(net=net, winning_sessions=won)
+
+
+def test_the_ruined_sessions_pay_for_the_wins_only_when_they_lost_more_than_the_others_won(
+        ) -> None:
+    # a Martingale: the others won 290, the ruined lost 310
+    text = said(net=-20.0, winning_sessions=0.71, ruin_rate=0.29, ruined_net=-310.0)
+    assert ("29.0% of sessions ended in ruin: the bankroll left could not cover the next stake "
+            "(it starts at 1,000.00); those sessions lost 310.00, more than the 290.00 the "
+            "others won.") in text
+    # a Tie bettor whose rare wins are large: it made money although most sessions were ruined
+    text = said(net=260.0, winning_sessions=0.14, ruin_rate=0.86, ruined_net=-860.0)
+    assert "86.0% of sessions ended in ruin" in text
+    assert "more than" not in text
+
+
+def test_a_seat_that_placed_no_bets_is_still_said_to_be_ruined() -> None:
+    assert said(wagered=0.0, net=0.0, ruin_rate=1.0) == (
+        "S: placed no bets; 100.0% of sessions ended in ruin: the bankroll left could not "
+        "cover the next stake (it starts at 1,000.00).")
+    assert said(wagered=0.0, net=0.0) == "S: placed no bets."
+
+
+def test_an_interval_only_where_there_is_spread_and_a_word_on_few_sessions() -> None:
+    assert "(no spread to measure an interval); the exact edge" in said(
+        edge_ci_low=None, edge_ci_high=None, z=None)
+    assert "(95% CI -2.00% to +0.00%; rough with so few sessions)" in said(sessions=29)
+    assert "(95% CI -2.00% to +0.00%);" in said(sessions=30)
+
+
+def test_json_has_no_infinity_or_nan() -> None:
+    frame = pl.DataFrame([row(z=math.inf, edge_ci_low=-math.inf, edge=math.nan)])
+    data = json.loads(verdict.to_json(frame))
+    assert data[0]["z"] is None and data[0]["edge_ci_low"] is None and data[0]["edge"] is None
+    assert list(data[0]) == frame.columns
