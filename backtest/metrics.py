@@ -171,8 +171,13 @@ def metric_names() -> list[str]:
 def summary(sessions: pl.DataFrame | pl.LazyFrame, config: Any) -> pl.DataFrame:
     """One row per seat, in seat order. From a LazyFrame (sessions spilled to
     disk) only the columns the metrics need are read."""
-    query = (sessions.lazy().group_by("seat", "strategy")
-             .agg(metrics(config.session.bankroll))
+    exprs = metrics(config.session.bankroll)
+    used = sorted({"seat", "strategy"}.union(*(e.meta.root_names() for e in exprs)))
+    # the columns read into one chunk: summed from files as the threads read them,
+    # the last bit of a sum of squares changed from run to run
+    one = sessions.lazy().select(used).collect().rechunk()
+    query = (one.lazy().group_by("seat", "strategy")
+             .agg(exprs)
              .with_columns(pl.col("seat", "strategy").cast(pl.String)))
     frame = query.collect()
     half = pl.Series(t95(frame["sessions"].to_numpy())) * pl.col(_SE)

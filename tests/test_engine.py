@@ -205,6 +205,22 @@ def test_spilled_sessions_are_the_same_frames(monkeypatch: pytest.MonkeyPatch,
         assert spilled.summary["seat"].to_list() == ["flat", "martingale", "Follow"]
 
 
+def test_a_spilled_summary_is_the_same_to_the_last_bit_run_after_run(tmp_path: Path) -> None:
+    """Read back from a seat's file as threads deliver it, the sums of squares
+    behind the interval and z once changed in the last bit from run to run."""
+    cfg = parse_config({
+        "seed": 42, "sessions": 800, "shoe": {"decks": 8, "cut": "random"},
+        "session": {"bankroll": 1000, "win_goal": 300, "max_hands": 120},
+        "table": {"min": 10, "max": 1000},
+        "seats": [{"strategy": "flat", "params": {"bets": {"banker": 10}}},
+                  {"strategy": "martingale"}, {"strategy": "random"}]})
+    expected = engine.run(cfg, workers=1).summary
+    for k in range(6):
+        folder = tmp_path / str(k)
+        folder.mkdir()
+        assert engine.run(cfg, workers=1, spill=folder).summary.equals(expected), k
+
+
 def test_bad_run_arguments() -> None:
     cfg = generated([{"strategy": "flat"}], sessions=2)
     with pytest.raises(ConfigError, match="at least 1, got 0"):
