@@ -111,25 +111,117 @@ def count_sessions(config: RunConfig, override: int | None = None) -> int:
                               f"{SHOE_MASK + 1:,} shoes, and these sessions could need {per:,}; "
                               "ask for fewer hands or shoes, or deal bigger shoes")
         return n or 1000
-    available = load_recorded(config).n_shoes // (config.session.max_shoes or 1)
-    if available == 0:
-        raise ConfigError(f"{config.source}: shoes.file {config.recorded.path} has "
-                          f"{load_recorded(config).n_shoes} shoe(s), fewer than one session's "
-                          f"{config.session.max_shoes}")
+    plan = recorded_plan(config)
+    path, shoes = config.recorded.path, plan.n_shoes
+    if max(plan.takes, default=1) > SHOE_MASK + 1:
+        raise ConfigError(f"{config.source}: session.max_hands: a session can play at most "
+                          f"{SHOE_MASK + 1:,} shoes, and {plan.session_words} from the "
+                          f"{shoes} shoe(s) of {path} take {max(plan.takes):,}; ask for "
+                          "fewer hands")
+    if plan.available == 0:
+        raise ConfigError(f"{config.source}: shoes.file {path} has {shoes} shoe(s) "
+                          f"({plan.hands:,} hands), too few for one session of "
+                          f"{plan.session_words}")
     if n == 0:
-        return available
-    if n > available and config.recorded.loop:
-        warnings.warn(f"{config.source}: {n:,} sessions replay the {available:,} session(s) of "
-                      f"shoes in {config.recorded.path}; sessions on the same shoes are not "
-                      "independent, so the confidence interval and z are narrower than the "
-                      "data can support", ReplayedShoesWarning, stacklevel=2)
-    if n > available and not config.recorded.loop:
-        raise ConfigError(f"{config.source}: sessions: {n} sessions of "
-                          f"{config.session.max_shoes or 1} shoe(s) need more shoes than "
-                          f"{config.recorded.path} has ({load_recorded(config).n_shoes}); "
-                          "set shoes.loop: true to play them again, or ask for at most "
-                          f"{available} sessions")
+        if plan.left_over:
+            warnings.warn(f"{config.source}: the last {plan.left_over} of the {shoes} shoes in "
+                          f"{path} are not played: too few for another session of "
+                          f"{plan.session_words} (set sessions and shoes.loop: true to play "
+                          "every shoe, some again)", UnplayedShoesWarning, stacklevel=2)
+        return plan.available
+    if n > plan.available and config.recorded.loop:
+        warnings.warn(f"{config.source}: {n:,} sessions of {plan.session_words} need more "
+                      f"shoes than {path} has ({shoes}, {plan.available:,} session(s)), so "
+                      "its shoes are played again in order; sessions on the same shoes are "
+                      "not independent, so the confidence interval and z are narrower than "
+                      "the data can support", ReplayedShoesWarning, stacklevel=2)
+    if n > plan.available and not config.recorded.loop:
+        raise ConfigError(f"{config.source}: sessions: {n} sessions of {plan.session_words} "
+                          f"need more shoes than {path} has ({shoes}, enough for "
+                          f"{plan.available}); set shoes.loop: true to play them again, or "
+                          f"ask for at most {plan.available} sessions")
     return n
+
+
+class UnplayedShoesWarning(UserWarning):
+    """The last recorded shoes make no whole session and are not played."""
+
+
+@dataclass(frozen=True)
+class RecordedPlan:
+    """Which recorded shoes each session plays. Sessions take the file's shoes
+    in order, each starting a new shoe: `max_shoes` of them, or (with only
+    `max_hands`) as many as reach `max_hands` hands. `available` sessions
+    fit in one pass; `left_over` shoes after them make no whole session.
+    Played again (`loop`), the shoes run on in order from the first."""
+
+    n_shoes: int
+    hands: int
+    available: int
+    left_over: int
+    session_words: str
+    #: for a session starting at shoe s (0-based): how many shoes it takes,
+    #: reading on from the first shoe after the last (loop) ...
+    takes: tuple[int, ...]
+    #: ... and the first shoe of sessions 0, 1, ... until they repeat
+    starts: tuple[int, ...]
+    #: starts[cycle:] repeats for ever
+    cycle: int
+
+    def sessions(self, lo: int, hi: int) -> list[tuple[int, int]]:
+        """(first shoe, shoes) of sessions lo..hi-1 (0-based shoe indices)."""
+        out = []
+        period = len(self.starts) - self.cycle
+        for j in range(lo, hi):
+            k = j if j < len(self.starts) else self.cycle + (j - self.cycle) % period
+            first = self.starts[k]
+            out.append((first, self.takes[first]))
+        return out
+
+
+def recorded_plan(config: RunConfig) -> RecordedPlan:
+    source = load_recorded(config)
+    s = config.session
+    return _recorded_plan(tuple(np.unique(source.shoe, return_counts=True)[1].tolist()),
+                          s.max_shoes, s.max_hands)
+
+
+@lru_cache(maxsize=8)
+def _recorded_plan(lengths: tuple[int, ...], max_shoes: int | None,
+                   max_hands: int | None) -> RecordedPlan:
+    n = len(lengths)
+    total = sum(lengths)
+    if max_shoes is not None:
+        words = f"{max_shoes} shoe{'s' if max_shoes != 1 else ''}"
+        takes = [max_shoes] * n
+    elif max_hands is not None:
+        words = f"{max_hands:,} hand{'s' if max_hands != 1 else ''}"
+        # the shoes from s, in order and round again, that reach max_hands hands
+        rounds = (max_hands - 1) // total   # whole passes over the file first
+        takes = []
+        for first in range(n):
+            got, k = rounds * total, rounds * n
+            while got < max_hands:
+                got += lengths[(first + k) % n]
+                k += 1
+            takes.append(k)
+    else:   # the config requires one of the two; a session is one shoe
+        words, takes = "1 shoe", [1] * n
+    available = at = 0
+    while n and at + takes[at] <= n:
+        at += takes[at]
+        available += 1
+        if at == n:
+            break
+    starts: list[int] = []
+    seen: dict[int, int] = {}
+    first = 0
+    while n and first not in seen:
+        seen[first] = len(starts)
+        starts.append(first)
+        first = (first + takes[first]) % n
+    return RecordedPlan(n, total, available, n - at, words, tuple(takes), tuple(starts),
+                        seen.get(first, 0))
 
 
 def shoes_per_session(config: RunConfig) -> int:
@@ -169,14 +261,13 @@ def _hands_for(config: RunConfig, lo: int, hi: int) -> tuple[Hands, np.ndarray, 
         bounds = np.searchsorted(session, np.arange(lo, hi + 1))
         return hands, bounds.astype(np.int64), (hands.shoe & SHOE_MASK).astype(np.int32)
     source = load_recorded(config)
-    per = config.session.max_shoes or 1
     shoe_ids = np.unique(source.shoe)
     starts = np.searchsorted(source.shoe, shoe_ids)
     ends = np.searchsorted(source.shoe, shoe_ids, side="right")
     rows, shoe_no, session_bounds = [], [], [0]
-    for j in range(lo, hi):
+    for first, per in recorded_plan(config).sessions(lo, hi):
         for m in range(per):
-            k = (j * per + m) % len(shoe_ids)
+            k = (first + m) % len(shoe_ids)
             rows.append(np.arange(starts[k], ends[k]))
             shoe_no.append(np.full(ends[k] - starts[k], m, np.int32))
         session_bounds.append(session_bounds[-1] + sum(len(r) for r in rows[len(rows) - per:]))
@@ -285,7 +376,8 @@ def _settled_bets(strategies: Sequence[Strategy], force_python: bool) -> set[Bet
 
 def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: int,
               ledger: bool = False, force_python: bool = False) -> tuple[list[SeatResult], int]:
-    """Run sessions lo..hi-1 for every seat; returns per-seat results and hands dealt."""
+    """Run sessions lo..hi-1 for every seat; returns per-seat results and the
+    hands the sessions cover (each seat plays them, unless ruined or stopped)."""
     hands, bounds, shoe_no = _hands_for(config, lo, hi)
     table = _table(config, hands)
     unit = payouts.unit_results(hands, config.rules, _settled_bets(strategies, force_python))
@@ -339,7 +431,10 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
                            "winner": hands.winner[idx], "cents": led["cents"][:rows],
                            "net": led["net"][:rows] / tick, "bankroll": led["bank"][:rows] / tick}
         results.append(SeatResult(stats, wag, expected, ledger_cols))
-    return results, len(hands)
+    # the hands the sessions cover (a session's shoes are dealt whole, and
+    # max_hands may end it before they are)
+    lengths = np.diff(bounds)
+    return results, int((lengths if max_hands < 0 else np.minimum(lengths, max_hands)).sum())
 
 
 def _why(code: int, config: RunConfig, table: _Table) -> str:
@@ -413,7 +508,10 @@ def hands_bound(config: RunConfig) -> int:
     else:
         recorded = load_recorded(config)
         longest = int(recorded.hand.max()) if len(recorded) else 1
-        most = (s.max_shoes or recorded.n_shoes) * longest
+        if s.max_shoes is None:   # a session reads on until it reaches max_hands
+            assert s.max_hands is not None
+            return s.max_hands
+        most = s.max_shoes * longest
     return most if s.max_hands is None else min(most, s.max_hands)
 
 
@@ -610,7 +708,9 @@ def bankroll_paths(config: RunConfig, sessions: int, run_sessions: int | None = 
     """Each seat's bankroll after every hand of the first `sessions` sessions
     of a run of `run_sessions` (the config's number unless given), for plots:
     seat, session, hand (the seat's n-th hand), bankroll."""
-    n = min(sessions, count_sessions(config, run_sessions))
+    with warnings.catch_warnings():   # the run has said them
+        warnings.simplefilter("ignore")
+        n = min(sessions, count_sessions(config, run_sessions))
     strategies = build_strategies(config)
     parts = [run_chunk(config, strategies, 0, n, ledger=True)]
     _, _, ledger = assemble(config, parts, ledger=True)

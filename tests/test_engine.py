@@ -61,10 +61,12 @@ def generated(seats: list[dict[str, Any]], *, sessions: int = 60, seed: int = 5,
 
 
 def recorded(path: Path, seats: list[dict[str, Any]], *, sessions: int | None = None,
-             rules: str = "commission", loop: bool = False, max_shoes: int = 1) -> RunConfig:
+             rules: str = "commission", loop: bool = False, max_shoes: int | None = 1,
+             max_hands: int | None = None) -> RunConfig:
+    ends = {"max_shoes": max_shoes} if max_shoes is not None else {}
     data: dict[str, Any] = {
         "seed": 1, "rules": rules, "shoes": {"file": path.name, "decks": 8, "loop": loop},
-        "session": {"bankroll": 1000, "max_shoes": max_shoes}, "table": {"min": 1},
+        "session": {"bankroll": 1000, **ends, "max_hands": max_hands}, "table": {"min": 1},
         "seats": seats,
     }
     if sessions is not None:
@@ -288,14 +290,15 @@ def test_recorded_sessions_take_the_shoes_in_order(road_file: Path) -> None:
     two = engine.run(recorded(road_file, flat, sessions=2), ledger=True)
     assert _winners(two) == {1: ROADS[0], 2: ROADS[1]}
 
-    with pytest.warns(engine.ReplayedShoesWarning, match=r"recorded.yaml: 5 sessions replay the "
-                                                         r"3 session\(s\) of shoes in .*roads.txt; "
-                                                         r"sessions on the same shoes are not "
-                                                         r"independent"):
+    with pytest.warns(engine.ReplayedShoesWarning,
+                      match=r"recorded.yaml: 5 sessions of 1 shoe need more shoes than "
+                            r".*roads.txt has \(3, 3 session\(s\)\), so its shoes are played "
+                            r"again in order; sessions on the same shoes are not independent"):
         looped = engine.run(recorded(road_file, flat, sessions=5, loop=True), ledger=True)
     assert _winners(looped) == {1: ROADS[0], 2: ROADS[1], 3: ROADS[2], 4: ROADS[0],
                                 5: ROADS[1]}
-    with pytest.warns(engine.ReplayedShoesWarning, match="2 sessions replay the 1 session"):
+    with pytest.warns(engine.ReplayedShoesWarning, match=r"2 sessions of 2 shoes need more "
+                                                         r"shoes than .* \(3, 1 session\(s\)\)"):
         pairs = engine.run(recorded(road_file, flat, sessions=2, loop=True, max_shoes=2),
                            ledger=True)
     assert _winners(pairs) == {1: ROADS[0] + ROADS[1], 2: ROADS[2] + ROADS[0]}
@@ -309,8 +312,39 @@ def test_too_many_recorded_sessions_name_the_fix(road_file: Path) -> None:
     message = str(info.value)
     assert "shoes.loop: true" in message and "at most 3 sessions" in message
     assert "roads.txt" in message
-    with pytest.raises(ConfigError, match="fewer than one session"):
+    with pytest.raises(ConfigError, match=r"roads.txt has 3 shoe\(s\) \(15 hands\), too few "
+                                          "for one session of 4 shoes"):
         engine.run(recorded(road_file, flat, max_shoes=4))
+    with pytest.raises(ConfigError, match="too few for one session of 16 hands"):
+        engine.run(recorded(road_file, flat, max_shoes=None, max_hands=16))
+
+
+def test_recorded_sessions_of_max_hands_read_on_into_the_next_shoes(road_file: Path) -> None:
+    """As a generated session does: a session of 7 hands takes two 5-hand shoes
+    and ends after hand 2 of the second; the next session starts a new shoe.
+    The last shoe makes no whole session: it is not played, and the run says so."""
+    flat = [{"strategy": "flat", "params": {"bets": {"player": 10}}}]
+    with pytest.warns(engine.UnplayedShoesWarning,
+                      match=r"recorded.yaml: the last 1 of the 3 shoes in .*roads.txt are not "
+                            r"played: too few for another session of 7 hands"):
+        result = engine.run(recorded(road_file, flat, max_shoes=None, max_hands=7), ledger=True)
+    assert _winners(result) == {1: ROADS[0] + ROADS[1][:2]}
+    assert result.hands == 7 and result.sessions["hands"].to_list() == [7]   # not 10 dealt
+    with pytest.warns(engine.ReplayedShoesWarning):
+        looped = engine.run(recorded(road_file, flat, sessions=3, loop=True, max_shoes=None,
+                                     max_hands=7), ledger=True)
+    # on from the third shoe, and round again from the first
+    assert _winners(looped) == {1: ROADS[0] + ROADS[1][:2], 2: ROADS[2] + ROADS[0][:2],
+                                3: ROADS[1] + ROADS[2][:2]}
+    assert looped.hands == 21
+
+
+def test_recorded_shoes_left_over_by_max_shoes_are_said(road_file: Path) -> None:
+    flat = [{"strategy": "flat", "params": {"bets": {"player": 10}}}]
+    with pytest.warns(engine.UnplayedShoesWarning, match=r"the last 1 of the 3 shoes .* too few "
+                                                         r"for another session of 2 shoes"):
+        result = engine.run(recorded(road_file, flat, max_shoes=2), ledger=True)
+    assert _winners(result) == {1: ROADS[0] + ROADS[1]}
 
 
 def test_outcome_level_roads_settle_the_main_bets(road_file: Path) -> None:
