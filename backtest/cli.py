@@ -189,7 +189,8 @@ def run(
         if not shoes.is_file():
             raise UsageError(f"--shoes: file {shoes} does not exist")
         overrides["shoes"] = {"file": str(shoes.resolve())}
-    # --shoes names the file; the config's other `shoes` settings (decks, burn, loop) stay
+    # --shoes names the file; the config's other `shoes` settings (decks, burn, loop)
+    # stay, or for generated shoes, their decks
     cfg = load_config(config, overrides, remove=("shoe",) if shoes is not None else (),
                       merge=("shoes",))
     if out is not None:

@@ -194,7 +194,9 @@ def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None,
                 remove: Sequence[str] = (), merge: Sequence[str] = ()) -> RunConfig:
     """Read and validate a run config file; `overrides` replace top-level keys
     (None values are ignored; for the keys in `merge`, an override mapping
-    updates the file's mapping) and the keys in `remove` are dropped."""
+    updates the file's mapping) and the keys in `remove` are dropped. With
+    `shoe` dropped for a `shoes` file, the shoe's decks are the file's unless
+    `shoes` says them."""
     path = Path(path)
     data = read_yaml(path)
     if not isinstance(data, Mapping):
@@ -207,6 +209,11 @@ def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None,
         if key in merge and isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
             value = {**merged[key], **value}
         merged[key] = value
+    shoe, shoes = data.get("shoe"), merged.get("shoes")
+    if "shoe" in remove and isinstance(shoe, Mapping) and "decks" in shoe \
+            and isinstance(shoes, Mapping) and "decks" not in shoes:
+        # generated shoes replaced by recorded ones (run --shoes): of the same decks
+        merged["shoes"] = {**shoes, "decks": shoe["decks"]}
     return parse_config(merged, base_dir=path.parent, source=str(path))
 
 

@@ -510,6 +510,22 @@ def test_shoes_keeps_the_config_s_other_shoes_settings(
     assert json.loads(out)[0]["hands"] != first[0]["hands"]
 
 
+def test_shoes_in_place_of_generated_shoes_are_of_their_decks(tmp_path: Path) -> None:
+    """`run --shoes` on a config of generated 6-deck shoes reads the file as
+    6-deck shoes (a counter's cards left, the settled bets), not the default 8."""
+    from backtest.config import load_config
+
+    config = tmp_path / "gen6.yaml"
+    config.write_text("shoe: {decks: 6, burn: false}\nseats: [{strategy: counter}]\n",
+                      encoding="utf-8")
+    six = str(REPO / "data" / "generated-6deck-seed2.txt")
+    cfg = load_config(config, {"shoes": {"file": six}}, remove=("shoe",), merge=("shoes",))
+    assert cfg.recorded is not None and cfg.recorded.decks == 6
+    said = load_config(config, {"shoes": {"file": six, "decks": 8}}, remove=("shoe",),
+                       merge=("shoes",))
+    assert said.recorded is not None and said.recorded.decks == 8
+
+
 def test_a_directory_given_as_the_config_is_a_usage_error(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
