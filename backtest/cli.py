@@ -63,7 +63,8 @@ def shoe_generate(
     seed: Annotated[int, typer.Option(help="Master seed; the same seed gives the same shoes.")] = 1,
     count: Annotated[int, typer.Option(help="How many shoes.")] = 1,
     out: Annotated[Optional[Path], typer.Option(help="Write here instead of standard output.")] = None,
-    cut_card: Annotated[int, typer.Option(help="Cards behind the cut card (0: deal to the end).")] = 14,
+    cut_card: Annotated[int, typer.Option(
+        help="Cards behind the cut card (0: none; a hand starts while six cards are left).")] = 14,
     burn: Annotated[bool, typer.Option(help="Burn cards at the start of each shoe.")] = True,
     cut: Annotated[Optional[str], typer.Option(help="Cut the pack: a number of cards, or 'random'.")] = None,
     extra_hands: Annotated[int, typer.Option(help="Hands played after the cut card comes out.")] = 1,

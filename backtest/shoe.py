@@ -32,8 +32,9 @@ class ShoeSpec:
     """How a generated shoe is made and dealt.
 
     decks: packs shuffled together. cut_card: cards left behind the cut card
-    (0 = deal to the end). extra_hands: hands played after the one during which
-    the cut card comes out. burn: turn the first card and burn as many more as
+    (0 = none: hands are dealt while six cards are left, enough for any
+    hand). extra_hands: hands played after the one during which the cut
+    card comes out. burn: turn the first card and burn as many more as
     its value (10 for a ten or face card). cut: None (no cut), a number of
     cards moved from the top to the bottom, or "random".
     """
