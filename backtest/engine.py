@@ -197,7 +197,7 @@ def _recorded_plan(lengths: tuple[int, ...], max_shoes: int | None,
     elif max_hands is not None:
         words = f"{max_hands:,} hand{'s' if max_hands != 1 else ''}"
         # the shoes from s, in order and round again, that reach max_hands hands
-        rounds = (max_hands - 1) // total   # whole passes over the file first
+        rounds = (max_hands - 1) // total if total else 0   # whole passes over the file
         takes = []
         for first in range(n):
             got, k = rounds * total, rounds * n
