@@ -173,9 +173,10 @@ def summary(sessions: pl.DataFrame | pl.LazyFrame, config: Any) -> pl.DataFrame:
     disk) only the columns the metrics need are read."""
     exprs = metrics(config.session.bankroll)
     used = sorted({"seat", "strategy"}.union(*(e.meta.root_names() for e in exprs)))
-    # the columns read into one chunk: summed from files as the threads read them,
-    # the last bit of a sum of squares changed from run to run
-    one = sessions.lazy().select(used).collect().rechunk()
+    # the columns read first, then summed: summed by the lazy engine as its
+    # threads read the files, the last bit of a sum of squares changed from run
+    # to run
+    one = sessions.lazy().select(used).collect()
     query = (one.lazy().group_by("seat", "strategy")
              .agg(exprs)
              .with_columns(pl.col("seat", "strategy").cast(pl.String)))
