@@ -445,21 +445,25 @@ class OneThreeTwoSix(Progression):
 
 
 # --- Oscar's Grind ----------------------------------------------------------------------------
-# state: s[0] stake in units, s[1] the series' profit so far (currency), s[2]
-# the stake the last decide asked for
+# state: s[0] the next stake before the goal's cap (currency: the last stake
+# placed, one unit more after a win), s[1] the series' profit so far
+# (currency), s[2] the stake the last decide asked for
+
+def _oscar_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
+    s[0] = p[BASE]
+    s[1] = 0.0
+
 
 def _oscar_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                   hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
     base = p[BASE]
     needed = p[ARG] * base - s[1]
-    units = s[0]
     # never stake more than a win needs to finish the series (in whole units)
     # times the reciprocal: a division here would lengthen the chain from one
     # hand's profit to the next stake (the reciprocal does not depend on it)
-    need_units = np.ceil(needed * (1.0 / base) - 1e-9)
-    units = need_units if need_units < units else units
-    units = 1.0 if units < 1.0 else units
-    asked = base * units
+    cap = base * np.ceil(needed * (1.0 / base) - 1e-9)
+    asked = cap if cap < s[0] else s[0]
+    asked = base if asked < base else asked
     s[2] = asked
     out[int(p[BET])] = asked
 
@@ -476,19 +480,20 @@ def _oscar_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
         if stakes[bet] != s[2]:
             s[2] = stakes[bet]
         stake = s[2]
-        units = s[0]
         profit = s[1]
-        raised = units + 1.0
         won = profit + stake * unit[bet]
         lost = profit - stake
         done = win & (won >= p[ARG] * p[BASE] - 1e-9)
-        units = raised if win else units
+        # after a win one unit more than the stake just won, after a loss the
+        # stake just lost; a push leaves the series where it is
+        nxt = stake + p[BASE] if win else s[0]
+        nxt = stake if loss else nxt
         profit = won if win else profit
         profit = lost if loss else profit
         restart = done | push_reset
-        units = 1.0 if restart else units
+        nxt = p[BASE] if restart else nxt
         profit = 0.0 if restart else profit
-        s[0] = units
+        s[0] = nxt
         s[1] = profit
 
 
@@ -498,9 +503,11 @@ class OscarParams(ProgressionParams):
 
 
 class OscarsGrind(Progression):
-    """A series aims to win `goal` units: start at one unit; after a win add a
-    unit, after a loss keep the stake; never stake more than a win needs to
-    reach the goal; when it is reached, start a new series."""
+    """A series aims to win `goal` units: start at one unit; after a win stake
+    one unit more than the stake just won, after a loss the stake just lost;
+    never stake more than a win needs to reach the goal, in whole units as if
+    it paid even money (a Banker win at 0.95 may leave a few cents to win on
+    the next hand); when the goal is reached, start a new series."""
 
     name = "oscars-grind"
     description = "Raise a unit after each win, never more than needed to finish the series +1 unit."
@@ -510,7 +517,7 @@ class OscarsGrind(Progression):
     def arguments(self) -> list[float]:
         return [self.params.goal]
 
-    k_reset = staticmethod(_units_reset)
+    k_reset = staticmethod(_oscar_reset)
     k_decide = staticmethod(_oscar_decide)
     k_update = staticmethod(_oscar_update)
 

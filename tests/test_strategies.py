@@ -310,30 +310,32 @@ class SequenceRef(ProgressionRef):
 
 
 class OscarRef(ProgressionRef):
-    """A series aims at `goal` units of profit: a unit more after a win, the same
-    after a loss, never more than a win needs to finish the series."""
+    """A series aims at `goal` units of profit: after a win one unit more than
+    the stake just won, after a loss the stake just lost (as placed), never
+    more than a win needs to finish the series, at least one unit."""
 
     def __init__(self, *args: Any, goal: float = 1, **kw: Any) -> None:
         self.goal = Fraction(goal)
         super().__init__(*args, **kw)
 
     def start(self) -> None:
-        self.u = 1
+        self.u = Fraction(1)
         self.profit = Fraction(0)
 
     def units(self) -> Fraction:
         needed = math.ceil((self.goal * self.base - self.profit) / self.base)
-        return Fraction(max(1, min(self.u, needed)))
+        return max(Fraction(1), min(self.u, Fraction(needed)))
 
     def win(self, stake: Fraction, unit: Fraction) -> None:
         self.profit += stake * unit
         if self.profit >= self.goal * self.base:
             self.start()
         else:
-            self.u += 1
+            self.u = stake / self.base + 1
 
     def lose(self, stake: Fraction) -> None:
         self.profit -= stake
+        self.u = stake / self.base
 
 
 class ReaderRef(Reference):
@@ -545,6 +547,20 @@ def test_labouchere_line_by_hand(tmp_path: Path, force_python: bool) -> None:
         (1, 1, 6, "tie", 0.0, 40.0, 0.0, 0.0, 1052.5),       # push: the line stands
         (1, 1, 7, "player", 0.0, 40.0, 0.0, -40.0, 1012.5),
     ]
+
+
+@PATHS
+def test_oscars_grind_keeps_the_stake_just_lost_by_hand(tmp_path: Path,
+                                                      force_python: bool) -> None:
+    """After a loss the stake just lost, after a win one unit more than the stake
+    just won, capped at what the goal needs: a stake cut to finish the series
+    that loses is not raised again (hand 7 stakes 10, not 20)."""
+    seat = {"strategy": "oscars-grind", "params": {"bet": "player", "base": 10, "goal": 1}}
+    result = _one_road(tmp_path, "BBBPPBPBPP", seat, force_python=force_python)
+    stakes = [row[4] for row in ledger_rows(result)]
+    #          lost three; won 10; won 20 (series even); 30 cut to 10, lost; 10 wins ...
+    assert stakes == [10, 10, 10, 10, 20, 10, 10, 10, 10, 10]
+    assert [row[7] for row in ledger_rows(result)][-1] == 10.0   # the series' unit, won
 
 
 @PATHS
