@@ -380,8 +380,16 @@ def build_strategies(config: RunConfig) -> list[Any]:
     out = []
     for i, seat in enumerate(config.seats):
         try:
-            out.append(_build(registry.get(seat.strategy, seat.base_dir), seat.params,
-                              f"seats[{i}].params"))
+            strategy = _build(registry.get(seat.strategy, seat.base_dir), seat.params,
+                              f"seats[{i}].params")
         except BacktestError as exc:
             raise ConfigError(f"{config.source}: {exc}") from None
+        try:
+            strategy.at_table(config.rules)
+        except BacktestError:
+            raise
+        except Exception as exc:   # a user's class: one line
+            raise StrategyError(f"{config.source}: seats[{i}] ({seat.label}): at_table() "
+                                f"{describe_raised(exc)}") from None
+        out.append(strategy)
     return out

@@ -39,7 +39,7 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
-from backtest.rules import Bet, Winner
+from backtest.rules import Bet, Rules, Winner
 from strategies.params import CommonParams, build_params, describe_params
 
 N_BETS = len(Bet)
@@ -57,7 +57,8 @@ P_ON_MAX = 0          # 0 reset, 1 cap
 P_ON_BANKROLL = 1     # 0 stop, 1 all-in
 P_ON_PUSH = 2         # 0 stand, 1 reset
 P_SIDE = 3            # 3 .. 9: side-bet stakes in Bet order
-P_OWN = 10            # first strategy-specific slot
+P_PAIRS_ALONE = 10    # 1 when the table takes a pair bet with no main bet (see `at_table`)
+P_OWN = 11            # first strategy-specific slot
 
 STATE_FLOATS = 520
 STATE_INTS = 8
@@ -291,6 +292,11 @@ class Strategy(ABC):
         The default, every bet, is safe; built-ins say exactly."""
         return set(Bet)
 
+    def at_table(self, rules: Rules) -> None:
+        """Called once, before any session, with the rules of the table the
+        strategy is seated at (payouts, which bets it offers and takes
+        together); the default does nothing."""
+
     def reset(self) -> None:
         """Called at the start of every session."""
 
@@ -360,10 +366,19 @@ class Builtin(Strategy):
     k_decide: ClassVar[_Decide]
     k_update: ClassVar[_Update]
 
+    def at_table(self, rules: Rules) -> None:
+        """The table's rules go into the parameter vector's head (whether a pair
+        bet may stand alone), for strategies that place bets by what the table
+        allows (the counter)."""
+        self._pairs_alone = 0.0 if rules.pairs_need_main_bet else 1.0
+        if hasattr(self, "_p"):
+            del self._p
+
     def encode(self) -> np.ndarray:
         """The parameter vector: the common head, then `encode_own`."""
         p = self.params
         head = np.zeros(P_OWN)
+        head[P_PAIRS_ALONE] = getattr(self, "_pairs_alone", 1.0)
         head[P_ON_MAX] = ON_MAX[p.on_max]
         head[P_ON_BANKROLL] = ON_BANKROLL[p.on_bankroll]
         head[P_ON_PUSH] = ON_PUSH[p.on_push]

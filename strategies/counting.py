@@ -10,12 +10,13 @@ import numpy as np
 from backtest.errors import StrategyError
 from backtest.rules import Bet
 from strategies._common import stateless_reset, stateless_update
-from strategies.base import N_BETS, P_OWN, Builtin
+from strategies.base import N_BETS, P_OWN, P_PAIRS_ALONE, Builtin
 from strategies.params import CommonParams, param
 
 BASE = P_OWN
 MIN_EV = P_OWN + 1
 MASK = P_OWN + 2
+_TIE, _PLAYER_PAIR, _BANKER_PAIR = Bet.TIE.code, Bet.PLAYER_PAIR.code, Bet.BANKER_PAIR.code
 
 
 @dataclass(frozen=True)
@@ -41,15 +42,22 @@ class CounterParams(CommonParams):
 
 def _counter_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                     hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+    main = False
     for b in range(N_BETS):
         if p[MASK + b] == 1.0 and evs[b] > p[MIN_EV]:
             out[b] = p[BASE]
+            main = main or b <= _TIE
+    if not main and p[P_PAIRS_ALONE] == 0.0:   # a pair bet the table takes only beside one
+        out[_PLAYER_PAIR] = 0.0
+        out[_BANKER_PAIR] = 0.0
 
 
 class ExactCounter(Builtin):
     """Before each hand, the exact EV of every considered bet is computed for
     the cards not yet seen (burned cards count as unseen); each bet whose EV is
-    above `min_ev` gets the `base` stake."""
+    above `min_ev` gets the `base` stake. Where a pair bet needs a main bet
+    beside it (no-commission tables), a favourable pair bet with no favourable
+    main bet is not placed."""
 
     name = "counter"
     description = "Bet only when a bet's exact EV for the remaining cards is positive."

@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -34,7 +35,7 @@ from hypothesis import strategies as st
 from backtest import engine
 from backtest.config import RunConfig, parse_config
 from backtest.errors import ConfigError, StrategyError
-from backtest.rules import Bet
+from backtest.rules import Bet, Rules
 from backtest.session_loop import S_BANKROLL_STOPS, S_BELOW_MIN, S_BETS, S_MAX_HITS
 from strategies import registry
 from strategies.registry import BUILTIN_NAMES
@@ -1544,3 +1545,28 @@ def test_a_labouchere_line_too_long_or_of_one_number() -> None:
     assert (si[0], si[1]) == (1, 7)
     settle(0.95)                                    # a win crosses it out: a new line
     assert (si[0], si[1]) == (4, 0) and stake() == 50
+
+
+def test_the_counter_places_no_lone_pair_bet_where_the_table_takes_none() -> None:
+    """At a no-commission table a pair bet needs a main bet beside it: a
+    favourable pair bet with no favourable main bet is not placed (the run
+    stopped on the first one), in both loops, and the ledgers agree."""
+    cfg = parse_config({
+        "seed": 1, "sessions": 200, "rules": "no-commission", "shoe": {"decks": 8},
+        "session": {"bankroll": 1000, "max_shoes": 1},
+        "table": {"min": 10, "max": 1000, "limits": {"tie": {"min": 1, "max": 100}}},
+        "seats": [{"strategy": "counter", "params": {"base": 10}}]})
+    ledgers = [engine.run(cfg, ledger=True, workers=1, force_python=force).ledger
+               for force in (False, True)]
+    assert ledgers[0] is not None and ledgers[1] is not None
+    assert ledgers[0].equals(ledgers[1])
+    pairs = ledgers[0].filter((pl.col("stake_player_pair") > 0) | (pl.col("stake_banker_pair") > 0))
+    assert pairs.height > 0   # favourable pair bets were placed, each beside a main bet
+    assert pairs.filter(pl.col("stake_player") + pl.col("stake_banker") + pl.col("stake_tie")
+                        == 0).is_empty()
+    # at a commission table the same counter places pair bets alone
+    alone = engine.run(dataclasses.replace(cfg, rules=Rules.preset("commission")),
+                       ledger=True, workers=1).ledger
+    assert alone is not None and not alone.filter(
+        (pl.col("stake_player_pair") > 0) & (pl.col("stake_player") + pl.col("stake_banker")
+                                             + pl.col("stake_tie") == 0)).is_empty()
