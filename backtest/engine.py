@@ -345,6 +345,14 @@ def check_seats(config: RunConfig, strategies: Sequence[Strategy], hands: Hands)
                 python_loop.head_params(strat)
             except StrategyError as exc:
                 raise StrategyError(f"{where}: {exc}") from None
+        side_bets = getattr(getattr(strat, "params", None), "side_bets", None) or {}
+        for name, stake in dict(side_bets).items():
+            top = config.limits.maximum[Bet(name)]
+            if stake > top:
+                # over it, every hand would count as over the maximum and restart
+                # the progression the side bet stands beside
+                raise ConfigError(f"{where}: params.side_bets.{name}: {stake:g} is over the "
+                                  f"table maximum for {name} ({top:g}); give at most {top:g}")
         fixed = strat.fixed_stakes() if isinstance(strat, Builtin) else None
         if fixed:
             from fractions import Fraction

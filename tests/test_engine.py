@@ -612,6 +612,18 @@ def test_a_bankroll_below_the_table_minimum_is_ruin_before_the_first_hand() -> N
         assert set(sessions["ended_by"]) == {"ruin"}
 
 
+def test_a_side_bet_over_its_table_maximum_is_refused_before_any_hand() -> None:
+    """Over its maximum, every hand counted as over the table maximum and the
+    progression beside it restarted: a Martingale that never doubled."""
+    seats = [{"strategy": "martingale", "params": {"side_bets": {"tie": 60}}}]
+    with pytest.raises(ConfigError, match=r"engine.yaml: seats\[0\] \(martingale\): "
+                                          r"params.side_bets.tie: 60 is over the table maximum "
+                                          r"for tie \(50\); give at most 50"):
+        engine.run(generated(seats, sessions=2), workers=1)
+    seats[0]["params"]["side_bets"] = {"tie": 50}
+    assert engine.run(generated(seats, sessions=2), workers=1).summary["max_hits"][0] == 0
+
+
 def test_seat_labels_are_unique() -> None:
     """An unnamed seat is numbered past any label taken, and a name given twice
     is refused: the frames tell the seats apart by their labels."""
