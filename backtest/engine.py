@@ -354,6 +354,7 @@ def check_seats(config: RunConfig, strategies: Sequence[Strategy], hands: Hands)
                 raise ConfigError(f"{where}: params.side_bets.{name}: {stake:g} is over the "
                                   f"table maximum for {name} ({top:g}); give at most {top:g}")
         fixed = strat.fixed_stakes() if isinstance(strat, Builtin) else None
+        _warn_below_minimum(config, strat, fixed, where)
         if fixed:
             from fractions import Fraction
 
@@ -367,6 +368,29 @@ def check_seats(config: RunConfig, strategies: Sequence[Strategy], hands: Hands)
         if strat.uses_cards and "cards" not in hands.known:
             raise MissingDataError(f"{where}: this strategy counts cards, but {hands.source} "
                                    "records no cards")
+
+
+class BelowMinimumWarning(UserWarning):
+    """A built-in's stake is under the table minimum: the table raises it."""
+
+
+def _warn_below_minimum(config: RunConfig, strat: Strategy, fixed: dict[Bet, float] | None,
+                        where: str) -> None:
+    """Say when a built-in's base stake (or a flat stake) is under the table
+    minimum: raised to it on every hand, the system does not run as written."""
+    if not isinstance(strat, Builtin):
+        return
+    base = getattr(strat.params, "base", None)
+    asked = dict(fixed or {})
+    if isinstance(base, (int, float)):
+        asked.update({b: float(base) for b in strat.main_bets()})
+    low = [(b, x) for b, x in sorted(asked.items(), key=lambda i: i[0].code)
+           if 0 < x < config.limits.minimum[b]]
+    if low:
+        said = ", ".join(f"{x:g} on {b} (minimum {config.limits.minimum[b]:g})" for b, x in low)
+        warnings.warn(f"{where}: stakes under the table minimum are raised to it, so the "
+                      f"system does not run as written: {said}", BelowMinimumWarning,
+                      stacklevel=2)
 
 
 def _seat_key(seed: int, seat: int) -> np.uint64:

@@ -15,9 +15,10 @@ import numpy as np
 import polars as pl
 
 from backtest.rules import Bet
-from backtest.session_loop import (ENDED_BY, S_BANKROLL_STOPS, S_BETS, S_DRAWDOWN, S_ENDED,
-                                   S_FINAL, S_HANDS, S_LARGEST, S_LOSING_STREAK, S_LOSSES,
-                                   S_MAX_HITS, S_NET, S_PEAK, S_PUSHES, S_WAGERED, S_WINS)
+from backtest.session_loop import (ENDED_BY, S_BANKROLL_STOPS, S_BELOW_MIN, S_BETS,
+                                   S_DRAWDOWN, S_ENDED, S_FINAL, S_HANDS, S_LARGEST,
+                                   S_LOSING_STREAK, S_LOSSES, S_MAX_HITS, S_NET, S_PEAK,
+                                   S_PUSHES, S_WAGERED, S_WINS)
 
 Z95 = 1.959963984540054
 PERCENTILES = (5, 25, 50, 75, 95)
@@ -55,6 +56,7 @@ def sessions_frame(label: str, strategy: str, stats: np.ndarray, wagered: np.nda
         "largest_stake": stats[:, S_LARGEST] / tick,
         "max_hits": stats[:, S_MAX_HITS].astype(np.int32),
         "bankroll_stops": stats[:, S_BANKROLL_STOPS].astype(np.int32),
+        "raised_to_min": stats[:, S_BELOW_MIN].astype(np.int32),
         "wins": stats[:, S_WINS].astype(np.int32),
         "losses": stats[:, S_LOSSES].astype(np.int32),
         "pushes": stats[:, S_PUSHES].astype(np.int32),
@@ -153,6 +155,7 @@ def metrics(bankroll: float) -> list[pl.Expr]:
         pl.col("largest_stake").max().alias("largest_stake"),
         pl.col("max_hits").cast(pl.Int64).sum().alias("max_hits"),
         pl.col("bankroll_stops").cast(pl.Int64).sum().alias("bankroll_stops"),
+        pl.col("raised_to_min").cast(pl.Int64).sum().alias("raised_to_min"),
     ]
     out += [pl.col("final_bankroll").quantile(q / 100, "linear").alias(f"final_bankroll_p{q}")
             for q in PERCENTILES]

@@ -84,6 +84,10 @@ def _seat_verdict(r: dict[str, Any], bankroll: float) -> str:
         parts.append(text + ".")
     if r["win_goal_rate"]:
         parts.append(f"{_share(r['win_goal_rate'])} reached the win goal.")
+    raised = r.get("raised_to_min") or 0
+    if raised:
+        parts.append(f"{raised:,} stake{'s were' if raised != 1 else ' was'} under the table "
+                     "minimum and raised to it, so the system did not run as written.")
     return " ".join(parts)
 
 

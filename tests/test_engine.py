@@ -37,7 +37,8 @@ SESSIONS_SCHEMA = {
     "bets": pl.Int32, "wagered": pl.Float64, "net": pl.Float64, "expected_net": pl.Float64,
     "final_bankroll": pl.Float64, "peak_bankroll": pl.Float64, "max_drawdown": pl.Float64,
     "longest_losing_streak": pl.Int32, "largest_stake": pl.Float64, "max_hits": pl.Int32,
-    "bankroll_stops": pl.Int32, "wins": pl.Int32, "losses": pl.Int32, "pushes": pl.Int32,
+    "bankroll_stops": pl.Int32, "raised_to_min": pl.Int32, "wins": pl.Int32,
+    "losses": pl.Int32, "pushes": pl.Int32,
     "ended_by": pl.Enum(["limit", "ruin", "stop-loss", "win-goal"]),
     **{f"wagered_{b.value}": pl.Float64 for b in Bet},
 }
@@ -156,7 +157,7 @@ def test_summary_recomputed_from_the_sessions(mixed_run: engine.RunResult) -> No
             "winning_sessions": np.mean(net > 0), "mean_net": net.mean(),
             "median_net": np.median(net),
             "largest_stake": s["largest_stake"].max(), "max_hits": s["max_hits"].sum(),
-            "bankroll_stops": s["bankroll_stops"].sum(),
+            "bankroll_stops": s["bankroll_stops"].sum(), "raised_to_min": s["raised_to_min"].sum(),
             **{f"final_bankroll_p{q}": np.percentile(final, q) for q in (5, 25, 50, 75, 95)},
         }
         for key, value in want.items():
@@ -581,10 +582,15 @@ def test_a_stake_beyond_any_cents_is_played_as_the_compiled_loop_plays_it(
     assert set(flat["stake_banker"]) == {200.0}   # the table maximum
 
 
-def test_a_side_bet_beyond_any_cents_is_held_to_the_table_maximum_in_both_loops() -> None:
+def test_a_side_bet_beyond_any_cents_is_held_to_the_table_maximum_in_both_loops(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loops' own guard, behind the check that refuses such a config."""
     cfg = generated([{"strategy": "martingale", "params": {
         "bet": "banker", "base": 10, "on_max": "cap", "side_bets": {"tie": 1.0e17}}}],
         sessions=5, bankroll=1000, win_goal=None)
+    with pytest.raises(ConfigError, match="over the table maximum for tie"):
+        engine.run(cfg, workers=1)
+    monkeypatch.setattr(engine, "check_seats", lambda *args: None)
     compiled = ledger_of(engine.run(cfg, ledger=True, workers=1))
     python = ledger_of(engine.run(cfg, ledger=True, workers=1, force_python=True))
     assert compiled.equals(python)
@@ -622,6 +628,28 @@ def test_a_side_bet_over_its_table_maximum_is_refused_before_any_hand() -> None:
         engine.run(generated(seats, sessions=2), workers=1)
     seats[0]["params"]["side_bets"] = {"tie": 50}
     assert engine.run(generated(seats, sessions=2), workers=1).summary["max_hits"][0] == 0
+
+
+def test_stakes_under_the_table_minimum_are_said_and_counted() -> None:
+    """A Martingale from 5 at a table of minimum 10 bets 10, 10, 20, ...: a
+    warning before the run, and the raised stakes in the frames and verdict."""
+    from backtest import verdict
+
+    seats = [{"strategy": "martingale", "params": {"base": 5}},
+             {"strategy": "flat", "params": {"bets": {"banker": 20, "tie": 0.5}}},
+             {"strategy": "chop"}]
+    with pytest.warns(engine.BelowMinimumWarning) as said:
+        result = engine.run(generated(seats, sessions=20), workers=1)
+    assert [str(w.message) for w in said if w.category is engine.BelowMinimumWarning] == [
+        "engine.yaml: seats[0] (martingale): stakes under the table minimum are raised to it, "
+        "so the system does not run as written: 5 on banker (minimum 10)",
+        "engine.yaml: seats[1] (flat): stakes under the table minimum are raised to it, so the "
+        "system does not run as written: 0.5 on tie (minimum 1)"]
+    raised = dict(result.summary.select("seat", "raised_to_min").rows())
+    assert raised["martingale"] > 0 and raised["flat"] > 0 and raised["chop"] == 0
+    assert result.sessions["raised_to_min"].sum() == sum(raised.values())
+    text = verdict.verdict(result.summary, 300.0)
+    assert f"{raised['martingale']:,} stakes were under the table minimum and raised" in text
 
 
 def test_seat_labels_are_unique() -> None:
