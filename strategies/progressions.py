@@ -2,10 +2,13 @@
 
 Stakes are in currency units: `base` times the progression's current number
 of units. Each progression's start, its move after a win and a loss, and its
-end are spelled out in its class docstring. A push (a tie under Player or
-Banker) leaves every progression where it is, or restarts it with the common
-parameter `on_push: reset`; what happens at the table maximum and at the
-bankroll is the engine's, set by `on_max` and `on_bankroll`.
+end are spelled out in its class docstring. A win is any hand the bet
+makes money on, whatever it paid (Banker at 0.95, a no-commission Banker 6
+at 0.5), and a loss any it loses money on. A push (a tie under Player or
+Banker, the EZ Banker's three-card 7) leaves every progression where it is,
+or restarts it with the common parameter `on_push: reset`; what happens at
+the table maximum and at the bankroll is the engine's, set by `on_max` and
+`on_bankroll`.
 
 The updates work out the state for each outcome, then choose with one
 conditional expression per statement, assigned to a local and stored at the
@@ -380,8 +383,10 @@ class LabouchereParams(ProgressionParams):
 class Labouchere(Progression):
     """Cancellation: stake the first plus the last number of the line (units);
     a win crosses both out, a loss appends the amount lost. When the line is
-    crossed out, the series has won its sum and a new line starts. A line that
-    grows past 500 numbers is abandoned for a new one."""
+    crossed out a new line starts: the series has won the line's sum, less
+    what Banker wins paid short (0.95, or 0.5 on a no-commission 6), since any
+    win crosses out its two numbers. A line that would grow past 512 numbers
+    is abandoned for a new one."""
 
     name = "labouchere"
     description = "Cancellation system: bet first+last of a line, cross out on a win, append on a loss."
