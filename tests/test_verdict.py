@@ -9,6 +9,7 @@ import json
 import math
 from typing import Any
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -71,3 +72,14 @@ def test_json_has_no_infinity_or_nan() -> None:
     data = json.loads(verdict.to_json(frame))
     assert data[0]["z"] is None and data[0]["edge_ci_low"] is None and data[0]["edge"] is None
     assert list(data[0]) == frame.columns
+
+
+def test_the_t_quantile_agrees_with_scipy_on_both_sides_of_its_series() -> None:
+    from scipy.special import stdtrit
+
+    from backtest.metrics import t95
+
+    sessions = np.array([2, 3, 10, 31, 500, 1000, 1001, 1002, 2000, 10 ** 4, 10 ** 6, 10 ** 9])
+    expected = stdtrit(sessions - 1.0, 0.975)
+    assert np.allclose(t95(sessions), expected, rtol=2e-15, atol=0)
+    assert np.isnan(t95(np.array([0, 1]))).all()
