@@ -249,6 +249,10 @@ def sweep(
     if address is not None and executor is not Executor.DASK:
         raise UsageError("--address goes with --executor dask")
     _check_sessions(sessions)
+    if workers is not None:   # a usage error before anything the sweep file says
+        from backtest.engine import check_workers
+
+        check_workers(workers, "--workers", UsageError)
     spec = sweeps.load_sweep(sweep_file, sessions=sessions)
     metric = sort or spec.metric
     if metric not in ("edge",) and sort is not None:
