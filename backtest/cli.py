@@ -168,7 +168,9 @@ def run(
     config: Annotated[Path, typer.Argument(help="A run config (YAML).")],
     sessions: Annotated[Optional[int], typer.Option(help="Number of sessions (overrides the config).")] = None,
     seed: Annotated[Optional[int], typer.Option(help="Master seed (overrides the config).")] = None,
-    shoes: Annotated[Optional[Path], typer.Option(help="Play these recorded shoes instead of generated ones.")] = None,
+    shoes: Annotated[Optional[Path], typer.Option(
+        help="Play these recorded shoes instead of the config's (in place of generated "
+             "shoes: all of them, unless --sessions).")] = None,
     out: Annotated[Optional[Path], typer.Option(help="Write summary/sessions (and ledger) Parquet files here.")] = None,
     ledger: Annotated[bool, typer.Option(help="Keep a row per seat per hand (written with --out).")] = False,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.TABLE,
@@ -191,7 +193,7 @@ def run(
             raise UsageError(f"--shoes: file {shoes} does not exist")
         overrides["shoes"] = {"file": str(shoes.resolve())}
     # --shoes names the file; the config's other `shoes` settings (decks, burn, loop)
-    # stay, or for generated shoes, their decks
+    # stay, or for generated shoes their decks (and the file is played whole)
     cfg = load_config(config, overrides, remove=("shoe",) if shoes is not None else (),
                       merge=("shoes",))
     if out is not None:

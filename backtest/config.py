@@ -196,7 +196,8 @@ def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None,
     (None values are ignored; for the keys in `merge`, an override mapping
     updates the file's mapping) and the keys in `remove` are dropped. With
     `shoe` dropped for a `shoes` file, the shoe's decks are the file's unless
-    `shoes` says them."""
+    `shoes` says them, and the config's `sessions` goes too: the run plays
+    the whole file unless told how many sessions."""
     path = Path(path)
     data = read_yaml(path)
     if not isinstance(data, Mapping):
@@ -210,10 +211,14 @@ def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None,
             value = {**merged[key], **value}
         merged[key] = value
     shoe, shoes = data.get("shoe"), merged.get("shoes")
-    if "shoe" in remove and isinstance(shoe, Mapping) and "decks" in shoe \
-            and isinstance(shoes, Mapping) and "decks" not in shoes:
-        # generated shoes replaced by recorded ones (run --shoes): of the same decks
-        merged["shoes"] = {**shoes, "decks": shoe["decks"]}
+    if "shoe" in remove and shoe is not None and shoes is not None:
+        # generated shoes replaced by recorded ones (run --shoes): of the same
+        # decks, and the whole file (the config's sessions were for generated
+        # shoes, which never run out)
+        if isinstance(shoe, Mapping) and "decks" in shoe and isinstance(shoes, Mapping) \
+                and "decks" not in shoes:
+            merged["shoes"] = {**shoes, "decks": shoe["decks"]}
+        merged.pop("sessions", None)
     return parse_config(merged, base_dir=path.parent, source=str(path))
 
 

@@ -512,15 +512,18 @@ def test_shoes_keeps_the_config_s_other_shoes_settings(
 
 def test_shoes_in_place_of_generated_shoes_are_of_their_decks(tmp_path: Path) -> None:
     """`run --shoes` on a config of generated 6-deck shoes reads the file as
-    6-deck shoes (a counter's cards left, the settled bets), not the default 8."""
+    6-deck shoes (a counter's cards left, the settled bets), not the default 8,
+    and plays all of it, whatever number of sessions the config gave."""
     from backtest.config import load_config
 
     config = tmp_path / "gen6.yaml"
-    config.write_text("shoe: {decks: 6, burn: false}\nseats: [{strategy: counter}]\n",
-                      encoding="utf-8")
+    config.write_text("sessions: 500\nshoe: {decks: 6, burn: false}\n"
+                      "seats: [{strategy: counter}]\n", encoding="utf-8")
     six = str(REPO / "data" / "generated-6deck-seed2.txt")
     cfg = load_config(config, {"shoes": {"file": six}}, remove=("shoe",), merge=("shoes",))
     assert cfg.recorded is not None and cfg.recorded.decks == 6
+    # the config's 500 sessions were for generated shoes: the file is played whole
+    assert cfg.sessions is None
     said = load_config(config, {"shoes": {"file": six, "decks": 8}}, remove=("shoe",),
                        merge=("shoes",))
     assert said.recorded is not None and said.recorded.decks == 8
