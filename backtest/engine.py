@@ -40,7 +40,7 @@ from backtest.hands import Hands, describe_column
 from backtest.odds import ev_array, payout_vector
 from backtest.rules import Bet
 from backtest.shoe import generate_shoes
-from strategies.base import Builtin, Strategy
+from strategies.base import P_SIDE, Builtin, Strategy
 from strategies.compiled import kind_marker, runs_compiled
 
 SHOE_BITS = 20
@@ -340,19 +340,17 @@ def check_seats(config: RunConfig, strategies: Sequence[Strategy], hands: Hands)
                     raise MissingDataError(f"{where}: the {bet} bet under the {rules.name} rules "
                                            f"needs the {lacking}, which {hands.source} "
                                            "does not record")
-        if not runs_compiled(strat):
-            try:
-                python_loop.head_params(strat)
-            except StrategyError as exc:
-                raise StrategyError(f"{where}: {exc}") from None
-        side_bets = getattr(getattr(strat, "params", None), "side_bets", None) or {}
-        for name, stake in dict(side_bets).items():
-            top = config.limits.maximum[Bet(name)]
+        try:   # the common head every loop reads: the edges and the side bets
+            head = python_loop.head_params(strat)
+        except StrategyError as exc:
+            raise StrategyError(f"{where}: {exc}") from None
+        for bet in BETS:
+            stake, top = float(head[P_SIDE + bet.code]), config.limits.maximum[bet]
             if stake > top:
                 # over it, every hand would count as over the maximum and restart
                 # the progression the side bet stands beside
-                raise ConfigError(f"{where}: params.side_bets.{name}: {stake:g} is over the "
-                                  f"table maximum for {name} ({top:g}); give at most {top:g}")
+                raise ConfigError(f"{where}: params.side_bets.{bet}: {stake:g} is over the "
+                                  f"table maximum for {bet} ({top:g}); give at most {top:g}")
         fixed = strat.fixed_stakes() if isinstance(strat, Builtin) else None
         _warn_below_minimum(config, strat, fixed, where)
         if fixed:
