@@ -204,10 +204,9 @@ def run(
             result = run_engine(cfg, sessions=sessions, workers=workers, ledger=ledger,
                                 progress=progress, spill=Path(spill))
         if out is not None:
-            from backtest.engine import PATH_SESSIONS, bankroll_paths
+            from backtest.engine import bankroll_paths
 
-            written = outputs.write_run(out, result,
-                                        bankroll_paths(cfg, PATH_SESSIONS, sessions))
+            written = outputs.write_run(out, result, bankroll_paths(result))
             typer.echo(f"wrote {', '.join(written)} to {out}", err=True)
     if fmt is Format.JSON:
         _echo(verdict.to_json(result.summary))

@@ -733,14 +733,13 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
     return RunResult(config, sessions_frame, summary, ledger_df, config.seed, done_h)
 
 
-def bankroll_paths(config: RunConfig, sessions: int, run_sessions: int | None = None
-                   ) -> pl.DataFrame:
+def bankroll_paths(result: RunResult, sessions: int = PATH_SESSIONS) -> pl.DataFrame:
     """Each seat's bankroll after every hand of the first `sessions` sessions
-    of a run of `run_sessions` (the config's number unless given), for plots:
+    of a run (its first sessions played again with a ledger), for plots:
     seat, session, hand (the seat's n-th hand), bankroll."""
-    with warnings.catch_warnings():   # the run has said them
-        warnings.simplefilter("ignore")
-        n = min(sessions, count_sessions(config, run_sessions))
+    config = result.config
+    run = int(result.summary["sessions"].to_numpy().max(initial=0))
+    n = min(sessions, run)
     strategies = build_strategies(config)
     parts = [run_chunk(config, strategies, 0, n, ledger=True)]
     _, _, ledger = assemble(config, parts, ledger=True)

@@ -161,7 +161,7 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("run")
     cfg = parse_config(yaml.safe_load(RUN))
     result = engine.run(cfg, workers=1)
-    outputs.write_run(out, result, engine.bankroll_paths(cfg, 20))
+    outputs.write_run(out, result, engine.bankroll_paths(result, 20))
     return out
 
 
