@@ -80,6 +80,11 @@ class RunResult:
     seed: int
     hands: int
 
+    @property
+    def n_sessions(self) -> int:
+        """The sessions run (which `sessions=` may have set over the config's)."""
+        return int(self.summary["sessions"].to_numpy().max(initial=0))
+
 
 # --- planning -----------------------------------------------------------------------
 
@@ -738,8 +743,7 @@ def bankroll_paths(result: RunResult, sessions: int = PATH_SESSIONS) -> pl.DataF
     of a run (its first sessions played again with a ledger), for plots:
     seat, session, hand (the seat's n-th hand), bankroll."""
     config = result.config
-    run = int(result.summary["sessions"].to_numpy().max(initial=0))
-    n = min(sessions, run)
+    n = min(sessions, result.n_sessions)
     strategies = build_strategies(config)
     parts = [run_chunk(config, strategies, 0, n, ledger=True)]
     _, _, ledger = assemble(config, parts, ledger=True)

@@ -110,8 +110,7 @@ def write_run(out: Path, result: Any, paths: pl.DataFrame | None = None) -> list
     write goes (an old ledger), and the summary comes last.
     """
     cfg = result.config
-    # the number of sessions run, which --sessions may have set over the config's
-    sessions = result.summary["sessions"].max() if result.summary.height else 0
+    sessions = result.n_sessions
     meta = {"kind": "run", "version": __version__, "name": cfg.name, "seed": result.seed,
             "sessions": sessions, "hands": result.hands, "rules": cfg.rules.to_mapping(),
             "config": dict(cfg.raw) | {"sessions": sessions}, "bankroll": cfg.session.bankroll}
