@@ -24,6 +24,7 @@ MAX_PATTERNS = 64
 MAX_PATTERN_LENGTH = 16
 PATTERN_SLOT = 3
 _CODE_MASK = (1 << (2 * MAX_PATTERN_LENGTH)) - 1
+TABLE_WIDTH = 6   # 4**6 entries: 32 KiB
 
 
 @dataclass(frozen=True)
@@ -167,13 +168,20 @@ class Streak(ShoeReader):
 
 # --- a table of patterns --------------------------------------------------------------------
 # p[ARG] ignore ties (1/0), p[ARG+1] number of patterns, then per pattern a slot of
-# PATTERN_SLOT numbers: its length, the bet (0 P, 1 B, 2 T) and its code (below).
+# PATTERN_SLOT numbers: its length, the bet (0 P, 1 B, 2 T) and its code (below);
+# then the width of the lookup table (0 for none) and the table.
 #
 # The outcomes read so far are kept as a code, two bits an outcome, the newest
 # in the lowest bits (si[1]; si[2] how many, at most MAX_PATTERN_LENGTH; si[0]
 # the hands of the shoe read, as the streak keeps them). A pattern of length L
 # matches when at least L outcomes have been read and the code's low 2 L bits
 # are the pattern's code: one comparison, however long the pattern.
+#
+# When no pattern is longer than TABLE_WIDTH outcomes, the answer for every
+# code of the longest pattern's length W is worked out once, in a table of 4**W
+# entries (the bet + 1 of the longest match, 0 for none): once W outcomes have
+# been read, a hand looks its bet up, whatever the number of patterns. Before
+# that (the first hands of a shoe) it compares the patterns one by one.
 
 def pattern_code(outcomes: list[int]) -> int:
     """The code of outcomes (0 P, 1 B, 2 T) listed oldest first."""
@@ -192,6 +200,11 @@ def _clear_pattern(si: np.ndarray) -> None:
 
 def _pattern_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
     _clear_pattern(si)
+    # the lookup table's place and width, as integers: read on every hand
+    at = ARG + 2 + int(p[ARG + 1]) * PATTERN_SLOT
+    si[3] = int(p[at])
+    si[4] = at + 1
+    si[5] = (np.int64(1) << (2 * si[3])) - 1
 
 
 def _pattern_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
@@ -212,6 +225,11 @@ def _pattern_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarra
     si[0] = n
     si[1] = code
     si[2] = seen
+    width = si[3]
+    if width > 0 and seen >= width:
+        found = p[si[4] + (code & si[5])]
+        out[max(np.int64(found) - 1, 0)] = p[BASE] if found > 0.0 else 0.0
+        return
     best_len = np.int64(0)
     best_bet = np.int64(0)
     for k in range(int(p[ARG + 1])):
@@ -269,7 +287,24 @@ class PatternTable(ShoeReader):
         for pattern, bet in self.params.patterns.items():
             text = str(pattern).upper()
             own += [len(text), code[str(bet).upper()], pattern_code([code[c] for c in text])]
-        return own
+        width = max(len(str(pattern)) for pattern in self.params.patterns)
+        if width > TABLE_WIDTH:
+            return own + [0.0]
+        return own + [float(width), *self._table(width)]
+
+    def _table(self, width: int) -> list[float]:
+        """For each code of `width` outcomes, the bet + 1 of the longest pattern
+        it ends with (the first listed, of equal lengths), or 0."""
+        code = {"P": 0, "B": 1, "T": 2}
+        table = np.zeros(4 ** width)
+        listed = [(len(str(pattern)), -k, pattern_code([code[c] for c in str(pattern).upper()]),
+                   code[str(bet).upper()]) for k, (pattern, bet) in enumerate(self.params.patterns.items())]
+        # the codes that end with a pattern of length L are its code plus any
+        # multiple of 4**L; written shortest first, and of equal lengths the
+        # first listed last, the one that matches stays
+        for length, _, pattern, bet in sorted(listed):
+            table[pattern::4 ** length] = bet + 1.0
+        return table.tolist()
 
     def main_bets(self) -> set[Bet]:
         names = {"P": Bet.PLAYER, "B": Bet.BANKER, "T": Bet.TIE}

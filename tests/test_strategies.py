@@ -38,6 +38,7 @@ from backtest.errors import ConfigError, StrategyError
 from backtest.rules import Bet, Rules
 from backtest.session_loop import S_BANKROLL_STOPS, S_BELOW_MIN, S_BETS, S_MAX_HITS
 from strategies import registry
+from strategies.patterns import TABLE_WIDTH
 from strategies.registry import BUILTIN_NAMES
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -798,17 +799,19 @@ def test_any_road_at_any_table_matches_the_reference(
     assert result.sessions.select("hands", "ended_by").row(0) == (len(rows), ended)
 
 
-@settings(max_examples=40, deadline=None, derandomize=True)
-@given(road=st.text("PBT", min_size=20, max_size=80), ignore_ties=st.booleans(), data=st.data())
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(road=st.text("PBT", min_size=20, max_size=80), ignore_ties=st.booleans(),
+       longest=st.sampled_from([16, TABLE_WIDTH]), data=st.data())
 def test_pattern_tables_match_the_reference(golden_dir: Path, road: str, ignore_ties: bool,
-                                            data: st.DataObject) -> None:
+                                            longest: int, data: st.DataObject) -> None:
     """Patterns of 1 to 16 outcomes cut from the road itself, so that long ones
-    match too, and after more outcomes than the longest pattern."""
+    match too, and after more outcomes than the longest pattern; with patterns
+    of at most TABLE_WIDTH outcomes, the strategy looks them up in its table."""
     seen = road.replace("T", "") if ignore_ties else road
     patterns: dict[str, str] = {}
     for k in range(data.draw(st.integers(1, 6)) if seen else 0):
         end = data.draw(st.integers(1, len(seen)))
-        length = min(16, end) if k == 0 else data.draw(st.integers(1, min(16, end)))
+        length = min(longest, end) if k == 0 else data.draw(st.integers(1, min(longest, end)))
         patterns[seen[end - length:end]] = data.draw(st.sampled_from("PBT"))
     patterns = patterns or {"B": "P"}
     shoes = golden_dir / f"road-{next(_SHOE_NUMBER)}.txt"
