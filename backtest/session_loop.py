@@ -225,6 +225,11 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
     cards_seen = compiled.counts_cards(kind)   # known while compiling (`use_cards` is for run_python)
     all_in = p[P_ON_BANKROLL] != 0.0
     na = active.shape[0]
+    # a strategy that stakes one bet, on every hand (known while compiling):
+    # its stake is read alone, and nothing else is ever written in `out`
+    slot = compiled.bet_slot(kind)
+    single = slot >= 0
+    the_bet = int(p[slot]) if single else -1
     rows = 0
     scale = 100.0 * den
     keep_lo, keep_hi = plays_on(ruin_below, stop_loss, win_goal, bankroll0)
@@ -262,15 +267,20 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                 ctx[CTX_LAST_NET] = last_net / scale
                 ctx[CTX_SHOE] = shoe_no[i]
             hist = winner[shoe_start:k]
-            for a in range(na):
-                out[active[a]] = 0.0
-            compiled.decide(kind, p, s, si, ctx, hist, evs, out)
             # the common hand: one bet, no side bets, within the limits and the
             # bankroll, settled in registers (the general rules below give the
             # same result for it; they run for every other hand)
             one = -1
             x = 0.0
-            for a in range(na):
+            if single:
+                x = compiled.decide_one(kind, p, s, si, ctx, hist, evs, out)
+                out[the_bet] = x   # for the general rules
+                one = the_bet if x != 0.0 else -1
+            else:
+                for a in range(na):
+                    out[active[a]] = 0.0
+                compiled.decide(kind, p, s, si, ctx, hist, evs, out)
+            for a in range(0 if single else na):
                 y = out[active[a]]
                 if compiled.picks_at_random(kind):   # known while compiling
                     # without branches: which bet is staked is a coin toss
@@ -313,7 +323,10 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                         compiled.reset(kind, p, s, si)
                         for a in range(na):
                             out[active[a]] = 0.0
-                        compiled.decide(kind, p, s, si, ctx, hist, evs, out)
+                        if single:
+                            out[the_bet] = compiled.decide_one(kind, p, s, si, ctx, hist, evs, out)
+                        else:
+                            compiled.decide(kind, p, s, si, ctx, hist, evs, out)
                         code, below = limits(out, side_c, cents, min_c, max_c, active)
                         below_min += below
                         code %= 10

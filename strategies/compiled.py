@@ -11,7 +11,7 @@ arguments would not be). Adding a built-in: append it to BUILTINS.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeGuard
+from typing import TypeGuard, TypeVar
 
 import numpy as np
 from numba.core import errors, types
@@ -66,18 +66,21 @@ def _class(kind: int | tuple[int, ...]) -> type[Builtin]:
     return BUILTINS[len(kind) - 1 if isinstance(kind, tuple) else kind]
 
 
-def _class_fact(question: Callable[[type[Builtin]], bool]) -> Callable[[int | tuple[int, ...]], bool]:
+_Answer = TypeVar("_Answer", bool, int)
+
+
+def _class_fact(question: Callable[[type[Builtin]], _Answer]) -> Callable[[int | tuple[int, ...]], _Answer]:
     """`fact(kind)`: `question` answered for the strategy `kind` names, in
     Python and, as a constant while compiling, in compiled code."""
 
-    def fact(kind: int | tuple[int, ...]) -> bool:
-        return bool(question(_class(kind)))
+    def fact(kind: int | tuple[int, ...]) -> _Answer:
+        return question(_class(kind))
 
     fact.__doc__ = question.__doc__
 
     @overload(fact, inline="always")
     def _compiled(kind):  # type: ignore[no-untyped-def]
-        answer = bool(question(_builtin(kind)))
+        answer = question(_builtin(kind))
 
         def impl(kind):  # type: ignore[no-untyped-def]
             return answer
@@ -112,10 +115,16 @@ def _picks_at_random(cls: type[Builtin]) -> bool:
     return cls.picks_at_random
 
 
+def _bet_slot(cls: type[Builtin]) -> int:
+    """The strategy's `bet_slot`: where its one bet's code is, or -1."""
+    return int(cls.bet_slot)
+
+
 reads_context = _class_fact(_reads_context)
 learns = _class_fact(_learns)
 counts_cards = _class_fact(_counts_cards)
 picks_at_random = _class_fact(_picks_at_random)
+bet_slot = _class_fact(_bet_slot)
 
 
 def reset(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
@@ -131,8 +140,16 @@ def init(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.ndarr
 
 
 def decide(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-           hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
-    _class(kind).k_decide(p, s, si, ctx, hist, evs, out)
+           hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> float | None:
+    return _class(kind).k_decide(p, s, si, ctx, hist, evs, out)
+
+
+def decide_one(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.ndarray,
+               ctx: np.ndarray, hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> float:
+    """The stake a strategy with a `bet_slot` returns (0.0 for any other,
+    which the session loop never asks)."""
+    stake = _class(kind).k_decide(p, s, si, ctx, hist, evs, out)
+    return 0.0 if stake is None else float(stake)
 
 
 def update(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
@@ -173,7 +190,21 @@ def _decide(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def
     fn = jit(_builtin(kind).k_decide)
 
     def impl(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
-        fn(p, s, si, ctx, hist, evs, out)
+        return fn(p, s, si, ctx, hist, evs, out)
+    return impl
+
+
+@overload(decide_one, inline="always")
+def _decide_one(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
+    cls = _builtin(kind)
+    if cls.bet_slot < 0:   # typed, never run: the loop's branch for such a strategy is dead
+        def impl_none(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
+            return 0.0
+        return impl_none
+    fn = jit(cls.k_decide)
+
+    def impl(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
+        return fn(p, s, si, ctx, hist, evs, out)
     return impl
 
 

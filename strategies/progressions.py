@@ -61,6 +61,7 @@ class Progression(Builtin):
     """A progression on one bet; subclasses add their arguments."""
 
     Params = ProgressionParams
+    bet_slot = BET   # every decide returns its stake on the bet p[BET]
 
     def encode_own(self) -> list[float]:
         return [Bet(self.params.bet).code, self.params.base, *self.arguments()]
@@ -87,9 +88,9 @@ def _factor_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
 
 
 def _factor_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                   hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+                   hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> float:
     """Martingale and Paroli: the base stake times the running product."""
-    out[int(p[BET])] = p[BASE] * s[1]
+    return p[BASE] * s[1]
 
 
 def _martingale_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
@@ -140,8 +141,8 @@ def _units_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
 
 
 def _units_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                  hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
-    out[int(p[BET])] = p[BASE] * s[0]
+                  hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> float:
+    return p[BASE] * s[0]
 
 
 def _grand_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
@@ -228,10 +229,10 @@ def fibonacci_numbers() -> list[float]:
 
 
 def _fibonacci_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                      hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+                      hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> float:
     # the numbers are in the parameter vector: a loop up to the step would end
     # at a different count each hand, a branch the processor cannot predict
-    out[int(p[BET])] = p[BASE] * p[ARG + 1 + int(s[0])]
+    return p[BASE] * p[ARG + 1 + int(s[0])]
 
 
 def _fibonacci_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
@@ -332,11 +333,11 @@ def _labouchere_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
 
 
 def _labouchere_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                       hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+                       hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> float:
     n = si[0]   # at least 1: the update starts a new line when one is crossed out
     first = si[1]
     last = s[first + n - 1]
-    out[int(p[BET])] = s[first] + (last if n > 1 else 0.0)
+    return s[first] + (last if n > 1 else 0.0)
 
 
 def _labouchere_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
@@ -404,8 +405,8 @@ class Labouchere(Progression):
 # --- 1-3-2-6 ---------------------------------------------------------------------------------
 
 def _sequence_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                     hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
-    out[int(p[BET])] = p[BASE] * p[ARG + 1 + int(s[0])]
+                     hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> float:
+    return p[BASE] * p[ARG + 1 + int(s[0])]
 
 
 def _sequence_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
@@ -450,27 +451,35 @@ class OneThreeTwoSix(Progression):
 
 
 # --- Oscar's Grind ----------------------------------------------------------------------------
-# state: s[0] the next stake before the goal's cap (currency: the last stake
-# placed, one unit more after a win), s[1] the series' profit so far
-# (currency), s[2] the stake the last decide asked for
+# state, in units of the base stake: s[0] the next stake before the goal's cap
+# (the last stake placed, one unit more after a win), s[1] what the series
+# still needs to win, less 1e-9 (so that the cap is its ceiling), s[3] the
+# stake the last decide asked for, s[2] the same in currency, s[4] the need
+# that counts as the goal reached.
+#
+# The hand's result feeds the next stake through s[1] and the cap: kept in
+# units, that chain is a subtraction, a ceiling, a minimum and a maximum;
+# the currency's scaling happens beside it.
+
+_GRIND_SLACK = 1e-9
+
 
 def _oscar_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
-    s[0] = p[BASE]
-    s[1] = 0.0
+    s[0] = 1.0
+    s[1] = p[ARG] - _GRIND_SLACK
+    s[4] = _GRIND_SLACK / p[BASE] - _GRIND_SLACK
 
 
 def _oscar_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                  hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
-    base = p[BASE]
-    needed = p[ARG] * base - s[1]
+                  hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> float:
     # never stake more than a win needs to finish the series (in whole units)
-    # times the reciprocal: a division here would lengthen the chain from one
-    # hand's profit to the next stake (the reciprocal does not depend on it)
-    cap = base * np.ceil(needed * (1.0 / base) - 1e-9)
+    cap = np.ceil(s[1])
     asked = cap if cap < s[0] else s[0]
-    asked = base if asked < base else asked
-    s[2] = asked
-    out[int(p[BET])] = asked
+    asked = 1.0 if asked < 1.0 else asked
+    s[3] = asked
+    stake = asked * p[BASE]
+    s[2] = stake
+    return stake
 
 
 def _oscar_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
@@ -480,26 +489,35 @@ def _oscar_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
     if placed:
         # the stake placed, read as the one asked for when the loop placed
         # exactly that, as on almost every hand: the same number, but the
-        # processor predicts this branch, so the profit no longer waits on
-        # the loop's conversion of the stake to cents and back
+        # processor predicts this branch, so the next stake no longer waits
+        # on the loop's conversion of the stake to cents and back
         if stakes[bet] != s[2]:
             s[2] = stakes[bet]
-        stake = s[2]
-        profit = s[1]
-        won = profit + stake * unit[bet]
-        lost = profit - stake
-        done = win & (won >= p[ARG] * p[BASE] - 1e-9)
+            s[3] = stakes[bet] / p[BASE]
+        stake = s[3]
+        need = s[1]
+        # every number the selects below choose from is read first: numba
+        # writes `a if c else b` as a branch, which LLVM turns into a select
+        # only when both sides are plain values (an array read may not be
+        # moved ahead of its test), and a branch on the outcome is a coin toss
+        kept = s[0]
+        fresh = p[ARG] - _GRIND_SLACK
+        won = need - stake * unit[bet]
+        lost = need + stake
+        # the goal is reached within 1e-9 of the currency (s[4]: 1e-9 / base
+        # - 1e-9, as the need is kept less 1e-9)
+        done = win & (won <= s[4])
         # after a win one unit more than the stake just won, after a loss the
         # stake just lost; a push leaves the series where it is
-        nxt = stake + p[BASE] if win else s[0]
+        nxt = stake + 1.0 if win else kept
         nxt = stake if loss else nxt
-        profit = won if win else profit
-        profit = lost if loss else profit
+        need = won if win else need
+        need = lost if loss else need
         restart = done | push_reset
-        nxt = p[BASE] if restart else nxt
-        profit = 0.0 if restart else profit
+        nxt = 1.0 if restart else nxt
+        need = fresh if restart else need
         s[0] = nxt
-        s[1] = profit
+        s[1] = need
 
 
 @dataclass(frozen=True)

@@ -1454,6 +1454,36 @@ def test_every_system_converges_to_the_exact_edge() -> None:
         assert -0.012351 < summary[seat]["expected_edge"] < -0.010579, seat
 
 
+def test_a_strategy_with_a_bet_slot_returns_the_stake_on_that_one_bet() -> None:
+    """`bet_slot`: the session loop reads such a strategy's stake from its
+    decide's value, on the bet the slot names, and never looks in `out`."""
+    from strategies import compiled
+    from strategies.base import CTX_SIZE, N_BETS, STATE_FLOATS, STATE_INTS, View
+
+    slotted = [cls for cls in compiled.BUILTINS if cls.bet_slot >= 0]
+    assert {cls.name for cls in slotted} >= {"martingale", "labouchere", "oscars-grind", "1-3-2-6"}
+    for cls in compiled.BUILTINS:
+        for bet in ("player", "banker"):
+            params = {"bet": bet} if cls.bet_slot >= 0 else {}
+            strat = cls.from_config(params, "params")
+            p = strat.encode()
+            s, si = np.zeros(STATE_FLOATS), np.zeros(STATE_INTS, np.int64)
+            cls.k_reset(p, s, si)
+            out = np.zeros(N_BETS)
+            value = cls.k_decide(p, s, si, np.zeros(CTX_SIZE), np.zeros(0, np.int8),
+                                 np.zeros(N_BETS), out)
+            if cls.bet_slot < 0:
+                assert value is None, cls.name
+                continue
+            assert not out.any(), cls.name
+            assert isinstance(value, float) and value >= 10.0, (cls.name, value)
+            assert strat.main_bets() == {Bet(bet)}
+            assert int(p[cls.bet_slot]) == Bet(bet).code, cls.name
+            # the Python path places that stake on that bet
+            strat.start_session(0)
+            assert strat.stakes(View()) == {Bet(bet): value}, cls.name
+
+
 def test_the_loop_does_only_what_a_strategy_needs() -> None:
     from strategies import compiled
     from strategies.base import CTX_BANKROLL
@@ -1490,10 +1520,12 @@ class LabouchereKernels:
     def stake(self) -> float:
         from strategies.progressions import _labouchere_decide
 
+        # a progression returns its stake (on the one bet it plays) and writes nothing
         out = np.zeros(7)
-        _labouchere_decide(self.p, self.s, self.si, self.ctx, np.zeros(0, np.int8), np.zeros(7),
-                           out)
-        return float(out[Bet.BANKER.code])
+        stake = _labouchere_decide(self.p, self.s, self.si, self.ctx, np.zeros(0, np.int8),
+                                   np.zeros(7), out)
+        assert not out.any()
+        return float(stake)
 
     def settle(self, result: float) -> None:
         from strategies.progressions import _labouchere_update
