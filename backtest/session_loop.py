@@ -230,6 +230,8 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
     slot = compiled.bet_slot(kind)
     single = slot >= 0
     the_bet = int(p[slot]) if single else -1
+    # a strategy that returns its one bet of a hand, and the stake (known while compiling)
+    picks = compiled.picks_one(kind)
     rows = 0
     scale = 100.0 * den
     keep_lo, keep_hi = plays_on(ruin_below, stop_loss, win_goal, bankroll0)
@@ -272,25 +274,25 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
             # same result for it; they run for every other hand)
             one = -1
             x = 0.0
+            pick = -1
             if single:
                 x = compiled.decide_one(kind, p, s, si, ctx, hist, evs, out)
-                out[the_bet] = x   # for the general rules
-                one = the_bet if x != 0.0 else -1
+                pick = the_bet
+            elif picks:
+                pick, x = compiled.decide_pick(kind, p, s, si, ctx, hist, evs, out)
             else:
                 for a in range(na):
                     out[active[a]] = 0.0
                 compiled.decide(kind, p, s, si, ctx, hist, evs, out)
-            for a in range(0 if single else na):
-                y = out[active[a]]
-                if compiled.picks_at_random(kind):   # known while compiling
-                    # without branches: which bet is staked is a coin toss
-                    staked = y != 0.0
-                    pick = int(np.int64(active[a])) if one == -1 else -2
-                    one = pick if staked else one
-                    x = y if staked else x
-                elif y != 0.0:
-                    one = int(np.int64(active[a])) if one == -1 else -2
-                    x = y
+                for a in range(na):
+                    y = out[active[a]]
+                    if y != 0.0:
+                        one = int(np.int64(active[a])) if one == -1 else -2
+                        x = y
+            if single or picks:
+                # without a branch: for the shoe readers, whether they bet is a
+                # coin toss to the processor
+                one = pick if x != 0.0 else -1
             cc = 0
             u1 = np.uint64(one)
             if one >= 0 and x > 0.0:
@@ -314,6 +316,11 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                 net = 0
                 total = 0
             elif one < 0:
+                if single or picks:
+                    # the stake the strategy returned, where the general rules read it
+                    for a in range(na):
+                        out[active[a]] = 0.0
+                    out[pick] = x
                 code, below = limits(out, side_c, cents, min_c, max_c, active)
                 below_min += below
                 if code >= 10:
@@ -325,6 +332,9 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                             out[active[a]] = 0.0
                         if single:
                             out[the_bet] = compiled.decide_one(kind, p, s, si, ctx, hist, evs, out)
+                        elif picks:
+                            pick, x = compiled.decide_pick(kind, p, s, si, ctx, hist, evs, out)
+                            out[pick] = x
                         else:
                             compiled.decide(kind, p, s, si, ctx, hist, evs, out)
                         code, below = limits(out, side_c, cents, min_c, max_c, active)

@@ -329,7 +329,7 @@ class _Init(Protocol):
 
 class _Decide(Protocol):
     def __call__(self, p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                 hist: np.ndarray, evs: np.ndarray, out: np.ndarray, /) -> float | None: ...
+                 hist: np.ndarray, evs: np.ndarray, out: np.ndarray, /) -> float | tuple[int, float] | None: ...
 
 
 class _Update(Protocol):
@@ -349,22 +349,24 @@ class Builtin(Strategy):
     - ``decide(p, s, si, ctx, hist, evs, out)``: write stakes into `out`
       (zeroed, in `Bet` order, currency units); `hist` is the shoe's winners so
       far, `ctx` the CTX_* numbers, `evs` the per-unit EV of each bet. A
-      strategy with a `bet_slot` returns its one stake instead;
+      strategy with a `bet_slot` returns its one stake instead, one that
+      `picks_one` returns (bet code, stake);
     - ``update(p, s, si, ctx, stakes, unit, net)``: after settlement, with the
       stakes actually placed, each bet's result per unit, and the total net.
     """
 
     kind: ClassVar[int] = -1
     Params: ClassVar[type] = CommonParams
-    #: whether the bet it picks changes from hand to hand like a coin toss
-    #: (follow, chop, random): the session loop then finds it without branches,
-    #: which for every other strategy cost more than the branches they replace
-    picks_at_random: ClassVar[bool] = False
     #: for a strategy that stakes one bet on every hand, the slot of the
     #: parameter vector holding its code, and its `decide` returns the stake
     #: instead of writing `out`; -1 for any other. The session loop then has
     #: the stake at once, without looking for the bets staked.
     bet_slot: ClassVar[int] = -1
+    #: whether its `decide` returns (bet code, stake) for the one bet it
+    #: stakes on a hand (stake 0.0: it sits the hand out) instead of writing
+    #: `out`: the shoe readers and the random bettor, whose bet changes from
+    #: hand to hand like a coin toss
+    picks_one: ClassVar[bool] = False
 
     # the four functions, which each built-in gives as staticmethods
     k_reset: ClassVar[_Reset]
@@ -446,6 +448,10 @@ class Builtin(Strategy):
         stake = type(self).k_decide(self._p, self._s, self._si, ctx, view._history, view._evs, out)
         if self.bet_slot >= 0:
             out[int(self._p[self.bet_slot])] = stake
+        elif self.picks_one:
+            bet, one = stake
+            if one != 0.0:
+                out[int(bet)] = one
         return {b: float(out[i]) for i, b in enumerate(Bet) if out[i] != 0.0}
 
     def update(self, view: View, result: Result) -> None:

@@ -110,9 +110,9 @@ def _counts_cards(cls: type[Builtin]) -> bool:
     return cls.uses_cards
 
 
-def _picks_at_random(cls: type[Builtin]) -> bool:
-    """The strategy's `picks_at_random`: which bet it picks is a coin toss."""
-    return cls.picks_at_random
+def _picks_one(cls: type[Builtin]) -> bool:
+    """The strategy's `picks_one`: its decide returns (bet, stake)."""
+    return cls.picks_one
 
 
 def _bet_slot(cls: type[Builtin]) -> int:
@@ -123,7 +123,7 @@ def _bet_slot(cls: type[Builtin]) -> int:
 reads_context = _class_fact(_reads_context)
 learns = _class_fact(_learns)
 counts_cards = _class_fact(_counts_cards)
-picks_at_random = _class_fact(_picks_at_random)
+picks_one = _class_fact(_picks_one)
 bet_slot = _class_fact(_bet_slot)
 
 
@@ -150,6 +150,15 @@ def decide_one(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np
     which the session loop never asks)."""
     stake = _class(kind).k_decide(p, s, si, ctx, hist, evs, out)
     return 0.0 if stake is None else float(stake)
+
+
+def decide_pick(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.ndarray,
+                ctx: np.ndarray, hist: np.ndarray, evs: np.ndarray,
+                out: np.ndarray) -> tuple[int, float]:
+    """The (bet, stake) a strategy that `picks_one` returns ((0, 0.0) for any
+    other, which the session loop never asks)."""
+    picked = _class(kind).k_decide(p, s, si, ctx, hist, evs, out)
+    return picked if isinstance(picked, tuple) else (0, 0.0)
 
 
 def update(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
@@ -205,6 +214,21 @@ def _decide_one(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped
 
     def impl(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
         return fn(p, s, si, ctx, hist, evs, out)
+    return impl
+
+
+@overload(decide_pick, inline="always")
+def _decide_pick(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
+    cls = _builtin(kind)
+    if not cls.picks_one:   # typed, never run: the loop's branch for such a strategy is dead
+        def impl_none(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
+            return np.int64(0), 0.0
+        return impl_none
+    fn = jit(cls.k_decide)
+
+    def impl(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
+        bet, stake = fn(p, s, si, ctx, hist, evs, out)
+        return np.int64(bet), stake
     return impl
 
 

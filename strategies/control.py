@@ -27,12 +27,12 @@ def _random_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> Non
 
 
 def _random_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                   hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+                   hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> tuple[int, float]:
     state = si.view(np.uint64)[:4]
     if uniform(state) < p[BASE + 2]:
-        return
+        return 0, 0.0
     side = 1 if uniform(state) < p[BASE + 1] else 0
-    out[side] = p[BASE]
+    return side, p[BASE]
 
 
 class RandomBettor(Builtin):
@@ -41,7 +41,7 @@ class RandomBettor(Builtin):
     name = "random"
     description = "Bet Player or Banker at random: the control group."
     kind = 13
-    picks_at_random = True
+    picks_one = True
     Params = RandomParams
 
     def encode_own(self) -> list[float]:

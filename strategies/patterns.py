@@ -34,6 +34,7 @@ class ShoeReaderParams(CommonParams):
 
 class ShoeReader(Builtin):
     Params = ShoeReaderParams
+    picks_one = True   # every decide returns (bet, stake)
 
     def main_bets(self) -> set[Bet]:
         return {Bet.PLAYER, Bet.BANKER}
@@ -45,21 +46,21 @@ class ShoeReader(Builtin):
 # --- follow the shoe, and chop --------------------------------------------------------
 
 def _follow_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                   hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+                   hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> tuple[int, float]:
     side = last_decisive(hist)
     if side < 0:
         side = int(p[ARG])
-    if side >= 0:
-        out[side] = p[BASE]
+    return (side, p[BASE]) if side >= 0 else (0, 0.0)
 
 
 def _chop_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                 hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+                 hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> tuple[int, float]:
     side = last_decisive(hist)
     if side >= 0:
-        out[1 - side] = p[BASE]
-    elif p[ARG] >= 0:
-        out[int(p[ARG])] = p[BASE]
+        return 1 - side, p[BASE]
+    if p[ARG] >= 0:
+        return int(p[ARG]), p[BASE]
+    return 0, 0.0
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,6 @@ class FollowTheShoe(ShoeReader):
     name = "follow-the-shoe"
     description = "Bet on the last winner (ties skipped): 'follow the shoe'."
     kind = 9
-    picks_at_random = True
     Params = FollowParams
 
     def encode_own(self) -> list[float]:
@@ -89,7 +89,6 @@ class Chop(ShoeReader):
     name = "chop"
     description = "Bet against the last winner (ties skipped): expect the shoe to chop."
     kind = 10
-    picks_at_random = True
     Params = FollowParams
 
     def encode_own(self) -> list[float]:
@@ -117,7 +116,7 @@ def _streak_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> Non
 
 
 def _streak_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                   hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+                   hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> tuple[int, float]:
     n = hist.shape[0]
     if n < si[0] or n == 0:
         _clear_streak(si)
@@ -137,7 +136,7 @@ def _streak_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray
     go = (side >= 0) & (run >= p[ARG])
     bet = bet if go else 0
     stake = p[BASE] if go else 0.0
-    out[bet] = stake
+    return bet, stake
 
 
 @dataclass(frozen=True)
@@ -208,7 +207,7 @@ def _pattern_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> No
 
 
 def _pattern_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                    hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+                    hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> tuple[int, float]:
     n = hist.shape[0]
     if n < si[0] or n == 0:
         _clear_pattern(si)
@@ -228,8 +227,7 @@ def _pattern_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarra
     width = si[3]
     if width > 0 and seen >= width:
         found = p[si[4] + (code & si[5])]
-        out[max(np.int64(found) - 1, 0)] = p[BASE] if found > 0.0 else 0.0
-        return
+        return max(np.int64(found) - 1, 0), (p[BASE] if found > 0.0 else 0.0)
     best_len = np.int64(0)
     best_bet = np.int64(0)
     for k in range(int(p[ARG + 1])):
@@ -240,7 +238,7 @@ def _pattern_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarra
         best_len = length if hit else best_len
         best_bet = np.int64(p[base + 1]) if hit else best_bet
     stake = p[BASE] if best_len > 0 else 0.0
-    out[best_bet] = stake
+    return best_bet, stake
 
 
 @dataclass(frozen=True)

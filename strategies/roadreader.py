@@ -55,7 +55,7 @@ def _road_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
 
 
 def _road_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                 hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+                 hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> tuple[int, float]:
     offset = int(p[BASE + 1])
     n = hist.shape[0]
     if n < si[0] or n == 0:
@@ -71,9 +71,9 @@ def _road_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
     banker_mark = derived_mark(s, ncols, cur, side, offset, 1)
     wanted = last if p[BASE + 2] == 0.0 else -last
     # no bet until the road has a mark and the next one is known; the side
-    # is chosen with a select (see `picks_at_random`)
+    # is chosen with a select: it is a coin toss to the processor
     stake = p[BASE] if (last != 0) & (banker_mark != 0) else 0.0
-    out[1 if banker_mark == wanted else 0] = stake
+    return (1 if banker_mark == wanted else 0), stake
 
 
 class RoadReader(Builtin):
@@ -88,7 +88,7 @@ class RoadReader(Builtin):
     # selects, as the reader chose it (with the reader's branches gone too,
     # 34-36 M became 38-40 M hands/s in one process; either change alone
     # was slower than neither)
-    picks_at_random = True
+    picks_one = True
 
     def encode_own(self) -> list[float]:
         return [self.params.base, ROADS[self.params.road],

@@ -33,8 +33,11 @@ def _decide(hist: str, road: str = "big-eye-boy", mode: str = "follow") -> dict[
     strat = RoadReader({"base": 10, "road": road, "mode": mode})
     p, s, si = strat.encode(), np.zeros(520), np.zeros(8, np.int64)
     stakes = np.zeros(7)
-    RoadReader.k_decide(p, s, si, np.zeros(8), np.array(roads.winners_from_text(hist), np.int8),
-                        np.zeros(7), stakes)
+    bet, stake = RoadReader.k_decide(p, s, si, np.zeros(8),
+                                     np.array(roads.winners_from_text(hist), np.int8),
+                                     np.zeros(7), stakes)
+    assert not stakes.any()   # it returns its bet, and writes nothing
+    stakes[bet] = stake
     return {name: float(stakes[i]) for i, name in enumerate(("player", "banker")) if stakes[i]}
 
 
@@ -75,7 +78,9 @@ def _bets_as_the_roads_module_says(strat: RoadReader, state: tuple[np.ndarray, n
     s, si = state
     offset = ROADS[strat.params.road]
     out = np.zeros(7)
-    RoadReader.k_decide(strat.encode(), s, si, np.zeros(8), w[:i], np.zeros(7), out)
+    bet, stake = RoadReader.k_decide(strat.encode(), s, si, np.zeros(8), w[:i], np.zeros(7), out)
+    assert not out.any()
+    out[bet] = stake
     marks = roads.derived_road(roads.big_road(w[:i]), offset)
     last, banker = (marks[-1].signal if marks else 0), signals[i]
     if last == 0 or banker == 0:

@@ -1454,34 +1454,62 @@ def test_every_system_converges_to_the_exact_edge() -> None:
         assert -0.012351 < summary[seat]["expected_edge"] < -0.010579, seat
 
 
-def test_a_strategy_with_a_bet_slot_returns_the_stake_on_that_one_bet() -> None:
+def test_strategies_that_return_their_stake_write_nothing_else() -> None:
     """`bet_slot`: the session loop reads such a strategy's stake from its
-    decide's value, on the bet the slot names, and never looks in `out`."""
+    decide's value, on the bet the slot names; `picks_one`: the decide
+    returns (bet, stake). Neither writes `out`, and the Python path places
+    what they return."""
     from strategies import compiled
-    from strategies.base import CTX_SIZE, N_BETS, STATE_FLOATS, STATE_INTS, View
+    from strategies.base import CTX_SIZE, N_BETS, View
 
-    slotted = [cls for cls in compiled.BUILTINS if cls.bet_slot >= 0]
-    assert {cls.name for cls in slotted} >= {"martingale", "labouchere", "oscars-grind", "1-3-2-6"}
+    slotted = {cls.name for cls in compiled.BUILTINS if cls.bet_slot >= 0}
+    pickers = {cls.name for cls in compiled.BUILTINS if cls.picks_one}
+    assert slotted >= {"martingale", "labouchere", "oscars-grind", "1-3-2-6"}
+    assert pickers == {"follow-the-shoe", "chop", "streak", "pattern", "road-reader", "random"}
+    assert not slotted & pickers
+    winners = np.array([1, 1, 1, 2, 1, 0, 0, 0, 0], np.int8)   # BBBTBPPPP
+    bets = list(Bet)
     for cls in compiled.BUILTINS:
         for bet in ("player", "banker"):
-            params = {"bet": bet} if cls.bet_slot >= 0 else {}
+            params = {"bet": bet} if cls.bet_slot >= 0 else \
+                {"first": bet} if cls.name in ("follow-the-shoe", "chop") else {}
             strat = cls.from_config(params, "params")
-            p = strat.encode()
-            s, si = np.zeros(STATE_FLOATS), np.zeros(STATE_INTS, np.int64)
-            cls.k_reset(p, s, si)
-            out = np.zeros(N_BETS)
-            value = cls.k_decide(p, s, si, np.zeros(CTX_SIZE), np.zeros(0, np.int8),
-                                 np.zeros(N_BETS), out)
-            if cls.bet_slot < 0:
-                assert value is None, cls.name
-                continue
-            assert not out.any(), cls.name
-            assert isinstance(value, float) and value >= 10.0, (cls.name, value)
-            assert strat.main_bets() == {Bet(bet)}
-            assert int(p[cls.bet_slot]) == Bet(bet).code, cls.name
-            # the Python path places that stake on that bet
-            strat.start_session(0)
-            assert strat.stakes(View()) == {Bet(bet): value}, cls.name
+            for n in range(len(winners) + 1):
+                out = np.zeros(N_BETS)
+                value = cls.k_decide(*_fresh_state(strat), np.zeros(CTX_SIZE), winners[:n],
+                                     np.zeros(N_BETS), out)
+                if cls.bet_slot < 0 and not cls.picks_one:
+                    assert value is None, cls.name
+                    continue
+                assert not out.any(), cls.name
+                if cls.bet_slot >= 0:
+                    assert isinstance(value, float) and value >= 10.0, (cls.name, value)
+                    assert strat.main_bets() == {Bet(bet)}
+                    assert int(strat.encode()[cls.bet_slot]) == Bet(bet).code, cls.name
+                    placed = {Bet(bet): value}
+                else:
+                    picked, stake = value
+                    assert stake in (0.0, 10.0) and bets[picked] in strat.main_bets(), cls.name
+                    placed = {bets[picked]: stake} if stake else {}
+                # the Python path places the stake returned, on its bet
+                strat.start_session(3)
+                view = View(winners, [1] * (len(winners) + 1), np.zeros(len(winners) + 1, np.int64))
+                view._i = n
+                assert strat.stakes(view) == placed, (cls.name, n)
+
+
+def _fresh_state(strat: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A built-in's parameters and the state a session starts with (seed 3,
+    as `start_session(3)` gives)."""
+    from strategies.base import STATE_FLOATS, STATE_INTS
+
+    p, s, si = strat.encode(), np.zeros(STATE_FLOATS), np.zeros(STATE_INTS, np.int64)
+    cls = type(strat)
+    if cls.k_init is None:
+        cls.k_reset(p, s, si)
+    else:
+        cls.k_init(p, s, si, 3)
+    return p, s, si
 
 
 def test_the_loop_does_only_what_a_strategy_needs() -> None:
