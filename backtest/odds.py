@@ -916,13 +916,15 @@ def ev_array(counts: np.ndarray, payouts: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, _nrt=False)  # type: ignore[call-overload]
-def ev_fill(counts, payouts, out, nodes, coef, work):  # type: ignore[no-untyped-def]
+def ev_fill(counts, payouts, out, nodes, coef, work, deals=True):  # type: ignore[no-untyped-def]
     """`ev_array` without allocating, callable from compiled code: writes into
     `out` (N_BETS); nodes, coef and work come from `ev_work`.
 
     Counts only the events the table's payouts need: Player and Banker wins
     always (a tie is every other deal), the special Banker and Player wins
-    only where they pay differently or have a bet of their own.
+    only where they pay differently or have a bet of their own. With `deals`
+    false, only the pair bets' EVs, which need no deal counted (the others
+    are NaN): a few operations instead of microseconds.
     """
     for i in range(N_BETS):
         out[i] = np.nan
@@ -930,6 +932,14 @@ def ev_fill(counts, payouts, out, nodes, coef, work):  # type: ignore[no-untyped
     for r in range(1, 14):
         n += counts[r]
     if n < HAND_CARDS:
+        return
+    pair = 0.0
+    for r in range(1, 14):
+        pair += counts[r] * (counts[r] - 1.0)
+    pair /= n * (n - 1)
+    out[_B_PLAYER_PAIR] = payouts[PAY_PLAYER_PAIR] * pair - (1.0 - pair)
+    out[_B_BANKER_PAIR] = payouts[PAY_BANKER_PAIR] * pair - (1.0 - pair)
+    if not deals:
         return
     wanted = (1 << _C_PLAYER) | (1 << _C_BANKER)
     if payouts[PAY_BANKER_SIX] != payouts[PAY_BANKER]:
@@ -946,16 +956,10 @@ def ev_fill(counts, payouts, out, nodes, coef, work):  # type: ignore[no-untyped
     p, b = e[_C_PLAYER] * scale, e[_C_BANKER] * scale
     t = (deals - e[_C_PLAYER] - e[_C_BANKER]) * scale
     six, seven, p83 = e[_C_B6] * scale, e[_C_B7_3] * scale, e[_C_P8_3] * scale
-    pair = 0.0
-    for r in range(1, 14):
-        pair += counts[r] * (counts[r] - 1.0)
-    pair /= n * (n - 1)
     out[_B_PLAYER] = payouts[PAY_PLAYER] * p - b
     out[_B_BANKER] = (payouts[PAY_BANKER] * (b - six - seven) + payouts[PAY_BANKER_SIX] * six
                       + payouts[PAY_BANKER_THREE_CARD_SEVEN] * seven - p)
     out[_B_TIE] = payouts[PAY_TIE] * t - (1.0 - t)
-    out[_B_PLAYER_PAIR] = payouts[PAY_PLAYER_PAIR] * pair - (1.0 - pair)
-    out[_B_BANKER_PAIR] = payouts[PAY_BANKER_PAIR] * pair - (1.0 - pair)
     out[_B_DRAGON_7] = payouts[PAY_DRAGON_7] * seven - (1.0 - seven)
     out[_B_PANDA_8] = payouts[PAY_PANDA_8] * p83 - (1.0 - p83)
 

@@ -21,6 +21,7 @@ import numpy as np
 from backtest import kernels
 from backtest.kernels import njit_nrt_free
 from backtest.odds import ev_fill, ev_work
+from backtest.rules import PAIR_BETS
 from strategies import compiled
 from strategies.base import (CTX_BANKROLL, CTX_HAND, CTX_LAST_NET, CTX_SESSION_HAND, CTX_SHOE,
                              CTX_SIZE, N_BETS, P_ON_BANKROLL, P_ON_MAX, P_SIDE, STATE_FLOATS,
@@ -173,14 +174,17 @@ def session_seed(seat_key: np.uint64, session_id: int, state: np.ndarray) -> int
     return np.int64(state[0] >> np.uint64(1))  # type: ignore[return-value]
 
 
-def scratch(strategy: Builtin) -> tuple[np.ndarray, ...]:
+def scratch(strategy: Builtin) -> tuple[np.ndarray | bool, ...]:
     """The last arguments of `run_compiled` for `strategy`: which bets to
-    look at, and work arrays (it allocates nothing)."""
-    active = np.array(sorted(b.code for b in strategy.possible_bets()), np.uint64)
+    look at, work arrays (it allocates nothing), and whether a counter's
+    EVs need the deals counted (not when it can bet only the pairs)."""
+    possible = strategy.possible_bets()
+    active = np.array(sorted(b.code for b in possible), np.uint64)
     return (active, np.zeros(STATE_FLOATS), np.zeros(STATE_INTS, np.int64), np.zeros(CTX_SIZE),
             np.zeros(N_BETS), np.zeros(N_BETS), np.zeros(N_BETS), np.zeros(N_BETS, np.int64),
             np.zeros(N_BETS, np.int64), np.zeros(14, np.int64), np.zeros(N_BETS),
-            np.zeros(4, np.uint64), *ev_work(strategy.uses_cards), np.zeros((2, N_BETS), np.int64))
+            np.zeros(4, np.uint64), *ev_work(strategy.uses_cards), np.zeros((2, N_BETS), np.int64),
+            bool(possible - set(PAIR_BETS)))
 
 
 @njit_nrt_free()
@@ -197,13 +201,14 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                  si: np.ndarray, ctx: np.ndarray, out: np.ndarray, stakes: np.ndarray,
                  unit_f: np.ndarray, cents: np.ndarray, side_c: np.ndarray, counts: np.ndarray,
                  evs: np.ndarray, seed_work: np.ndarray, ev_nodes: np.ndarray,
-                 ev_coef: np.ndarray, ev_work: np.ndarray, fast_c: np.ndarray) -> tuple[int, int, int]:
+                 ev_coef: np.ndarray, ev_work: np.ndarray, fast_c: np.ndarray,
+                 ev_deals: bool) -> tuple[int, int, int]:
     """Run sessions bounds[j]..bounds[j+1] (hand indices) for one built-in seat;
     `kind` is `compiled.kind_marker(strategy.kind)`.
 
     The last arguments come from `scratch(strategy)`: the bets
-    the strategy can place (`active`; the loop reads and writes only those)
-    and work arrays. Compiled without reference counting, this loop allocates
+    the strategy can place (`active`; the loop reads and writes only those),
+    work arrays, and whether a counter's EVs need the deals counted. Compiled without reference counting, this loop allocates
     nothing; a session's statistics live in local variables until it ends.
     Returns (status, hand index of an error or -1, ledger rows written).
     """
@@ -261,7 +266,9 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                     for r in range(14):
                         counts[r] = full_counts[r]
             if cards_seen:
-                ev_fill(counts, ev_table, evs, ev_nodes, ev_coef, ev_work)
+                # only the EVs of the bets it can place: what it reads, and
+                # what the expected net sums
+                ev_fill(counts, ev_table, evs, ev_nodes, ev_coef, ev_work, ev_deals)
             if compiled.reads_context(kind):   # known while compiling
                 ctx[CTX_BANKROLL] = final / scale
                 ctx[CTX_HAND] = hand_no[i]

@@ -110,9 +110,12 @@ def chunk_args(cfg: object, sessions: int) -> tuple:
 
 
 def bench_strategies(sessions: int) -> None:
-    for name, cls in registry.BUILTIN_NAMES.items():
-        n = sessions if name != "counter" else max(50, sessions // 200)
-        cfg = config([{"strategy": name}], n)
+    runs = [(name, name, {}) for name in registry.BUILTIN_NAMES]
+    # a counter that can bet only the pairs needs no deals counted
+    runs.append(("counter-pairs", "counter", {"bets": ["player_pair", "banker_pair"]}))
+    for label, name, params in runs:
+        n = sessions if label != "counter" else max(50, sessions // 200)
+        cfg = config([{"strategy": name, "params": params}], n)
         strat = engine.build_strategies(cfg)[0]
         hands, args = chunk_args(cfg, n)
         uses = bool(strat.uses_cards)
@@ -127,7 +130,7 @@ def bench_strategies(sessions: int) -> None:
             t = time.perf_counter()
             session_loop.run_compiled(kind_marker(strat.kind), strat.encode(), *args, *work)
             dt = min(dt, time.perf_counter() - t)
-        print(f"session loop {name:<18} {len(hands):>10,} hands {rate(len(hands), dt)}")
+        print(f"session loop {label:<18} {len(hands):>10,} hands {rate(len(hands), dt)}")
     cfg = config([{"strategy": "flat"}], sessions // 10)
     for strat in (PlainFlat(), PlainFollow(), PlainMartingale()):
         python_loop.run_python(strat, *chunk_args(cfg, 2)[1])

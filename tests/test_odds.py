@@ -357,6 +357,23 @@ def test_ev_fill_is_callable_from_compiled_code() -> None:
     assert got == pytest.approx(float(exact), rel=1e-13)
 
 
+@pytest.mark.parametrize("rules", [COMMISSION, NO_COMMISSION], ids=["commission", "no-commission"])
+def test_ev_fill_without_the_deals_gives_the_pair_bets_alone(rules: Rules) -> None:
+    payouts = odds.payout_vector(rules)
+    for remove in ("", "5 5 5 5 6 6", "K K K Q Q J A A 2"):
+        counts = odds.composition(6, remove=remove)
+        whole, pairs = np.zeros(odds.N_BETS), np.zeros(odds.N_BETS)
+        odds.ev_fill(counts, payouts, whole, *odds.ev_work())
+        odds.ev_fill(counts, payouts, pairs, *odds.ev_work(), False)
+        for bet in Bet:
+            if bet in (Bet.PLAYER_PAIR, Bet.BANKER_PAIR):
+                assert pairs[bet.code] == whole[bet.code]
+                exact = odds.exact_odds(counts, rules).bet(bet).ev
+                assert pairs[bet.code] == pytest.approx(float(exact), rel=1e-12)
+            else:
+                assert np.isnan(pairs[bet.code]), bet
+
+
 FAST_EVENTS = (Event.PLAYER, Event.BANKER, Event.TIE, Event.BANKER_SIX,
                Event.BANKER_THREE_CARD_SEVEN, Event.PLAYER_THREE_CARD_EIGHT)
 
