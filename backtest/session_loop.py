@@ -16,6 +16,8 @@ is 100 * D ticks and every sum is an integer.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from backtest import kernels
@@ -174,7 +176,7 @@ def session_seed(seat_key: np.uint64, session_id: int, state: np.ndarray) -> int
     return np.int64(state[0] >> np.uint64(1))  # type: ignore[return-value]
 
 
-def scratch(strategy: Builtin) -> tuple[np.ndarray | bool, ...]:
+def scratch(strategy: Builtin) -> tuple[Any, ...]:
     """The last arguments of `run_compiled` for `strategy`: which bets to
     look at, work arrays (it allocates nothing), and whether a counter's
     EVs need the deals counted (not when it can bet only the pairs)."""

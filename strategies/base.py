@@ -445,13 +445,13 @@ class Builtin(Strategy):
         ctx[CTX_SHOE] = view.shoe
         out = self._out
         out[:] = 0.0
-        stake = type(self).k_decide(self._p, self._s, self._si, ctx, view._history, view._evs, out)
-        if self.bet_slot >= 0:
-            out[int(self._p[self.bet_slot])] = stake
-        elif self.picks_one:
-            bet, one = stake
-            if one != 0.0:
-                out[int(bet)] = one
+        value = type(self).k_decide(self._p, self._s, self._si, ctx, view._history, view._evs, out)
+        if isinstance(value, tuple):   # picks_one: (bet, stake)
+            bet, stake = value
+            if stake != 0.0:
+                out[int(bet)] = stake
+        elif value is not None:        # bet_slot: the stake on that bet
+            out[int(self._p[self.bet_slot])] = value
         return {b: float(out[i]) for i, b in enumerate(Bet) if out[i] != 0.0}
 
     def update(self, view: View, result: Result) -> None:

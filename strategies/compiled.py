@@ -140,7 +140,7 @@ def init(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.ndarr
 
 
 def decide(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-           hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> float | None:
+           hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> float | tuple[int, float] | None:
     return _class(kind).k_decide(p, s, si, ctx, hist, evs, out)
 
 
@@ -149,7 +149,7 @@ def decide_one(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np
     """The stake a strategy with a `bet_slot` returns (0.0 for any other,
     which the session loop never asks)."""
     stake = _class(kind).k_decide(p, s, si, ctx, hist, evs, out)
-    return 0.0 if stake is None else float(stake)
+    return float(stake) if isinstance(stake, float) else 0.0
 
 
 def decide_pick(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.ndarray,

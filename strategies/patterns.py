@@ -227,7 +227,7 @@ def _pattern_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarra
     width = si[3]
     if width > 0 and seen >= width:
         found = p[si[4] + (code & si[5])]
-        return max(np.int64(found) - 1, 0), (p[BASE] if found > 0.0 else 0.0)
+        return max(int(found) - 1, 0), (p[BASE] if found > 0.0 else 0.0)
     best_len = np.int64(0)
     best_bet = np.int64(0)
     for k in range(int(p[ARG + 1])):
@@ -238,7 +238,7 @@ def _pattern_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarra
         best_len = length if hit else best_len
         best_bet = np.int64(p[base + 1]) if hit else best_bet
     stake = p[BASE] if best_len > 0 else 0.0
-    return best_bet, stake
+    return int(best_bet), stake
 
 
 @dataclass(frozen=True)
