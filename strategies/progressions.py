@@ -451,35 +451,30 @@ class OneThreeTwoSix(Progression):
 
 
 # --- Oscar's Grind ----------------------------------------------------------------------------
-# state, in units of the base stake: s[0] the next stake before the goal's cap
-# (the last stake placed, one unit more after a win), s[1] what the series
-# still needs to win, less 1e-9 (so that the cap is its ceiling), s[3] the
-# stake the last decide asked for, s[2] the same in currency, s[4] the need
-# that counts as the goal reached.
-#
-# The hand's result feeds the next stake through s[1] and the cap: kept in
-# units, that chain is a subtraction, a ceiling, a minimum and a maximum;
-# the currency's scaling happens beside it.
-
-_GRIND_SLACK = 1e-9
-
+# state: s[0] the next stake before the goal's cap (currency: the last stake
+# placed, one unit more after a win), s[1] the series' profit so far
+# (currency, exact while the stakes are whole cents: the goal's test and the
+# cap have 1e-9 of slack, which sums in units would lose at large stakes),
+# s[2] the stake the last decide asked for
 
 def _oscar_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
-    s[0] = 1.0
-    s[1] = p[ARG] - _GRIND_SLACK
-    s[4] = _GRIND_SLACK / p[BASE] - _GRIND_SLACK
+    s[0] = p[BASE]
+    s[1] = 0.0
 
 
 def _oscar_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                   hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> float:
+    base = p[BASE]
+    kept = s[0]
+    needed = p[ARG] * base - s[1]
     # never stake more than a win needs to finish the series (in whole units)
-    cap = np.ceil(s[1])
-    asked = cap if cap < s[0] else s[0]
-    asked = 1.0 if asked < 1.0 else asked
-    s[3] = asked
-    stake = asked * p[BASE]
-    s[2] = stake
-    return stake
+    # times the reciprocal: a division here would lengthen the chain from one
+    # hand's profit to the next stake (the reciprocal does not depend on it)
+    cap = base * np.ceil(needed * (1.0 / base) - 1e-9)
+    asked = cap if cap < kept else kept
+    asked = base if asked < base else asked
+    s[2] = asked
+    return asked
 
 
 def _oscar_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
@@ -489,35 +484,32 @@ def _oscar_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
     if placed:
         # the stake placed, read as the one asked for when the loop placed
         # exactly that, as on almost every hand: the same number, but the
-        # processor predicts this branch, so the next stake no longer waits
-        # on the loop's conversion of the stake to cents and back
+        # processor predicts this branch, so the profit no longer waits on
+        # the loop's conversion of the stake to cents and back
         if stakes[bet] != s[2]:
             s[2] = stakes[bet]
-            s[3] = stakes[bet] / p[BASE]
-        stake = s[3]
-        need = s[1]
+        stake = s[2]
+        profit = s[1]
         # every number the selects below choose from is read first: numba
         # writes `a if c else b` as a branch, which LLVM turns into a select
         # only when both sides are plain values (an array read may not be
         # moved ahead of its test), and a branch on the outcome is a coin toss
         kept = s[0]
-        fresh = p[ARG] - _GRIND_SLACK
-        won = need - stake * unit[bet]
-        lost = need + stake
-        # the goal is reached within 1e-9 of the currency (s[4]: 1e-9 / base
-        # - 1e-9, as the need is kept less 1e-9)
-        done = win & (won <= s[4])
+        base = p[BASE]
+        won = profit + stake * unit[bet]
+        lost = profit - stake
+        done = win & (won >= p[ARG] * base - 1e-9)
         # after a win one unit more than the stake just won, after a loss the
         # stake just lost; a push leaves the series where it is
-        nxt = stake + 1.0 if win else kept
+        nxt = stake + base if win else kept
         nxt = stake if loss else nxt
-        need = won if win else need
-        need = lost if loss else need
+        profit = won if win else profit
+        profit = lost if loss else profit
         restart = done | push_reset
-        nxt = 1.0 if restart else nxt
-        need = fresh if restart else need
+        nxt = base if restart else nxt
+        profit = 0.0 if restart else profit
         s[0] = nxt
-        s[1] = need
+        s[1] = profit
 
 
 @dataclass(frozen=True)

@@ -566,6 +566,32 @@ def test_oscars_grind_keeps_the_stake_just_lost_by_hand(tmp_path: Path,
 
 
 @PATHS
+@pytest.mark.parametrize("bet", ["player", "banker"])
+def test_oscars_grind_ends_its_series_at_large_stakes(tmp_path: Path, force_python: bool,
+                                                      bet: str) -> None:
+    """Stakes of hundreds of thousands (a small-denomination currency) and
+    series millions deep: the goal is reached exactly when the reference's
+    fractions say, so the series restarts on time (kept in units, with its
+    slack inside the sums, a series once missed its goal and staked on)."""
+    import random
+
+    rng = random.Random(11)
+    roads = ["".join(rng.choice("PPPPBBBBBT") for _ in range(80)) for _ in range(12)]
+    shoes = tmp_path / "roads.txt"
+    shoes.write_text("".join(road + "\n" for road in roads), encoding="utf-8")  # outcomes
+    seat = {"strategy": "oscars-grind",
+            "params": {"bet": bet, "base": 100_000, "goal": 3, "on_max": "cap"}}
+    table = {"min": 100_000, "max": 50_000_000}
+    result = engine.run(recorded_config(shoes, [seat], sessions=1, bankroll=500_000_000,
+                                        table=table, max_shoes=12),
+                        ledger=True, force_python=force_python)
+    rows, _ = play(OscarRef(bet, 100_000, goal=3), roads, bankroll=500_000_000,
+                   minimum=100_000, maximum=50_000_000, on_max="cap")
+    assert ledger_rows(result) == rows
+    assert len(rows) == 12 * 80
+
+
+@PATHS
 @pytest.mark.parametrize("on_push, stakes, nets", [
     # 10, 20 lost; 40 pushes and stands; 40 wins; back to 10
     ("stand", [10, 20, 40, 40, 10], [-10, -20, 0, 38, -10]),
@@ -1516,6 +1542,28 @@ def test_strategies_that_return_their_stake_write_nothing_else() -> None:
                 view = View(winners, [1] * (len(winners) + 1), np.zeros(len(winners) + 1, np.int64))
                 view._i = n
                 assert strat.stakes(view) == placed, (cls.name, n)
+
+
+@pytest.mark.parametrize("builtin", ["follow-the-shoe", "martingale"])
+def test_a_users_subclass_whose_decide_writes_out_still_bets(
+        monkeypatch: pytest.MonkeyPatch, builtin: str) -> None:
+    """A user's subclass of a built-in runs in Python; a `k_decide` of its own
+    written the general way (stakes into `out`, nothing returned) places them,
+    though the built-in it extends returns its stake."""
+
+    def writes_out(p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
+        out[Bet.PLAYER.code] = 25.0
+
+    cls = type("Mine", (BUILTIN_NAMES[builtin],),
+               {"name": "mine", "k_decide": staticmethod(writes_out),
+                "main_bets": lambda self: {Bet.PLAYER}})
+    monkeypatch.setitem(BUILTIN_NAMES, "mine", cls)
+    cfg = parse_config({"seed": 2, "sessions": 3, "shoe": {"decks": 8},
+                        "session": {"bankroll": 1000, "max_hands": 20},
+                        "table": {"min": 1, "max": 100}, "seats": [{"strategy": "mine"}]})
+    led = ledger_of(engine.run(cfg, ledger=True))
+    assert led["stake_player"].to_list() == [25.0] * 60
+    assert set(led["stake_banker"]) == {0.0}
 
 
 def _fresh_state(strat: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
