@@ -203,12 +203,14 @@ def _decide(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def
     return impl
 
 
-@overload(decide_one, inline="always")
-def _decide_one(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
+def _returned(kind, returns: Callable[[type[Builtin]], bool], nothing: object):  # type: ignore[no-untyped-def]
+    """The compiled `decide_one` or `decide_pick` for the strategy `kind`
+    names: its decide's value if `returns` says it gives one, else `nothing`
+    (typed, never run: the loop's branch for such a strategy is dead)."""
     cls = _builtin(kind)
-    if cls.bet_slot < 0:   # typed, never run: the loop's branch for such a strategy is dead
+    if not returns(cls):
         def impl_none(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
-            return 0.0
+            return nothing
         return impl_none
     fn = jit(cls.k_decide)
 
@@ -217,19 +219,14 @@ def _decide_one(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped
     return impl
 
 
+@overload(decide_one, inline="always")
+def _decide_one(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
+    return _returned(kind, lambda cls: cls.bet_slot >= 0, 0.0)
+
+
 @overload(decide_pick, inline="always")
 def _decide_pick(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
-    cls = _builtin(kind)
-    if not cls.picks_one:   # typed, never run: the loop's branch for such a strategy is dead
-        def impl_none(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
-            return np.int64(0), 0.0
-        return impl_none
-    fn = jit(cls.k_decide)
-
-    def impl(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
-        bet, stake = fn(p, s, si, ctx, hist, evs, out)
-        return np.int64(bet), stake
-    return impl
+    return _returned(kind, lambda cls: cls.picks_one, (0, 0.0))
 
 
 @overload(update, inline="always")

@@ -241,6 +241,20 @@ def _pattern_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarra
     return int(best_bet), stake
 
 
+def _lookup_table(listed: list[tuple[int, int, int]], width: int) -> list[float]:
+    """For each code of `width` outcomes, the bet + 1 of the longest of the
+    patterns `listed` ((length, bet, code), in order) it ends with (the first
+    listed, of equal lengths), or 0."""
+    table = np.zeros(4 ** width)
+    # the codes that end with a pattern of length L are its code plus any
+    # multiple of 4**L; written shortest first, and of equal lengths the
+    # first listed last, the one that matches stays
+    for length, _, bet, pattern in sorted((length, -k, bet, pattern) for k, (length, bet, pattern)
+                                          in enumerate(listed)):
+        table[pattern::4 ** length] = bet + 1.0
+    return table.tolist()
+
+
 @dataclass(frozen=True)
 class PatternParams(ShoeReaderParams):
     patterns: dict[str, str] = param(
@@ -281,28 +295,17 @@ class PatternTable(ShoeReader):
 
     def encode_own(self) -> list[float]:
         code = {"P": 0, "B": 1, "T": 2}
-        own = [self.params.base, 1.0 if self.params.ignore_ties else 0.0, len(self.params.patterns)]
-        for pattern, bet in self.params.patterns.items():
-            text = str(pattern).upper()
-            own += [len(text), code[str(bet).upper()], pattern_code([code[c] for c in text])]
-        width = max(len(str(pattern)) for pattern in self.params.patterns)
+        # (length, bet, code) of each pattern, as listed
+        listed = [(len(str(pattern)), code[str(bet).upper()],
+                   pattern_code([code[c] for c in str(pattern).upper()]))
+                  for pattern, bet in self.params.patterns.items()]
+        own = [self.params.base, 1.0 if self.params.ignore_ties else 0.0, len(listed)]
+        for slot in listed:
+            own += slot
+        width = max(length for length, _, _ in listed)
         if width > TABLE_WIDTH:
             return own + [0.0]
-        return own + [float(width), *self._table(width)]
-
-    def _table(self, width: int) -> list[float]:
-        """For each code of `width` outcomes, the bet + 1 of the longest pattern
-        it ends with (the first listed, of equal lengths), or 0."""
-        code = {"P": 0, "B": 1, "T": 2}
-        table = np.zeros(4 ** width)
-        listed = [(len(str(pattern)), -k, pattern_code([code[c] for c in str(pattern).upper()]),
-                   code[str(bet).upper()]) for k, (pattern, bet) in enumerate(self.params.patterns.items())]
-        # the codes that end with a pattern of length L are its code plus any
-        # multiple of 4**L; written shortest first, and of equal lengths the
-        # first listed last, the one that matches stays
-        for length, _, pattern, bet in sorted(listed):
-            table[pattern::4 ** length] = bet + 1.0
-        return table.tolist()
+        return own + [float(width), *_lookup_table(listed, width)]
 
     def main_bets(self) -> set[Bet]:
         names = {"P": Bet.PLAYER, "B": Bet.BANKER, "T": Bet.TIE}

@@ -84,10 +84,8 @@ class RoadReader(Builtin):
     description = "Follow (or chop) the colour of the big eye boy, small road or cockroach pig."
     kind = 15
     Params = RoadParams
-    # Player or Banker is a coin toss: the loop finds the staked bet with
-    # selects, as the reader chose it (with the reader's branches gone too,
-    # 34-36 M became 38-40 M hands/s in one process; either change alone
-    # was slower than neither)
+    # Player or Banker is a coin toss: the reader chooses it with selects and
+    # returns it, and the loop takes it without a branch (see `picks_one`)
     picks_one = True
 
     def encode_own(self) -> list[float]:
