@@ -426,6 +426,12 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
     win_goal = -1 if s.win_goal is None else _ticks(s.win_goal, table.den)
     max_hands = -1 if s.max_hands is None else s.max_hands
     n_sessions = hi - lo
+    # the exact EVs before each hand: worked out once, for every counting seat
+    ev_shared = session_loop.shared_evs(
+        len(hands), any(strat.uses_cards for strat in strategies),
+        any(strat.uses_cards and session_loop.needs_deals(strat, runs_compiled(strat)
+                                                          and not force_python)
+            for strat in strategies))
     results = []
     for k, strat in enumerate(strategies):
         bets = strat.possible_bets()
@@ -440,8 +446,8 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
                 unit, table.den, table.min_c, table.max_c, table.offered,
                 config.rules.player_and_banker_together, config.rules.pairs_need_main_bet,
                 bankroll0, stop_loss, win_goal, max_hands, ruin_below, bool(strat.uses_cards),
-                hands.cards, table.full_counts, table.payouts, table.evs_full, stats, wag, expected,
-                ledger, led["idx"], led["cents"], led["net"], led["bank"])
+                hands.cards, table.full_counts, table.payouts, table.evs_full, *ev_shared,
+                stats, wag, expected, ledger, led["idx"], led["cents"], led["net"], led["bank"])
         if runs_compiled(strat) and not force_python:
             code, at, rows = session_loop.run_compiled(kind_marker(strat.kind), strat.encode(), *args,
                                                        *session_loop.scratch(strat))

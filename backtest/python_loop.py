@@ -66,7 +66,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                pairs_need_main: bool, bankroll0: int, stop_loss: int, win_goal: int,
                max_hands: int, ruin_below: int, use_cards: bool, cards: np.ndarray,
                full_counts: np.ndarray, ev_table: np.ndarray, evs_full: np.ndarray,
-               stats: np.ndarray, wagered: np.ndarray, expected: np.ndarray,
+               ev_rows: np.ndarray, ev_done: np.ndarray, ev_deals: bool, stats: np.ndarray, wagered: np.ndarray, expected: np.ndarray,
                ledger: bool, led_idx: np.ndarray, led_cents: np.ndarray,
                led_net: np.ndarray, led_bank: np.ndarray) -> tuple[int, int, int]:
     """`run_compiled`'s table rules, for any Strategy object, in plain Python.
@@ -154,7 +154,12 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                     if use_cards:
                         counts[:] = full_counts
                 if use_cards:
-                    ev_fill(counts, ev_table, evs, *ev_tables)
+                    # the table's EVs, worked out by the first seat to play the hand
+                    evs = ev_rows[i]
+                    if not ev_done[i]:
+                        ev_fill(counts, ev_table, evs, *ev_tables, ev_deals)
+                        ev_done[i] = True
+                    view._evs = evs
                     evs_l = evs.tolist()
                 view._i = i
                 asked = ask(view)

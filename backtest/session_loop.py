@@ -27,7 +27,7 @@ from backtest.rules import PAIR_BETS
 from strategies import compiled
 from strategies.base import (CTX_BANKROLL, CTX_HAND, CTX_LAST_NET, CTX_SESSION_HAND, CTX_SHOE,
                              CTX_SIZE, N_BETS, P_ON_BANKROLL, P_ON_MAX, P_SIDE, STATE_FLOATS,
-                             STATE_INTS, Builtin)
+                             STATE_INTS, Builtin, Strategy)
 
 # how a session ended
 ENDED_LIMIT, ENDED_RUIN, ENDED_STOP_LOSS, ENDED_WIN_GOAL = 0, 1, 2, 3
@@ -178,15 +178,32 @@ def session_seed(seat_key: np.uint64, session_id: int, state: np.ndarray) -> int
 
 def scratch(strategy: Builtin) -> tuple[Any, ...]:
     """The last arguments of `run_compiled` for `strategy`: which bets to
-    look at, work arrays (it allocates nothing), and whether a counter's
-    EVs need the deals counted (not when it can bet only the pairs)."""
+    look at, and work arrays (it allocates nothing)."""
     possible = strategy.possible_bets()
     active = np.array(sorted(b.code for b in possible), np.uint64)
     return (active, np.zeros(STATE_FLOATS), np.zeros(STATE_INTS, np.int64), np.zeros(CTX_SIZE),
             np.zeros(N_BETS), np.zeros(N_BETS), np.zeros(N_BETS), np.zeros(N_BETS, np.int64),
             np.zeros(N_BETS, np.int64), np.zeros(14, np.int64), np.zeros(N_BETS),
-            np.zeros(4, np.uint64), *ev_work(strategy.uses_cards), np.zeros((2, N_BETS), np.int64),
-            bool(possible - set(PAIR_BETS)))
+            np.zeros(4, np.uint64), *ev_work(strategy.uses_cards), np.zeros((2, N_BETS), np.int64))
+
+
+def needs_deals(strategy: Strategy, compiled_path: bool) -> bool:
+    """Whether a counting seat reads EVs that need the deals counted: not a
+    built-in run compiled that can bet only the pairs (their EVs have a
+    closed form); a strategy run in Python may read any bet's EV."""
+    return not compiled_path or bool(strategy.possible_bets() - set(PAIR_BETS))
+
+
+def shared_evs(n_hands: int, counting: bool, deals: bool) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The table's exact EVs before each of its hands, shared by its counting
+    seats (three arguments of both loops): a row per hand, written by the
+    first seat to play the hand and read by the others (the EVs depend on
+    the table's cards alone, and each seat counts them from its shoe's first
+    hand); whether each row is written; and whether the rows count the deals
+    (False when every counting seat needs only the pair bets, whose other
+    EVs are then NaN). Empty when no seat counts."""
+    rows = n_hands if counting else 0
+    return np.zeros((rows, N_BETS)), np.zeros(rows, np.bool_), deals
 
 
 @njit_nrt_free()
@@ -197,25 +214,28 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                  pairs_need_main: bool, bankroll0: int, stop_loss: int, win_goal: int,
                  max_hands: int, ruin_below: int, use_cards: bool, cards: np.ndarray,
                  full_counts: np.ndarray, ev_table: np.ndarray, evs_full: np.ndarray,
+                 ev_rows: np.ndarray, ev_done: np.ndarray, ev_deals: bool,
                  stats: np.ndarray, wagered: np.ndarray, expected: np.ndarray,
                  ledger: bool, led_idx: np.ndarray, led_cents: np.ndarray,
                  led_net: np.ndarray, led_bank: np.ndarray, active: np.ndarray, s: np.ndarray,
                  si: np.ndarray, ctx: np.ndarray, out: np.ndarray, stakes: np.ndarray,
                  unit_f: np.ndarray, cents: np.ndarray, side_c: np.ndarray, counts: np.ndarray,
                  evs: np.ndarray, seed_work: np.ndarray, ev_nodes: np.ndarray,
-                 ev_coef: np.ndarray, ev_work: np.ndarray, fast_c: np.ndarray,
-                 ev_deals: bool) -> tuple[int, int, int]:
+                 ev_coef: np.ndarray, ev_work: np.ndarray,
+                 fast_c: np.ndarray) -> tuple[int, int, int]:
     """Run sessions bounds[j]..bounds[j+1] (hand indices) for one built-in seat;
     `kind` is `compiled.kind_marker(strategy.kind)`.
 
-    The last arguments come from `scratch(strategy)`: the bets
-    the strategy can place (`active`; the loop reads and writes only those),
-    work arrays, and whether a counter's EVs need the deals counted. Compiled without reference counting, this loop allocates
-    nothing; a session's statistics live in local variables until it ends.
+    A counter reads the exact EVs before each hand from the table's shared
+    rows (`shared_evs`: ev_rows, ev_done, ev_deals), working them out for a
+    hand no seat has played yet. The last arguments come from
+    `scratch(strategy)`: the bets the strategy can place (`active`; the loop
+    reads and writes only those), and work arrays. Compiled without
+    reference counting, this loop allocates nothing; a session's statistics
+    live in local variables until it ends.
     Returns (status, hand index of an error or -1, ledger rows written).
     """
-    for r in range(14):
-        counts[r] = full_counts[r]
+    counted = -1   # the hand `counts` is brought up to (the cards before it taken out)
     sides = 0   # side bets the strategy always places (a count: one test a hand)
     for b in range(N_BETS):
         evs[b] = evs_full[b]
@@ -264,13 +284,25 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
             i = np.uint64(k)   # unsigned: its uses skip the negative-index fix-up
             if hand_no[i] == 1:
                 shoe_start = k
-                if cards_seen:
-                    for r in range(14):
-                        counts[r] = full_counts[r]
             if cards_seen:
-                # only the EVs of the bets it can place: what it reads, and
-                # what the expected net sums
-                ev_fill(counts, ev_table, evs, ev_nodes, ev_coef, ev_work, ev_deals)
+                # the exact EVs for the cards not yet seen: the table's, worked
+                # out once by the first seat to play this hand (microseconds);
+                # the counts are brought up to it only then, from the shoe's
+                # first hand or from the last hand counted
+                if not ev_done[i]:
+                    if counted < shoe_start:
+                        for r in range(14):
+                            counts[r] = full_counts[r]
+                        counted = shoe_start
+                    for h in range(counted, k):
+                        for c in range(6):
+                            if cards[h, c] != 0:
+                                counts[cards[h, c] & 15] -= 1
+                    counted = k
+                    ev_fill(counts, ev_table, ev_rows[i], ev_nodes, ev_coef, ev_work, ev_deals)
+                    ev_done[i] = True
+                for b in range(N_BETS):
+                    evs[b] = ev_rows[i, b]
             if compiled.reads_context(kind):   # known while compiling
                 ctx[CTX_BANKROLL] = final / scale
                 ctx[CTX_HAND] = hand_no[i]
@@ -403,10 +435,6 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                 led_net[rows] = net
                 led_bank[rows] = final
                 rows += 1
-            if cards_seen:
-                for c in range(6):
-                    if cards[i, c] != 0:
-                        counts[cards[i, c] & 15] -= 1
             if keep_lo <= final < keep_hi:
                 continue
             ended = ended_by(final, ruin_below, stop_loss, bankroll0)

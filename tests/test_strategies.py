@@ -38,6 +38,7 @@ from backtest.errors import ConfigError, StrategyError
 from backtest.rules import Bet, Rules
 from backtest.session_loop import S_BANKROLL_STOPS, S_BELOW_MIN, S_BETS, S_MAX_HITS
 from strategies import registry
+from strategies.base import Strategy
 from strategies.patterns import TABLE_WIDTH
 from strategies.registry import BUILTIN_NAMES
 
@@ -1087,6 +1088,119 @@ def test_a_counter_of_the_pairs_alone_matches_the_python_path() -> None:
     assert compiled.summary.equals(python.summary)
     assert (compiled.summary["bets"] > 100).all()
     assert compiled.summary["expected_edge"].is_finite().all()
+
+
+class _CountingUser(Strategy):
+    """A user's counting class: Banker when its EV is above -1.1 %, Tie when positive."""
+
+    name = "counting-user"
+    description = "test strategy"
+    uses_cards = True
+
+    def stakes(self, view):  # type: ignore[no-untyped-def]
+        evs = view.evs
+        bets = {}
+        if evs[Bet.BANKER] > -0.011:
+            bets["banker"] = 10.0
+        if evs[Bet.TIE] > 0.0:
+            bets["tie"] = 5.0
+        return bets
+
+
+def _counting_table(seats: list[dict[str, Any]]) -> RunConfig:
+    return parse_config({
+        "seed": 9, "sessions": 12, "rules": "commission", "shoe": {"decks": 6},
+        "session": {"bankroll": 10_000}, "table": {"min": 1, "max": 1000}, "seats": seats},
+        source="counting.yaml")
+
+
+_COUNTING_SEATS: list[dict[str, Any]] = [
+    {"strategy": "counter", "name": "all bets", "params": {"min_ev": -0.011}},
+    {"strategy": "counter", "name": "pairs", "params": {"bets": ["player_pair", "banker_pair"],
+                                                         "min_ev": -0.12}},
+    {"strategy": "counting-user", "name": "user"},
+    {"strategy": "martingale", "name": "no count"},
+]
+
+
+@pytest.mark.parametrize("force_python", [False, True], ids=["compiled", "python"])
+def test_counting_seats_at_one_table_play_as_each_would_alone(
+        monkeypatch: pytest.MonkeyPatch, force_python: bool) -> None:
+    """The exact EVs before each hand are worked out once for the table and
+    read by every counting seat: a seat's ledger and sessions are the ones
+    it has alone at the table, in either loop, whichever seat works them out
+    (a pair-only counter alone needs no deals counted; beside the others it
+    reads rows that count them)."""
+    monkeypatch.setitem(registry.BUILTIN_NAMES, _CountingUser.name, _CountingUser)
+
+    def run(seats: list[dict[str, Any]]) -> engine.RunResult:
+        return engine.run(_counting_table(seats), ledger=True, workers=1,
+                          force_python=force_python)
+
+    tables = [run(_COUNTING_SEATS), run(_COUNTING_SEATS[::-1])]
+    for seat in _COUNTING_SEATS:
+        alone = run([seat])
+        for frame in ("ledger", "sessions"):
+            want = getattr(alone, frame).drop("seat")
+            for table in tables:
+                got = getattr(table, frame).filter(pl.col("seat") == seat["name"]).drop("seat")
+                assert got.equals(want), (seat["name"], frame)
+    bets = tables[0].summary.select("seat", "bets").rows()
+    assert all(n > 20 for _, n in bets), bets
+
+
+def _shared_rows(monkeypatch: pytest.MonkeyPatch, poison: float | None) -> list[tuple[Any, ...]]:
+    """Catch the table's shared EV rows; with `poison`, hand the seats rows
+    already written with that EV for every bet."""
+    from backtest import session_loop
+
+    made: list[tuple[Any, ...]] = []
+    real = session_loop.shared_evs
+
+    def shared(n_hands: int, counting: bool, deals: bool) -> tuple[Any, ...]:
+        rows, done, deals = real(n_hands, counting, deals)
+        if poison is not None:
+            rows[:] = poison
+            done[:] = True
+        made.append((rows, done, deals))
+        return rows, done, deals
+
+    monkeypatch.setattr(session_loop, "shared_evs", shared)
+    return made
+
+
+@pytest.mark.parametrize("force_python", [False, True], ids=["compiled", "python"])
+def test_a_counting_seat_reads_the_table_s_rows_and_works_out_those_not_yet_written(
+        monkeypatch: pytest.MonkeyPatch, force_python: bool) -> None:
+    """Rows already written are read, not worked out again: with every row
+    saying each bet is worth +1 a unit, a Tie counter bets every hand. Rows
+    not yet written are the exact EVs of the cards not yet seen, as an
+    independent count of the shoe's cards and `ev_array` give them."""
+    from backtest.cards import full_shoe_counts
+    from backtest.odds import ev_array, payout_vector
+
+    cfg = _counting_table([{"strategy": "counter", "params": {"bets": ["tie"]}}])
+    _shared_rows(monkeypatch, 1.0)
+    poisoned = engine.run(cfg, workers=1, force_python=force_python).summary
+    assert poisoned["bets"][0] == poisoned["hands"][0] > 500
+    assert poisoned["expected_edge"][0] == 1.0
+    monkeypatch.undo()
+    made = _shared_rows(monkeypatch, None)
+    honest = engine.run(cfg, workers=1, force_python=force_python).summary
+    assert honest["bets"][0] < honest["hands"][0] // 3
+    (rows, done, deals), = made
+    assert deals and done.all()
+    hands, _, _ = engine._hands_for(cfg, 0, cfg.sessions)
+    full = full_shoe_counts(6)
+    counts = full.copy()
+    pays = payout_vector(cfg.rules)
+    for i in range(len(hands)):
+        if hands.hand[i] == 1:
+            counts = full.copy()
+        assert np.array_equal(rows[i], ev_array(counts, pays), equal_nan=True), i
+        for card in hands.cards[i]:
+            if card:
+                counts[card & 15] -= 1
 
 
 @pytest.mark.parametrize("seed", [3, 11])
