@@ -26,8 +26,8 @@ from backtest.odds import ev_fill, ev_work
 from backtest.rules import PAIR_BETS
 from strategies import compiled
 from strategies.base import (CTX_BANKROLL, CTX_HAND, CTX_LAST_NET, CTX_SESSION_HAND, CTX_SHOE,
-                             CTX_SIZE, N_BETS, P_ON_BANKROLL, P_ON_MAX, P_SIDE, STATE_FLOATS,
-                             STATE_INTS, Builtin, Strategy)
+                             CTX_SIZE, N_BETS, P_ON_BANKROLL, P_ON_MAX, P_SIDE, SEVERAL,
+                             STATE_FLOATS, STATE_INTS, Builtin, Strategy)
 
 # how a session ended
 ENDED_LIMIT, ENDED_RUIN, ENDED_STOP_LOSS, ENDED_WIN_GOAL = 0, 1, 2, 3
@@ -357,7 +357,7 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                 net = 0
                 total = 0
             elif one < 0:
-                if single or picks:
+                if single or (picks and pick != SEVERAL):
                     # the stake the strategy returned, where the general rules read it
                     for a in range(na):
                         out[active[a]] = 0.0
@@ -375,7 +375,8 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                             out[the_bet] = compiled.decide_one(kind, p, s, si, ctx, hist, evs, out)
                         elif picks:
                             pick, x = compiled.decide_pick(kind, p, s, si, ctx, hist, evs, out)
-                            out[pick] = x
+                            if pick != SEVERAL:
+                                out[pick] = x
                         else:
                             compiled.decide(kind, p, s, si, ctx, hist, evs, out)
                         code, below = limits(out, side_c, cents, min_c, max_c, active)

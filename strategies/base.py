@@ -60,6 +60,10 @@ P_SIDE = 3            # 3 .. 9: side-bet stakes in Bet order
 P_PAIRS_ALONE = 10    # 1 when the table takes a pair bet with no main bet (see `at_table`)
 P_OWN = 11            # first strategy-specific slot
 
+#: the bet a `picks_one` strategy's decide returns when it stakes more than
+#: one bet on the hand: it has then written every stake in `out`
+SEVERAL = -2
+
 STATE_FLOATS = 520
 STATE_INTS = 8
 
@@ -350,7 +354,8 @@ class Builtin(Strategy):
       (zeroed, in `Bet` order, currency units); `hist` is the shoe's winners so
       far, `ctx` the CTX_* numbers, `evs` the per-unit EV of each bet. A
       strategy with a `bet_slot` returns its one stake instead, one that
-      `picks_one` returns (bet code, stake);
+      `picks_one` returns (bet code, stake), or (SEVERAL, any stake but 0)
+      on a hand it stakes more than one bet, written in `out`;
     - ``update(p, s, si, ctx, stakes, unit, net)``: after settlement, with the
       stakes actually placed, each bet's result per unit, and the total net.
     """
@@ -365,7 +370,8 @@ class Builtin(Strategy):
     #: whether its `decide` returns (bet code, stake) for the one bet it
     #: stakes on a hand (stake 0.0: it sits the hand out) instead of writing
     #: `out`: the shoe readers and the random bettor, whose bet changes from
-    #: hand to hand like a coin toss
+    #: hand to hand like a coin toss, and the counter, which seldom stakes
+    #: more than one (then it returns SEVERAL and writes `out`)
     picks_one: ClassVar[bool] = False
 
     # the four functions, which each built-in gives as staticmethods
@@ -446,9 +452,9 @@ class Builtin(Strategy):
         out = self._out
         out[:] = 0.0
         value = type(self).k_decide(self._p, self._s, self._si, ctx, view._history, view._evs, out)
-        if isinstance(value, tuple):   # picks_one: (bet, stake)
+        if isinstance(value, tuple):   # picks_one: (bet, stake), or SEVERAL with `out` written
             bet, stake = value
-            if stake != 0.0:
+            if stake != 0.0 and bet != SEVERAL:
                 out[int(bet)] = stake
         elif value is not None:        # bet_slot: the stake on that bet
             out[int(self._p[self.bet_slot])] = value

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from backtest.errors import StrategyError
+from backtest.kernels import jit
 from backtest.rules import Bet
 from strategies._common import stateless_reset, stateless_update
-from strategies.base import N_BETS, P_OWN, P_PAIRS_ALONE, Builtin
+from strategies.base import N_BETS, P_OWN, P_PAIRS_ALONE, SEVERAL, Builtin
 from strategies.params import CommonParams, param
 
 BASE = P_OWN
@@ -40,16 +41,37 @@ class CounterParams(CommonParams):
         self.validate("params")
 
 
+@jit
+def _favourable(p: np.ndarray, evs: np.ndarray, b: int, pairs: bool) -> bool:
+    """Whether the counter stakes bet `b`: one it considers, whose EV is above
+    `min_ev`; a pair bet only with `pairs`."""
+    return p[MASK + b] == 1.0 and evs[b] > p[MIN_EV] and \
+        (pairs or (b != _PLAYER_PAIR and b != _BANKER_PAIR))
+
+
 def _counter_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                    hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+                    hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> tuple[int, float]:
+    n = 0
+    pick = 0
     main = False
     for b in range(N_BETS):
-        if p[MASK + b] == 1.0 and evs[b] > p[MIN_EV]:
-            out[b] = p[BASE]
+        if _favourable(p, evs, b, True):
+            n += 1
+            pick = b
             main = main or b <= _TIE
-    if not main and p[P_PAIRS_ALONE] == 0.0:   # a pair bet the table takes only beside one
-        out[_PLAYER_PAIR] = 0.0
-        out[_BANKER_PAIR] = 0.0
+    pairs = main or p[P_PAIRS_ALONE] != 0.0
+    if not pairs:   # a pair bet the table takes only beside a main bet: the others alone
+        n = 0
+        pick = 0
+        for b in range(N_BETS):
+            if _favourable(p, evs, b, False):
+                n += 1
+                pick = b
+    if n <= 1:   # as on almost every hand: one bet or none, returned
+        return pick, p[BASE] if n == 1 else 0.0
+    for b in range(N_BETS):
+        out[b] = p[BASE] if _favourable(p, evs, b, pairs) else 0.0
+    return SEVERAL, p[BASE]
 
 
 class ExactCounter(Builtin):
@@ -64,6 +86,7 @@ class ExactCounter(Builtin):
     kind = 14
     Params = CounterParams
     uses_cards = True
+    picks_one = True   # (bet, stake), or (SEVERAL, stake) with the stakes in `out`
 
     def encode_own(self) -> list[float]:
         mask = [0.0] * N_BETS

@@ -1118,6 +1118,9 @@ _COUNTING_SEATS: list[dict[str, Any]] = [
     {"strategy": "counter", "name": "all bets", "params": {"min_ev": -0.011}},
     {"strategy": "counter", "name": "pairs", "params": {"bets": ["player_pair", "banker_pair"],
                                                          "min_ev": -0.12}},
+    {"strategy": "counter", "name": "several", "params": {"bets": ["banker", "player_pair",
+                                                                    "banker_pair"],
+                                                           "min_ev": -0.13}},
     {"strategy": "counting-user", "name": "user"},
     {"strategy": "martingale", "name": "no count"},
 ]
@@ -1625,7 +1628,8 @@ def test_strategies_that_return_their_stake_write_nothing_else() -> None:
     slotted = {cls.name for cls in compiled.BUILTINS if cls.bet_slot >= 0}
     pickers = {cls.name for cls in compiled.BUILTINS if cls.picks_one}
     assert slotted >= {"martingale", "labouchere", "oscars-grind", "1-3-2-6"}
-    assert pickers == {"follow-the-shoe", "chop", "streak", "pattern", "road-reader", "random"}
+    assert pickers == {"follow-the-shoe", "chop", "streak", "pattern", "road-reader", "random",
+                       "counter"}
     assert not slotted & pickers
     winners = np.array([1, 1, 1, 2, 1, 0, 0, 0, 0], np.int8)   # BBBTBPPPP
     bets = list(Bet)
@@ -1790,6 +1794,58 @@ def test_a_labouchere_line_too_long_or_of_one_number() -> None:
     assert (si[0], si[1]) == (1, 7)
     settle(0.95)                                    # a win crosses it out: a new line
     assert (si[0], si[1]) == (4, 0) and stake() == 50
+
+
+@pytest.mark.parametrize("pairs_alone", [True, False], ids=["commission", "no-commission"])
+def test_the_counter_returns_its_one_bet_and_writes_several(pairs_alone: bool) -> None:
+    """The counter returns (bet, stake) when one bet is favourable, (0, 0.0)
+    when none is, and (SEVERAL, stake) with every stake written in `out`
+    when more are; the Python path places what it returns or writes. Where
+    a pair bet needs a main bet beside it, favourable pair bets alone are
+    dropped, and what is left is returned or written by the same rules."""
+    from strategies.base import CTX_SIZE, N_BETS, SEVERAL, View
+    from strategies.counting import ExactCounter
+
+    strat = ExactCounter.from_config({"base": 5, "min_ev": -0.05,
+                                      "bets": ["banker", "tie", "player_pair", "banker_pair",
+                                               "dragon7"]}, "params")
+    rules = Rules.preset("commission" if pairs_alone else "no-commission")
+    strat.at_table(rules)
+    codes = {b: b.code for b in Bet}
+
+    def evs_with(good: set[Bet]) -> np.ndarray:
+        return np.array([0.01 if b in good else -0.1 for b in Bet])
+
+    cases: list[tuple[set[Bet], dict[Bet, float]]] = [
+        (set(), {}),
+        ({Bet.BANKER}, {Bet.BANKER: 5.0}),
+        ({Bet.PLAYER}, {}),   # not a bet it considers
+        ({Bet.BANKER, Bet.TIE, Bet.PLAYER_PAIR}, {Bet.BANKER: 5.0, Bet.TIE: 5.0,
+                                                  Bet.PLAYER_PAIR: 5.0}),
+        ({Bet.PLAYER_PAIR}, {Bet.PLAYER_PAIR: 5.0} if pairs_alone else {}),
+        ({Bet.PLAYER_PAIR, Bet.BANKER_PAIR},
+         {Bet.PLAYER_PAIR: 5.0, Bet.BANKER_PAIR: 5.0} if pairs_alone else {}),
+        ({Bet.PLAYER_PAIR, Bet.DRAGON_7},
+         {Bet.PLAYER_PAIR: 5.0, Bet.DRAGON_7: 5.0} if pairs_alone else {Bet.DRAGON_7: 5.0}),
+        ({Bet.PLAYER_PAIR, Bet.BANKER_PAIR, Bet.DRAGON_7},
+         {Bet.PLAYER_PAIR: 5.0, Bet.BANKER_PAIR: 5.0, Bet.DRAGON_7: 5.0} if pairs_alone
+         else {Bet.DRAGON_7: 5.0}),
+    ]
+    for good, want in cases:
+        evs = evs_with(good)
+        out = np.zeros(N_BETS)
+        bet, stake = ExactCounter.k_decide(*_fresh_state(strat), np.zeros(CTX_SIZE),
+                                           np.zeros(0, np.int8), evs, out)
+        if len(want) > 1:
+            assert (bet, stake) == (SEVERAL, 5.0), good
+            assert {b: out[codes[b]] for b in Bet if out[codes[b]]} == want, good
+        else:
+            assert not out.any(), good
+            assert (bet, stake) == ((codes[next(iter(want))], 5.0) if want else (0, 0.0)), good
+        strat.start_session(3)
+        view = View(np.zeros(1, np.int8), [1, 2], np.zeros(2, np.int64))
+        view._evs = evs
+        assert strat.stakes(view) == want, good
 
 
 def test_the_counter_places_no_lone_pair_bet_where_the_table_takes_none() -> None:
