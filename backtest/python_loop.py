@@ -107,6 +107,8 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
     counts_ro = counts.view()
     counts_ro.flags.writeable = False
     view._counts = counts_ro if use_cards else None
+    rows_ro = ev_rows.view()
+    rows_ro.flags.writeable = False
     ev_tables = ev_work(use_cards)
     seed_work = np.zeros(4, np.uint64)
     evs_l = evs.tolist()
@@ -155,10 +157,11 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                         counts[:] = full_counts
                 if use_cards:
                     # the table's EVs, worked out by the first seat to play the hand
-                    evs = ev_rows[i]
+                    # (what the strategy sees is read-only: other seats read the row)
                     if not ev_done[i]:
-                        ev_fill(counts, ev_table, evs, *ev_tables, ev_deals)
+                        ev_fill(counts, ev_table, ev_rows[i], *ev_tables, ev_deals)
                         ev_done[i] = True
+                    evs = rows_ro[i]
                     view._evs = evs
                     evs_l = evs.tolist()
                 view._i = i

@@ -835,6 +835,25 @@ def test_the_counts_a_strategy_sees_are_read_only(monkeypatch: pytest.MonkeyPatc
         engine.run(_user_seat(monkeypatch, _Scribbles), workers=1)
 
 
+def _scribbling_decide(p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
+    evs[1] = 1.0   # Banker "favourable" for every seat at the table
+    return 1, 10.0
+
+
+def test_the_evs_a_counting_built_in_sees_in_python_are_read_only(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The EVs before a hand are the table's, shared by its counting seats:
+    a user's subclass of the counter (run in Python) that writes into them
+    is stopped, rather than changing what the other seats read."""
+    from strategies.counting import ExactCounter
+
+    cls = type("Scribbler", (ExactCounter,), {"name": "scribbler",
+                                              "k_decide": staticmethod(_scribbling_decide)})
+    with pytest.raises(StrategyError, match=r"seats\[0\] \(scribbler\): raised ValueError: "
+                                            r"assignment destination is read-only"):
+        engine.run(_user_seat(monkeypatch, cls), workers=1)
+
+
 @dataclasses.dataclass(frozen=True)
 class _RangeParams(CommonParams):
     lo: float = 1.0
