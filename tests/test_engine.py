@@ -224,6 +224,33 @@ def test_a_spilled_summary_is_the_same_to_the_last_bit_run_after_run(tmp_path: P
         assert engine.run(cfg, workers=1, spill=folder).summary.equals(expected), k
 
 
+class _Planned(Exception):
+    pass
+
+
+@pytest.mark.parametrize(("seat", "workers"), [("martingale", 1), ("counter", 2)])
+def test_a_counting_table_uses_every_core_at_fewer_hands(
+        monkeypatch: pytest.MonkeyPatch, seat: str, workers: int) -> None:
+    """By default a run uses every core from PARALLEL_HANDS hands, and a
+    table with a counting seat from COUNTING_WEIGHT times fewer: its exact
+    EVs cost that much more a hand than the other seats' play."""
+    planned: list[int] = []
+
+    def plan(n: int, per_session: int, workers: int) -> list[tuple[int, int]]:
+        planned.append(workers)
+        raise _Planned
+
+    cfg = generated([{"strategy": seat}], sessions=40)
+    n, per_session, _ = engine.prepare(cfg)
+    monkeypatch.setattr(engine, "default_workers", lambda: 2)
+    monkeypatch.setattr(engine, "plan_chunks", plan)
+    # between the two thresholds
+    monkeypatch.setattr(engine, "PARALLEL_HANDS", n * per_session * engine.COUNTING_WEIGHT // 2)
+    with pytest.raises(_Planned):
+        engine.run(cfg)
+    assert planned == [workers]
+
+
 def test_bad_run_arguments() -> None:
     cfg = generated([{"strategy": "flat"}], sessions=2)
     with pytest.raises(ConfigError, match="at least 1, got 0"):
