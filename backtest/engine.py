@@ -431,7 +431,7 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
     n_sessions = hi - lo
     # the exact EVs before each hand: worked out once, for every counting seat
     ev_shared = session_loop.shared_evs(
-        len(hands), any(strat.uses_cards for strat in strategies),
+        len(hands), sum(bool(strat.uses_cards) for strat in strategies),
         any(strat.uses_cards and session_loop.needs_deals(strat, runs_compiled(strat)
                                                           and not force_python)
             for strat in strategies))

@@ -100,13 +100,16 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
     view = View(winner_ro, hand_l, shoe_no, scale)
     counts = full_counts.copy()
     evs = evs_full.copy()
-    # what a strategy reads: NaN for a bet the rules do not offer, as ev_fill
-    # gives a counter (the loop's own copy has 0 there, never used)
-    view._evs = evs if use_cards else ev_array(full_counts, ev_table)
+    evs_ro = evs.view()
+    evs_ro.flags.writeable = False
+    # what a strategy reads (read-only): NaN for a bet the rules do not offer,
+    # as ev_fill gives a counter (the loop's own copy has 0 there, never used)
+    view._evs = evs_ro if use_cards else ev_array(full_counts, ev_table)
     # what a strategy reads of the cards seen, read-only: the loop's own counts
     counts_ro = counts.view()
     counts_ro.flags.writeable = False
     view._counts = counts_ro if use_cards else None
+    shared = ev_rows.shape[0] != 0
     rows_ro = ev_rows.view()
     rows_ro.flags.writeable = False
     ev_tables = ev_work(use_cards)
@@ -158,12 +161,15 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                 if use_cards:
                     # the table's EVs, worked out by the first seat to play the hand
                     # (what the strategy sees is read-only: other seats read the row)
-                    if not ev_done[i]:
+                    if not shared:
+                        ev_fill(counts, ev_table, evs, *ev_tables, ev_deals)
+                    elif not ev_done[i]:
                         ev_fill(counts, ev_table, ev_rows[i], *ev_tables, ev_deals)
                         ev_done[i] = True
-                    evs = rows_ro[i]
-                    view._evs = evs
-                    evs_l = evs.tolist()
+                        view._evs = rows_ro[i]
+                    else:
+                        view._evs = rows_ro[i]
+                    evs_l = view._evs.tolist()
                 view._i = i
                 asked = ask(view)
                 # the short path: no bet, or one bet within the limits and the bankroll

@@ -194,15 +194,17 @@ def needs_deals(strategy: Strategy, compiled_path: bool) -> bool:
     return not compiled_path or bool(strategy.possible_bets() - set(PAIR_BETS))
 
 
-def shared_evs(n_hands: int, counting: bool, deals: bool) -> tuple[np.ndarray, np.ndarray, bool]:
+def shared_evs(n_hands: int, counting_seats: int, deals: bool
+               ) -> tuple[np.ndarray, np.ndarray, bool]:
     """The table's exact EVs before each of its hands, shared by its counting
     seats (three arguments of both loops): a row per hand, written by the
     first seat to play the hand and read by the others (the EVs depend on
     the table's cards alone, and each seat counts them from its shoe's first
-    hand); whether each row is written; and whether the rows count the deals
+    hand); whether each row is written; and whether the EVs count the deals
     (False when every counting seat needs only the pair bets, whose other
-    EVs are then NaN). Empty when no seat counts."""
-    rows = n_hands if counting else 0
+    EVs are then NaN). No rows for a table with one counting seat or none:
+    a lone counter works its EVs out for itself, in memory it keeps warm."""
+    rows = n_hands if counting_seats > 1 else 0
     return np.zeros((rows, N_BETS)), np.zeros(rows, np.bool_), deals
 
 
@@ -289,7 +291,8 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                 # out once by the first seat to play this hand (microseconds);
                 # the counts are brought up to it only then, from the shoe's
                 # first hand or from the last hand counted
-                if not ev_done[i]:
+                shared = ev_rows.shape[0] != 0
+                if not shared or not ev_done[i]:
                     if counted < shoe_start:
                         for r in range(14):
                             counts[r] = full_counts[r]
@@ -299,10 +302,14 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                             if cards[h, c] != 0:
                                 counts[cards[h, c] & 15] -= 1
                     counted = k
-                    ev_fill(counts, ev_table, ev_rows[i], ev_nodes, ev_coef, ev_work, ev_deals)
-                    ev_done[i] = True
-                for b in range(N_BETS):
-                    evs[b] = ev_rows[i, b]
+                    ev_fill(counts, ev_table, evs, ev_nodes, ev_coef, ev_work, ev_deals)
+                    if shared:
+                        for b in range(N_BETS):
+                            ev_rows[i, b] = evs[b]
+                        ev_done[i] = True
+                else:
+                    for b in range(N_BETS):
+                        evs[b] = ev_rows[i, b]
             if compiled.reads_context(kind):   # known while compiling
                 ctx[CTX_BANKROLL] = final / scale
                 ctx[CTX_HAND] = hand_no[i]

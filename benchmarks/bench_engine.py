@@ -93,8 +93,11 @@ def bench_deal(shoes: int) -> None:
     print(f"deal {shoes:,} shoes ({len(hands):,} hands)         {rate(len(hands), best)}")
 
 
-def chunk_args(cfg: object, sessions: int, strat: Strategy | None = None) -> tuple:
-    """A chunk's hands and the loops' arguments for one seat (`strat`, if it counts cards)."""
+def chunk_args(cfg: object, sessions: int, strat: Strategy | None = None,
+               counting_seats: int = 1) -> tuple:
+    """A chunk's hands and the loops' arguments for one seat (`strat`, if it
+    counts cards) at a table of `counting_seats` counting seats (from two,
+    they share the EVs: `session_loop.shared_evs`)."""
     hands, bounds, shoe_no = engine._hands_for(cfg, 0, sessions)
     table = engine._table(cfg, hands)
     unit = payouts.unit_results(hands, cfg.rules)
@@ -103,7 +106,7 @@ def chunk_args(cfg: object, sessions: int, strat: Strategy | None = None) -> tup
     ex = np.zeros(sessions)
     z = np.zeros(0, np.int64)
     uses = bool(strat is not None and strat.uses_cards)
-    shared = session_loop.shared_evs(len(hands), uses,
+    shared = session_loop.shared_evs(len(hands), counting_seats if uses else 0,
                                      uses and session_loop.needs_deals(strat, True))
     args = (np.uint64(5), np.arange(sessions), bounds, hands.winner, hands.hand, shoe_no, unit,
             table.den, table.min_c, table.max_c, table.offered, True, False,
@@ -113,13 +116,10 @@ def chunk_args(cfg: object, sessions: int, strat: Strategy | None = None) -> tup
     return hands, args
 
 
-def time_loop(strat: Strategy, args: tuple, fresh: bool) -> float:
-    """Best of three compiled runs; `fresh`: with the table's EV rows not yet
-    worked out on each (a counter's own cost), else as a further seat reads them."""
+def time_loop(strat: Strategy, args: tuple) -> float:
+    """Best of three compiled runs."""
     dt = math.inf
     for _ in range(3):
-        if fresh:
-            args[24][:] = False
         work = session_loop.scratch(strat)
         t = time.perf_counter()
         session_loop.run_compiled(kind_marker(strat.kind), strat.encode(), *args, *work)
@@ -139,17 +139,18 @@ def bench_strategies(sessions: int) -> None:
         if label != "counter":
             hands, args = chunk_args(cfg, sessions, strat)
             print(f"session loop {label:<18} {len(hands):>10,} hands "
-                  f"{rate(len(hands), time_loop(strat, args, strat.uses_cards))}")
+                  f"{rate(len(hands), time_loop(strat, args))}")
             continue
         # the exact EVs cost microseconds a hand: worked out once per table,
         # and read by every further counting seat at it
         hands, args = chunk_args(cfg, max(50, sessions // 200), strat)
         print(f"session loop counter, EVs worked out {len(hands):>10,} hands "
-              f"{rate(len(hands), time_loop(strat, args, True))}")
-        hands, args = chunk_args(cfg, max(50, sessions // 20), strat)
-        time_loop(strat, args, True)
+              f"{rate(len(hands), time_loop(strat, args))}")
+        hands, args = chunk_args(cfg, max(50, sessions // 20), strat, counting_seats=2)
+        session_loop.run_compiled(kind_marker(strat.kind), strat.encode(), *args,
+                                  *session_loop.scratch(strat))   # the first seat's
         print(f"session loop counter, EVs read      {len(hands):>10,} hands "
-              f"{rate(len(hands), time_loop(strat, args, False))}")
+              f"{rate(len(hands), time_loop(strat, args))}")
     cfg = config([{"strategy": "flat"}], sessions // 10)
     for plain in (PlainFlat(), PlainFollow(), PlainMartingale()):
         python_loop.run_python(plain, *chunk_args(cfg, 2)[1])

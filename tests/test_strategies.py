@@ -1153,15 +1153,16 @@ def test_counting_seats_at_one_table_play_as_each_would_alone(
 
 
 def _shared_rows(monkeypatch: pytest.MonkeyPatch, poison: float | None) -> list[tuple[Any, ...]]:
-    """Catch the table's shared EV rows; with `poison`, hand the seats rows
-    already written with that EV for every bet."""
+    """Catch the table's shared EV rows, made for a lone counting seat too;
+    with `poison`, hand the seats rows already written with that EV for
+    every bet."""
     from backtest import session_loop
 
     made: list[tuple[Any, ...]] = []
     real = session_loop.shared_evs
 
-    def shared(n_hands: int, counting: bool, deals: bool) -> tuple[Any, ...]:
-        rows, done, deals = real(n_hands, counting, deals)
+    def shared(n_hands: int, counting_seats: int, deals: bool) -> tuple[Any, ...]:
+        rows, done, deals = real(n_hands, max(2, counting_seats), deals)
         if poison is not None:
             rows[:] = poison
             done[:] = True
