@@ -66,7 +66,8 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                pairs_need_main: bool, bankroll0: int, stop_loss: int, win_goal: int,
                max_hands: int, ruin_below: int, use_cards: bool, cards: np.ndarray,
                full_counts: np.ndarray, ev_table: np.ndarray, evs_full: np.ndarray,
-               ev_rows: np.ndarray, ev_done: np.ndarray, ev_deals: bool, stats: np.ndarray, wagered: np.ndarray, expected: np.ndarray,
+               ev_rows: np.ndarray, ev_done: np.ndarray, ev_deals: bool,
+               stats: np.ndarray, wagered: np.ndarray, expected: np.ndarray,
                ledger: bool, led_idx: np.ndarray, led_cents: np.ndarray,
                led_net: np.ndarray, led_bank: np.ndarray) -> tuple[int, int, int]:
     """`run_compiled`'s table rules, for any Strategy object, in plain Python.
