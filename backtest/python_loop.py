@@ -164,11 +164,10 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                     # (what the strategy sees is read-only: other seats read the row)
                     if not shared:
                         ev_fill(counts, ev_table, evs, *ev_tables, ev_deals)
-                    elif not ev_done[i]:
-                        ev_fill(counts, ev_table, ev_rows[i], *ev_tables, ev_deals)
-                        ev_done[i] = True
-                        view._evs = rows_ro[i]
                     else:
+                        if not ev_done[i]:
+                            ev_fill(counts, ev_table, ev_rows[i], *ev_tables, ev_deals)
+                            ev_done[i] = True
                         view._evs = rows_ro[i]
                     evs_l = view._evs.tolist()
                 view._i = i

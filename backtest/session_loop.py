@@ -252,6 +252,7 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
     short_path_bounds(min_c, max_c, offered, pairs_need_main, sides, fast_c)
     reset_on_max = p[P_ON_MAX] == 0.0
     cards_seen = compiled.counts_cards(kind)   # known while compiling (`use_cards` is for run_python)
+    shared = ev_rows.shape[0] != 0   # the table's EV rows, when two seats or more count
     all_in = p[P_ON_BANKROLL] != 0.0
     na = active.shape[0]
     # a strategy that stakes one bet, on every hand (known while compiling):
@@ -291,7 +292,6 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                 # out once by the first seat to play this hand (microseconds);
                 # the counts are brought up to it only then, from the shoe's
                 # first hand or from the last hand counted
-                shared = ev_rows.shape[0] != 0
                 if not shared or not ev_done[i]:
                     if counted < shoe_start:
                         for r in range(14):

@@ -194,19 +194,10 @@ def _init(kind, p, s, si, seed):  # type: ignore[no-untyped-def]
     return impl
 
 
-@overload(decide, inline="always")
-def _decide(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
-    fn = jit(_builtin(kind).k_decide)
-
-    def impl(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
-        return fn(p, s, si, ctx, hist, evs, out)
-    return impl
-
-
 def _returned(kind, returns: Callable[[type[Builtin]], bool], nothing: object):  # type: ignore[no-untyped-def]
-    """The compiled `decide_one` or `decide_pick` for the strategy `kind`
-    names: its decide's value if `returns` says it gives one, else `nothing`
-    (typed, never run: the loop's branch for such a strategy is dead)."""
+    """The compiled `decide`, `decide_one` or `decide_pick` for the strategy
+    `kind` names: its decide's value if `returns` says it gives one, else
+    `nothing` (typed, never run: the loop's branch for such a strategy is dead)."""
     cls = _builtin(kind)
     if not returns(cls):
         def impl_none(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
@@ -217,6 +208,11 @@ def _returned(kind, returns: Callable[[type[Builtin]], bool], nothing: object): 
     def impl(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
         return fn(p, s, si, ctx, hist, evs, out)
     return impl
+
+
+@overload(decide, inline="always")
+def _decide(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
+    return _returned(kind, lambda cls: True, None)
 
 
 @overload(decide_one, inline="always")
