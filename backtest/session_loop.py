@@ -426,7 +426,14 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
             peak = max(peak, final)
             drawdown = max(drawdown, peak - final)
             last_net = net
-            if compiled.learns(kind):   # known while compiling
+            if compiled.learns(kind) and single:   # known while compiling
+                # a progression reads its one bet's stake and result alone
+                ub = np.uint64(the_bet)
+                stakes[ub] = cc * 0.01 if one >= 0 else cents[ub] * 0.01
+                u = unit[ub, i]
+                unit_f[ub] = u / den if u > -(2 ** 62) else 0.0
+                compiled.update(kind, p, s, si, ctx, stakes, unit_f, net / scale)
+            elif compiled.learns(kind):
                 for a in range(na):
                     b = active[a]
                     if one < 0:

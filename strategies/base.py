@@ -365,7 +365,9 @@ class Builtin(Strategy):
     #: for a strategy that stakes one bet on every hand, the slot of the
     #: parameter vector holding its code, and its `decide` returns the stake
     #: instead of writing `out`; -1 for any other. The session loop then has
-    #: the stake at once, without looking for the bets staked.
+    #: the stake at once, without looking for the bets staked, and its
+    #: `update` is given that bet's stake and unit result alone (the other
+    #: entries of `stakes` and `unit` are not kept current).
     bet_slot: ClassVar[int] = -1
     #: whether its `decide` returns (bet code, stake) for the one bet it
     #: stakes on a hand (stake 0.0: it sits the hand out) instead of writing
