@@ -427,7 +427,8 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
             drawdown = max(drawdown, peak - final)
             last_net = net
             if compiled.learns(kind) and single:   # known while compiling
-                # a progression reads its one bet's stake and result alone
+                # a progression reads its one bet's stake and result alone (the
+                # loop below, run once for that bet, measured 3-6 % slower)
                 ub = np.uint64(the_bet)
                 stakes[ub] = cc * 0.01 if one >= 0 else cents[ub] * 0.01
                 u = unit[ub, i]
