@@ -1,14 +1,16 @@
 """Throughput of dealing, of each strategy's session loop, and of whole runs.
 
-    python benchmarks/bench_engine.py [--hands 10000000] [--quick]
+    python benchmarks/bench_engine.py [--hands 10000000] [--rounds 7] [--quick]
 
 Prints hands per second for: dealing generated 8-deck shoes; each built-in
 strategy's compiled session loop (dealing excluded); three plain-Python
 strategies (flat, follow the shoe, Martingale) through the same engine; and
 a whole `backtest run` of --hands hands on one process and on every core,
 with the peak resident memory. Timings are of
-warm code: numba compiles (or loads from its cache) before the clock starts,
-and the per-part figures are the best of three calls.
+warm code: numba compiles (or loads from its cache) before the clock starts.
+The per-part figures are measured in rounds, each of which times every part
+once (see `Timed`), and printed as the best and the median of the rounds;
+the first line names the processor, since the figures are that machine's.
 """
 
 from __future__ import annotations
@@ -81,16 +83,51 @@ def rate(hands: int, seconds: float) -> str:
     return f"{hands / seconds / 1e6:8.2f} M hands/s"
 
 
-def bench_deal(shoes: int) -> None:
-    """Best of three calls: the first touches fresh memory for its output."""
+def cpu_model() -> str:
+    """The processor's name, as the kernel gives it (figures differ by machine)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown processor"
+
+
+class Timed:
+    """Figures measured in rounds: each round times every figure once, so
+    that each one is sampled across the machine's slow and fast spells (on a
+    shared virtual machine they last seconds to minutes, and slow a whole
+    process by up to half). Prints the best and the median of the rounds."""
+
+    def __init__(self) -> None:
+        self.parts: list[tuple[str, int, object]] = []
+
+    def add(self, label: str, hands: int, once) -> None:  # type: ignore[no-untyped-def]
+        """`once()` runs the figure's work once and returns its seconds."""
+        once()   # compiled, or loaded from numba's cache, and memory touched
+        self.parts.append((label, hands, once))
+
+    def report(self, rounds: int) -> None:
+        seconds: list[list[float]] = [[] for _ in self.parts]
+        for _ in range(rounds):
+            for k, (_, _, once) in enumerate(self.parts):
+                seconds[k].append(once())
+        print(f"{'':51} {'best':>8} {'median':>8}   (M hands/s, {rounds} rounds)")
+        for (label, hands, _), times in zip(self.parts, seconds):
+            rates = sorted(hands / t / 1e6 for t in times)
+            print(f"{label:<39} {hands:>11,} {rates[-1]:8.2f} {rates[len(rates) // 2]:8.2f}")
+
+
+def bench_deal(timed: Timed, shoes: int) -> None:
     spec = ShoeSpec(decks=8)
-    generate_hands(spec, 10, 1)
-    best = math.inf
-    for _ in range(3):
+    hands = len(generate_hands(spec, shoes, 1))
+
+    def once() -> float:
         t = time.perf_counter()
-        hands = generate_hands(spec, shoes, 1)
-        best = min(best, time.perf_counter() - t)
-    print(f"deal {shoes:,} shoes ({len(hands):,} hands)         {rate(len(hands), best)}")
+        generate_hands(spec, shoes, 1)
+        return time.perf_counter() - t
+    timed.add(f"deal {shoes:,} 8-deck shoes", hands, once)
 
 
 def chunk_args(cfg: object, sessions: int, strat: Strategy | None = None,
@@ -98,12 +135,7 @@ def chunk_args(cfg: object, sessions: int, strat: Strategy | None = None,
     """A chunk's hands and the loops' arguments for one seat (`strat`, if it
     counts cards) at a table of `counting_seats` counting seats (from two,
     they share the EVs: `session_loop.shared_evs`)."""
-    hands, bounds, shoe_no = engine._hands_for(cfg, 0, sessions)
-    table = engine._table(cfg, hands)
-    unit = payouts.unit_results(hands, cfg.rules)
-    stats = np.zeros((sessions, session_loop.N_STATS), np.int64)
-    wag = np.zeros((sessions, 7), np.int64)
-    ex = np.zeros(sessions)
+    hands, bounds, shoe_no, table, unit, stats, wag, ex = _dealt(cfg, sessions)
     z = np.zeros(0, np.int64)
     uses = bool(strat is not None and strat.uses_cards)
     shared = session_loop.shared_evs(len(hands), counting_seats if uses else 0,
@@ -116,51 +148,58 @@ def chunk_args(cfg: object, sessions: int, strat: Strategy | None = None,
     return hands, args
 
 
-def time_loop(strat: Strategy, args: tuple) -> float:
-    """Best of three compiled runs."""
-    dt = math.inf
-    for _ in range(3):
+_DEALT: dict[int, tuple] = {}
+
+
+def _dealt(cfg: object, sessions: int) -> tuple:
+    """The hands of `sessions` sessions, the table, the unit results and the
+    output arrays, made once for every figure of that size: the configs here
+    differ only in their seats, and each run writes every output row."""
+    if sessions not in _DEALT:
+        hands, bounds, shoe_no = engine._hands_for(cfg, 0, sessions)
+        _DEALT[sessions] = (hands, bounds, shoe_no, engine._table(cfg, hands),
+                            payouts.unit_results(hands, cfg.rules),
+                            np.zeros((sessions, session_loop.N_STATS), np.int64),
+                            np.zeros((sessions, 7), np.int64), np.zeros(sessions))
+    return _DEALT[sessions]
+
+
+def compiled_once(strat: Strategy, args: tuple):  # type: ignore[no-untyped-def]
+    """One timed run of the compiled loop, from a fresh state."""
+    def once() -> float:
         work = session_loop.scratch(strat)
         t = time.perf_counter()
         session_loop.run_compiled(kind_marker(strat.kind), strat.encode(), *args, *work)
-        dt = min(dt, time.perf_counter() - t)
-    return dt
+        return time.perf_counter() - t
+    return once
 
 
-def bench_strategies(sessions: int) -> None:
+def bench_strategies(timed: Timed, sessions: int) -> None:
     runs = [(name, name, {}) for name in registry.BUILTIN_NAMES]
     # a counter that can bet only the pairs needs no deals counted
     runs.append(("counter-pairs", "counter", {"bets": ["player_pair", "banker_pair"]}))
     for label, name, params in runs:
         cfg = config([{"strategy": name, "params": params}], sessions)
         strat = engine.build_strategies(cfg)[0]
-        session_loop.run_compiled(kind_marker(strat.kind), strat.encode(),
-                                  *chunk_args(cfg, 2, strat)[1], *session_loop.scratch(strat))
         if label != "counter":
             hands, args = chunk_args(cfg, sessions, strat)
-            print(f"session loop {label:<18} {len(hands):>10,} hands "
-                  f"{rate(len(hands), time_loop(strat, args))}")
+            timed.add(f"session loop {label}", len(hands), compiled_once(strat, args))
             continue
         # the exact EVs cost microseconds a hand: worked out once per table,
-        # and read by every further counting seat at it
+        # and read by every further counting seat at it (the rows stay filled)
         hands, args = chunk_args(cfg, max(50, sessions // 200), strat)
-        print(f"session loop counter, EVs worked out {len(hands):>10,} hands "
-              f"{rate(len(hands), time_loop(strat, args))}")
+        timed.add("session loop counter, EVs worked out", len(hands), compiled_once(strat, args))
         hands, args = chunk_args(cfg, max(50, sessions // 20), strat, counting_seats=2)
-        session_loop.run_compiled(kind_marker(strat.kind), strat.encode(), *args,
-                                  *session_loop.scratch(strat))   # the first seat's
-        print(f"session loop counter, EVs read      {len(hands):>10,} hands "
-              f"{rate(len(hands), time_loop(strat, args))}")
+        timed.add("session loop counter, EVs read", len(hands), compiled_once(strat, args))
     cfg = config([{"strategy": "flat"}], sessions // 10)
     for plain in (PlainFlat(), PlainFollow(), PlainMartingale()):
-        python_loop.run_python(plain, *chunk_args(cfg, 2)[1])
-        dt = math.inf
-        for _ in range(3):
-            hands, args = chunk_args(cfg, sessions // 10)
+        hands, args = chunk_args(cfg, sessions // 10)
+
+        def once(plain: Strategy = plain, args: tuple = args) -> float:
             t = time.perf_counter()
             python_loop.run_python(plain, *args)
-            dt = min(dt, time.perf_counter() - t)
-        print(f"plain Python {plain.name:<19} {len(hands):>10,} hands {rate(len(hands), dt)}")
+            return time.perf_counter() - t
+        timed.add(f"plain Python {plain.name}", len(hands), once)
 
 
 def bench_run(total: int, workers: int) -> None:
@@ -190,20 +229,26 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=0,
                         help="with --run-only: this many workers only (a fresh process "
                              "for each figure measures memory without the other's)")
+    parser.add_argument("--rounds", type=int, default=7,
+                        help="rounds of the per-part figures (best and median printed)")
     args = parser.parse_args()
     cores = len(os.sched_getaffinity(0))
-    print(f"machine: {cores} core(s), numpy {np.__version__}")
+    print(f"machine: {cpu_model()}, {cores} core(s), numpy {np.__version__}")
     if args.run_only:
         for workers in ([args.workers] if args.workers else [1] + ([cores] if cores > 1 else [])):
             bench_run(int(args.hands), workers)
         return
+    timed = Timed()
     if args.quick:
-        bench_deal(2_000)
-        bench_strategies(500)
+        bench_deal(timed, 2_000)
+        bench_strategies(timed, 500)
+        timed.report(2)
         bench_run(200_000, 1)
         return
-    bench_deal(100_000)
-    bench_strategies(20_000)
+    bench_deal(timed, 100_000)
+    bench_strategies(timed, 20_000)
+    timed.report(args.rounds)
+    _DEALT.clear()
     bench_run(int(args.hands), 1)
     if cores > 1:
         bench_run(int(args.hands), cores)
