@@ -29,6 +29,19 @@ def outcome(p: np.ndarray, bet: int, stakes: np.ndarray,
     return stakes[bet] > 0.0, r > 0.0, r < 0.0, (r == 0.0) & (p[P_ON_PUSH] == 1.0)
 
 
+# twice this is infinite: 1.0 + keep * 2.0 * _HUGE is 1 or infinity, exactly
+_HUGE = 1.7976931348623157e308
+
+
+@jit
+def restarted(product: float, keep: float) -> float:
+    """`product` (1 or more, perhaps infinite) if `keep` is 1.0, or 1.0 if
+    `keep` is 0.0, exactly and without a branch: the lesser of the product and
+    1 or infinity (`1.0 if keep else product` compiles to a branch on a
+    processor without AVX-512)."""
+    return min(product, 1.0 + keep * 2.0 * _HUGE)
+
+
 @jit
 def last_decisive(hist: np.ndarray) -> int:
     """The last non-tie winner of the shoe (0 Player, 1 Banker), or -1."""

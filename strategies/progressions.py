@@ -10,13 +10,17 @@ or restarts it with the common parameter `on_push: reset`; what happens at
 the table maximum and at the bankroll is the engine's, set by `on_max` and
 `on_bankroll`.
 
-The updates work out the state for each outcome, then choose with one
-conditional expression per statement, assigned to a local and stored at the
-end, which numba compiles to selects: a hand's outcome is a coin toss to the
-processor's branch predictor, and a mispredicted branch costs more than the
-arithmetic. A nested conditional, an `if` on the outcome, an early return,
-or (for the Martingale) a conditional stored straight into the state
-compiled to branches again.
+A hand's outcome is a coin toss to the processor's branch predictor, and a
+mispredicted branch costs more than an update's arithmetic, so the updates
+choose without branches. They turn the outcome into numbers 0 and 1
+(`1.0 if won else 0.0` compiles to a conversion, not a branch) and choose
+by arithmetic that is exact: `a * c + b * (1.0 - c)` is `a` or `b` to the
+bit for finite numbers, and `restarted` gives a product of 1 or more (which
+may be infinite) or 1. A conditional expression (`a if won else b`) is a
+select only where the processor has masked moves (AVX-512) or the condition
+is one comparison of two numbers; elsewhere LLVM writes it as a branch: on an
+AMD EPYC the Martingale, Paroli and 1-3-2-6 loops ran at 40 M hands/s that
+way.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import numpy as np
 from backtest.errors import StrategyError
 from backtest.kernels import jit
 from backtest.rules import Bet
-from strategies._common import outcome
+from strategies._common import outcome, restarted
 from strategies.base import P_ON_PUSH, P_OWN, STATE_FLOATS, Builtin
 from strategies.params import CommonParams, param
 
@@ -98,17 +102,10 @@ def _martingale_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.nda
     placed, win, loss, push_reset = outcome(p, int(p[BET]), stakes, unit)
     if placed:
         level = s[0]
-        factor = s[1]
-        up = loss & (level < 1000.0)
-        raised = level + 1.0
-        grown = factor * p[ARG]
-        restart = win | push_reset
-        level = raised if up else level
-        factor = grown if up else factor
-        level = 0.0 if restart else level
-        factor = 1.0 if restart else factor
-        s[0] = level
-        s[1] = factor
+        up = 1.0 if loss & (level < 1000.0) else 0.0
+        keep = 0.0 if win | push_reset else 1.0
+        s[0] = (level + up) * keep
+        s[1] = restarted(s[1] * (p[ARG] * up + (1.0 - up)), keep)
 
 
 @dataclass(frozen=True)
@@ -178,16 +175,13 @@ def _paroli_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray
     placed, win, loss, push_reset = outcome(p, int(p[BET]), stakes, unit)
     if placed:
         level = s[0]
-        factor = s[1]
-        raised = level + 1.0
-        grown = factor * p[ARG + 1]
-        level = raised if win else level
-        factor = grown if win else factor
-        restart = loss | push_reset | (win & (raised >= p[ARG]))
-        level = 0.0 if restart else level
-        factor = 1.0 if restart else factor
-        s[0] = level
-        s[1] = factor
+        up = 1.0 if win else 0.0
+        # the target reached, as a number too: `win & (...)` compiles to a
+        # branch on the win, to skip reading the target
+        done = up * (1.0 if level + 1.0 >= p[ARG] else 0.0)
+        keep = (0.0 if loss | push_reset else 1.0) * (1.0 - done)
+        s[0] = (level + up) * keep
+        s[1] = restarted(s[1] * (p[ARG + 1] * up + (1.0 - up)), keep)
 
 
 @dataclass(frozen=True)
@@ -414,11 +408,10 @@ def _sequence_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarr
     placed, win, loss, push_reset = outcome(p, int(p[BET]), stakes, unit)
     if placed:
         step = s[0]
-        on = step + 1.0
-        step = on if win else step
-        restart = loss | push_reset | (win & (on >= p[ARG]))
-        step = 0.0 if restart else step
-        s[0] = step
+        on = 1.0 if win else 0.0
+        done = on * (1.0 if step + 1.0 >= p[ARG] else 0.0)   # as in `_paroli_update`
+        keep = (0.0 if loss | push_reset else 1.0) * (1.0 - done)
+        s[0] = (step + on) * keep
 
 
 @dataclass(frozen=True)
@@ -490,26 +483,23 @@ def _oscar_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
             s[2] = stakes[bet]
         stake = s[2]
         profit = s[1]
-        # every number the selects below choose from is read first: numba
-        # writes `a if c else b` as a branch, which LLVM turns into a select
-        # only when both sides are plain values (an array read may not be
-        # moved ahead of its test), and a branch on the outcome is a coin toss
         kept = s[0]
         base = p[BASE]
         won = profit + stake * unit[bet]
         lost = profit - stake
-        done = win & (won >= p[ARG] * base - 1e-9)
+        w = 1.0 if win else 0.0
+        l = 1.0 if loss else 0.0
+        # the goal reached, as a number too: `win & (...)` compiles to a
+        # branch on the win
+        done = w * (1.0 if won >= p[ARG] * base - 1e-9 else 0.0)
+        keep = (0.0 if push_reset else 1.0) * (1.0 - done)
         # after a win one unit more than the stake just won, after a loss the
-        # stake just lost; a push leaves the series where it is
-        nxt = stake + base if win else kept
-        nxt = stake if loss else nxt
-        profit = won if win else profit
-        profit = lost if loss else profit
-        restart = done | push_reset
-        nxt = base if restart else nxt
-        profit = 0.0 if restart else profit
-        s[0] = nxt
-        s[1] = profit
+        # stake just lost; a push leaves the series where it is (one term of
+        # each sum is not zero)
+        nxt = (stake + base) * w + stake * l + kept * (1.0 - w - l)
+        profit = won * w + lost * l + profit * (1.0 - w - l)
+        s[0] = nxt * keep + base * (1.0 - keep)
+        s[1] = profit * keep
 
 
 @dataclass(frozen=True)
