@@ -16,7 +16,6 @@ the first line names the processor, since the figures are that machine's.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import resource
 import sys

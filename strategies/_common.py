@@ -29,8 +29,8 @@ def outcome(p: np.ndarray, bet: int, stakes: np.ndarray,
     return stakes[bet] > 0.0, r > 0.0, r < 0.0, (r == 0.0) & (p[P_ON_PUSH] == 1.0)
 
 
-# twice this is infinite: 1.0 + keep * 2.0 * _HUGE is 1 or infinity, exactly
-_HUGE = 1.7976931348623157e308
+# the largest float: twice it is infinite, so 1.0 + keep * 2.0 * _HUGE is 1 or infinity
+_HUGE = float(np.finfo(np.float64).max)
 
 
 @jit

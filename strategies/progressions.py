@@ -14,8 +14,8 @@ A hand's outcome is a coin toss to the processor's branch predictor, and a
 mispredicted branch costs more than an update's arithmetic, so the updates
 choose without branches. They turn the outcome into numbers 0 and 1
 (`1.0 if won else 0.0` compiles to a conversion, not a branch) and choose
-by arithmetic that is exact: `a * c + b * (1.0 - c)` is `a` or `b` to the
-bit for finite numbers, and `restarted` gives a product of 1 or more (which
+by arithmetic that is exact: `a * c + b * (1.0 - c)` is `a` or `b` for
+finite numbers (a zero may change its sign, which no comparison sees), and `restarted` gives a product of 1 or more (which
 may be infinite) or 1. A conditional expression (`a if won else b`) is a
 select only where the processor has masked moves (AVX-512) or the condition
 is one comparison of two numbers; elsewhere LLVM writes it as a branch: on an
