@@ -915,6 +915,23 @@ def ev_array(counts: np.ndarray, payouts: np.ndarray) -> np.ndarray:
     return out
 
 
+@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+def pair_evs(same, n, payouts, out):  # type: ignore[no-untyped-def]
+    """`ev_fill` with `deals` false, from two numbers a counting loop can keep
+    as it takes cards out: `n` the cards left and `same` the sum over ranks of
+    c (c - 1) for the c cards of each (ordered pairs of one rank). Writes the
+    pair bets' EVs into `out` and NaN for every other bet (for all of them
+    when fewer than six cards are left). Integers below 2**53 give the same
+    doubles as the sums over the counts, so both paths agree to the bit."""
+    for i in range(N_BETS):
+        out[i] = np.nan
+    if n < HAND_CARDS:
+        return
+    pair = same / (n * (n - 1.0))
+    out[_B_PLAYER_PAIR] = payouts[PAY_PLAYER_PAIR] * pair - (1.0 - pair)
+    out[_B_BANKER_PAIR] = payouts[PAY_BANKER_PAIR] * pair - (1.0 - pair)
+
+
 @njit(cache=True, _nrt=False)  # type: ignore[call-overload]
 def ev_fill(counts, payouts, out, nodes, coef, work, deals=True):  # type: ignore[no-untyped-def]
     """`ev_array` without allocating, callable from compiled code: writes into
@@ -926,20 +943,13 @@ def ev_fill(counts, payouts, out, nodes, coef, work, deals=True):  # type: ignor
     false, only the pair bets' EVs, which need no deal counted (the others
     are NaN): a few operations instead of microseconds.
     """
-    for i in range(N_BETS):
-        out[i] = np.nan
     n = 0.0
+    same = 0.0
     for r in range(1, 14):
         n += counts[r]
-    if n < HAND_CARDS:
-        return
-    pair = 0.0
-    for r in range(1, 14):
-        pair += counts[r] * (counts[r] - 1.0)
-    pair /= n * (n - 1)
-    out[_B_PLAYER_PAIR] = payouts[PAY_PLAYER_PAIR] * pair - (1.0 - pair)
-    out[_B_BANKER_PAIR] = payouts[PAY_BANKER_PAIR] * pair - (1.0 - pair)
-    if not deals:
+        same += counts[r] * (counts[r] - 1.0)
+    pair_evs(same, n, payouts, out)
+    if not deals or n < HAND_CARDS:
         return
     wanted = (1 << _C_PLAYER) | (1 << _C_BANKER)
     if payouts[PAY_BANKER_SIX] != payouts[PAY_BANKER]:

@@ -22,7 +22,7 @@ import numpy as np
 
 from backtest import kernels
 from backtest.kernels import njit_nrt_free
-from backtest.odds import ev_fill, ev_work
+from backtest.odds import ev_fill, ev_work, pair_evs
 from backtest.rules import PAIR_BETS
 from strategies import compiled
 from strategies.base import (CTX_BANKROLL, CTX_HAND, CTX_LAST_NET, CTX_SESSION_HAND, CTX_SHOE,
@@ -238,6 +238,14 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
     Returns (status, hand index of an error or -1, ledger rows written).
     """
     counted = -1   # the hand `counts` is brought up to (the cards before it taken out)
+    # the cards left and the ordered pairs of one rank among them, kept as the
+    # cards come out: all the pair bets' EVs need (`pair_evs`)
+    full_left = full_same = 0
+    for r in range(1, 14):
+        full_left += full_counts[r]
+        full_same += full_counts[r] * (full_counts[r] - 1)
+    left = full_left
+    same = full_same
     sides = 0   # side bets the strategy always places (a count: one test a hand)
     for b in range(N_BETS):
         evs[b] = evs_full[b]
@@ -296,13 +304,21 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                     if counted < shoe_start:
                         for r in range(14):
                             counts[r] = full_counts[r]
+                        left = full_left
+                        same = full_same
                         counted = shoe_start
                     for h in range(counted, k):
                         for c in range(6):
                             if cards[h, c] != 0:
-                                counts[cards[h, c] & 15] -= 1
+                                r = cards[h, c] & 15
+                                counts[r] -= 1
+                                same -= 2 * counts[r]
+                                left -= 1
                     counted = k
-                    ev_fill(counts, ev_table, evs, ev_nodes, ev_coef, ev_work, ev_deals)
+                    if ev_deals:
+                        ev_fill(counts, ev_table, evs, ev_nodes, ev_coef, ev_work, True)
+                    else:
+                        pair_evs(float(same), float(left), ev_table, evs)
                     if shared:
                         for b in range(N_BETS):
                             ev_rows[i, b] = evs[b]
