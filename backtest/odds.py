@@ -916,6 +916,18 @@ def ev_array(counts: np.ndarray, payouts: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+def pair_counts(counts):  # type: ignore[no-untyped-def]
+    """The two whole numbers `pair_evs` prices from, for rank counts `counts`:
+    (the cards left, the ordered pairs of one rank among them)."""
+    n = 0
+    same = 0
+    for r in range(1, 14):
+        n += counts[r]
+        same += counts[r] * (counts[r] - 1)
+    return n, same
+
+
+@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
 def pair_evs(same, n, payouts, out):  # type: ignore[no-untyped-def]
     """`ev_fill` with `deals` false, from two numbers a counting loop can keep
     as it takes cards out: `n` the cards left and `same` the sum over ranks of
@@ -943,12 +955,9 @@ def ev_fill(counts, payouts, out, nodes, coef, work, deals=True):  # type: ignor
     false, only the pair bets' EVs, which need no deal counted (the others
     are NaN): a few operations instead of microseconds.
     """
-    n = 0.0
-    same = 0.0
-    for r in range(1, 14):
-        n += counts[r]
-        same += counts[r] * (counts[r] - 1.0)
-    pair_evs(same, n, payouts, out)
+    left, same = pair_counts(counts)
+    n = float(left)
+    pair_evs(float(same), n, payouts, out)
     if not deals or n < HAND_CARDS:
         return
     wanted = (1 << _C_PLAYER) | (1 << _C_BANKER)

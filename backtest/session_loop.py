@@ -22,7 +22,7 @@ import numpy as np
 
 from backtest import kernels
 from backtest.kernels import njit_nrt_free
-from backtest.odds import ev_fill, ev_work, pair_evs
+from backtest.odds import ev_fill, ev_work, pair_counts, pair_evs
 from backtest.rules import PAIR_BETS
 from strategies import compiled
 from strategies.base import (CTX_BANKROLL, CTX_HAND, CTX_LAST_NET, CTX_SESSION_HAND, CTX_SHOE,
@@ -240,10 +240,7 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
     counted = -1   # the hand `counts` is brought up to (the cards before it taken out)
     # the cards left and the ordered pairs of one rank among them, kept as the
     # cards come out: all the pair bets' EVs need (`pair_evs`)
-    full_left = full_same = 0
-    for r in range(1, 14):
-        full_left += full_counts[r]
-        full_same += full_counts[r] * (full_counts[r] - 1)
+    full_left, full_same = pair_counts(full_counts)
     left = full_left
     same = full_same
     sides = 0   # side bets the strategy always places (a count: one test a hand)
