@@ -932,12 +932,12 @@ def pair_evs(same, n, payouts, out):  # type: ignore[no-untyped-def]
     """`ev_fill` with `deals` false, from two numbers a counting loop can keep
     as it takes cards out: `n` the cards left and `same` the sum over ranks of
     c (c - 1) for the c cards of each (ordered pairs of one rank). Writes the
-    pair bets' EVs into `out` and NaN for every other bet (for all of them
-    when fewer than six cards are left). Integers below 2**53 give the same
-    doubles as the sums over the counts, so both paths agree to the bit."""
-    for i in range(N_BETS):
-        out[i] = np.nan
+    pair bets' EVs into `out` (NaN when fewer than six cards are left) and
+    nothing else: the caller has NaN in every other bet's place. Integers
+    below 2**53 give the same doubles as the sums over the counts, so both
+    paths agree to the bit."""
     if n < HAND_CARDS:
+        out[_B_PLAYER_PAIR] = out[_B_BANKER_PAIR] = np.nan
         return
     pair = same / (n * (n - 1.0))
     out[_B_PLAYER_PAIR] = payouts[PAY_PLAYER_PAIR] * pair - (1.0 - pair)
@@ -957,6 +957,8 @@ def ev_fill(counts, payouts, out, nodes, coef, work, deals=True):  # type: ignor
     """
     left, same = pair_counts(counts)
     n = float(left)
+    for i in range(N_BETS):
+        out[i] = np.nan
     pair_evs(float(same), n, payouts, out)
     if not deals or n < HAND_CARDS:
         return

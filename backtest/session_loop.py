@@ -258,6 +258,9 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
     reset_on_max = p[P_ON_MAX] == 0.0
     cards_seen = compiled.counts_cards(kind)   # known while compiling (`use_cards` is for run_python)
     shared = ev_rows.shape[0] != 0   # the table's EV rows, when two seats or more count
+    if cards_seen and not ev_deals:
+        for b in range(N_BETS):
+            evs[b] = np.nan   # `pair_evs` writes the pair bets' places alone
     all_in = p[P_ON_BANKROLL] != 0.0
     na = active.shape[0]
     # a strategy that stakes one bet, on every hand (known while compiling):
@@ -306,11 +309,14 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                         counted = shoe_start
                     for h in range(counted, k):
                         for c in range(6):
-                            if cards[h, c] != 0:
-                                r = cards[h, c] & 15
-                                counts[r] -= 1
-                                same -= 2 * counts[r]
-                                left -= 1
+                            # without a branch: whether a side drew a third card
+                            # is a coin toss to the processor (an empty slot is
+                            # rank 0 and changes nothing)
+                            r = cards[h, c] & 15
+                            m = np.int64(r != 0)
+                            counts[r] -= m
+                            same -= 2 * m * counts[r]
+                            left -= m
                     counted = k
                     if ev_deals:
                         ev_fill(counts, ev_table, evs, ev_nodes, ev_coef, ev_work, True)

@@ -367,24 +367,27 @@ def test_ev_fill_without_the_deals_gives_the_pair_bets_alone(rules: Rules) -> No
         odds.ev_fill(counts, payouts, pairs, *odds.ev_work(), False)
         # from the two numbers a counting loop keeps, in its own arithmetic:
         # the cards left, and the ordered pairs of one rank among them
+        # (it writes the pair bets' places and leaves the others alone)
         kept = np.full(odds.N_BETS, 7.0)
         same = sum(int(c) * (int(c) - 1) for c in counts[1:])
         odds.pair_evs(float(same), float(sum(int(c) for c in counts[1:])), payouts, kept)
-        assert np.array_equal(kept, pairs, equal_nan=True)
         for bet in Bet:
             if bet in (Bet.PLAYER_PAIR, Bet.BANKER_PAIR):
-                assert pairs[bet.code] == whole[bet.code]
+                assert kept[bet.code] == pairs[bet.code] == whole[bet.code]
                 exact = odds.exact_odds(counts, rules).bet(bet).ev
                 assert pairs[bet.code] == pytest.approx(float(exact), rel=1e-12)
             else:
                 assert np.isnan(pairs[bet.code]), bet
+                assert kept[bet.code] == 7.0, bet
     # fewer than six cards left: no EV at all, as ev_fill gives
     five = np.zeros(14, np.int64)
     five[1], five[13] = 2, 3
     kept, whole = np.zeros(odds.N_BETS), np.zeros(odds.N_BETS)
     odds.pair_evs(8.0, 5.0, payouts, kept)
     odds.ev_fill(five, payouts, whole, *odds.ev_work(), False)
-    assert np.isnan(kept).all() and np.isnan(whole).all()
+    assert np.isnan(whole).all()
+    pair_places = [Bet.PLAYER_PAIR.code, Bet.BANKER_PAIR.code]
+    assert np.isnan(kept[pair_places]).all() and not np.delete(kept, pair_places).any()
 
 
 FAST_EVENTS = (Event.PLAYER, Event.BANKER, Event.TIE, Event.BANKER_SIX,
