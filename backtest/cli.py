@@ -75,8 +75,7 @@ def shoe_generate(
 
     if not 1 <= count <= MAX_GENERATED_SHOES:
         raise UsageError(f"--count must be from 1 to {MAX_GENERATED_SHOES:,}, got {count:,}")
-    if seed < 0:
-        raise UsageError(f"--seed must be a whole number of at least 0, got {seed}")
+    _check_seed(seed)
     cut_spec: int | str | None = cut
     if cut is not None and cut != "random":
         try:
@@ -183,10 +182,14 @@ def run(
     from backtest.engine import run as run_engine
 
     _check_sessions(sessions)
+    if ledger and out is None:   # kept for the files alone: without them, lost work
+        raise UsageError("--ledger keeps a row per seat per hand for the files --out writes; "
+                         "give --out DIR as well")
     if workers is not None:
         check_workers(workers, "--workers", UsageError)
     overrides: dict[str, object] = {}
     if seed is not None:
+        _check_seed(seed)
         overrides["seed"] = seed
     if shoes is not None:
         if not shoes.is_file():
@@ -221,6 +224,12 @@ def run(
 class Executor(StrEnum):
     LOCAL = "local"
     DASK = "dask"
+
+
+def _check_seed(seed: int) -> None:
+    """--seed: a usage error naming the option (the config's `seed` has its own)."""
+    if seed < 0:
+        raise UsageError(f"--seed must be a whole number of at least 0, got {seed}")
 
 
 def _check_sessions(sessions: int | None) -> None:

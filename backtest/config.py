@@ -39,7 +39,10 @@ from backtest import yamlfile
 from backtest.errors import (BacktestError, ConfigError, RulesError, StrategyError, UsageError,
                              describe_raised)
 from backtest.rules import Bet, Rules, load_rules
-from backtest.shoe import ShoeSpec
+from backtest.shoe import MAX_DECKS, ShoeSpec
+
+#: no amount of money reaches this: in cents it would not fit a 64-bit integer
+MONEY_MAX = 2.0 ** 62 / 100
 
 TOP_KEYS = ("name", "description", "seed", "sessions", "rules", "shoe", "shoes", "session",
             "table", "seats")
@@ -131,8 +134,8 @@ class _Section:
                 raise self.fail(str(key), f"unknown key{hint} (allowed: {', '.join(allowed)})")
 
     def number(self, key: str, default: float | None, *, minimum: float | None = None,
-               positive: bool = False, whole: bool = False, optional: bool = False,
-               money: bool = False) -> Any:
+               maximum: float | None = None, positive: bool = False, whole: bool = False,
+               optional: bool = False, money: bool = False) -> Any:
         """A number under `key`; `money`: an amount, at least one cent when positive."""
         value = self.data.get(key, default)
         if value is None:
@@ -150,9 +153,15 @@ class _Section:
             raise self.fail(key, f"must be more than 0, got {_show(value)}")
         if minimum is not None and value < minimum:
             raise self.fail(key, f"must be at least {minimum:g}, got {_show(value)}")
+        if maximum is not None and value > maximum:
+            raise self.fail(key, f"must be at most {maximum:g}, got {_show(value)}")
         if money and 0 < value < 0.01:
             raise self.fail(key, f"must be at least 0.01: money is counted in whole cents, "
                                  f"got {_show(value)}")
+        if money and value >= MONEY_MAX:
+            # (the run's own check, with the rules and the table, may ask for less)
+            raise self.fail(key, f"must be below {MONEY_MAX:.3g}: money is counted in whole "
+                                 f"cents in 64-bit integers, got {_show(value)}")
         return int(value) if whole else float(value)
 
     def flag(self, key: str, default: bool) -> bool:
@@ -254,7 +263,8 @@ def parse_config(data: Mapping[str, Any], base_dir: Path = Path("."),
             fpath = Path(file)
         if not fpath.is_file():
             raise sec.fail("file", f"file {file} does not exist (looked in {fpath.parent})")
-        recorded = RecordedShoes(fpath, sec.number("decks", 8, minimum=1, whole=True),
+        recorded = RecordedShoes(fpath, sec.number("decks", 8, minimum=1, maximum=MAX_DECKS,
+                                                   whole=True),
                                  sec.flag("loop", False), sec.flag("burn", False))
     else:
         sec = _Section(raw.get("shoe"), "shoe", source)
@@ -374,7 +384,7 @@ def _build(cls: Any, params: Any, path: str) -> Any:
         return cls.from_config(params, path)
     except BacktestError:
         raise
-    except Exception as exc:   # a user's class: say what and where, in one line
+    except (Exception, SystemExit) as exc:   # a user's class: say what and where, in one line
         raise StrategyError(f"{path}: making the strategy {describe_raised(exc)}") from None
 
 
@@ -393,7 +403,7 @@ def build_strategies(config: RunConfig) -> list[Any]:
             strategy.at_table(config.rules)
         except BacktestError:
             raise
-        except Exception as exc:   # a user's class: one line
+        except (Exception, SystemExit) as exc:   # a user's class: one line
             raise StrategyError(f"{config.source}: seats[{i}] ({seat.label}): at_table() "
                                 f"{describe_raised(exc)}") from None
         out.append(strategy)

@@ -35,7 +35,8 @@ import polars as pl
 from backtest import payouts, python_loop, session_loop
 from backtest.cards import full_shoe_counts
 from backtest.config import RunConfig, build_strategies, parse_config
-from backtest.errors import BacktestError, ConfigError, MissingDataError, StrategyError
+from backtest.errors import (BacktestError, ConfigError, MissingDataError, StrategyError,
+                             UsageError)
 from backtest.hands import Hands, describe_column
 from backtest.odds import ev_array, payout_vector
 from backtest.rules import Bet
@@ -144,7 +145,9 @@ def count_sessions(config: RunConfig, override: int | None = None) -> int:
                       "not independent, so the confidence interval and z are narrower than "
                       "the data can support", ReplayedShoesWarning, stacklevel=2)
     if n > plan.available and not config.recorded.loop:
-        raise ConfigError(f"{config.source}: sessions: {n} sessions of {plan.session_words} "
+        # the number came from the config's `sessions`, or from the caller (--sessions)
+        asked = f"{config.source}: sessions:" if override is None else "the sessions asked for:"
+        raise ConfigError(f"{asked} {n} sessions of {plan.session_words} "
                           f"need more shoes than {path} has ({shoes}, enough for "
                           f"{plan.available}); set shoes.loop: true to play them again, or "
                           f"ask for at most {plan.available} sessions")
@@ -254,7 +257,12 @@ def _read_recorded(path: str, decks: int, burn: bool, mtime: float) -> Hands:
 def load_recorded(config: RunConfig) -> Hands:
     rec = config.recorded
     assert rec is not None
-    return _read_recorded(str(rec.path), rec.decks, rec.burn, rec.path.stat().st_mtime)
+    try:
+        return _read_recorded(str(rec.path), rec.decks, rec.burn, rec.path.stat().st_mtime)
+    except UsageError as exc:
+        # what the config asked of the file (e.g. the burn rule for a road), not
+        # a command-line usage error: the config's key, exit 1
+        raise ConfigError(f"{config.source}: shoes: {exc}") from None
 
 
 def _hands_for(config: RunConfig, lo: int, hi: int) -> tuple[Hands, np.ndarray, np.ndarray]:

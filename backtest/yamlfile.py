@@ -35,11 +35,24 @@ class TooLarge(yaml.YAMLError):
                         "expanded; a config is far smaller")
 
 
+class TooDeep(yaml.YAMLError):
+    """A file whose values nest deeper than the parser can follow."""
+
+    problem_mark = None
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.problem = "its values are nested too deeply to read; a config nests a few levels"
+
+
 def load(text: str) -> Any:
     """Parse YAML text with `yaml.safe_load`, after checking its node tree (which
     builds no values); raises yaml.YAMLError (see `describe`)."""
-    _check(yaml.compose(text, Loader=yaml.SafeLoader))
-    return yaml.safe_load(text)
+    try:
+        _check(yaml.compose(text, Loader=yaml.SafeLoader))
+        return yaml.safe_load(text)
+    except RecursionError:   # the parser recurses once a level
+        raise TooDeep() from None
 
 
 def _check(root: yaml.Node | None) -> None:
@@ -87,7 +100,7 @@ def describe(exc: yaml.YAMLError) -> str:
     mark = getattr(exc, "problem_mark", None)
     where = f" line {mark.line + 1}, column {mark.column + 1}:" if mark else ""
     problem = " ".join((getattr(exc, "problem", None) or str(exc)).split())
-    kind = "" if isinstance(exc, (DuplicateKey, TooLarge)) else " not valid YAML:"
+    kind = "" if isinstance(exc, (DuplicateKey, TooLarge, TooDeep)) else " not valid YAML:"
     return f"{where}{kind} {problem}"
 
 

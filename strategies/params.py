@@ -183,6 +183,10 @@ def build_params(cls: type, data: Mapping[str, Any] | None, path: str = "params"
     if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
         raise StrategyError(f"{path}: the strategy's Params must be a dataclass (a subclass of "
                             f"strategies.params.CommonParams, say), got {cls!r}")
+    if not cls.__dataclass_params__.frozen:  # type: ignore[attr-defined]
+        # a strategy that could change its own parameters would play another system
+        raise StrategyError(f"{path}: the strategy's Params, {cls.__name__}, must be a frozen "
+                            "dataclass: write @dataclass(frozen=True)")
     if data is not None and not isinstance(data, Mapping):
         raise StrategyError(f"{path}: expected a mapping of parameters (name: value), got {data!r}")
     data = dict(data or {})

@@ -266,12 +266,17 @@ class PatternParams(ShoeReaderParams):
     def validate(self, path: str) -> None:
         if not 1 <= len(self.patterns) <= MAX_PATTERNS:
             raise StrategyError(f"{path}.patterns: give 1 to {MAX_PATTERNS} patterns")
+        seen: dict[str, object] = {}
         for pattern, bet in self.patterns.items():
             where = f"{path}.patterns.{pattern}"
             text = str(pattern).upper()
             if not 1 <= len(text) <= MAX_PATTERN_LENGTH or set(text) - set("PBT"):
                 raise StrategyError(f"{where}: a pattern is 1 to {MAX_PATTERN_LENGTH} letters "
                                     f"P, B or T, got {pattern!r}")
+            if text in seen:   # `ppb` and `PPB` are one pattern: which bet would it place?
+                raise StrategyError(f"{where}: the pattern {text} is given twice (as "
+                                    f"{seen[text]!r} and {pattern!r}); keep one")
+            seen[text] = pattern
             if self.ignore_ties and "T" in text:
                 raise StrategyError(f"{where}: a pattern with T never matches when ignore_ties "
                                     "is true; set ignore_ties: false")

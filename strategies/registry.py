@@ -51,7 +51,7 @@ def available() -> dict[str, type[Strategy]]:
                 found[name] = _checked(ep.load(), f"entry point {name!r}")  # type: ignore[attr-defined]
             except StrategyError:
                 continue
-            except Exception:  # a broken plug-in must not hide the others
+            except (Exception, SystemExit):  # a broken plug-in must not hide the others
                 continue
     return found
 
@@ -73,7 +73,7 @@ def get(name: str, base_dir: Path | None = None) -> type[Strategy]:
             return _checked(eps[name].load(), f"entry point {name!r}")  # type: ignore[attr-defined]
         except StrategyError:
             raise
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
             raise StrategyError(f"strategy {name!r} (an installed plug-in) failed to load: {exc}") from None
     choices = sorted(set(BUILTIN_NAMES) | set(eps) | set(ALIASES))
     close = difflib.get_close_matches(name, choices, n=3)
@@ -113,7 +113,7 @@ def _import(spec: str, base_dir: Path | None = None) -> type[Strategy]:
             sys.modules[mod_name] = module
             try:
                 loader_spec.loader.exec_module(module)
-            except Exception as exc:
+            except (Exception, SystemExit) as exc:
                 del sys.modules[mod_name]
                 raise StrategyError(f"strategy {spec!r}: {target} failed to import: "
                                     f"{type(exc).__name__}: {exc}") from None
@@ -123,7 +123,7 @@ def _import(spec: str, base_dir: Path | None = None) -> type[Strategy]:
             _on_path(Path.cwd())
         try:
             module = importlib.import_module(target)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
             raise StrategyError(f"strategy {spec!r}: cannot import module {target!r}: "
                                 f"{type(exc).__name__}: {exc}") from None
     if not hasattr(module, attr):

@@ -11,7 +11,7 @@ import pytest
 
 from backtest import engine
 from backtest.config import parse_config
-from backtest.errors import StrategyError
+from backtest.errors import ConfigError, StrategyError
 from strategies import registry
 from strategies.base import Strategy, View
 
@@ -125,3 +125,52 @@ def test_a_strategy_file_edited_since_it_was_loaded_is_loaded_again(tmp_path: Pa
     os.utime(path, ns=(1, 10 ** 18))   # a time of its own, whatever the clock's resolution
     again = registry.get(f"{path}:Edited")
     assert again is not first and again().stakes(None) == {"player": 10}
+
+
+def test_user_code_that_exits_is_an_error_not_a_silent_end(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """`sys.exit()` in a user's module, or in its class, ends nothing: it is
+    reported like any other error of the user's code."""
+    (tmp_path / "exits_on_import.py").write_text("raise SystemExit(3)\n", encoding="utf-8")
+    with pytest.raises(StrategyError, match=r"exits_on_import.py failed to import: SystemExit: 3"):
+        registry.get(f"{tmp_path / 'exits_on_import.py'}:Anything")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "exits_module_for_tests.py").write_text("import sys\nsys.exit(4)\n",
+                                                        encoding="utf-8")
+    with pytest.raises(StrategyError, match=r"cannot import module 'exits_module_for_tests': "
+                                            r"SystemExit: 4"):
+        registry.get("exits_module_for_tests:Anything")
+    (tmp_path / "exits_in_init.py").write_text(
+        "from strategies.base import Strategy\n\n\n"
+        "class Quits(Strategy):\n"
+        "    def __init__(self, params=None):\n"
+        "        raise SystemExit(5)\n\n"
+        "    def stakes(self, view):\n"
+        "        return {}\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"seats\[0\].params: making the strategy raised "
+                                          r"SystemExit: 5"):
+        parse_config({"seats": [{"strategy": f"{tmp_path / 'exits_in_init.py'}:Quits"}]})
+
+
+def test_a_strategy_s_params_must_be_frozen(tmp_path: Path) -> None:
+    """Parameters a strategy could change would make it play another system
+    than the config says: a user's Params that are not frozen are refused."""
+    text = ("from dataclasses import dataclass\n"
+            "from strategies.base import Strategy\n\n\n"
+            "@dataclass(frozen=%s)\n"
+            "class Params:\n"
+            "    base: float = 10.0\n\n\n"
+            "class Flat(Strategy):\n"
+            "    Params = Params\n\n"
+            "    def stakes(self, view):\n"
+            "        return {'banker': self.params.base}\n")
+    for frozen in (False, True):
+        path = tmp_path / f"params_frozen_{frozen}.py"
+        path.write_text(text % frozen, encoding="utf-8")
+        config = {"seats": [{"strategy": f"{path}:Flat", "params": {"base": 5}}], "sessions": 2}
+        if frozen:
+            assert engine.run(parse_config(config)).summary["wagered"][0] > 0
+        else:
+            with pytest.raises(ConfigError, match=r"seats\[0\].params: the strategy's Params, "
+                                                  r"Params, must be a frozen dataclass"):
+                parse_config(config)

@@ -24,6 +24,7 @@ from strategies.registry import BUILTIN_NAMES
 REPO = Path(__file__).resolve().parents[1]
 VERDICT = "configs/verdict.yaml"
 RECORDED = "data/generated-8deck-seed1.txt"
+ROADS = "data/roads-8deck-seed1.txt"
 SEATS = ["Flat Banker", "Martingale on Banker", "Follow the shoe"]
 JSON_KEYS = {"seat", "strategy", "sessions", "hands", "wagered", "net", "edge", "expected_edge",
              "ruin_rate"}
@@ -61,8 +62,8 @@ BAD_CONFIGS = {
     "param-type": (SMALL.replace("{base: 10}", "{base: ten}"),
                    "seats[1].params.base: expected a number, got 'ten'"),
     # money is counted in 64-bit ticks: amounts that could overflow them are refused
-    "huge-bankroll": (SMALL.replace("bankroll: 1000", "bankroll: 1.0e+20"),
-                      "session.bankroll: a bankroll of 1e+20 is too much to count to the cent"),
+    "huge-bankroll": (SMALL.replace("bankroll: 1000", "bankroll: 1.0e+16"),
+                      "session.bankroll: a bankroll of 1e+16 is too much to count to the cent"),
     # a key given twice: YAML would silently keep the second
     "duplicate-key": (SMALL.replace("sessions: 5\n", "sessions: 5\nsessions: 7\n"),
                       "line 3, column 1: the key 'sessions' is given twice (first on line 2); "
@@ -94,6 +95,28 @@ BAD_CONFIGS = {
     "huge-table-max": (SMALL.replace("max: 1000", "max: 1.0e+14"),
                        "table.max (or table.limits): with table maxima up to 1e+14 and "
                        "sessions of up to"),
+    # amounts whose cents no 64-bit integer holds (times 100, 1e308 is infinite)
+    "money-overflow": (SMALL.replace("bankroll: 1000", "bankroll: 1.0e+308"),
+                       "session.bankroll: must be below 4.61e+16: money is counted in whole "
+                       "cents in 64-bit integers, got 1e+308"),
+    "stop-loss-overflow": (SMALL.replace("bankroll: 1000", "bankroll: 1000, stop_loss: 1.0e+308"),
+                           "session.stop_loss: must be below 4.61e+16"),
+    "table-max-overflow": (SMALL.replace("max: 1000", "max: 1.0e+308"),
+                           "table.max: must be below 4.61e+16"),
+    # deeper than the YAML parser recurses
+    "deep-yaml": (SMALL + "description: " + "[" * 3000 + "]" * 3000 + "\n",
+                  "its values are nested too deeply to read"),
+    "pattern-twice": (SMALL.replace("strategy: flat", "strategy: pattern\n    params: "
+                                    "{patterns: {PPB: P, ppb: B}}"),
+                      "seats[0].params.patterns.ppb: the pattern PPB is given twice (as 'PPB' "
+                      "and 'ppb'); keep one"),
+    "recorded-decks": (SMALL.replace("shoe: {decks: 8}", f"shoes: {{file: {REPO / RECORDED}, "
+                                     "decks: 1000000}").replace("sessions: 5\n", ""),
+                       "shoes.decks: must be at most 64, got 1000000"),
+    # the burn rule of a file with no cards: the config's mistake, exit 1
+    "road-burn": (SMALL.replace("shoe: {decks: 8}", f"shoes: {{file: {REPO / ROADS}, "
+                                "burn: true}").replace("sessions: 5\n", ""),
+                  "shoes: " + str(REPO / ROADS) + ": the burn rule applies to card-level shoes"),
 }
 
 
@@ -453,6 +476,12 @@ OUT_OF_RANGE = {
                      "error: --address not a url: not a scheduler address"),
     "generate-seed": (["shoe", "generate", "--seed", "-1"],
                       "error: --seed must be a whole number of at least 0, got -1"),
+    "run-seed": (["run", VERDICT, "--seed", "-1"],
+                 "error: --seed must be a whole number of at least 0, got -1"),
+    # the ledger is kept for the files --out writes: without them it is lost work
+    "ledger-without-out": (["run", VERDICT, "--ledger"],
+                           "error: --ledger keeps a row per seat per hand for the files --out "
+                           "writes; give --out DIR as well"),
     "generate-decks": (["shoe", "generate", "--decks", "0"],
                        "error: --decks must be a whole number from 1 to 64, got 0"),
     "generate-cut-card": (["shoe", "generate", "--cut-card", "9999"],
@@ -508,6 +537,26 @@ def test_shoes_keeps_the_config_s_other_shoes_settings(
                        encoding="utf-8")
     code, out, _ = backtest_here(monkeypatch, capsys, "run", str(unburnt), "-f", "json")
     assert json.loads(out)[0]["hands"] != first[0]["hands"]
+
+
+def test_more_sessions_than_the_shoes_make_names_where_the_number_came_from(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Too many sessions for a recorded file: the config's `sessions` key when
+    the config asked, the sessions asked for when --sessions did."""
+    shoes = read_shoes(REPO / RECORDED).n_shoes
+    config = tmp_path / "many.yaml"
+    config.write_text(f"shoes: {{file: {REPO / RECORDED}}}\nsessions: {shoes + 1}\n"
+                      "seats: [{strategy: flat}]\n", encoding="utf-8")
+    code, out, err = backtest_here(monkeypatch, capsys, "run", str(config))
+    assert code == 1 and out == ""
+    assert err.startswith(f"error: {config}: sessions: {shoes + 1} sessions of 1 shoe need more "
+                          f"shoes than {REPO / RECORDED} has ({shoes}, enough for {shoes})")
+    code, out, err = backtest_here(monkeypatch, capsys, "run", str(REPO / VERDICT), "--shoes",
+                                   str(REPO / RECORDED), "--sessions", str(shoes + 2))
+    assert code == 1 and out == ""
+    assert err.startswith(f"error: the sessions asked for: {shoes + 2} sessions of 1 shoe")
+    assert str(REPO / VERDICT) not in err   # the file did not ask for them
 
 
 def test_shoes_in_place_of_generated_shoes_are_of_their_decks(tmp_path: Path) -> None:
