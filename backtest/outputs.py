@@ -140,11 +140,13 @@ def progress_bar(total_label: str = "sessions") -> Iterator[Callable[[int, int, 
     if not sys.stderr.isatty():
         yield None
         return
+    from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
+    # on the terminal's stderr, whatever stdout is (a redirected verdict stays clean)
     with Progress(TextColumn("{task.description}"), BarColumn(),
                   TextColumn("{task.fields[hands]} hands, {task.fields[rate]}"),
-                  TimeRemainingColumn(), transient=True, console=None) as bar:
+                  TimeRemainingColumn(), transient=True, console=Console(stderr=True)) as bar:
         task = bar.add_task(total_label, total=None, hands="0", rate="")
         import time
 
@@ -166,11 +168,12 @@ def sweep_progress() -> Iterator[Callable[[int, int, int, int], None] | None]:
         return
     import time
 
+    from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
     with Progress(TextColumn("cells {task.fields[cells]}"), BarColumn(),
                   TextColumn("{task.fields[hands]} hands, {task.fields[rate]}"),
-                  TimeRemainingColumn(), transient=True) as bar:
+                  TimeRemainingColumn(), transient=True, console=Console(stderr=True)) as bar:
         task = bar.add_task("sweep", total=None, cells="0", hands="0", rate="")
         start = time.perf_counter()
 
