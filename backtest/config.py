@@ -28,6 +28,7 @@ from __future__ import annotations
 import copy
 import difflib
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -228,7 +229,34 @@ def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None,
                 and "decks" not in shoes:
             merged["shoes"] = {**shoes, "decks": shoe["decks"]}
         merged.pop("sessions", None)
-    return parse_config(merged, base_dir=path.parent, source=str(path))
+    try:
+        return parse_config(merged, base_dir=path.parent, source=str(path))
+    except ConfigError as exc:
+        given = {k for k, v in (overrides or {}).items() if v is not None}
+        raise _with_line(exc, path, given) from None
+
+
+def _with_line(exc: ConfigError, path: Path, overridden: set[str]) -> ConfigError:
+    """`exc` ("FILE: KEY PATH: what is wrong") with the line of the key it
+    names, or of the nearest key above it that the file has; as it was for a
+    key the file does not hold, or one an override replaced."""
+    head = f"{path}: "
+    text = str(exc)
+    if not text.startswith(head):
+        return exc
+    rest = text[len(head):]
+    key = re.split(r"[: ]", rest, maxsplit=1)[0]
+    if not key or re.split(r"[.\[]", key, maxsplit=1)[0] in overridden:
+        return exc
+    try:
+        lines = yamlfile.key_lines(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
+        return exc
+    while key and key not in lines:
+        key = re.sub(r"(\.[^.\[]*|\[\d+\])$", "", key) if re.search(r"[.\[]", key) else ""
+    if not key:
+        return exc
+    return ConfigError(f"{path}: line {lines[key]}: {rest}")
 
 
 def parse_config(data: Mapping[str, Any], base_dir: Path = Path("."),

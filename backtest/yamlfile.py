@@ -55,6 +55,32 @@ def load(text: str) -> Any:
         raise TooDeep() from None
 
 
+def key_lines(text: str) -> dict[str, int]:
+    """The line (1-based) of each key and list item of a YAML file that
+    `load` reads, by its path as config errors name it: `seats[1].params.base`.
+    Values merged in with `<<` have the lines of what they merge."""
+    lines: dict[str, int] = {}
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    stack: list[tuple[yaml.Node, str]] = [] if root is None else [(root, "")]
+    while stack and len(lines) < MAX_VALUES:
+        node, path = stack.pop()
+        if isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                lines.setdefault(f"{path}[{i}]", item.start_mark.line + 1)
+                stack.append((item, f"{path}[{i}]"))
+        elif isinstance(node, yaml.MappingNode):
+            for key_node, value in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    merged = value.value if isinstance(value, yaml.SequenceNode) else [value]
+                    stack.extend((m, path) for m in merged)
+                    continue
+                if isinstance(key_node, yaml.ScalarNode):
+                    inner = f"{path}.{key_node.value}" if path else str(key_node.value)
+                    lines.setdefault(inner, key_node.start_mark.line + 1)
+                    stack.append((value, inner))
+    return lines
+
+
 def _check(root: yaml.Node | None) -> None:
     """No key twice in a mapping, and at most MAX_VALUES values, an alias
     counted each time it is used (the walk stops there, so a bomb costs

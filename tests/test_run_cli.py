@@ -44,9 +44,9 @@ seats:
 # a config file for each error, and what its one-line message must say
 BAD_CONFIGS = {
     "unknown-key": (SMALL.replace("sessions: 5", "sesions: 5"),
-                    "sesions: unknown key; did you mean 'sessions'"),
+                    "line 2: sesions: unknown key; did you mean 'sessions'"),
     "multiplier": (SMALL.replace("{base: 10}", "{base: 10, multiplier: 1}"),
-                   "seats[1].params.multiplier: must be more than 1"),
+                   "line 9: seats[1].params.multiplier: must be more than 1"),
     "unknown-strategy": (SMALL.replace("strategy: flat", "strategy: martingal"),
                          "seats[0].strategy: unknown strategy 'martingal'; "
                          "did you mean 'martingale'"),
@@ -74,8 +74,8 @@ BAD_CONFIGS = {
                    "it holds more than 100,000 values once its aliases are expanded"),
     "description": (SMALL + "description: [1, 2]\n", "description: expected text, got [1, 2]"),
     "inline-rules": (SMALL + "rules: {base: commision, tie_payout: 9}\n",
-                     ".yaml: rules: base: unknown rules preset 'commision'; did you mean "
-                     "'commission'"),
+                     ".yaml: line 10: rules: base: unknown rules preset 'commision'; did you "
+                     "mean 'commission'"),
     # YAML 1.1 reads 1e6 (no dot, no sign) as text
     "yaml-exponent": (SMALL.replace("bankroll: 1000", "bankroll: 1e6"),
                       "session.bankroll: expected a number, got '1e6' (YAML reads 1e6 as text; "
@@ -599,3 +599,30 @@ def test_strategies_as_csv_has_a_row_per_parameter(monkeypatch: pytest.MonkeyPat
     assert len(base) == 1 and base[0]["default"] == "10.0"
     bets = [r for r in rows if r["strategy"] == "flat" and r["parameter"] == "bets"]
     assert len(bets) == 1 and bets[0]["default"] == "{banker: 10.0}"
+
+
+def test_a_config_error_gives_the_line_of_the_key_it_names(tmp_path: Path) -> None:
+    """The line of the key, of the nearest key above it for one the file does
+    not write, of what a `<<` merge brings in; none for a key an option set."""
+    from backtest.config import load_config
+    from backtest.errors import ConfigError
+
+    def error(text: str, **overrides: object) -> str:
+        path = tmp_path / "lines.yaml"
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(ConfigError) as info:
+            load_config(path, overrides)
+        return str(info.value).removeprefix(f"{path}: ")
+
+    seats = "seats:\n  - strategy: flat\n  - strategy: martingale\n    params:\n"
+    assert error(f"seed: 1\n{seats}      base: 10\n      multiplier: 1\n") == \
+        "line 7: seats[1].params.multiplier: must be more than 1, got 1.0"
+    # the table's maximum is not written: the line of `table`
+    assert error("seed: 1\ntable:\n  min: 2000000\n" + seats + "      base: 10\n").startswith(
+        "line 2: table.max: ")
+    # a key a merge brings in: the line where it is written
+    assert error("seed: 1\nsession: &s {bankroll: 1000}\ntable:\n  <<: *s\n  min: 10\n"
+                 + seats + "      base: 10\n").startswith("line 2: table.bankroll: unknown key")
+    # a value given on the command line is not the file's: no line
+    assert error(f"seed: 1\n{seats}      base: 10\n", seed=-1) == \
+        "seed: must be at least 0, got -1"
