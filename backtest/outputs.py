@@ -7,6 +7,7 @@ import os
 import stat
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -134,28 +135,38 @@ def write_run(out: Path, result: Any, paths: pl.DataFrame | None = None) -> list
     return written
 
 
-@contextmanager
-def progress_bar(total_label: str = "sessions") -> Iterator[Callable[[int, int, int], None] | None]:
-    """A progress callback drawing a bar on a terminal; None elsewhere."""
+def _terminal_bar(label: str) -> Any | None:
+    """A transient Rich progress display (label, bar, hands and rate, time left)
+    drawn on stderr when stderr is a terminal, whatever stdout is (a redirected
+    verdict stays clean); None elsewhere. The stream checked is the stream drawn on."""
     if not sys.stderr.isatty():
-        yield None
-        return
+        return None
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-    # on the terminal's stderr, whatever stdout is (a redirected verdict stays clean)
-    with Progress(TextColumn("{task.description}"), BarColumn(),
-                  TextColumn("{task.fields[hands]} hands, {task.fields[rate]}"),
-                  TimeRemainingColumn(), transient=True, console=Console(stderr=True)) as bar:
-        task = bar.add_task(total_label, total=None, hands="0", rate="")
-        import time
+    return Progress(TextColumn(label), BarColumn(),
+                    TextColumn("{task.fields[hands]} hands, {task.fields[rate]}"),
+                    TimeRemainingColumn(), transient=True, console=Console(stderr=True))
 
+
+def _rate(hands: int, start: float) -> str:
+    return f"{hands / max(time.perf_counter() - start, 1e-9) / 1e6:.1f}M hands/s"
+
+
+@contextmanager
+def progress_bar(total_label: str = "sessions") -> Iterator[Callable[[int, int, int], None] | None]:
+    """A progress callback drawing a bar on a terminal; None elsewhere."""
+    display = _terminal_bar("{task.description}")
+    if display is None:
+        yield None
+        return
+    with display as bar:
+        task = bar.add_task(total_label, total=None, hands="0", rate="")
         start = time.perf_counter()
 
         def update(done: int, hands: int, total: int | None = None) -> None:
-            rate = hands / max(time.perf_counter() - start, 1e-9)
             bar.update(task, completed=done, total=total, hands=f"{hands:,}",
-                       rate=f"{rate / 1e6:.1f}M hands/s")
+                       rate=_rate(hands, start))
 
         yield update
 
@@ -163,24 +174,17 @@ def progress_bar(total_label: str = "sessions") -> Iterator[Callable[[int, int, 
 @contextmanager
 def sweep_progress() -> Iterator[Callable[[int, int, int, int], None] | None]:
     """A progress callback for sweeps: cells and hands done, and the rate."""
-    if not sys.stderr.isatty():
+    display = _terminal_bar("cells {task.fields[cells]}")
+    if display is None:
         yield None
         return
-    import time
-
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
-    with Progress(TextColumn("cells {task.fields[cells]}"), BarColumn(),
-                  TextColumn("{task.fields[hands]} hands, {task.fields[rate]}"),
-                  TimeRemainingColumn(), transient=True, console=Console(stderr=True)) as bar:
+    with display as bar:
         task = bar.add_task("sweep", total=None, cells="0", hands="0", rate="")
         start = time.perf_counter()
 
         def update(cells: int, total_cells: int, hands: int, expected: int) -> None:
-            rate = hands / max(time.perf_counter() - start, 1e-9)
             bar.update(task, completed=hands, total=max(expected, 1),
                        cells=f"{cells}/{total_cells}", hands=f"{hands:,}",
-                       rate=f"{rate / 1e6:.1f}M hands/s")
+                       rate=_rate(hands, start))
 
         yield update
