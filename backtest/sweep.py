@@ -591,13 +591,15 @@ def _execute_dask(sweep: Sweep, tasks: Sequence[Task], payload: Sequence[tuple[A
                                  "HOST:PORT or tcp://HOST:PORT") from None
         else:
             # the workers' own logs stay quiet: a cell's error is reported once, as one
-            # line; and they start with Ctrl-C ignored (a terminal sends it to them
+            # line; the scheduler's web server takes a free port (with None it still
+            # takes 8787, and says so on stderr when another cluster holds it); and
+            # they start with Ctrl-C ignored (a terminal sends it to them
             # too), so that only this process answers it, by closing the cluster
             main = threading.current_thread() is threading.main_thread()
             previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
             try:
                 cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=logging.CRITICAL + 1)
+                                       dashboard_address=":0", silence_logs=logging.CRITICAL + 1)
             finally:
                 if main:
                     signal.signal(signal.SIGINT, previous)

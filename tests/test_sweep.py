@@ -484,7 +484,7 @@ def test_a_running_dask_scheduler_gives_the_same_numbers(
     distributed = pytest.importorskip("dask.distributed")
     tmp, sweep, summary = exec_sweep
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=":0") as cluster:
 
         def no_local_cluster(*args: Any, **kwargs: Any) -> Any:
             raise AssertionError("--address must use the running scheduler, not start a cluster")
