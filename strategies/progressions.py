@@ -33,7 +33,7 @@ import numpy as np
 from backtest.errors import StrategyError
 from backtest.kernels import jit
 from backtest.rules import Bet
-from strategies._common import outcome, restarted
+from strategies._common import _HUGE, outcome, restarted
 from strategies.base import P_ON_PUSH, P_OWN, STATE_FLOATS, Builtin
 from strategies.params import CommonParams, param
 
@@ -445,29 +445,50 @@ class OneThreeTwoSix(Progression):
 
 # --- Oscar's Grind ----------------------------------------------------------------------------
 # state: s[0] the next stake before the goal's cap (currency: the last stake
-# placed, one unit more after a win), s[1] the series' profit so far
-# (currency, exact while the stakes are whole cents: the goal's test and the
-# cap have 1e-9 of slack, which sums in units would lose at large stakes),
-# s[2] the stake the last decide asked for
+# placed, one unit more after a win), s[1] what the series still needs to win
+# (currency, less a slack of 1e-9 units: `_oscar_short`), s[2] the stake the
+# next decide asks for, worked out by the update (and the reset) as soon as
+# the hand before is settled.
+#
+# The series is a chain from one hand's stake to the next: each stake depends
+# on what the last one won. The update walks that chain with one multiply and
+# one subtraction (what is still needed, not the profit so far: the goal's
+# test is then a comparison with a number known before the hand), a select,
+# and the cap; the decide only reads the stake. Sums stay in currency, exact
+# while the stakes are whole cents (sums in units would lose that at large
+# stakes); the slack keeps a series that needs exactly a whole number of units
+# from asking one unit more.
+
+_OSCAR_SLACK = 1e-9   # in units
+
+
+@jit
+def _oscar_short(p: np.ndarray) -> float:
+    """What a new series needs to win, less the slack: more than zero, so that
+    its first cap is one unit at least (a goal below the slack ends a series
+    on its first win)."""
+    base = p[BASE]
+    return max(p[ARG] * base - _OSCAR_SLACK * base, 1e-200)
+
+
+@jit
+def _oscar_ask(base: float, kept: float, short: float) -> float:
+    """The next stake: `kept`, but never more than a win needs to finish the
+    series, in whole units as if it paid even money; one unit at least."""
+    cap = base * np.ceil(short * (1.0 / base))
+    return min(cap, max(kept, base))
+
 
 def _oscar_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
-    s[0] = p[BASE]
-    s[1] = 0.0
+    base = p[BASE]
+    s[0] = base
+    s[1] = _oscar_short(p)
+    s[2] = _oscar_ask(base, base, s[1])
 
 
 def _oscar_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
                   hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> float:
-    base = p[BASE]
-    kept = s[0]
-    needed = p[ARG] * base - s[1]
-    # never stake more than a win needs to finish the series (in whole units)
-    # times the reciprocal: a division here would lengthen the chain from one
-    # hand's profit to the next stake (the reciprocal does not depend on it)
-    cap = base * np.ceil(needed * (1.0 / base) - 1e-9)
-    asked = cap if cap < kept else kept
-    asked = base if asked < base else asked
-    s[2] = asked
-    return asked
+    return s[2]
 
 
 def _oscar_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
@@ -477,29 +498,32 @@ def _oscar_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
     if placed:
         # the stake placed, read as the one asked for when the loop placed
         # exactly that, as on almost every hand: the same number, but the
-        # processor predicts this branch, so the profit no longer waits on
-        # the loop's conversion of the stake to cents and back
+        # processor predicts this branch, so the chain does not wait on the
+        # loop's conversion of the stake to cents and back
         if stakes[bet] != s[2]:
             s[2] = stakes[bet]
         stake = s[2]
-        profit = s[1]
         kept = s[0]
         base = p[BASE]
-        won = profit + stake * unit[bet]
-        lost = profit - stake
+        r = unit[bet]
+        # a loss is -1, a push 0: one product for every outcome
+        short = s[1] - stake * r
+        # the series ends on a win that leaves nothing to win, or on a push
+        # under `on_push: reset`: a limit to compare `short` with, known
+        # before it (a select on one comparison of two numbers compiles
+        # without a branch)
+        limit = (0.0 if r > 0.0 else -_HUGE) + (1.0 if push_reset else 0.0) * 2.0 * _HUGE
         w = 1.0 if win else 0.0
         l = 1.0 if loss else 0.0
-        # the goal reached, as a number too: `win & (...)` compiles to a
-        # branch on the win
-        done = w * (1.0 if won >= p[ARG] * base - 1e-9 else 0.0)
-        keep = (0.0 if push_reset else 1.0) * (1.0 - done)
         # after a win one unit more than the stake just won, after a loss the
-        # stake just lost; a push leaves the series where it is (one term of
-        # each sum is not zero)
-        nxt = (stake + base) * w + stake * l + kept * (1.0 - w - l)
-        profit = won * w + lost * l + profit * (1.0 - w - l)
-        s[0] = nxt * keep + base * (1.0 - keep)
-        s[1] = profit * keep
+        # stake just lost; a push leaves it where it is
+        nxt = (stake + base * w) * (w + l) + kept * (1.0 - w - l)
+        done = short <= limit
+        short = _oscar_short(p) if done else short
+        nxt = base if done else nxt
+        s[0] = nxt
+        s[1] = short
+        s[2] = _oscar_ask(base, nxt, short)
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from backtest.rules import Bet
 from strategies import registry
 from strategies.base import N_BETS
 from strategies.params import build_params
-from strategies.progressions import (_martingale_update, _oscar_update, _paroli_update,
-                                     _sequence_update)
+from strategies.progressions import (_martingale_update, _oscar_decide, _oscar_reset,
+                                     _oscar_update, _paroli_update, _sequence_update)
 
 # unit results of the bet: a win at even money and at 0.95, a loss, a push
 RESULTS = (1.0, 0.95, -1.0, 0.0)
@@ -112,21 +112,35 @@ def test_sequence_update_matches_the_rules(compiled: bool) -> None:
 
 @pytest.mark.parametrize("compiled", [False, True], ids=["python", "compiled"])
 def test_oscar_update_matches_the_rules(compiled: bool) -> None:
+    """The update keeps what the series still needs to win (less a slack of
+    1e-9 units) and works out the next stake itself; checked against the
+    series as the docstring tells it, kept as the profit so far."""
     update = _both(_oscar_update)[compiled]
+    decide = _both(_oscar_decide)[compiled]
+    reset = _both(_oscar_reset)[compiled]
     rng = np.random.default_rng(11)
     for base, goal, on_push in itertools.product((1.0, 5.0, 0.25, 10.0), (1.0, 2.5),
                                                  ("stand", "reset")):
         p = _p("oscars-grind", base=base, goal=goal, on_push=on_push)
+        slack = 1e-9 * base
+        s = np.zeros(8)
+        reset(p, s, np.zeros(4, np.int64))
+        assert (s[0], s[2]) == (base, base)
+        assert s[1] == pytest.approx(goal * base - slack, abs=1e-12)
         for _ in range(200):
-            stake = base * int(rng.integers(1, 6))
+            # whole units, or less than one unit (as a table maximum or an
+            # all-in bankroll may cap the stake placed)
+            stake = base * float(rng.choice([1, 2, 3, 4, 5, 0.4]))
             # profits in whole cents, some a win short of the goal, some at it
             profit = round(float(rng.choice([goal * base - stake, goal * base - stake * 0.95,
                                              -stake * int(rng.integers(0, 9)),
                                              rng.integers(-5000, 5000) / 100])), 2)
+            if profit >= goal * base:
+                continue   # a series that has reached its goal has ended
             kept = base * int(rng.integers(1, 9))
             r = float(rng.choice(RESULTS))
             s = np.zeros(8)
-            s[:3] = kept, profit, stake
+            s[:3] = kept, goal * base - profit - slack, stake
             stakes, unit = _arrays(stake, r)
             update(p, s, np.zeros(4, np.int64), np.zeros(8), stakes, unit, 0.0)
             if r > 0:
@@ -135,8 +149,13 @@ def test_oscar_update_matches_the_rules(compiled: bool) -> None:
                 want = (stake, profit - stake)
             else:
                 want = (kept, profit)
-            if (r > 0 and profit + stake * r >= goal * base - 1e-9) or \
+            if (r > 0 and profit + stake * r >= goal * base - slack) or \
                     (r == 0 and on_push == "reset"):
                 want = (base, 0.0)
-            assert s[0] == want[0] and s[1] == want[1], \
-                (base, goal, on_push, stake, profit, kept, r, s[:2], want)
+            needed = math.ceil((goal * base - want[1]) / base - 1e-9)
+            ask = max(base, min(want[0], base * needed))
+            where = (base, goal, on_push, stake, profit, kept, r, s[:3], want, ask)
+            assert s[0] == want[0], where
+            assert s[1] == pytest.approx(goal * base - want[1] - slack, abs=1e-9), where
+            assert decide(p, s, np.zeros(4, np.int64), np.zeros(8), np.zeros(0, np.int8),
+                          np.zeros(N_BETS), np.zeros(N_BETS)) == ask, where
