@@ -308,7 +308,15 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                         same = full_same
                         counted = shoe_start
                     for h in range(counted, k):
-                        for c in range(6):
+                        # each side's first two cards (slots 0, 1, 3, 4) are
+                        # always there, in every shoe whose cards are known (a
+                        # test holds each source to it): no mask for them
+                        for c in (0, 1, 3, 4):
+                            r = cards[h, c] & 15
+                            counts[r] -= 1
+                            same -= 2 * counts[r]
+                        left -= 4
+                        for c in (2, 5):
                             # without a branch: whether a side drew a third card
                             # is a coin toss to the processor (an empty slot is
                             # rank 0 and changes nothing)

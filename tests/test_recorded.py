@@ -572,3 +572,19 @@ def test_render_table(tmp_path: Path) -> None:
     assert "3/3" in counts[4]                              # hand 3: a third card each
     with pytest.raises(UsageError, match="unknown output format 'xml'"):
         render.hands(read_shoes(LIVE), "xml")
+
+
+def test_every_hand_with_cards_has_each_sides_first_two() -> None:
+    """The counting loop (`session_loop.run_compiled`) takes a hand's slots
+    P1 P2 B1 B2 out of its counts without looking: every source whose cards
+    are known fills them, and leaves P3 and B3 empty only where no third card
+    was drawn."""
+    sources = [generate_hands(ShoeSpec(decks=8), 200, 1),
+               read_shoes(DATA / "cards-8deck-seed1-shoe1.csv"),
+               read_shoes(DATA / "generated-8deck-seed1.txt"),
+               read_shoes(DATA / "generated-6deck-seed2.txt", decks=6)]
+    for hands in sources:
+        assert "cards" in hands.known
+        assert hands.cards[:, [0, 1, 3, 4]].all(), hands.source
+        assert ((hands.cards[:, 2] != 0) == (hands.player_cards == 3)).all(), hands.source
+        assert ((hands.cards[:, 5] != 0) == (hands.banker_cards == 3)).all(), hands.source
