@@ -118,13 +118,12 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
     evs_l = evs.tolist()
     ask = strategy.stakes
     tell = None if _no_update(strategy) else strategy.update
-    # every hand's winner, for the results (the view shares the list)
-    won: list[Winner] = np.array(tuple(Winner), dtype=object)[winner].tolist() \
-        if tell is not None else []
     keep = tell is not None or ledger  # what is placed is kept for a Result or the ledger
-    src = (unit, den)
-    new_result = object.__new__
+    new_result = _results_of(winner, unit, den) if tell is not None else Result
     cents_of: dict[float, int] = {}
+    # by bet code (7 an unknown bet): stakes whose cents lie within the short
+    # path's bounds, and their cents
+    fits: list[dict[float, int]] = [{} for _ in range(N_BETS + 1)]
     code_of = _CODE_BY_NAME
     keep_lo, keep_hi = (int(x) for x in plays_on(ruin_below, stop_loss, win_goal, bankroll0))
     placed: tuple[tuple[int, int], ...] = ()
@@ -179,20 +178,29 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                         for key in asked:
                             b = code_of.get(key, 7)
                         x = asked[key]
-                        c = cents_of.get(x, -1) if type(x) in _NUMBERS else -1
-                        if c < 0:
-                            c = _cents_of(x, cents_of)
-                        if low[b] <= c <= high[b] and c * den <= final:
+                        # a stake seen before within the bet's bounds: its cents
+                        try:
+                            c = fits[b].get(x, -1)
+                        except TypeError:   # unhashable: the general path says why
+                            c = -1
+                        if c == 100 and type(x) not in _NUMBERS:
+                            c = -1   # True equals 1 and hashes as 1: not a stake
+                        if c >= 0 and c * den <= final:
                             pass
-                        elif b == 7 or c < 0:
-                            b = -1
-                        elif c == 0:
-                            b = -2
-                        elif c < min_l[b] and min_l[b] <= high[b] and min_l[b] * den <= final:
-                            c = min_l[b]
-                            below_min += 1
                         else:
-                            b = -1
+                            c = _short_cents(x, b, low, high, fits, cents_of)
+                            if low[b] <= c <= high[b] and c * den <= final:
+                                pass
+                            elif b == 7 or c < 0:
+                                b = -1
+                            elif c == 0:
+                                b = -2
+                            elif c < min_l[b] and min_l[b] <= high[b] and \
+                                    min_l[b] * den <= final:
+                                c = min_l[b]
+                                below_min += 1
+                            else:
+                                b = -1
                     elif not asked:
                         b = -2
                 elif asked is None:
@@ -266,12 +274,10 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                     pushes += 1
                 if tell is not None:
                     # raw numbers; the dicts are worked out if the strategy reads them
-                    result = new_result(Result)
-                    result.winner = won[i]
+                    result = new_result()
                     result.net = net / scale
                     result._placed = placed
                     result._i = i
-                    result._src = src
                     tell(view, result)
                 view._ticks = final
                 view._last_ticks = net
@@ -329,6 +335,24 @@ class Raised(Exception):
         return describe_raised(self.error)
 
 
+def _results_of(winner: np.ndarray, unit: np.ndarray, den: int) -> type[Result]:
+    """A `Result` class for one run's hands: what every hand's result shares
+    (the unit results, the winners) is held by the class, so that the loop
+    makes each hand's with one call and three attributes (its net, the
+    stakes placed, the hand's index); the winner is looked up when read."""
+    won: list[Winner] = np.array(tuple(Winner), dtype=object)[winner].tolist()
+
+    class HandResult(Result):
+        __slots__ = ()
+        __init__ = object.__init__   # type: ignore[assignment]
+        _src = (unit, den)
+        winner = property(lambda self: won[self._i],   # type: ignore[assignment]
+                          doc="The hand's winner.")
+
+    HandResult.__name__ = HandResult.__qualname__ = "Result"
+    return HandResult
+
+
 def _no_update(strategy: Strategy) -> bool:
     """Whether the strategy's `update` is the base class's, which does nothing."""
     return "update" not in vars(strategy) and type(strategy).update is Strategy.update
@@ -349,6 +373,24 @@ def _cents_of(x: object, cache: dict[float, int]) -> int:
     if len(cache) >= _CACHE_SIZE:
         cache.clear()
     cache[x] = c  # type: ignore[index]
+    return c
+
+
+def _short_cents(x: object, b: int, low: list[int], high: list[int],
+                 fits: list[dict[float, int]], cents_of: dict[float, int]) -> int:
+    """The stake `x` on bet code `b` in whole cents, or -1 for anything the
+    general path must see; a number whose cents lie within the short path's
+    bounds for the bet is remembered in `fits[b]`."""
+    if type(x) is not float and type(x) is not int:
+        return -1
+    c = cents_of.get(x, -1)
+    if c < 0:
+        c = _cents_of(x, cents_of)
+    if low[b] <= c <= high[b]:
+        fit = fits[b]
+        if len(fit) >= _CACHE_SIZE:
+            fit.clear()
+        fit[x] = c
     return c
 
 

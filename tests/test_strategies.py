@@ -1488,23 +1488,27 @@ def test_what_a_plain_class_reads_of_view_and_result(tmp_path: Path) -> None:
     assert {Bet.PLAYER: 10.0, Bet.BANKER: 10.0} in seen and {Bet.TIE: 10.0} in seen
 
 
-@pytest.mark.parametrize("stake, error", [
-    ("float('nan')", "asked for a negative or non-numeric stake on hand 3 of shoe 1"),
-    ("-10", "asked for a negative or non-numeric stake on hand 3 of shoe 1"),
-    ("'ten'", "the stake on banker must be a number, got 'ten'"),
-    ("{'a': 1}", "the stake on banker must be a number, got {'a': 1}"),
+@pytest.mark.parametrize("stake, usual, error", [
+    ("float('nan')", "10.0", "asked for a negative or non-numeric stake on hand 3 of shoe 1"),
+    ("-10", "10.0", "asked for a negative or non-numeric stake on hand 3 of shoe 1"),
+    ("'ten'", "10.0", "the stake on banker must be a number, got 'ten'"),
+    ("{'a': 1}", "10.0", "the stake on banker must be a number, got {'a': 1}"),
+    # equal to the stakes of the hands before, and hashed alike: not numbers all the same
+    ("True", "1.0", "the stake on banker must be a number, got True"),
+    ("__import__('numpy').True_", "1", "the stake on banker must be a number, got (np.)?True"),
+    ("False", "0.0", "the stake on banker must be a number, got False"),
 ])
 def test_a_plain_class_with_a_bad_stake_fails_on_that_hand(tmp_path: Path, stake: str,
-                                                          error: str) -> None:
+                                                          usual: str, error: str) -> None:
     path = tmp_path / "bad_stake.py"
     path.write_text("from strategies.base import Strategy\n\n"
                     "class BadStake(Strategy):\n"
                     "    name = 'bad-stake'\n\n"
                     "    def stakes(self, view):\n"
-                    f"        return {{'banker': {stake} if view.hand == 3 else 10.0}}\n",
+                    f"        return {{'banker': {stake} if view.hand == 3 else {usual}}}\n",
                     encoding="utf-8")
-    cfg = parse_config({"sessions": 2, "seats": [{"strategy": f"{path}:BadStake"}]},
-                       source="bad.yaml")
+    cfg = parse_config({"sessions": 2, "table": {"min": 1, "max": 1000},
+                        "seats": [{"strategy": f"{path}:BadStake"}]}, source="bad.yaml")
     with pytest.raises(StrategyError, match=error):
         engine.run(cfg, workers=1)
 
