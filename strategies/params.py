@@ -1,8 +1,10 @@
 """Parameter dataclasses: declared once, validated from YAML, listed by the CLI.
 
-A strategy's parameters are a frozen dataclass. Each field carries its help
-text and bounds in `metadata` (see `param`). `build_params` turns a mapping
-from a config into the dataclass, with errors that name the key path.
+A strategy's parameters are a frozen dataclass, frozen all the way down:
+validation turns a list field into a tuple and a mapping into a
+`FrozenDict`. Each field carries its help text and bounds in `metadata`
+(see `param`). `build_params` turns a mapping from a config into the
+dataclass, with errors that name the key path.
 """
 
 from __future__ import annotations
@@ -19,6 +21,29 @@ from backtest.rules import Bet
 from backtest.yamlfile import number_hint
 
 MAIN_SIDES = ("player", "banker")
+
+
+class FrozenDict(dict):  # type: ignore[type-arg]
+    """A mapping parameter as its Params holds it: a dict that cannot be
+    changed (a strategy that changed its own parameters would play another
+    system, and every seat and session shares one Params). It compares, prints
+    and serialises as the dict it is, hashes by its items, and pickles."""
+
+    def _frozen(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("strategy parameters cannot be changed: build new Params instead "
+                        "(dataclasses.replace)")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _frozen  # type: ignore
+    __ior__ = _frozen  # type: ignore[assignment]
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(frozenset(self.items()))
+
+    def __reduce__(self) -> tuple[type, tuple[dict[Any, Any]]]:
+        return FrozenDict, (dict(self),)
+
+    def __repr__(self) -> str:
+        return dict.__repr__(self)
 
 
 def param(default: Any, help: str, *, min: float | None = None, max: float | None = None,
@@ -128,14 +153,15 @@ def _coerce(value: Any, tp: Any, path: str) -> Any:
         if not isinstance(value, (list, tuple)):
             raise StrategyError(f"{path}: expected a list, got {value!r}")
         (inner,) = get_args(tp)[:1] or (Any,)
-        items = [_coerce(v, inner, f"{path}[{i}]") if inner is not Any else v
-                 for i, v in enumerate(value)]
-        return tuple(items) if origin is tuple else items
+        # held as a tuple: Params are frozen all the way down
+        return tuple(_coerce(v, inner, f"{path}[{i}]") if inner is not Any else v
+                     for i, v in enumerate(value))
     if origin is dict:
         if not isinstance(value, Mapping):
             raise StrategyError(f"{path}: expected a mapping, got {value!r}")
         kt, vt = get_args(tp)
-        return {_coerce(k, kt, f"{path}") : _coerce(v, vt, f"{path}.{k}") for k, v in value.items()}
+        return FrozenDict({_coerce(k, kt, f"{path}"): _coerce(v, vt, f"{path}.{k}")
+                           for k, v in value.items()})
     return value
 
 
@@ -161,7 +187,7 @@ def check_params(params: Any, path: str = "params") -> None:
         object.__setattr__(params, f.name, value)
 
 
-def _check_bet_mapping(value: dict[str, float], where: str) -> dict[str, float]:
+def _check_bet_mapping(value: dict[str, float], where: str) -> FrozenDict:
     names = [b.value for b in Bet]
     out = {}
     for k, v in value.items():
@@ -175,7 +201,7 @@ def _check_bet_mapping(value: dict[str, float], where: str) -> dict[str, float]:
             raise StrategyError(f"{where}.{k}: must be at least 0.01 (or 0): stakes are whole "
                                 f"cents, got {v!r}")
         out[k] = float(v)
-    return out
+    return FrozenDict(out)
 
 
 def build_params(cls: type, data: Mapping[str, Any] | None, path: str = "params") -> Any:

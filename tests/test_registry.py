@@ -174,3 +174,45 @@ def test_a_strategy_s_params_must_be_frozen(tmp_path: Path) -> None:
             with pytest.raises(ConfigError, match=r"seats\[0\].params: the strategy's Params, "
                                                   r"Params, must be a frozen dataclass"):
                 parse_config(config)
+
+
+def test_every_built_in_s_params_are_frozen_all_the_way_down() -> None:
+    """Every seat and session shares one Params: its lists and mappings cannot
+    be changed either. They still compare, serialise and pickle as the lists
+    and dicts a config gives, and a whole Params hashes."""
+    import copy
+    import dataclasses
+    import json
+    import pickle
+
+    from strategies.params import FrozenDict, build_params
+
+    seen_list = seen_dict = False
+    for name in registry.BUILTIN_NAMES:
+        cls = registry.get(name)
+        params = build_params(cls.Params, {})
+        hash(params)
+        assert pickle.loads(pickle.dumps(params)) == params
+        assert copy.deepcopy(params) == params
+        for field in dataclasses.fields(params):
+            value = getattr(params, field.name)
+            assert not isinstance(value, (list, set)), (name, field.name)
+            if isinstance(value, dict):
+                seen_dict = True
+                assert type(value) is FrozenDict, (name, field.name)
+                assert value == dict(value) and json.loads(json.dumps(value)) == dict(value)
+                for change in (lambda v: v.__setitem__("x", 1), lambda v: v.pop("x", None),
+                               lambda v: v.update(x=1), lambda v: v.clear(),
+                               lambda v: v.setdefault("x", 1), lambda v: v.popitem()):
+                    with pytest.raises(TypeError, match="parameters cannot be changed"):
+                        change(value)
+            if isinstance(value, tuple):
+                seen_list = True
+                assert list(value) == list(field.default_factory())  # type: ignore[misc]
+    assert seen_list and seen_dict
+    # a mapping given in a config arrives frozen too, and prints as the dict it is
+    flat = build_params(registry.get("flat").Params, {"bets": {"player": 5}})
+    assert flat.bets == {"player": 5.0} and repr(flat.bets) == "{'player': 5.0}"
+    with pytest.raises(TypeError):
+        flat.bets["banker"] = 10.0   # type: ignore[index]
+    assert flat.bets == {"player": 5.0}
