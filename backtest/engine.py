@@ -664,15 +664,18 @@ def finish(config: RunConfig,
 
     n_seats = len(config.seats)
     sessions: pl.DataFrame | pl.LazyFrame
+    # a seat at a time, its sessions a block at a time: the summary's memory
+    # does not grow with the number of sessions
     if spilled:
         sessions = pl.scan_ipc([f for files in spilled for f in files])
-        # a seat at a time, so that only one seat's columns are in memory
-        summary = pl.concat([metrics.summary(pl.scan_ipc(list(files)), config)
-                             for files in spilled])
+        blocks = [metrics.file_blocks(files) for files in spilled]
     else:
-        sessions = pl.concat([s for k in range(n_seats) for c in chunks
-                              if (s := c[k][0]) is not None], rechunk=False)
-        summary = metrics.summary(sessions, config)
+        seat_sessions = [pl.concat([s for c in chunks if (s := c[k][0]) is not None],
+                                   rechunk=False) for k in range(n_seats)]
+        sessions = pl.concat(seat_sessions, rechunk=False)
+        blocks = [metrics.frame_blocks(frame) for frame in seat_sessions]
+    summary = metrics.summary([(seat.label, seat.strategy, seat_blocks)
+                               for seat, seat_blocks in zip(config.seats, blocks)])
     ledger_df = None
     if ledger:
         ledger_df = pl.concat([led for k in range(n_seats) for c in chunks

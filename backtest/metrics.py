@@ -1,14 +1,19 @@
-"""Every statistic of a run as a polars expression.
+"""The sessions frame, and the summary worked out from it.
 
 `sessions_frame` turns the engine's per-session integer arrays into the
-sessions frame; `summary` is one `group_by().agg()` over the expressions
-below. Edges are from the player's side: net per unit wagered, negative when
-the house wins (a measured edge of -0.0106 is a house edge of 1.06%).
+sessions frame; `summary` reads a seat's sessions in blocks (a chunk's file
+each, when the run spilled them to disk), so that its memory stays flat in
+the number of sessions. Edges are from the player's side: net per unit
+wagered, negative when the house wins (a measured edge of -0.0106 is a
+house edge of 1.06%).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Iterable, Sequence
+from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,7 +30,6 @@ PERCENTILES = (5, 25, 50, 75, 95)
 #: a standard error of the edge below this is rounding, not spread: sessions
 #: that all end alike (one recorded shoe played again) measure no spread
 _NO_SPREAD = 1e-10
-_SE = "_edge_se"
 
 
 ENDED = pl.Enum(list(ENDED_BY))
@@ -92,29 +96,6 @@ def ledger_frame(label: str, parts: Sequence[dict[str, np.ndarray] | None]) -> p
     return pl.DataFrame(data)
 
 
-# --- the metrics, as expressions over the sessions frame of one seat ---------------------
-
-def edge() -> pl.Expr:
-    """Measured edge: total net per unit wagered."""
-    return pl.col("net").sum() / pl.col("wagered").sum()
-
-
-def expected_edge() -> pl.Expr:
-    """The exact expected edge of the bets actually placed (stake-weighted EV)."""
-    return pl.col("expected_net").sum() / pl.col("wagered").sum()
-
-
-def edge_se() -> pl.Expr:
-    """Standard error of the measured edge: a ratio estimator over sessions,
-    which are independent (each starts with a fresh shoe). None (no
-    interval, no z) for a single session, or sessions that all end alike,
-    which have no spread to measure."""
-    n = pl.len()
-    resid = pl.col("net") - edge() * pl.col("wagered")
-    se = (resid.pow(2).sum() * n / (n - 1)).sqrt() / pl.col("wagered").sum()
-    return pl.when((n > 1) & (se > _NO_SPREAD)).then(se)
-
-
 def t95(sessions: np.ndarray) -> np.ndarray:
     """The two-sided 95% quantile of Student's t with sessions - 1 degrees of
     freedom (NaN for fewer than two sessions): 12.71 for 2 sessions, 2.05
@@ -139,70 +120,220 @@ def t95(sessions: np.ndarray) -> np.ndarray:
     return out
 
 
-def share(condition: pl.Expr) -> pl.Expr:
-    return condition.cast(pl.Float64).mean()
+# --- the summary: one seat at a time, its sessions read in blocks ------------------------
 
+#: the summary's columns after seat and strategy, in order
+METRICS = ("sessions", "hands", "bets", "wagered", "net", "edge", "edge_ci_low", "edge_ci_high",
+           "expected_edge", "z", "ruin_rate", "ruined_net", "win_goal_rate",
+           "winning_sessions", "mean_net", "median_net", "mean_max_drawdown",
+           "longest_losing_streak", "largest_stake", "max_hits", "bankroll_stops",
+           "raised_to_min", *(f"final_bankroll_p{q}" for q in PERCENTILES))
+_WHOLE = {"sessions": pl.UInt32, "hands": pl.Int64, "bets": pl.Int64,
+          "longest_losing_streak": pl.Int64, "max_hits": pl.Int64, "bankroll_stops": pl.Int64,
+          "raised_to_min": pl.Int64}
+#: summed exactly (floats) and as whole numbers
+_SUMMED = ("wagered", "net", "expected_net", "max_drawdown")
+_COUNTED = ("hands", "bets", "max_hits", "bankroll_stops", "raised_to_min")
+#: what the first pass reads
+_READ = (*_SUMMED, *_COUNTED, "longest_losing_streak", "largest_stake", "ended_by")
 
-def metrics(bankroll: float) -> list[pl.Expr]:
-    """The summary's aggregations, in column order."""
-    out = [
-        pl.len().alias("sessions"),
-        pl.col("hands").cast(pl.Int64).sum().alias("hands"),
-        pl.col("bets").cast(pl.Int64).sum().alias("bets"),
-        pl.col("wagered").sum().alias("wagered"),
-        pl.col("net").sum().alias("net"),
-        edge().alias("edge"),
-        # `summary` makes the interval from it, edge -+ Student's t for the
-        # sessions times the standard error (a quantile polars cannot take)
-        edge_se().alias(_SE),
-        expected_edge().alias("expected_edge"),
-        ((edge() - expected_edge()) / edge_se()).alias("z"),
-        share(pl.col("ended_by") == "ruin").alias("ruin_rate"),
-        pl.col("net").filter(pl.col("ended_by") == "ruin").sum().alias("ruined_net"),
-        share(pl.col("ended_by") == "win-goal").alias("win_goal_rate"),
-        share(pl.col("net") > 0).alias("winning_sessions"),
-        pl.col("net").mean().alias("mean_net"),
-        pl.col("net").median().alias("median_net"),
-        pl.col("max_drawdown").mean().alias("mean_max_drawdown"),
-        pl.col("longest_losing_streak").cast(pl.Int64).max().alias("longest_losing_streak"),
-        pl.col("largest_stake").max().alias("largest_stake"),
-        pl.col("max_hits").cast(pl.Int64).sum().alias("max_hits"),
-        pl.col("bankroll_stops").cast(pl.Int64).sum().alias("bankroll_stops"),
-        pl.col("raised_to_min").cast(pl.Int64).sum().alias("raised_to_min"),
-    ]
-    out += [pl.col("final_bankroll").quantile(q / 100, "linear").alias(f"final_bankroll_p{q}")
-            for q in PERCENTILES]
-    return out
+#: a seat's sessions as blocks of a frame, reading only the columns named;
+#: called once for each pass over them
+Blocks = Callable[[Sequence[str]], Iterable[pl.DataFrame]]
 
 
 def metric_names() -> list[str]:
     """The summary's columns after seat and strategy, in order."""
-    names = []
-    for expr in metrics(1.0):
-        name = expr.meta.output_name()
-        names += ["edge_ci_low", "edge_ci_high"] if name == _SE else [name]
-    return names
+    return list(METRICS)
 
 
-def summary(sessions: pl.DataFrame | pl.LazyFrame, config: Any) -> pl.DataFrame:
-    """One row per seat, in seat order. From a LazyFrame (sessions spilled to
-    disk) only the columns the metrics need are read."""
-    exprs = metrics(config.session.bankroll)
-    used = sorted({"seat", "strategy"}.union(*(e.meta.root_names() for e in exprs)))
-    # the columns read first, then summed: summed by the lazy engine as its
-    # threads read the files, the last bit of a sum of squares changed from run
-    # to run
-    one = sessions.lazy().select(used).collect()
-    query = (one.lazy().group_by("seat", "strategy")
-             .agg(exprs)
-             .with_columns(pl.col("seat", "strategy").cast(pl.String)))
-    frame = query.collect()
-    half = pl.Series(t95(frame["sessions"].to_numpy())) * pl.col(_SE)
-    frame = frame.with_columns((pl.col("edge") - half).alias("edge_ci_low"),
-                               (pl.col("edge") + half).alias("edge_ci_high"))
-    frame = frame.select("seat", "strategy", *metric_names())
-    order = {seat.label: i for i, seat in enumerate(config.seats)}
-    frame = (frame.with_columns(pl.col("seat").replace_strict(order, default=len(order),
-                                                              return_dtype=pl.Int64)
-                                .alias("_o")).sort("_o", "seat").drop("_o"))
+class ExactSum:
+    """The sum of float64 numbers added in blocks, exact until it is read,
+    then rounded once: the same number however the numbers are split into
+    blocks or ordered. Each number is an integer mantissa times a power of two;
+    the mantissas are summed by exponent in two 27-bit halves (no overflow
+    under 2**36 numbers a block) and kept as one Python integer in units of
+    2**-1126, below the least subnormal's least bit. Infinities and NaN are
+    summed as floats beside it and win."""
+
+    _OFFSET = 1126
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.special = 0.0
+
+    def add(self, values: np.ndarray) -> None:
+        x = np.asarray(values, dtype=np.float64)
+        finite = np.isfinite(x)
+        if not finite.all():
+            self.special += float(np.sum(x[~finite]))
+            x = x[finite]
+        if x.size == 0:
+            return
+        m, e = np.frexp(x)
+        mant = (m * 9007199254740992.0).astype(np.int64)   # times 2**53: exact
+        exp = e.astype(np.int64) + (self._OFFSET - 53)      # x = mant * 2**(exp - OFFSET)
+        order = np.argsort(exp, kind="stable")
+        exp = exp[order]
+        mant = mant[order]
+        starts = np.flatnonzero(np.concatenate(([True], exp[1:] != exp[:-1])))
+        high = np.add.reduceat(mant >> 27, starts)
+        low = np.add.reduceat(mant & ((1 << 27) - 1), starts)
+        total = self.total
+        for shift, h, lo in zip(exp[starts].tolist(), high.tolist(), low.tolist()):
+            total += ((h << 27) + lo) << shift
+        self.total = total
+
+    def value(self) -> float:
+        if self.special != 0.0 or self.special != self.special:
+            return self.special
+        try:
+            return float(Fraction(self.total, 1 << self._OFFSET))
+        except OverflowError:   # finite numbers whose sum is not: as float sums go
+            return math.inf if self.total > 0 else -math.inf
+
+
+def _keys(values: np.ndarray) -> np.ndarray:
+    """Unsigned 64-bit keys that sort as the numbers do (-0.0 read as 0.0)."""
+    bits = (np.asarray(values, dtype=np.float64) + 0.0).view(np.uint64)
+    negative = (bits >> np.uint64(63)).astype(bool)
+    return np.where(negative, ~bits, bits | np.uint64(1 << 63))
+
+
+def _number(key: int) -> float:
+    """The float a key of `_keys` stands for."""
+    bits = key & ((1 << 63) - 1) if key >> 63 else ~key & ((1 << 64) - 1)
+    return float(np.array([bits], dtype=np.uint64).view(np.float64)[0])
+
+
+def order_statistics(blocks: Blocks, column: str, ranks: Sequence[int]) -> list[float]:
+    """The values of rank `ranks` (0 the least) of one column, exactly, in
+    four passes over the blocks whatever their number: each pass narrows every
+    rank's key by 16 bits, from a histogram of the values that share its
+    prefix so far. Memory: a block, and 65,536 counts a rank."""
+    prefix = [0] * len(ranks)
+    left = [int(r) for r in ranks]
+    for level in range(4):
+        shift = np.uint64(48 - 16 * level)
+        counts = {p: np.zeros(1 << 16, np.int64) for p in set(prefix)}
+        for block in blocks([column]):
+            keys = _keys(block[column].to_numpy())
+            if level == 0:
+                counts[0] += np.bincount((keys >> shift).astype(np.int64), minlength=1 << 16)
+                continue
+            top = keys >> (shift + np.uint64(16))
+            for p, hist in counts.items():
+                chosen = keys[top == np.uint64(p)]
+                hist += np.bincount(((chosen >> shift) & np.uint64(0xFFFF)).astype(np.int64),
+                                    minlength=1 << 16)
+        for k, (p, r) in enumerate(zip(prefix, left)):
+            cum = np.cumsum(counts[p])
+            digit = int(np.searchsorted(cum, r, side="right"))
+            left[k] = r - (int(cum[digit - 1]) if digit else 0)
+            prefix[k] = (p << 16) | digit
+    return [_number(p) for p in prefix]
+
+
+def quantiles(blocks: Blocks, column: str, n: int, qs: Sequence[float]) -> list[float]:
+    """Quantiles of one column of `n` values, interpolated linearly between
+    the two values around (n - 1) q, as polars' `quantile(q, "linear")`."""
+    where = [(n - 1) * q for q in qs]
+    ranks = sorted({r for f in where for r in (int(f), int(math.ceil(f)))})
+    value = dict(zip(ranks, order_statistics(blocks, column, ranks)))
+    out = []
+    for f in where:
+        lo, hi = value[int(f)], value[int(math.ceil(f))]
+        out.append(lo if lo == hi else (f - int(f)) * (hi - lo) + lo)
+    return out
+
+
+def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
+    """The summary's numbers for one seat's sessions (None for no session).
+    Memory stays flat in the number of sessions: sums are kept exact and
+    rounded once, so they do not depend on how the sessions were cut into
+    blocks (or how many workers ran them); medians and percentiles are
+    exact order statistics found in passes over the blocks."""
+    n = ruined = goals = winning = 0
+    sums = {c: ExactSum() for c in _SUMMED}
+    ruined_net = ExactSum()
+    counted = dict.fromkeys(_COUNTED, 0)
+    streak = 0
+    largest = -math.inf
+    for block in blocks(_READ):
+        if block.height == 0:
+            continue
+        n += block.height
+        for c in _SUMMED:
+            sums[c].add(block[c].to_numpy())
+        for c in _COUNTED:
+            counted[c] += int(block[c].cast(pl.Int64).sum())
+        streak = max(streak, int(block["longest_losing_streak"].max()))  # type: ignore[arg-type]
+        largest = max(largest, float(block["largest_stake"].max()))  # type: ignore[arg-type]
+        ended = block["ended_by"].cast(pl.String)
+        ruin = (ended == "ruin").to_numpy()
+        ruined += int(ruin.sum())
+        ruined_net.add(block["net"].to_numpy()[ruin])
+        goals += int((ended == "win-goal").sum())
+        winning += int((block["net"] > 0).sum())
+    if n == 0:
+        return None
+    wagered, net = sums["wagered"].value(), sums["net"].value()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        edge = float(np.float64(net) / np.float64(wagered))
+        expected = float(np.float64(sums["expected_net"].value()) / np.float64(wagered))
+    # the edge's standard error: a ratio estimator over sessions, which are
+    # independent (each starts with a fresh shoe); none for one session, or
+    # for sessions that all end alike (no spread to measure)
+    se: float | None = None
+    if n > 1:
+        squares = ExactSum()
+        for block in blocks(("net", "wagered")):
+            resid = block["net"].to_numpy() - edge * block["wagered"].to_numpy()
+            squares.add(resid * resid)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            s = float(np.sqrt(np.float64(squares.value()) * n / (n - 1)) / np.float64(wagered))
+        se = s if s > _NO_SPREAD else None
+    half = float(t95(np.array([n]))[0]) * se if se is not None else None
+    median = quantiles(blocks, "net", n, [0.5])[0]
+    finals = quantiles(blocks, "final_bankroll", n, [q / 100 for q in PERCENTILES])
+    row: dict[str, Any] = {
+        "sessions": n, "hands": counted["hands"], "bets": counted["bets"],
+        "wagered": wagered, "net": net, "edge": edge,
+        "edge_ci_low": edge - half if half is not None else None,
+        "edge_ci_high": edge + half if half is not None else None,
+        "expected_edge": expected,
+        "z": (edge - expected) / se if se is not None else None,
+        "ruin_rate": ruined / n, "ruined_net": ruined_net.value(), "win_goal_rate": goals / n,
+        "winning_sessions": winning / n, "mean_net": net / n, "median_net": median,
+        "mean_max_drawdown": sums["max_drawdown"].value() / n,
+        "longest_losing_streak": streak, "largest_stake": largest,
+        "max_hits": counted["max_hits"], "bankroll_stops": counted["bankroll_stops"],
+        "raised_to_min": counted["raised_to_min"],
+    }
+    row.update({f"final_bankroll_p{q}": v for q, v in zip(PERCENTILES, finals)})
+    return row
+
+
+def summary(seats: Sequence[tuple[str, str, Blocks]]) -> pl.DataFrame:
+    """One row per seat with sessions, in the order given: (seat label,
+    strategy, its sessions as blocks). NaN (a 0/0) is written as null."""
+    rows = []
+    for label, strategy, blocks in seats:
+        row = seat_summary(blocks)
+        if row is not None:
+            rows.append({"seat": label, "strategy": strategy, **row})
+    schema = {"seat": pl.String, "strategy": pl.String,
+              **{name: _WHOLE.get(name, pl.Float64) for name in METRICS}}
+    frame = pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
     return frame.with_columns(pl.col(pl.Float64).fill_nan(None))
+
+
+def frame_blocks(frame: pl.DataFrame) -> Blocks:
+    """A frame in memory as one block."""
+    return lambda columns: [frame.select(columns)]
+
+
+def file_blocks(files: Sequence[Path]) -> Blocks:
+    """Sessions spilled to Arrow IPC files, a file a block."""
+    return lambda columns: (pl.read_ipc(f, columns=list(columns), memory_map=False)
+                            for f in files)
