@@ -335,5 +335,5 @@ def frame_blocks(frame: pl.DataFrame) -> Blocks:
 
 def file_blocks(files: Sequence[Path]) -> Blocks:
     """Sessions spilled to Arrow IPC files, a file a block."""
-    return lambda columns: (pl.read_ipc(f, columns=list(columns), memory_map=False)
+    return lambda columns: (pl.read_ipc(f, columns=list(columns))
                             for f in files)
