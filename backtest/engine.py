@@ -654,7 +654,7 @@ def chunk_frames(config: RunConfig, part: tuple[list[SeatResult], int], lo: int,
 
 def finish(config: RunConfig,
            chunks: Sequence[Sequence[SeatFrames]],
-           ledger: bool = False, spilled: Sequence[Sequence[Path]] = ()
+           ledger: bool = False, spilled: Sequence[Sequence[tuple[Path, int]]] = ()
            ) -> tuple[pl.DataFrame | pl.LazyFrame, pl.DataFrame, pl.DataFrame | None]:
     """The sessions, summary (and ledger) frames from every chunk's seat frames,
     in seat then session order. With `spilled` (for each seat, its chunks'
@@ -667,7 +667,7 @@ def finish(config: RunConfig,
     # a seat at a time, its sessions a block at a time: the summary's memory
     # does not grow with the number of sessions
     if spilled:
-        sessions = pl.scan_ipc([f for files in spilled for f in files])
+        sessions = pl.scan_ipc([f for files in spilled for f, _ in files])
         blocks = [metrics.file_blocks(files) for files in spilled]
     else:
         seat_sessions = [pl.concat([s for c in chunks if (s := c[k][0]) is not None],
@@ -721,7 +721,8 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
     chunks = plan_chunks(n, per_session, workers)
     frames: list[list[SeatFrames]] = []
     # each seat's spilled files, in session order (chunks are collected in order)
-    spilled: list[list[Path]] = [[] for _ in config.seats] if spill is not None else []
+    # (a file, the sessions it holds)
+    spilled: list[list[tuple[Path, int]]] = [[] for _ in config.seats] if spill is not None else []
     done_s = done_h = 0
 
     def collect(lo: int, hi: int, part: tuple[list[SeatResult], int]) -> None:
@@ -731,7 +732,7 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
         frames.append(chunk_frames(config, part, lo, spill))
         if spill is not None:
             for k in range(len(config.seats)):
-                spilled[k].append(spill_path(spill, k, lo))
+                spilled[k].append((spill_path(spill, k, lo), hi - lo))
         done_s += hi - lo
         done_h += part[1]
         if progress:

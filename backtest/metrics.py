@@ -137,6 +137,12 @@ _COUNTED = ("hands", "bets", "max_hits", "bankroll_stops", "raised_to_min")
 #: what the first pass reads
 _READ = (*_SUMMED, *_COUNTED, "longest_losing_streak", "largest_stake", "ended_by")
 
+#: the columns the passes after the first read, and the sessions (of one
+#: seat) up to which the first keeps them in memory for those passes (24
+#: bytes a session, 50 MB at most); past it, every pass reads the blocks
+_KEPT = ("net", "wagered", "final_bankroll")
+KEEP_SESSIONS = 1 << 21
+
 #: a seat's sessions as blocks of a frame, reading only the columns named;
 #: called once for each pass over them
 Blocks = Callable[[Sequence[str]], Iterable[pl.DataFrame]]
@@ -151,8 +157,9 @@ class ExactSum:
     """The sum of float64 numbers added in blocks, exact until it is read,
     then rounded once: the same number however the numbers are split into
     blocks or ordered. Each number is an integer mantissa times a power of two;
-    the mantissas are summed by exponent in two 27-bit halves (no overflow
-    under 2**36 numbers a block) and kept as one Python integer in units of
+    the mantissas are summed by exponent (a bincount, no sort) in three parts
+    of 18 bits or less, whose sums stay whole numbers below 2**53 for under
+    2**35 numbers a block, and kept as one Python integer in units of
     2**-1126, below the least subnormal's least bit. Infinities and NaN are
     summed as floats beside it and win."""
 
@@ -172,16 +179,18 @@ class ExactSum:
             return
         m, e = np.frexp(x)
         mant = (m * 9007199254740992.0).astype(np.int64)   # times 2**53: exact
-        exp = e.astype(np.int64) + (self._OFFSET - 53)      # x = mant * 2**(exp - OFFSET)
-        order = np.argsort(exp, kind="stable")
-        exp = exp[order]
-        mant = mant[order]
-        starts = np.flatnonzero(np.concatenate(([True], exp[1:] != exp[:-1])))
-        high = np.add.reduceat(mant >> 27, starts)
-        low = np.add.reduceat(mant & ((1 << 27) - 1), starts)
+        exp = e.astype(np.int64)
+        low = int(exp.min())
+        at = exp - low   # x = mant * 2**(at + low - 53)
+        # the mantissas by exponent, in three parts of at most 18 bits: each
+        # part's sum is a whole number below 2**53 (for under 2**35 numbers),
+        # which float weights add exactly
+        parts = [(mant >> 36, 36), ((mant >> 18) & 0x3FFFF, 18), (mant & 0x3FFFF, 0)]
         total = self.total
-        for shift, h, lo in zip(exp[starts].tolist(), high.tolist(), low.tolist()):
-            total += ((h << 27) + lo) << shift
+        for part, shift in parts:
+            sums = np.bincount(at, weights=part.astype(np.float64))
+            for k in np.flatnonzero(sums).tolist():
+                total += int(sums[k]) << (k + low - 53 + self._OFFSET + shift)
         self.total = total
 
     def value(self) -> float:
@@ -236,10 +245,16 @@ def order_statistics(blocks: Blocks, column: str, ranks: Sequence[int]) -> list[
 
 def quantiles(blocks: Blocks, column: str, n: int, qs: Sequence[float]) -> list[float]:
     """Quantiles of one column of `n` values, interpolated linearly between
-    the two values around (n - 1) q, as polars' `quantile(q, "linear")`."""
+    the two values around (n - 1) q, as polars' `quantile(q, "linear")`.
+    From the blocks' one array at once when they hold it in memory."""
     where = [(n - 1) * q for q in qs]
     ranks = sorted({r for f in where for r in (int(f), int(math.ceil(f)))})
-    value = dict(zip(ranks, order_statistics(blocks, column, ranks)))
+    parts = list(blocks([column])) if isinstance(blocks, _InMemory) else []
+    if len(parts) == 1:
+        values = np.partition(parts[0][column].to_numpy() + 0.0, ranks)[ranks].tolist()
+    else:
+        values = order_statistics(blocks, column, ranks)
+    value = dict(zip(ranks, values))
     out = []
     for f in where:
         lo, hi = value[int(f)], value[int(math.ceil(f))]
@@ -259,10 +274,16 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
     counted = dict.fromkeys(_COUNTED, 0)
     streak = 0
     largest = -math.inf
-    for block in blocks(_READ):
+    # what the passes after the first read, kept from it while it is small
+    kept: list[pl.DataFrame] | None = []
+    for block in blocks(list(dict.fromkeys((*_READ, *_KEPT)))):
         if block.height == 0:
             continue
         n += block.height
+        if kept is not None:
+            kept.append(block.select(_KEPT))
+            if n > KEEP_SESSIONS:
+                kept = None
         for c in _SUMMED:
             sums[c].add(block[c].to_numpy())
         for c in _COUNTED:
@@ -277,6 +298,8 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
         winning += int((block["net"] > 0).sum())
     if n == 0:
         return None
+    if kept is not None:
+        blocks = frame_blocks(pl.concat(kept))
     wagered, net = sums["wagered"].value(), sums["net"].value()
     with np.errstate(divide="ignore", invalid="ignore"):
         edge = float(np.float64(net) / np.float64(wagered))
@@ -328,12 +351,36 @@ def summary(seats: Sequence[tuple[str, str, Blocks]]) -> pl.DataFrame:
     return frame.with_columns(pl.col(pl.Float64).fill_nan(None))
 
 
+class _InMemory:
+    """A frame in memory as one block."""
+
+    def __init__(self, frame: pl.DataFrame) -> None:
+        self.frame = frame
+
+    def __call__(self, columns: Sequence[str]) -> list[pl.DataFrame]:
+        return [self.frame.select(columns)]
+
+
 def frame_blocks(frame: pl.DataFrame) -> Blocks:
     """A frame in memory as one block."""
-    return lambda columns: [frame.select(columns)]
+    return _InMemory(frame)
 
 
-def file_blocks(files: Sequence[Path]) -> Blocks:
-    """Sessions spilled to Arrow IPC files, a file a block."""
-    return lambda columns: (pl.read_ipc(f, columns=list(columns))
-                            for f in files)
+#: the sessions a block read from spilled files holds at most (unless one
+#: file holds more): about 12 MB of the first pass's columns
+BLOCK_SESSIONS = 1 << 17
+
+
+def file_blocks(files: Sequence[tuple[Path, int]]) -> Blocks:
+    """Sessions spilled to Arrow IPC files, given as (file, sessions in it):
+    as many files a block as `BLOCK_SESSIONS` allows (a file holds a chunk's
+    sessions, often a few thousand, and each read costs about a millisecond)."""
+    groups: list[list[Path]] = []
+    size = BLOCK_SESSIONS
+    for path, n in files:
+        if size + n > BLOCK_SESSIONS:
+            groups.append([])
+            size = 0
+        groups[-1].append(path)
+        size += n
+    return lambda columns: (pl.scan_ipc(group).select(columns).collect() for group in groups)
