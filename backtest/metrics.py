@@ -215,50 +215,60 @@ def _number(key: int) -> float:
     return float(np.array([bits], dtype=np.uint64).view(np.float64)[0])
 
 
-def order_statistics(blocks: Blocks, column: str, ranks: Sequence[int]) -> list[float]:
-    """The values of rank `ranks` (0 the least) of one column, exactly, in
-    four passes over the blocks whatever their number: each pass narrows every
-    rank's key by 16 bits, from a histogram of the values that share its
-    prefix so far. Memory: a block, and 65,536 counts a rank."""
-    prefix = [0] * len(ranks)
-    left = [int(r) for r in ranks]
+def order_statistics(blocks: Blocks, wanted: dict[str, Sequence[int]]) -> dict[str, list[float]]:
+    """The values of the given ranks (0 the least) of each column, exactly,
+    in four passes over the blocks whatever their number (every column in the
+    same passes): each pass narrows every rank's key by 16 bits, from a
+    histogram of the values that share its prefix so far. Memory: a block,
+    and 65,536 counts a rank."""
+    prefix = {c: [0] * len(r) for c, r in wanted.items()}
+    left = {c: [int(x) for x in r] for c, r in wanted.items()}
+    columns = list(wanted)
     for level in range(4):
         shift = np.uint64(48 - 16 * level)
-        counts = {p: np.zeros(1 << 16, np.int64) for p in set(prefix)}
-        for block in blocks([column]):
-            keys = _keys(block[column].to_numpy())
-            if level == 0:
-                counts[0] += np.bincount((keys >> shift).astype(np.int64), minlength=1 << 16)
-                continue
-            top = keys >> (shift + np.uint64(16))
-            for p, hist in counts.items():
-                chosen = keys[top == np.uint64(p)]
-                hist += np.bincount(((chosen >> shift) & np.uint64(0xFFFF)).astype(np.int64),
-                                    minlength=1 << 16)
-        for k, (p, r) in enumerate(zip(prefix, left)):
-            cum = np.cumsum(counts[p])
-            digit = int(np.searchsorted(cum, r, side="right"))
-            left[k] = r - (int(cum[digit - 1]) if digit else 0)
-            prefix[k] = (p << 16) | digit
-    return [_number(p) for p in prefix]
+        counts = {c: {p: np.zeros(1 << 16, np.int64) for p in set(prefix[c])} for c in columns}
+        for block in blocks(columns):
+            for c in columns:
+                keys = _keys(block[c].to_numpy())
+                if level == 0:
+                    counts[c][0] += np.bincount((keys >> shift).astype(np.int64),
+                                                minlength=1 << 16)
+                    continue
+                top = keys >> (shift + np.uint64(16))
+                for p, hist in counts[c].items():
+                    chosen = keys[top == np.uint64(p)]
+                    hist += np.bincount(((chosen >> shift) & np.uint64(0xFFFF)).astype(np.int64),
+                                        minlength=1 << 16)
+        for c in columns:
+            for k, (p, r) in enumerate(zip(prefix[c], left[c])):
+                cum = np.cumsum(counts[c][p])
+                digit = int(np.searchsorted(cum, r, side="right"))
+                left[c][k] = r - (int(cum[digit - 1]) if digit else 0)
+                prefix[c][k] = (p << 16) | digit
+    return {c: [_number(p) for p in prefix[c]] for c in columns}
 
 
-def quantiles(blocks: Blocks, column: str, n: int, qs: Sequence[float]) -> list[float]:
-    """Quantiles of one column of `n` values, interpolated linearly between
-    the two values around (n - 1) q, as polars' `quantile(q, "linear")`.
-    From the blocks' one array at once when they hold it in memory."""
-    where = [(n - 1) * q for q in qs]
-    ranks = sorted({r for f in where for r in (int(f), int(math.ceil(f)))})
-    parts = list(blocks([column])) if isinstance(blocks, _InMemory) else []
+def quantiles(blocks: Blocks, n: int, wanted: dict[str, Sequence[float]]) -> dict[str, list[float]]:
+    """Quantiles of columns of `n` values each (column: its q's), interpolated
+    linearly between the two values around (n - 1) q, as polars'
+    `quantile(q, "linear")`. From the blocks' one frame at once when they
+    hold it in memory."""
+    where = {c: [(n - 1) * q for q in qs] for c, qs in wanted.items()}
+    ranks = {c: sorted({r for f in fs for r in (int(f), int(math.ceil(f)))})
+             for c, fs in where.items()}
+    parts = list(blocks(list(wanted))) if isinstance(blocks, _InMemory) else []
     if len(parts) == 1:
-        values = np.partition(parts[0][column].to_numpy() + 0.0, ranks)[ranks].tolist()
+        found = {c: np.partition(parts[0][c].to_numpy() + 0.0, r)[r].tolist()
+                 for c, r in ranks.items()}
     else:
-        values = order_statistics(blocks, column, ranks)
-    value = dict(zip(ranks, values))
-    out = []
-    for f in where:
-        lo, hi = value[int(f)], value[int(math.ceil(f))]
-        out.append(lo if lo == hi else (f - int(f)) * (hi - lo) + lo)
+        found = order_statistics(blocks, ranks)
+    out = {}
+    for c, fs in where.items():
+        value = dict(zip(ranks[c], found[c]))
+        out[c] = []
+        for f in fs:
+            lo, hi = value[int(f)], value[int(math.ceil(f))]
+            out[c].append(lo if lo == hi else (f - int(f)) * (hi - lo) + lo)
     return out
 
 
@@ -317,8 +327,9 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
             s = float(np.sqrt(np.float64(squares.value()) * n / (n - 1)) / np.float64(wagered))
         se = s if s > _NO_SPREAD else None
     half = float(t95(np.array([n]))[0]) * se if se is not None else None
-    median = quantiles(blocks, "net", n, [0.5])[0]
-    finals = quantiles(blocks, "final_bankroll", n, [q / 100 for q in PERCENTILES])
+    found = quantiles(blocks, n, {"net": [0.5],
+                                  "final_bankroll": [q / 100 for q in PERCENTILES]})
+    median, finals = found["net"][0], found["final_bankroll"]
     row: dict[str, Any] = {
         "sessions": n, "hands": counted["hands"], "bets": counted["bets"],
         "wagered": wagered, "net": net, "edge": edge,

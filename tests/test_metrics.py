@@ -153,7 +153,7 @@ def test_order_statistics_are_exact_among_many_equal_values() -> None:
     rng.shuffle(values)
     frame = pl.DataFrame({"x": values})
     ranks = [0, 1, 4999, 5000, 8049, 8050, 13_000, len(values) - 1]
-    got = metrics.order_statistics(in_blocks(frame, [10, 7000, 7001]), "x", ranks)
+    got = metrics.order_statistics(in_blocks(frame, [10, 7000, 7001]), {"x": ranks})["x"]
     want = np.sort(values)[ranks] + 0.0
     assert [float(v) for v in want] == got
     assert not any(math.copysign(1.0, v) < 0 for v in got if v == 0.0)   # no -0.0
