@@ -837,21 +837,36 @@ def _sums_ordered(coef, f, out, wanted):  # type: ignore[no-untyped-def]
 _PLAYER_BANKER = (1 << _C_PLAYER) | (1 << _C_BANKER)
 
 
-@njit(cache=True, _nrt=False, fastmath={"reassoc"})  # type: ignore[call-overload]
+@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
 def _sums_six_player_banker(coef, f, g, parent, factor, out):  # type: ignore[no-untyped-def]
     """`_sums_exact`'s sums of six values for Player and Banker, each product
     made here from its parent of five (f holds sizes up to 5) and added to
-    both sums at once: only for sums that are exact."""
+    both sums at once: only for sums that are exact, so that the four partial
+    sums below (two products a step) give the same whole numbers in any
+    order. Not vectorised: a vector loop gathers f[parent] and g[factor], and
+    gathers are slow where microcode guards them (a 2.8 GHz Xeon: 23 us a
+    call vectorised, against 9 us for the unfused sums)."""
     cp = coef[_C_PLAYER]
     cb = coef[_C_BANKER]
-    p = 0.0
-    b = 0.0
-    for i in range(np.uint64(_LEVEL[6]), np.uint64(_LEVEL[7])):
+    p0 = p1 = b0 = b1 = 0.0
+    i = np.uint64(_LEVEL[6])
+    hi = np.uint64(_LEVEL[7])
+    first = np.uint64(_FIRST_HAND)
+    one = np.uint64(1)
+    while i + one < hi:
         x = f[parent[i]] * g[factor[i]]
-        p += cp[i - _FIRST_HAND] * x
-        b += cb[i - _FIRST_HAND] * x
-    out[_C_PLAYER, 2] = p
-    out[_C_BANKER, 2] = b
+        y = f[parent[i + one]] * g[factor[i + one]]
+        p0 += cp[i - first] * x
+        b0 += cb[i - first] * x
+        p1 += cp[i + one - first] * y
+        b1 += cb[i + one - first] * y
+        i += np.uint64(2)
+    if i < hi:
+        x = f[parent[i]] * g[factor[i]]
+        p0 += cp[i - first] * x
+        b0 += cb[i - first] * x
+    out[_C_PLAYER, 2] = p0 + p1
+    out[_C_BANKER, 2] = b0 + b1
 
 
 @njit(cache=True, _nrt=False)  # type: ignore[call-overload]
