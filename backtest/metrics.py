@@ -11,7 +11,8 @@ house edge of 1.06%).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -284,8 +285,10 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
     counted = dict.fromkeys(_COUNTED, 0)
     streak = 0
     largest = -math.inf
-    # what the passes after the first read, kept from it while it is small
+    # what the passes after the first read, kept from it: in memory while it
+    # is small, then in a scratch file they read a block at a time
     kept: list[pl.DataFrame] | None = []
+    scratch: Any = None
     for block in blocks(list(dict.fromkeys((*_READ, *_KEPT)))):
         if block.height == 0:
             continue
@@ -293,7 +296,12 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
         if kept is not None:
             kept.append(block.select(_KEPT))
             if n > KEEP_SESSIONS:
+                scratch = tempfile.TemporaryFile()
+                for part in kept:
+                    scratch.write(_packed(part))
                 kept = None
+        else:
+            scratch.write(_packed(block))
         for c in _SUMMED:
             sums[c].add(block[c].to_numpy())
         for c in _COUNTED:
@@ -310,6 +318,22 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
         return None
     if kept is not None:
         blocks = frame_blocks(pl.concat(kept))
+    else:
+        scratch.flush()
+        blocks = _scratch_blocks(scratch, n)
+    try:
+        return _seat_figures(blocks, n, sums, counted, streak, largest, ruined, ruined_net,
+                             goals, winning)
+    finally:
+        if scratch is not None:
+            scratch.close()
+
+
+def _seat_figures(blocks: Blocks, n: int, sums: dict[str, ExactSum], counted: dict[str, int],
+                  streak: int, largest: float, ruined: int, ruined_net: ExactSum, goals: int,
+                  winning: int) -> dict[str, Any]:
+    """The rest of `seat_summary`, from its first pass's figures: the passes
+    that need the edge, and the order statistics."""
     wagered, net = sums["wagered"].value(), sums["net"].value()
     with np.errstate(divide="ignore", invalid="ignore"):
         edge = float(np.float64(net) / np.float64(wagered))
@@ -370,6 +394,29 @@ class _InMemory:
 
     def __call__(self, columns: Sequence[str]) -> list[pl.DataFrame]:
         return [self.frame.select(columns)]
+
+
+_KEPT_DTYPE = np.dtype([(c, np.float64) for c in _KEPT])
+
+
+def _packed(frame: pl.DataFrame) -> bytes:
+    """A block's kept columns as the scratch file holds them, a record a session."""
+    records = np.empty(frame.height, dtype=_KEPT_DTYPE)
+    for c in _KEPT:
+        records[c] = frame[c].to_numpy()
+    return records.tobytes()
+
+
+def _scratch_blocks(scratch: Any, n: int) -> Blocks:
+    """The kept columns of `n` sessions from the scratch file, in blocks of
+    `BLOCK_SESSIONS`, read (not mapped: mapped pages would count in the
+    process's memory as the passes touch them)."""
+    def read(columns: Sequence[str]) -> Iterator[pl.DataFrame]:
+        scratch.seek(0)
+        for a in range(0, n, BLOCK_SESSIONS):
+            records = np.fromfile(scratch, dtype=_KEPT_DTYPE, count=min(BLOCK_SESSIONS, n - a))
+            yield pl.DataFrame({c: np.ascontiguousarray(records[c]) for c in columns})
+    return read
 
 
 def frame_blocks(frame: pl.DataFrame) -> Blocks:

@@ -95,12 +95,13 @@ def test_the_summary_agrees_with_polars_and_not_with_the_blocks(n: int, seed: in
     cuts = data.draw(st.lists(st.integers(0, n), max_size=6))
     got = metrics.seat_summary(in_blocks(frame, cuts))
     whole = metrics.seat_summary(metrics.frame_blocks(frame))
-    keep = metrics.KEEP_SESSIONS
-    try:   # past the sessions the first pass keeps: every pass reads the blocks
+    keep, block = metrics.KEEP_SESSIONS, metrics.BLOCK_SESSIONS
+    try:   # past the sessions the first pass keeps: the later passes read a scratch file
         metrics.KEEP_SESSIONS = data.draw(st.integers(0, n - 1)) if n > 1 else 0
+        metrics.BLOCK_SESSIONS = data.draw(st.integers(1, n))
         streamed = metrics.seat_summary(in_blocks(frame, cuts))
     finally:
-        metrics.KEEP_SESSIONS = keep
+        metrics.KEEP_SESSIONS, metrics.BLOCK_SESSIONS = keep, block
     assert got is not None and whole is not None and streamed is not None
     # every number the same to the bit, however the sessions are cut or read
     for other in (whole, streamed):
