@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import ExitStack
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -140,9 +141,12 @@ _READ = (*_SUMMED, *_COUNTED, "longest_losing_streak", "largest_stake", "ended_b
 
 #: the columns the passes after the first read, and the sessions (of one
 #: seat) up to which the first keeps them in memory for those passes (24
-#: bytes a session, 50 MB at most); past it, every pass reads the blocks
+#: bytes a session, 50 MB at most); past it, it writes them to a scratch file
 _KEPT = ("net", "wagered", "final_bankroll")
 KEEP_SESSIONS = 1 << 21
+#: the sessions a block holds at most, read from spilled files (unless one
+#: file holds more; about 12 MB of the first pass's columns) or the scratch file
+BLOCK_SESSIONS = 1 << 17
 
 #: a seat's sessions as blocks of a frame, reading only the columns named;
 #: called once for each pass over them
@@ -257,9 +261,8 @@ def quantiles(blocks: Blocks, n: int, wanted: dict[str, Sequence[float]]) -> dic
     where = {c: [(n - 1) * q for q in qs] for c, qs in wanted.items()}
     ranks = {c: sorted({r for f in fs for r in (int(f), int(math.ceil(f)))})
              for c, fs in where.items()}
-    parts = list(blocks(list(wanted))) if isinstance(blocks, _InMemory) else []
-    if len(parts) == 1:
-        found = {c: np.partition(parts[0][c].to_numpy() + 0.0, r)[r].tolist()
+    if isinstance(blocks, _InMemory):
+        found = {c: np.partition(blocks.frame[c].to_numpy() + 0.0, r)[r].tolist()
                  for c, r in ranks.items()}
     else:
         found = order_statistics(blocks, ranks)
@@ -279,97 +282,87 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
     rounded once, so they do not depend on how the sessions were cut into
     blocks (or how many workers ran them); medians and percentiles are
     exact order statistics found in passes over the blocks."""
-    n = ruined = goals = winning = 0
-    sums = {c: ExactSum() for c in _SUMMED}
-    ruined_net = ExactSum()
-    counted = dict.fromkeys(_COUNTED, 0)
-    streak = 0
-    largest = -math.inf
-    # what the passes after the first read, kept from it: in memory while it
-    # is small, then in a scratch file they read a block at a time
-    kept: list[pl.DataFrame] | None = []
-    scratch: Any = None
-    for block in blocks(list(dict.fromkeys((*_READ, *_KEPT)))):
-        if block.height == 0:
-            continue
-        n += block.height
+    # the scratch file, if any, is closed (and gone) when the passes end
+    with ExitStack() as files:
+        n = ruined = goals = winning = 0
+        sums = {c: ExactSum() for c in _SUMMED}
+        ruined_net = ExactSum()
+        counted = dict.fromkeys(_COUNTED, 0)
+        streak = 0
+        largest = -math.inf
+        # what the passes after the first read, kept from it: in memory while it
+        # is small, then in a scratch file they read a block at a time
+        kept: list[pl.DataFrame] | None = []
+        scratch: Any = None
+        for block in blocks(list(dict.fromkeys((*_READ, *_KEPT)))):
+            if block.height == 0:
+                continue
+            n += block.height
+            if kept is not None:
+                kept.append(block.select(_KEPT))
+                if n > KEEP_SESSIONS:
+                    scratch = files.enter_context(tempfile.TemporaryFile())
+                    for part in kept:
+                        scratch.write(_packed(part))
+                    kept = None
+            else:
+                scratch.write(_packed(block))
+            for c in _SUMMED:
+                sums[c].add(block[c].to_numpy())
+            for c in _COUNTED:
+                counted[c] += int(block[c].cast(pl.Int64).sum())
+            streak = max(streak,
+                         int(block["longest_losing_streak"].max()))  # type: ignore[arg-type]
+            largest = max(largest, float(block["largest_stake"].max()))  # type: ignore[arg-type]
+            ended = block["ended_by"].cast(pl.String)
+            ruin = (ended == "ruin").to_numpy()
+            ruined += int(ruin.sum())
+            ruined_net.add(block["net"].to_numpy()[ruin])
+            goals += int((ended == "win-goal").sum())
+            winning += int((block["net"] > 0).sum())
+        if n == 0:
+            return None
         if kept is not None:
-            kept.append(block.select(_KEPT))
-            if n > KEEP_SESSIONS:
-                scratch = tempfile.TemporaryFile()
-                for part in kept:
-                    scratch.write(_packed(part))
-                kept = None
+            blocks = frame_blocks(pl.concat(kept))
         else:
-            scratch.write(_packed(block))
-        for c in _SUMMED:
-            sums[c].add(block[c].to_numpy())
-        for c in _COUNTED:
-            counted[c] += int(block[c].cast(pl.Int64).sum())
-        streak = max(streak, int(block["longest_losing_streak"].max()))  # type: ignore[arg-type]
-        largest = max(largest, float(block["largest_stake"].max()))  # type: ignore[arg-type]
-        ended = block["ended_by"].cast(pl.String)
-        ruin = (ended == "ruin").to_numpy()
-        ruined += int(ruin.sum())
-        ruined_net.add(block["net"].to_numpy()[ruin])
-        goals += int((ended == "win-goal").sum())
-        winning += int((block["net"] > 0).sum())
-    if n == 0:
-        return None
-    if kept is not None:
-        blocks = frame_blocks(pl.concat(kept))
-    else:
-        scratch.flush()
-        blocks = _scratch_blocks(scratch, n)
-    try:
-        return _seat_figures(blocks, n, sums, counted, streak, largest, ruined, ruined_net,
-                             goals, winning)
-    finally:
-        if scratch is not None:
-            scratch.close()
-
-
-def _seat_figures(blocks: Blocks, n: int, sums: dict[str, ExactSum], counted: dict[str, int],
-                  streak: int, largest: float, ruined: int, ruined_net: ExactSum, goals: int,
-                  winning: int) -> dict[str, Any]:
-    """The rest of `seat_summary`, from its first pass's figures: the passes
-    that need the edge, and the order statistics."""
-    wagered, net = sums["wagered"].value(), sums["net"].value()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        edge = float(np.float64(net) / np.float64(wagered))
-        expected = float(np.float64(sums["expected_net"].value()) / np.float64(wagered))
-    # the edge's standard error: a ratio estimator over sessions, which are
-    # independent (each starts with a fresh shoe); none for one session, or
-    # for sessions that all end alike (no spread to measure)
-    se: float | None = None
-    if n > 1:
-        squares = ExactSum()
-        for block in blocks(("net", "wagered")):
-            resid = block["net"].to_numpy() - edge * block["wagered"].to_numpy()
-            squares.add(resid * resid)
+            scratch.flush()
+            blocks = _scratch_blocks(scratch, n)
+        wagered, net = sums["wagered"].value(), sums["net"].value()
         with np.errstate(divide="ignore", invalid="ignore"):
-            s = float(np.sqrt(np.float64(squares.value()) * n / (n - 1)) / np.float64(wagered))
-        se = s if s > _NO_SPREAD else None
-    half = float(t95(np.array([n]))[0]) * se if se is not None else None
-    found = quantiles(blocks, n, {"net": [0.5],
-                                  "final_bankroll": [q / 100 for q in PERCENTILES]})
-    median, finals = found["net"][0], found["final_bankroll"]
-    row: dict[str, Any] = {
-        "sessions": n, "hands": counted["hands"], "bets": counted["bets"],
-        "wagered": wagered, "net": net, "edge": edge,
-        "edge_ci_low": edge - half if half is not None else None,
-        "edge_ci_high": edge + half if half is not None else None,
-        "expected_edge": expected,
-        "z": (edge - expected) / se if se is not None else None,
-        "ruin_rate": ruined / n, "ruined_net": ruined_net.value(), "win_goal_rate": goals / n,
-        "winning_sessions": winning / n, "mean_net": net / n, "median_net": median,
-        "mean_max_drawdown": sums["max_drawdown"].value() / n,
-        "longest_losing_streak": streak, "largest_stake": largest,
-        "max_hits": counted["max_hits"], "bankroll_stops": counted["bankroll_stops"],
-        "raised_to_min": counted["raised_to_min"],
-    }
-    row.update({f"final_bankroll_p{q}": v for q, v in zip(PERCENTILES, finals)})
-    return row
+            edge = float(np.float64(net) / np.float64(wagered))
+            expected = float(np.float64(sums["expected_net"].value()) / np.float64(wagered))
+        # the edge's standard error: a ratio estimator over sessions, which are
+        # independent (each starts with a fresh shoe); none for one session, or
+        # for sessions that all end alike (no spread to measure)
+        se: float | None = None
+        if n > 1:
+            squares = ExactSum()
+            for block in blocks(("net", "wagered")):
+                resid = block["net"].to_numpy() - edge * block["wagered"].to_numpy()
+                squares.add(resid * resid)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                s = float(np.sqrt(np.float64(squares.value()) * n / (n - 1)) / np.float64(wagered))
+            se = s if s > _NO_SPREAD else None
+        half = float(t95(np.array([n]))[0]) * se if se is not None else None
+        found = quantiles(blocks, n, {"net": [0.5],
+                                      "final_bankroll": [q / 100 for q in PERCENTILES]})
+        median, finals = found["net"][0], found["final_bankroll"]
+        row: dict[str, Any] = {
+            "sessions": n, "hands": counted["hands"], "bets": counted["bets"],
+            "wagered": wagered, "net": net, "edge": edge,
+            "edge_ci_low": edge - half if half is not None else None,
+            "edge_ci_high": edge + half if half is not None else None,
+            "expected_edge": expected,
+            "z": (edge - expected) / se if se is not None else None,
+            "ruin_rate": ruined / n, "ruined_net": ruined_net.value(), "win_goal_rate": goals / n,
+            "winning_sessions": winning / n, "mean_net": net / n, "median_net": median,
+            "mean_max_drawdown": sums["max_drawdown"].value() / n,
+            "longest_losing_streak": streak, "largest_stake": largest,
+            "max_hits": counted["max_hits"], "bankroll_stops": counted["bankroll_stops"],
+            "raised_to_min": counted["raised_to_min"],
+        }
+        row.update({f"final_bankroll_p{q}": v for q, v in zip(PERCENTILES, finals)})
+        return row
 
 
 def summary(seats: Sequence[tuple[str, str, Blocks]]) -> pl.DataFrame:
@@ -422,11 +415,6 @@ def _scratch_blocks(scratch: Any, n: int) -> Blocks:
 def frame_blocks(frame: pl.DataFrame) -> Blocks:
     """A frame in memory as one block."""
     return _InMemory(frame)
-
-
-#: the sessions a block read from spilled files holds at most (unless one
-#: file holds more): about 12 MB of the first pass's columns
-BLOCK_SESSIONS = 1 << 17
 
 
 def file_blocks(files: Sequence[tuple[Path, int]]) -> Blocks:
