@@ -10,6 +10,7 @@ both and compare the ledgers and every session statistic.
 from __future__ import annotations
 
 import math
+from sys import getrefcount
 
 import numpy as np
 
@@ -57,6 +58,7 @@ _BET_BY_NAME = {b.value: b for b in Bet} | {b: b for b in Bet}
 _CODE_BY_NAME = {key: bet.code for key, bet in _BET_BY_NAME.items()}
 _CACHE_SIZE = 4096
 _NUMBERS = frozenset((float, int))
+_UNSEEN = (-1, ())   # a stake the short path has not seen (its cents, the bets placed)
 
 
 def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
@@ -118,12 +120,16 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
     evs_l = evs.tolist()
     ask = strategy.stakes
     tell = None if _no_update(strategy) else strategy.update
-    keep = tell is not None or ledger  # what is placed is kept for a Result or the ledger
     new_result = _results_of(winner, unit, den) if tell is not None else Result
+    # one Result serves every hand while nothing but this loop holds it: a
+    # strategy that keeps one (a reference the count sees) gets a new one next
+    result = new_result() if tell is not None else None
+    held = getrefcount(result)   # the count when only this variable holds it
     cents_of: dict[float, int] = {}
     # by bet code (7 an unknown bet): stakes whose cents lie within the short
-    # path's bounds, and their cents
-    fits: list[dict[float, int]] = [{} for _ in range(N_BETS + 1)]
+    # path's bounds, and their cents with the bets placed, ((code, cents),)
+    fits: list[dict[float, tuple[int, tuple[tuple[int, int]]]]] = [
+        {} for _ in range(N_BETS + 1)]
     code_of = _CODE_BY_NAME
     keep_lo, keep_hi = (int(x) for x in plays_on(ruin_below, stop_loss, win_goal, bankroll0))
     placed: tuple[tuple[int, int], ...] = ()
@@ -178,17 +184,20 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                         for key in asked:
                             b = code_of.get(key, 7)
                         x = asked[key]
-                        # a stake seen before within the bet's bounds: its cents
+                        # a stake seen before within the bet's bounds: its cents,
+                        # and the bets placed if it is placed
                         try:
-                            c = fits[b].get(x, -1)
+                            seen = fits[b].get(x, _UNSEEN)
                         except TypeError:   # unhashable: the general path says why
-                            c = -1
+                            seen = _UNSEEN
+                        c = seen[0]
                         if c == 100 and type(x) not in _NUMBERS:
                             c = -1   # True equals 1 and hashes as 1: not a stake
                         if c >= 0 and c * den <= final:
-                            pass
+                            one = seen[1]
                         else:
                             c = _short_cents(x, b, low, high, fits, cents_of)
+                            one = ((b, c),)
                             if low[b] <= c <= high[b] and c * den <= final:
                                 pass
                             elif b == 7 or c < 0:
@@ -198,6 +207,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                             elif c < min_l[b] and min_l[b] <= high[b] and \
                                     min_l[b] * den <= final:
                                 c = min_l[b]
+                                one = ((b, c),)
                                 below_min += 1
                             else:
                                 b = -1
@@ -216,8 +226,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                     if c > largest:
                         largest = c
                     staked = True
-                    if keep:
-                        placed = ((b, c),)
+                    placed = one
                 elif b == -2 and final >= 0:
                     net = 0
                     staked = False
@@ -274,7 +283,8 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                     pushes += 1
                 if tell is not None:
                     # raw numbers; the dicts are worked out if the strategy reads them
-                    result = new_result()
+                    if getrefcount(result) != held:
+                        result = new_result()
                     result.net = net / scale
                     result._placed = placed
                     result._i = i
@@ -336,18 +346,45 @@ class Raised(Exception):
 
 
 def _results_of(winner: np.ndarray, unit: np.ndarray, den: int) -> type[Result]:
-    """A `Result` class for one run's hands: what every hand's result shares
-    (the unit results, the winners) is held by the class, so that the loop
-    makes each hand's with one call and three attributes (its net, the
-    stakes placed, the hand's index); the winner is looked up when read."""
+    """A `Result` class for one run's hands.
+
+    A hand's Result holds raw numbers: its net, the bets placed as (bet code,
+    cents) pairs in `Bet` order, and the hand's index into the run's columns.
+    What every hand shares (the unit results, the winners) is held by the
+    class, and the winner and the three dicts are worked out each time they
+    are read, never kept: the loop fills one Result again for the next hand
+    when the strategy has not kept it, so nothing read from it may outlive
+    its hand inside it."""
     won: list[Winner] = np.array(tuple(Winner), dtype=object)[winner].tolist()
+    scale = 100.0 * den
 
     class HandResult(Result):
-        __slots__ = ()
+        __slots__ = ("_placed", "_i")
         __init__ = object.__init__   # type: ignore[assignment]
-        _src = (unit, den)
-        winner = property(lambda self: won[self._i],   # type: ignore[assignment]
-                          doc="The hand's winner.")
+        _placed: tuple[tuple[int, int], ...]
+        _i: int
+
+        @property   # type: ignore[override]
+        def winner(self) -> Winner:
+            """The hand's winner."""
+            return won[self._i]
+
+        @property
+        def stakes(self) -> dict[Bet, float]:
+            """The stakes actually placed (after table limits), by bet."""
+            return {_BETS[b]: c * 0.01 for b, c in self._placed}
+
+        @property
+        def nets(self) -> dict[Bet, float]:
+            """Net result of each placed bet."""
+            row = unit[:, self._i].tolist()
+            return {_BETS[b]: c * row[b] / scale for b, c in self._placed}
+
+        @property
+        def units(self) -> dict[Bet, float]:
+            """Result per unit staked of every bet on this hand (payout, 0 push, -1 loss)."""
+            return {bet: (u / den if u > -(2 ** 62) else 0.0)
+                    for bet, u in zip(_BETS, unit[:, self._i].tolist())}
 
     HandResult.__name__ = HandResult.__qualname__ = "Result"
     return HandResult
@@ -377,10 +414,11 @@ def _cents_of(x: object, cache: dict[float, int]) -> int:
 
 
 def _short_cents(x: object, b: int, low: list[int], high: list[int],
-                 fits: list[dict[float, int]], cents_of: dict[float, int]) -> int:
+                 fits: list[dict[float, tuple[int, tuple[tuple[int, int]]]]],
+                 cents_of: dict[float, int]) -> int:
     """The stake `x` on bet code `b` in whole cents, or -1 for anything the
     general path must see; a number whose cents lie within the short path's
-    bounds for the bet is remembered in `fits[b]`."""
+    bounds for the bet is remembered in `fits[b]`, with its bets placed."""
     if type(x) is not float and type(x) is not int:
         return -1
     c = cents_of.get(x, -1)
@@ -390,7 +428,7 @@ def _short_cents(x: object, b: int, low: list[int], high: list[int],
         fit = fits[b]
         if len(fit) >= _CACHE_SIZE:
             fit.clear()
-        fit[x] = c
+        fit[x] = (c, ((b, c),))
     return c
 
 

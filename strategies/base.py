@@ -195,24 +195,16 @@ class View:
         return self._counts
 
 
-_BETS = tuple(Bet)
 _WINNERS = tuple(Winner)
 
 
 class Result:
     """What a strategy learns after a hand: the winner, and its own net per bet.
 
-    The engine sets raw numbers instead of the three dicts, which are worked
-    out the first time a strategy reads them: `_placed`, (bet code, cents) of
-    each bet placed in `Bet` order; `_i`, the hand's index; `_src`, (the unit
-    results of every hand and bet in 1/D units, D), where -2**62 marks a bet
-    the hand cannot settle."""
+    The engine's loops pass a subclass of their own that holds raw numbers
+    and works the three dicts out when a strategy reads them."""
 
-    __slots__ = ("winner", "net", "_stakes", "_nets", "_units", "_placed", "_i", "_src")
-    # what the engine sets instead of the three dicts
-    _placed: tuple[tuple[int, int], ...]
-    _i: int
-    _src: tuple[np.ndarray, int]
+    __slots__ = ("winner", "net", "_stakes", "_nets", "_units")
 
     def __init__(self, winner: Winner, net: float, stakes: dict[Bet, float],
                  nets: dict[Bet, float], units: dict[Bet, float]) -> None:
@@ -226,46 +218,17 @@ class Result:
     @property
     def stakes(self) -> dict[Bet, float]:
         """The stakes actually placed (after table limits), by bet."""
-        try:
-            return self._stakes
-        except AttributeError:
-            self._stakes = {_BETS[b]: c * 0.01 for b, c in self._placed}
-            return self._stakes
-
-    @stakes.setter
-    def stakes(self, value: dict[Bet, float]) -> None:
-        self._stakes = value
+        return self._stakes
 
     @property
     def nets(self) -> dict[Bet, float]:
         """Net result of each placed bet."""
-        try:
-            return self._nets
-        except AttributeError:
-            unit, den = self._src
-            scale = 100.0 * den
-            row = unit[:, self._i].tolist()
-            self._nets = {_BETS[b]: c * row[b] / scale for b, c in self._placed}
-            return self._nets
-
-    @nets.setter
-    def nets(self, value: dict[Bet, float]) -> None:
-        self._nets = value
+        return self._nets
 
     @property
     def units(self) -> dict[Bet, float]:
         """Result per unit staked of every bet on this hand (payout, 0 push, -1 loss)."""
-        try:
-            return self._units
-        except AttributeError:
-            unit, den = self._src
-            self._units = {bet: (u / den if u > -(2 ** 62) else 0.0)
-                           for bet, u in zip(_BETS, unit[:, self._i].tolist())}
-            return self._units
-
-    @units.setter
-    def units(self, value: dict[Bet, float]) -> None:
-        self._units = value
+        return self._units
 
 
 class Strategy(ABC):

@@ -759,12 +759,13 @@ from backtest.rules import Bet
 class Keeper(Strategy):
     """Keeps every other Result and reads the dicts of the others, checking
     each hand that the kept ones still say what they said, and that the
-    dicts read are this hand's."""
+    dicts read are this hand's; every fifth Result is held for one hand
+    only, and a dict read from it is kept beside it."""
 
     name = "keeper"
 
     def reset(self):
-        self.kept, self.n = [], 0
+        self.kept, self.n, self.held = [], 0, None
 
     def stakes(self, view):
         self.n += 1
@@ -778,6 +779,15 @@ class Keeper(Strategy):
         assert math.isclose(sum(result.nets.values()), result.net, abs_tol=1e-9)
         assert result.units[Bet.PLAYER] == (1.0 if result.winner.value == "player" else
                                             0.0 if result.winner.value == "tie" else -1.0)
+        if self.held is not None:
+            held, said, units = self.held
+            assert (held.winner, held.net, held.stakes, held.units) == said == \
+                (said[0], said[1], said[2], units), said
+        self.held = None
+        if self.n % 5 == 0:
+            units = result.units
+            self.held = (result, (result.winner, result.net, dict(result.stakes),
+                                  dict(units)), units)
         if self.n % 2:
             self.kept.append((result, (result.winner, result.net, dict(result.stakes),
                                        dict(result.nets), dict(result.units))))
