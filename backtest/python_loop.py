@@ -120,6 +120,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
     evs_l = evs.tolist()
     ask = strategy.stakes
     tell = None if _no_update(strategy) else strategy.update
+    keep = tell is not None or ledger  # what is placed is kept for a Result or the ledger
     new_result = _results_of(winner, unit, den) if tell is not None else Result
     # one Result serves every hand while nothing but this loop holds it: a
     # strategy that keeps one (a reference the count sees) gets a new one next
@@ -185,7 +186,8 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                             b = code_of.get(key, 7)
                         x = asked[key]
                         # a stake seen before within the bet's bounds: its cents,
-                        # and the bets placed if it is placed
+                        # and the bets placed if it is placed (`seen` says both
+                        # for the stake the short path places)
                         try:
                             seen = fits[b].get(x, _UNSEEN)
                         except TypeError:   # unhashable: the general path says why
@@ -194,12 +196,11 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                         if c == 100 and type(x) not in _NUMBERS:
                             c = -1   # True equals 1 and hashes as 1: not a stake
                         if c >= 0 and c * den <= final:
-                            one = seen[1]
+                            pass
                         else:
                             c = _short_cents(x, b, low, high, fits, cents_of)
-                            one = ((b, c),)
                             if low[b] <= c <= high[b] and c * den <= final:
-                                pass
+                                seen = (c, ((b, c),))
                             elif b == 7 or c < 0:
                                 b = -1
                             elif c == 0:
@@ -207,7 +208,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                             elif c < min_l[b] and min_l[b] <= high[b] and \
                                     min_l[b] * den <= final:
                                 c = min_l[b]
-                                one = ((b, c),)
+                                seen = (c, ((b, c),))
                                 below_min += 1
                             else:
                                 b = -1
@@ -226,7 +227,8 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                     if c > largest:
                         largest = c
                     staked = True
-                    placed = one
+                    if keep:
+                        placed = seen[1]
                 elif b == -2 and final >= 0:
                     net = 0
                     staked = False
