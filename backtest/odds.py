@@ -50,6 +50,7 @@ from numba import njit
 
 from backtest.cards import DECK_SIZE, RANK_SYMBOLS, card_token, full_shoe_counts, parse_cards
 from backtest.errors import MissingDataError, RulesError, ShoeFormatError
+from backtest.lanes import LANES, lane_products, lane_sums
 from backtest.rules import Bet, Rules, banker_draws, is_natural, player_draws
 from backtest.shoe import MAX_DECKS
 
@@ -681,7 +682,18 @@ _N_COLUMNS = 6
 _EV_SUMS = _N_SETS
 _EV_OUT = _EV_SUMS + 3 * _N_COLUMNS
 _EV_FACTORS = _EV_OUT + _N_COLUMNS
-EV_WORK = _EV_FACTORS + 80
+_EV_SCALAR = _EV_FACTORS + 80
+# Then `ev_fill_ahead`'s: the products of up to five values and the factors,
+# a row of LANES a multiset or factor; the sums by hand size of two events;
+# the event counts and the rank counts of each lane; and the EV rows of a
+# counter that keeps them for itself (`ahead_rows`).
+_LANE_F = _EV_SCALAR
+_LANE_G = _LANE_F + _LEVEL[6] * LANES
+_LANE_SUMS = _LANE_G + 80 * LANES
+_LANE_EVENTS = _LANE_SUMS + 3 * 2 * LANES
+_LANE_RANKS = _LANE_EVENTS + LANES * _N_COLUMNS
+_LANE_ROWS = _LANE_RANKS + LANES * 14
+EV_WORK = _LANE_ROWS + LANES * N_BETS
 #: up to this many cards the fast path's sums are exact (8 decks: (416)_6 < 2**53)
 EXACT_CARDS = 416
 #: `ev_events`' bit mask for every event
@@ -959,24 +971,11 @@ def pair_evs(same, n, payouts, out):  # type: ignore[no-untyped-def]
     out[_B_BANKER_PAIR] = payouts[PAY_BANKER_PAIR] * pair - (1.0 - pair)
 
 
-@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
-def ev_fill(counts, payouts, out, nodes, coef, work, deals=True):  # type: ignore[no-untyped-def]
-    """`ev_array` without allocating, callable from compiled code: writes into
-    `out` (N_BETS); nodes, coef and work come from `ev_work`.
-
-    Counts only the events the table's payouts need: Player and Banker wins
-    always (a tie is every other deal), the special Banker and Player wins
-    only where they pay differently or have a bet of their own. With `deals`
-    false, only the pair bets' EVs, which need no deal counted (the others
-    are NaN): a few operations instead of microseconds.
-    """
-    left, same = pair_counts(counts)
-    n = float(left)
-    for i in range(N_BETS):
-        out[i] = np.nan
-    pair_evs(float(same), n, payouts, out)
-    if not deals or n < HAND_CARDS:
-        return
+@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+def _wanted_events(payouts):  # type: ignore[no-untyped-def]
+    """The deal events (bit mask) the table's payouts need: Player and Banker
+    wins always (a tie is every other deal), the special Banker and Player
+    wins only where they pay differently or have a bet of their own."""
     wanted = (1 << _C_PLAYER) | (1 << _C_BANKER)
     if payouts[PAY_BANKER_SIX] != payouts[PAY_BANKER]:
         wanted |= 1 << _C_B6
@@ -985,8 +984,13 @@ def ev_fill(counts, payouts, out, nodes, coef, work, deals=True):  # type: ignor
         wanted |= 1 << _C_B7_3
     if not np.isnan(payouts[PAY_PANDA_8]):
         wanted |= 1 << _C_P8_3
-    e = work[_EV_OUT:_EV_FACTORS]
-    ev_events(counts, nodes, coef, work, e, wanted)
+    return wanted
+
+
+@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+def _price_deals(e, n, payouts, out):  # type: ignore[no-untyped-def]
+    """Every bet's EV but the pairs', into `out`, from the deal events `e`
+    (as `ev_events` counts them) of `n` cards."""
     deals = n * (n - 1) * (n - 2) * (n - 3) * (n - 4) * (n - 5)
     scale = 1.0 / deals
     p, b = e[_C_PLAYER] * scale, e[_C_BANKER] * scale
@@ -998,6 +1002,136 @@ def ev_fill(counts, payouts, out, nodes, coef, work, deals=True):  # type: ignor
     out[_B_TIE] = payouts[PAY_TIE] * t - (1.0 - t)
     out[_B_DRAGON_7] = payouts[PAY_DRAGON_7] * seven - (1.0 - seven)
     out[_B_PANDA_8] = payouts[PAY_PANDA_8] * p83 - (1.0 - p83)
+
+
+@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
+def ev_fill(counts, payouts, out, nodes, coef, work, deals=True):  # type: ignore[no-untyped-def]
+    """`ev_array` without allocating, callable from compiled code: writes into
+    `out` (N_BETS); nodes, coef and work come from `ev_work`.
+
+    Counts only the events the table's payouts need (`_wanted_events`). With
+    `deals` false, only the pair bets' EVs, which need no deal counted (the
+    others are NaN): a few operations instead of microseconds.
+    """
+    left, same = pair_counts(counts)
+    n = float(left)
+    for i in range(N_BETS):
+        out[i] = np.nan
+    pair_evs(float(same), n, payouts, out)
+    if not deals or n < HAND_CARDS:
+        return
+    e = work[_EV_OUT:_EV_FACTORS]
+    ev_events(counts, nodes, coef, work, e, _wanted_events(payouts))
+    _price_deals(e, n, payouts, out)
+
+
+def ahead_rows(work: np.ndarray) -> np.ndarray:
+    """The rows in `work` (from `ev_work`) where a counter that keeps its EVs
+    to itself has `ev_fill_ahead` write them: LANES rows of N_BETS."""
+    return work[_LANE_ROWS:EV_WORK].reshape((LANES, N_BETS))
+
+
+@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+def _ahead_rows(work):  # type: ignore[no-untyped-def]
+    return work[_LANE_ROWS:EV_WORK].reshape((LANES, N_BETS))
+
+
+@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
+def ev_fill_ahead(counts, cards, hand_no, k, payouts, rows, nodes, coef,  # type: ignore[no-untyped-def]
+                  work):
+    """`ev_fill` for hand index `k` and the hands after it in its shoe, up to
+    LANES of them, at once: rows[m] gets the EVs before hand k + m.
+
+    `counts`: the rank counts before hand k; cards and hand_no: the hands'
+    cards (rank in the low 4 bits, 0 for none) and numbers in their shoe (1
+    for a shoe's first hand, where the hands that follow stop). Every
+    composition is a lane of `lanes.lane_sums`, which walks the tree of
+    products once for all of them. Up to `EXACT_CARDS` cards its event
+    counts are the same whole numbers as `ev_events`', so every EV is the
+    same double as `ev_fill`'s; a larger shoe is priced by `ev_fill`, one
+    hand. Returns how many rows it wrote (at least one). `rows` needs that
+    many; nodes, coef and work come from `ev_work`.
+    """
+    ranks = work[_LANE_RANKS:_LANE_ROWS].reshape((LANES, 14))
+    for r in range(14):
+        ranks[0, r] = counts[r]
+    m = 1
+    while m < LANES and k + m < hand_no.shape[0] and hand_no[k + m] != 1:
+        for r in range(14):
+            ranks[m, r] = ranks[m - 1, r]
+        for c in range(6):
+            ranks[m, cards[k + m - 1, c] & 15] -= 1.0   # an empty slot: rank 0, not read
+        m += 1
+    n0 = 0.0
+    for r in range(1, 14):
+        n0 += ranks[0, r]
+    if n0 > EXACT_CARDS:
+        ev_fill(counts, payouts, rows[0], nodes, coef, work, True)
+        return 1
+    g = work[_LANE_G:_LANE_SUMS].reshape((80, LANES))
+    for q in range(80):
+        for lane in range(LANES):
+            g[q, lane] = 0.0
+    for lane in range(m):
+        left = same = 0.0
+        for r in range(1, 14):
+            c = ranks[lane, r]
+            g[8 * (r if r < 10 else 0), lane] += c
+            left += c
+            same += c * (c - 1.0)
+        row = rows[lane]
+        for b in range(N_BETS):
+            row[b] = np.nan
+        pair_evs(same, left, payouts, row)
+    if n0 < HAND_CARDS:
+        return m
+    for v in range(10):
+        for j in range(1, 7):
+            for lane in range(LANES):
+                g[8 * v + j, lane] = g[8 * v, lane] - j
+    f = work[_LANE_F:_LANE_G].reshape((_LEVEL[6], LANES))
+    for lane in range(LANES):
+        f[0, lane] = 1.0
+    parent = nodes[0]
+    factor = nodes[1]
+    lane_products(f, g, parent, factor, 1, _LEVEL[4])
+    sums = work[_LANE_SUMS:_LANE_EVENTS].reshape((3, 2, LANES))
+    events = work[_LANE_EVENTS:_LANE_RANKS].reshape((LANES, _N_COLUMNS))
+    for lane in range(LANES):
+        for e in range(_N_COLUMNS):
+            events[lane, e] = 0.0
+    wanted = _wanted_events(payouts)
+    # two events a walk: Player and Banker, then the special wins wanted
+    # (the sizes of four and five values are stored by the first walk)
+    for walk in range(3):
+        ea = 2 * walk
+        eb = ea + 1
+        if not ((wanted >> ea) & 1 or (wanted >> eb) & 1):
+            continue
+        for size in range(4, 7):
+            s = sums[size - 4]
+            for lane in range(LANES):
+                s[0, lane] = 0.0
+                s[1, lane] = 0.0
+            lane_sums(f, g, parent, factor, coef[ea], coef[eb], _FIRST_HAND,
+                      _LEVEL[size], _LEVEL[size + 1], walk == 0 and size < 6, s)
+        for lane in range(m):
+            n = 0.0
+            for v in range(10):
+                n += g[8 * v, lane]
+            four = (n - 4.0) * (n - 5.0)
+            five = n - 5.0
+            for x in range(2):
+                if (wanted >> (ea + x)) & 1:
+                    events[lane, ea + x] = sums[0, x, lane] * four + sums[1, x, lane] * five \
+                        + sums[2, x, lane]
+    for lane in range(m):
+        n = 0.0
+        for v in range(10):
+            n += g[8 * v, lane]
+        if n >= HAND_CARDS:
+            _price_deals(events[lane], n, payouts, rows[lane])
+    return m
 
 
 def bet_evs(counts: Sequence[int] | np.ndarray, rules: Rules) -> dict[Bet, float]:

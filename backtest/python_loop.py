@@ -15,7 +15,7 @@ from sys import getrefcount
 import numpy as np
 
 from backtest.errors import StrategyError, describe_raised
-from backtest.odds import ev_array, ev_fill, ev_work
+from backtest.odds import ahead_rows, ev_array, ev_fill, ev_fill_ahead, ev_work
 from backtest.rules import Bet, Winner
 from backtest.session_loop import (_MAX_CENTS, ENDED_LIMIT, ENDED_RUIN, PLACE_BAD_STAKE,
                                    PLACE_FORBIDDEN,
@@ -116,6 +116,9 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
     rows_ro = ev_rows.view()
     rows_ro.flags.writeable = False
     ev_tables = ev_work(use_cards)
+    # a lone counter's EVs of hands ahead_lo .. ahead_hi - 1 (`ev_fill_ahead`)
+    ahead = ahead_rows(ev_tables[2]) if use_cards and ev_deals and not shared else None
+    ahead_lo = ahead_hi = 0
     seed_work = np.zeros(4, np.uint64)
     evs_l = evs.tolist()
     ask = strategy.stakes
@@ -166,14 +169,28 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                     if use_cards:
                         counts[:] = full_counts
                 if use_cards:
-                    # the table's EVs, worked out by the first seat to play the hand
-                    # (what the strategy sees is read-only: other seats read the row)
+                    # the table's EVs, worked out by the first seat to play the hand,
+                    # for it and the hands after it in its shoe, as run_compiled
+                    # does (what the strategy sees is read-only: other seats read
+                    # the row)
                     if not shared:
-                        ev_fill(counts, ev_table, evs, *ev_tables, ev_deals)
+                        if not ev_deals:
+                            ev_fill(counts, ev_table, evs, *ev_tables, False)
+                        else:
+                            if not ahead_lo <= i < ahead_hi:
+                                ahead_hi = i + ev_fill_ahead(counts, cards, hand_no, i, ev_table,
+                                                             ahead, *ev_tables)
+                                ahead_lo = i
+                            evs[:] = ahead[i - ahead_lo]
                     else:
                         if not ev_done[i]:
-                            ev_fill(counts, ev_table, ev_rows[i], *ev_tables, ev_deals)
-                            ev_done[i] = True
+                            if not ev_deals:
+                                ev_fill(counts, ev_table, ev_rows[i], *ev_tables, False)
+                                ev_done[i] = True
+                            else:
+                                m = ev_fill_ahead(counts, cards, hand_no, i, ev_table,
+                                                  ev_rows[i:], *ev_tables)
+                                ev_done[i:i + m] = True
                         view._evs = rows_ro[i]
                     evs_l = view._evs.tolist()
                 view._i = i

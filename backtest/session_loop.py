@@ -22,7 +22,7 @@ import numpy as np
 
 from backtest import kernels
 from backtest.kernels import njit_nrt_free
-from backtest.odds import ev_fill, ev_work, pair_counts, pair_evs
+from backtest.odds import _ahead_rows, ev_fill_ahead, ev_work, pair_counts, pair_evs
 from backtest.rules import PAIR_BETS
 from strategies import compiled
 from strategies.base import (CTX_BANKROLL, CTX_HAND, CTX_LAST_NET, CTX_SESSION_HAND, CTX_SHOE,
@@ -258,6 +258,12 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
     reset_on_max = p[P_ON_MAX] == 0.0
     cards_seen = compiled.counts_cards(kind)   # known while compiling (`use_cards` is for run_python)
     shared = ev_rows.shape[0] != 0   # the table's EV rows, when two seats or more count
+    # a lone counter's EVs, worked out LANES hands at a time: those of hands
+    # ahead_lo .. ahead_hi - 1 (whatever the session: they depend on the cards)
+    ahead = ev_rows
+    if cards_seen and ev_deals and not shared:
+        ahead = _ahead_rows(ev_work)
+    ahead_lo = ahead_hi = 0
     if cards_seen and not ev_deals:
         for b in range(N_BETS):
             evs[b] = np.nan   # `pair_evs` writes the pair bets' places alone
@@ -297,10 +303,17 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                 shoe_start = k
             if cards_seen:
                 # the exact EVs for the cards not yet seen: the table's, worked
-                # out once by the first seat to play this hand (microseconds);
-                # the counts are brought up to it only then, from the shoe's
-                # first hand or from the last hand counted
-                if not shared or not ev_done[i]:
+                # out once by the first seat to play this hand (microseconds),
+                # for it and the hands after it in its shoe; the counts are
+                # brought up to it only then, from the shoe's first hand or
+                # from the last hand counted
+                if shared and ev_done[i]:
+                    for b in range(N_BETS):
+                        evs[b] = ev_rows[i, b]
+                elif not shared and ahead_lo <= k < ahead_hi:
+                    for b in range(N_BETS):
+                        evs[b] = ahead[k - ahead_lo, b]
+                else:
                     if counted < shoe_start:
                         for r in range(14):
                             counts[r] = full_counts[r]
@@ -327,16 +340,23 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                             left -= m
                     counted = k
                     if ev_deals:
-                        ev_fill(counts, ev_table, evs, ev_nodes, ev_coef, ev_work, True)
+                        rows_k = ev_rows[k:] if shared else ahead
+                        m = ev_fill_ahead(counts, cards, hand_no, k, ev_table, rows_k, ev_nodes,
+                                          ev_coef, ev_work)
+                        for b in range(N_BETS):
+                            evs[b] = rows_k[0, b]
+                        if shared:
+                            for h in range(k, k + m):
+                                ev_done[h] = True
+                        else:
+                            ahead_lo = k
+                            ahead_hi = k + m
                     else:
                         pair_evs(float(same), float(left), ev_table, evs)
-                    if shared:
-                        for b in range(N_BETS):
-                            ev_rows[i, b] = evs[b]
-                        ev_done[i] = True
-                else:
-                    for b in range(N_BETS):
-                        evs[b] = ev_rows[i, b]
+                        if shared:
+                            for b in range(N_BETS):
+                                ev_rows[i, b] = evs[b]
+                            ev_done[i] = True
             if compiled.reads_context(kind):   # known while compiling
                 ctx[CTX_BANKROLL] = final / scale
                 ctx[CTX_HAND] = hand_no[i]

@@ -69,6 +69,29 @@ def main() -> None:
         print(f"{label:37s} median {statistics.median(times) * 1e3:.3f} ms, "
               f"max {max(times) * 1e3:.3f} ms over {len(times)} random compositions")
 
+    # a shoe's hands priced LANES at a time, as the counter's loop does
+    from backtest.lanes import LANES
+    from backtest.shoe import ShoeSpec, generate_hands
+    hands = generate_hands(ShoeSpec(decks=8), max(1, args.calls // 60), args.seed)
+    full = odds.composition(8)
+    rows = np.zeros((len(hands.hand), odds.N_BETS))
+    odds.ev_fill_ahead(full, hands.cards, hands.hand, 0, payouts, rows, *work)   # compiled
+    for rules_name in ("commission", "ez"):
+        pay = odds.payout_vector(Rules.preset(rules_name))
+        spent, k, counts = 0.0, 0, full.copy()
+        while k < len(hands.hand):
+            if hands.hand[k] == 1:
+                counts = full.copy()
+            t = time.perf_counter()
+            m = odds.ev_fill_ahead(counts, hands.cards, hands.hand, k, pay, rows[k:], *work)
+            spent += time.perf_counter() - t
+            for card in hands.cards[k:k + m].ravel():
+                counts[card & 15] -= card != 0
+            k += m
+        per = spent / len(hands.hand)
+        print(f"ev_fill_ahead, {LANES} hands a call, {rules_name:10s} {per * 1e6:8.2f} us a hand "
+              f"over {len(hands.hand)} hands of {len(np.unique(hands.shoe))} shoes")
+
     t = time.perf_counter()
     for name in ("commission", "no-commission", "ez"):
         odds._outcome_table.cache_clear()

@@ -34,5 +34,6 @@ def test_counting_report_prices_every_bet_of_both_tables() -> None:
 def test_bench_odds_times_each_path() -> None:
     out = run("bench_odds.py", "--calls", "3")
     for line in ("bet_evs (checks input, dict out)", "ev_array (array out)",
-                 "ev_fill (the counter's call)", "full exact 8-deck table"):
+                 "ev_fill (the counter's call)", "ev_fill_ahead, 16 hands a call, commission",
+                 "full exact 8-deck table"):
         assert line in out

@@ -458,6 +458,63 @@ def test_the_polynomial_counts_every_deal_once() -> None:
     assert nodes.shape == (2, 8008) and not nodes.flags.writeable
 
 
+@pytest.mark.parametrize("decks", [1, 8, 9])
+def test_ev_fill_ahead_gives_ev_fills_doubles_for_the_hands_ahead(decks: int) -> None:
+    """Every hand of shoes dealt down to their last five cards, priced LANES
+    at a time from its own composition, under every preset's payouts: the
+    same doubles (NaN where ev_fill has NaN) as ev_fill's, hand by hand.
+    Nine decks start past the exact sums: priced by ev_fill, one hand a
+    call, until the cards left are few enough."""
+    from backtest.lanes import LANES
+    nodes, coef, work = odds.ev_work()
+    hands = generate_hands(ShoeSpec(decks=decks, cut_card=0, burn=False), 2, seed=decks)
+    full = odds.composition(decks)
+    starts = [int(k) for k in np.flatnonzero(hands.hand == 1)] + [len(hands.hand)]
+    one, sizes = np.zeros(odds.N_BETS), set()
+    for rules in PRESETS.values():
+        payouts = odds.payout_vector(rules)
+        rows = np.full((len(hands.hand), odds.N_BETS), 7.0)
+        k, counts = 0, full.copy()
+        while k < len(hands.hand):
+            if hands.hand[k] == 1:
+                counts = full.copy()
+            m = odds.ev_fill_ahead(counts, hands.cards, hands.hand, k, payouts, rows[k:],
+                                   nodes, coef, work)
+            shoe_end = min(s for s in starts if s > k)
+            exact = counts[1:].sum() <= odds.EXACT_CARDS
+            assert m == (min(LANES, shoe_end - k) if exact else 1), (k, m)
+            sizes.add((bool(exact), m == LANES))
+            for h in range(k, k + m):
+                odds.ev_fill(counts, payouts, one, nodes, coef, work)
+                assert np.array_equal(rows[h], one, equal_nan=True), (rules.name, h)
+                for card in hands.cards[h]:
+                    if card:
+                        counts[card & 15] -= 1
+            k += m
+        assert (rows != 7.0).all()
+    # a shoe's last, shorter batch (a deck's ten hands or so are one); full
+    # batches before it in a larger shoe; and past 8 decks, single hands
+    assert sizes == {(True, False)} | ({(True, True)} if decks > 1 else set()) \
+        | ({(False, False)} if decks > 8 else set())
+
+
+def test_ev_fill_ahead_leaves_no_ev_where_fewer_than_six_cards_are_left() -> None:
+    """Three hands of four cards from twelve: the third is dealt from four."""
+    counts = np.zeros(14, np.int64)
+    counts[[1, 5, 9, 13]] = 3
+    cards = np.array([[1, 5, 0, 9, 13, 0], [1, 5, 0, 9, 13, 0], [1, 5, 0, 9, 13, 0]], np.uint8)
+    rows = np.full((3, odds.N_BETS), 7.0)
+    payouts = odds.payout_vector(COMMISSION)
+    work = odds.ev_work()
+    assert odds.ev_fill_ahead(counts, cards, np.array([7, 8, 9]), 0, payouts, rows, *work) == 3
+    one = np.zeros(odds.N_BETS)
+    for h in range(3):
+        odds.ev_fill(counts, payouts, one, *work)
+        assert np.array_equal(rows[h], one, equal_nan=True), h
+        counts[[1, 5, 9, 13]] -= 1
+    assert not np.isnan(rows[1, Bet.BANKER.code]) and np.isnan(rows[2]).all()
+
+
 def test_ev_work_without_cards_builds_nothing() -> None:
     nodes, coef, work = odds.ev_work(needed=False)
     assert nodes.size == coef.size == work.size == 0
