@@ -128,7 +128,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
     # one Result serves every hand while nothing but this loop holds it: a
     # strategy that keeps one (a reference the count sees) gets a new one next
     result = new_result() if tell is not None else None
-    held = getrefcount(result)   # the count when only this variable holds it
+    held = -1   # the count where the loop reads it, when only the loop holds it
     cents_of: dict[float, int] = {}
     # by bet code (7 an unknown bet): stakes whose cents lie within the short
     # path's bounds, and their cents with the bets placed, ((code, cents),)
@@ -302,8 +302,12 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                     pushes += 1
                 if tell is not None:
                     # raw numbers; the dicts are worked out if the strategy reads them
-                    if getrefcount(result) != held:
-                        result = new_result()
+                    count = getrefcount(result)
+                    if count != held:
+                        if held < 0:   # the first hand: no strategy has seen it yet
+                            held = count
+                        else:
+                            result = new_result()
                     result.net = net / scale
                     result._placed = placed
                     result._i = i
