@@ -1033,6 +1033,8 @@ def ahead_rows(work: np.ndarray) -> np.ndarray:
 
 @njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
 def _ahead_rows(work):  # type: ignore[no-untyped-def]
+    """`ahead_rows` for compiled code (compiled without reference counting,
+    it cannot hand a view back to Python)."""
     return work[_LANE_ROWS:EV_WORK].reshape((LANES, N_BETS))
 
 
@@ -1101,8 +1103,10 @@ def ev_fill_ahead(counts, cards, hand_no, k, payouts, rows, nodes, coef,  # type
         for e in range(_N_COLUMNS):
             events[lane, e] = 0.0
     wanted = _wanted_events(payouts)
-    # two events a walk: Player and Banker, then the special wins wanted
-    # (the sizes of four and five values are stored by the first walk)
+    # two events a walk, in their order: Player and Banker, then the Banker 6
+    # (beside the tie, which is every other deal and not summed), then the
+    # three-card 7 and the Player three-card 8, each if wanted; the products
+    # of four and five values are stored by the first walk
     for walk in range(3):
         ea = 2 * walk
         eb = ea + 1

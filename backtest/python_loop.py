@@ -188,9 +188,9 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                                 ev_fill(counts, ev_table, ev_rows[i], *ev_tables, False)
                                 ev_done[i] = True
                             else:
-                                m = ev_fill_ahead(counts, cards, hand_no, i, ev_table,
-                                                  ev_rows[i:], *ev_tables)
-                                ev_done[i:i + m] = True
+                                priced = ev_fill_ahead(counts, cards, hand_no, i, ev_table,
+                                                       ev_rows[i:], *ev_tables)
+                                ev_done[i:i + priced] = True
                         view._evs = rows_ro[i]
                     evs_l = view._evs.tolist()
                 view._i = i

@@ -341,16 +341,16 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                     counted = k
                     if ev_deals:
                         rows_k = ev_rows[k:] if shared else ahead
-                        m = ev_fill_ahead(counts, cards, hand_no, k, ev_table, rows_k, ev_nodes,
-                                          ev_coef, ev_work)
+                        priced = ev_fill_ahead(counts, cards, hand_no, k, ev_table, rows_k,
+                                               ev_nodes, ev_coef, ev_work)
                         for b in range(N_BETS):
                             evs[b] = rows_k[0, b]
                         if shared:
-                            for h in range(k, k + m):
+                            for h in range(k, k + priced):
                                 ev_done[h] = True
                         else:
                             ahead_lo = k
-                            ahead_hi = k + m
+                            ahead_hi = k + priced
                     else:
                         pair_evs(float(same), float(left), ev_table, evs)
                         if shared:
