@@ -126,8 +126,12 @@ def lane_sums(typingctx: Any, f: Any, g: Any, parent: Any, factor: Any, ca: Any,
                 builder.store(builder.fadd(builder.load(total), product, flags=("contract",)),
                               total)
 
+        # the rows in pairs, then the last one if their number is odd (none
+        # when stop <= start)
         one = ir.Constant(_I64, 1)
-        pairs_end = builder.sub(stop, builder.and_(builder.sub(stop, start), one))
+        count = builder.select(builder.icmp_signed(">", stop, start), builder.sub(stop, start),
+                               ir.Constant(_I64, 0))
+        pairs_end = builder.sub(builder.add(start, count), builder.and_(count, one))
         with cgutils.for_range_slice(builder, start, pairs_end, ir.Constant(_I64, 2),
                                      inc=True) as (i, _):
             add(i, sums[0], sums[1])

@@ -682,18 +682,19 @@ _N_COLUMNS = 6
 _EV_SUMS = _N_SETS
 _EV_OUT = _EV_SUMS + 3 * _N_COLUMNS
 _EV_FACTORS = _EV_OUT + _N_COLUMNS
-_EV_SCALAR = _EV_FACTORS + 80
-# Then `ev_fill_ahead`'s: the products of up to five values and the factors,
-# a row of LANES a multiset or factor; the sums by hand size of two events;
-# the event counts and the rank counts of each lane; and the EV rows of a
-# counter that keeps them for itself (`ahead_rows`).
-_LANE_F = _EV_SCALAR
+EV_WORK = _EV_FACTORS + 80
+# Then, in a work array made for `ev_fill_ahead` (`ev_work(ahead=True)`):
+# the products of up to five values and the factors, a row of LANES a
+# multiset or factor; the sums by hand size of two events; the event counts
+# and the rank counts of each lane; and the EV rows of a counter that keeps
+# them for itself (`ahead_rows`).
+_LANE_F = EV_WORK
 _LANE_G = _LANE_F + _LEVEL[6] * LANES
 _LANE_SUMS = _LANE_G + 80 * LANES
 _LANE_EVENTS = _LANE_SUMS + 3 * 2 * LANES
 _LANE_RANKS = _LANE_EVENTS + LANES * _N_COLUMNS
 _LANE_ROWS = _LANE_RANKS + LANES * 14
-EV_WORK = _LANE_ROWS + LANES * N_BETS
+EV_WORK_AHEAD = _LANE_ROWS + LANES * N_BETS
 #: up to this many cards the fast path's sums are exact (8 decks: (416)_6 < 2**53)
 EXACT_CARDS = 416
 #: `ev_events`' bit mask for every event
@@ -798,9 +799,11 @@ def _ev_tables() -> tuple[np.ndarray, np.ndarray]:
     return nodes, coef
 
 
-def ev_work(needed: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def ev_work(needed: bool = True, ahead: bool = False
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The last three arguments of `ev_fill` and `ev_events`: the shared
-    (read-only) multiset tree and coefficients, and a new work array.
+    (read-only) multiset tree and coefficients, and a new work array; with
+    `ahead`, one large enough for `ev_fill_ahead` too (464 kB, not 65 kB).
 
     With `needed=False`, empty arrays of the same types, for a compiled loop
     that takes them but never calls `ev_fill` (the tables are not built). Read-only
@@ -812,7 +815,7 @@ def ev_work(needed: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         nodes.flags.writeable = False
         coef.flags.writeable = False
         return nodes, coef, np.zeros(0)
-    return (*_ev_tables(), np.zeros(EV_WORK))
+    return (*_ev_tables(), np.zeros(EV_WORK_AHEAD if ahead else EV_WORK))
 
 
 @njit(cache=True, _nrt=False, fastmath={"reassoc"})  # type: ignore[call-overload]
@@ -1028,14 +1031,14 @@ def ev_fill(counts, payouts, out, nodes, coef, work, deals=True):  # type: ignor
 def ahead_rows(work: np.ndarray) -> np.ndarray:
     """The rows in `work` (from `ev_work`) where a counter that keeps its EVs
     to itself has `ev_fill_ahead` write them: LANES rows of N_BETS."""
-    return work[_LANE_ROWS:EV_WORK].reshape((LANES, N_BETS))
+    return work[_LANE_ROWS:EV_WORK_AHEAD].reshape((LANES, N_BETS))
 
 
 @njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
 def _ahead_rows(work):  # type: ignore[no-untyped-def]
     """`ahead_rows` for compiled code (compiled without reference counting,
     it cannot hand a view back to Python)."""
-    return work[_LANE_ROWS:EV_WORK].reshape((LANES, N_BETS))
+    return work[_LANE_ROWS:EV_WORK_AHEAD].reshape((LANES, N_BETS))
 
 
 @njit(cache=True, _nrt=False)  # type: ignore[call-overload]
@@ -1052,8 +1055,10 @@ def ev_fill_ahead(counts, cards, hand_no, k, payouts, rows, nodes, coef,  # type
     counts are the same whole numbers as `ev_events`', so every EV is the
     same double as `ev_fill`'s; a larger shoe is priced by `ev_fill`, one
     hand. Returns how many rows it wrote (at least one). `rows` needs that
-    many; nodes, coef and work come from `ev_work`.
+    many; nodes, coef and work come from `ev_work(ahead=True)`.
     """
+    if work.shape[0] < EV_WORK_AHEAD:
+        raise ValueError("ev_fill_ahead needs the work array of ev_work(ahead=True)")
     ranks = work[_LANE_RANKS:_LANE_ROWS].reshape((LANES, 14))
     for r in range(14):
         ranks[0, r] = counts[r]

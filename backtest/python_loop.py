@@ -10,7 +10,9 @@ both and compare the ledgers and every session statistic.
 from __future__ import annotations
 
 import math
+import sys
 from sys import getrefcount
+from typing import Any
 
 import numpy as np
 
@@ -115,7 +117,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
     shared = ev_rows.shape[0] != 0
     rows_ro = ev_rows.view()
     rows_ro.flags.writeable = False
-    ev_tables = ev_work(use_cards)
+    ev_tables = ev_work(use_cards, ahead=use_cards)
     # a lone counter's EVs of hands ahead_lo .. ahead_hi - 1 (`ev_fill_ahead`)
     ahead = ahead_rows(ev_tables[2]) if use_cards and ev_deals and not shared else None
     ahead_lo = ahead_hi = 0
@@ -126,9 +128,12 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
     keep = tell is not None or ledger  # what is placed is kept for a Result or the ledger
     new_result = _results_of(winner, unit, den) if tell is not None else Result
     # one Result serves every hand while nothing but this loop holds it: a
-    # strategy that keeps one (a reference the count sees) gets a new one next
+    # strategy that keeps one (a reference the count sees) gets a new one next.
+    # `held`: the count where the loop reads it, when only the loop holds it,
+    # read on the first hand; never under a debugger or a tracer, which may
+    # keep a copy of the loop's variables that the count would take for the loop
     result = new_result() if tell is not None else None
-    held = -1   # the count where the loop reads it, when only the loop holds it
+    held = -1 if _untraced() else -2
     cents_of: dict[float, int] = {}
     # by bet code (7 an unknown bet): stakes whose cents lie within the short
     # path's bounds, and their cents with the bets placed, ((code, cents),)
@@ -304,7 +309,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                     # raw numbers; the dicts are worked out if the strategy reads them
                     count = getrefcount(result)
                     if count != held:
-                        if held < 0:   # the first hand: no strategy has seen it yet
+                        if held == -1:   # the first hand: no strategy has seen it yet
                             held = count
                         else:
                             result = new_result()
@@ -409,8 +414,20 @@ def _results_of(winner: np.ndarray, unit: np.ndarray, den: int) -> type[Result]:
             return {bet: (u / den if u > -(2 ** 62) else 0.0)
                     for bet, u in zip(_BETS, unit[:, self._i].tolist())}
 
+        def __reduce__(self) -> tuple[type[Result], tuple[Any, ...]]:
+            # a copy (or a pickle) is a plain Result with its dicts
+            return Result, (self.winner, self.net, self.stakes, self.nets, self.units)
+
     HandResult.__name__ = HandResult.__qualname__ = "Result"
     return HandResult
+
+
+def _untraced() -> bool:
+    """Whether no trace or profile function (a debugger, a coverage tool) is
+    set, nor a debugger on `sys.monitoring`."""
+    monitoring = getattr(sys, "monitoring", None)
+    return sys.gettrace() is None and sys.getprofile() is None and \
+        (monitoring is None or monitoring.get_tool(monitoring.DEBUGGER_ID) is None)
 
 
 def _no_update(strategy: Strategy) -> bool:

@@ -184,7 +184,8 @@ def scratch(strategy: Builtin) -> tuple[Any, ...]:
     return (active, np.zeros(STATE_FLOATS), np.zeros(STATE_INTS, np.int64), np.zeros(CTX_SIZE),
             np.zeros(N_BETS), np.zeros(N_BETS), np.zeros(N_BETS), np.zeros(N_BETS, np.int64),
             np.zeros(N_BETS, np.int64), np.zeros(14, np.int64), np.zeros(N_BETS),
-            np.zeros(4, np.uint64), *ev_work(strategy.uses_cards), np.zeros((2, N_BETS), np.int64))
+            np.zeros(4, np.uint64), *ev_work(strategy.uses_cards, ahead=strategy.uses_cards),
+            np.zeros((2, N_BETS), np.int64))
 
 
 def needs_deals(strategy: Strategy, compiled_path: bool) -> bool:
@@ -198,9 +199,11 @@ def shared_evs(n_hands: int, counting_seats: int, deals: bool
                ) -> tuple[np.ndarray, np.ndarray, bool]:
     """The table's exact EVs before each of its hands, shared by its counting
     seats (three arguments of both loops): a row per hand, written by the
-    first seat to play the hand and read by the others (the EVs depend on
-    the table's cards alone, and each seat counts them from its shoe's first
-    hand); whether each row is written; and whether the EVs count the deals
+    first seat to play the hand (with the rows of the hands after it in its
+    shoe that `odds.ev_fill_ahead` prices in the same pass) and read by the
+    others (the EVs depend on the table's cards alone, and each seat counts
+    them from its shoe's first hand); whether each row is written; and
+    whether the EVs count the deals
     (False when every counting seat needs only the pair bets, whose other
     EVs are then NaN). No rows for a table with one counting seat or none:
     a lone counter works its EVs out for itself, in memory it keeps warm."""

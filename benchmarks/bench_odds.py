@@ -56,7 +56,7 @@ def main() -> None:
 
     shoes = random_compositions(args.calls, args.seed)
     payouts = odds.payout_vector(rules)
-    out, work = np.zeros(odds.N_BETS), odds.ev_work()
+    out, work = np.zeros(odds.N_BETS), odds.ev_work(ahead=True)
     for label, call in (("bet_evs (checks input, dict out)", lambda c: odds.bet_evs(c, rules)),
                         ("ev_array (array out)", lambda c: odds.ev_array(c, payouts)),
                         ("ev_fill (the counter's call)",

@@ -201,8 +201,8 @@ _WINNERS = tuple(Winner)
 class Result:
     """What a strategy learns after a hand: the winner, and its own net per bet.
 
-    The engine's loops pass a subclass of their own that holds raw numbers
-    and works the three dicts out when a strategy reads them."""
+    The plain-Python loop passes a subclass of its own that holds raw numbers
+    and works the winner and the three dicts out when a strategy reads them."""
 
     __slots__ = ("winner", "net", "_stakes", "_nets", "_units")
 
@@ -220,15 +220,27 @@ class Result:
         """The stakes actually placed (after table limits), by bet."""
         return self._stakes
 
+    @stakes.setter
+    def stakes(self, value: dict[Bet, float]) -> None:
+        self._stakes = value
+
     @property
     def nets(self) -> dict[Bet, float]:
         """Net result of each placed bet."""
         return self._nets
 
+    @nets.setter
+    def nets(self, value: dict[Bet, float]) -> None:
+        self._nets = value
+
     @property
     def units(self) -> dict[Bet, float]:
         """Result per unit staked of every bet on this hand (payout, 0 push, -1 loss)."""
         return self._units
+
+    @units.setter
+    def units(self, value: dict[Bet, float]) -> None:
+        self._units = value
 
 
 class Strategy(ABC):

@@ -32,6 +32,7 @@ from backtest.cards import (card_token, deck_cards, full_shoe_counts, make_card,
 from backtest.cli import app, main
 from backtest.errors import MissingDataError, RulesError, ShoeFormatError
 from backtest.hands import HandRecord, Hands
+from backtest.lanes import LANES, lane_sums
 from backtest.odds import Event
 from backtest.rules import PRESETS, Bet, Rules, bet_result, deal_hand, outcome
 from backtest.shoe import ShoeSpec, generate_hands
@@ -465,8 +466,7 @@ def test_ev_fill_ahead_gives_ev_fills_doubles_for_the_hands_ahead(decks: int) ->
     same doubles (NaN where ev_fill has NaN) as ev_fill's, hand by hand.
     Nine decks start past the exact sums: priced by ev_fill, one hand a
     call, until the cards left are few enough."""
-    from backtest.lanes import LANES
-    nodes, coef, work = odds.ev_work()
+    nodes, coef, work = odds.ev_work(ahead=True)
     hands = generate_hands(ShoeSpec(decks=decks, cut_card=0, burn=False), 2, seed=decks)
     full = odds.composition(decks)
     starts = [int(k) for k in np.flatnonzero(hands.hand == 1)] + [len(hands.hand)]
@@ -505,7 +505,7 @@ def test_ev_fill_ahead_leaves_no_ev_where_fewer_than_six_cards_are_left() -> Non
     cards = np.array([[1, 5, 0, 9, 13, 0], [1, 5, 0, 9, 13, 0], [1, 5, 0, 9, 13, 0]], np.uint8)
     rows = np.full((3, odds.N_BETS), 7.0)
     payouts = odds.payout_vector(COMMISSION)
-    work = odds.ev_work()
+    work = odds.ev_work(ahead=True)
     assert odds.ev_fill_ahead(counts, cards, np.array([7, 8, 9]), 0, payouts, rows, *work) == 3
     one = np.zeros(odds.N_BETS)
     for h in range(3):
@@ -513,6 +513,38 @@ def test_ev_fill_ahead_leaves_no_ev_where_fewer_than_six_cards_are_left() -> Non
         assert np.array_equal(rows[h], one, equal_nan=True), h
         counts[[1, 5, 9, 13]] -= 1
     assert not np.isnan(rows[1, Bet.BANKER.code]) and np.isnan(rows[2]).all()
+    # ev_fill's own work array is too small for the lanes: refused, not overrun
+    with pytest.raises(ValueError, match="ahead=True"):
+        odds.ev_fill_ahead(counts, cards, np.array([7, 8, 9]), 0, payouts, rows, *odds.ev_work())
+
+
+@njit
+def _lane_sums(f, g, parent, factor, ca, cb, offset, lo, hi, store, acc):  # type: ignore[no-untyped-def]
+    lane_sums(f, g, parent, factor, ca, cb, offset, lo, hi, store, acc)
+
+
+@pytest.mark.parametrize("lo, hi", [(3, 3), (3, 4), (3, 9), (3, 10), (9, 3), (10, 3)])
+@pytest.mark.parametrize("store", [False, True])
+def test_lane_sums_follows_its_rows_in_pairs_and_one_more(lo: int, hi: int, store: bool) -> None:
+    """`lanes.lane_sums` against numpy, row by row: an even or odd number of
+    rows (the last one alone), none, and a range given backwards (none)."""
+    rng = np.random.default_rng(lo * 100 + hi)
+    rows = 12
+    f = rng.integers(0, 50, (rows, LANES)).astype(float)
+    g = rng.integers(0, 50, (5, LANES)).astype(float)
+    parent = rng.integers(0, 3, rows).astype(np.uint32)
+    factor = rng.integers(0, 5, rows).astype(np.uint32)
+    ca, cb = rng.integers(0, 9, (2, rows + 2)).astype(float)
+    acc = np.ones((2, LANES))
+    want_f, want = f.copy(), acc.copy()
+    for i in range(lo, hi):
+        x = want_f[parent[i]] * g[factor[i]]
+        if store:
+            want_f[i] = x
+        want[0] += ca[i - 2] * x
+        want[1] += cb[i - 2] * x
+    _lane_sums(f, g, parent, factor, ca, cb, 2, lo, hi, store, acc)
+    assert np.array_equal(acc, want) and np.array_equal(f, want_f)
 
 
 def test_ev_work_without_cards_builds_nothing() -> None:

@@ -751,8 +751,10 @@ def test_golden_user_strategy_from_the_readme(tmp_path: Path) -> None:
 
 
 KEEPER_STRATEGY = '''
+import copy
 import math
-from strategies.base import Strategy
+import pickle
+from strategies.base import Result, Strategy
 from backtest.rules import Bet
 
 
@@ -779,6 +781,13 @@ class Keeper(Strategy):
         assert math.isclose(sum(result.nets.values()), result.net, abs_tol=1e-9)
         assert result.units[Bet.PLAYER] == (1.0 if result.winner.value == "player" else
                                             0.0 if result.winner.value == "tie" else -1.0)
+        if self.n % 7 == 0:   # a copy, or a pickle, is a plain Result saying the same
+            for twin in (copy.copy(result), copy.deepcopy(result),
+                         pickle.loads(pickle.dumps(result))):
+                assert type(twin) is Result and (twin.winner, twin.net, twin.stakes, twin.nets,
+                                                 twin.units) == (result.winner, result.net,
+                                                                 result.stakes, result.nets,
+                                                                 result.units)
         if self.held is not None:
             held, said, units = self.held
             assert (held.winner, held.net, held.stakes, held.units) == said == \
@@ -796,9 +805,9 @@ class Keeper(Strategy):
 
 def test_results_kept_by_a_strategy_keep_their_values(tmp_path: Path) -> None:
     """A strategy that keeps some of its Results sees them unchanged hands
-    later, and the dicts of each Result (worked out when first read) are its
-    own hand's: the contract any reuse of Result objects by the loop must
-    keep."""
+    later, and the dicts of each Result (worked out each time they are read)
+    are its own hand's: the contract the loop's reuse of one Result, for the
+    hands whose Result the strategy does not keep, must keep."""
     path = tmp_path / "keeper.py"
     path.write_text(KEEPER_STRATEGY, encoding="utf-8")
     shoes = write_shoes(tmp_path / "roads.txt", ROADS)
@@ -806,6 +815,25 @@ def test_results_kept_by_a_strategy_keep_their_values(tmp_path: Path) -> None:
                           bankroll=10_000, table={"min": 1, "max": 1000})
     result = engine.run(cfg)
     assert result.summary["hands"].item() == sum(len(road) for road in ROADS)
+
+
+def test_the_result_is_not_reused_under_a_tracer() -> None:
+    """A debugger or a tracer may hold the loop's variables, which the
+    reference count would take for the loop's own: no reuse then."""
+    from backtest.python_loop import _untraced
+    trace, profile = sys.gettrace(), sys.getprofile()   # a coverage tool's, say
+    try:
+        sys.settrace(None)
+        sys.setprofile(None)
+        assert _untraced()
+        for setter in (sys.settrace, sys.setprofile):
+            setter(lambda *args: None)
+            assert not _untraced()
+            setter(None)
+        assert _untraced()
+    finally:
+        sys.settrace(trace)
+        sys.setprofile(profile)
 
 
 _SHOE_NUMBER = count()
