@@ -1041,9 +1041,19 @@ def _ahead_rows(work):  # type: ignore[no-untyped-def]
     return work[_LANE_ROWS:EV_WORK_AHEAD].reshape((LANES, N_BETS))
 
 
+@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+def _cards_left(g, lane):  # type: ignore[no-untyped-def]
+    """The cards of a lane's composition, from its factor rows (as `ev_events`
+    sums them, value by value)."""
+    n = 0.0
+    for v in range(10):
+        n += g[8 * v, lane]
+    return n
+
+
 @njit(cache=True, _nrt=False)  # type: ignore[call-overload]
 def ev_fill_ahead(counts, cards, hand_no, k, payouts, rows, nodes, coef,  # type: ignore[no-untyped-def]
-                  work):
+                  work, deals=True):
     """`ev_fill` for hand index `k` and the hands after it in its shoe, up to
     LANES of them, at once: rows[m] gets the EVs before hand k + m.
 
@@ -1054,8 +1064,9 @@ def ev_fill_ahead(counts, cards, hand_no, k, payouts, rows, nodes, coef,  # type
     products once for all of them. Up to `EXACT_CARDS` cards its event
     counts are the same whole numbers as `ev_events`', so every EV is the
     same double as `ev_fill`'s; a larger shoe is priced by `ev_fill`, one
-    hand. Returns how many rows it wrote (at least one). `rows` needs that
-    many; nodes, coef and work come from `ev_work(ahead=True)`.
+    hand. With `deals` false, only the pair bets' EVs, as `ev_fill`'s.
+    Returns how many rows it wrote (at least one). `rows` needs that many;
+    nodes, coef and work come from `ev_work(ahead=True)`.
     """
     if work.shape[0] < EV_WORK_AHEAD:
         raise ValueError("ev_fill_ahead needs the work array of ev_work(ahead=True)")
@@ -1073,7 +1084,7 @@ def ev_fill_ahead(counts, cards, hand_no, k, payouts, rows, nodes, coef,  # type
     for r in range(1, 14):
         n0 += ranks[0, r]
     if n0 > EXACT_CARDS:
-        ev_fill(counts, payouts, rows[0], nodes, coef, work, True)
+        ev_fill(counts, payouts, rows[0], nodes, coef, work, deals)
         return 1
     g = work[_LANE_G:_LANE_SUMS].reshape((80, LANES))
     for q in range(80):
@@ -1090,7 +1101,7 @@ def ev_fill_ahead(counts, cards, hand_no, k, payouts, rows, nodes, coef,  # type
         for b in range(N_BETS):
             row[b] = np.nan
         pair_evs(same, left, payouts, row)
-    if n0 < HAND_CARDS:
+    if not deals or n0 < HAND_CARDS:
         return m
     for v in range(10):
         for j in range(1, 7):
@@ -1125,9 +1136,7 @@ def ev_fill_ahead(counts, cards, hand_no, k, payouts, rows, nodes, coef,  # type
             lane_sums(f, g, parent, factor, coef[ea], coef[eb], _FIRST_HAND,
                       _LEVEL[size], _LEVEL[size + 1], walk == 0 and size < 6, s)
         for lane in range(m):
-            n = 0.0
-            for v in range(10):
-                n += g[8 * v, lane]
+            n = _cards_left(g, lane)
             four = (n - 4.0) * (n - 5.0)
             five = n - 5.0
             for x in range(2):
@@ -1135,9 +1144,7 @@ def ev_fill_ahead(counts, cards, hand_no, k, payouts, rows, nodes, coef,  # type
                     events[lane, ea + x] = sums[0, x, lane] * four + sums[1, x, lane] * five \
                         + sums[2, x, lane]
     for lane in range(m):
-        n = 0.0
-        for v in range(10):
-            n += g[8 * v, lane]
+        n = _cards_left(g, lane)
         if n >= HAND_CARDS:
             _price_deals(events[lane], n, payouts, rows[lane])
     return m

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from backtest.errors import StrategyError, describe_raised
-from backtest.odds import ahead_rows, ev_array, ev_fill, ev_fill_ahead, ev_work
+from backtest.odds import ahead_rows, ev_array, ev_fill_ahead, ev_work
 from backtest.rules import Bet, Winner
 from backtest.session_loop import (_MAX_CENTS, ENDED_LIMIT, ENDED_RUIN, PLACE_BAD_STAKE,
                                    PLACE_FORBIDDEN,
@@ -26,7 +26,8 @@ from backtest.session_loop import (_MAX_CENTS, ENDED_LIMIT, ENDED_RUIN, PLACE_BA
                                    S_FINAL, S_HANDS, S_LARGEST, S_LOSING_STREAK, S_LOSSES,
                                    S_MAX_HITS, S_NET, S_PEAK, S_PUSHES, S_WAGERED, S_WINS,
                                    ended_by, plays_on, session_seed, short_path_bounds)
-from strategies.base import N_BETS, P_ON_BANKROLL, P_ON_MAX, P_SIDE, Result, Strategy, View
+from strategies.base import (N_BETS, P_ON_BANKROLL, P_ON_MAX, P_SIDE, Result, Strategy, View,
+                             winners_of)
 
 
 def head_params(strategy: Strategy) -> np.ndarray:
@@ -119,7 +120,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
     rows_ro.flags.writeable = False
     ev_tables = ev_work(use_cards, ahead=use_cards)
     # a lone counter's EVs of hands ahead_lo .. ahead_hi - 1 (`ev_fill_ahead`)
-    ahead = ahead_rows(ev_tables[2]) if use_cards and ev_deals and not shared else None
+    ahead = ahead_rows(ev_tables[2]) if use_cards and not shared else None
     ahead_lo = ahead_hi = 0
     seed_work = np.zeros(4, np.uint64)
     evs_l = evs.tolist()
@@ -179,23 +180,16 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                     # does (what the strategy sees is read-only: other seats read
                     # the row)
                     if not shared:
-                        if not ev_deals:
-                            ev_fill(counts, ev_table, evs, *ev_tables, False)
-                        else:
-                            if not ahead_lo <= i < ahead_hi:
-                                ahead_hi = i + ev_fill_ahead(counts, cards, hand_no, i, ev_table,
-                                                             ahead, *ev_tables)
-                                ahead_lo = i
-                            evs[:] = ahead[i - ahead_lo]
+                        if not ahead_lo <= i < ahead_hi:
+                            ahead_hi = i + ev_fill_ahead(counts, cards, hand_no, i, ev_table,
+                                                         ahead, *ev_tables, ev_deals)
+                            ahead_lo = i
+                        evs[:] = ahead[i - ahead_lo]
                     else:
                         if not ev_done[i]:
-                            if not ev_deals:
-                                ev_fill(counts, ev_table, ev_rows[i], *ev_tables, False)
-                                ev_done[i] = True
-                            else:
-                                priced = ev_fill_ahead(counts, cards, hand_no, i, ev_table,
-                                                       ev_rows[i:], *ev_tables)
-                                ev_done[i:i + priced] = True
+                            priced = ev_fill_ahead(counts, cards, hand_no, i, ev_table,
+                                                   ev_rows[i:], *ev_tables, ev_deals)
+                            ev_done[i:i + priced] = True
                         view._evs = rows_ro[i]
                     evs_l = view._evs.tolist()
                 view._i = i
@@ -383,7 +377,7 @@ def _results_of(winner: np.ndarray, unit: np.ndarray, den: int) -> type[Result]:
     are read, never kept: the loop fills one Result again for the next hand
     when the strategy has not kept it, so nothing read from it may outlive
     its hand inside it."""
-    won: list[Winner] = np.array(tuple(Winner), dtype=object)[winner].tolist()
+    won = winners_of(winner)
     scale = 100.0 * den
 
     class HandResult(Result):

@@ -154,7 +154,7 @@ class View:
         """Every hand's winner, and before each hand the index of the last hand
         Player or Banker won (-1 for none), whatever the shoe."""
         w = self._winners
-        won = np.array(_WINNERS, dtype=object)[w].tolist()
+        won = winners_of(w)
         decisive = np.where(w != 2, np.arange(len(w)), -1)
         self._decisive = np.concatenate(([-1], np.maximum.accumulate(decisive))).tolist()
         self._won = won
@@ -196,6 +196,11 @@ class View:
 
 
 _WINNERS = tuple(Winner)
+
+
+def winners_of(codes: np.ndarray) -> list[Winner]:
+    """Every hand's `Winner`, from the winner codes (0 Player, 1 Banker, 2 Tie)."""
+    return np.array(_WINNERS, dtype=object)[codes].tolist()
 
 
 class Result:

@@ -465,7 +465,8 @@ def test_ev_fill_ahead_gives_ev_fills_doubles_for_the_hands_ahead(decks: int) ->
     at a time from its own composition, under every preset's payouts: the
     same doubles (NaN where ev_fill has NaN) as ev_fill's, hand by hand.
     Nine decks start past the exact sums: priced by ev_fill, one hand a
-    call, until the cards left are few enough."""
+    call, until the cards left are few enough. Without the deals, the pair
+    bets' EVs alone, as ev_fill's without them."""
     nodes, coef, work = odds.ev_work(ahead=True)
     hands = generate_hands(ShoeSpec(decks=decks, cut_card=0, burn=False), 2, seed=decks)
     full = odds.composition(decks)
@@ -474,12 +475,15 @@ def test_ev_fill_ahead_gives_ev_fills_doubles_for_the_hands_ahead(decks: int) ->
     for rules in PRESETS.values():
         payouts = odds.payout_vector(rules)
         rows = np.full((len(hands.hand), odds.N_BETS), 7.0)
+        pairs = rows.copy()
         k, counts = 0, full.copy()
         while k < len(hands.hand):
             if hands.hand[k] == 1:
                 counts = full.copy()
             m = odds.ev_fill_ahead(counts, hands.cards, hands.hand, k, payouts, rows[k:],
                                    nodes, coef, work)
+            assert odds.ev_fill_ahead(counts, hands.cards, hands.hand, k, payouts, pairs[k:],
+                                      nodes, coef, work, False) == m
             shoe_end = min(s for s in starts if s > k)
             exact = counts[1:].sum() <= odds.EXACT_CARDS
             assert m == (min(LANES, shoe_end - k) if exact else 1), (k, m)
@@ -487,11 +491,13 @@ def test_ev_fill_ahead_gives_ev_fills_doubles_for_the_hands_ahead(decks: int) ->
             for h in range(k, k + m):
                 odds.ev_fill(counts, payouts, one, nodes, coef, work)
                 assert np.array_equal(rows[h], one, equal_nan=True), (rules.name, h)
+                odds.ev_fill(counts, payouts, one, nodes, coef, work, False)
+                assert np.array_equal(pairs[h], one, equal_nan=True), (rules.name, h)
                 for card in hands.cards[h]:
                     if card:
                         counts[card & 15] -= 1
             k += m
-        assert (rows != 7.0).all()
+        assert (rows != 7.0).all() and (pairs != 7.0).all()
     # a shoe's last, shorter batch (a deck's ten hands or so are one); full
     # batches before it in a larger shoe; and past 8 decks, single hands
     assert sizes == {(True, False)} | ({(True, True)} if decks > 1 else set()) \
