@@ -6,7 +6,7 @@ method that updates its state after settlement. Write your own like this::
 
     from dataclasses import dataclass
     from strategies.base import Strategy, View, Result
-    from strategies.params import param
+    from strategies.params import Money, param
 
     class BankerAfterTwoPlayers(Strategy):
         name = "banker-after-two-players"
@@ -14,7 +14,7 @@ method that updates its state after settlement. Write your own like this::
 
         @dataclass(frozen=True)
         class Params:
-            stake: float = param(10.0, "stake per bet", min=0)
+            stake: Money = param(10.0, "stake per bet")
 
         def stakes(self, view: View) -> dict[str, float]:
             if view.road().replace("T", "").endswith("PP"):

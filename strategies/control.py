@@ -10,14 +10,14 @@ from backtest.kernels import seed_state, uniform
 from backtest.rules import Bet
 from strategies._common import stateless_reset, stateless_update
 from strategies.base import P_OWN, Builtin
-from strategies.params import CommonParams, param
+from strategies.params import CommonParams, Money, param
 
 BASE = P_OWN
 
 
 @dataclass(frozen=True)
 class RandomParams(CommonParams):
-    base: float = param(10.0, "the stake, in currency", min=0, exclusive_min=True)
+    base: Money = param(10.0, "the stake, in currency", min=0, exclusive_min=True)
     banker_share: float = param(0.5, "probability of choosing Banker over Player", min=0, max=1)
     skip: float = param(0.0, "probability of sitting a hand out", min=0, max=1)
 

@@ -12,7 +12,7 @@ from backtest.kernels import jit
 from backtest.rules import Bet
 from strategies._common import stateless_reset, stateless_update
 from strategies.base import N_BETS, P_OWN, P_PAIRS_ALONE, SEVERAL, Builtin
-from strategies.params import CommonParams, param
+from strategies.params import CommonParams, Money, param
 
 BASE = P_OWN
 MIN_EV = P_OWN + 1
@@ -22,7 +22,7 @@ _TIE, _PLAYER_PAIR, _BANKER_PAIR = Bet.TIE.code, Bet.PLAYER_PAIR.code, Bet.BANKE
 
 @dataclass(frozen=True)
 class CounterParams(CommonParams):
-    base: float = param(10.0, "the stake on each favourable bet, in currency",
+    base: Money = param(10.0, "the stake on each favourable bet, in currency",
                         min=0, exclusive_min=True)
     min_ev: float = param(0.0, "bet only when the expected value per unit is above this")
     bets: list[str] = param(["player", "banker", "tie", "player_pair", "banker_pair"],

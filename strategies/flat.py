@@ -10,12 +10,12 @@ from backtest.errors import StrategyError
 from backtest.rules import Bet
 from strategies._common import stateless_reset, stateless_update
 from strategies.base import N_BETS, P_OWN, Builtin
-from strategies.params import CommonParams, param
+from strategies.params import CommonParams, Money, param
 
 
 @dataclass(frozen=True)
 class FlatParams(CommonParams):
-    bets: dict[str, float] = param({"banker": 10.0},
+    bets: dict[str, Money] = param({"banker": 10.0},
                                    "stake on each bet, every hand, e.g. {banker: 10, tie: 1}")
 
     def validate(self, path: str) -> None:

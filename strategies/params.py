@@ -1,8 +1,9 @@
 """Parameter dataclasses: declared once, validated from YAML, listed by the CLI.
 
 A strategy's parameters are a frozen dataclass, frozen all the way down:
-validation turns a list field into a tuple and a mapping into a
-`FrozenDict`. Each field carries its help text and bounds in `metadata`
+validation turns every list in them into a tuple and every mapping into a
+`FrozenDict`, whatever the field's annotation says (or leaves unsaid). An
+amount of money is annotated `Money`: it is 0 or at least a cent. Each field carries its help text and bounds in `metadata`
 (see `param`). `build_params` turns a mapping from a config into the
 dataclass, with errors that name the key path.
 """
@@ -21,6 +22,11 @@ from backtest.rules import Bet
 from backtest.yamlfile import number_hint
 
 MAIN_SIDES = ("player", "banker")
+
+#: an amount of money in a strategy's parameters (a stake, say): a float that
+#: is 0 or at least a cent, since stakes are whole cents and an amount under a
+#: cent in a config is a typing slip
+Money = typing.NewType("Money", float)
 
 
 class FrozenDict(dict):  # type: ignore[type-arg]
@@ -68,7 +74,7 @@ class CommonParams:
     on_push: Literal["stand", "reset"] = param(
         "stand", "what a push (a tie under Player/Banker) does to the progression: "
                  "`stand` still, or `reset` it")
-    side_bets: dict[str, float] = param(
+    side_bets: dict[str, Money] = param(
         {}, "flat side bets placed beside every main bet, e.g. {tie: 1, player_pair: 1}")
 
     def __post_init__(self) -> None:
@@ -96,6 +102,8 @@ def _type_name(tp: Any) -> str:
         return "a number" if tp is float else "a whole number"
     if tp is str:
         return "a name"
+    if tp is Money:
+        return "an amount"
     return getattr(tp, "__name__", str(tp))
 
 
@@ -149,19 +157,45 @@ def _coerce(value: Any, tp: Any, path: str) -> Any:
         if not isinstance(value, str):
             raise StrategyError(f"{path}: expected text, got {value!r}")
         return value
-    if origin in (list, tuple):
+    if tp is Money:
+        return _amount(value, path)
+    if origin in (list, tuple) or tp in (list, tuple):
         if not isinstance(value, (list, tuple)):
             raise StrategyError(f"{path}: expected a list, got {value!r}")
         (inner,) = get_args(tp)[:1] or (Any,)
         # held as a tuple: Params are frozen all the way down
-        return tuple(_coerce(v, inner, f"{path}[{i}]") if inner is not Any else v
-                     for i, v in enumerate(value))
-    if origin is dict:
+        return tuple(_coerce(v, inner, f"{path}[{i}]") for i, v in enumerate(value))
+    if origin is dict or tp is dict:
         if not isinstance(value, Mapping):
             raise StrategyError(f"{path}: expected a mapping, got {value!r}")
-        kt, vt = get_args(tp)
+        kt, vt = get_args(tp) or (Any, Any)
         return FrozenDict({_coerce(k, kt, f"{path}"): _coerce(v, vt, f"{path}.{k}")
                            for k, v in value.items()})
+    # any other annotation (Any, a Sequence, a class of the strategy's own):
+    # the value as it is, but frozen, so no session can change the next one's
+    return _frozen(value)
+
+
+def _amount(value: Any, path: str, zero: bool = True) -> float:
+    """A `Money` value: a number, not negative, and 0 (if `zero`) or at least a cent."""
+    amount = _coerce(value, float, path)
+    if amount < 0:
+        raise StrategyError(f"{path}: an amount cannot be negative, got {value!r}")
+    if 0 < amount < 0.01 or (amount == 0 and not zero):
+        raise StrategyError(f"{path}: must be at least 0.01{' (or 0)' if zero else ''}: stakes "
+                            f"are whole cents, got {value!r}")
+    return amount
+
+
+def _frozen(value: Any) -> Any:
+    """`value` with every list in it a tuple, every mapping a FrozenDict and
+    every set a frozenset."""
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return tuple(_frozen(v) for v in value)
+    if isinstance(value, Mapping):
+        return FrozenDict({k: _frozen(v) for k, v in value.items()})
+    if isinstance(value, (set, frozenset)):
+        return frozenset(_frozen(v) for v in value)
     return value
 
 
@@ -171,6 +205,9 @@ def check_params(params: Any, path: str = "params") -> None:
     for f in dataclasses.fields(params):
         raw = getattr(params, f.name)
         where = f"{path}.{f.name}"
+        if hints[f.name] is Money and f.metadata.get("min") == 0 \
+                and f.metadata.get("exclusive_min"):
+            _amount(raw, where, zero=False)   # says what is allowed: no "(or 0)"
         value = _coerce(raw, hints[f.name], where)
         lo, hi = f.metadata.get("min"), f.metadata.get("max")
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -179,9 +216,6 @@ def check_params(params: Any, path: str = "params") -> None:
                 raise StrategyError(f"{where}: must be {op} {lo}, got {value!r}")
             if hi is not None and value > hi:
                 raise StrategyError(f"{where}: must be at most {hi}, got {value!r}")
-        if f.name == "base" and isinstance(value, float) and 0 < value < 0.01:
-            raise StrategyError(f"{where}: must be at least 0.01: stakes are whole cents, "
-                                f"got {value!r}")
         if f.name in ("side_bets", "bets") and isinstance(value, dict):
             value = _check_bet_mapping(value, where)
         object.__setattr__(params, f.name, value)
@@ -195,12 +229,7 @@ def _check_bet_mapping(value: dict[str, float], where: str) -> FrozenDict:
             close = difflib.get_close_matches(str(k), names, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise StrategyError(f"{where}: unknown bet {k!r}{hint}; bets are {', '.join(names)}")
-        if v < 0:
-            raise StrategyError(f"{where}.{k}: a stake cannot be negative, got {v!r}")
-        if 0 < v < 0.01:
-            raise StrategyError(f"{where}.{k}: must be at least 0.01 (or 0): stakes are whole "
-                                f"cents, got {v!r}")
-        out[k] = float(v)
+        out[k] = _coerce(v, Money, f"{where}.{k}")
     return FrozenDict(out)
 
 

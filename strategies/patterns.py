@@ -15,7 +15,7 @@ from backtest.kernels import jit
 from backtest.rules import Bet
 from strategies._common import last_decisive, stateless_reset, stateless_update
 from strategies.base import P_OWN, Builtin
-from strategies.params import CommonParams, param
+from strategies.params import CommonParams, Money, param
 
 BASE = P_OWN
 ARG = P_OWN + 1
@@ -29,7 +29,7 @@ TABLE_WIDTH = 6   # 4**6 entries: 32 KiB
 
 @dataclass(frozen=True)
 class ShoeReaderParams(CommonParams):
-    base: float = param(10.0, "the stake, in currency", min=0, exclusive_min=True)
+    base: Money = param(10.0, "the stake, in currency", min=0, exclusive_min=True)
 
 
 class ShoeReader(Builtin):

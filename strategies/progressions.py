@@ -35,7 +35,7 @@ from backtest.kernels import jit
 from backtest.rules import Bet
 from strategies._common import _HUGE, outcome, restarted
 from strategies.base import P_ON_PUSH, P_OWN, STATE_FLOATS, Builtin
-from strategies.params import CommonParams, param
+from strategies.params import CommonParams, Money, param
 
 BetName = Literal["player", "banker", "tie", "player_pair", "banker_pair", "dragon7", "panda8"]
 
@@ -49,7 +49,7 @@ MAX_LINE = STATE_FLOATS - 8
 @dataclass(frozen=True)
 class ProgressionParams(CommonParams):
     bet: BetName = param("banker", "the bet the progression plays")
-    base: float = param(10.0, "the base stake (one unit), in currency", min=0, exclusive_min=True)
+    base: Money = param(10.0, "the base stake (one unit), in currency", min=0, exclusive_min=True)
 
 
 def check_units(values: list[float], where: str) -> None:

@@ -18,7 +18,7 @@ from backtest.kernels import jit
 from backtest.rules import Bet
 from strategies._common import derived_mark, road_step, stateless_reset, stateless_update
 from strategies.base import P_OWN, Builtin
-from strategies.params import CommonParams, param
+from strategies.params import CommonParams, Money, param
 
 BASE = P_OWN
 ROADS = {"big-eye-boy": 1, "small-road": 2, "cockroach-pig": 3}
@@ -26,7 +26,7 @@ ROADS = {"big-eye-boy": 1, "small-road": 2, "cockroach-pig": 3}
 
 @dataclass(frozen=True)
 class RoadParams(CommonParams):
-    base: float = param(10.0, "the stake, in currency", min=0, exclusive_min=True)
+    base: Money = param(10.0, "the stake, in currency", min=0, exclusive_min=True)
     road: Literal["big-eye-boy", "small-road", "cockroach-pig"] = param(
         "big-eye-boy", "the derived road to read")
     mode: Literal["follow", "chop"] = param(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from importlib.metadata import EntryPoint
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from backtest.config import parse_config
 from backtest.errors import ConfigError, StrategyError
 from strategies import registry
 from strategies.base import Strategy, View
+from strategies.params import Money
 
 
 class PluginBanker(Strategy):
@@ -216,3 +218,74 @@ def test_every_built_in_s_params_are_frozen_all_the_way_down() -> None:
     with pytest.raises(TypeError):
         flat.bets["banker"] = 10.0   # type: ignore[index]
     assert flat.bets == {"player": 5.0}
+
+
+def test_a_user_s_params_are_frozen_whatever_their_annotation() -> None:
+    """A plain `list` or `dict` annotation, `Any`, a Sequence or no element
+    types: every list in a Params (at any depth, from a config or a default)
+    is a tuple and every mapping a FrozenDict, so what one session does to
+    them cannot reach the next."""
+    from dataclasses import dataclass
+
+    from strategies.params import FrozenDict, build_params, param
+
+    @dataclass(frozen=True)
+    class Params:
+        plain_list: list = param([10], "a list without element types")  # type: ignore[type-arg]
+        plain_dict: dict = param({"a": [1, 2]}, "a mapping without types")  # type: ignore[type-arg]
+        anything: Any = param({"deep": [{"x": [1]}], "set": {1, 2}}, "anything at all")
+        seq: Sequence[float] = param([1.0], "a sequence")
+        untyped_items: list[Any] = param([[1, 2], {"k": []}], "a list of anything")
+
+    for given in ({}, {"plain_list": [1, [2, 3]], "plain_dict": {"b": {"c": [4]}},
+                       "anything": [[5]], "seq": [6.0], "untyped_items": [[7]]}):
+        p = build_params(Params, given)
+
+        def walk(v: object, where: str) -> None:
+            assert not isinstance(v, (list, set)), where
+            if isinstance(v, dict):
+                assert type(v) is FrozenDict, where
+                for k, x in v.items():
+                    walk(x, f"{where}.{k}")
+            elif isinstance(v, (tuple, frozenset)):
+                for i, x in enumerate(v):
+                    walk(x, f"{where}[{i}]")
+
+        for name in ("plain_list", "plain_dict", "anything", "seq", "untyped_items"):
+            walk(getattr(p, name), name)
+        with pytest.raises(AttributeError):
+            p.plain_list.append(10)  # type: ignore[attr-defined]
+        with pytest.raises(TypeError, match="parameters cannot be changed"):
+            p.plain_dict["z"] = 1
+    # the values are the config's, as tuples
+    p = build_params(Params, {"plain_list": [1, [2, 3]]})
+    assert p.plain_list == (1, (2, 3))
+    assert build_params(Params, {}).anything == {"deep": ({"x": (1,)},), "set": frozenset({1, 2})}
+
+
+def test_money_parameters_refuse_an_amount_under_a_cent() -> None:
+    """A `Money` field, or the amounts of a `dict[str, Money]`, is 0 or at
+    least a cent, and never negative; a plain float is left as given."""
+    from dataclasses import dataclass
+
+    from strategies.params import build_params, param
+
+    @dataclass(frozen=True)
+    class Params:
+        stake: Money = param(10.0, "stake per bet")
+        by_bet: dict[str, Money] = param({"banker": 10.0}, "stakes by bet")
+        ratio: float = param(0.5, "a plain number")
+
+    assert build_params(Params, {"stake": 0, "by_bet": {"tie": 0.01}}).stake == 0.0
+    assert build_params(Params, {"stake": 7}).stake == 7.0
+    assert build_params(Params, {"ratio": 0.001}).ratio == 0.001
+    for given, message in (
+            ({"stake": 0.001}, r"params.stake: must be at least 0.01 \(or 0\): stakes are whole "
+                               r"cents, got 0.001"),
+            ({"stake": -5}, r"params.stake: an amount cannot be negative, got -5"),
+            ({"stake": "ten"}, r"params.stake: expected a number, got 'ten'"),
+            ({"by_bet": {"tie": 0.004}}, r"params.by_bet.tie: must be at least 0.01"),
+            ({"by_bet": {"tie": -1}}, r"params.by_bet.tie: an amount cannot be negative")):
+        with pytest.raises(StrategyError, match=message):
+            build_params(Params, given)
+    assert registry.get("flat").Params.__annotations__["bets"] == "dict[str, Money]"
