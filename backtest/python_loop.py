@@ -253,13 +253,13 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                     code, cents, raised_n, hits, stop_n = _place(
                         asked, strategy, view, side, has_side, min_l, max_l, reset_on_max, offered_l,
                         pb_together, pairs_need_main, final, den, all_in)
-                    below_min += raised_n
-                    max_hits += hits
                     stops += stop_n
-                    if code == PLACE_RUIN:
+                    if code == PLACE_RUIN:   # unplayed: its raises and hits not counted
                         ended = ENDED_RUIN
                         hands = i - lo
                         break
+                    below_min += raised_n
+                    max_hits += hits
                     if code != PLACE_OK:
                         return code, i, _flush(rows, led_i, led_c, led_n, led_b, led_idx, led_cents,
                                                led_net, led_bank)

@@ -414,6 +414,10 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                 net = 0
                 total = 0
             elif one < 0:
+                # a stake the bankroll refuses ends the session unplayed: its
+                # raises and maximum hits are not counted
+                below_before = below_min
+                hits_before = max_hits
                 if single or (picks and pick != SEVERAL):
                     # the stake the strategy returned, where the general rules read it
                     for a in range(na):
@@ -444,6 +448,8 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                                           pb_together, pairs_need_main, active)
                     stops += stopped
                 if code == PLACE_RUIN:
+                    below_min = below_before
+                    max_hits = hits_before
                     ended = ENDED_RUIN
                     break
                 if code != PLACE_OK:

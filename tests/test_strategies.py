@@ -538,6 +538,34 @@ def test_martingale_at_the_table_maximum_by_hand(tmp_path: Path, force_python: b
 
 
 @PATHS
+def test_a_stake_the_bankroll_refuses_is_not_counted_as_raised_or_capped(
+        tmp_path: Path, force_python: bool) -> None:
+    """The stake that ends a session in ruin is never placed: `max_hits` and
+    `raised_to_min` count the hands played (so never more than them), while
+    `bankroll_stops` counts the refusal."""
+    seat = {"strategy": "martingale", "params": {"bet": "banker", "base": 5, "on_max": "cap"}}
+    capped = _one_road(tmp_path, "PPPPPP", seat, table={"min": 10, "max": 15}, bankroll=62,
+                       force_python=force_python)
+    assert ledger_rows(capped) == [
+        (1, 1, 1, "player", 0.0, 10.0, 0.0, -10.0, 52.0),    # 5 raised to 10
+        (1, 1, 2, "player", 0.0, 10.0, 0.0, -10.0, 42.0),
+        (1, 1, 3, "player", 0.0, 15.0, 0.0, -15.0, 27.0),    # 20 capped at 15
+        (1, 1, 4, "player", 0.0, 15.0, 0.0, -15.0, 12.0),    # 40 capped at 15
+    ]                                                        # 80 capped at 15 > 12: ruin
+    s = capped.sessions.row(0, named=True)
+    assert (s["hands"], s["ended_by"], s["raised_to_min"], s["max_hits"],
+            s["bankroll_stops"]) == (4, "ruin", 1, 2, 1)
+
+    seat = {"strategy": "flat", "params": {"bets": {"banker": 5, "tie": 5}}}
+    raised = _one_road(tmp_path, "PPP", seat, table={"min": 10, "max": 100}, bankroll=30,
+                       force_python=force_python)
+    assert ledger_rows(raised) == [(1, 1, 1, "player", 0.0, 10.0, 10.0, -20.0, 10.0)]
+    s = raised.sessions.row(0, named=True)   # then 20 (two raises) > 10: ruin
+    assert (s["hands"], s["ended_by"], s["raised_to_min"], s["max_hits"],
+            s["bankroll_stops"]) == (1, "ruin", 2, 0, 1)
+
+
+@PATHS
 def test_labouchere_line_by_hand(tmp_path: Path, force_python: bool) -> None:
     seat = {"strategy": "labouchere", "params": {"bet": "banker", "base": 10, "line": [1, 2, 3]}}
     result = _one_road(tmp_path, "PPBBBTP", seat, force_python=force_python)
@@ -1113,6 +1141,13 @@ def test_contract(name: str, user_strategy: str) -> None:
     assert set(sessions["ended_by"]) <= {"limit", "ruin", "stop-loss", "win-goal"}
     wins = sessions.filter(pl.col("ended_by") == "win-goal")
     assert (wins["net"] >= 400).all()
+    # the limits are counted on hands played: a maximum hit at most once a
+    # hand, a raise at most once a bet placed
+    assert (sessions["max_hits"] <= sessions["hands"]).all()
+    placed = led.select((pl.sum_horizontal((pl.col("^stake_.*$") > 0).cast(pl.Int64)))
+                        .alias("n"), "session").group_by("session").agg(pl.col("n").sum())
+    raised = sessions.join(placed, on="session", how="left").fill_null(0)
+    assert (raised["raised_to_min"] <= raised["n"]).all()
 
     again = engine.run(contract_config(strategy, seed=7), ledger=True)
     assert ledger_of(again).equals(led) and again.sessions.equals(sessions)
