@@ -35,7 +35,15 @@ _NO_SPREAD = 1e-10
 
 
 ENDED = pl.Enum(list(ENDED_BY))
+WINNER = pl.Enum(["player", "banker", "tie"])
 COUNT = pl.Int32
+
+
+def _constant(name: str, n: int) -> pl.Series:
+    """`name` n times, categorical (as every frame's seat and strategy, so
+    that the frames join), built without a list of n strings."""
+    first = pl.Series([name] if n else [], dtype=pl.Categorical)
+    return first.extend_constant(name, n - 1) if n > 1 else first
 
 
 def sessions_frame(label: str, strategy: str, stats: np.ndarray, wagered: np.ndarray,
@@ -45,10 +53,8 @@ def sessions_frame(label: str, strategy: str, stats: np.ndarray, wagered: np.nda
     a run keeps this frame for every session, so its width is its memory."""
     n = stats.shape[0]
     data: dict[str, Any] = {
-        "seat": pl.Series([label], dtype=pl.Categorical).extend_constant(label, n - 1)
-        if n else pl.Series([], dtype=pl.Categorical),
-        "strategy": pl.Series([strategy], dtype=pl.Categorical).extend_constant(strategy, n - 1)
-        if n else pl.Series([], dtype=pl.Categorical),
+        "seat": _constant(label, n),
+        "strategy": _constant(strategy, n),
         "session": np.arange(first_session + 1, first_session + n + 1, dtype=np.int64),
         "hands": stats[:, S_HANDS].astype(np.int32),
         "bets": stats[:, S_BETS].astype(np.int32),
@@ -84,12 +90,12 @@ def ledger_frame(label: str, parts: Sequence[dict[str, np.ndarray] | None]) -> p
     joined = {k: np.concatenate(v) for k, v in cols.items()}
     n = len(joined["net"])
     data: dict[str, Any] = {
-        "seat": pl.Series([label] * n, dtype=pl.String),   # typed even with no rows
+        "seat": _constant(label, n),
         "session": joined["session"] + 1,
         "shoe": joined["shoe"],
         "hand": joined["hand"],
         "winner": pl.Series(joined["winner"].astype(np.int64)).replace_strict(
-            {0: "player", 1: "banker", 2: "tie"}, return_dtype=pl.String),
+            {0: "player", 1: "banker", 2: "tie"}, return_dtype=WINNER),
     }
     for bet in Bet:
         data[f"stake_{bet.value}"] = joined["cents"][:, bet.code] / 100.0
@@ -373,7 +379,7 @@ def summary(seats: Sequence[tuple[str, str, Blocks]]) -> pl.DataFrame:
         row = seat_summary(blocks)
         if row is not None:
             rows.append({"seat": label, "strategy": strategy, **row})
-    schema = {"seat": pl.String, "strategy": pl.String,
+    schema = {"seat": pl.Categorical, "strategy": pl.Categorical,
               **{name: _WHOLE.get(name, pl.Float64) for name in METRICS}}
     frame = pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
     return frame.with_columns(pl.col(pl.Float64).fill_nan(None))
