@@ -100,6 +100,26 @@ def road_file(tmp_path: Path) -> Path:
 
 # --- the frames ----------------------------------------------------------------------------
 
+
+def test_the_frames_a_run_writes_join_on_seat(tmp_path: Path) -> None:
+    """summary, sessions, ledger and paths share the seat's type, in memory and
+    as Parquet, so a reader can join any two of them."""
+    from backtest import outputs
+
+    cfg = generated([{"strategy": "flat"}, {"strategy": "martingale"}], sessions=3)
+    result = engine.run(cfg, workers=1, ledger=True)
+    outputs.write_run(tmp_path, result, engine.bankroll_paths(result))
+    frames = {name: pl.read_parquet(tmp_path / f"{name}.parquet")
+              for name in ("summary", "sessions", "ledger", "paths")}
+    for name, frame in [*frames.items(), ("summary in memory", result.summary),
+                        ("ledger in memory", result.ledger)]:
+        assert frame.schema["seat"] == pl.Categorical, name
+    assert frames["ledger"].schema["winner"] == pl.Enum(["player", "banker", "tie"])
+    joined = frames["ledger"].join(frames["sessions"], on=["seat", "session"])
+    assert joined.height == frames["ledger"].height > 0
+    assert frames["sessions"].join(frames["summary"], on=["seat", "strategy"]).height == 6
+    assert frames["paths"].join(frames["summary"], on="seat").height == frames["paths"].height
+
 def test_sessions_frame_columns_and_types(mixed_run: engine.RunResult) -> None:
     s = mixed_run.sessions
     assert dict(s.schema) == SESSIONS_SCHEMA
