@@ -16,7 +16,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from backtest.errors import BacktestError, RulesError, UsageError
+from backtest.errors import BacktestError, RulesError, UsageError, shown, shown_count
 
 app = typer.Typer(
     name="backtest",
@@ -74,7 +74,7 @@ def shoe_generate(
     from backtest.shoe import ShoeSpec, generate_hands
 
     if not 1 <= count <= MAX_GENERATED_SHOES:
-        raise UsageError(f"--count must be from 1 to {MAX_GENERATED_SHOES:,}, got {count:,}")
+        raise UsageError(f"--count must be from 1 to {MAX_GENERATED_SHOES:,}, got {shown_count(count)}")
     _check_seed(seed)
     cut_spec: int | str | None = cut
     if cut is not None and cut != "random":
@@ -138,7 +138,7 @@ def odds_command(
             raise
         raise UsageError(f"--rules: {exc}") from None   # no such preset or file
     if not 1 <= decks <= MAX_DECKS:
-        raise UsageError(f"--decks must be a whole number from 1 to {MAX_DECKS}, got {decks}")
+        raise UsageError(f"--decks must be a whole number from 1 to {MAX_DECKS}, got {shown(decks)}")
     hands = None
     if shoe is not None:
         from backtest import recorded
@@ -237,7 +237,7 @@ def _check_sessions(sessions: int | None) -> None:
     from backtest.engine import MAX_SESSIONS
 
     if sessions is not None and not 1 <= sessions <= MAX_SESSIONS:
-        raise UsageError(f"--sessions must be from 1 to {MAX_SESSIONS:,}, got {sessions:,}")
+        raise UsageError(f"--sessions must be from 1 to {MAX_SESSIONS:,}, got {shown_count(sessions)}")
 
 
 @app.command()

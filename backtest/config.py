@@ -38,7 +38,7 @@ import yaml
 
 from backtest import yamlfile
 from backtest.errors import (BacktestError, ConfigError, RulesError, StrategyError, UsageError,
-                             describe_raised)
+                             describe_raised, shown)
 from backtest.rules import Bet, Rules, load_rules
 from backtest.shoe import MAX_DECKS, ShoeSpec
 
@@ -148,7 +148,7 @@ class _Section:
             raise self.fail(key, f"expected {kind}, got {_show(value)}{yamlfile.number_hint(value)}")
         if isinstance(value, float) and not math.isfinite(value):
             raise self.fail(key, f"expected a finite number, got {_show(value)}")
-        if whole and not float(value).is_integer():
+        if whole and isinstance(value, float) and not value.is_integer():
             raise self.fail(key, f"expected {kind}, got {_show(value)}")
         if positive and value <= 0:
             raise self.fail(key, f"must be more than 0, got {_show(value)}")
@@ -179,8 +179,7 @@ class _Section:
 
 
 def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return shown(value, 60)
 
 
 def read_yaml(path: Path) -> Any:

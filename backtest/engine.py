@@ -36,7 +36,7 @@ from backtest import payouts, python_loop, session_loop
 from backtest.cards import full_shoe_counts
 from backtest.config import RunConfig, build_strategies, parse_config
 from backtest.errors import (BacktestError, ConfigError, MissingDataError, StrategyError,
-                             UsageError)
+                             UsageError, shown_count)
 from backtest.hands import Hands, describe_column
 from backtest.odds import ev_array, payout_vector
 from backtest.rules import Bet
@@ -104,12 +104,12 @@ def count_sessions(config: RunConfig, override: int | None = None) -> int:
             raise ConfigError(f"the number of sessions must be at least 1, got {override}")
         if override > MAX_SESSIONS:
             raise ConfigError(f"the number of sessions must be at most {MAX_SESSIONS:,}, "
-                              f"got {override:,}; split a larger run into runs with other seeds")
+                              f"got {shown_count(override)}; split a larger run into runs with other seeds")
         n = override
     else:
         n = config.sessions or 0
         if n > MAX_SESSIONS:
-            raise ConfigError(f"{config.source}: sessions: at most {MAX_SESSIONS:,}, got {n:,}; "
+            raise ConfigError(f"{config.source}: sessions: at most {MAX_SESSIONS:,}, got {shown_count(n)}; "
                               "split a larger run into runs with other seeds")
     if config.recorded is None:
         per = shoes_per_session(config)
@@ -117,7 +117,7 @@ def count_sessions(config: RunConfig, override: int | None = None) -> int:
             key = "session.max_shoes" if config.session.max_shoes is not None \
                 else "session.max_hands"
             raise ConfigError(f"{config.source}: {key}: a session can deal at most "
-                              f"{SHOE_MASK + 1:,} shoes, and these sessions could need {per:,}; "
+                              f"{SHOE_MASK + 1:,} shoes, and these sessions could need {shown_count(per)}; "
                               "ask for fewer hands or shoes, or deal bigger shoes")
         return n or 1000
     plan = recorded_plan(config)
@@ -833,4 +833,4 @@ def warm(config: RunConfig, strategies: Sequence[Strategy]) -> None:
 
 
 def default_workers() -> int:
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpushown_count() or 1)

@@ -49,7 +49,7 @@ import numpy as np
 from numba import njit
 
 from backtest.cards import DECK_SIZE, RANK_SYMBOLS, card_token, full_shoe_counts, parse_cards
-from backtest.errors import MissingDataError, RulesError, ShoeFormatError
+from backtest.errors import MissingDataError, RulesError, ShoeFormatError, shown
 from backtest.lanes import LANES, lane_products, lane_sums
 from backtest.rules import Bet, Rules, banker_draws, is_natural, player_draws
 from backtest.shoe import MAX_DECKS
@@ -138,7 +138,7 @@ def composition(decks: int = 8, remove: str | Iterable[int] | None = None) -> np
     """
     if isinstance(decks, bool) or not isinstance(decks, (int, np.integer)) \
             or not 1 <= decks <= MAX_DECKS:
-        raise RulesError(f"decks must be a whole number from 1 to {MAX_DECKS}, got {decks!r}")
+        raise RulesError(f"decks must be a whole number from 1 to {MAX_DECKS}, got {shown(decks)}")
     counts = full_shoe_counts(int(decks))
     if remove is None:
         return counts

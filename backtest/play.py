@@ -295,7 +295,7 @@ def open_table(rules: str | Rules = "commission", decks: int = 8,
     """Check every option and build the settings; a bad option raises a
     BacktestError before anything is dealt. `seed` None picks a fresh one."""
     if isinstance(decks, bool) or not isinstance(decks, int) or not 1 <= decks <= MAX_DECKS:
-        raise UsageError(f"--decks must be a whole number from 1 to {MAX_DECKS}, got {decks!r}")
+        raise UsageError(f"--decks must be a whole number from 1 to {MAX_DECKS}, got {shown(decks)}")
     table_rules = load_rules(rules)
     amount = parse_bankroll(bankroll)
     recorded = None

@@ -119,7 +119,7 @@ def read_road(path: StrPath) -> Hands:
 
 def _check_decks(decks: int) -> None:
     if isinstance(decks, bool) or not isinstance(decks, int) or not 1 <= decks <= MAX_DECKS:
-        raise UsageError(f"decks must be a whole number from 1 to {MAX_DECKS}, got {decks!r}")
+        raise UsageError(f"decks must be a whole number from 1 to {MAX_DECKS}, got {shown(decks)}")
 
 
 def _load(path: StrPath) -> tuple[str, str]:

@@ -21,7 +21,7 @@ import numpy as np
 
 from backtest import kernels
 from backtest.cards import deck_cards, full_shoe_counts
-from backtest.errors import RulesError
+from backtest.errors import RulesError, shown
 from backtest.hands import ALL_KNOWN, Hands
 
 MAX_DECKS = 64
@@ -49,7 +49,7 @@ class ShoeSpec:
         def whole(name: str, lo: int, hi: int) -> None:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-                raise RulesError(f"shoe: {name} must be a whole number from {lo} to {hi}, got {v!r}")
+                raise RulesError(f"shoe: {name} must be a whole number from {lo} to {hi}, got {shown(v)}")
 
         whole("decks", 1, MAX_DECKS)
         whole("cut_card", 0, self.n_cards - 6)
