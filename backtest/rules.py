@@ -22,7 +22,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from backtest.cards import card_token, parse_cards, value
-from backtest.errors import MissingDataError, RulesError
+from backtest.errors import MissingDataError, RulesError, shown
+
+
+#: the most betting boxes a table may have (the largest baccarat tables seat 14)
+MAX_BOXES = 14
 
 
 class Winner(StrEnum):
@@ -315,8 +319,10 @@ class Rules:
             if not isinstance(getattr(self, name), bool):
                 raise RulesError(f"rules: {name} must be true or false, "
                                  f"got {getattr(self, name)!r}")
-        if isinstance(self.boxes, bool) or not isinstance(self.boxes, int) or self.boxes < 1:
-            raise RulesError(f"rules: boxes must be a whole number of at least 1, got {self.boxes!r}")
+        if isinstance(self.boxes, bool) or not isinstance(self.boxes, int) \
+                or not 1 <= self.boxes <= MAX_BOXES:
+            raise RulesError(f"rules: boxes must be a whole number from 1 to {MAX_BOXES} (a "
+                             f"table's betting boxes), got {shown(self.boxes)}")
         if not isinstance(self.name, str) or not self.name:
             raise RulesError(f"rules: name must be a non-empty string, got {self.name!r}")
 
