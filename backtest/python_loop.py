@@ -598,3 +598,6 @@ def _fill(out: list[float], stakes: object, strategy: Strategy) -> None:
         except (TypeError, ValueError):
             raise StrategyError(f"strategy {strategy.name or type(strategy).__name__}: the stake "
                                 f"on {bet} must be a number, got {value!r}") from None
+        if not out[bet.code] >= 0.0:   # negative, or NaN
+            raise StrategyError(f"strategy {strategy.name or type(strategy).__name__}: the stake "
+                                f"on {bet} must be 0 or more, got {value!r}")

@@ -1562,8 +1562,10 @@ def test_what_a_plain_class_reads_of_view_and_result(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("stake, usual, error", [
-    ("float('nan')", "10.0", "asked for a negative or non-numeric stake on hand 3 of shoe 1"),
-    ("-10", "10.0", "asked for a negative or non-numeric stake on hand 3 of shoe 1"),
+    ("float('nan')", "10.0", r"bad.yaml: seats\[0\] \(.*BadStake\): strategy bad-stake: the "
+                             r"stake on banker must be 0 or more, got nan, on hand 3 of shoe 1"),
+    ("-10", "10.0", "the stake on banker must be 0 or more, got -10, on hand 3 of shoe 1"),
+    ("-0.001", "10.0", r"the stake on banker must be 0 or more, got -0.001, on hand 3"),
     ("'ten'", "10.0", "the stake on banker must be a number, got 'ten'"),
     ("{'a': 1}", "10.0", "the stake on banker must be a number, got {'a': 1}"),
     # equal to the stakes of the hands before, and hashed alike: not numbers all the same
