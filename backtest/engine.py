@@ -368,7 +368,8 @@ def check_seats(config: RunConfig, strategies: Sequence[Strategy], hands: Hands)
                 raise ConfigError(f"{where}: params.side_bets.{bet}: {stake:g} is over the "
                                   f"table maximum for {bet} ({top:g}); give at most {top:g}")
         fixed = strat.fixed_stakes() if isinstance(strat, Builtin) else None
-        _warn_below_minimum(config, strat, fixed, where)
+        side = {bet: float(head[P_SIDE + bet.code]) for bet in BETS}
+        _warn_off_limits(config, strat, fixed, side, where)
         if fixed:
             from fractions import Fraction
 
@@ -388,23 +389,39 @@ class BelowMinimumWarning(UserWarning):
     """A built-in's stake is under the table minimum: the table raises it."""
 
 
-def _warn_below_minimum(config: RunConfig, strat: Strategy, fixed: dict[Bet, float] | None,
-                        where: str) -> None:
-    """Say when a built-in's base stake (or a flat stake) is under the table
-    minimum: raised to it on every hand, the system does not run as written."""
+class OverMaximumWarning(UserWarning):
+    """A built-in's base or flat stake is over the table maximum."""
+
+
+def _warn_off_limits(config: RunConfig, strat: Strategy, fixed: dict[Bet, float] | None,
+                     side: dict[Bet, float], where: str) -> None:
+    """Say when a built-in's base stake, a flat stake or a side bet is under the
+    table minimum (raised to it on every hand), or a base or flat stake over
+    the maximum (played at the maximum on every hand): either way the system
+    does not run as written."""
     if not isinstance(strat, Builtin):
         return
     base = getattr(strat.params, "base", None)
     asked = dict(fixed or {})
     if isinstance(base, (int, float)):
         asked.update({b: float(base) for b in strat.main_bets()})
-    low = [(b, x) for b, x in sorted(asked.items(), key=lambda i: i[0].code)
-           if 0 < x < config.limits.minimum[b]]
+    limits = config.limits
+    low = [(b, x, "") for b, x in sorted(asked.items(), key=lambda i: i[0].code)
+           if 0 < x < limits.minimum[b]]
+    low += [(b, x, "side bet ") for b, x in side.items() if 0 < x < limits.minimum[b]]
     if low:
-        said = ", ".join(f"{x:g} on {b} (minimum {config.limits.minimum[b]:g})" for b, x in low)
+        said = ", ".join(f"{kind}{x:g} on {b} (minimum {limits.minimum[b]:g})"
+                         for b, x, kind in low)
         warnings.warn(f"{where}: stakes under the table minimum are raised to it, so the "
                       f"system does not run as written: {said}", BelowMinimumWarning,
                       stacklevel=2)
+    high = [(b, x) for b, x in sorted(asked.items(), key=lambda i: i[0].code)
+            if x > limits.maximum[b]]
+    if high:
+        said = ", ".join(f"{x:g} on {b} (maximum {limits.maximum[b]:g})" for b, x in high)
+        warnings.warn(f"{where}: stakes over the table maximum are played at the maximum on "
+                      f"every hand, so the system does not run as written: {said}",
+                      OverMaximumWarning, stacklevel=2)
 
 
 def _seat_key(seed: int, seat: int) -> np.uint64:

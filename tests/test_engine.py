@@ -685,19 +685,42 @@ def test_stakes_under_the_table_minimum_are_said_and_counted() -> None:
 
     seats = [{"strategy": "martingale", "params": {"base": 5}},
              {"strategy": "flat", "params": {"bets": {"banker": 20, "tie": 0.5}}},
-             {"strategy": "chop"}]
+             {"strategy": "chop"},
+             {"strategy": "paroli", "params": {"side_bets": {"tie": 0.5}}}]
     with pytest.warns(engine.BelowMinimumWarning) as said:
         result = engine.run(generated(seats, sessions=20), workers=1)
     assert [str(w.message) for w in said if w.category is engine.BelowMinimumWarning] == [
         "engine.yaml: seats[0] (martingale): stakes under the table minimum are raised to it, "
         "so the system does not run as written: 5 on banker (minimum 10)",
         "engine.yaml: seats[1] (flat): stakes under the table minimum are raised to it, so the "
-        "system does not run as written: 0.5 on tie (minimum 1)"]
+        "system does not run as written: 0.5 on tie (minimum 1)",
+        "engine.yaml: seats[3] (paroli): stakes under the table minimum are raised to it, so "
+        "the system does not run as written: side bet 0.5 on tie (minimum 1)"]
     raised = dict(result.summary.select("seat", "raised_to_min").rows())
     assert raised["martingale"] > 0 and raised["flat"] > 0 and raised["chop"] == 0
+    assert raised["paroli"] > 0
     assert result.sessions["raised_to_min"].sum() == sum(raised.values())
     text = verdict.verdict(result.summary, 300.0)
     assert f"{raised['martingale']:,} stakes were under the table minimum and raised" in text
+
+
+def test_stakes_over_the_table_maximum_are_said() -> None:
+    """A base or flat stake over the maximum is played at the maximum on every
+    hand (a maximum hit each time): a warning before the run."""
+    seats = [{"strategy": "martingale", "params": {"base": 500}},
+             {"strategy": "flat", "params": {"bets": {"banker": 20, "tie": 80}}},
+             {"strategy": "chop", "params": {"base": 200}}]
+    with pytest.warns(engine.OverMaximumWarning) as said:
+        result = engine.run(generated(seats, sessions=5, bankroll=100_000), workers=1)
+    assert [str(w.message) for w in said if w.category is engine.OverMaximumWarning] == [
+        "engine.yaml: seats[0] (martingale): stakes over the table maximum are played at the "
+        "maximum on every hand, so the system does not run as written: 500 on banker "
+        "(maximum 200)",
+        "engine.yaml: seats[1] (flat): stakes over the table maximum are played at the maximum "
+        "on every hand, so the system does not run as written: 80 on tie (maximum 50)"]
+    hits = dict(result.summary.select("seat", "max_hits").rows())
+    hands = dict(result.summary.select("seat", "hands").rows())
+    assert hits["martingale"] == hands["martingale"] and hits["chop"] == 0
 
 
 def test_seat_labels_are_unique() -> None:

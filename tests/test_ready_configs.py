@@ -61,7 +61,8 @@ def test_a_ready_config_runs_a_few_sessions_as_written(path: Path) -> None:
         # a stake under the table minimum (raised to it) would not run as written, nor
         # would shoes played again or left out (numba's own warnings, as it compiles
         # with a cold cache, are not the config's)
-        for warning in (engine.BelowMinimumWarning, engine.ReplayedShoesWarning,
+        for warning in (engine.BelowMinimumWarning, engine.OverMaximumWarning,
+                        engine.ReplayedShoesWarning,
                         engine.UnplayedShoesWarning, IncompleteHandWarning):
             warnings.simplefilter("error", warning)
         result = engine.run(config, sessions=SMOKE_SESSIONS, workers=1)
