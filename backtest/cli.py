@@ -16,7 +16,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from backtest.errors import BacktestError, RulesError, UsageError, shown, shown_count
+from backtest.errors import BacktestError, RulesError, ShoeFormatError, UsageError, shown, shown_count
 
 app = typer.Typer(
     name="backtest",
@@ -39,16 +39,30 @@ def _echo(text: str) -> None:
     typer.echo(text, nl=not text.endswith("\n"))
 
 
+def _check_decks_option(decks: int | None) -> None:
+    from backtest.shoe import MAX_DECKS
+
+    if decks is not None and not 1 <= decks <= MAX_DECKS:
+        raise UsageError(f"--decks must be a whole number from 1 to {MAX_DECKS}, got {shown(decks)}")
+
+
 @app.command()
 def deal(
     shoe_file: Annotated[Path, typer.Argument(help="A recorded shoe file (card or outcome level).")],
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.TABLE,
-    decks: Annotated[int, typer.Option(help="Decks in the shoe the records came from.")] = 8,
+    decks: Annotated[Optional[int], typer.Option(
+        help="Decks in the shoe the records came from (default: what the file says, else 8)."
+    )] = None,
     burn: Annotated[bool, typer.Option(help="Apply the burn rule to card-level shoes.")] = False,
 ) -> None:
     """Print every hand of a recorded shoe."""
     from backtest import recorded, render
 
+    _check_decks_option(decks)
+    try:
+        decks = recorded.shoe_decks(shoe_file, decks, "--decks")
+    except ShoeFormatError as exc:
+        raise UsageError(str(exc)) from None
     hands = recorded.read_shoes(shoe_file, decks=decks, burn=burn)
     _echo(render.hands(hands, fmt.value))
 
@@ -103,7 +117,8 @@ def shoe_generate(
 
 @app.command("odds")
 def odds_command(
-    decks: Annotated[int, typer.Option(help="Decks in the shoe.")] = 8,
+    decks: Annotated[Optional[int], typer.Option(
+        help="Decks in the shoe (default 8, or what the --shoe file says).")] = None,
     rules: Annotated[str, typer.Option(help="Rules preset name or YAML file.")] = "commission",
     remove: Annotated[Optional[str], typer.Option(
         help='Cards taken out of the shoe, e.g. "5 5 K Td" (by rank; a card with '
@@ -112,7 +127,7 @@ def odds_command(
         exists=True, dir_okay=False,
         help="A recorded shoe (card level): take out the cards of its first hands.")] = None,
     after_hands: Annotated[Optional[int], typer.Option(
-        help="With --shoe: how many of its hands have been dealt.")] = None,
+        help="With --shoe: how many of its hands have been dealt (default 0).")] = None,
     shoe_number: Annotated[Optional[int], typer.Option(
         help="With --shoe: which of the file's shoes (1 for the first).")] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.TABLE,
@@ -121,10 +136,9 @@ def odds_command(
     from backtest import odds
     from backtest.cards import parse_cards
     from backtest.rules import load_rules
-    from backtest.shoe import MAX_DECKS
 
-    if (shoe is None) != (after_hands is None):
-        raise UsageError("--shoe and --after-hands go together: give both, or neither")
+    if after_hands is not None and shoe is None:
+        raise UsageError("--after-hands needs --shoe (a recorded file of shoes)")
     if shoe_number is not None and shoe is None:
         raise UsageError("--shoe-number needs --shoe (a recorded file of shoes)")
     try:
@@ -137,13 +151,17 @@ def odds_command(
         if Path(rules).is_file():   # what the file says: exit 1
             raise
         raise UsageError(f"--rules: {exc}") from None   # no such preset or file
-    if not 1 <= decks <= MAX_DECKS:
-        raise UsageError(f"--decks must be a whole number from 1 to {MAX_DECKS}, got {shown(decks)}")
+    _check_decks_option(decks)
     hands = None
     if shoe is not None:
         from backtest import recorded
 
+        try:
+            decks = recorded.shoe_decks(shoe, decks, "--decks")
+        except ShoeFormatError as exc:
+            raise UsageError(str(exc)) from None
         hands = recorded.read_shoes(shoe, decks=decks)
+    decks = 8 if decks is None else decks
     # as odds.shoe_odds, with each option's error named as the option (exit 2)
     out: list[int] = []
     if hands is not None:

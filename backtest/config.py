@@ -37,8 +37,8 @@ from typing import Any
 import yaml
 
 from backtest import yamlfile
-from backtest.errors import (BacktestError, ConfigError, RulesError, StrategyError, UsageError,
-                             describe_raised, shown)
+from backtest.errors import (BacktestError, ConfigError, RulesError, ShoeFormatError,
+                             StrategyError, UsageError, describe_raised, shown)
 from backtest.rules import Bet, Rules, load_rules
 from backtest.shoe import MAX_DECKS, ShoeSpec
 
@@ -225,7 +225,7 @@ def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None,
         # decks, and the whole file (the config's sessions were for generated
         # shoes, which never run out)
         if isinstance(shoe, Mapping) and "decks" in shoe and isinstance(shoes, Mapping) \
-                and "decks" not in shoes:
+                and "decks" not in shoes and not _declares_decks(shoes.get("file")):
             merged["shoes"] = {**shoes, "decks": shoe["decks"]}
         merged.pop("sessions", None)
     try:
@@ -233,6 +233,13 @@ def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None,
     except ConfigError as exc:
         given = {k for k, v in (overrides or {}).items() if v is not None}
         raise _with_line(exc, path, given) from None
+
+
+def _declares_decks(file: Any) -> bool:
+    """Whether a shoe file says how many decks its shoes were dealt from."""
+    from backtest.recorded import declared_decks
+
+    return isinstance(file, str) and declared_decks(file) is not None
 
 
 def _with_line(exc: ConfigError, path: Path, overridden: set[str]) -> ConfigError:
@@ -290,9 +297,15 @@ def parse_config(data: Mapping[str, Any], base_dir: Path = Path("."),
             fpath = Path(file)
         if not fpath.is_file():
             raise sec.fail("file", f"file {file} does not exist (looked in {fpath.parent})")
-        recorded = RecordedShoes(fpath, sec.number("decks", 8, minimum=1, maximum=MAX_DECKS,
-                                                   whole=True),
-                                 sec.flag("loop", False), sec.flag("burn", False))
+        decks = sec.number("decks", None, minimum=1, maximum=MAX_DECKS, whole=True,
+                           optional=True)
+        from backtest.recorded import shoe_decks
+
+        try:   # unless given, as many as the file says (else 8)
+            decks = shoe_decks(fpath, decks, "shoes.decks")
+        except ShoeFormatError as exc:
+            raise ConfigError(f"{source}: {exc}") from None
+        recorded = RecordedShoes(fpath, decks, sec.flag("loop", False), sec.flag("burn", False))
     else:
         sec = _Section(raw.get("shoe"), "shoe", source)
         sec.check_keys(("decks", "cut_card", "extra_hands", "burn", "cut"))

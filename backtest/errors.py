@@ -81,7 +81,10 @@ def shown(value: object, limit: int = 40) -> str:
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** 18:
         # by its size (a number past 4,300 digits has no repr)
         sign = "a negative" if value < 0 else "a"
-        return f"{sign} number of about {int(abs(value).bit_length() * 0.30103) + 1} digits"
+        bits = abs(value).bit_length()
+        if bits < 14_000:   # within what str() converts
+            return f"{sign} number of {len(str(abs(value)))} digits"
+        return f"{sign} number of about {int(bits * 0.30103) + 1:,} digits"
     text = repr(value)
     if len(text) <= limit:
         return text

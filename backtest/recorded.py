@@ -60,7 +60,48 @@ class IncompleteHandWarning(UserWarning):
 # --- reading ------------------------------------------------------------------------
 
 
-def read_shoes(path: StrPath, decks: int = 8, burn: bool = False,
+#: `decks=N` in a comment before a file's first shoe (as `shoe generate` writes)
+_DECLARED_DECKS = re.compile(r"(?<![\w-])decks\s*=\s*(\d+)\b")
+
+
+def declared_decks(path: StrPath) -> tuple[int, int] | None:
+    """(decks, line) if the comment lines (`#`) that open a text shoe file
+    say `decks=N`, as `backtest shoe generate` writes them; else None."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for number, line in enumerate(f, start=1):
+                text = line.strip().removeprefix("\ufeff")
+                if not text:
+                    continue
+                if not text.startswith("#") or number > 100:
+                    return None
+                found = _DECLARED_DECKS.search(text)
+                if found:
+                    return int(found.group(1)), number
+    except OSError:
+        return None
+    return None
+
+
+def shoe_decks(path: StrPath, decks: int | None, asked: str = "decks") -> int:
+    """The decks of the shoes in `path`: `decks` if given, else what the file
+    declares (`declared_decks`), else 8. A file that declares other decks
+    than `decks` is an error naming `asked` (the key or option that gave them)."""
+    declared = declared_decks(path)
+    if decks is None:
+        return declared[0] if declared else 8
+    if declared and declared[0] != decks:
+        raise ShoeFormatError(
+            f"{asked} is {decks}, but {os.fspath(path)}, line {declared[1]} says its shoes were "
+            f"dealt from {_decks(declared[0])}; give {declared[0]}, or leave {asked} out")
+    return decks
+
+
+def _decks(n: int) -> str:
+    return "1 deck" if n == 1 else f"{n} decks"
+
+
+def read_shoes(path: StrPath, decks: int | None = None, burn: bool = False,
                fmt: str | None = None) -> Hands:
     """Read every shoe of a recorded file, in any of `FORMATS`.
 
@@ -69,9 +110,12 @@ def read_shoes(path: StrPath, decks: int = 8, burn: bool = False,
     commas is a CSV (a `card` column: card level; a `winner` column: outcome
     level); other text is road strings if it is mostly B, P and T, else cards.
     `decks` is the size of the shoe the records came from (cards are checked
-    against it); `burn` applies the burn rule to card-level shoes.
+    against it): by default what the file declares (`shoe_decks`), else 8;
+    `burn` applies the burn rule to card-level shoes.
     """
-    _check_decks(decks)
+    if decks is not None:
+        _check_decks(decks)
+    decks = shoe_decks(path, decks)
     if fmt is not None and fmt not in FORMATS:
         raise UsageError(f"unknown shoe file format {fmt!r}; known formats: {', '.join(FORMATS)}")
     source, text = _load(path)
@@ -90,17 +134,17 @@ def read_shoes(path: StrPath, decks: int = 8, burn: bool = False,
     return _road(text, source)
 
 
-def read_card_text(path: StrPath, decks: int = 8, burn: bool = False) -> Hands:
+def read_card_text(path: StrPath, decks: int | None = None, burn: bool = False) -> Hands:
     """Card-level text: one shoe per line, cards such as `KS 9h 10♦ a` in order."""
     return read_shoes(path, decks=decks, burn=burn, fmt="card-text")
 
 
-def read_card_csv(path: StrPath, decks: int = 8, burn: bool = False) -> Hands:
+def read_card_csv(path: StrPath, decks: int | None = None, burn: bool = False) -> Hands:
     """Card-level CSV: columns `shoe,card`, one card per row, a shoe's rows together."""
     return read_shoes(path, decks=decks, burn=burn, fmt="card-csv")
 
 
-def read_outcome_csv(path: StrPath, decks: int = 8) -> Hands:
+def read_outcome_csv(path: StrPath, decks: int | None = None) -> Hands:
     """Outcome-level CSV: `shoe,winner` and any of the optional columns in
     `OUTCOME_COLUMNS`; with `player_cards,banker_cards` every column is known."""
     return read_shoes(path, decks=decks, fmt="outcome-csv")
@@ -297,7 +341,7 @@ def _check_composition(cards: np.ndarray, decks: int, locate: Callable[[int], st
                           f"{_ordinal(decks + 1)}"))
     if found:
         at, what = min(found)
-        raise ShoeFormatError(f"{locate(at)}: {what}; is the shoe really {decks} decks?")
+        raise ShoeFormatError(f"{locate(at)}: {what}; is the shoe really {_decks(decks)}?")
 
 
 def _burn_count(first: int) -> int:

@@ -732,6 +732,9 @@ def test_cli_after_hands_of_a_recorded_shoe(tmp_path: Path) -> None:
         odds.outcome_table(counts).counts[Event.PLAYER]
 
 
+REPO_DATA = Path(__file__).resolve().parents[1] / "data"
+
+
 def run_main(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
              *args: str) -> tuple[int, str]:
     """Run the real entry point in this process: (exit code, stderr)."""
@@ -754,10 +757,14 @@ def run_main(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
     (["--rules", ""], 2, "error: --rules: no rules given (an empty name): give a preset "
      "(commission, no-commission, ez"),
     (["--remove", "5 Z"], 2, "error: --remove: unknown card 'Z'"),
-    (["--after-hands", "3"], 2, "error: --shoe and --after-hands go together"),
+    (["--after-hands", "3"], 2, "error: --after-hands needs --shoe"),
     (["--decks", "0"], 2, "error: --decks must be a whole number from 1 to 64, got 0"),
     (["--decks", "99999999999999999999"], 2,
-     "error: --decks must be a whole number from 1 to 64, got 99999999999999999999"),
+     "error: --decks must be a whole number from 1 to 64, got a number of 20 digits"),
+    # a file that says how many decks it was dealt from (as `shoe generate` writes)
+    (["--decks", "8", "--shoe", str(REPO_DATA / "generated-6deck-seed2.txt")], 2,
+     f"error: --decks is 8, but {REPO_DATA / 'generated-6deck-seed2.txt'}, line 1 says its "
+     "shoes were dealt from 6 decks; give 6, or leave --decks out"),
 ])
 def test_cli_errors(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
                     args: list[str], code: int, message: str) -> None:
@@ -777,6 +784,22 @@ def test_cli_after_hands_errors_name_the_option(monkeypatch: pytest.MonkeyPatch,
     code, err = run_main(monkeypatch, capsys, "--shoe", str(shoe), "--after-hands", after)
     assert (code, err.count("\n")) == (2, 1)
     assert err.startswith(message), err
+
+
+def test_cli_reads_a_shoe_file_s_decks() -> None:
+    """Without --decks, a file's `decks=N` comment gives the shoe's size (else
+    8); without --after-hands, the composition before its first hand."""
+    from backtest import recorded
+
+    six = REPO_DATA / "generated-6deck-seed2.txt"
+    hands = recorded.read_shoes(six)
+    for after in (["--after-hands", "10"], []):
+        out = runner.invoke(app, ["odds", "--shoe", str(six), *after, "--format", "json"])
+        assert out.exit_code == 0, out.output
+        k = 10 if after else 0
+        assert json.loads(out.stdout)["shoe"]["cards"] == \
+            int(odds.composition_after(hands, k, 6).sum()) == 6 * 52 - len(odds.cards_before(
+                hands, k, 6))
 
 
 def test_cli_unknown_rules_key_in_a_yaml_file(monkeypatch: pytest.MonkeyPatch,

@@ -15,13 +15,14 @@ from hypothesis import strategies as st
 
 from backtest import kernels, recorded, render
 from backtest.cards import make_card, parse_cards
-from backtest.errors import MissingDataError, ShoeFormatError, UsageError
+from backtest.errors import ConfigError, MissingDataError, ShoeFormatError, UsageError
 from backtest.hands import ALL_KNOWN, Hands
 from backtest.recorded import IncompleteHandWarning, deal_cards, format_card_text, read_shoes
 from backtest.rules import Bet, Winner, deal_hand, deal_hands
 from backtest.shoe import ShoeSpec, generate_hands
 
-DATA = Path(__file__).resolve().parent.parent / "data"
+REPO = Path(__file__).resolve().parent.parent
+DATA = REPO / "data"
 LIVE = DATA / "live-table-shoe-state.json"
 COLUMNS = ("shoe", "hand", "cards", "player_total", "banker_total", "winner", "natural",
            "player_pair", "banker_pair", "player_cards", "banker_cards")
@@ -588,3 +589,52 @@ def test_every_hand_with_cards_has_each_sides_first_two() -> None:
         assert hands.cards[:, [0, 1, 3, 4]].all(), hands.source
         assert ((hands.cards[:, 2] != 0) == (hands.player_cards == 3)).all(), hands.source
         assert ((hands.cards[:, 5] != 0) == (hands.banker_cards == 3)).all(), hands.source
+
+
+def test_a_file_s_declared_decks(tmp_path: Path) -> None:
+    """`decks=N` in the comments that open a file (as `shoe generate` writes)
+    is the shoe's size unless the reader is told one; a different size given
+    is an error naming both; no such comment: 8."""
+    from backtest.config import parse_config
+
+    six = DATA / "generated-6deck-seed2.txt"
+    assert recorded.declared_decks(six) == (6, 1)
+    assert recorded.shoe_decks(six, None) == 6 and recorded.shoe_decks(six, 6) == 6
+    with pytest.raises(ShoeFormatError, match=r"shoes.decks is 8, but .*generated-6deck-seed2.txt, "
+                                              r"line 1 says its shoes were dealt from 6 decks; "
+                                              r"give 6, or leave shoes.decks out"):
+        recorded.shoe_decks(six, 8, "shoes.decks")
+    one = tmp_path / "one.txt"
+    one.write_text("# a shoe of my own\n\n# dealt from decks = 1, by hand\n"
+                   "5H 9C KD 2S 3C 8D\n# decks=4 (a comment after the cards says nothing)\n",
+                   encoding="utf-8")
+    assert recorded.declared_decks(one) == (1, 3)
+    with pytest.raises(ShoeFormatError, match=r"line 3 says its shoes were dealt from 1 deck;"):
+        recorded.read_shoes(one, decks=2)
+    plain = tmp_path / "plain.txt"
+    plain.write_text("5H 9C KD 2S 3C 8D\n# decks=4\n", encoding="utf-8")
+    assert recorded.declared_decks(plain) is None and recorded.shoe_decks(plain, None) == 8
+    # a 1-deck shoe is checked as one: a second KD is one too many
+    twice = tmp_path / "twice.txt"
+    twice.write_text("# decks=1\nKD 9C KD 2S 3C 8D\n", encoding="utf-8")
+    with pytest.raises(ShoeFormatError, match=r"is the shoe really 1 deck\?"):
+        recorded.read_shoes(twice)
+    # a run config: the file's decks unless `shoes.decks` says them, and then they must agree
+    seats = [{"strategy": "flat"}]
+    cfg = parse_config({"shoes": {"file": str(six)}, "seats": seats}, source="r.yaml")
+    assert cfg.recorded is not None and cfg.recorded.decks == 6
+    with pytest.raises(ConfigError, match=r"r.yaml: shoes.decks is 8, but .* 6 decks"):
+        parse_config({"shoes": {"file": str(six), "decks": 8}, "seats": seats}, source="r.yaml")
+    # run --shoes: the file's decks, else those of the generated shoes it replaces
+    from backtest.config import load_config
+
+    def played(config: Path, file: Path) -> int:
+        cfg = load_config(config, {"shoes": {"file": str(file)}}, remove=("shoe",),
+                          merge=("shoes",))
+        assert cfg.recorded is not None
+        return cfg.recorded.decks
+
+    assert played(REPO / "configs" / "verdict.yaml", six) == 6
+    four = tmp_path / "four.yaml"
+    four.write_text("shoe: {decks: 4}\nseats:\n  - strategy: flat\n", encoding="utf-8")
+    assert played(four, plain) == 4 and played(four, six) == 6

@@ -562,7 +562,7 @@ def test_forbidden_combinations() -> None:
     ("dragon7_payout", False, "number"),
     ("boxes", 0, "from 1 to 14"),
     ("boxes", 15, "from 1 to 14"),
-    ("boxes", 10 ** 309, "from 1 to 14 .*, got a number of about 310 digits"),
+    ("boxes", 10 ** 309, "from 1 to 14 .*, got a number of 310 digits"),
     ("boxes", True, "whole number"),
     ("boxes", 2.5, "whole number"),
     ("player_and_banker_together", "yes", "true or false"),

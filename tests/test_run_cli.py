@@ -75,11 +75,11 @@ BAD_CONFIGS = {
     "description": (SMALL + "description: [1, 2]\n", "description: expected text, got [1, 2]"),
     # whole numbers past any float: quoted by their size, never a traceback
     "huge-whole-number": (SMALL.replace("sessions: 5", f"sessions: {10 ** 309}"),
-                          "sessions: at most 1,000,000,000, got a number of about 310 digits"),
+                          "sessions: at most 1,000,000,000, got a number of 310 digits"),
     "huge-negative-seed": (SMALL.replace("seed: 1", f"seed: -{10 ** 309}"),
-                           "seed: must be at least 0, got a negative number of about 310 digits"),
+                           "seed: must be at least 0, got a negative number of 310 digits"),
     "huge-decks": (SMALL.replace("decks: 8", f"decks: {10 ** 309}"),
-                   "shoe.decks must be a whole number from 1 to 64, got a number of about 310 "
+                   "shoe.decks must be a whole number from 1 to 64, got a number of 310 "
                    "digits"),
     "inline-rules": (SMALL + "rules: {base: commision, tie_payout: 9}\n",
                      ".yaml: line 10: rules: base: unknown rules preset 'commision'; did you "
