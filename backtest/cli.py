@@ -210,6 +210,8 @@ def run(
         _check_seed(seed)
         overrides["seed"] = seed
     if shoes is not None:
+        if shoes.is_dir():
+            raise UsageError(f"--shoes: {shoes} is a directory, not a shoe file")
         if not shoes.is_file():
             raise UsageError(f"--shoes: file {shoes} does not exist")
         overrides["shoes"] = {"file": str(shoes.resolve())}
@@ -217,18 +219,21 @@ def run(
     # stay, or for generated shoes their decks (and the file is played whole)
     cfg = load_config(config, overrides, remove=("shoe",) if shoes is not None else (),
                       merge=("shoes",))
-    if out is not None:
-        outputs.check_out_dir(out)
-    # the sessions frames go to disk chunk by chunk, so memory stays flat
-    with tempfile.TemporaryDirectory(dir=out, prefix=".sessions-") as spill:
-        with outputs.progress_bar() as progress:
-            result = run_engine(cfg, sessions=sessions, workers=workers, ledger=ledger,
-                                progress=progress, spill=Path(spill))
-        if out is not None:
-            from backtest.engine import bankroll_paths
+    made = outputs.check_out_dir(out) if out is not None else []
+    try:
+        # the sessions frames go to disk chunk by chunk, so memory stays flat
+        with tempfile.TemporaryDirectory(dir=out, prefix=".sessions-") as spill:
+            with outputs.progress_bar() as progress:
+                result = run_engine(cfg, sessions=sessions, workers=workers, ledger=ledger,
+                                    progress=progress, spill=Path(spill))
+            if out is not None:
+                from backtest.engine import bankroll_paths
 
-            written = outputs.write_run(out, result, bankroll_paths(result))
-            typer.echo(f"wrote {', '.join(written)} to {out}", err=True)
+                written = outputs.write_run(out, result, bankroll_paths(result))
+                typer.echo(f"wrote {', '.join(written)} to {out}", err=True)
+    except BaseException:
+        outputs.remove_made(made)   # a run that fails leaves no new, empty --out
+        raise
     if fmt is Format.JSON:
         _echo(verdict.to_json(result.summary))
     elif fmt is Format.CSV:

@@ -125,16 +125,18 @@ def count_sessions(config: RunConfig, override: int | None = None) -> int:
     if max(plan.takes, default=1) > SHOE_MASK + 1:
         raise ConfigError(f"{config.source}: session.max_hands: a session can play at most "
                           f"{SHOE_MASK + 1:,} shoes, and {plan.session_words} from the "
-                          f"{shoes} shoe(s) of {path} take {max(plan.takes):,}; ask for "
+                          f"{_shoes(shoes)} of {path} take {max(plan.takes):,}; ask for "
                           "fewer hands")
     if plan.available == 0:
-        raise ConfigError(f"{config.source}: shoes.file {path} has {shoes} shoe(s) "
+        raise ConfigError(f"{config.source}: shoes.file {path} has {_shoes(shoes)} "
                           f"({plan.hands:,} hands), too few for one session of "
                           f"{plan.session_words}")
     if n == 0:
         if plan.left_over:
-            warnings.warn(f"{config.source}: the last {plan.left_over} of the {shoes} shoes in "
-                          f"{path} are not played: too few for another session of "
+            last = "the last shoe" if plan.left_over == 1 else f"the last {plan.left_over} shoes"
+            verb = "is" if plan.left_over == 1 else "are"
+            warnings.warn(f"{config.source}: {last} of the {_shoes(shoes)} in "
+                          f"{path} {verb} not played: too few for another session of "
                           f"{plan.session_words} (set sessions and shoes.loop: true to play "
                           "every shoe, some again)", UnplayedShoesWarning, stacklevel=2)
         return plan.available
@@ -145,13 +147,20 @@ def count_sessions(config: RunConfig, override: int | None = None) -> int:
                       "not independent, so the confidence interval and z are narrower than "
                       "the data can support", ReplayedShoesWarning, stacklevel=2)
     if n > plan.available and not config.recorded.loop:
-        # the number came from the config's `sessions`, or from the caller (--sessions)
-        asked = f"{config.source}: sessions:" if override is None else "the sessions asked for:"
-        raise ConfigError(f"{asked} {n} sessions of {plan.session_words} "
-                          f"need more shoes than {path} has ({shoes}, enough for "
-                          f"{plan.available}); set shoes.loop: true to play them again, or "
-                          f"ask for at most {plan.available} sessions")
+        # the number came from the config's `sessions`, or from the caller (--sessions:
+        # a usage error)
+        said = f"{n:,} sessions of {plan.session_words} need more shoes than the " \
+               f"{_shoes(shoes)} of {path}, which make {plan.available:,}; ask for at most " \
+               f"{plan.available:,} sessions, or set shoes.loop: true in the config to play " \
+               "the shoes again"
+        if override is None:
+            raise ConfigError(f"{config.source}: sessions: {said}")
+        raise UsageError(f"--sessions: {said}")
     return n
+
+
+def _shoes(n: int) -> str:
+    return "1 shoe" if n == 1 else f"{n:,} shoes"
 
 
 class UnplayedShoesWarning(UserWarning):

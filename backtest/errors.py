@@ -36,6 +36,10 @@ class StrategyError(BacktestError):
     """A strategy is unknown, badly parameterised, or misbehaved."""
 
 
+class OutputError(BacktestError):
+    """Results cannot be written where they were asked for (a full disk, say)."""
+
+
 class MissingDataError(BacktestError):
     """A recorded shoe lacks a column a bet needs to be settled."""
 

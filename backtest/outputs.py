@@ -16,7 +16,7 @@ from typing import Any
 import polars as pl
 
 from backtest import __version__
-from backtest.errors import UsageError
+from backtest.errors import OutputError, UsageError
 
 
 #: the files `write_run` writes, and the one whose presence marks a complete run
@@ -25,10 +25,11 @@ RUN_FILES = ("sessions.parquet", "paths.parquet", "ledger.parquet", "run.json", 
 MARKERS = {"run": "run.json", "sweep": "sweep.json"}
 
 
-def check_out_dir(out: Path, kind: str = "run") -> None:
+def check_out_dir(out: Path, kind: str = "run") -> list[Path]:
     """Make sure `out` is (or can become) a directory for the results of a
     `kind` ("run" or "sweep"), before any work starts: not a file, writable,
-    and not holding the other kind's results (they share file names)."""
+    and not holding the other kind's results (they share file names). Returns
+    the directories it made, deepest first (for `remove_made`)."""
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} is a file, not a directory")
     for other, marker in MARKERS.items():
@@ -40,12 +41,37 @@ def check_out_dir(out: Path, kind: str = "run") -> None:
             if (out / name).is_dir():
                 raise UsageError(f"--out {out}: {out / name} is a directory; the run writes a "
                                  "file of that name")
+    made = []
+    missing = out
+    while not missing.exists() and missing != missing.parent:
+        made.append(missing)
+        missing = missing.parent
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
+        remove_made(made)
         raise UsageError(f"--out {out}: cannot create the directory: {exc.strerror}") from None
     if not os.access(out, os.W_OK | os.X_OK):
+        remove_made(made)
         raise UsageError(f"--out {out}: the directory is not writable; give one you can write to")
+    try:   # what access() cannot tell: a read-only mount, a filesystem of the kernel's
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as exc:
+        remove_made(made)
+        raise UsageError(f"--out {out}: cannot write files there ({exc.strerror}); give a "
+                         "directory you can write to") from None
+    return made
+
+
+def remove_made(made: list[Path]) -> None:
+    """Remove the directories `check_out_dir` made, deepest first, as long as
+    they are empty: a run that fails leaves no empty --out behind."""
+    for path in made:
+        try:
+            path.rmdir()
+        except OSError:
+            return
 
 
 def _umask() -> int:
@@ -115,6 +141,18 @@ def write_run(out: Path, result: Any, paths: pl.DataFrame | None = None) -> list
     meta = {"kind": "run", "version": __version__, "name": cfg.name, "seed": result.seed,
             "sessions": sessions, "hands": result.hands, "rules": cfg.rules.to_mapping(),
             "config": dict(cfg.raw) | {"sessions": sessions}, "bankroll": cfg.session.bankroll}
+    try:
+        return _write_run(out, meta, result, paths)
+    except (OSError, pl.exceptions.PolarsError) as exc:
+        # a full disk, say: what was in `out` before is as it was
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else \
+            " ".join(str(exc).split())
+        raise OutputError(f"--out {out}: cannot write the results: {reason}; the files "
+                          "already there are unchanged") from None
+
+
+def _write_run(out: Path, meta: dict[str, Any], result: Any,
+               paths: pl.DataFrame | None) -> list[str]:
     with tempfile.TemporaryDirectory(dir=out, prefix=".run-") as staging:
         stage = Path(staging)
         write_parquet(result.sessions, stage / "sessions.parquet")

@@ -374,7 +374,7 @@ def test_recorded_sessions_of_max_hands_read_on_into_the_next_shoes(road_file: P
     The last shoe makes no whole session: it is not played, and the run says so."""
     flat = [{"strategy": "flat", "params": {"bets": {"player": 10}}}]
     with pytest.warns(engine.UnplayedShoesWarning,
-                      match=r"recorded.yaml: the last 1 of the 3 shoes in .*roads.txt are not "
+                      match=r"recorded.yaml: the last shoe of the 3 shoes in .*roads.txt is not "
                             r"played: too few for another session of 7 hands"):
         result = engine.run(recorded(road_file, flat, max_shoes=None, max_hands=7), ledger=True)
     assert _winners(result) == {1: ROADS[0] + ROADS[1][:2]}

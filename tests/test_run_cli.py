@@ -334,22 +334,67 @@ def test_an_unwritable_out_directory_is_refused_before_any_work(
         outputs.check_out_dir(tmp_path)
 
 
+@pytest.mark.parametrize("failure", ["os", "polars"])
 def test_a_full_disk_while_writing_is_one_line_not_a_traceback(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        failure: str) -> None:
+    """Whichever library finds the disk full, the message names --out, and
+    what was there before is kept."""
+    import polars as pl
+
     from backtest import outputs
 
-    def full(*args: object, **kwargs: object) -> None:
-        raise OSError(28, "No space left on device", str(tmp_path / "out" / "sessions.parquet"))
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "summary.parquet").write_text("an earlier run's\n", encoding="utf-8")
 
-    monkeypatch.setattr(outputs, "write_run", full)
-    code, out, err = backtest_here(monkeypatch, capsys, "run", str(REPO / VERDICT),
-                                   "--sessions", "3", "--out", str(tmp_path / "out"))
+    def full(*args: object, **kwargs: object) -> None:
+        if failure == "os":
+            raise OSError(28, "No space left on device")
+        raise pl.exceptions.ComputeError("No space left on device (os error 28)")
+
+    monkeypatch.setattr(outputs, "write_parquet", full)
+    code, _, err = backtest_here(monkeypatch, capsys, "run", str(REPO / VERDICT),
+                                 "--sessions", "3", "--out", str(out))
     assert code == 1
+    said = "No space left on device" + ("" if failure == "os" else " (os error 28)")
     assert err.strip().splitlines()[-1] == (
-        f"error: {tmp_path / 'out' / 'sessions.parquet'}: No space left on device")
+        f"error: --out {out}: cannot write the results: {said}; the files already there are "
+        "unchanged")
     assert "Traceback" not in err
-    assert not list((tmp_path / "out").glob(".sessions-*"))   # the spilled parts are gone
+    assert sorted(p.name for p in out.iterdir()) == ["summary.parquet"]   # nothing half-written
+    assert (out / "summary.parquet").read_text(encoding="utf-8") == "an earlier run's\n"
+
+
+def test_a_run_that_fails_leaves_no_new_out_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """--out is made before the run, so that the run can spill into it; a run
+    refused by a check of its own (a bad shoe file here) removes it again, and
+    a directory where no file can be made is refused at once."""
+    import tempfile
+
+    bad = tmp_path / "bad.txt"
+    bad.write_text("5H 9C XX 2S\n", encoding="utf-8")
+    out = tmp_path / "new" / "out"
+    code, _, err = backtest_here(monkeypatch, capsys, "run", str(REPO / VERDICT), "--shoes",
+                                 str(bad), "--out", str(out))
+    assert code != 0 and "XX" in err
+    assert not (tmp_path / "new").exists()
+    code, _, err = backtest_here(monkeypatch, capsys, "run", str(REPO / VERDICT), "--shoes",
+                                 str(tmp_path), "--out", str(out))
+    assert (code, err.strip()) == (2, f"error: --shoes: {tmp_path} is a directory, not a shoe "
+                                      "file")
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise OSError(1, "Operation not permitted")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", refused)
+    code, _, err = backtest_here(monkeypatch, capsys, "run", str(REPO / VERDICT),
+                                 "--sessions", "3", "--out", str(out))
+    assert (code, err.strip()) == (2, f"error: --out {out}: cannot write files there (Operation "
+                                      "not permitted); give a directory you can write to")
+    assert not (tmp_path / "new").exists()
 
 
 # options click checks (types, choices, commands): its usage message and exit
@@ -551,7 +596,7 @@ def test_more_sessions_than_the_shoes_make_names_where_the_number_came_from(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     """Too many sessions for a recorded file: the config's `sessions` key when
-    the config asked, the sessions asked for when --sessions did."""
+    the config asked, --sessions when it did."""
     shoes = read_shoes(REPO / RECORDED).n_shoes
     config = tmp_path / "many.yaml"
     config.write_text(f"shoes: {{file: {REPO / RECORDED}}}\nsessions: {shoes + 1}\n"
@@ -559,11 +604,12 @@ def test_more_sessions_than_the_shoes_make_names_where_the_number_came_from(
     code, out, err = backtest_here(monkeypatch, capsys, "run", str(config))
     assert code == 1 and out == ""
     assert err.startswith(f"error: {config}: sessions: {shoes + 1} sessions of 1 shoe need more "
-                          f"shoes than {REPO / RECORDED} has ({shoes}, enough for {shoes})")
+                          f"shoes than the {shoes} shoes of {REPO / RECORDED}, which make "
+                          f"{shoes}; ask for at most {shoes} sessions, or set shoes.loop: true")
     code, out, err = backtest_here(monkeypatch, capsys, "run", str(REPO / VERDICT), "--shoes",
                                    str(REPO / RECORDED), "--sessions", str(shoes + 2))
-    assert code == 1 and out == ""
-    assert err.startswith(f"error: the sessions asked for: {shoes + 2} sessions of 1 shoe")
+    assert code == 2 and out == ""   # an option's value: a usage error
+    assert err.startswith(f"error: --sessions: {shoes + 2} sessions of 1 shoe")
     assert str(REPO / VERDICT) not in err   # the file did not ask for them
 
 
