@@ -209,9 +209,16 @@ def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None,
     the whole file unless told how many sessions."""
     path = Path(path)
     data = read_yaml(path)
+    if data is None:
+        raise ConfigError(f"{path}: the file is empty; a run config is a mapping of keys "
+                          f"({', '.join(TOP_KEYS)}): see configs/verdict.yaml")
     if not isinstance(data, Mapping):
         raise ConfigError(f"{path}: a run config is a mapping of keys "
                           f"({', '.join(TOP_KEYS)}), got {_show(data)}")
+    sweep_keys = [k for k in ("grid", "zip") if k in data]
+    if sweep_keys:
+        raise ConfigError(f"{path}: this is a sweep (it has `{sweep_keys[0]}`), not a run "
+                          f"config: run it with `backtest sweep {path} --out DIR`")
     merged = {k: v for k, v in data.items() if k not in remove}
     for key, value in (overrides or {}).items():
         if value is None:
@@ -276,6 +283,9 @@ def parse_config(data: Mapping[str, Any], base_dir: Path = Path("."),
     name = top.text("name", None) or Path(source).stem
     top.text("description", None)   # free text, but text
 
+    if "rules" in raw and raw["rules"] is None:
+        raise top.fail("rules", "is empty: give a preset (commission, no-commission, ez, ...), "
+                                "a rules file, or a mapping; leave the key out for commission")
     try:
         rules = load_rules(_resolve_rules(raw.get("rules", "commission"), base_dir))
     except RulesError as exc:
@@ -406,11 +416,16 @@ def _seats(data: Any, source: str, base_dir: Path) -> tuple[SeatSpec, ...]:
                 message = f"{path}.strategy: {message}"
             raise ConfigError(f"{source}: {message}") from None
         label = sec.text("name", None)
+        if label and not label.isprintable():
+            raise sec.fail("name", f"must be one line of printable text, got {_show(label)}")
         if not label:
-            label = name
+            # a class of the user's (module:Class, file.py:Class): by its own name
+            own = getattr(cls, "name", None)
+            label = base = own if ":" in name and isinstance(own, str) and own.isprintable() \
+                and own else name
             number = i + 1
             while label in labels:
-                label = f"{name} #{number}"
+                label = f"{base} #{number}"
                 number += 1
             labels.add(label)
         seats.append(SeatSpec(label, name, dict(sec.data.get("params") or {}), base_dir))

@@ -35,6 +35,9 @@ class CounterParams(CommonParams):
         for i, b in enumerate(self.bets):
             if b not in names:
                 raise StrategyError(f"{path}.bets[{i}]: unknown bet {b!r}; bets are {', '.join(names)}")
+            if b in self.bets[:i]:
+                raise StrategyError(f"{path}.bets[{i}]: {b!r} is given twice (first as "
+                                    f"bets[{self.bets.index(b)}]); name each bet once")
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -289,3 +289,38 @@ def test_money_parameters_refuse_an_amount_under_a_cent() -> None:
         with pytest.raises(StrategyError, match=message):
             build_params(Params, given)
     assert registry.get("flat").Params.__annotations__["bets"] == "dict[str, Money]"
+
+
+def test_a_user_s_seat_is_called_by_its_class_s_name(tmp_path: Path) -> None:
+    """A seat of a class of one's own, unnamed, is labelled by the class's
+    `name` (numbered when taken), not by the `file.py:Class` that found it; a
+    seat's own name must be one printable line (it labels the printed table)."""
+    path = tmp_path / "mine.py"
+    path.write_text("from strategies.base import Strategy\n\n"
+                    "class Mine(Strategy):\n    name = 'my-system'\n\n"
+                    "    def stakes(self, view):\n        return {'banker': 10}\n\n"
+                    "class Nameless(Strategy):\n"
+                    "    def stakes(self, view):\n        return {'player': 10}\n",
+                    encoding="utf-8")
+    seats = [{"strategy": f"{path}:Mine"}, {"strategy": f"{path}:Mine"},
+             {"strategy": f"{path}:Nameless"}, {"strategy": "flat", "name": "my-system #4"}]
+    cfg = parse_config({"sessions": 2, "seats": seats}, source="mine.yaml")
+    assert [s.label for s in cfg.seats] == ["my-system", "my-system #2", f"{path}:Nameless",
+                                            "my-system #4"]
+    summary = engine.run(cfg, workers=1).summary
+    assert summary["strategy"].to_list()[:3] == [f"{path}:Mine"] * 2 + [f"{path}:Nameless"]
+    with pytest.raises(ConfigError, match=r"mine.yaml: seats\[0\].name: must be one line of "
+                                          r"printable text, got 'a\\nb'"):
+        parse_config({"seats": [{"strategy": "flat", "name": "a\nb"}]}, source="mine.yaml")
+
+
+def test_the_counter_s_bets_are_each_named_once() -> None:
+    from strategies.params import build_params
+
+    params = registry.get("counter").Params
+    assert build_params(params, {"bets": ["banker", "tie"]}).bets == ("banker", "tie")
+    with pytest.raises(StrategyError, match=r"params.bets\[2\]: 'banker' is given twice \(first "
+                                            r"as bets\[0\]\); name each bet once"):
+        build_params(params, {"bets": ["banker", "tie", "banker"]})
+    with pytest.raises(StrategyError, match=r"params.bets\[1\]: unknown bet 'bnker'"):
+        build_params(params, {"bets": ["banker", "bnker"]})

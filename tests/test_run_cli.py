@@ -73,6 +73,14 @@ BAD_CONFIGS = {
         f"  - &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 6)),
                    "it holds more than 100,000 values once its aliases are expanded"),
     "description": (SMALL + "description: [1, 2]\n", "description: expected text, got [1, 2]"),
+    "empty-file": ("", "the file is empty; a run config is a mapping of keys"),
+    "null-rules": (SMALL + "rules:\n", "rules: is empty: give a preset"),
+    "a-sweep": ("base: verdict.yaml\ngrid: {seed: [1, 2]}\n",
+                "this is a sweep (it has `grid`), not a run config: run it with `backtest "
+                "sweep"),
+    "seat-name-two-lines": (SMALL.replace("  - strategy: flat", "  - strategy: flat\n"
+                                          "    name: \"a\\nb\""),
+                            "seats[0].name: must be one line of printable text"),
     # whole numbers past any float: quoted by their size, never a traceback
     "huge-whole-number": (SMALL.replace("sessions: 5", f"sessions: {10 ** 309}"),
                           "sessions: at most 1,000,000,000, got a number of 310 digits"),
