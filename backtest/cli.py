@@ -390,8 +390,10 @@ def play_command(
     table_max: Annotated[int, typer.Option("--max", help="Table maximum of each bet.")] = 1000,
     table_min: Annotated[int, typer.Option("--min", help="Table minimum of each bet.")] = 1,
 ) -> None:
-    """Sit at a mini-baccarat table: cut the deck, bet on up to three boxes, watch each
-    hand dealt. Commands are read line by line from standard input (type help)."""
+    """Sit at a mini-baccarat table: cut, bet on up to three boxes, watch each hand dealt.
+
+    Commands are read line by line from standard input (type help).
+    """
     from backtest import play
 
     settings = play.open_table(rules=rules, decks=decks, bankroll=bankroll, seed=seed, shoe=shoe,
@@ -408,8 +410,10 @@ def report_command(
         help="The HTML file to write (default: DIR/report.html); the plots also go as PNG "
              "files in NAME-plots/ beside it.")] = None,
 ) -> None:
-    """Write one self-contained HTML report of a run or a sweep: the verdict, the plots
-    (embedded), the summary table. Needs matplotlib (the `plot` extra of the package)."""
+    """Write one self-contained HTML report of a run or a sweep: verdict, plots, summary.
+
+    The plots are embedded. Needs matplotlib (the `plot` extra of the package).
+    """
     from backtest import report
 
     written = report.write_report(directory, out)

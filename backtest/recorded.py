@@ -374,7 +374,8 @@ def _deal_card_shoes(shoes: Sequence[_CardShoe], source: str, decks: int, burn: 
         if left:
             warnings.warn(
                 f"{source}, {shoe.label}: the shoe ends in the middle of a hand: "
-                f"{left} card{'s' if left > 1 else ''} left over after hand {n} "
+                f"{left} card{'s' if left > 1 else ''} left over "
+                f"{f'after hand {n} ' if n else ''}"
                 f"{'were' if left > 1 else 'was'} not dealt",
                 IncompleteHandWarning, stacklevel=3)
         if n == 0:
