@@ -132,7 +132,7 @@ def t95(sessions: np.ndarray) -> np.ndarray:
 
 #: the summary's columns after seat and strategy, in order
 METRICS = ("sessions", "hands", "bets", "wagered", "net", "edge", "edge_ci_low", "edge_ci_high",
-           "expected_edge", "z", "ruin_rate", "ruined_net", "win_goal_rate",
+           "expected_edge", "z", "ruin_rate", "ruined_net", "win_goal_rate", "stop_loss_rate",
            "winning_sessions", "mean_net", "median_net", "mean_max_drawdown",
            "longest_losing_streak", "largest_stake", "max_hits", "bankroll_stops",
            "raised_to_min", *(f"final_bankroll_p{q}" for q in PERCENTILES))
@@ -290,7 +290,7 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
     exact order statistics found in passes over the blocks."""
     # the scratch file, if any, is closed (and gone) when the passes end
     with ExitStack() as files:
-        n = ruined = goals = winning = 0
+        n = ruined = goals = stopped = winning = 0
         sums = {c: ExactSum() for c in _SUMMED}
         ruined_net = ExactSum()
         counted = dict.fromkeys(_COUNTED, 0)
@@ -325,6 +325,7 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
             ruined += int(ruin.sum())
             ruined_net.add(block["net"].to_numpy()[ruin])
             goals += int((ended == "win-goal").sum())
+            stopped += int((ended == "stop-loss").sum())
             winning += int((block["net"] > 0).sum())
         if n == 0:
             return None
@@ -361,6 +362,7 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
             "expected_edge": expected,
             "z": (edge - expected) / se if se is not None else None,
             "ruin_rate": ruined / n, "ruined_net": ruined_net.value(), "win_goal_rate": goals / n,
+            "stop_loss_rate": stopped / n,
             "winning_sessions": winning / n, "mean_net": net / n, "median_net": median,
             "mean_max_drawdown": sums["max_drawdown"].value() / n,
             "longest_losing_streak": streak, "largest_stake": largest,

@@ -84,6 +84,12 @@ def _seat_verdict(r: dict[str, Any], bankroll: float) -> str:
         parts.append(text + ".")
     if r["win_goal_rate"]:
         parts.append(f"{_share(r['win_goal_rate'])} reached the win goal.")
+    if r.get("stop_loss_rate"):
+        parts.append(f"{_share(r['stop_loss_rate'])} ended at the stop-loss.")
+    hits = r.get("max_hits") or 0
+    if hits:
+        parts.append(f"{hits:,} stake{'s were' if hits != 1 else ' was'} over the table "
+                     "maximum, where the progression was reset or capped.")
     raised = r.get("raised_to_min") or 0
     if raised:
         parts.append(f"{raised:,} stake{'s were' if raised != 1 else ' was'} under the table "

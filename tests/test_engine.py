@@ -174,6 +174,7 @@ def test_summary_recomputed_from_the_sessions(mixed_run: engine.RunResult) -> No
             "z": (edge - expected) / se, "ruin_rate": np.mean(ended_by == "ruin"),
             "ruined_net": net[ended_by == "ruin"].sum(),
             "win_goal_rate": np.mean(ended_by == "win-goal"),
+            "stop_loss_rate": np.mean(ended_by == "stop-loss"),
             "winning_sessions": np.mean(net > 0), "mean_net": net.mean(),
             "median_net": np.median(net),
             "largest_stake": s["largest_stake"].max(), "max_hits": s["max_hits"].sum(),
@@ -361,7 +362,7 @@ def test_too_many_recorded_sessions_name_the_fix(road_file: Path) -> None:
     message = str(info.value)
     assert "shoes.loop: true" in message and "at most 3 sessions" in message
     assert "roads.txt" in message
-    with pytest.raises(ConfigError, match=r"roads.txt has 3 shoe\(s\) \(15 hands\), too few "
+    with pytest.raises(ConfigError, match=r"roads.txt has 3 shoes \(15 hands\), too few "
                                           "for one session of 4 shoes"):
         engine.run(recorded(road_file, flat, max_shoes=4))
     with pytest.raises(ConfigError, match="too few for one session of 16 hands"):
@@ -390,7 +391,7 @@ def test_recorded_sessions_of_max_hands_read_on_into_the_next_shoes(road_file: P
 
 def test_recorded_shoes_left_over_by_max_shoes_are_said(road_file: Path) -> None:
     flat = [{"strategy": "flat", "params": {"bets": {"player": 10}}}]
-    with pytest.warns(engine.UnplayedShoesWarning, match=r"the last 1 of the 3 shoes .* too few "
+    with pytest.warns(engine.UnplayedShoesWarning, match=r"the last shoe of the 3 shoes .* too few "
                                                          r"for another session of 2 shoes"):
         result = engine.run(recorded(road_file, flat, max_shoes=2), ledger=True)
     assert _winners(result) == {1: ROADS[0] + ROADS[1]}

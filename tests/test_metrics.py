@@ -39,6 +39,7 @@ def oracle(frame: pl.DataFrame) -> dict[str, object]:
         (pl.col("ended_by") == "ruin").cast(pl.Float64).mean().alias("ruin_rate"),
         pl.col("net").filter(pl.col("ended_by") == "ruin").sum().alias("ruined_net"),
         (pl.col("ended_by") == "win-goal").cast(pl.Float64).mean().alias("win_goal_rate"),
+        (pl.col("ended_by") == "stop-loss").cast(pl.Float64).mean().alias("stop_loss_rate"),
         (pl.col("net") > 0).cast(pl.Float64).mean().alias("winning_sessions"),
         pl.col("net").mean().alias("mean_net"),
         pl.col("net").median().alias("median_net"),

@@ -83,3 +83,13 @@ def test_the_t_quantile_agrees_with_scipy_on_both_sides_of_its_series() -> None:
     expected = stdtrit(sessions - 1.0, 0.975)
     assert np.allclose(t95(sessions), expected, rtol=2e-15, atol=0)
     assert np.isnan(t95(np.array([0, 1]))).all()
+
+
+def test_the_stop_loss_and_the_table_maximum_are_said_when_they_acted() -> None:
+    quiet = said()
+    assert "stop-loss" not in quiet and "table maximum" not in quiet
+    text = said(stop_loss_rate=0.428, max_hits=1486)
+    assert "42.8% ended at the stop-loss." in text
+    assert "1,486 stakes were over the table maximum, where the progression was reset or " \
+           "capped." in text
+    assert "1 stake was over the table maximum" in said(max_hits=1)
