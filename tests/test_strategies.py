@@ -32,7 +32,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backtest import engine
+from backtest import engine, odds
 from backtest.config import RunConfig, parse_config
 from backtest.errors import ConfigError, StrategyError
 from backtest.rules import Bet, Rules
@@ -1021,24 +1021,15 @@ class DoubleAfterLoss(Strategy):
         self.stake = self.params.base if result.net >= 0 else 2 * self.stake
 '''
 
-README_STRATEGY = '''
-from dataclasses import dataclass
-from strategies.base import Strategy
-from strategies.params import param
+def _readme_block(after: str) -> str:
+    """The first ```python block of the README after the text `after`: the
+    tests run the README's own code, not a copy that could drift from it."""
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    start = text.index("```python\n", text.index(after)) + len("```python\n")
+    return text[start:text.index("```", start)]
 
-class BankerAfterTwoPlayers(Strategy):
-    name = "banker-after-two-players"
-    description = "Bet Banker after two Player wins in a row."
 
-    @dataclass(frozen=True)
-    class Params:
-        stake: float = param(10.0, "stake per bet", min=0)
-
-    def stakes(self, view):
-        if view.road().replace("T", "").endswith("PP"):
-            return {"banker": self.params.stake}
-        return {}
-'''
+README_STRATEGY = _readme_block("Your own strategy is a small class")
 
 
 @pytest.fixture(scope="module")
@@ -1960,3 +1951,17 @@ def test_the_counter_places_no_lone_pair_bet_where_the_table_takes_none() -> Non
     assert alone is not None and not alone.filter(
         (pl.col("stake_player_pair") > 0) & (pl.col("stake_player") + pl.col("stake_banker")
                                              + pl.col("stake_tie") == 0)).is_empty()
+
+
+def test_the_readme_s_python_example_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's 'From Python' block, as written (from the project's folder)."""
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    scope: dict[str, Any] = {}
+    exec(compile(_readme_block("## From Python"), "README.md", "exec"), scope)
+    result = scope["result"]
+    assert result.summary["seat"].to_list() == ["Flat Banker", "Martingale on Banker",
+                                                "Follow the shoe"]
+    assert result.ledger.height == int(result.sessions["hands"].sum())
+    evs = scope["evs"]
+    assert evs[Bet.BANKER] == pytest.approx(
+        odds.bet_evs(odds.composition(8, remove=[5] * 4), Rules.preset("commission"))[Bet.BANKER])
