@@ -16,19 +16,22 @@ A sweep YAML names a base run config (`base: file.yaml`) or holds one inline
 
 A key path is dotted, with list indices: `seats[0].params.base`. The cells
 are the Cartesian product of the grid with the zipped lists; every cell is
-validated before the first one runs. Each cell's random streams derive from
-the master seed and the cell's own key (its varied values), never from the
-order or the worker that runs it; `common_shoes: true` deals every cell the
-same shoes instead, for paired comparisons between cells (a cell that varies
-`seed` gets that seed's shoes: replications). `sessions` is the sweep's, for
-every cell: it cannot vary.
+validated before the first one runs, as `backtest run` validates a config.
+Each cell's random streams derive from the master seed and the cell's own key
+(its varied values), never from the order or the worker that runs it;
+`common_shoes: true` deals every cell the same shoes instead, for paired
+comparisons between cells. A cell that varies `seed` runs with that seed, as
+`backtest run` would, either way (replications; cells of one seed share its
+shoes). `sessions` is the sweep's, for every cell: it cannot vary.
 
 Output in DIR: `cells/<id>.parquet` for each finished cell (written
 atomically as it finishes), `summary.parquet` (every finished cell, one row
 per cell and seat, a column per varied key, rebuilt atomically), and
 `sweep.json` (its name, source file, seed, varied keys, metric, number of
 cells, and a hash of everything that decides its numbers, which `--resume`
-checks). `--resume` skips finished cells.
+checks, with those settings, to say what another sweep changed). `--resume`
+skips finished cells. Nothing is written before the executor is ready: a
+scheduler that cannot be reached leaves DIR as it was.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -98,6 +101,9 @@ class Sweep:
     spec_hash: str
     #: digests of what the cells read beyond the sweep's text (`_rules_text`, `_file_digests`)
     inputs: Mapping[str, str]
+    #: what the spec hash is made from, as JSON reads it back (run config, grid, zip,
+    #: seed, sessions, common_shoes): kept in sweep.json to say what another sweep changed
+    settings: Mapping[str, Any]
 
 
 def cell_label(values: Sequence[tuple[str, Any]]) -> str:
@@ -184,6 +190,20 @@ def _join(parts: Sequence[str | int]) -> str:
     return out
 
 
+def _top_key(path: str) -> str | int | None:
+    """The run config's top-level key a key path sets (`seed` for `seed`)."""
+    try:
+        return parse_path(path)[0]
+    except ValueError:
+        return None
+
+
+def _plain(value: Any) -> Any:
+    """`value` as sweep.json holds it once written and read back (lists, text for
+    what JSON has no type for), so that the two compare equal."""
+    return json.loads(json.dumps(value, sort_keys=True, default=str))
+
+
 def _cell_seed(master: int, key: str) -> int:
     words = np.frombuffer(hashlib.sha256(key.encode()).digest()[:16], dtype=np.uint32)
     state = np.random.SeedSequence([master, *map(int, words)]).generate_state(2, np.uint32)
@@ -249,10 +269,11 @@ def load_sweep(path: str | Path, sessions: int | None = None) -> Sweep:
     if n_cells > MAX_CELLS:
         raise ConfigError(f"{source}: the grid and zip make {n_cells:,} cells, more than "
                           f"{MAX_CELLS:,}; split the sweep, or vary fewer values")
-    if "sessions" in grid or "sessions" in zipped:
-        raise ConfigError(f"{source}: {'grid' if 'sessions' in grid else 'zip'}.sessions: every "
-                          "cell runs the sweep's `sessions` (or --sessions); vary other keys, "
-                          "and run a sweep for each number of sessions")
+    for key in list(grid) + list(zipped):
+        if _top_key(key) == "sessions":
+            raise ConfigError(f"{source}: {'grid' if key in grid else 'zip'}.{key}: every "
+                              "cell runs the sweep's `sessions` (or --sessions); vary other "
+                              "keys, and run a sweep for each number of sessions")
     seed = data.get("seed", base.get("seed", 1))
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ConfigError(f"{source}: seed: expected a whole number of at least 0, got {_show(seed)}")
@@ -277,6 +298,7 @@ def load_sweep(path: str | Path, sessions: int | None = None) -> Sweep:
                           f"(metrics: {', '.join(names)})")
 
     keys = tuple(grid) + tuple(zipped)
+    seed_varied = any(_top_key(k) == "seed" for k in keys)
     grid_items = [list(zip([k] * len(v), v)) for k, v in grid.items()]
     zip_rows = list(zip(*[[(k, x) for x in v] for k, v in zipped.items()])) if zipped else [()]
     cells = []
@@ -297,9 +319,10 @@ def load_sweep(path: str | Path, sessions: int | None = None) -> Sweep:
                 set_path(raw, key, value)
             except KeyError as exc:
                 raise ConfigError(f"{where}: {key}: {exc.args[0]}") from None
-        # common shoes: every cell the sweep's seed, or the seed the cell varies
-        varied_seed = dict(values).get("seed", seed)
-        raw["seed"] = varied_seed if common else _cell_seed(seed, cell_key(values))
+        # a seed the cell varies is its seed (checked below as any run's); else
+        # common shoes: the sweep's seed; own shoes: one derived from the cell's values
+        if not seed_varied:
+            raw["seed"] = seed if common else _cell_seed(seed, cell_key(values))
         if n_sessions is not None:
             raw["sessions"] = n_sessions
         try:
@@ -311,9 +334,16 @@ def load_sweep(path: str | Path, sessions: int | None = None) -> Sweep:
                 message = message[len(run_source) + 2:]
             raise ConfigError(f"{where}: {message}") from None
         cells.append(Cell(index, values, config, count, per_session))
-    spec = json.dumps({"base": base, "cells": [c.key for c in cells], "seed": seed,
-                       "sessions": [c.sessions for c in cells], "common_shoes": common},
-                      sort_keys=True, default=str)
+    hashed: dict[str, Any] = {"base": base, "cells": [c.key for c in cells], "seed": seed,
+                              "sessions": [c.sessions for c in cells], "common_shoes": common}
+    if seed_varied and not common:
+        # a varied seed was once replaced by a derived one: other numbers, another sweep
+        hashed["seeds"] = "as given"
+    spec = json.dumps(hashed, sort_keys=True, default=str)
+    counts = sorted({c.sessions for c in cells})
+    settings = _plain({"run": base, "grid": grid, "zip": zipped, "seed": seed,
+                       "sessions": counts[0] if len(counts) == 1 else counts,
+                       "common_shoes": common})
     rules = sorted({_rules_text(c.config) for c in cells})
     seen: dict[str, str] = {}
     files: dict[str, str] = {}
@@ -321,7 +351,7 @@ def load_sweep(path: str | Path, sessions: int | None = None) -> Sweep:
         files.update(_file_digests(cell.config, seen))
     return Sweep(name=str(data.get("name") or path.stem), source=source, base_dir=base_dir,
                  keys=keys, cells=tuple(cells), seed=seed, metric=metric,
-                 spec_hash=hashlib.sha256(spec.encode()).hexdigest(),
+                 spec_hash=hashlib.sha256(spec.encode()).hexdigest(), settings=settings,
                  inputs={"rules": hashlib.sha256("\n".join(rules).encode()).hexdigest(),
                          **files})
 
@@ -400,26 +430,37 @@ def _cell_frame(sweep: Sweep, cell: Cell, parts: list[tuple[list[engine.SeatResu
     cols: dict[str, Any] = {"cell": cell.index + 1, "cell_id": cell.id}
     for key, value in cell.values:
         if isinstance(value, (int, float, str, bool)):
-            cols[key] = value
+            cols[key] = _storable(value)
         else:
             cols[key] = _label(value)
             cols[f"{key}.json"] = json.dumps(value, sort_keys=True, default=str)
     lead = pl.DataFrame({k: [v] * summary.height for k, v in cols.items()})
     hands = sum(p[1] for p in parts)
     return pl.concat([lead, summary], how="horizontal").with_columns(
-        pl.lit(hands).alias("table_hands"), pl.lit(cell.config.seed).alias("seed"))
+        pl.lit(hands).alias("table_hands"), pl.lit(_storable(cell.config.seed)).alias("seed"))
 
 
-def _read_cells(out: Path, sweep: Sweep) -> dict[int, pl.DataFrame]:
-    done = {}
+def _storable(value: Any) -> Any:
+    """A whole number too large for a 64-bit column (a run config takes any seed)
+    as its digits."""
+    if isinstance(value, int) and not isinstance(value, bool) \
+            and not -2 ** 63 <= value < 2 ** 63:
+        return str(value)
+    return value
+
+
+def _read_cells(out: Path, sweep: Sweep) -> tuple[dict[int, pl.DataFrame], list[Path]]:
+    """The finished cells in `out`, and the files that cannot be read (torn by
+    a kill: not finished cells, and run again). Reads only."""
+    done, torn = {}, []
     for cell in sweep.cells:
         f = out / "cells" / f"{cell.id}.parquet"
         if f.is_file():
             try:
                 done[cell.index] = pl.read_parquet(f)
-            except Exception:  # an unreadable file is not a finished cell: run it again
-                f.unlink(missing_ok=True)
-    return done
+            except Exception:  # polars raises several kinds for a file that is not Parquet
+                torn.append(f)
+    return done, torn
 
 
 def _write_summary(out: Path, sweep: Sweep, done: Mapping[int, pl.DataFrame]) -> pl.DataFrame:
@@ -429,41 +470,120 @@ def _write_summary(out: Path, sweep: Sweep, done: Mapping[int, pl.DataFrame]) ->
     return summary
 
 
-def _prepare_out(out: Path, sweep: Sweep, resume: bool) -> None:
-    outputs.check_out_dir(out, "sweep")
-    meta_path = out / "sweep.json"
+def _check_executor(executor: str, address: str | None) -> None:
+    if executor not in ("local", "dask"):
+        raise UsageError(f"--executor must be local or dask, got {executor!r}")
+    if address is not None and executor != "dask":
+        raise UsageError("--address goes with --executor dask")
+
+
+def _check_out(out: Path, sweep: Sweep, resume: bool) -> dict[str, Any]:
+    """What sweep.json is to hold, once `out` is known to take this sweep: a
+    directory (or none yet) holding no other sweep, and no cells of this one
+    unless resumed. Reads only: `out` is written after the executor is ready."""
     meta = {"kind": "sweep", "name": sweep.name, "source": sweep.source, "seed": sweep.seed,
             "keys": list(sweep.keys), "metric": sweep.metric, "cells": len(sweep.cells),
-            "spec_hash": sweep.spec_hash, "inputs": dict(sweep.inputs)}
-    if meta_path.is_file():
-        try:
-            old = json.loads(meta_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise UsageError(f"--out {out}: {meta_path.name} cannot be read ({exc}), so which "
-                             "sweep its cells belong to is unknown; use another directory, or "
-                             "delete it to start again") from None
-        if not isinstance(old, dict) or old.get("spec_hash") != sweep.spec_hash:
-            name = old.get("name", "?") if isinstance(old, dict) else "?"
-            raise UsageError(f"--out {out} holds a different sweep ({name}); "
-                             "use another directory, or delete it to start again")
-        was = old.get("inputs")
-        finished = any((out / "cells").glob("*.parquet"))
-        # compared only when there are cells run on them (a sweep.json written
-        # before the inputs were recorded has none to compare)
-        if isinstance(was, dict) and was != dict(sweep.inputs) and finished:
-            changed = [("the rules" if k == "rules" else k)
-                       for k in sorted(set(was) | set(sweep.inputs))
-                       if was.get(k) != sweep.inputs.get(k)]
-            raise UsageError(f"--out {out}: {', '.join(changed)} changed since this sweep's cells "
-                             "were run, so new cells would not be comparable with them; use "
-                             "another directory, or delete it to start again")
-        if not resume and finished:
-            raise UsageError(f"--out {out} already holds cells of this sweep: pass --resume to "
-                             "finish it, or use another directory")
+            "spec_hash": sweep.spec_hash, "inputs": dict(sweep.inputs),
+            "settings": dict(sweep.settings)}
+    if not out.exists():
+        return meta
+    outputs.check_out_dir(out, "sweep")   # (an existing directory is left as it is)
+    meta_path = out / "sweep.json"
+    if not meta_path.is_file():
+        return meta
+    try:
+        old = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"--out {out}: {meta_path.name} cannot be read ({exc}), so which "
+                         "sweep its cells belong to is unknown; use another directory, or "
+                         "delete it to start again") from None
+    if not isinstance(old, dict) or old.get("spec_hash") != sweep.spec_hash:
+        name = old.get("name", "?") if isinstance(old, dict) else "?"
+        raise UsageError(f"--out {out} holds a different sweep ({name}): "
+                         f"{_what_differs(old, sweep, meta_path)}; use another --out, or the "
+                         f"settings in {meta_path} to resume that sweep, or delete {out} to "
+                         "start again")
+    was = old.get("inputs")
+    finished = any((out / "cells").glob("*.parquet"))
+    # compared only when there are cells run on them (a sweep.json written
+    # before the inputs were recorded has none to compare)
+    if isinstance(was, dict) and was != dict(sweep.inputs) and finished:
+        changed = [("the rules" if k == "rules" else k)
+                   for k in sorted(set(was) | set(sweep.inputs))
+                   if was.get(k) != sweep.inputs.get(k)]
+        raise UsageError(f"--out {out}: {', '.join(changed)} changed since this sweep's cells "
+                         "were run, so new cells would not be comparable with them; use "
+                         "another directory, or delete it to start again")
+    if not resume and finished:
+        raise UsageError(f"--out {out} already holds cells of this sweep: pass --resume to "
+                         "finish it, or use another directory")
+    return meta
+
+
+#: the order in which settings are compared: the one most often changed first
+_SETTINGS_ORDER = ("sessions", "seed", "common_shoes", "grid", "zip", "run")
+_ABSENT = object()
+
+
+def _what_differs(old: Any, sweep: Sweep, meta_path: Path) -> str:
+    """The first setting in which the sweep in sweep.json differs from `sweep`,
+    in words: `sessions: 3000 in DIR/sweep.json, 500 now`."""
+    if not isinstance(old, dict):
+        return f"{meta_path} is not a sweep's"
+    settings = old.get("settings")
+    if isinstance(settings, dict):
+        found = _first_difference(settings, dict(sweep.settings), "", _SETTINGS_ORDER)
+    else:   # written before the settings were kept: what it has
+        found = _first_difference({k: old.get(k, _ABSENT) for k in ("seed", "keys", "cells")},
+                                  {"seed": sweep.seed, "keys": list(sweep.keys),
+                                   "cells": len(sweep.cells)}, "", ())
+        found = (found[0].replace("keys", "varied keys", 1), *found[1:]) if found else None
+    if found is None:
+        return (f"what decides its numbers differs, though not in a setting {meta_path} "
+                "records (it was written by another version)")
+    path, was, now = found
+    if path.startswith("run."):
+        path = f"{path[4:]} of the run config"
+    return f"{path}: {_said(was)} in {meta_path}, {_said(now)} now"
+
+
+def _first_difference(old: Any, new: Any, path: str, order: Sequence[str]
+                      ) -> tuple[str, Any, Any] | None:
+    """(key path, old value, new value) of the first difference, or None."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        if path in ("grid", "zip") and set(old) != set(new):   # other keys varied
+            return f"the keys of {path}", list(old), list(new)
+        keys = [k for k in order if k in old or k in new]
+        keys += [k for k in (*new, *old) if k not in keys]
+        for key in dict.fromkeys(keys):
+            inner = f"{path}.{key}" if path else str(key)
+            found = _first_difference(old.get(key, _ABSENT), new.get(key, _ABSENT), inner, ())
+            if found is not None:
+                return found
+        return None
+    if (isinstance(old, list) and isinstance(new, list) and len(old) == len(new)
+            and any(isinstance(v, (dict, list)) for v in (*old, *new))):
+        for i, (a, b) in enumerate(zip(old, new)):
+            found = _first_difference(a, b, f"{path}[{i}]", ())
+            if found is not None:
+                return found
+        return None
+    return None if old == new else (path, old, new)
+
+
+def _said(value: Any) -> str:
+    return "absent" if value is _ABSENT else _short(json.dumps(value, default=str))
+
+
+def _write_out(out: Path, meta: Mapping[str, Any], torn: Sequence[Path]) -> None:
+    """The first writes into `out`: the directory, sweep.json, no stale or torn files."""
+    outputs.check_out_dir(out, "sweep")
     (out / "cells").mkdir(exist_ok=True)
     for folder in (out, out / "cells"):
         outputs.remove_stale_temporaries(folder)
-    outputs.write_json(meta, meta_path)
+    for f in torn:
+        f.unlink(missing_ok=True)
+    outputs.write_json(dict(meta), out / "sweep.json")
 
 
 def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str = "local",
@@ -471,14 +591,17 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
               progress: Callable[[int, int, int, int], None] | None = None) -> pl.DataFrame:
     """Run every cell not yet finished in `out`; return the summary of all cells.
 
-    progress(cells_done, cells_total, hands_done, hands_expected) after each task.
+    Everything is checked, and a Dask scheduler reached, before anything is
+    written into `out`. progress(cells_done, cells_total, hands_done,
+    hands_expected) after each task.
     """
     if workers is None:
         workers = engine.default_workers()
     engine.check_workers(workers, "--workers", UsageError)
-    _prepare_out(out, sweep, resume)
+    _check_executor(executor, address)
+    meta = _check_out(out, sweep, resume)
     engine.forget_configs()   # rebuilt from the files as they are now
-    done = _read_cells(out, sweep) if resume else {}
+    done, torn = _read_cells(out, sweep) if resume else ({}, [])
     todo = [c.index for c in sweep.cells if c.index not in done]
     tasks = _tasks(sweep, todo, workers)
     expected_hands = sum(sweep.cells[i].sessions * sweep.cells[i].per_session for i in todo)
@@ -486,34 +609,39 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
     parts: dict[int, dict[int, tuple[list[engine.SeatResult], int]]] = {i: {} for i in todo}
     hands_done = 0
     last_write = 0.0
-    if progress:
-        progress(len(done), len(sweep.cells), 0, expected_hands)
-    written, summary = -1, pl.DataFrame()
-    results = _execute(sweep, tasks, workers, executor, address)
-    try:
-        for task, result in results:
-            parts[task.cell][task.lo] = result
-            hands_done += result[1]
-            pending[task.cell] -= 1
-            if pending[task.cell] == 0:
-                cell = sweep.cells[task.cell]
-                ordered = [parts[task.cell][lo] for lo in sorted(parts[task.cell])]
-                frame = _cell_frame(sweep, cell, ordered)
-                outputs.write_parquet(frame, out / "cells" / f"{cell.id}.parquet")
-                done[task.cell] = frame
-                del parts[task.cell]
-                if time.monotonic() - last_write > 2.0:
-                    summary = _write_summary(out, sweep, done)
-                    written, last_write = len(done), time.monotonic()
-            if progress:
-                progress(len(done), len(sweep.cells), hands_done, expected_hands)
-    finally:
-        # interrupted or failed: the workers stop now (closing the generator ends
-        # its pool; left to the garbage collector, they would run on), and the
-        # summary still holds every finished cell
-        results.close()
-        if len(done) != written:
-            summary = _write_summary(out, sweep, done)
+    with ExitStack() as stack:
+        client = (stack.enter_context(_dask_client(workers, address))
+                  if executor == "dask" and tasks else None)
+        _write_out(out, meta, torn)
+        if progress:
+            progress(len(done), len(sweep.cells), 0, expected_hands)
+        written, summary = -1, pl.DataFrame()
+        results = _execute(sweep, tasks, workers, client)
+        try:
+            for task, result in results:
+                parts[task.cell][task.lo] = result
+                hands_done += result[1]
+                pending[task.cell] -= 1
+                if pending[task.cell] == 0:
+                    cell = sweep.cells[task.cell]
+                    ordered = [parts[task.cell][lo] for lo in sorted(parts[task.cell])]
+                    frame = _cell_frame(sweep, cell, ordered)
+                    outputs.write_parquet(frame, out / "cells" / f"{cell.id}.parquet")
+                    done[task.cell] = frame
+                    del parts[task.cell]
+                    if time.monotonic() - last_write > 2.0:
+                        summary = _write_summary(out, sweep, done)
+                        written, last_write = len(done), time.monotonic()
+                if progress:
+                    progress(len(done), len(sweep.cells), hands_done, expected_hands)
+        finally:
+            # interrupted or failed: the workers stop now (closing the generator ends
+            # its pool, and the stack the Dask cluster; left to the garbage collector,
+            # they would run on), and the summary still holds every finished cell
+            results.close()
+            stack.close()
+            if len(done) != written:
+                summary = _write_summary(out, sweep, done)
     return summary
 
 
@@ -530,20 +658,17 @@ def _naming_the_cell(sweep: Sweep, task: Task) -> Iterator[None]:
                         f"{message}") from None
 
 
-def _execute(sweep: Sweep, tasks: Sequence[Task], workers: int, executor: str,
-             address: str | None) -> Generator[tuple[Task, tuple[list[engine.SeatResult], int]],
-                                               None, None]:
+def _execute(sweep: Sweep, tasks: Sequence[Task], workers: int, client: Any = None
+             ) -> Generator[tuple[Task, tuple[list[engine.SeatResult], int]], None, None]:
+    """Each task's result as it finishes: on `client` (Dask) if given, else on
+    `workers` local processes (in this one for a single worker)."""
     if not tasks:
         return
     payload = [(dict(sweep.cells[t.cell].config.raw), str(sweep.cells[t.cell].config.base_dir),
                 sweep.cells[t.cell].config.source, t.lo, t.hi, False) for t in tasks]
-    if executor == "dask":
-        yield from _execute_dask(sweep, tasks, payload, workers, address)
+    if client is not None:
+        yield from _execute_dask(sweep, tasks, payload, client)
         return
-    if executor != "local":
-        raise UsageError(f"--executor must be local or dask, got {executor!r}")
-    if address is not None:
-        raise UsageError("--address goes with --executor dask")
     if workers == 1:
         for task, args in zip(tasks, payload):
             with _naming_the_cell(sweep, task):
@@ -571,83 +696,220 @@ def _execute(sweep: Sweep, tasks: Sequence[Task], workers: int, executor: str,
                 yield futures[fut], result
 
 
-def _execute_dask(sweep: Sweep, tasks: Sequence[Task], payload: Sequence[tuple[Any, ...]],
-                  workers: int, address: str | None) -> Iterator[tuple[Task, tuple[list[engine.SeatResult], int]]]:
+@contextmanager
+def _dask_client(workers: int, address: str | None) -> Iterator[Any]:
+    """A Dask client of the scheduler at `address`, or of a local cluster of
+    `workers` processes, closed (with the cluster) at the end."""
     try:
-        from dask.distributed import Client, LocalCluster, as_completed
+        from dask.distributed import Client, LocalCluster
     except ImportError:
         raise UsageError("--executor dask needs dask.distributed: "
                          "pip install 'baccarat-backtest[dask]'") from None
-    cluster = None
-    try:
-        if address:
-            try:
-                client = Client(address, timeout="10s")
-            except (OSError, TimeoutError) as exc:
-                raise UsageError(f"--address {address}: cannot reach a Dask scheduler there "
-                                 f"({exc})") from None
-            except ValueError as exc:   # not an address at all
-                raise UsageError(f"--address {address}: not a scheduler address ({exc}); give "
-                                 "HOST:PORT or tcp://HOST:PORT") from None
-        else:
-            # the workers' own logs stay quiet: a cell's error is reported once, as one
-            # line; the scheduler's web server takes a free port (with None it still
-            # takes 8787, and says so on stderr when another cluster holds it); and
-            # they start with Ctrl-C ignored (a terminal sends it to them
-            # too), so that only this process answers it, by closing the cluster
-            main = threading.current_thread() is threading.main_thread()
-            previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
-            try:
-                cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0", silence_logs=logging.CRITICAL + 1)
-            finally:
-                if main:
-                    signal.signal(signal.SIGINT, previous)
-            client = Client(cluster)
+    if address:
+        try:
+            client = Client(address, timeout="10s")
+        except (OSError, TimeoutError) as exc:
+            raise UsageError(f"--address {address}: cannot reach a Dask scheduler there "
+                             f"({exc})") from None
+        except ValueError as exc:   # not an address at all
+            raise UsageError(f"--address {address}: not a scheduler address ({exc}); give "
+                             "HOST:PORT or tcp://HOST:PORT") from None
         with client:
-            futures = {client.submit(engine._task, *args, pure=False): task
-                       for task, args in zip(tasks, payload)}
-            for fut in as_completed(list(futures)):
-                with _naming_the_cell(sweep, futures[fut]):
-                    result = fut.result()
-                yield futures[fut], result
+            yield client
+        return
+    # the workers' own logs stay quiet: a cell's error is reported once, as one
+    # line; the scheduler's web server takes a free port (with None it still
+    # takes 8787, and says so on stderr when another cluster holds it); and
+    # they start with Ctrl-C ignored (a terminal sends it to them
+    # too), so that only this process answers it, by closing the cluster
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=":0", silence_logs=logging.CRITICAL + 1)
     finally:
-        if cluster is not None:
-            cluster.close()
+        if main:
+            signal.signal(signal.SIGINT, previous)
+    try:
+        with Client(cluster) as client:
+            yield client
+    finally:
+        cluster.close()
+
+
+def _execute_dask(sweep: Sweep, tasks: Sequence[Task], payload: Sequence[tuple[Any, ...]],
+                  client: Any) -> Iterator[tuple[Task, tuple[list[engine.SeatResult], int]]]:
+    from dask.distributed import as_completed
+
+    futures = {client.submit(engine._task, *args, pure=False): task
+               for task, args in zip(tasks, payload)}
+    for fut in as_completed(list(futures)):
+        with _naming_the_cell(sweep, futures[fut]):
+            result = fut.result()
+        yield futures[fut], result
 
 
 # --- reading the result -------------------------------------------------------------------
 
+#: a change is stated when chance alone would give one as large less often than this
+SIGNIFICANCE = 0.01
+#: in standard errors of a difference: what the first value to the last must
+#: change by for a rise or fall, and no step between neighbours may go back by
+_TURN = 2.576
+_RATES = ("ruin_rate", "win_goal_rate", "stop_loss_rate", "winning_sessions")
+
+
 def trends(summary: pl.DataFrame, keys: Sequence[str], metric: str) -> list[str]:
-    """A line per varied key: the metric's mean at each of its values."""
+    """What each varied key does to `metric`, seat by seat (seats are told apart
+    by their place in the run config), as a few lines for a person.
+
+    A seat's line gives the metric's mean at each of the key's values (over
+    the cells of the other keys' values), and a direction only where the
+    change is larger than the noise: the cells' standard errors (the edge's,
+    from its confidence interval; a rate's, binomial; a z score's, 1) in a
+    chi-squared test at `SIGNIFICANCE`, with "rises" or "falls" for a key of
+    numbers whose steps agree. Seats whose metric does not change beyond the
+    noise share one line; a seat the key does not touch (`seats[1].params.base`
+    for seat 0) has none; a metric without a standard error (`median_net`)
+    gets its means and no verdict. Keys that vary together (a zip, or values
+    the grid does not cross) are read together: the change is theirs, not one
+    key's. The sweep's `seed`, when varied, makes replications, not a trend.
+    """
+    if summary.is_empty() or metric not in summary.columns or "cell" not in summary.columns:
+        return []
+    varied = [k for k in keys if k in summary.columns and _top_key(k) != "seed"]
+    ident = {k: f"{k}.json" if f"{k}.json" in summary.columns else k for k in varied}
+    frame = summary.with_columns(pl.int_range(pl.len()).over("cell").alias("_seat"),
+                                 _standard_error(summary, metric).alias("_se"))
+    seats = int(frame["_seat"].max()) + 1  # type: ignore[arg-type]
     lines: list[str] = []
-    if summary.is_empty() or metric not in summary.columns:
-        return lines
-    for key in keys:
-        if key not in summary.columns:
-            continue
-        means = (summary.group_by(key, maintain_order=True).agg(pl.col(metric).mean())
-                 .rows())
-        if len(means) < 2:
-            continue
-        shown = ", ".join(f"{_short(v)}: {_fmt(metric, m)}" for v, m in means)
-        direction = ""
-        numeric = [(v, m) for v, m in means if isinstance(v, (int, float)) and m is not None]
-        if len(numeric) == len(means):
-            ordered = [m for _, m in sorted(numeric)]
-            if all(b >= a for a, b in zip(ordered, ordered[1:])) and ordered[-1] > ordered[0]:
-                direction = f" ({metric} rises with {key})"
-            elif all(b <= a for a, b in zip(ordered, ordered[1:])) and ordered[-1] < ordered[0]:
-                direction = f" ({metric} falls as {key} rises)"
-        lines.append(f"{metric} by {key}: {shown}{direction}")
+    for group in _read_together(frame.unique("cell", keep="first"), varied, ident):
+        touched = {_seat_of(k, seats) for k in group}
+        places = range(seats) if None in touched else sorted(t for t in touched
+                                                                 if t is not None)
+        quiet: list[str] = []
+        for place in places:
+            rows = frame.filter(pl.col("_seat") == place)
+            names = rows["seat"].cast(pl.String).unique().to_list()
+            # a seat the key replaces has no one name: it is the key's own
+            seat = names[0] if len(names) == 1 else "" if None not in touched \
+                else f"seats[{place}]"
+            means = (rows.group_by([ident[k] for k in group], maintain_order=True)
+                     .agg(*[pl.col(k).first() for k in group if ident[k] != k],
+                          pl.col(metric).mean().alias("_mean"),
+                          (pl.col("_se").pow(2).sum().sqrt() / pl.len()).alias("_se"),
+                          pl.col("_se").is_null().any().alias("_unknown")))
+            if means.height < 2 or means["_mean"].is_null().all():
+                continue
+            values = [" & ".join(_short(v) for v in row) for row in
+                      means.select(group).rows()]
+            m = means["_mean"].to_list()
+            unknown = means["_unknown"].any() or any(x is None for x in m)
+            verdict = None if unknown else _verdict(
+                m, means["_se"].to_list(), metric, group,
+                means[group[0]].to_list() if len(group) == 1 else None)
+            if verdict == "":
+                quiet.append(seat)
+                continue
+            shown = ", ".join(f"{v}: {_fmt(metric, x)}" for v, x in zip(values, m))
+            lines.append(f"{metric} by {' and '.join(group)}{_for(seat)}: {shown}"
+                         + (f" ({verdict})" if verdict else ""))
+        if quiet:
+            lines.append(f"{metric} by {' and '.join(group)}: no change beyond the noise"
+                         + _for(", ".join(s for s in quiet if s)))
     return lines
+
+
+def _for(seats: str) -> str:
+    return f" for {seats}" if seats else ""
+
+
+def _standard_error(summary: pl.DataFrame, metric: str) -> pl.Expr:
+    """Each row's standard error of `metric` (null where the summary gives none)."""
+    n = pl.col("sessions").cast(pl.Float64)
+    if metric in ("edge", "edge_ci_low", "edge_ci_high") and "edge_ci_high" in summary.columns:
+        from backtest.metrics import t95
+
+        t = pl.Series(t95(summary["sessions"].cast(pl.Float64).to_numpy()))
+        return (pl.col("edge_ci_high") - pl.col("edge_ci_low")) / 2 / pl.lit(t)
+    if metric in _RATES:
+        # Agresti and Coull's: not 0 when no session (or every one) was ruined
+        p = (pl.col(metric) * n + 2) / (n + 4)
+        return (p * (1 - p) / (n + 4)).sqrt()
+    if metric == "z":
+        return pl.lit(1.0)
+    return pl.lit(None, dtype=pl.Float64)
+
+
+def _verdict(means: list[float], errors: list[float], metric: str, group: Sequence[str],
+             values: list[Any] | None) -> str | None:
+    """"" when the means differ by no more than the noise; else what they do
+    (None: the noise is not known)."""
+    if max(means) == min(means):
+        return ""
+    if min(errors) <= 0:
+        return None
+    w = [1 / e ** 2 for e in errors]
+    centre = sum(wi * m for wi, m in zip(w, means)) / sum(w)
+    q = sum(wi * (m - centre) ** 2 for wi, m in zip(w, means))
+    from scipy.special import chdtrc
+
+    if float(chdtrc(len(means) - 1, q)) >= SIGNIFICANCE:
+        return ""
+    if len(group) > 1:
+        return (f"it changes beyond the noise, but {' and '.join(group)} vary together, "
+                "so either may be the cause")
+    key = group[0]
+    if values is not None and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                  for v in values):
+        order = sorted(range(len(values)), key=lambda i: values[i])
+        m = [means[i] for i in order]
+        e = [errors[i] for i in order]
+        steps = [(b - a) / math.hypot(se_a, se_b)
+                 for a, b, se_a, se_b in zip(m, m[1:], e, e[1:])]
+        whole = (m[-1] - m[0]) / math.hypot(e[0], e[-1])
+        if whole > _TURN and min(steps) > -_TURN:
+            return f"{metric} rises with {key}"
+        if whole < -_TURN and max(steps) < _TURN:
+            return f"{metric} falls as {key} rises"
+        return f"{metric} changes with {key} beyond the noise, not steadily"
+    return f"{metric} changes with {key} beyond the noise"
+
+
+def _read_together(cells: pl.DataFrame, keys: Sequence[str], ident: Mapping[str, str]
+                   ) -> list[list[str]]:
+    """The keys in groups that vary together: two keys are together when the
+    cells do not hold every pair of their values (a zip), so a change cannot
+    be told apart between them."""
+    group = {k: k for k in keys}
+
+    def root(k: str) -> str:
+        while group[k] != k:
+            k = group[k]
+        return k
+
+    counts = {k: cells[ident[k]].n_unique() for k in keys}
+    for a, b in itertools.combinations(keys, 2):
+        if cells.select(ident[a], ident[b]).unique().height < counts[a] * counts[b]:
+            group[root(b)] = root(a)
+    out: dict[str, list[str]] = {}
+    for k in keys:
+        out.setdefault(root(k), []).append(k)
+    return list(out.values())
+
+
+def _seat_of(key: str, seats: int) -> int | None:
+    """The one seat a key path sets (`seats[1].params.base`: 1), or None for all."""
+    parts = parse_path(key)
+    if parts[0] == "seats" and len(parts) > 1 and isinstance(parts[1], int):
+        return parts[1] % seats if -seats <= parts[1] < seats else None
+    return None
 
 
 def _fmt(metric: str, value: Any) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"
-    if metric in ("edge", "expected_edge", "edge_ci_low", "edge_ci_high", "ruin_rate",
-                  "win_goal_rate", "winning_sessions"):
+    if metric in ("edge", "expected_edge", "edge_ci_low", "edge_ci_high", *_RATES):
         return f"{100 * value:.2f}%"
     return f"{value:,.4g}"
 

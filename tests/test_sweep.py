@@ -36,6 +36,7 @@ from polars.testing import assert_frame_equal
 from cli_helpers import Run, backtest_here, backtest_process
 from backtest import engine
 from backtest import sweep as sweeps
+from backtest.config import load_config
 from backtest.errors import BacktestError, ConfigError, UsageError
 from backtest.sweep import load_sweep, run_sweep
 
@@ -239,6 +240,17 @@ BAD_SWEEPS = {
                        "the grid and zip make 1,000,000 cells, more than 100,000"),
     "sessions-varied": ("grid:\n  sessions: [5, 10]\n",
                         "grid.sessions: every cell runs the sweep's `sessions`"),
+    # a varied seed is the cell's, checked as a run config's (not replaced by a derived one)
+    "seed-not-a-number": ("grid:\n  seed: [1, abc]\n",
+                          "cell 2 (seed=abc): seed: expected a whole number, got 'abc'"),
+    "seed-negative": ("grid:\n  seed: [1, -1]\n",
+                      "cell 2 (seed=-1): seed: must be at least 0, got -1"),
+    "seed-a-fraction-under-zip": ("zip:\n  seed: [1, 2.5]\n  table.max: [500, 600]\n",
+                                  "cell 2 (seed=2.5, table.max=600): seed: expected a whole "
+                                  "number, got 2.5"),
+    "seed-true-with-common-shoes": ("common_shoes: true\ngrid:\n  seed: [1, true]\n",
+                                    "cell 2 (seed=true): seed: expected a whole number, "
+                                    "got True"),
 }
 
 
@@ -278,6 +290,24 @@ def test_a_bad_last_cell_fails_before_any_cell_runs(tmp_path: Path) -> None:
                        "must be more than 0, got -5")
     assert done.stdout == ""
     assert cell_files(out) == [] and not (out / "summary.parquet").exists()
+
+
+HUGE = "1" + "0" * 309   # a whole number beyond any float
+
+
+@pytest.mark.parametrize("key, first", [("session.max_shoes", 1), ("session.max_hands", 50),
+                                        ("shoe.decks", 8), ("session.bankroll", 1000),
+                                        ("seats[0].params.base", 10)])
+def test_a_huge_whole_number_is_one_line_naming_the_cell_and_key(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        key: str, first: int) -> None:
+    path = sweep_file(tmp_path, f"sessions: 2\ngrid:\n  {key}: [{first}, {HUGE}]\n")
+    out = tmp_path / "out"
+    code, stdout, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(out),
+                            "--workers", "1")
+    message = one_line_error(code, err, 1)
+    assert message.startswith(f"error: {path}: cell 2 ({key}={HUGE[:37]}...): {key}"), message
+    assert stdout == "" and not out.exists()
 
 
 # --- random streams: the master seed and the cell's own key ------------------------------------
@@ -375,6 +405,31 @@ def test_common_shoes_with_a_varied_seed_deals_each_seed_s_shoes(tmp_path: Path)
     summary = run_file(sweep_file(tmp_path, body), tmp_path / "out")
     hands = dict(summary.group_by("seed").agg(pl.col("table_hands").unique()).iter_rows())
     assert len(hands[4]) == len(hands[9]) == 1 and hands[4] != hands[9]
+
+
+def test_a_varied_seed_is_the_cells_seed_with_its_own_shoes_too(tmp_path: Path) -> None:
+    """Without common shoes as with them: the cell runs with the seed given, as
+    `backtest run` with that seed does, and the summary says that seed."""
+    path = sweep_file(tmp_path, "sessions: 20\nseed: 7\ngrid:\n  seed: [4, 9]\n"
+                      "  table.max: [500, 1000]\n", run=STREAMS_RUN)
+    sweep = load_sweep(path)
+    assert [c.config.seed for c in sweep.cells] == [4, 4, 9, 9]
+    summary = run_file(path, tmp_path / "out").sort("cell", maintain_order=True)
+    assert summary["seed"].to_list() == [4, 4, 4, 4, 9, 9, 9, 9]
+    for cell in sweep.cells:
+        values = dict(cell.values)
+        alone = engine.run(load_config(tmp_path / "run.yaml", overrides={
+            "seed": values["seed"], "sessions": 20, "table": {"max": values["table.max"]}},
+            merge=("table",)), workers=1).summary
+        rows = summary.filter(pl.col("cell") == cell.index + 1)
+        assert_frame_equal(rows.select(alone.columns), alone, check_exact=True)
+
+
+def test_a_seed_too_large_for_a_column_runs_as_a_run_config_takes_it(tmp_path: Path) -> None:
+    huge = 10 ** 40
+    path = sweep_file(tmp_path, f"sessions: 2\ngrid:\n  seed: [1, {huge}]\n")
+    summary = run_file(path, tmp_path / "out").sort("cell")
+    assert summary["seed"].to_list() == ["1", str(huge)]
 
 
 def test_an_error_found_only_as_a_cell_plays_names_the_cell(
@@ -513,6 +568,54 @@ def test_executor_and_address_errors(exec_sweep: tuple[Path, sweeps.Sweep, pl.Da
     assert one_line_error(code, err, 2) == "error: --workers must be at least 1, got -1"
     with pytest.raises(UsageError, match="--executor must be local or dask"):
         run_sweep(sweep, tmp / "ray", workers=1, executor="ray")
+    assert not (tmp / "ray").exists()
+
+
+def snapshot(out: Path) -> dict[str, tuple[int, bytes]]:
+    return {str(p.relative_to(out)): (p.stat().st_mtime_ns, p.read_bytes())
+            for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+def test_a_scheduler_that_cannot_be_reached_leaves_out_as_it_was(
+        finished: tuple[Path, Path, sweeps.Sweep, pl.DataFrame], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    distributed = pytest.importorskip("dask.distributed")
+    path, out, sweep, summary = finished
+    tried: list[str] = []
+
+    def unreachable(address: str, **kwargs: Any) -> Any:   # as Dask says it, without the wait
+        tried.append(address)
+        raise OSError(f"Timed out trying to connect to tcp://{address} after 10 s")
+
+    monkeypatch.setattr(distributed, "Client", unreachable)
+    bad = ("--executor", "dask", "--address", "nohost:99999")
+    # a new directory is not made
+    fresh = tmp_path / "fresh"
+    code, stdout, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(fresh), *bad)
+    assert one_line_error(code, err, 2) == (
+        "error: --address nohost:99999: cannot reach a Dask scheduler there (Timed out trying "
+        "to connect to tcp://nohost:99999 after 10 s)")
+    assert stdout == "" and tried == ["nohost:99999"] and not fresh.exists()
+    # one with cells to run on resuming (one missing, one torn) is left as it was
+    (out / "cells" / f"{sweep.cells[1].id}.parquet").unlink()
+    (out / "cells" / f"{sweep.cells[2].id}.parquet").write_bytes(b"PAR1 torn")
+    (out / "cells" / ".stale.parquet.tmp").write_bytes(b"")
+    before = snapshot(out)
+    code, _, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(out), "--resume",
+                       *bad)
+    assert one_line_error(code, err, 2).startswith("error: --address nohost:99999: ")
+    assert snapshot(out) == before
+    # and the same sweep run again, on workers that are there, goes ahead in both
+    monkeypatch.undo()
+    code, _, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(fresh),
+                       "--workers", "1")
+    assert code == 0, err
+    code, _, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(out),
+                       "--workers", "1", "--resume")
+    assert code == 0, err
+    assert_frame_equal(by_cell(pl.read_parquet(out / "summary.parquet")), by_cell(summary),
+                       check_exact=True)
+    assert temp_files(out) == []
 
 
 def test_zero_workers_is_a_usage_error(exec_sweep: tuple[Path, sweeps.Sweep, pl.DataFrame],
@@ -789,6 +892,55 @@ def test_an_out_dir_holding_cells_needs_resume(
     assert len(cell_files(out)) == 4
 
 
+def test_another_sweep_in_out_is_told_by_what_differs(
+        finished: tuple[Path, Path, sweeps.Sweep, pl.DataFrame], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The same name, other settings: the first setting that differs, both ways."""
+    path, out, _, _ = finished
+    meta = out / "sweep.json"
+    body = ("name: small\nsessions: 30\nseed: 2\ngrid:\n"
+            "  session.bankroll: [300, 3000]\n  table.max: [500, 5000]\n")
+    edited = tmp_path / "edited"
+    write(edited / "run.yaml", STREAMS_RUN.replace("win_goal: 200", "win_goal: 300"))
+    cases = {
+        "sessions: 30 in {meta}, 31 now": [str(path), "--sessions", "31"],
+        "seed: 2 in {meta}, 5 now": [body.replace("seed: 2", "seed: 5")],
+        "common_shoes: false in {meta}, true now": ["common_shoes: true\n" + body],
+        "grid.session.bankroll: [300, 3000] in {meta}, [300, 4000] now": [
+            body.replace("3000]", "4000]")],
+        'the keys of grid: ["session.bankroll", "table.max"] in {meta}, '
+        '["session.bankroll", "shoe.decks"] now': [
+            body.replace("table.max: [500, 5000]", "shoe.decks: [6, 8]")],
+        "session.win_goal of the run config: 200 in {meta}, 300 now": [
+            str(write(edited / "sweep.yaml", "base: run.yaml\n" + body))],
+    }
+    for i, (what, args) in enumerate(cases.items()):
+        if not args[0].endswith(".yaml"):
+            args = [str(write(tmp_path / f"other{i}.yaml", "base: run.yaml\n" + args[0]))]
+        before = snapshot(out)
+        code, _, err = cli(monkeypatch, capsys, "sweep", *args, "--out", str(out),
+                           "--workers", "1", "--resume")
+        assert one_line_error(code, err, 2) == (
+            f"error: --out {out} holds a different sweep (small): {what.format(meta=meta)}; "
+            f"use another --out, or the settings in {meta} to resume that sweep, or delete "
+            f"{out} to start again")
+        assert snapshot(out) == before
+    # a sweep.json of an earlier version, without the settings: what it holds
+    old = json.loads(meta.read_text(encoding="utf-8"))
+    del old["settings"]
+    meta.write_text(json.dumps(old), encoding="utf-8")
+    for args, what in (
+            ([str(write(tmp_path / "seed5.yaml", "base: run.yaml\n"
+                        + body.replace("seed: 2", "seed: 5")))], f"seed: 2 in {meta}, 5 now"),
+            ([str(path), "--sessions", "31"],
+             f"what decides its numbers differs, though not in a setting {meta} records (it "
+             "was written by another version)")):
+        code, _, err = cli(monkeypatch, capsys, "sweep", *args, "--out", str(out),
+                           "--workers", "1", "--resume")
+        assert one_line_error(code, err, 2).startswith(
+            f"error: --out {out} holds a different sweep (small): {what}; use another --out"), err
+
+
 def test_resume_refuses_when_a_file_the_cells_read_has_changed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
@@ -991,9 +1143,9 @@ def test_the_printed_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                     ["ruin_rate"]]
     trend = [line for line in text.splitlines() if line.startswith("ruin_rate by ")]
     assert len(trend) == 1
-    assert re.fullmatch(r"ruin_rate by session\.bankroll: 200: [\d.]+%, 1000: [\d.]+%, "
-                        r"10000: [\d.]+% \(ruin_rate falls as session\.bankroll rises\)",
-                        trend[0]), trend[0]
+    assert re.fullmatch(r"ruin_rate by session\.bankroll for martingale: 200: [\d.]+%, "
+                        r"1000: [\d.]+%, 10000: [\d.]+% "
+                        r"\(ruin_rate falls as session\.bankroll rises\)", trend[0]), trend[0]
 
     # --sort: another metric, both for the rows and the trend line
     code, text, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(out),
@@ -1003,7 +1155,11 @@ def test_the_printed_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     expected = summary.sort("mean_net", descending=True)["session.bankroll"].to_list()
     assert [int(r["session.bankroll"]) for r in rows] == expected
     assert "mean_net" in text.splitlines()[1].split()
-    assert any(line.startswith("mean_net by session.bankroll: ") for line in text.splitlines())
+    # a metric without a standard error: its means, and no word on a change
+    assert [line for line in text.splitlines() if " by " in line] == [
+        "mean_net by session.bankroll for martingale: " + ", ".join(
+            f"{v}: {x:,.4g}" for v, x in summary.sort("cell").select(
+                "session.bankroll", "mean_net").rows())]
 
     code, text, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(out),
                           "--workers", "1", "--resume", "--format", "json")
@@ -1024,6 +1180,97 @@ def test_the_printed_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     code, text, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(out),
                           "--resume", "--sort", "ruin")
     assert one_line_error(code, err, 2).startswith("error: --sort: unknown metric 'ruin'")
+
+
+def made_summary(cells: Sequence[dict[str, Any]], seats: Sequence[str],
+                 edges: Sequence[Sequence[tuple[float, float]]], sessions: int = 10_000,
+                 ruin: Sequence[Sequence[float]] | None = None) -> pl.DataFrame:
+    """A sweep's summary as `run_sweep` returns it: the cells' varied values,
+    each seat's (edge, its standard error), and ruin rates if given."""
+    from backtest.metrics import t95
+
+    t = float(t95([sessions])[0])
+    rows = []
+    for c, (values, by_seat) in enumerate(zip(cells, edges)):
+        for s, (seat, (edge, se)) in enumerate(zip(seats, by_seat)):
+            rows.append({"cell": c + 1, **values, "seat": seat, "sessions": sessions,
+                         "edge": edge, "edge_ci_low": edge - t * se,
+                         "edge_ci_high": edge + t * se,
+                         "ruin_rate": ruin[c][s] if ruin else 0.0,
+                         "median_net": 10.0 * c, "seed": 1000 + c})
+    return pl.DataFrame(rows).with_columns(pl.col("seat").cast(pl.Categorical))
+
+
+def test_trends_are_per_seat_and_state_only_a_change_beyond_the_noise() -> None:
+    rules = ["commission", "no-commission", "ez"]
+    seats = ["flat banker", "flat player", "flat tie"]
+    summary = made_summary(
+        [{"rules": r} for r in rules], seats,
+        [[(-0.0106, 0.0005), (-0.0124, 0.005), (-0.1436, 0.01)],
+         [(-0.0146, 0.0005), (-0.0130, 0.005), (-0.1436, 0.01)],
+         [(-0.0102, 0.0005), (-0.0118, 0.005), (-0.1436, 0.01)]])
+    # banker's edge moves far more than its noise; player's within it; tie's not at all
+    assert sweeps.trends(summary, ["rules"], "edge") == [
+        "edge by rules for flat banker: commission: -1.06%, no-commission: -1.46%, "
+        "ez: -1.02% (edge changes with rules beyond the noise)",
+        "edge by rules: no change beyond the noise for flat player, flat tie"]
+
+
+def test_a_trend_in_numbers_needs_steps_beyond_the_noise() -> None:
+    bankrolls = [{"session.bankroll": b} for b in (500, 1000, 2000)]
+    # rising, but each step within the noise: no trend (once said to rise)
+    noisy = made_summary(bankrolls, ["m"], [[(-0.010, 0.004)], [(-0.008, 0.004)],
+                                             [(-0.006, 0.004)]])
+    assert sweeps.trends(noisy, ["session.bankroll"], "edge") == [
+        "edge by session.bankroll: no change beyond the noise for m"]
+    steady = made_summary(bankrolls, ["m"], [[(-0.030, 0.001)], [(-0.020, 0.001)],
+                                              [(-0.010, 0.001)]])
+    assert sweeps.trends(steady, ["session.bankroll"], "edge") == [
+        "edge by session.bankroll for m: 500: -3.00%, 1000: -2.00%, 2000: -1.00% "
+        "(edge rises with session.bankroll)"]
+    # listed as written, read in the order of the numbers
+    hump = made_summary(list(reversed(bankrolls)), ["m"],
+                        [[(-0.030, 0.001)], [(-0.010, 0.001)], [(-0.030, 0.001)]])
+    assert sweeps.trends(hump, ["session.bankroll"], "edge") == [
+        "edge by session.bankroll for m: 2000: -3.00%, 1000: -1.00%, 500: -3.00% "
+        "(edge changes with session.bankroll beyond the noise, not steadily)"]
+    # a rate's noise is binomial: the same rates are a fall in 4,000 sessions, not in 40
+    for sessions, said in ((4000, "(ruin_rate falls as session.bankroll rises)"),
+                           (40, None)):
+        rates = made_summary(bankrolls, ["m"], [[(0, 0.01)]] * 3, sessions=sessions,
+                             ruin=[[0.30], [0.25], [0.20]])
+        lines = sweeps.trends(rates, ["session.bankroll"], "ruin_rate")
+        assert lines == ([f"ruin_rate by session.bankroll for m: 500: 30.00%, 1000: 25.00%, "
+                          f"2000: 20.00% {said}"] if said else
+                         ["ruin_rate by session.bankroll: no change beyond the noise for m"])
+
+
+def test_a_seat_key_is_read_for_its_seat_and_zipped_keys_together() -> None:
+    # seats[1].params.base sets seat 1 only: seat 0 (noise apart) has no line
+    bases = [{"seats[1].params.base": b} for b in (5, 10)]
+    summary = made_summary(bases, ["flat", "martingale"],
+                           [[(-0.0106, 0.0001), (-0.030, 0.001)],
+                            [(-0.0200, 0.0001), (-0.010, 0.001)]])
+    assert sweeps.trends(summary, ["seats[1].params.base"], "edge") == [
+        "edge by seats[1].params.base for martingale: 5: -3.00%, 10: -1.00% "
+        "(edge rises with seats[1].params.base)"]
+    # rules and shoe.decks zipped, crossed with table.max: the zip's change is the zip's
+    cells = [{"rules": r, "shoe.decks": d, "table.max": m}
+             for r, d in (("commission", 8), ("ez", 1)) for m in (500, 1000)]
+    summary = made_summary(cells, ["b"], [[(-0.0106, 0.0005)], [(-0.0106, 0.0005)],
+                                           [(-0.0200, 0.0005)], [(-0.0200, 0.0005)]])
+    assert sweeps.trends(summary, ["table.max", "rules", "shoe.decks"], "edge") == [
+        "edge by table.max: no change beyond the noise for b",
+        "edge by rules and shoe.decks for b: commission & 8: -1.06%, ez & 1: -2.00% (it "
+        "changes beyond the noise, but rules and shoe.decks vary together, so either may be "
+        "the cause)"]
+    # a varied seed makes replications, not a trend; a metric without a standard
+    # error gets its means and no word on them
+    seeds = made_summary([{"seed": 4}, {"seed": 9}], ["b"], [[(-0.01, 0.001)],
+                                                             [(-0.05, 0.001)]])
+    assert sweeps.trends(seeds, ["seed"], "edge") == []
+    assert sweeps.trends(summary, ["table.max"], "median_net") == [
+        "median_net by table.max for b: 500: 10, 1000: 20"]
 
 
 # --- the ready sweeps -------------------------------------------------------------------------
