@@ -45,6 +45,9 @@ from backtest.shoe import MAX_DECKS, ShoeSpec
 #: no amount of money reaches this: in cents it would not fit a 64-bit integer
 MONEY_MAX = 2.0 ** 62 / 100
 
+#: the most hands or shoes a session may be given (max_hands, max_shoes)
+MAX_SESSION_COUNT = 10 ** 9
+
 TOP_KEYS = ("name", "description", "seed", "sessions", "rules", "shoe", "shoes", "session",
             "table", "seats")
 
@@ -155,7 +158,8 @@ class _Section:
         if minimum is not None and value < minimum:
             raise self.fail(key, f"must be at least {minimum:g}, got {_show(value)}")
         if maximum is not None and value > maximum:
-            raise self.fail(key, f"must be at most {maximum:g}, got {_show(value)}")
+            top = f"{int(maximum):,}" if float(maximum).is_integer() else f"{maximum:g}"
+            raise self.fail(key, f"must be at most {top}, got {_show(value)}")
         if money and 0 < value < 0.01:
             raise self.fail(key, f"must be at least 0.01: money is counted in whole cents, "
                                  f"got {_show(value)}")
@@ -336,9 +340,11 @@ def parse_config(data: Mapping[str, Any], base_dir: Path = Path("."),
         bankroll=sec.number("bankroll", 1000.0, positive=True, money=True),
         stop_loss=sec.number("stop_loss", None, positive=True, optional=True, money=True),
         win_goal=sec.number("win_goal", None, positive=True, optional=True, money=True),
-        max_hands=sec.number("max_hands", None, minimum=1, whole=True, optional=True),
+        # (a session deals at most 2**20 shoes: larger numbers only mean "no end")
+        max_hands=sec.number("max_hands", None, minimum=1, maximum=MAX_SESSION_COUNT,
+                             whole=True, optional=True),
         max_shoes=sec.number("max_shoes", 1 if "max_hands" not in sec.data else None,
-                             minimum=1, whole=True, optional=True),
+                             minimum=1, maximum=MAX_SESSION_COUNT, whole=True, optional=True),
     )
     if session.max_hands is None and session.max_shoes is None:
         raise sec.fail("max_shoes", "a session needs an end: give max_shoes or max_hands")

@@ -75,14 +75,14 @@ def describe_raised(error: BaseException) -> str:
 
 def shown_count(n: int) -> str:
     """A count for a message: with thousands separators, or by its size when huge."""
-    return f"{n:,}" if abs(n) < 10 ** 18 else shown(n)
+    return f"{n:,}" if abs(n) < 10 ** 30 else shown(n)
 
 
 def shown(value: object, limit: int = 40) -> str:
     """`repr(value)` for an error message, cut to about `limit` characters
     (with the length of a longer text): a message is one line, whatever the
     input held."""
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** 18:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** 30:
         # by its size (a number past 4,300 digits has no repr)
         sign = "a negative" if value < 0 else "a"
         bits = abs(value).bit_length()
