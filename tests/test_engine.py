@@ -1019,3 +1019,14 @@ def test_evs_of_a_bet_the_rules_do_not_offer_are_nan_either_way(
     first = _ReadsEvs.seen[0]
     assert math.isnan(first[Bet.DRAGON_7]) and math.isnan(first[Bet.PANDA_8])
     assert first[Bet.BANKER] == pytest.approx(-0.010579, abs=1e-6)   # a full shoe
+
+
+def test_default_workers_without_sched_getaffinity(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the CPUs a process may use cannot be asked (macOS, Windows), all of them."""
+    import os
+
+    monkeypatch.delattr(os, "sched_getaffinity", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 6)
+    assert engine.default_workers() == 6
+    monkeypatch.setattr(os, "cpu_count", lambda: None)
+    assert engine.default_workers() == 1
