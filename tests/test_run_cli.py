@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from cli_helpers import Run, backtest_here, backtest_process, backtest_processes
+from backtest.errors import ConfigError
 from backtest.metrics import metric_names
 from backtest.recorded import read_shoes
 from strategies.registry import BUILTIN_NAMES
@@ -569,7 +570,6 @@ def test_numbers_out_of_range_are_usage_errors(name: str, tmp_path: Path,
 def test_a_session_that_could_need_more_shoes_than_can_be_numbered_is_refused() -> None:
     from backtest.config import parse_config
     from backtest.engine import prepare
-    from backtest.errors import ConfigError
 
     cfg = parse_config({"seed": 1, "sessions": 1, "shoe": {"decks": 1, "cut_card": 46},
                         "session": {"bankroll": 1000, "max_hands": 1_048_577}, "seats": [
@@ -635,9 +635,11 @@ def test_shoes_in_place_of_generated_shoes_are_of_their_decks(tmp_path: Path) ->
     assert cfg.recorded is not None and cfg.recorded.decks == 6
     # the config's 500 sessions were for generated shoes: the file is played whole
     assert cfg.sessions is None
-    said = load_config(config, {"shoes": {"file": six, "decks": 8}}, remove=("shoe",),
-                       merge=("shoes",))
-    assert said.recorded is not None and said.recorded.decks == 8
+    # decks given for the file must be the ones it says it was dealt from
+    with pytest.raises(ConfigError, match=r"shoes.decks is 8, but .*generated-6deck-seed2.txt, "
+                                          r"line 1 says its shoes were dealt from 6 decks"):
+        load_config(config, {"shoes": {"file": six, "decks": 8}}, remove=("shoe",),
+                    merge=("shoes",))
 
 
 def test_a_directory_given_as_the_config_is_a_usage_error(

@@ -1553,7 +1553,7 @@ def test_what_a_plain_class_reads_of_view_and_result(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("stake, usual, error", [
-    ("float('nan')", "10.0", r"bad.yaml: seats\[0\] \(.*BadStake\): strategy bad-stake: the "
+    ("float('nan')", "10.0", r"bad.yaml: seats\[0\] \(bad-stake\): strategy bad-stake: the "
                              r"stake on banker must be 0 or more, got nan, on hand 3 of shoe 1"),
     ("-10", "10.0", "the stake on banker must be 0 or more, got -10, on hand 3 of shoe 1"),
     ("-0.001", "10.0", r"the stake on banker must be 0 or more, got -0.001, on hand 3"),
