@@ -439,17 +439,17 @@ PRESETS: Mapping[str, Rules] = {
         _NO_COMMISSION,
         _EZ,
         dataclasses.replace(_NO_COMMISSION, name="macedonian",
-                            description="Seed 000 (Macedonian/English): no commission, "
+                            description="The Macedonian (and English) house rules: no commission, "
                                         "6 pays half, pairs 11 to 1 beside a main bet."),
         dataclasses.replace(_NO_COMMISSION, name="vietnamese",
-                            description="Seed 001 (Vietnamese): no commission, 6 pays half, "
+                            description="The Vietnamese house rules: no commission, 6 pays half, "
                                         "pairs 11 to 1 beside a main bet."),
         dataclasses.replace(_COMMISSION, name="bulgarian", pair_payout=None,
-                            description="Seed 002 (Bulgarian): 5% commission, Tie 8 to 1, "
+                            description="The Bulgarian house rules: 5% commission, Tie 8 to 1, "
                                         "no pair bets, up to three boxes."),
         dataclasses.replace(_COMMISSION, name="german", pair_payout=None,
                             player_and_banker_together=False,
-                            description="Seed 003 (German): 5% commission, Tie 8 to 1, no pair "
+                            description="The German house rules: 5% commission, Tie 8 to 1, no pair "
                                         "bets; Player+Tie or Banker+Tie, never Player+Banker."),
     )
 }
