@@ -321,12 +321,26 @@ def _as_yaml(value: object) -> str:
 
 @app.command("strategies")
 def list_strategies(
+    names: Annotated[Optional[list[str]], typer.Argument(
+        help="Only these: names, module:Class or file.py:Class (your own).")] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.TABLE,
 ) -> None:
     """List every strategy with its parameters, defaults and description."""
-    from strategies import registry
+    import dataclasses
 
-    found = registry.available()
+    from strategies import registry
+    from strategies.params import CommonParams
+
+    if names:
+        found = {}
+        for name in names:
+            try:
+                cls = registry.get(name, Path.cwd())
+            except BacktestError as exc:
+                raise UsageError(str(exc)) from None
+            found[registry.ALIASES.get(name, name)] = cls
+    else:
+        found = registry.available()
     if fmt is Format.JSON:
         import json
 
@@ -348,13 +362,32 @@ def list_strategies(
                                  help_text])
         _echo(buf.getvalue().rstrip("\n"))
         return
+    # the parameters every built-in shares (its edges), said once, above the rest
+    common = [f.name for f in dataclasses.fields(CommonParams)]
+    sharing = [name for name, cls in found.items()
+               if isinstance(cls.Params, type) and issubclass(cls.Params, CommonParams)]
     lines = []
-    for name, cls in found.items():
-        lines.append(f"{name}: {cls.description}")
-        for pname, ptype, default, help_text in cls.parameters():
-            lines.append(f"    {pname} ({ptype}, default {_as_yaml(default)}): {help_text}")
+    if sharing:
+        lines.append("Every strategy below marked (+) also takes these, for the table's edges:")
+        shared = dict((p[0], p) for p in found[sharing[0]].parameters())
+        for pname in common:
+            lines.append(_parameter_line(*shared[pname]))
         lines.append("")
-    _echo("\n".join(lines))
+    aliases: dict[str, list[str]] = {}
+    for alias, target in registry.ALIASES.items():
+        aliases.setdefault(target, []).append(alias)
+    for name, cls in found.items():
+        also = f" (also: {', '.join(aliases[name])})" if name in aliases else ""
+        lines.append(f"{name}{' (+)' if name in sharing else ''}: {cls.description}{also}")
+        for row in cls.parameters():
+            if name not in sharing or row[0] not in common:
+                lines.append(_parameter_line(*row))
+        lines.append("")
+    _echo("\n".join(lines).rstrip("\n"))
+
+
+def _parameter_line(name: str, kind: str, default: object, help_text: str) -> str:
+    return f"    {name} ({kind}, default {_as_yaml(default)}): {help_text}"
 
 
 @app.command("roads")

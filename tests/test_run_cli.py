@@ -8,6 +8,7 @@ are started by one fixture, a few at a time, and the tests read their results.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -277,20 +278,38 @@ def test_shoes_replaces_the_generated_shoes_of_a_config(runs: tuple[Path, dict[s
 
 def test_strategies_lists_every_builtin_with_its_parameters(
         runs: tuple[Path, dict[str, Run]]) -> None:
+    """Each strategy with its own parameters, and its other names; the edges
+    every built-in shares, once, at the top."""
+    from strategies.params import CommonParams
+    from strategies.registry import ALIASES
+
     lines = ok(runs[1]["strategies"]).stdout.splitlines()
-    for name, cls in BUILTIN_NAMES.items():
-        assert f"{name}: {cls.description}" in lines, name
-        start = lines.index(f"{name}: {cls.description}")
-        block = []
+    common = [f.name for f in dataclasses.fields(CommonParams)]
+
+    def block(start: int) -> list[str]:
+        out = []
         for line in lines[start + 1:]:
             if not line.startswith("    "):
                 break
-            block.append(line)
+            out.append(line)
+        return out
+
+    assert lines[0].startswith("Every strategy below marked (+) also takes these")
+    top = block(0)
+    assert [line.split()[0] for line in top] == common
+    for name, cls in BUILTIN_NAMES.items():
+        heading = [i for i, line in enumerate(lines)
+                   if line.startswith(f"{name} (+): {cls.description}")]
+        assert len(heading) == 1, name
+        for alias in (a for a, target in ALIASES.items() if target == name):
+            assert alias in lines[heading[0]].split("(also: ")[1], (name, alias)
+        own = block(heading[0])
         params = [p[0] for p in cls.parameters()]
-        assert [line.split()[0] for line in block] == params, name
+        assert [line.split()[0] for line in top + own] == common + \
+            [p for p in params if p not in common], name
         for pname, _, default, _ in cls.parameters():
             # each default as a config would write it: YAML that reads back as the value
-            shown = [re.match(r"    \S+ \(.*?, default (.*?)\): ", line) for line in block
+            shown = [re.match(r"    \S+ \(.*?, default (.*?)\): ", line) for line in top + own
                      if line.startswith(f"    {pname} (")]
             assert len(shown) == 1 and shown[0] is not None, (name, pname)
             assert yaml.safe_load(shown[0].group(1)) == default, (name, pname)
@@ -648,6 +667,27 @@ def test_a_directory_given_as_the_config_is_a_usage_error(
     code, out, err = backtest_here(monkeypatch, capsys, "run", str(tmp_path))
     assert (code, out) == (2, "")
     assert err.strip() == f"error: config file {tmp_path} is a directory, not a file"
+
+
+def test_strategies_names_one_or_a_class_of_one_s_own(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "mine.py").write_text(
+        "from dataclasses import dataclass\nfrom strategies.base import Strategy\n"
+        "from strategies.params import Money, param\n\n"
+        "class Mine(Strategy):\n    name = 'mine'\n    description = 'Mine.'\n\n"
+        "    @dataclass(frozen=True)\n    class Params:\n"
+        "        stake: Money = param(10.0, 'stake per bet')\n\n"
+        "    def stakes(self, view):\n        return {'banker': self.params.stake}\n",
+        encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = backtest_here(monkeypatch, capsys, "strategies", "mine.py:Mine", "follow")
+    assert code == 0, err
+    assert "mine.py:Mine: Mine.\n    stake (an amount, default 10.0): stake per bet" in out
+    assert "follow-the-shoe (+): Bet on the last winner" in out and "martingale" not in out
+    code, out, err = backtest_here(monkeypatch, capsys, "strategies", "martingal")
+    assert (code, out) == (2, "")
+    assert err.startswith("error: unknown strategy 'martingal'") and "martingale" in err
 
 
 def test_strategies_as_csv_has_a_row_per_parameter(monkeypatch: pytest.MonkeyPatch,
