@@ -1226,14 +1226,15 @@ def render_json(result: OddsResult) -> str:
 
 def render_csv(result: OddsResult) -> str:
     """One row per bet; probabilities, EV and edges as fractions of a unit, full
-    precision. `payout` is the bet's usual payout and `terms` says it in words
+    precision. `payout` is the bet's usual payout (a decimal) and `terms` says it in words
     with its exceptions ("1 to 1 (6 pays 0.5)")."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(_COLUMNS)
     for b in result.bets:
         resolved = b.edge_per_resolved
-        writer.writerow([b.bet.value, str(b.payout), repr(float(b.p_win)), repr(float(b.p_push)),
+        # the payout as a decimal: "19/20" reads as a date in a spreadsheet
+        writer.writerow([b.bet.value, _number(b.payout), repr(float(b.p_win)), repr(float(b.p_push)),
                          repr(float(b.p_loss)), repr(float(b.ev)), repr(b.house_edge),
                          "" if math.isnan(resolved) else repr(resolved), repr(b.std_dev),
                          payout_text(b.bet, result.rules)])

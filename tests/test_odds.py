@@ -843,6 +843,9 @@ def test_terms_say_the_exceptions_to_a_payout_in_csv_and_json() -> None:
     rows = {r["bet"]: r for r in csv.DictReader(io.StringIO(odds.render_csv(result)))}
     assert rows["banker"]["payout"] == "1" and rows["banker"]["terms"] == "1 to 1 (6 pays 0.5)"
     assert rows["tie"]["terms"] == "8 to 1"
+    commission = odds.exact_odds(odds.composition(8), COMMISSION, decks=8)
+    rows_c = {r["bet"]: r for r in csv.DictReader(io.StringIO(odds.render_csv(commission)))}
+    assert rows_c["banker"]["payout"] == "0.95"   # a decimal, not 19/20 (a date to a spreadsheet)
     data = json.loads(odds.render_json(result))
     assert data["bets"]["banker"]["terms"] == "1 to 1 (6 pays 0.5)"
 
