@@ -429,7 +429,8 @@ def roads_command(
 @app.command("play")
 def play_command(
     rules: Annotated[str, typer.Option(help="Rules preset name or YAML file.")] = "commission",
-    decks: Annotated[int, typer.Option(help="Decks in the shoe.")] = 8,
+    decks: Annotated[Optional[int], typer.Option(
+        help="Decks in the shoe (default 8, or what the --shoe file says).")] = None,
     bankroll: Annotated[str, typer.Option(help="Money you sit down with, e.g. 1000 or 250.50.")] = "1000",
     seed: Annotated[Optional[int], typer.Option(
         help="Seed of the shuffles (default: a fresh one, shown at the start).")] = None,

@@ -88,6 +88,9 @@ def shoe_decks(path: StrPath, decks: int | None, asked: str = "decks") -> int:
     declares (`declared_decks`), else 8. A file that declares other decks
     than `decks` is an error naming `asked` (the key or option that gave them)."""
     declared = declared_decks(path)
+    if declared and not 1 <= declared[0] <= MAX_DECKS:
+        raise ShoeFormatError(f"{os.fspath(path)}, line {declared[1]}: decks={shown(declared[0])}: "
+                              f"a shoe is dealt from 1 to {MAX_DECKS} decks")
     if decks is None:
         return declared[0] if declared else 8
     if declared and declared[0] != decks:

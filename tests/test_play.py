@@ -495,3 +495,22 @@ def test_no_commission_banker_six_pays_half(tmp_path: Path) -> None:
     assert "Banker 6 stands: Player's third card is K (value 0)" in out
     assert "Box 1: Banker 25 wins 12.50 (a winning Banker 6 pays 0.5 to 1)" in out
     assert summary.bankroll == Fraction(2025, 2)
+
+
+def test_a_shoe_file_s_declared_decks_are_the_table_s(tmp_path: Path) -> None:
+    """`play --shoe` reads the decks a file says it was dealt from (else 8);
+    a --decks that says otherwise is refused, naming both."""
+    from backtest import play
+    from backtest.errors import UsageError
+    from backtest.recorded import format_card_text
+    from backtest.shoe import ShoeSpec, generate_hands
+
+    path = tmp_path / "one.txt"
+    path.write_text(format_card_text(generate_hands(ShoeSpec(decks=1), 2, 3),
+                                     header="decks=1 seed=3"), encoding="utf-8")
+    assert play.open_table(shoe=path, seed=1).decks == 1
+    assert play.open_table(shoe=path, seed=1, decks=1).decks == 1
+    assert play.open_table(seed=1).decks == 8
+    with pytest.raises(UsageError, match=r"--decks is 8, but .*one.txt, line 1 says its shoes "
+                                          r"were dealt from 1 deck; give 1, or leave --decks out"):
+        play.open_table(shoe=path, seed=1, decks=8)

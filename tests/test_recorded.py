@@ -611,6 +611,12 @@ def test_a_file_s_declared_decks(tmp_path: Path) -> None:
     assert recorded.declared_decks(one) == (1, 3)
     with pytest.raises(ShoeFormatError, match=r"line 3 says its shoes were dealt from 1 deck;"):
         recorded.read_shoes(one, decks=2)
+    for bad in ("0", "65", "9" * 35):
+        odd = tmp_path / "odd.txt"
+        odd.write_text(f"# decks={bad}\n5H 9C KD 2S 3C 8D\n", encoding="utf-8")
+        with pytest.raises(ShoeFormatError, match=r"odd.txt, line 1: decks=.*: a shoe is dealt "
+                                                  r"from 1 to 64 decks"):
+            recorded.read_shoes(odd)
     plain = tmp_path / "plain.txt"
     plain.write_text("5H 9C KD 2S 3C 8D\n# decks=4\n", encoding="utf-8")
     assert recorded.declared_decks(plain) is None and recorded.shoe_decks(plain, None) == 8
