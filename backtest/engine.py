@@ -417,7 +417,10 @@ def _warn_off_limits(config: RunConfig, strat: Strategy, fixed: dict[Bet, float]
     limits = config.limits
     low = [(b, x, "") for b, x in sorted(asked.items(), key=lambda i: i[0].code)
            if 0 < x < limits.minimum[b]]
-    low += [(b, x, "side bet ") for b, x in side.items() if 0 < x < limits.minimum[b]]
+    if fixed is None:   # (fixed stakes hold the side bets already; one on a main bet adds to it)
+        mains = strat.main_bets()
+        low += [(b, x, "side bet ") for b, x in side.items()
+                if b not in mains and 0 < x < limits.minimum[b]]
     if low:
         said = ", ".join(f"{kind}{x:g} on {b} (minimum {limits.minimum[b]:g})"
                          for b, x, kind in low)

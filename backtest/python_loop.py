@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from backtest.errors import StrategyError, describe_raised
+from backtest.errors import StrategyError, describe_raised, shown
 from backtest.odds import ahead_rows, ev_array, ev_fill_ahead, ev_work
 from backtest.rules import Bet, Winner
 from backtest.session_loop import (_MAX_CENTS, ENDED_LIMIT, ENDED_RUIN, PLACE_BAD_STAKE,
@@ -590,14 +590,14 @@ def _fill(out: list[float], stakes: object, strategy: Strategy) -> None:
                                 f"{key!r} (bets are {', '.join(b.value for b in Bet)})")
         if isinstance(value, (str, bytes, bool, np.bool_)):   # not numbers, though float() takes them
             raise StrategyError(f"strategy {strategy.name or type(strategy).__name__}: the stake "
-                                f"on {bet} must be a number, got {value!r}")
+                                f"on {bet} must be a number, got {shown(value)}")
         try:
             out[bet.code] = float(value)
         except OverflowError:   # an integer beyond any float: as large as a stake gets
             out[bet.code] = math.inf if value > 0 else -math.inf
         except (TypeError, ValueError):
             raise StrategyError(f"strategy {strategy.name or type(strategy).__name__}: the stake "
-                                f"on {bet} must be a number, got {value!r}") from None
+                                f"on {bet} must be a number, got {shown(value)}") from None
         if not out[bet.code] >= 0.0:   # negative, or NaN
             raise StrategyError(f"strategy {strategy.name or type(strategy).__name__}: the stake "
-                                f"on {bet} must be 0 or more, got {value!r}")
+                                f"on {bet} must be 0 or more, got {shown(value)}")

@@ -89,7 +89,7 @@ def _seat_verdict(r: dict[str, Any], bankroll: float) -> str:
     hits = r.get("max_hits") or 0
     if hits:
         parts.append(f"{hits:,} stake{'s were' if hits != 1 else ' was'} over the table "
-                     "maximum, where the progression was reset or capped.")
+                     "maximum (capped, or the progression reset: on_max).")
     raised = r.get("raised_to_min") or 0
     if raised:
         parts.append(f"{raised:,} stake{'s were' if raised != 1 else ' was'} under the table "

@@ -700,6 +700,19 @@ def test_stakes_under_the_table_minimum_are_said_and_counted() -> None:
     raised = dict(result.summary.select("seat", "raised_to_min").rows())
     assert raised["martingale"] > 0 and raised["flat"] > 0 and raised["chop"] == 0
     assert raised["paroli"] > 0
+    # a flat seat's side bet is part of its stake on that bet: said once, and not when the
+    # sum reaches the minimum
+    seats = [{"strategy": "flat", "params": {"bets": {"banker": 20, "tie": 0.5},
+                                             "side_bets": {"tie": 0.5}}},
+             {"strategy": "flat", "params": {"bets": {"banker": 20, "tie": 0.5},
+                                             "side_bets": {"tie": 0.2}}}]
+    with pytest.warns(engine.BelowMinimumWarning) as paired_said:
+        paired = engine.run(generated(seats, sessions=3), workers=1)
+    assert [str(w.message) for w in paired_said
+            if w.category is engine.BelowMinimumWarning] == [
+        "engine.yaml: seats[1] (flat #2): stakes under the table minimum are raised to it, so "
+        "the system does not run as written: 0.7 on tie (minimum 1)"]
+    assert paired.summary["raised_to_min"].to_list()[0] == 0
     assert result.sessions["raised_to_min"].sum() == sum(raised.values())
     text = verdict.verdict(result.summary, 300.0)
     assert f"{raised['martingale']:,} stakes were under the table minimum and raised" in text

@@ -90,6 +90,6 @@ def test_the_stop_loss_and_the_table_maximum_are_said_when_they_acted() -> None:
     assert "stop-loss" not in quiet and "table maximum" not in quiet
     text = said(stop_loss_rate=0.428, max_hits=1486)
     assert "42.8% ended at the stop-loss." in text
-    assert "1,486 stakes were over the table maximum, where the progression was reset or " \
-           "capped." in text
+    assert "1,486 stakes were over the table maximum (capped, or the progression reset: " \
+           "on_max)." in text
     assert "1 stake was over the table maximum" in said(max_hits=1)
