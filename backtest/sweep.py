@@ -201,7 +201,7 @@ def _top_key(path: str) -> str | int | None:
 def _plain(value: Any) -> Any:
     """`value` as sweep.json holds it once written and read back (lists, text for
     what JSON has no type for), so that the two compare equal."""
-    return json.loads(json.dumps(value, sort_keys=True, default=str))
+    return json.loads(json.dumps(value, default=str))   # (the keys in their order)
 
 
 def _cell_seed(master: int, key: str) -> int:
@@ -480,7 +480,8 @@ def _check_executor(executor: str, address: str | None) -> None:
 def _check_out(out: Path, sweep: Sweep, resume: bool) -> dict[str, Any]:
     """What sweep.json is to hold, once `out` is known to take this sweep: a
     directory (or none yet) holding no other sweep, and no cells of this one
-    unless resumed. Reads only: `out` is written after the executor is ready."""
+    unless resumed. Writes nothing there but check_out_dir's probe (a temporary
+    file, gone at once): `out` is written after the executor is ready."""
     meta = {"kind": "sweep", "name": sweep.name, "source": sweep.source, "seed": sweep.seed,
             "keys": list(sweep.keys), "metric": sweep.metric, "cells": len(sweep.cells),
             "spec_hash": sweep.spec_hash, "inputs": dict(sweep.inputs),
@@ -551,7 +552,7 @@ def _first_difference(old: Any, new: Any, path: str, order: Sequence[str]
                       ) -> tuple[str, Any, Any] | None:
     """(key path, old value, new value) of the first difference, or None."""
     if isinstance(old, dict) and isinstance(new, dict):
-        if path in ("grid", "zip") and set(old) != set(new):   # other keys varied
+        if path in ("grid", "zip") and list(old) != list(new):   # other keys, or in another order
             return f"the keys of {path}", list(old), list(new)
         keys = [k for k in order if k in old or k in new]
         keys += [k for k in (*new, *old) if k not in keys]
@@ -568,7 +569,9 @@ def _first_difference(old: Any, new: Any, path: str, order: Sequence[str]
             if found is not None:
                 return found
         return None
-    return None if old == new else (path, old, new)
+    # as JSON text: 300 and 300.0 (or true and 1) are other settings, as the hash says
+    same = json.dumps(old, default=str) == json.dumps(new, default=str)
+    return None if same else (path, old, new)
 
 
 def _said(value: Any) -> str:
@@ -753,9 +756,6 @@ def _execute_dask(sweep: Sweep, tasks: Sequence[Task], payload: Sequence[tuple[A
 
 #: a change is stated when chance alone would give one as large less often than this
 SIGNIFICANCE = 0.01
-#: in standard errors of a difference: what the first value to the last must
-#: change by for a rise or fall, and no step between neighbours may go back by
-_TURN = 2.576
 _RATES = ("ruin_rate", "win_goal_rate", "stop_loss_rate", "winning_sessions")
 
 
@@ -765,10 +765,15 @@ def trends(summary: pl.DataFrame, keys: Sequence[str], metric: str) -> list[str]
 
     A seat's line gives the metric's mean at each of the key's values (over
     the cells of the other keys' values), and a direction only where the
-    change is larger than the noise: the cells' standard errors (the edge's,
-    from its confidence interval; a rate's, binomial; a z score's, 1) in a
-    chi-squared test at `SIGNIFICANCE`, with "rises" or "falls" for a key of
-    numbers whose steps agree. Seats whose metric does not change beyond the
+    change is larger than the noise, at `SIGNIFICANCE`, from the cells'
+    standard errors (the edge's, from its confidence interval; a rate's,
+    binomial; a z score's, 1): for a key of numbers, "rises" or "falls" by
+    the slope of a weighted least-squares line through the means against the
+    values' order (one degree of freedom, so a steady change is found when
+    each step is small), with no step back beyond the noise; else a
+    chi-squared test of the means. The cells are taken as independent; cells
+    on common shoes are not (they move together), so there the test errs on
+    the side of silence. Seats whose metric does not change beyond the
     noise share one line; a seat the key does not touch (`seats[1].params.base`
     for seat 0) has none; a metric without a standard error (`median_net`)
     gets its means and no verdict. Keys that vary together (a zip, or values
@@ -794,20 +799,25 @@ def trends(summary: pl.DataFrame, keys: Sequence[str], metric: str) -> list[str]
             # a seat the key replaces has no one name: it is the key's own
             seat = names[0] if len(names) == 1 else "" if None not in touched \
                 else f"seats[{place}]"
+            # over the cells where the metric has a value (a z is null without spread)
+            known = pl.col(metric).is_not_null()
             means = (rows.group_by([ident[k] for k in group], maintain_order=True)
                      .agg(*[pl.col(k).first() for k in group if ident[k] != k],
                           pl.col(metric).mean().alias("_mean"),
-                          (pl.col("_se").pow(2).sum().sqrt() / pl.len()).alias("_se"),
-                          pl.col("_se").is_null().any().alias("_unknown")))
+                          (pl.col("_se").filter(known).pow(2).sum().sqrt()
+                           / known.sum()).alias("_se"),
+                          pl.col("_se").filter(known).is_null().any().alias("_unknown")))
             if means.height < 2 or means["_mean"].is_null().all():
                 continue
             values = [" & ".join(_short(v) for v in row) for row in
                       means.select(group).rows()]
             m = means["_mean"].to_list()
-            unknown = means["_unknown"].any() or any(x is None for x in m)
+            # judged on the values with a mean (a z is null where no cell has one)
+            judged = means.filter(pl.col("_mean").is_not_null())
+            unknown = judged["_unknown"].any() or judged.height < 2
             verdict = None if unknown else _verdict(
-                m, means["_se"].to_list(), metric, group,
-                means[group[0]].to_list() if len(group) == 1 else None)
+                judged["_mean"].to_list(), judged["_se"].to_list(), metric, group,
+                judged[group[0]].to_list() if len(group) == 1 else None)
             if verdict == "":
                 quiet.append(seat)
                 continue
@@ -837,7 +847,7 @@ def _standard_error(summary: pl.DataFrame, metric: str) -> pl.Expr:
         p = (pl.col(metric) * n + 2) / (n + 4)
         return (p * (1 - p) / (n + 4)).sqrt()
     if metric == "z":
-        return pl.lit(1.0)
+        return pl.when(pl.col("z").is_not_null()).then(pl.lit(1.0))
     return pl.lit(None, dtype=pl.Float64)
 
 
@@ -849,30 +859,37 @@ def _verdict(means: list[float], errors: list[float], metric: str, group: Sequen
         return ""
     if min(errors) <= 0:
         return None
+    from scipy.special import chdtrc, ndtr, ndtri
+
     w = [1 / e ** 2 for e in errors]
     centre = sum(wi * m for wi, m in zip(w, means)) / sum(w)
     q = sum(wi * (m - centre) ** 2 for wi, m in zip(w, means))
-    from scipy.special import chdtrc
-
-    if float(chdtrc(len(means) - 1, q)) >= SIGNIFICANCE:
+    differ = float(chdtrc(len(means) - 1, q)) < SIGNIFICANCE
+    key = group[0]
+    if len(group) == 1 and values is not None and \
+            all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        # the weighted least-squares slope of the means against the values' ranks
+        # (their order, not their spacing: 500, 1000, 2000 are three steps)
+        order = sorted(range(len(values)), key=lambda i: values[i])
+        m = [means[i] for i in order]
+        e = [errors[i] for i in order]
+        ws = [w[i] for i in order]
+        x_bar = sum(wi * x for x, wi in enumerate(ws)) / sum(ws)
+        sxx = sum(wi * (x - x_bar) ** 2 for x, wi in enumerate(ws))
+        slope = sum(wi * (x - x_bar) * (mi - centre) for x, (wi, mi) in enumerate(zip(ws, m)))
+        z = slope / math.sqrt(sxx)   # the slope (sxy / sxx) over its error (1 / sqrt(sxx))
+        # and no step back between neighbours beyond the noise
+        turn = -float(ndtri(SIGNIFICANCE / 2))
+        steps = [(b - a) / math.hypot(se_a, se_b) for a, b, se_a, se_b in zip(m, m[1:], e, e[1:])]
+        if 2 * float(ndtr(-abs(z))) < SIGNIFICANCE and \
+                (min(steps) > -turn if z > 0 else max(steps) < turn):
+            return f"{metric} rises with {key}" if z > 0 else f"{metric} falls as {key} rises"
+        return f"{metric} changes with {key} beyond the noise, not steadily" if differ else ""
+    if not differ:
         return ""
     if len(group) > 1:
         return (f"it changes beyond the noise, but {' and '.join(group)} vary together, "
                 "so either may be the cause")
-    key = group[0]
-    if values is not None and all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                  for v in values):
-        order = sorted(range(len(values)), key=lambda i: values[i])
-        m = [means[i] for i in order]
-        e = [errors[i] for i in order]
-        steps = [(b - a) / math.hypot(se_a, se_b)
-                 for a, b, se_a, se_b in zip(m, m[1:], e, e[1:])]
-        whole = (m[-1] - m[0]) / math.hypot(e[0], e[-1])
-        if whole > _TURN and min(steps) > -_TURN:
-            return f"{metric} rises with {key}"
-        if whole < -_TURN and max(steps) < _TURN:
-            return f"{metric} falls as {key} rises"
-        return f"{metric} changes with {key} beyond the noise, not steadily"
     return f"{metric} changes with {key} beyond the noise"
 
 

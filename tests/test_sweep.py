@@ -911,6 +911,13 @@ def test_another_sweep_in_out_is_told_by_what_differs(
         'the keys of grid: ["session.bankroll", "table.max"] in {meta}, '
         '["session.bankroll", "shoe.decks"] now': [
             body.replace("table.max: [500, 5000]", "shoe.decks: [6, 8]")],
+        # the same keys in another order, the same number in another type: other cells
+        'the keys of grid: ["session.bankroll", "table.max"] in {meta}, '
+        '["table.max", "session.bankroll"] now': [
+            "name: small\nsessions: 30\nseed: 2\ngrid:\n  table.max: [500, 5000]\n"
+            "  session.bankroll: [300, 3000]\n"],
+        "grid.session.bankroll: [300, 3000] in {meta}, [300.0, 3000] now": [
+            body.replace("[300, 3000]", "[300.0, 3000]")],
         "session.win_goal of the run config: 200 in {meta}, 300 now": [
             str(write(edited / "sweep.yaml", "base: run.yaml\n" + body))],
     }
@@ -1234,6 +1241,18 @@ def test_a_trend_in_numbers_needs_steps_beyond_the_noise() -> None:
     assert sweeps.trends(hump, ["session.bankroll"], "edge") == [
         "edge by session.bankroll for m: 2000: -3.00%, 1000: -1.00%, 500: -3.00% "
         "(edge changes with session.bankroll beyond the noise, not steadily)"]
+    # ten small steps, each within the noise, that add up: a rise (a chi-squared test
+    # of the means would miss it; the slope against the values' order does not)
+    small = made_summary([{"session.bankroll": b} for b in range(100, 1100, 100)], ["m"],
+                         [[(-0.02 + 0.0005 * i, 0.001)] for i in range(10)])
+    assert sweeps.trends(small, ["session.bankroll"], "edge")[0].endswith(
+        "1000: -1.55% (edge rises with session.bankroll)")
+    # a z is null for a cell without spread: that cell neither counts nor hides the rest
+    zs = made_summary(bankrolls, ["m"], [[(0, 0.001)]] * 3).with_columns(
+        pl.Series("z", [None, -4.0, 4.0]))
+    assert sweeps.trends(zs, ["session.bankroll"], "z") == [
+        "z by session.bankroll for m: 500: n/a, 1000: -4, 2000: 4 "
+        "(z rises with session.bankroll)"]
     # a rate's noise is binomial: the same rates are a fall in 4,000 sessions, not in 40
     for sessions, said in ((4000, "(ruin_rate falls as session.bankroll rises)"),
                            (40, None)):
