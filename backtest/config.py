@@ -228,7 +228,10 @@ def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None,
         if value is None:
             continue
         if key in merge and isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
-            value = {**merged[key], **value}
+            kept = dict(merged[key])
+            if key == "shoes" and "decks" not in value and _declares_decks(value.get("file")):
+                kept.pop("decks", None)   # they were the config's own file's
+            value = {**kept, **value}
         merged[key] = value
     shoe, shoes = data.get("shoe"), merged.get("shoes")
     if "shoe" in remove and shoe is not None and shoes is not None:

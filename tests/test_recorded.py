@@ -644,3 +644,8 @@ def test_a_file_s_declared_decks(tmp_path: Path) -> None:
     four = tmp_path / "four.yaml"
     four.write_text("shoe: {decks: 4}\nseats:\n  - strategy: flat\n", encoding="utf-8")
     assert played(four, plain) == 4 and played(four, six) == 6
+    # a config of recorded shoes: its shoes.decks were its own file's, not the one --shoes gives
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(f"shoes: {{file: {plain}, decks: 8}}\nseats:\n  - strategy: flat\n",
+                    encoding="utf-8")
+    assert played(mine, six) == 6 and played(mine, plain) == 8
