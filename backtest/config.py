@@ -246,7 +246,7 @@ def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None,
         return parse_config(merged, base_dir=path.parent, source=str(path))
     except ConfigError as exc:
         given = {k for k, v in (overrides or {}).items() if v is not None}
-        raise _with_line(exc, path, given) from None
+        raise with_line(exc, path, given) from None
 
 
 def _declares_decks(file: Any) -> bool:
@@ -256,7 +256,7 @@ def _declares_decks(file: Any) -> bool:
     return isinstance(file, str) and declared_decks(file) is not None
 
 
-def _with_line(exc: ConfigError, path: Path, overridden: set[str]) -> ConfigError:
+def with_line(exc: ConfigError, path: Path, overridden: set[str]) -> ConfigError:
     """`exc` ("FILE: KEY PATH: what is wrong") with the line of the key it
     names, or of the nearest key above it that the file has; as it was for a
     key the file does not hold, or one an override replaced."""

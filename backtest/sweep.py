@@ -57,7 +57,7 @@ import numpy as np
 import polars as pl
 
 from backtest import engine, outputs
-from backtest.config import RunConfig, _show, parse_config, read_yaml
+from backtest.config import RunConfig, _show, parse_config, read_yaml, with_line
 from backtest.errors import BacktestError, ConfigError, UsageError
 
 SWEEP_KEYS = ("name", "description", "base", "run", "grid", "zip", "sessions", "seed",
@@ -211,8 +211,16 @@ def _cell_seed(master: int, key: str) -> int:
 
 
 def load_sweep(path: str | Path, sessions: int | None = None) -> Sweep:
-    """Read and validate a sweep: every cell's config is checked before any runs."""
+    """Read and validate a sweep: every cell's config is checked before any runs.
+    An error names the file, the key and its line."""
     path = Path(path)
+    try:
+        return _load_sweep(path, sessions)
+    except ConfigError as exc:
+        raise with_line(exc, path, set()) from None
+
+
+def _load_sweep(path: Path, sessions: int | None) -> Sweep:
     data = read_yaml(path)
     source = str(path)
     if not isinstance(data, Mapping):

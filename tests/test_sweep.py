@@ -260,8 +260,23 @@ def test_every_cell_is_validated_before_any_runs(tmp_path: Path, name: str) -> N
     path = sweep_file(tmp_path, body)
     with pytest.raises(ConfigError) as error:
         load_sweep(path)
-    assert str(error.value).startswith(f"{path}: {message}")
+    # the line of the key the message names, where the sweep file has it
+    assert re.match(rf"{re.escape(str(path))}: (line \d+: )?{re.escape(message)}",
+                    str(error.value)), str(error.value)
     assert "\n" not in str(error.value)
+
+
+def test_a_sweep_file_s_error_names_the_line_of_its_key(tmp_path: Path) -> None:
+    write(tmp_path / "run.yaml", RUN)
+    path = write(tmp_path / "lines.yaml", "name: lines\nbase: run.yaml\nsessions: 5\n"
+                 "grid:\n  table.max: [500]\n  session.bankroll: []\n")
+    with pytest.raises(ConfigError) as error:
+        load_sweep(path)
+    assert str(error.value) == (f"{path}: line 6: grid.session.bankroll: expected a non-empty "
+                                "list of values, got []")
+    write(path, "name: lines\nbase: run.yaml\nmetric: ruin\ngrid:\n  table.max: [500]\n")
+    with pytest.raises(ConfigError, match=r"lines.yaml: line 3: metric: unknown metric 'ruin'"):
+        load_sweep(path)
 
 
 def test_errors_in_an_inline_run_name_the_sweep_file(tmp_path: Path) -> None:
