@@ -32,8 +32,10 @@ def hands(hands: Hands, fmt: str) -> str:
         return table(hands)
     if fmt == "csv":
         return hands.to_frame().write_csv()
-    if fmt == "json":
-        return hands.to_frame().write_json() + "\n"
+    if fmt == "json":   # indented, as every command's JSON
+        import json
+
+        return json.dumps(json.loads(hands.to_frame().write_json()), indent=2) + "\n"
     raise UsageError(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}")
 
 

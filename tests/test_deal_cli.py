@@ -120,6 +120,7 @@ def test_incomplete_hand_is_a_warning_and_json_stays_clean(
     assert "incomplete.txt, line 2: the shoe ends in the middle of a hand: 3 cards left over" \
         in run.stderr
     rows = json.loads(run.stdout)
+    assert run.stdout.startswith('[\n  {\n    "shoe": 1,')   # indented, as run's and odds'
     assert rows == [{"shoe": 1, "hand": 1, "player_cards": "KS 9C", "banker_cards": "9H 8D",
                      "player_total": 9, "banker_total": 7, "winner": "player", "natural": True,
                      "player_pair": False, "banker_pair": False, "player_card_count": 2,
