@@ -211,7 +211,7 @@ def run(
     """Run the seats of a config over its shoes and print the verdict."""
     from backtest import outputs, verdict
     from backtest.config import load_config
-    from backtest.engine import check_workers
+    from backtest.engine import TooManySessions, check_workers
     from backtest.engine import run as run_engine
 
     _check_sessions(sessions)
@@ -239,8 +239,11 @@ def run(
         # the sessions frames go to disk chunk by chunk, so memory stays flat
         with tempfile.TemporaryDirectory(dir=out, prefix=".sessions-") as spill:
             with outputs.progress_bar() as progress:
-                result = run_engine(cfg, sessions=sessions, workers=workers, ledger=ledger,
-                                    progress=progress, spill=Path(spill))
+                try:
+                    result = run_engine(cfg, sessions=sessions, workers=workers, ledger=ledger,
+                                        progress=progress, spill=Path(spill))
+                except TooManySessions as exc:
+                    raise UsageError(f"--sessions: {exc.said}") from None
             if out is not None:
                 from backtest.engine import bankroll_paths
 

@@ -155,8 +155,18 @@ def count_sessions(config: RunConfig, override: int | None = None) -> int:
                "the shoes again"
         if override is None:
             raise ConfigError(f"{config.source}: sessions: {said}")
-        raise UsageError(f"--sessions: {said}")
+        raise TooManySessions(said)
     return n
+
+
+class TooManySessions(UsageError):
+    """The sessions a caller asked for (`run(sessions=...)`; `--sessions` on
+    the command line, which says so) need more recorded shoes than the file
+    holds. `said`: what is wrong."""
+
+    def __init__(self, said: str) -> None:
+        super().__init__(f"the sessions asked for: {said}")
+        self.said = said
 
 
 def _shoes(n: int) -> str:

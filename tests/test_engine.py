@@ -1043,3 +1043,13 @@ def test_default_workers_without_sched_getaffinity(monkeypatch: pytest.MonkeyPat
     assert engine.default_workers() == 6
     monkeypatch.setattr(os, "cpu_count", lambda: None)
     assert engine.default_workers() == 1
+
+
+def test_too_many_sessions_asked_of_a_recorded_file_from_python(road_file: Path) -> None:
+    """From Python the error says what was asked (no command-line option)."""
+    flat = [{"strategy": "flat"}]
+    with pytest.raises(engine.TooManySessions) as error:
+        engine.run(recorded(road_file, flat), sessions=5)
+    assert str(error.value).startswith("the sessions asked for: 5 sessions of 1 shoe need more "
+                                       "shoes than the 3 shoes of ")
+    assert "--sessions" not in str(error.value)
