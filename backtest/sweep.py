@@ -803,39 +803,59 @@ def trends(summary: pl.DataFrame, keys: Sequence[str], metric: str) -> list[str]
         quiet: list[str] = []
         for place in places:
             rows = frame.filter(pl.col("_seat") == place)
-            names = rows["seat"].cast(pl.String).unique().to_list()
-            # a seat the key replaces has no one name: it is the key's own
-            seat = names[0] if len(names) == 1 else "" if None not in touched \
-                else f"seats[{place}]"
-            # over the cells where the metric has a value (a z is null without spread)
-            known = pl.col(metric).is_not_null()
-            means = (rows.group_by([ident[k] for k in group], maintain_order=True)
-                     .agg(*[pl.col(k).first() for k in group if ident[k] != k],
-                          pl.col(metric).mean().alias("_mean"),
-                          (pl.col("_se").filter(known).pow(2).sum().sqrt()
-                           / known.sum()).alias("_se"),
-                          pl.col("_se").filter(known).is_null().any().alias("_unknown")))
+            seat = _seat_name(rows, place, every_seat=None in touched)
+            means = _means(rows, group, ident, metric)
             if means.height < 2 or means["_mean"].is_null().all():
                 continue
-            values = [" & ".join(_short(v) for v in row) for row in
-                      means.select(group).rows()]
-            m = means["_mean"].to_list()
-            # judged on the values with a mean (a z is null where no cell has one)
-            judged = means.filter(pl.col("_mean").is_not_null())
-            unknown = judged["_unknown"].any() or judged.height < 2
-            verdict = None if unknown else _verdict(
-                judged["_mean"].to_list(), judged["_se"].to_list(), metric, group,
-                judged[group[0]].to_list() if len(group) == 1 else None)
-            if verdict == "":
+            verdict = _judge(means, metric, group)
+            if verdict == _QUIET:
                 quiet.append(seat)
                 continue
-            shown = ", ".join(f"{v}: {_fmt(metric, x)}" for v, x in zip(values, m))
+            values = [" & ".join(_short(v) for v in row) for row in means.select(group).rows()]
+            shown = ", ".join(f"{v}: {_fmt(metric, x)}"
+                              for v, x in zip(values, means["_mean"].to_list()))
             lines.append(f"{metric} by {' and '.join(group)}{_for(seat)}: {shown}"
                          + (f" ({verdict})" if verdict else ""))
         if quiet:
-            lines.append(f"{metric} by {' and '.join(group)}: no change beyond the noise"
+            lines.append(f"{metric} by {' and '.join(group)}: {_QUIET}"
                          + _for(", ".join(s for s in quiet if s)))
     return lines
+
+
+#: a seat's verdict where the means differ by no more than the noise
+_QUIET = "no change beyond the noise"
+
+
+def _seat_name(rows: pl.DataFrame, place: int, every_seat: bool) -> str:
+    """A seat's label, or where a key replaces the seat (its label changes from
+    cell to cell) its place (`seats[1]`); none when the key names the seat."""
+    names = rows["seat"].cast(pl.String).unique().to_list()
+    if len(names) == 1:
+        return str(names[0])
+    return f"seats[{place}]" if every_seat else ""
+
+
+def _means(rows: pl.DataFrame, group: Sequence[str], ident: Mapping[str, str],
+           metric: str) -> pl.DataFrame:
+    """A seat's mean of `metric` at each value of the keys in `group` (over the
+    cells of the other keys' values), with its standard error, from the cells
+    where the metric has a value (a z is null for a cell without spread)."""
+    known = pl.col(metric).is_not_null()
+    return (rows.group_by([ident[k] for k in group], maintain_order=True)
+            .agg(*[pl.col(k).first() for k in group if ident[k] != k],
+                 pl.col(metric).mean().alias("_mean"),
+                 (pl.col("_se").filter(known).pow(2).sum().sqrt() / known.sum()).alias("_se"),
+                 pl.col("_se").filter(known).is_null().any().alias("_unknown")))
+
+
+def _judge(means: pl.DataFrame, metric: str, group: Sequence[str]) -> str | None:
+    """What the means do, in words (`_QUIET` within the noise), judged on the
+    values that have a mean; None where the noise is not known."""
+    judged = means.filter(pl.col("_mean").is_not_null())
+    if judged["_unknown"].any() or judged.height < 2:
+        return None
+    return _verdict(judged["_mean"].to_list(), judged["_se"].to_list(), metric, group,
+                    judged[group[0]].to_list() if len(group) == 1 else None)
 
 
 def _for(seats: str) -> str:
@@ -861,10 +881,10 @@ def _standard_error(summary: pl.DataFrame, metric: str) -> pl.Expr:
 
 def _verdict(means: list[float], errors: list[float], metric: str, group: Sequence[str],
              values: list[Any] | None) -> str | None:
-    """"" when the means differ by no more than the noise; else what they do
-    (None: the noise is not known)."""
+    """What the means do, in words: `_QUIET` when they differ by no more than
+    the noise; None when the noise is not known."""
     if max(means) == min(means):
-        return ""
+        return _QUIET
     if min(errors) <= 0:
         return None
     from scipy.special import chdtrc, ndtr, ndtri
@@ -892,9 +912,9 @@ def _verdict(means: list[float], errors: list[float], metric: str, group: Sequen
         if 2 * float(ndtr(-abs(z))) < SIGNIFICANCE and \
                 (min(steps) > -turn if z > 0 else max(steps) < turn):
             return f"{metric} rises with {key}" if z > 0 else f"{metric} falls as {key} rises"
-        return f"{metric} changes with {key} beyond the noise, not steadily" if differ else ""
+        return f"{metric} changes with {key} beyond the noise, not steadily" if differ else _QUIET
     if not differ:
-        return ""
+        return _QUIET
     if len(group) > 1:
         return (f"it changes beyond the noise, but {' and '.join(group)} vary together, "
                 "so either may be the cause")
@@ -903,24 +923,21 @@ def _verdict(means: list[float], errors: list[float], metric: str, group: Sequen
 
 def _read_together(cells: pl.DataFrame, keys: Sequence[str], ident: Mapping[str, str]
                    ) -> list[list[str]]:
-    """The keys in groups that vary together: two keys are together when the
-    cells do not hold every pair of their values (a zip), so a change cannot
-    be told apart between them."""
-    group = {k: k for k in keys}
-
-    def root(k: str) -> str:
-        while group[k] != k:
-            k = group[k]
-        return k
-
+    """The keys in groups that vary together, each group in the keys' order: two
+    keys are together when the cells do not hold every pair of their values (a
+    zip), so a change cannot be told apart between them."""
     counts = {k: cells[ident[k]].n_unique() for k in keys}
-    for a, b in itertools.combinations(keys, 2):
-        if cells.select(ident[a], ident[b]).unique().height < counts[a] * counts[b]:
-            group[root(b)] = root(a)
-    out: dict[str, list[str]] = {}
+
+    def together(a: str, b: str) -> bool:
+        return cells.select(ident[a], ident[b]).unique().height < counts[a] * counts[b]
+
+    groups: list[list[str]] = []
     for k in keys:
-        out.setdefault(root(k), []).append(k)
-    return list(out.values())
+        joined = [g for g in groups if any(together(j, k) for j in g)]
+        groups = [g for g in groups if g not in joined] + [[j for g in joined for j in g] + [k]]
+    order = {k: i for i, k in enumerate(keys)}
+    return sorted((sorted(g, key=order.__getitem__) for g in groups),
+                  key=lambda g: order[g[0]])
 
 
 def _seat_of(key: str, seats: int) -> int | None:
