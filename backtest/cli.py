@@ -16,7 +16,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from backtest.errors import BacktestError, RulesError, ShoeFormatError, UsageError, shown, shown_count
+from backtest.errors import BacktestError, RulesError, UsageError, shown_count
 
 app = typer.Typer(
     name="backtest",
@@ -39,13 +39,6 @@ def _echo(text: str) -> None:
     typer.echo(text, nl=not text.endswith("\n"))
 
 
-def _check_decks_option(decks: int | None) -> None:
-    from backtest.shoe import MAX_DECKS
-
-    if decks is not None and not 1 <= decks <= MAX_DECKS:
-        raise UsageError(f"--decks must be a whole number from 1 to {MAX_DECKS}, got {shown(decks)}")
-
-
 @app.command()
 def deal(
     shoe_file: Annotated[Path, typer.Argument(help="A recorded shoe file (card or outcome level).")],
@@ -58,11 +51,7 @@ def deal(
     """Print every hand of a recorded shoe."""
     from backtest import recorded, render
 
-    _check_decks_option(decks)
-    try:
-        decks = recorded.shoe_decks(shoe_file, decks, "--decks")
-    except ShoeFormatError as exc:
-        raise UsageError(str(exc)) from None
+    decks = recorded.decks_option(shoe_file, decks)
     hands = recorded.read_shoes(shoe_file, decks=decks, burn=burn)
     _echo(render.hands(hands, fmt.value))
 
@@ -166,17 +155,10 @@ def odds_command(
         if Path(rules).is_file():   # what the file says: exit 1
             raise
         raise UsageError(f"--rules: {exc}") from None   # no such preset or file
-    _check_decks_option(decks)
-    hands = None
-    if shoe is not None:
-        from backtest import recorded
+    from backtest import recorded
 
-        try:
-            decks = recorded.shoe_decks(shoe, decks, "--decks")
-        except ShoeFormatError as exc:
-            raise UsageError(str(exc)) from None
-        hands = recorded.read_shoes(shoe, decks=decks)
-    decks = 8 if decks is None else decks
+    decks = recorded.decks_option(shoe, decks)
+    hands = recorded.read_shoes(shoe, decks=decks) if shoe is not None else None
     # as odds.shoe_odds, with each option's error named as the option (exit 2)
     out: list[int] = []
     if hands is not None:

@@ -34,7 +34,7 @@ from typing import Literal, Protocol
 import numpy as np
 
 from backtest.cards import card_token, value
-from backtest.errors import RulesError, ShoeFormatError, UsageError, shown
+from backtest.errors import RulesError, UsageError, shown
 from backtest.rules import (MAIN_BETS, PAIR_BETS, Bet, Hand, Rules, Winner, check_bets,
                             deal_hand, load_rules, rule_reasons, settle)
 from backtest.shoe import MAX_DECKS, ShoeSpec, new_seed, shoe_order
@@ -295,23 +295,16 @@ def open_table(rules: str | Rules = "commission", decks: int | None = None,
     """Check every option and build the settings; a bad option raises a
     BacktestError before anything is dealt. `seed` None picks a fresh one;
     `decks` None: 8, or those a `shoe` file says it was dealt from."""
-    if decks is not None and (isinstance(decks, bool) or not isinstance(decks, int)
-                              or not 1 <= decks <= MAX_DECKS):
-        raise UsageError(f"--decks must be a whole number from 1 to {MAX_DECKS}, got {shown(decks)}")
+    from backtest.recorded import decks_option
+
+    decks = decks_option(shoe, decks)
     table_rules = load_rules(rules)
     amount = parse_bankroll(bankroll)
     recorded = None
     source = ""
     if shoe is not None:
-        from backtest.recorded import shoe_decks
-
-        try:
-            decks = shoe_decks(shoe, decks, "--decks")
-        except ShoeFormatError as exc:
-            raise UsageError(str(exc)) from None
         recorded = _recorded_shoes(shoe, decks)
         source = str(shoe)
-    decks = 8 if decks is None else decks
     return TableSettings(rules=table_rules, decks=decks, bankroll=amount,
                          seed=new_seed() if seed is None else seed, table_min=table_min,
                          table_max=table_max, recorded=recorded, source=source)

@@ -100,6 +100,21 @@ def shoe_decks(path: StrPath, decks: int | None, asked: str = "decks") -> int:
     return decks
 
 
+def decks_option(path: StrPath | None, decks: int | None) -> int:
+    """A command's --decks, beside the shoe file it reads (if any): checked,
+    then resolved as `shoe_decks` resolves it (8 without either); an error
+    names the option (a usage error)."""
+    if decks is not None and (isinstance(decks, bool) or not isinstance(decks, int)
+                              or not 1 <= decks <= MAX_DECKS):
+        raise UsageError(f"--decks must be a whole number from 1 to {MAX_DECKS}, got {shown(decks)}")
+    if path is None:
+        return 8 if decks is None else decks
+    try:
+        return shoe_decks(path, decks, "--decks")
+    except ShoeFormatError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def _decks(n: int) -> str:
     return "1 deck" if n == 1 else f"{n} decks"
 
