@@ -425,8 +425,8 @@ def _warn_off_limits(config: RunConfig, strat: Strategy, fixed: dict[Bet, float]
     if isinstance(base, (int, float)):
         asked.update({b: float(base) for b in strat.main_bets()})
     limits = config.limits
-    low = [(b, x, "") for b, x in sorted(asked.items(), key=lambda i: i[0].code)
-           if 0 < x < limits.minimum[b]]
+    ordered = sorted(asked.items(), key=lambda i: i[0].code)
+    low = [(b, x, "") for b, x in ordered if 0 < x < limits.minimum[b]]
     if fixed is None:   # (fixed stakes hold the side bets already; one on a main bet adds to it)
         mains = strat.main_bets()
         low += [(b, x, "side bet ") for b, x in side.items()
@@ -437,8 +437,7 @@ def _warn_off_limits(config: RunConfig, strat: Strategy, fixed: dict[Bet, float]
         warnings.warn(f"{where}: stakes under the table minimum are raised to it, so the "
                       f"system does not run as written: {said}", BelowMinimumWarning,
                       stacklevel=2)
-    high = [(b, x) for b, x in sorted(asked.items(), key=lambda i: i[0].code)
-            if x > limits.maximum[b]]
+    high = [(b, x) for b, x in ordered if x > limits.maximum[b]]
     if high:
         said = ", ".join(f"{x:g} on {b} (maximum {limits.maximum[b]:g})" for b, x in high)
         warnings.warn(f"{where}: stakes over the table maximum are played at the maximum on "

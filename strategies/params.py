@@ -3,9 +3,10 @@
 A strategy's parameters are a frozen dataclass, frozen all the way down:
 validation turns every list in them into a tuple and every mapping into a
 `FrozenDict`, whatever the field's annotation says (or leaves unsaid). An
-amount of money is annotated `Money`: it is 0 or at least a cent. Each field carries its help text and bounds in `metadata`
-(see `param`). `build_params` turns a mapping from a config into the
-dataclass, with errors that name the key path.
+amount of money is annotated `Money`: it is 0 or at least a cent. Each
+field carries its help text and bounds in `metadata` (see `param`).
+`build_params` turns a mapping from a config into the dataclass, with
+errors that name the key path.
 """
 
 from __future__ import annotations
