@@ -42,7 +42,7 @@ from backtest.odds import ev_array, payout_vector
 from backtest.rules import Bet
 from backtest.shoe import generate_shoes
 from strategies.base import P_SIDE, Builtin, Strategy
-from strategies.compiled import kind_marker, runs_compiled
+from strategies.compiled import USER, kind_of, runs_compiled, user_functions
 
 SHOE_BITS = 20
 SHOE_MASK = (1 << SHOE_BITS) - 1
@@ -476,33 +476,41 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
     max_hands = -1 if s.max_hands is None else s.max_hands
     n_sessions = hi - lo
     # the exact EVs before each hand: worked out once, for every counting seat
-    ev_shared = session_loop.shared_evs(
+    ev_shared = session_loop.SharedEvs(*session_loop.shared_evs(
         len(hands), sum(bool(strat.uses_cards) for strat in strategies),
-        any(strat.uses_cards and session_loop.needs_deals(strat, runs_compiled(strat)
-                                                          and not force_python)
-            for strat in strategies))
+        any(strat.uses_cards and session_loop.needs_deals(
+            strat, runs_compiled(strat) and kind_of(strat) != USER and not force_python)
+            for strat in strategies)))
     results = []
+    shoe_hands = len(hands)   # room for a user's copy of a shoe's winners, however numbered
+    dealt = session_loop.Dealt(hands.winner, hands.hand, shoe_no, unit, hands.cards, bounds,
+                               session_ids)
+    loop_table = session_loop.Table(
+        int(table.den), table.min_c, table.max_c, table.offered,
+        bool(config.rules.player_and_banker_together), bool(config.rules.pairs_need_main_bet),
+        table.full_counts, table.payouts, table.evs_full)
     for k, strat in enumerate(strategies):
         bets = strat.possible_bets()
         ruin_below = min(int(table.min_c[b.code]) for b in bets) * table.den if bets else 0
-        stats = np.zeros((n_sessions, session_loop.N_STATS), np.int64)
-        wag = np.zeros((n_sessions, len(BETS)), np.int64)
-        expected = np.zeros(n_sessions)
         size = len(hands) if ledger else 0
-        led = {"idx": np.zeros(size, np.int64), "cents": np.zeros((size, len(BETS)), np.int64),
-               "net": np.zeros(size, np.int64), "bank": np.zeros(size, np.int64)}
-        args = (_seat_key(config.seed, k), session_ids, bounds, hands.winner, hands.hand, shoe_no,
-                unit, table.den, table.min_c, table.max_c, table.offered,
-                config.rules.player_and_banker_together, config.rules.pairs_need_main_bet,
-                bankroll0, stop_loss, win_goal, max_hands, ruin_below, bool(strat.uses_cards),
-                hands.cards, table.full_counts, table.payouts, table.evs_full, *ev_shared,
-                stats, wag, expected, ledger, led["idx"], led["cents"], led["net"], led["bank"])
+        outputs = session_loop.Outputs(
+            np.zeros((n_sessions, session_loop.N_STATS), np.int64),
+            np.zeros((n_sessions, len(BETS)), np.int64), np.zeros(n_sessions), bool(ledger),
+            np.zeros(size, np.int64), np.zeros((size, len(BETS)), np.int64),
+            np.zeros(size, np.int64), np.zeros(size, np.int64))
+        stops = session_loop.Stops(int(bankroll0), int(stop_loss), int(win_goal), int(max_hands),
+                                   int(ruin_below))
+        key = _seat_key(config.seed, k)
         if runs_compiled(strat) and not force_python:
-            code, at, rows = session_loop.run_compiled(kind_marker(strat.kind), strat.encode(), *args,
-                                                       *session_loop.scratch(strat))
+            fns = user_functions(strat)
+            seat = session_loop.seat_of(strat, key)
+            work = session_loop.work_for(seat, shoe_hands)
+            code, at, rows = session_loop.run_sessions(seat, fns, dealt, loop_table, stops,
+                                                       ev_shared, outputs, work)
         else:
             try:
-                code, at, rows = python_loop.run_python(strat, *args)
+                code, at, rows = python_loop.run_python(strat, key, dealt, loop_table, stops,
+                                                        ev_shared, outputs)
             except python_loop.Raised as raised:
                 raise StrategyError(f"{config.source}: seats[{k}] ({config.seats[k].label}): "
                                     f"{raised.describe()}, "
@@ -515,12 +523,13 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
                 f"{_hand_words(hands, shoe_no, bounds, lo, at)}{_why(int(code), config, table)}")
         ledger_cols = None
         if ledger:
-            idx = led["idx"][:rows]
+            idx = outputs.led_idx[:rows]
             sess = np.searchsorted(bounds, idx, side="right") - 1 + lo
             ledger_cols = {"session": sess, "shoe": shoe_no[idx] + 1, "hand": hands.hand[idx],
-                           "winner": hands.winner[idx], "cents": led["cents"][:rows],
-                           "net": led["net"][:rows] / tick, "bankroll": led["bank"][:rows] / tick}
-        results.append(SeatResult(stats, wag, expected, ledger_cols))
+                           "winner": hands.winner[idx], "cents": outputs.led_cents[:rows],
+                           "net": outputs.led_net[:rows] / tick,
+                           "bankroll": outputs.led_bank[:rows] / tick}
+        results.append(SeatResult(outputs.stats, outputs.wagered, outputs.expected, ledger_cols))
     # the hands the sessions cover (a session's shoes are dealt whole, and
     # max_hands may end it before they are)
     lengths = np.diff(bounds)
@@ -751,6 +760,9 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
     the summary, worked out at the end from one seat's metric columns at a
     time.
     """
+    if not force_python:
+        # the loop compiles on the other core while this one deals and prices
+        session_loop.compile_in_background()
     n, per_session, strategies = prepare(config, sessions)
     if workers is None:
         weight = COUNTING_WEIGHT if any(strat.uses_cards for strat in strategies) else 1

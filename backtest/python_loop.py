@@ -1,6 +1,6 @@
 """The session loop for any `Strategy` object, in plain Python.
 
-`run_python` follows the table rules of `session_loop.run_compiled`, written
+`run_python` follows the table rules of `session_loop.run_sessions`, written
 out in Python numbers (calling the compiled helpers from Python costs more
 than the work they do), with a short path for the common hand. Tests run
 every built-in strategy, and user classes that mirror some of them, through
@@ -19,7 +19,7 @@ import numpy as np
 from backtest.errors import StrategyError, describe_raised, shown
 from backtest.odds import ahead_rows, ev_array, ev_fill_ahead, ev_work
 from backtest.rules import Bet, Winner
-from backtest.session_loop import (_MAX_CENTS, ENDED_LIMIT, ENDED_RUIN, PLACE_BAD_STAKE,
+from backtest.session_loop import (_MAX_CENTS, ENDED_LIMIT, limits, place, Dealt, Outputs, SharedEvs, Stops, Table, ENDED_RUIN, PLACE_BAD_STAKE,
                                    PLACE_FORBIDDEN,
                                    PLACE_NOT_SETTLED, PLACE_OK, PLACE_RUIN, S_BANKROLL_STOPS,
                                    S_BELOW_MIN, S_BETS, S_CUR_STREAK, S_DRAWDOWN, S_ENDED,
@@ -64,18 +64,9 @@ _NUMBERS = frozenset((float, int))
 _UNSEEN = (-1, ())   # a stake the short path has not seen (its cents, the bets placed)
 
 
-def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
-               bounds: np.ndarray, winner: np.ndarray, hand_no: np.ndarray,
-               shoe_no: np.ndarray, unit: np.ndarray, den: int, min_c: np.ndarray,
-               max_c: np.ndarray, offered: np.ndarray, pb_together: bool,
-               pairs_need_main: bool, bankroll0: int, stop_loss: int, win_goal: int,
-               max_hands: int, ruin_below: int, use_cards: bool, cards: np.ndarray,
-               full_counts: np.ndarray, ev_table: np.ndarray, evs_full: np.ndarray,
-               ev_rows: np.ndarray, ev_done: np.ndarray, ev_deals: bool,
-               stats: np.ndarray, wagered: np.ndarray, expected: np.ndarray,
-               ledger: bool, led_idx: np.ndarray, led_cents: np.ndarray,
-               led_net: np.ndarray, led_bank: np.ndarray) -> tuple[int, int, int]:
-    """`run_compiled`'s table rules, for any Strategy object, in plain Python.
+def run_python(strategy: Strategy, seat_key: np.uint64, dealt: Dealt, table: Table,
+               stops: Stops, shared: SharedEvs, outputs: Outputs) -> tuple[int, int, int]:
+    """`session_loop.run_sessions`'s table rules, for any Strategy object, in plain Python.
 
     Most hands take a short path: the strategy asks for one bet (or none), with
     no side bets, within the table's limits and the bankroll. Any other hand
@@ -84,14 +75,21 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
     denominator once a session, which is the same integer. Only what a
     strategy reads of its `View` and `Result` is worked out.
     """
+    winner, hand_no, shoe_no, unit, cards, bounds, session_ids = dealt
+    den, min_c, max_c, offered, pb_together, pairs_need_main, full_counts, ev_table, evs_full = \
+        table
+    bankroll0, stop_loss, win_goal, max_hands, ruin_below = stops
+    ev_rows, ev_done, ev_deals = shared
+    stats, wagered, expected, ledger, led_idx, led_cents, led_net, led_bank = outputs
+    use_cards = bool(strategy.uses_cards)
     p = [float(x) for x in head_params(strategy)]
     side = [p[P_SIDE + b] for b in range(N_BETS)]
     has_side = any(x > 0.0 for x in side)
     reset_on_max = p[P_ON_MAX] == 0.0
     all_in = p[P_ON_BANKROLL] != 0.0
     min_l = [int(x) for x in min_c]
-    max_l = [int(x) for x in max_c]
-    offered_l = [bool(x) for x in offered]
+    rules = _Rules(side, min_c, max_c, offered, pb_together, pairs_need_main, den, all_in,
+                   reset_on_max)
     # the short path's bounds on a single stake, by bet code; code 7, an unknown
     # bet, never takes it
     fast = np.zeros((2, N_BETS), np.int64)
@@ -162,7 +160,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
             strategy.start_session(int(session_seed(seat_key, int(session_ids[j]), seed_work)))
             lo, hi = int(bounds[j]), int(bounds[j + 1])
             end = hi if max_hands < 0 else min(hi, lo + max_hands)
-            if not keep_lo <= final < keep_hi:   # as run_compiled: before the first hand
+            if not keep_lo <= final < keep_hi:   # as run_sessions: before the first hand
                 ended = int(ended_by(final, ruin_below, stop_loss, bankroll0))
                 end = lo
             view._lo = view._first = lo
@@ -176,7 +174,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                         counts[:] = full_counts
                 if use_cards:
                     # the table's EVs, worked out by the first seat to play the hand,
-                    # for it and the hands after it in its shoe, as run_compiled
+                    # for it and the hands after it in its shoe, as run_sessions
                     # does (what the strategy sees is read-only: other seats read
                     # the row)
                     if not shared:
@@ -250,9 +248,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                     staked = False
                     placed = ()
                 else:
-                    code, cents, raised_n, hits, stop_n = _place(
-                        asked, strategy, view, side, has_side, min_l, max_l, reset_on_max, offered_l,
-                        pb_together, pairs_need_main, final, den, all_in)
+                    code, cents, raised_n, hits, stop_n = _place(asked, strategy, view, rules, final)
                     stops += stop_n
                     if code == PLACE_RUIN:   # unplayed: its raises and hits not counted
                         ended = ENDED_RUIN
@@ -331,7 +327,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, session_ids: np.ndarray,
                 hands = i + 1 - lo
                 break
             wag_total = sum(wag)
-            if not use_cards:   # as run_compiled: from the cents on each bet, once
+            if not use_cards:   # as run_sessions: from the cents on each bet, once
                 for b in range(N_BETS):
                     if wag[b] != 0:
                         exp_net += wag[b] * 0.01 * evs_l[b]
@@ -430,7 +426,7 @@ def _no_update(strategy: Strategy) -> bool:
 
 
 def _cents_of(x: object, cache: dict[float, int]) -> int:
-    """One stake in whole cents as `_py_cents` converts it, or -1 for anything
+    """One stake in whole cents as `session_loop.limits` converts it, or -1 for anything
     the general path must see (a bad stake or value). Numbers are remembered."""
     if type(x) is not float and type(x) is not int:
         return -1
@@ -481,62 +477,52 @@ def _flush(rows: int, led_i: list[int], led_c: list[list[int]], led_n: list[int]
     return rows + n
 
 
-def _place(first: object, strategy: Strategy, view: View, side: list[float], has_side: bool,
-           min_l: list[int], max_l: list[int], reset_on_max: bool, offered_l: list[bool],
-           pb_together: bool, pairs_need_main: bool, final: int, den: int,
-           all_in: bool) -> tuple[int, list[int], int, int, int]:
-    """`limits` and `place` for stakes the short path does not take, starting
-    from the strategy's answer `first`: (a PLACE_* code, the cents placed,
-    stakes raised to the minimum, times over the maximum, bankroll stops)."""
-    below_min = max_hits = stops = 0
-    asked = first
-    # limits: stakes to cents, side bets, the table minimum; over the maximum?
-    for attempt in (0, 1):
-        if attempt == 1:
-            asked = strategy.stakes(view)
-        conv = _py_cents(_stake_list(asked, strategy), side, has_side)
-        if conv is None:
-            return PLACE_BAD_STAKE, [], below_min, max_hits, stops
-        cents = conv
-        over = False
-        for b in range(N_BETS):
-            c = cents[b]
-            if c > 0:
-                if c < min_l[b]:
-                    cents[b] = min_l[b]
-                    below_min += 1
-                if cents[b] > max_l[b]:
-                    over = True
-        if not over or attempt == 1:
-            break
-        max_hits += 1
-        if not reset_on_max:
-            break
-        strategy.restart_progression()
-    # place: cap, the table's rules, the bankroll
-    total = 0
-    code = PLACE_OK
-    for b in range(N_BETS):
-        if cents[b] > max_l[b]:
-            cents[b] = max_l[b]
-        if cents[b] > 0 and not offered_l[b]:
-            code = PLACE_NOT_SETTLED
-        total += cents[b]
-    if code == PLACE_OK and not pb_together and cents[0] > 0 and cents[1] > 0:
-        code = PLACE_FORBIDDEN
-    if code == PLACE_OK and pairs_need_main and (cents[3] > 0 or cents[4] > 0) and \
-            cents[0] == 0 and cents[1] == 0 and cents[2] == 0:
-        code = PLACE_FORBIDDEN
-    if code == PLACE_OK and total * den > final:
-        stops += 1
-        if not all_in:
-            code = PLACE_RUIN
-        else:
-            left = final // den
-            cents = [c * left // total for c in cents]
-            if sum(cents) == 0 or any(0 < cents[b] < min_l[b] for b in range(N_BETS)):
-                code = PLACE_RUIN
-    return code, cents, below_min, max_hits, stops
+class _Rules:
+    """The table rules' arrays for `_place`: the general path runs
+    `session_loop.limits` and `session_loop.place` themselves, in their
+    Python form (numba's `py_func`), on these."""
+
+    def __init__(self, side: list[float], min_c: np.ndarray, max_c: np.ndarray,
+                 offered: np.ndarray, pb_together: bool, pairs_need_main: bool, den: int,
+                 all_in: bool, reset_on_max: bool) -> None:
+        self.side_c = np.array([_whole_cents(x) if x > 0.0 else 0 for x in side], np.int64)
+        self.min_c, self.max_c = min_c, max_c
+        self.offered, self.pb_together, self.pairs_need_main = offered, pb_together, pairs_need_main
+        self.den, self.all_in, self.reset_on_max = den, all_in, reset_on_max
+        self.active = np.arange(N_BETS, dtype=np.uint64)   # a Python strategy may place any bet
+        self.out = np.zeros(N_BETS)
+        self.cents = np.zeros(N_BETS, np.int64)
+
+
+_limits = limits.py_func
+_place_stakes = place.py_func
+
+
+def _place(first: object, strategy: Strategy, view: View, rules: _Rules, final: int
+           ) -> tuple[int, list[int], int, int, int]:
+    """The general rules (`session_loop.limits` and `place`) for stakes the
+    short path does not take, starting from the strategy's answer `first`:
+    (a PLACE_* code, the cents placed, stakes raised to the minimum, times
+    over the maximum, bankroll stops)."""
+    out, cents = rules.out, rules.cents
+    out[:] = _stake_list(first, strategy)
+    code, below_min = _limits(out, rules.side_c, cents, rules.min_c, rules.max_c, rules.active)
+    max_hits = 0
+    if code >= 10:
+        max_hits = 1
+        code -= 10
+        if rules.reset_on_max:
+            strategy.restart_progression()
+            out[:] = _stake_list(strategy.stakes(view), strategy)
+            code, below = _limits(out, rules.side_c, cents, rules.min_c, rules.max_c, rules.active)
+            below_min += below
+            code %= 10
+    stops = 0
+    if code == PLACE_OK:
+        code, stops = _place_stakes(rules.all_in, cents, rules.min_c, rules.max_c, final,
+                                    rules.den, rules.offered, rules.pb_together,
+                                    rules.pairs_need_main, rules.active)
+    return int(code), cents.tolist(), int(below_min), max_hits, int(stops)
 
 
 def _whole_cents(x: float) -> int:
@@ -545,25 +531,6 @@ def _whole_cents(x: float) -> int:
     y = x * 100.0 + 1e-6
     # as the compiled loop: anything from 2**52 cents up (infinity too) is 2**52
     return math.floor(y) if y < _MAX_CENTS else _MAX_CENTS
-
-
-def _py_cents(stakes: list[float], side: list[float], has_side: bool) -> list[int] | None:
-    """The stakes' conversion of `session_loop.limits`, with the side bets, in
-    Python numbers (None for a negative or NaN stake)."""
-    cents = []
-    any_bet = False
-    for x in stakes:
-        if not x >= 0.0:
-            return None
-        c = _whole_cents(x)
-        if c > 0:
-            any_bet = True
-        cents.append(c)
-    if any_bet and has_side:
-        for b in range(N_BETS):
-            if side[b] > 0.0:
-                cents[b] += _whole_cents(side[b])
-    return cents
 
 
 def _stake_list(stakes: object, strategy: Strategy) -> list[float]:

@@ -1,13 +1,16 @@
 """The session loop: one seat, over the hands of many sessions.
 
-Two runners apply the same table rules: `run_compiled` (numba, for the
-built-in strategies, dispatching on their `kind`) and `python_loop.run_python`
-(for any `Strategy` object, a user's class included). Here the rules live in
-`limits` (stakes to cents, side bets, the table minimum), `place` (the table
-maximum, the table's rules, the bankroll) and the loop's settlement; the
-Python loop writes the same steps out in Python numbers. A test runs every
-built-in strategy through both and compares the ledgers, so the two cannot
-drift apart.
+One loop (`run_sessions`) applies the table rules for every strategy: the
+limits (`limits`: stakes to cents, side bets, the table minimum), `place`
+(the table maximum, the table's rules, the bankroll), settlement and the
+session statistics. It is compiled once for the built-ins, which it reaches
+by their kind (`strategies.compiled`), and once for any other `Compiled`
+class, whose functions it calls through pointers; neither is compiled again
+for another strategy. Its inputs travel as a few NamedTuples (`Dealt`,
+`Table`, `Stops`, `SharedEvs`, `Outputs`, `Seat`, `Work`). A plain-Python
+`Strategy` runs in `python_loop.run_python`, whose general path calls
+`limits` and `place` themselves in their Python form; a test runs every
+built-in and a user's compiled class through both and compares the ledgers.
 
 Money is exact: stakes are whole cents, results are cents times the unit
 results of `payouts.unit_results` (whole 1/D units), so one currency unit
@@ -16,7 +19,8 @@ is 100 * D ticks and every sum is an integer.
 
 from __future__ import annotations
 
-from typing import Any
+from functools import lru_cache
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -27,7 +31,7 @@ from backtest.rules import PAIR_BETS
 from strategies import compiled
 from strategies.base import (CTX_BANKROLL, CTX_HAND, CTX_LAST_NET, CTX_SESSION_HAND, CTX_SHOE,
                              CTX_SIZE, N_BETS, P_ON_BANKROLL, P_ON_MAX, P_SIDE, SEVERAL,
-                             STATE_FLOATS, STATE_INTS, Builtin, Strategy)
+                             STATE_FLOATS, STATE_INTS, Compiled, Strategy)
 
 # how a session ended
 ENDED_LIMIT, ENDED_RUIN, ENDED_STOP_LOSS, ENDED_WIN_GOAL = 0, 1, 2, 3
@@ -43,9 +47,12 @@ STAT_NAMES = ("hands", "bets", "wagered", "net", "final_bankroll", "peak_bankrol
               "bankroll_stops", "ended_by", "wins", "losses", "pushes", "", "raised_to_min")
 
 # place() results
-PLACE_OK, PLACE_RUIN, PLACE_BAD_STAKE, PLACE_FORBIDDEN, PLACE_NOT_SETTLED = 0, 1, 2, 3, 4
+PLACE_OK, PLACE_RUIN, PLACE_BAD_STAKE, PLACE_FORBIDDEN, PLACE_NOT_SETTLED, PLACE_UNDECLARED = \
+    0, 1, 2, 3, 4, 5
 PLACE_ERRORS = {
     PLACE_BAD_STAKE: "asked for a negative or non-numeric stake",
+    PLACE_UNDECLARED: "staked a bet it does not declare (main_bets() and side_bets say the bets "
+                      "it may place)",
     PLACE_FORBIDDEN: "placed a combination of bets the table does not take",
     PLACE_NOT_SETTLED: "placed a bet this table or this recorded shoe cannot settle",
 }
@@ -176,18 +183,6 @@ def session_seed(seat_key: np.uint64, session_id: int, state: np.ndarray) -> int
     return np.int64(state[0] >> np.uint64(1))  # type: ignore[return-value]
 
 
-def scratch(strategy: Builtin) -> tuple[Any, ...]:
-    """The last arguments of `run_compiled` for `strategy`: which bets to
-    look at, and work arrays (it allocates nothing)."""
-    possible = strategy.possible_bets()
-    active = np.array(sorted(b.code for b in possible), np.uint64)
-    return (active, np.zeros(STATE_FLOATS), np.zeros(STATE_INTS, np.int64), np.zeros(CTX_SIZE),
-            np.zeros(N_BETS), np.zeros(N_BETS), np.zeros(N_BETS), np.zeros(N_BETS, np.int64),
-            np.zeros(N_BETS, np.int64), np.zeros(14, np.int64), np.zeros(N_BETS),
-            np.zeros(4, np.uint64), *ev_work(strategy.uses_cards, ahead=strategy.uses_cards),
-            np.zeros((2, N_BETS), np.int64))
-
-
 def needs_deals(strategy: Strategy, compiled_path: bool) -> bool:
     """Whether a counting seat reads EVs that need the deals counted: not a
     built-in run compiled that can bet only the pairs (their EVs have a
@@ -211,35 +206,328 @@ def shared_evs(n_hands: int, counting_seats: int, deals: bool
     return np.zeros((rows, N_BETS)), np.zeros(rows, np.bool_), deals
 
 
-@njit_nrt_free()
-def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, session_ids: np.ndarray,
-                 bounds: np.ndarray, winner: np.ndarray, hand_no: np.ndarray,
-                 shoe_no: np.ndarray, unit: np.ndarray, den: int, min_c: np.ndarray,
-                 max_c: np.ndarray, offered: np.ndarray, pb_together: bool,
-                 pairs_need_main: bool, bankroll0: int, stop_loss: int, win_goal: int,
-                 max_hands: int, ruin_below: int, use_cards: bool, cards: np.ndarray,
-                 full_counts: np.ndarray, ev_table: np.ndarray, evs_full: np.ndarray,
-                 ev_rows: np.ndarray, ev_done: np.ndarray, ev_deals: bool,
-                 stats: np.ndarray, wagered: np.ndarray, expected: np.ndarray,
-                 ledger: bool, led_idx: np.ndarray, led_cents: np.ndarray,
-                 led_net: np.ndarray, led_bank: np.ndarray, active: np.ndarray, s: np.ndarray,
-                 si: np.ndarray, ctx: np.ndarray, out: np.ndarray, stakes: np.ndarray,
-                 unit_f: np.ndarray, cents: np.ndarray, side_c: np.ndarray, counts: np.ndarray,
-                 evs: np.ndarray, seed_work: np.ndarray, ev_nodes: np.ndarray,
-                 ev_coef: np.ndarray, ev_work: np.ndarray,
-                 fast_c: np.ndarray) -> tuple[int, int, int]:
-    """Run sessions bounds[j]..bounds[j+1] (hand indices) for one built-in seat;
-    `kind` is `compiled.kind_marker(strategy.kind)`.
+
+# --- the loop's inputs ----------------------------------------------------------------------
+
+class Dealt(NamedTuple):
+    """The hands of a chunk of sessions, and where each session starts."""
+
+    winner: np.ndarray       # int8 (n,): 0 Player, 1 Banker, 2 Tie
+    hand_no: np.ndarray      # int32 (n,): number of the hand in its shoe (1-based)
+    shoe_no: np.ndarray      # int32 (n,): number of its shoe in its session (0-based)
+    unit: np.ndarray         # int64 (N_BETS, n): `payouts.unit_results`
+    cards: np.ndarray        # uint8 (n, 6): the cards (rank in the low 4 bits, 0 none)
+    bounds: np.ndarray       # int64 (sessions + 1,): session j is hands bounds[j]..bounds[j+1]-1
+    session_ids: np.ndarray  # int64 (sessions,): each session's number in the run
+
+
+class Table(NamedTuple):
+    """The table: its money, limits, the bets it settles, and the exact EVs."""
+
+    den: int                  # the money denominator: a cent is `den` ticks
+    min_c: np.ndarray         # int64 (N_BETS,): minimum stake by bet, cents
+    max_c: np.ndarray         # int64 (N_BETS,): maximum stake by bet, cents
+    offered: np.ndarray       # bool (N_BETS,): the bets the table (and the shoe) settles
+    pb_together: bool         # Player and Banker may be staked on one hand
+    pairs_need_main: bool     # a pair bet needs a main bet beside it
+    full_counts: np.ndarray   # int64 (14,): the full shoe's rank counts
+    ev_table: np.ndarray      # float64: `odds.payout_vector`
+    evs_full: np.ndarray      # float64 (N_BETS,): the full shoe's EV by bet (0 where not offered)
+
+
+class Stops(NamedTuple):
+    """A seat's session rules, in ticks (-1: none)."""
+
+    bankroll0: int
+    stop_loss: int
+    win_goal: int
+    max_hands: int
+    ruin_below: int           # a bankroll below this cannot stake any bet the seat may place
+
+
+class SharedEvs(NamedTuple):
+    """The table's exact EVs before each hand, shared by its counting seats (`shared_evs`)."""
+
+    rows: np.ndarray          # float64 (n or 0, N_BETS)
+    done: np.ndarray          # bool (n or 0,)
+    deals: bool
+
+
+class Outputs(NamedTuple):
+    """Where the loop writes: each session's statistics, and the ledger."""
+
+    stats: np.ndarray         # int64 (sessions, N_STATS)
+    wagered: np.ndarray       # int64 (sessions, N_BETS)
+    expected: np.ndarray      # float64 (sessions,)
+    ledger: bool
+    led_idx: np.ndarray       # int64 (n or 0,)
+    led_cents: np.ndarray     # int64 (n or 0, N_BETS)
+    led_net: np.ndarray       # int64 (n or 0,)
+    led_bank: np.ndarray      # int64 (n or 0,)
+
+
+class Seat(NamedTuple):
+    """The strategy in the seat: its kind (`strategies.compiled`), parameters and facts."""
+
+    kind: int
+    key: np.uint64            # its sessions' random seeds come from this
+    p: np.ndarray             # float64: its parameter vector (`Compiled.encode`)
+    active: np.ndarray        # uint64: the bets it may place, by code
+    slot: int
+    picks: bool
+    writes_out: bool
+    learns: bool
+    reads_ctx: bool
+    cards_seen: bool
+
+
+class Work(NamedTuple):
+    """Work arrays: the loop allocates nothing."""
+
+    s: np.ndarray
+    si: np.ndarray
+    ctx: np.ndarray
+    out: np.ndarray
+    stakes: np.ndarray
+    unit_f: np.ndarray
+    cents: np.ndarray
+    side_c: np.ndarray
+    counts: np.ndarray
+    evs: np.ndarray
+    seed_work: np.ndarray
+    ev_nodes: np.ndarray
+    ev_coef: np.ndarray
+    ev_work: np.ndarray
+    fast_c: np.ndarray
+    allowed: np.ndarray
+    evs_seen: np.ndarray      # a user's copy of the EVs (what it writes there goes nowhere)
+    hist_seen: np.ndarray     # a user's copy of the shoe's winners (int8, a shoe's length)
+
+
+def seat_of(strategy: Compiled, key: np.uint64) -> Seat:
+    """The `Seat` of a Compiled strategy, with its random key."""
+    facts = compiled.facts(type(strategy))
+    active = np.array(sorted(b.code for b in strategy.possible_bets()), np.uint64)
+    kind = compiled.kind_of(strategy)
+    p = np.array(strategy.encode(), np.float64)
+    slot = facts.slot
+    if kind == compiled.USER:
+        p.flags.writeable = False   # a session cannot change what the next one plays
+        slot = -1   # its update is given every bet's stake and result, as in Python
+    return Seat(kind, np.uint64(key), p, active, slot, facts.picks, facts.writes_out,
+                facts.learns, facts.reads_ctx, facts.cards_seen)
+
+
+def work_for(seat: Seat, shoe_hands: int = 0) -> Work:
+    """The work arrays of the loop for `seat`, at a table whose longest shoe
+    has `shoe_hands` hands."""
+    allowed = np.zeros(N_BETS, np.bool_)
+    allowed[seat.active.astype(np.int64)] = True
+    return Work(np.zeros(STATE_FLOATS), np.zeros(STATE_INTS, np.int64), np.zeros(CTX_SIZE),
+                np.zeros(N_BETS), np.zeros(N_BETS), np.zeros(N_BETS),
+                np.zeros(N_BETS, np.int64), np.zeros(N_BETS, np.int64), np.zeros(14, np.int64),
+                np.zeros(N_BETS), np.zeros(4, np.uint64),
+                *ev_work(seat.cards_seen, ahead=seat.cards_seen),
+                np.zeros((2, N_BETS), np.int64), allowed, np.zeros(N_BETS),
+                np.zeros(shoe_hands if seat.kind == compiled.USER else 0, np.int8))
+
+
+def run_sessions(seat: Seat, fns: tuple[Any, ...], dealt: Dealt, table: Table, stops: Stops,
+                 shared: SharedEvs, outputs: Outputs, work: Work) -> tuple[int, int, int]:
+    """Run the sessions of `dealt` for one seat of a Compiled strategy; `fns`
+    is `compiled.user_functions(strategy)`. Returns (a PLACE_* code, the hand
+    index of an error or -1, ledger rows written).
+
+    The loop is compiled once for every built-in (and cached on disk), and
+    once for every other Compiled class: the first call in a process gives
+    it its one signature, in which `fns` are first-class functions, so a
+    user's functions never compile it again."""
+    args = (seat, fns, dealt, table, stops, shared, outputs, work)
+    loop = _compiled_loop(fns is not None)
+    if not loop.signatures:
+        from numba import typeof
+
+        if fns is None:
+            _wait_background()
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # numba calls first-class functions experimental
+            loop.compile(tuple(compiled.function_types() if k == 1 and fns is not None
+                               else typeof(a) for k, a in enumerate(args)))
+        # one signature: other functions in `fns` are converted to it, never compiled anew
+        loop.disable_compile()
+    if fns is None:
+        code, at, rows = loop(*args)
+    else:
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # numba calls first-class functions experimental
+            code, at, rows = loop(*args)
+    return int(code), int(at), int(rows)
+
+
+@lru_cache(maxsize=None)
+def _compiled_loop(user: bool) -> Any:
+    """The loop's dispatcher for the built-ins, or for the user's functions
+    (one signature each, cached on disk in one index)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # numba calls first-class functions experimental
+        return njit_nrt_free()(_loop)
+
+
+def loop_cached() -> bool:
+    """Whether the built-ins' session loop is in numba's cache on disk (so the
+    first run in a process loads it in a fraction of a second, rather than
+    compiling it)."""
+    loop = _compiled_loop(False)
+    if loop.signatures:
+        return True
+    try:   # numba's index of the cached signatures of `_loop`
+        index = loop._cache._cache_file._load_index()
+    except Exception:   # no cache (a read-only install), or a format numba changed
+        return False
+    return any(_builtin_signature(key[0]) for key in index)
+
+
+def _builtin_signature(args: Any) -> bool:
+    from numba import types
+
+    return isinstance(args, tuple) and len(args) > 1 and isinstance(args[1], types.NoneType)
+
+
+def example_args() -> tuple[Any, ...]:
+    """Arguments of `run_sessions` for a built-in, of the types every run
+    gives (a test holds a run's to them): what `compile_loop` compiles for."""
+    z8, z32, z64 = np.zeros(0, np.int8), np.zeros(0, np.int32), np.zeros(0, np.int64)
+    bets_i, bets_f = np.zeros(N_BETS, np.int64), np.zeros(N_BETS)
+    seat = Seat(0, np.uint64(0), np.zeros(1), np.zeros(1, np.uint64), -1, False, True, False,
+                False, False)
+    dealt = Dealt(z8, z32, z32, np.zeros((N_BETS, 0), np.int64), np.zeros((0, 6), np.uint8),
+                  np.zeros(1, np.int64), z64)
+    table = Table(1, bets_i, bets_i, np.zeros(N_BETS, np.bool_), True, False,
+                  np.zeros(14, np.int64), np.zeros(9), bets_f)
+    shared = SharedEvs(*shared_evs(0, 0, False))
+    outputs = Outputs(np.zeros((0, N_STATS), np.int64), np.zeros((0, N_BETS), np.int64),
+                      np.zeros(0), False, z64, np.zeros((0, N_BETS), np.int64), z64, z64)
+    return (seat, None, dealt, table, Stops(0, -1, -1, -1, 0), shared, outputs, work_for(seat))
+
+
+def compile_loop() -> None:
+    """Compile the built-ins' session loop (or load it from the cache)."""
+    from numba import typeof
+
+    loop = _compiled_loop(False)
+    if not loop.signatures:
+        loop.compile(tuple(typeof(a) for a in example_args()))
+
+
+_background: Any = None   # the process compiling the loop, if one was started
+
+
+def compile_in_background() -> bool:
+    """Start compiling the built-ins' session loop in a child process (on
+    another core) if it is not cached: the caller deals its first shoes and
+    compiles the other kernels meanwhile, and the loop's first use waits for
+    the child and loads what it cached. True if a child was started."""
+    global _background
+    import os
+    import subprocess
+    import sys
+
+    if _background is not None or loop_cached() or (os.cpu_count() or 1) < 2:
+        return False
+    try:
+        # it keeps this process's numba cache folder (NUMBA_CACHE_DIR, inherited)
+        _background = subprocess.Popen(
+            [sys.executable, "-c", "import backtest.session_loop as s; s.compile_loop()"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=_end_with_parent if sys.platform.startswith("linux") else None)
+    except OSError:
+        return False
+    return True
+
+
+def _end_with_parent() -> None:
+    """In the child (Linux): a SIGTERM when its parent dies."""
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _wait_background() -> None:
+    """Wait for the child compiling the loop, if one was started (it ends
+    with its parent's run, whatever it did: the loop is compiled here if
+    the child cached nothing)."""
+    global _background
+    child, _background = _background, None
+    if child is not None:
+        try:
+            child.wait()
+        except BaseException:
+            child.kill()
+            raise
+
+
+@njit_nrt_free(inline=True)
+def _put(out: np.ndarray, pick: int, x: float) -> None:
+    """The stake `x` on bet `pick` into `out`, if `pick` is a bet."""
+    if 0 <= pick < N_BETS:
+        out[pick] = x
+
+
+@njit_nrt_free(inline=True)
+def _undeclared(pick: int, x: float, out: np.ndarray, allowed: np.ndarray) -> bool:
+    """Whether a user's decide staked a bet outside `allowed` (its bet
+    `pick` with stake x, or with SEVERAL its stakes in `out`)."""
+    if pick == SEVERAL:
+        for b in range(N_BETS):
+            if out[b] != 0.0 and not allowed[b]:
+                return True
+        return False
+    return x != 0.0 and not (0 <= pick < N_BETS and allowed[pick])
+
+
+def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignore[no-untyped-def]
+    """`run_sessions`, compiled: sessions bounds[j]..bounds[j+1] (hand
+    indices) for one seat.
 
     A counter reads the exact EVs before each hand from the table's shared
-    rows (`shared_evs`: ev_rows, ev_done, ev_deals), working them out for a
-    hand no seat has played yet. The last arguments come from
-    `scratch(strategy)`: the bets the strategy can place (`active`; the loop
-    reads and writes only those), and work arrays. Compiled without
-    reference counting, this loop allocates nothing; a session's statistics
-    live in local variables until it ends.
-    Returns (status, hand index of an error or -1, ledger rows written).
+    rows (`shared_evs`), working them out for a hand no seat has played yet.
+    The loop reads and writes only the bets the strategy can place
+    (`seat.active`). Compiled without reference counting, it allocates
+    nothing; a session's statistics live in local variables until it ends.
     """
+    kind = seat.kind
+    p = seat.p
+    active = seat.active
+    winner, hand_no, shoe_no, unit, cards = (dealt.winner, dealt.hand_no, dealt.shoe_no,
+                                             dealt.unit, dealt.cards)
+    bounds, session_ids = dealt.bounds, dealt.session_ids
+    den, min_c, max_c, offered = table.den, table.min_c, table.max_c, table.offered
+    pb_together, pairs_need_main = table.pb_together, table.pairs_need_main
+    full_counts, ev_table, evs_full = table.full_counts, table.ev_table, table.evs_full
+    bankroll0, stop_loss, win_goal = stops.bankroll0, stops.stop_loss, stops.win_goal
+    max_hands, ruin_below = stops.max_hands, stops.ruin_below
+    ev_rows, ev_done, ev_deals = shared.rows, shared.done, shared.deals
+    stats, wagered, expected, ledger = (outputs.stats, outputs.wagered, outputs.expected,
+                                        outputs.ledger)
+    led_idx, led_cents, led_net, led_bank = (outputs.led_idx, outputs.led_cents,
+                                             outputs.led_net, outputs.led_bank)
+    s, si, ctx, out, stakes, unit_f = work.s, work.si, work.ctx, work.out, work.stakes, work.unit_f
+    cents, side_c, counts, evs, seed_work = (work.cents, work.side_c, work.counts, work.evs,
+                                             work.seed_work)
+    ev_nodes, ev_coef, ev_work_, fast_c, allowed = (work.ev_nodes, work.ev_coef, work.ev_work,
+                                                    work.fast_c, work.allowed)
+    evs_seen, hist_seen = work.evs_seen, work.hist_seen
+    user = compiled.is_user(fns)   # known while compiling
     counted = -1   # the hand `counts` is brought up to (the cards before it taken out)
     # the cards left and the ordered pairs of one rank among them, kept as the
     # cards come out: all the pair bets' EVs need (`pair_evs`)
@@ -259,26 +547,25 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
         sides += 1 if side_c[b] > 0 else 0
     short_path_bounds(min_c, max_c, offered, pairs_need_main, sides, fast_c)
     reset_on_max = p[P_ON_MAX] == 0.0
-    cards_seen = compiled.counts_cards(kind)   # known while compiling (`use_cards` is for run_python)
-    shared = ev_rows.shape[0] != 0   # the table's EV rows, when two seats or more count
+    cards_seen = seat.cards_seen
+    shared_rows = ev_rows.shape[0] != 0   # the table's EV rows, when two seats or more count
     # a lone counter's EVs, worked out LANES hands at a time: those of hands
     # ahead_lo .. ahead_hi - 1 (whatever the session: they depend on the cards)
     ahead = ev_rows
-    if cards_seen and ev_deals and not shared:
-        ahead = _ahead_rows(ev_work)
+    if cards_seen and ev_deals and not shared_rows:
+        ahead = _ahead_rows(ev_work_)
     ahead_lo = ahead_hi = 0
     if cards_seen and not ev_deals:
         for b in range(N_BETS):
             evs[b] = np.nan   # `pair_evs` writes the pair bets' places alone
     all_in = p[P_ON_BANKROLL] != 0.0
     na = active.shape[0]
-    # a strategy that stakes one bet, on every hand (known while compiling):
-    # its stake is read alone, and nothing else is ever written in `out`
-    slot = compiled.bet_slot(kind)
-    single = slot >= 0
-    the_bet = int(p[slot]) if single else -1
-    # a strategy that returns its one bet of a hand, and the stake (known while compiling)
-    picks = compiled.picks_one(kind)
+    # a strategy that stakes one bet, on every hand: its update reads that bet alone
+    single = seat.slot >= 0
+    the_bet = int(p[seat.slot]) if single else -1
+    writes_out = seat.writes_out
+    learns = seat.learns
+    reads_ctx = seat.reads_ctx
     rows = 0
     scale = 100.0 * den
     keep_lo, keep_hi = plays_on(ruin_below, stop_loss, win_goal, bankroll0)
@@ -288,10 +575,11 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
             wag[b] = 0
         final = peak = bankroll0
         hands = bets = drawdown = longest = cur = largest = 0
-        max_hits = stops = wins = losses = below_min = 0
+        max_hits = stops_n = wins = losses = below_min = 0
         exp_net = 0.0
         ended = ENDED_LIMIT
-        compiled.init(kind, p, s, si, session_seed(seat_key, session_ids[j], seed_work))
+        compiled.init_any(kind, fns, p, s, si,
+                          session_seed(seat.key, session_ids[j], seed_work))
         last_net = 0
         shoe_start = lo = bounds[j]
         end = bounds[j + 1] if max_hands < 0 else min(bounds[j + 1], lo + max_hands)
@@ -310,10 +598,10 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                 # for it and the hands after it in its shoe; the counts are
                 # brought up to it only then, from the shoe's first hand or
                 # from the last hand counted
-                if shared and ev_done[i]:
+                if shared_rows and ev_done[i]:
                     for b in range(N_BETS):
                         evs[b] = ev_rows[i, b]
-                elif not shared and ahead_lo <= k < ahead_hi:
+                elif not shared_rows and ahead_lo <= k < ahead_hi:
                     for b in range(N_BETS):
                         evs[b] = ahead[k - ahead_lo, b]
                 else:
@@ -343,12 +631,12 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                             left -= m
                     counted = k
                     if ev_deals:
-                        rows_k = ev_rows[k:] if shared else ahead
+                        rows_k = ev_rows[k:] if shared_rows else ahead
                         priced = ev_fill_ahead(counts, cards, hand_no, k, ev_table, rows_k,
-                                               ev_nodes, ev_coef, ev_work)
+                                               ev_nodes, ev_coef, ev_work_)
                         for b in range(N_BETS):
                             evs[b] = rows_k[0, b]
-                        if shared:
+                        if shared_rows:
                             for h in range(k, k + priced):
                                 ev_done[h] = True
                         else:
@@ -356,38 +644,46 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                             ahead_hi = k + priced
                     else:
                         pair_evs(float(same), float(left), ev_table, evs)
-                        if shared:
+                        if shared_rows:
                             for b in range(N_BETS):
                                 ev_rows[i, b] = evs[b]
                             ev_done[i] = True
-            if compiled.reads_context(kind):   # known while compiling
+            if reads_ctx:
                 ctx[CTX_BANKROLL] = final / scale
                 ctx[CTX_HAND] = hand_no[i]
                 ctx[CTX_SESSION_HAND] = hands
                 ctx[CTX_LAST_NET] = last_net / scale
                 ctx[CTX_SHOE] = shoe_no[i]
             hist = winner[shoe_start:k]
+            evs_d = evs
+            if user:
+                # a user's function reads copies: what it writes there changes
+                # nothing of the table's (the winners, the shared EVs) nor of
+                # the loop's (the EVs its expected net is priced at)
+                if k > shoe_start:
+                    hist_seen[k - shoe_start - 1] = winner[k - 1]
+                hist = hist_seen[:k - shoe_start]
+                for b in range(N_BETS):
+                    evs_seen[b] = evs[b]
+                evs_d = evs_seen
             # the common hand: one bet, no side bets, within the limits and the
             # bankroll, settled in registers (the general rules below give the
             # same result for it; they run for every other hand)
-            one = -1
-            x = 0.0
-            pick = -1
-            if single:
-                x = compiled.decide_one(kind, p, s, si, ctx, hist, evs, out)
-                pick = the_bet
-            elif picks:
-                pick, x = compiled.decide_pick(kind, p, s, si, ctx, hist, evs, out)
-            else:
+            if writes_out or user:
                 for a in range(na):
                     out[active[a]] = 0.0
-                compiled.decide(kind, p, s, si, ctx, hist, evs, out)
+            pick, x = compiled.decide_any(kind, fns, p, s, si, ctx, hist, evs_d, out)
+            if user and _undeclared(pick, x, out, allowed):
+                return PLACE_UNDECLARED, k, rows
+            one = -1
+            if pick == SEVERAL:
+                # the stakes are in `out`: one bet, or several (-2)
                 for a in range(na):
                     y = out[active[a]]
                     if y != 0.0:
                         one = int(np.int64(active[a])) if one == -1 else -2
                         x = y
-            if single or picks:
+            else:
                 # without a branch: for the shoe readers, whether they bet is a
                 # coin toss to the processor
                 one = pick if x != 0.0 else -1
@@ -418,35 +714,33 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
                 # raises and maximum hits are not counted
                 below_before = below_min
                 hits_before = max_hits
-                if single or (picks and pick != SEVERAL):
+                if pick != SEVERAL:
                     # the stake the strategy returned, where the general rules read it
                     for a in range(na):
                         out[active[a]] = 0.0
-                    out[pick] = x
+                    _put(out, pick, x)
                 code, below = limits(out, side_c, cents, min_c, max_c, active)
                 below_min += below
                 if code >= 10:
                     max_hits += 1
                     code -= 10
                     if reset_on_max:
-                        compiled.reset(kind, p, s, si)
+                        compiled.reset_any(kind, fns, p, s, si)
                         for a in range(na):
                             out[active[a]] = 0.0
-                        if single:
-                            out[the_bet] = compiled.decide_one(kind, p, s, si, ctx, hist, evs, out)
-                        elif picks:
-                            pick, x = compiled.decide_pick(kind, p, s, si, ctx, hist, evs, out)
-                            if pick != SEVERAL:
-                                out[pick] = x
-                        else:
-                            compiled.decide(kind, p, s, si, ctx, hist, evs, out)
+                        pick, x = compiled.decide_again(kind, fns, p, s, si, ctx, hist, evs_d,
+                                                        out)
+                        if user and _undeclared(pick, x, out, allowed):
+                            return PLACE_UNDECLARED, k, rows
+                        if pick != SEVERAL:
+                            _put(out, pick, x)
                         code, below = limits(out, side_c, cents, min_c, max_c, active)
                         below_min += below
                         code %= 10
                 if code == PLACE_OK:
                     code, stopped = place(all_in, cents, min_c, max_c, final, den, offered,
                                           pb_together, pairs_need_main, active)
-                    stops += stopped
+                    stops_n += stopped
                 if code == PLACE_RUIN:
                     below_min = below_before
                     max_hits = hits_before
@@ -482,24 +776,23 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
             peak = max(peak, final)
             drawdown = max(drawdown, peak - final)
             last_net = net
-            if compiled.learns(kind) and single:   # known while compiling
-                # a progression reads its one bet's stake and result alone (the
-                # loop below, run once for that bet, measured 3-6 % slower)
-                ub = np.uint64(the_bet)
-                stakes[ub] = cc * 0.01 if one >= 0 else cents[ub] * 0.01
-                u = unit[ub, i]
-                unit_f[ub] = u / den if u > -(2 ** 62) else 0.0
-                compiled.update(kind, p, s, si, ctx, stakes, unit_f, net / scale)
-            elif compiled.learns(kind):
-                for a in range(na):
-                    b = active[a]
-                    if one < 0:
-                        stakes[b] = cents[b] * 0.01
-                    else:
-                        stakes[b] = cc * 0.01 if np.int64(b) == one else 0.0
-                    u = unit[b, i]
-                    unit_f[b] = u / den if u > -(2 ** 62) else 0.0
-                compiled.update(kind, p, s, si, ctx, stakes, unit_f, net / scale)
+            if learns:
+                if single:
+                    # a progression reads its one bet's stake and result alone
+                    ub = np.uint64(the_bet)
+                    stakes[ub] = cc * 0.01 if one >= 0 else cents[ub] * 0.01
+                    u = unit[ub, i]
+                    unit_f[ub] = u / den if u > -(2 ** 62) else 0.0
+                else:
+                    for a in range(na):
+                        b = active[a]
+                        if one < 0:
+                            stakes[b] = cents[b] * 0.01
+                        else:
+                            stakes[b] = cc * 0.01 if np.int64(b) == one else 0.0
+                        u = unit[b, i]
+                        unit_f[b] = u / den if u > -(2 ** 62) else 0.0
+                compiled.update_any(kind, fns, p, s, si, ctx, stakes, unit_f, net / scale)
             if ledger:
                 led_idx[rows] = k
                 for b in range(N_BETS):
@@ -530,7 +823,7 @@ def run_compiled(kind: tuple[int, ...], p: np.ndarray, seat_key: np.uint64, sess
         st[S_LOSING_STREAK] = longest
         st[S_LARGEST] = largest * den
         st[S_MAX_HITS] = max_hits
-        st[S_BANKROLL_STOPS] = stops
+        st[S_BANKROLL_STOPS] = stops_n
         st[S_ENDED] = ended
         st[S_WINS] = wins
         st[S_LOSSES] = losses

@@ -32,7 +32,7 @@ from backtest.config import parse_config  # noqa: E402
 from backtest.shoe import ShoeSpec, generate_hands  # noqa: E402
 from strategies import registry  # noqa: E402
 from strategies.base import Strategy  # noqa: E402
-from strategies.compiled import kind_marker  # noqa: E402
+from strategies.compiled import user_functions  # noqa: E402
 
 
 class PlainFlat(Strategy):
@@ -142,20 +142,23 @@ def bench_deal(timed: Timed, shoes: int) -> None:
 
 def chunk_args(cfg: object, sessions: int, strat: Strategy | None = None,
                counting_seats: int = 1) -> tuple:
-    """A chunk's hands and the loops' arguments for one seat (`strat`, if it
-    counts cards) at a table of `counting_seats` counting seats (from two,
-    they share the EVs: `session_loop.shared_evs`)."""
+    """A chunk's hands and the loops' arguments after the seat (dealt, table,
+    stops, shared EVs, outputs) for one seat (`strat`, if it counts cards) at
+    a table of `counting_seats` counting seats (from two, they share the EVs:
+    `session_loop.shared_evs`)."""
     hands, bounds, shoe_no, table, unit, stats, wag, ex = _dealt(cfg, sessions)
     z = np.zeros(0, np.int64)
     uses = bool(strat is not None and strat.uses_cards)
-    shared = session_loop.shared_evs(len(hands), counting_seats if uses else 0,
-                                     uses and session_loop.needs_deals(strat, True))
-    args = (np.uint64(5), np.arange(sessions), bounds, hands.winner, hands.hand, shoe_no, unit,
-            table.den, table.min_c, table.max_c, table.offered, True, False,
-            10 ** 15 * table.den, -1, -1, -1, 0, uses, hands.cards, table.full_counts,
-            table.payouts, table.evs_full, *shared, stats, wag, ex, False, z,
-            np.zeros((0, 7), np.int64), z, z)
-    return hands, args
+    shared = session_loop.SharedEvs(*session_loop.shared_evs(
+        len(hands), counting_seats if uses else 0, uses and session_loop.needs_deals(strat, True)))
+    dealt = session_loop.Dealt(hands.winner, hands.hand, shoe_no, unit, hands.cards, bounds,
+                               np.arange(sessions, dtype=np.int64))
+    loop_table = session_loop.Table(int(table.den), table.min_c, table.max_c, table.offered,
+                                    True, False, table.full_counts, table.payouts,
+                                    table.evs_full)
+    stops = session_loop.Stops(10 ** 15 * table.den, -1, -1, -1, 0)
+    outputs = session_loop.Outputs(stats, wag, ex, False, z, np.zeros((0, 7), np.int64), z, z)
+    return hands, (dealt, loop_table, stops, shared, outputs)
 
 
 _DEALT: dict[int, tuple] = {}
@@ -176,10 +179,13 @@ def _dealt(cfg: object, sessions: int) -> tuple:
 
 def compiled_once(strat: Strategy, args: tuple):  # type: ignore[no-untyped-def]
     """One timed run of the compiled loop, from a fresh state."""
+    seat = session_loop.seat_of(strat, np.uint64(5))
+    fns = user_functions(strat)
+
     def once() -> float:
-        work = session_loop.scratch(strat)
+        work = session_loop.work_for(seat)
         t = time.perf_counter()
-        session_loop.run_compiled(kind_marker(strat.kind), strat.encode(), *args, *work)
+        session_loop.run_sessions(seat, fns, *args, work)
         return time.perf_counter() - t
     return once
 
@@ -207,7 +213,7 @@ def bench_strategies(timed: Timed, sessions: int) -> None:
 
         def once(plain: Strategy = plain, args: tuple = args) -> float:
             t = time.perf_counter()
-            python_loop.run_python(plain, *args)
+            python_loop.run_python(plain, np.uint64(5), *args)
             return time.perf_counter() - t
         timed.add(f"plain Python {plain.name}", len(hands), once)
 

@@ -25,7 +25,7 @@ and use it from a config as `strategy: mymodule:BankerAfterTwoPlayers` (or
 `path/to/file.py:BankerAfterTwoPlayers`).
 
 Built-in strategies are written as four small functions over numbers and
-arrays (`reset`, `init`, `decide`, `update`, see `Builtin`), so that numba can
+arrays (`reset`, `init`, `decide`, `update`, see `Compiled`), so that numba can
 compile them into the session loop; the same functions run in plain Python
 through the same engine semantics, and a test proves both give identical
 ledgers.
@@ -302,7 +302,7 @@ class Strategy(ABC):
         """Called after every hand this strategy was seated for."""
 
 
-# the signatures of a built-in's four functions (see `Builtin`)
+# the signatures of a built-in's four functions (see `Compiled`)
 class _Reset(Protocol):
     def __call__(self, p: np.ndarray, s: np.ndarray, si: np.ndarray, /) -> None: ...
 
@@ -321,11 +321,13 @@ class _Update(Protocol):
                  stakes: np.ndarray, unit: np.ndarray, net: float, /) -> None: ...
 
 
-class Builtin(Strategy):
-    """A strategy written as array functions, compiled into the session loop.
+class Compiled(Strategy):
+    """A strategy written as array functions, run in the compiled session loop.
 
-    Subclasses give `kind` (its number in `strategies.compiled`) and the four
-    plain functions below, in the subset of Python numba compiles:
+    Subclasses give the four plain functions below (as staticmethods), in the
+    subset of Python numba compiles. The built-ins are such classes; so is a
+    user's own, which the loop calls through first-class functions, compiled
+    once per class (the loop itself is not compiled again):
 
     - ``reset(p, s, si)``: start a progression (state arrays to their start);
     - ``init(p, s, si, seed)``: start a session; leave it out (``k_init = None``)
@@ -340,6 +342,7 @@ class Builtin(Strategy):
       stakes actually placed, each bet's result per unit, and the total net.
     """
 
+    #: the built-in's position in `strategies.compiled.BUILTINS`, assigned there
     kind: ClassVar[int] = -1
     Params: ClassVar[type] = CommonParams
     #: for a strategy that stakes one bet on every hand, the slot of the
@@ -401,6 +404,7 @@ class Builtin(Strategy):
     def _arrays(self) -> None:
         if not hasattr(self, "_p"):
             self._p = self.encode()
+            self._p.flags.writeable = False   # a session cannot change what the next one plays
             self._s = np.zeros(STATE_FLOATS)
             self._si = np.zeros(STATE_INTS, np.int64)
             self._ctx = np.zeros(CTX_SIZE)
@@ -449,3 +453,7 @@ class Builtin(Strategy):
             self._unit[i] = result.units[b]
         type(self).k_update(self._p, self._s, self._si, self._ctx, self._stakes, self._unit,
                             result.net)
+
+
+#: the built-ins' name for `Compiled`
+Builtin = Compiled

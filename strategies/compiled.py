@@ -1,234 +1,344 @@
-"""The built-in strategies, dispatched by kind while compiling.
+"""Strategies as plug-ins of the one compiled session loop.
 
-The session loop calls `decide(kind, ...)` etc.; `kind` is the strategy's
-position in `BUILTINS` (and its class attribute `kind`). In compiled code
-`kind` is known from its type (see `kind_marker`), and each call resolves to that strategy's
-own function, inlined: the session loop is compiled once per strategy, with
-nothing of the others in it, and cached on disk (functions passed as
-arguments would not be). Adding a built-in: append it to BUILTINS.
+The session loop (`backtest.session_loop`) is compiled once, for every
+strategy. It reaches a strategy's four functions (`k_reset`, `k_init`,
+`k_decide`, `k_update`: see `strategies.base.Compiled`) in one of two ways:
+
+- a built-in by its `kind`, its position in `BUILTINS`: `reset_any`,
+  `init_any`, `decide_any` and `update_any` branch on the kind, and each
+  branch is that strategy's own function, inlined. The kind does not change
+  within a run, so the branch costs nothing the processor does not predict,
+  and the loop keeps the speed of one compiled per strategy while compiling
+  once;
+- any other `Compiled` class (a user's own, or a subclass of a built-in) as
+  first-class functions (`user_functions`): four small functions compiled
+  for it with fixed signatures and passed to the loop as values, called
+  through a pointer. The loop is not compiled again for them.
+
+A strategy's `decide` returns its stakes in one of three ways (a `bet_slot`
+strategy its stake on one bet, a `picks_one` one (bet, stake), any other
+writes `out`); `decide_any` turns each into (bet, stake), with the bet
+`SEVERAL` when the stakes are in `out`.
+
+Adding a built-in: its module, and its class appended to BUILTINS (its kind
+is assigned here).
 """
 
 from __future__ import annotations
 
+import inspect
+import re
+import warnings
 from collections.abc import Callable
-from typing import TypeGuard, TypeVar
+from functools import lru_cache
+from typing import Any, NamedTuple, TypeGuard
 
 import numpy as np
-from numba.core import errors, types
-from numba.extending import overload
 
-from backtest.kernels import jit
+from backtest.errors import StrategyError
 from strategies._common import stateless_update
-from strategies.base import Builtin
-from strategies.flat import Flat
-from strategies.progressions import Martingale, GrandMartingale, Paroli, Fibonacci, DAlembert, Labouchere, OneThreeTwoSix, OscarsGrind
-from strategies.patterns import FollowTheShoe, Chop, Streak, PatternTable
+from strategies.base import SEVERAL, Compiled
 from strategies.control import RandomBettor
 from strategies.counting import ExactCounter
+from strategies.flat import Flat
+from strategies.patterns import Chop, FollowTheShoe, PatternTable, Streak
+from strategies.progressions import (DAlembert, Fibonacci, GrandMartingale, Labouchere, Martingale,
+                                     OneThreeTwoSix, OscarsGrind, Paroli)
 from strategies.roadreader import RoadReader
 
-BUILTINS = (Flat, Martingale, GrandMartingale, Paroli, Fibonacci, DAlembert, Labouchere, OneThreeTwoSix, OscarsGrind, FollowTheShoe, Chop, Streak, PatternTable, RandomBettor, ExactCounter,
-            RoadReader)
+BUILTINS: tuple[type[Compiled], ...] = (
+    Flat, Martingale, GrandMartingale, Paroli, Fibonacci, DAlembert, Labouchere, OneThreeTwoSix,
+    OscarsGrind, FollowTheShoe, Chop, Streak, PatternTable, RandomBettor, ExactCounter, RoadReader)
+
+#: the kind of a strategy the loop reaches through `user_functions`
+USER = -1
 
 for _i, _cls in enumerate(BUILTINS):
-    if _cls.kind != _i:
-        raise ImportError(f"{_cls.__name__}.kind is {_cls.kind}, expected {_i}")
+    _cls.kind = _i
 
 
-def kind_marker(kind: int) -> tuple[int, ...]:
-    """The strategy `kind` as a value whose TYPE says it: a tuple of kind + 1
-    zeros. The session loop takes this, so that numba compiles (and caches) it
-    once per strategy. (numba.literally would also specialise, but the
-    function it recompiles loses the no-reference-counting option.)"""
-    return (0,) * (kind + 1)
+def runs_compiled(strategy: object) -> TypeGuard[Compiled]:
+    """Whether `strategy` runs in the compiled loop: any `Compiled` strategy
+    (a built-in, a subclass of one, a user's own)."""
+    return isinstance(strategy, Compiled)
 
 
-def runs_compiled(strategy: object) -> TypeGuard[Builtin]:
-    """Whether the session loop compiled for `strategy.kind` is this strategy's:
-    a built-in's class exactly. A user's subclass of `Builtin` (or of a
-    built-in) runs in Python through the same kernel functions, since its
-    kind would name another class's compiled code."""
-    kind = getattr(type(strategy), "kind", -1)
-    return isinstance(kind, int) and 0 <= kind < len(BUILTINS) and BUILTINS[kind] is type(strategy)
+def kind_of(strategy: Compiled) -> int:
+    """The strategy's kind in the loop: a built-in's class exactly has its
+    own; any other class (a user's subclass of a built-in included, whose
+    functions may differ) is USER."""
+    kind = getattr(type(strategy), "kind", USER)
+    if isinstance(kind, int) and 0 <= kind < len(BUILTINS) and BUILTINS[kind] is type(strategy):
+        return kind
+    return USER
 
 
-def _builtin(kind: object) -> type[Builtin]:
-    """The class a kind marker's type names, while compiling."""
-    if isinstance(kind, types.BaseTuple):
-        return BUILTINS[len(kind) - 1]
-    if isinstance(kind, types.IntegerLiteral):
-        return BUILTINS[kind.literal_value]
-    raise errors.TypingError("the strategy kind must be known while compiling: "
-                             "pass kind_marker(kind)")
+class Facts(NamedTuple):
+    """What the loop prepares for a strategy, and how it reads its decide."""
+
+    slot: int          # the parameter slot of its one bet (`bet_slot`), or -1
+    picks: bool        # its decide returns (bet, stake)
+    writes_out: bool   # its decide writes `out` (neither of the above)
+    learns: bool       # its update does something
+    reads_ctx: bool    # it reads the context array (bankroll, hand numbers, last net)
+    cards_seen: bool   # it reads the exact EVs of the cards not yet seen
 
 
-def _class(kind: int | tuple[int, ...]) -> type[Builtin]:
-    return BUILTINS[len(kind) - 1 if isinstance(kind, tuple) else kind]
+def facts(cls: type[Compiled]) -> Facts:
+    """The loop's `Facts` for a Compiled class."""
+    slot = int(cls.bet_slot)
+    picks = bool(cls.picks_one) and slot < 0
+    builtin = cls in BUILTINS
+    return Facts(slot, picks, slot < 0 and not picks, cls.k_update is not stateless_update,
+                 _reads_context(cls) if builtin else True, bool(cls.uses_cards))
 
 
-_Answer = TypeVar("_Answer", bool, int)
-
-
-def _class_fact(question: Callable[[type[Builtin]], _Answer]) -> Callable[[int | tuple[int, ...]], _Answer]:
-    """`fact(kind)`: `question` answered for the strategy `kind` names, in
-    Python and, as a constant while compiling, in compiled code."""
-
-    def fact(kind: int | tuple[int, ...]) -> _Answer:
-        return question(_class(kind))
-
-    fact.__doc__ = question.__doc__
-
-    @overload(fact, inline="always")
-    def _compiled(kind):  # type: ignore[no-untyped-def]
-        answer = question(_builtin(kind))
-
-        def impl(kind):  # type: ignore[no-untyped-def]
-            return answer
-        return impl
-    return fact
-
-
-def _reads_context(cls: type[Builtin]) -> bool:
-    """Whether the strategy's `k_decide` or `k_update` reads the context
-    array (bankroll, hand numbers, last net); the session loop fills it only
-    then. Found from their code: a function that names `ctx` reads it."""
+def _reads_context(cls: type[Compiled]) -> bool:
+    """Whether a built-in's `k_decide` or `k_update` reads the context array;
+    the loop fills it only then. Found from their code: a function that names
+    `ctx` reads it (a user's class always has it filled)."""
     import dis
 
     return any(ins.argval == "ctx" for fn in (cls.k_decide, cls.k_update)
                for ins in dis.get_instructions(fn) if ins.opname.startswith("LOAD_"))
 
 
-def _learns(cls: type[Builtin]) -> bool:
-    """Whether the strategy's `k_update` does anything; the session loop
-    prepares the stakes and unit results for it only then."""
-    return cls.k_update is not stateless_update
+def learns(kind: int) -> bool:
+    """Whether the built-in `kind`'s update does anything."""
+    return facts(BUILTINS[kind]).learns
 
 
-def _counts_cards(cls: type[Builtin]) -> bool:
-    """Whether the strategy reads the cards not yet seen (`uses_cards`); the
-    session loop counts them, and works out the exact values, only then."""
-    return cls.uses_cards
+# --- the built-ins, by kind ---------------------------------------------------------------
+
+_ARGS = {
+    "reset": "p, s, si",
+    "init": "p, s, si, seed",
+    "decide": "p, s, si, ctx, hist, evs, out",
+    "update": "p, s, si, ctx, stakes, unit, net",
+}
+_USER_SLOT = {"reset": 0, "init": 1, "decide": 2, "update": 3}
 
 
-def _picks_one(cls: type[Builtin]) -> bool:
-    """The strategy's `picks_one`: its decide returns (bet, stake)."""
-    return cls.picks_one
+def _branch(cls: type[Compiled], hook: str, name: str) -> tuple[str, Callable[..., Any] | None]:
+    """The body of `hook`'s branch for `cls` (one line, calling `name`), and
+    the function `name` is (None: nothing to call)."""
+    if hook == "reset":
+        return f"{name}(p, s, si)", cls.k_reset
+    if hook == "init":
+        if cls.k_init is None:   # a session starts as the progression restarts
+            return f"{name}(p, s, si)", cls.k_reset
+        return f"{name}(p, s, si, seed)", cls.k_init
+    if hook == "update":
+        if cls.k_update is stateless_update:
+            return "return", None
+        return f"{name}(p, s, si, ctx, stakes, unit, net)", cls.k_update
+    call = f"{name}({_ARGS['decide']})"
+    if cls.bet_slot >= 0:
+        return f"return np.int64(p[{int(cls.bet_slot)}]), np.float64({call})", cls.k_decide
+    if cls.picks_one:
+        return f"b, x = {call}\n        return np.int64(b), np.float64(x)", cls.k_decide
+    return f"{call}\n        return SEVERAL, 1.0", cls.k_decide
 
 
-def _bet_slot(cls: type[Builtin]) -> int:
-    """The strategy's `bet_slot`: where its one bet's code is, or -1."""
-    return int(cls.bet_slot)
+def _dispatch(hook: str, inline: str = "always") -> Callable[..., Any]:
+    """`{hook}_any(kind, fns, ...)` for compiled code: the built-in `kind`'s
+    function when `fns` is None, else the user's function in `fns` (see
+    `user_functions`). The loop is compiled once for each: its built-in form
+    holds no call through a pointer (whose mere presence in the loop keeps
+    LLVM from holding a progression's state in registers: a third slower),
+    its user form no built-in."""
+    from numba import njit, types
+    from numba.extending import overload
+
+    from backtest.kernels import njit_nrt_free
+
+    names: dict[str, Any] = {"np": np, "SEVERAL": np.int64(SEVERAL)}
+    lines = [f"def {hook}_builtin(kind, fns, {_ARGS[hook]}):"]
+    for i, cls in enumerate(BUILTINS):
+        body, fn = _branch(cls, hook, f"f{i}")
+        if fn is not None:
+            names[f"f{i}"] = _kernel(fn, njit_nrt_free)
+        lines += [f"    if kind == {i}:", f"        {body}"]
+    lines.append("    return SEVERAL, 0.0" if hook == "decide" else "    return")
+    user = f"fns[{_USER_SLOT[hook]}]({_ARGS[hook]})"
+    lines += [f"def {hook}_user(kind, fns, {_ARGS[hook]}):",
+              f"    return {user}" if hook == "decide" else f"    {user}"]
+    exec(compile("\n".join(lines), f"<{hook}_any>", "exec"), names)
+    builtin, users = names[f"{hook}_builtin"], names[f"{hook}_user"]
+
+    # a Python function of the hook's arguments, and its compiled form by the type of `fns`
+    stub_names: dict[str, Any] = {}
+    exec(f"def {hook}_any(kind, fns, {_ARGS[hook]}):\n"
+         f"    raise NotImplementedError('for compiled code')\n", stub_names)
+    stub = stub_names[f"{hook}_any"]
+
+    def typed(kind, fns, *args):  # type: ignore[no-untyped-def]
+        return builtin if isinstance(fns, types.NoneType) else users
+
+    exec(f"def chosen(kind, fns, {_ARGS[hook]}):\n    return typed(kind, fns)\n",
+         {"typed": typed}, stub_names)
+    overload(stub, inline=inline)(stub_names["chosen"])
+    del njit
+    return stub  # type: ignore[no-any-return]
 
 
-reads_context = _class_fact(_reads_context)
-learns = _class_fact(_learns)
-counts_cards = _class_fact(_counts_cards)
-picks_one = _class_fact(_picks_one)
-bet_slot = _class_fact(_bet_slot)
+def is_user(fns: object) -> bool:
+    """Whether the loop runs a user's functions (`fns` not None); a constant
+    while compiling."""
+    return fns is not None
 
 
-def reset(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
-    _class(kind).k_reset(p, s, si)
+def _is_user_overload() -> None:
+    from numba import types
+    from numba.extending import overload
+
+    @overload(is_user, inline="always")
+    def _typed(fns):  # type: ignore[no-untyped-def]
+        answer = not isinstance(fns, types.NoneType)
+
+        def impl(fns):  # type: ignore[no-untyped-def]
+            return answer
+        return impl
 
 
-def init(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
-    cls = _class(kind)
-    if cls.k_init is None:
-        cls.k_reset(p, s, si)
-    else:
-        cls.k_init(p, s, si, seed)
+_is_user_overload()
 
 
-def decide(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-           hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> float | tuple[int, float] | None:
-    return _class(kind).k_decide(p, s, si, ctx, hist, evs, out)
+_KERNELS: dict[Callable[..., Any], Any] = {}
 
 
-def decide_one(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.ndarray,
-               ctx: np.ndarray, hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> float:
-    """The stake a strategy with a `bet_slot` returns (0.0 for any other,
-    which the session loop never asks)."""
-    stake = _class(kind).k_decide(p, s, si, ctx, hist, evs, out)
-    return float(stake) if isinstance(stake, float) else 0.0
+def _kernel(fn: Callable[..., Any], njit_nrt_free: Any) -> Any:
+    """A built-in's function compiled on its own (cached on disk), once for
+    every hook that calls it: numba inlines the dispatch into the loop, and
+    LLVM, seeing this small function's code there, inlines it too (inlining
+    each strategy into the loop at numba's level compiled for a minute)."""
+    if fn not in _KERNELS:
+        from numba import njit
+        _KERNELS[fn] = njit(cache=True, _nrt=False, forceinline=True)(getattr(fn, "py_func", fn))
+    return _KERNELS[fn]
 
 
-def decide_pick(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.ndarray,
-                ctx: np.ndarray, hist: np.ndarray, evs: np.ndarray,
-                out: np.ndarray) -> tuple[int, float]:
-    """The (bet, stake) a strategy that `picks_one` returns ((0, 0.0) for any
-    other, which the session loop never asks)."""
-    picked = _class(kind).k_decide(p, s, si, ctx, hist, evs, out)
-    return picked if isinstance(picked, tuple) else (0, 0.0)
+# called once a session, or when the table maximum restarts a progression: not inlined
+reset_any = _dispatch("reset", inline="never")
+init_any = _dispatch("init", inline="never")
+decide_any = _dispatch("decide")
+#: `decide_any` for the table maximum's second ask, not inlined
+decide_again = _dispatch("decide", inline="never")
+update_any = _dispatch("update")
 
 
-def update(kind: int | tuple[int, ...], p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-           stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
-    _class(kind).k_update(p, s, si, ctx, stakes, unit, net)
+# --- any other class, through first-class functions -------------------------------------------
+
+def signatures() -> dict[str, Any]:
+    """The numba signatures of the four functions the loop calls through a
+    pointer (`user_functions`)."""
+    from numba import types
+
+    f8, i8, w = types.float64[::1], types.int64[::1], types.int8[::1]
+    p = types.Array(types.float64, 1, "C", readonly=True)   # the parameters: read-only
+    return {
+        "reset": types.void(p, f8, i8),
+        "init": types.void(p, f8, i8, types.int64),
+        "decide": types.Tuple((types.int64, types.float64))(p, f8, i8, f8, w, f8, f8),
+        "update": types.void(p, f8, i8, f8, f8, f8, types.float64),
+    }
 
 
-# In compiled code each call resolves, while compiling, to the one strategy
-# `kind` names, inlined: the session loop is specialised per strategy.
+def function_types() -> Any:
+    """The type of the loop's `fns` argument: the four functions' types."""
+    from numba import types
 
-@overload(reset, inline="always")
-def _reset(kind, p, s, si):  # type: ignore[no-untyped-def]
-    fn = jit(_builtin(kind).k_reset)
-
-    def impl(kind, p, s, si):  # type: ignore[no-untyped-def]
-        fn(p, s, si)
-    return impl
+    sig = signatures()
+    return types.Tuple(tuple(types.FunctionType(sig[h]) for h in _ARGS))
 
 
-@overload(init, inline="always")
-def _init(kind, p, s, si, seed):  # type: ignore[no-untyped-def]
-    cls = _builtin(kind)
-    if cls.k_init is None:   # a session starts as the progression restarts
-        restart = jit(cls.k_reset)
+def _adapted(cls: type[Compiled], hook: str) -> Callable[..., Any]:
+    """`hook` of `cls` as a function of the loop's fixed signature (its decide
+    returning (bet, stake)). The class's own function is compiled first, for
+    the loop's argument types, so that an error in it names its own line;
+    its decide is read by what it returns (nothing: the stakes are in `out`;
+    a number: the stake on its `bet_slot`; a pair: (bet, stake))."""
+    from numba import njit, types
 
-        def impl_reset(kind, p, s, si, seed):  # type: ignore[no-untyped-def]
-            restart(p, s, si)
-        return impl_reset
-    fn = jit(cls.k_init)
-
-    def impl(kind, p, s, si, seed):  # type: ignore[no-untyped-def]
-        fn(p, s, si, seed)
-    return impl
-
-
-def _returned(kind, returns: Callable[[type[Builtin]], bool], nothing: object):  # type: ignore[no-untyped-def]
-    """The compiled `decide`, `decide_one` or `decide_pick` for the strategy
-    `kind` names: its decide's value if `returns` says it gives one, else
-    `nothing` (typed, never run: the loop's branch for such a strategy is dead)."""
-    cls = _builtin(kind)
-    if not returns(cls):
-        def impl_none(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
-            return nothing
-        return impl_none
-    fn = jit(cls.k_decide)
-
-    def impl(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
-        return fn(p, s, si, ctx, hist, evs, out)
-    return impl
+    sig = signatures()[hook]
+    body, fn = _branch(cls, hook, "f")
+    names: dict[str, Any] = {"np": np, "SEVERAL": np.int64(SEVERAL)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # numba calls first-class functions experimental
+        if fn is not None:
+            own = njit(_own_args(hook, body))(getattr(fn, "py_func", fn))
+            names["f"] = own
+            if hook == "decide":
+                body = _decide_body(cls, own.nopython_signatures[0].return_type, types)
+        if body == "return":
+            body = "pass"
+        src = f"def {hook}({_ARGS[hook]}):\n    {body}\n".replace("\n        ", "\n    ")
+        exec(compile(src, f"<{cls.__name__}.{hook}>", "exec"), names)
+        return njit(sig)(names[hook])  # type: ignore[no-any-return]
 
 
-@overload(decide, inline="always")
-def _decide(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
-    return _returned(kind, lambda cls: True, None)
+def _decide_body(cls: type[Compiled], returns: Any, types: Any) -> str:
+    call = f"f({_ARGS['decide']})"
+    if isinstance(returns, types.NoneType):
+        return f"{call}\n    return SEVERAL, 1.0"
+    if isinstance(returns, types.BaseTuple) and len(returns) == 2:
+        return f"b, x = {call}\n    return np.int64(b), np.float64(x)"
+    if isinstance(returns, types.Number) and cls.bet_slot >= 0:
+        return f"return np.int64(p[{int(cls.bet_slot)}]), np.float64({call})"
+    raise TypeError(f"k_decide returns {returns}: it must write the stakes into `out` and "
+                    f"return nothing, or return (bet, stake)")
 
 
-@overload(decide_one, inline="always")
-def _decide_one(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
-    return _returned(kind, lambda cls: cls.bet_slot >= 0, 0.0)
+def _own_args(hook: str, body: str) -> tuple[Any, ...]:
+    """The argument types the class's own function is called with: the
+    hook's, less the seed where a session starts as `k_reset` does."""
+    args = tuple(signatures()[hook].args)
+    return args[:3] if hook == "init" and "seed" not in body else args
 
 
-@overload(decide_pick, inline="always")
-def _decide_pick(kind, p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
-    return _returned(kind, lambda cls: cls.picks_one, (0, 0.0))
+_USER_CACHE: dict[type, tuple[Callable[..., Any], ...]] = {}
 
 
-@overload(update, inline="always")
-def _update(kind, p, s, si, ctx, stakes, unit, net):  # type: ignore[no-untyped-def]
-    fn = jit(_builtin(kind).k_update)
+def user_functions(strategy: Compiled) -> tuple[Callable[..., Any], ...] | None:
+    """The loop's `fns` argument for `strategy`: None for a built-in (reached
+    by its kind); for any other class, its four functions
+    compiled with the loop's signatures (once per class and process). A
+    function numba cannot compile is a StrategyError naming its file and
+    line."""
+    cls = type(strategy)
+    if kind_of(strategy) != USER:
+        return None
+    if cls not in _USER_CACHE:
+        compiled = []
+        for hook in _ARGS:
+            try:
+                compiled.append(_adapted(cls, hook))
+            except Exception as exc:   # numba's errors, and anything its compiler raised
+                raise StrategyError(_compile_error(cls, hook, exc)) from None
+        _USER_CACHE[cls] = tuple(compiled)
+    return _USER_CACHE[cls]
 
-    def impl(kind, p, s, si, ctx, stakes, unit, net):  # type: ignore[no-untyped-def]
-        fn(p, s, si, ctx, stakes, unit, net)
-    return impl
+
+_WHERE = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+def _compile_error(cls: type[Compiled], hook: str, exc: BaseException) -> str:
+    """numba's error for `cls`'s `hook` as one line: where in the user's file
+    (the last place numba names in it), what numba said, and the way out."""
+    fn = _branch(cls, hook, "f")[1]
+    fn = getattr(fn, "py_func", fn)
+    try:
+        own = inspect.getsourcefile(fn) if fn is not None else None  # type: ignore[arg-type]
+    except TypeError:
+        own = None
+    text = str(exc)
+    places = _WHERE.findall(text)
+    mine = [(f, n) for f, n in places if own is not None and f == own] or places
+    where = f"{mine[-1][0]}:{mine[-1][1]}" if mine else (own or cls.__module__)
+    reason = next((line.strip() for line in text.splitlines()
+                   if line.strip() and not line.startswith(("Failed in", "\x1b[1mFailed in"))
+                   and "pipeline" not in line), type(exc).__name__)
+    reason = re.sub(r"\x1b\[[0-9;]*m", "", reason)
+    return (f"{where}: {cls.__name__}.k_{hook} cannot be compiled: {reason} (a compiled "
+            f"strategy's functions must be in the subset of Python numba compiles; a "
+            f"plain-Python Strategy, with stakes() and update(), runs any Python)")

@@ -40,7 +40,6 @@ class RandomBettor(Builtin):
 
     name = "random"
     description = "Bet Player or Banker at random: the control group."
-    kind = 13
     picks_one = True
     Params = RandomParams
 

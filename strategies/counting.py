@@ -86,7 +86,6 @@ class ExactCounter(Builtin):
 
     name = "counter"
     description = "Bet only when a bet's exact EV for the remaining cards is positive."
-    kind = 14
     Params = CounterParams
     uses_cards = True
     picks_one = True   # (bet, stake), or (SEVERAL, stake) with the stakes in `out`

@@ -38,7 +38,6 @@ class Flat(Builtin):
 
     name = "flat"
     description = "The same stake on the same bet(s) every hand."
-    kind = 0
     Params = FlatParams
 
     def encode_own(self) -> list[float]:

@@ -74,7 +74,6 @@ class FollowTheShoe(ShoeReader):
 
     name = "follow-the-shoe"
     description = "Bet on the last winner (ties skipped): 'follow the shoe'."
-    kind = 9
     Params = FollowParams
 
     def encode_own(self) -> list[float]:
@@ -88,7 +87,6 @@ class Chop(ShoeReader):
 
     name = "chop"
     description = "Bet against the last winner (ties skipped): expect the shoe to chop."
-    kind = 10
     Params = FollowParams
 
     def encode_own(self) -> list[float]:
@@ -152,7 +150,6 @@ class Streak(ShoeReader):
 
     name = "streak"
     description = "After N wins in a row by one side, follow the streak or fade it."
-    kind = 11
     Params = StreakParams
 
     def encode_own(self) -> list[float]:
@@ -295,7 +292,6 @@ class PatternTable(ShoeReader):
 
     name = "pattern"
     description = "User-given patterns of recent outcomes mapped to a bet, e.g. PPB: P."
-    kind = 12
     Params = PatternParams
 
     def encode_own(self) -> list[float]:

@@ -119,7 +119,6 @@ class Martingale(Progression):
 
     name = "martingale"
     description = "Double the stake after each loss, back to the base stake after a win."
-    kind = 1
     Params = MartingaleParams
 
     def arguments(self) -> list[float]:
@@ -161,7 +160,6 @@ class GrandMartingale(Progression):
 
     name = "grand-martingale"
     description = "After each loss double the stake and add one unit; reset after a win."
-    kind = 2
 
     k_reset = staticmethod(_units_reset)
     k_decide = staticmethod(_units_decide)
@@ -196,7 +194,6 @@ class Paroli(Progression):
 
     name = "paroli"
     description = "Reverse Martingale: double after each win up to a target streak; reset on a loss."
-    kind = 3
     Params = ParoliParams
 
     def arguments(self) -> list[float]:
@@ -255,7 +252,6 @@ class Fibonacci(Progression):
 
     name = "fibonacci"
     description = "Move one step up the Fibonacci sequence after a loss, two back after a win."
-    kind = 4
     Params = FibonacciParams
 
     def arguments(self) -> list[float]:
@@ -293,7 +289,6 @@ class DAlembert(Progression):
 
     name = "dalembert"
     description = "Add a unit after a loss, take one off after a win."
-    kind = 5
     Params = DAlembertParams
 
     def arguments(self) -> list[float]:
@@ -385,7 +380,6 @@ class Labouchere(Progression):
 
     name = "labouchere"
     description = "Cancellation system: bet first+last of a line, cross out on a win, append on a loss."
-    kind = 6
     Params = LabouchereParams
 
     def arguments(self) -> list[float]:
@@ -432,7 +426,6 @@ class OneThreeTwoSix(Progression):
 
     name = "1-3-2-6"
     description = "Positive progression 1-3-2-6 units over four wins; reset on a loss or at the end."
-    kind = 7
     Params = SequenceParams
 
     def arguments(self) -> list[float]:
@@ -540,7 +533,6 @@ class OscarsGrind(Progression):
 
     name = "oscars-grind"
     description = "Raise a unit after each win, never more than needed to finish the series +1 unit."
-    kind = 8
     Params = OscarParams
 
     def arguments(self) -> list[float]:

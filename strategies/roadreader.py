@@ -82,7 +82,6 @@ class RoadReader(Builtin):
 
     name = "road-reader"
     description = "Follow (or chop) the colour of the big eye boy, small road or cockroach pig."
-    kind = 15
     Params = RoadParams
     # Player or Banker is a coin toss: the reader chooses it with selects and
     # returns it, and the loop takes it without a branch (see `picks_one`)

@@ -929,15 +929,29 @@ def _scribbling_decide(p, s, si, ctx, hist, evs, out):  # type: ignore[no-untype
 def test_the_evs_a_counting_built_in_sees_in_python_are_read_only(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The EVs before a hand are the table's, shared by its counting seats:
-    a user's subclass of the counter (run in Python) that writes into them
-    is stopped, rather than changing what the other seats read."""
+    a user's subclass of the counter that writes into them is stopped in
+    Python, and in the compiled loop writes into a copy of its own, so what
+    the other seats read (and what its own expected net is priced at) is
+    unchanged."""
     from strategies.counting import ExactCounter
 
     cls = type("Scribbler", (ExactCounter,), {"name": "scribbler",
                                               "k_decide": staticmethod(_scribbling_decide)})
     with pytest.raises(StrategyError, match=r"seats\[0\] \(scribbler\): raised ValueError: "
                                             r"assignment destination is read-only"):
-        engine.run(_user_seat(monkeypatch, cls), workers=1)
+        engine.run(_user_seat(monkeypatch, cls), workers=1, force_python=True)
+    cfg = _user_seat(monkeypatch, cls)
+    counter = {"strategy": "counter", "params": {"bets": ["banker"], "min_ev": -0.02}}
+    both = parse_config({**cfg.raw, "seats": [{"strategy": "scribbler"}, counter]},
+                        source="user.yaml")
+    alone = parse_config({**cfg.raw, "seats": [counter]}, source="user.yaml")
+    ran = engine.run(both, workers=1).sessions
+    other = ran.filter(pl.col("seat") == "counter").drop("seat")
+    assert other.equals(engine.run(alone, workers=1).sessions.drop("seat"))
+    mine = ran.filter(pl.col("seat") == "scribbler")
+    # every hand staked on Banker, priced at the Banker's true EV (about -1.06%), not 1.0
+    assert (mine["bets"] == mine["hands"]).all()
+    assert -0.02 < mine["expected_net"].sum() / mine["wagered"].sum() < 0
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1745,12 +1745,12 @@ def test_strategies_that_return_their_stake_write_nothing_else() -> None:
 @pytest.mark.parametrize("builtin", ["follow-the-shoe", "martingale"])
 def test_a_users_subclass_whose_decide_writes_out_still_bets(
         monkeypatch: pytest.MonkeyPatch, builtin: str) -> None:
-    """A user's subclass of a built-in runs in Python; a `k_decide` of its own
+    """A user's subclass of a built-in runs its own functions; a `k_decide` of its own
     written the general way (stakes into `out`, nothing returned) places them,
     though the built-in it extends returns its stake."""
 
     def writes_out(p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
-        out[Bet.PLAYER.code] = 25.0
+        out[0] = 25.0   # Player (a compiled function indexes by the bet's code)
 
     cls = type("Mine", (BUILTIN_NAMES[builtin],),
                {"name": "mine", "k_decide": staticmethod(writes_out),

@@ -1,0 +1,237 @@
+"""The one session loop: compiled once, every strategy plugged in.
+
+Every built-in runs through the compiled loop (reached by its kind) and
+through its plain-Python form; a user's `Compiled` class through the loop
+(reached through first-class functions) and in Python: identical ledgers
+and sessions, to the cent, over generated shoes, limits and bankrolls.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import textwrap
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from backtest import engine, session_loop
+from backtest.config import parse_config
+from backtest.errors import StrategyError
+from strategies import compiled, registry
+from strategies.registry import BUILTIN_NAMES
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _readme_compiled() -> type:
+    """The README's compiled strategy, as written, loaded from a file as a
+    config names it (`file.py:Class`)."""
+    text = README.read_text(encoding="utf-8")
+    start = text.index("```python\n", text.index("### Your own strategy, compiled")) + 10
+    folder = Path(tempfile.mkdtemp(prefix="readme-compiled-"))
+    (folder / "readme_compiled.py").write_text(text[start:text.index("```", start)],
+                                               encoding="utf-8")
+    return registry.get(f"{folder / 'readme_compiled.py'}:BankerAfterTwoPlayersDoubling")
+
+
+README_CLASS = _readme_compiled()
+
+
+def ledger_of(result: engine.RunResult) -> pl.DataFrame:
+    assert result.ledger is not None
+    return result.ledger
+
+
+def _config(seats: list[dict[str, Any]], seed: int, bankroll: int, table_min: int,
+            table_max: int, session: dict[str, Any], sessions: int = 6,
+            decks: int = 8) -> Any:
+    return parse_config({
+        "seed": seed, "sessions": sessions, "shoe": {"decks": decks},
+        "session": {"bankroll": bankroll, "max_shoes": 1, **session},
+        "table": {"min": table_min, "max": table_max}, "seats": seats}, source="plug.yaml")
+
+
+def _same(cfg: Any) -> None:
+    """The compiled loop and the plain-Python path give the same ledger and sessions."""
+    fast = engine.run(cfg, ledger=True, workers=1)
+    slow = engine.run(cfg, ledger=True, workers=1, force_python=True)
+    for seat in fast.summary["seat"]:
+        assert ledger_of(fast).filter(pl.col("seat") == seat).equals(
+            ledger_of(slow).filter(pl.col("seat") == seat)), seat
+    assert fast.sessions.equals(slow.sessions)
+
+
+edges = st.fixed_dictionaries({
+    "on_max": st.sampled_from(["reset", "cap"]),
+    "on_bankroll": st.sampled_from(["stop", "all-in"]),
+    "on_push": st.sampled_from(["stand", "reset"]),
+})
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2 ** 32 - 1), bankroll=st.integers(20, 3000),
+       table_min=st.integers(1, 20), span=st.integers(1, 60), edge=edges,
+       win_goal=st.one_of(st.none(), st.integers(10, 500)),
+       stop_loss=st.one_of(st.none(), st.integers(10, 500)),
+       max_hands=st.one_of(st.none(), st.integers(1, 150)), max_shoes=st.integers(1, 2),
+       decks=st.sampled_from([1, 2, 8]))
+def test_every_built_in_matches_its_python_form(seed: int, bankroll: int, table_min: int,
+                                                span: int, edge: dict[str, str],
+                                                win_goal: int | None, stop_loss: int | None,
+                                                max_hands: int | None, max_shoes: int,
+                                                decks: int) -> None:
+    session = {"win_goal": win_goal, "stop_loss": stop_loss, "max_hands": max_hands,
+               "max_shoes": max_shoes}
+    seats = [{"strategy": name, "params": dict(edge)} for name in BUILTIN_NAMES]
+    with _quiet():
+        _same(_config(seats, seed, bankroll, table_min, table_min * span, session, decks=decks))
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2 ** 32 - 1), bankroll=st.integers(20, 3000),
+       base=st.integers(1, 50), table_max=st.integers(20, 400), edge=edges)
+def test_a_users_compiled_strategy_matches_the_same_class_in_python(
+        seed: int, bankroll: int, base: int, table_max: int, edge: dict[str, str]) -> None:
+    registry.BUILTIN_NAMES.setdefault(README_CLASS.name, README_CLASS)
+    try:
+        seats = [{"strategy": README_CLASS.name, "params": {"base": base, **edge}},
+                 {"strategy": "martingale", "params": dict(edge)}]
+        with _quiet():
+            _same(_config(seats, seed, bankroll, 1, table_max, {}, sessions=8))
+    finally:
+        registry.BUILTIN_NAMES.pop(README_CLASS.name, None)
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """Warnings of stakes off the table's limits: what these tables are for."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def test_the_readme_strategy_bets_banker_after_two_players_and_doubles(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read off its ledger: a Banker stake exactly when the shoe's last two
+    decisive winners were Player, the base after a win, double after a loss."""
+    monkeypatch.setitem(registry.BUILTIN_NAMES, README_CLASS.name, README_CLASS)
+    cfg = _config([{"strategy": README_CLASS.name, "params": {"base": 5}}], 3, 100_000, 1,
+                  100_000, {}, sessions=4)
+    led = ledger_of(engine.run(cfg, ledger=True, workers=1))
+    assert led.height > 200
+    stake = 5.0
+    decisive: list[int] = []
+    last = (None, None)
+    for row in led.iter_rows(named=True):
+        key = (row["session"], row["shoe"])
+        if key != last:
+            decisive = []
+            last = key
+        wanted = len(decisive) >= 2 and decisive[-2:] == [0, 0]
+        assert row["stake_banker"] == (stake if wanted else 0.0), row
+        assert row["stake_player"] == 0.0
+        winner = {"player": 0, "banker": 1, "tie": 2}[str(row["winner"])]
+        if wanted and winner == 1:
+            stake = 5.0
+        elif wanted and winner == 0:
+            stake *= 2
+        if winner != 2:
+            decisive.append(winner)
+    assert led["stake_banker"].max() > 5.0   # it doubled
+
+
+def test_the_loop_is_compiled_once_for_the_built_ins_and_once_for_users(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every built-in and two users' classes: one signature of the loop for
+    the built-ins, one for the users' classes; the signature the loop is
+    compiled for ahead of a run (`compile_loop`) is a run's."""
+    other = type("Other", (README_CLASS,), {"name": "other-user"})
+    for cls in (README_CLASS, other):
+        monkeypatch.setitem(registry.BUILTIN_NAMES, cls.name, cls)
+    seats = [{"strategy": name} for name in BUILTIN_NAMES]
+    with _quiet():
+        engine.run(_config(seats, 1, 1000, 1, 500, {}, sessions=2), workers=1)
+    builtin = session_loop._compiled_loop(False)
+    assert len(builtin.signatures) == 1
+    from numba import typeof
+
+    assert builtin.signatures[0] == tuple(typeof(a) for a in session_loop.example_args())
+    assert session_loop.loop_cached()
+    user = session_loop._compiled_loop(True)
+    assert len(user.signatures) == 1
+    assert compiled.kind_of(README_CLASS()) == compiled.USER
+    assert compiled.kind_of(BUILTIN_NAMES["martingale"]()) == 1
+
+
+def test_a_user_function_numba_cannot_compile_names_its_file_and_line(tmp_path: Path) -> None:
+    source = tmp_path / "mine.py"
+    source.write_text(textwrap.dedent('''
+        from strategies.base import Compiled
+        from strategies._common import stateless_reset, stateless_update
+
+        def decide(p, s, si, ctx, hist, evs, out):
+            names = {"banker": 1}
+            out[names["banker"] + "x"] = 10.0
+
+        class Broken(Compiled):
+            name = "broken"
+            k_reset = staticmethod(stateless_reset)
+            k_decide = staticmethod(decide)
+            k_update = staticmethod(stateless_update)
+    '''), encoding="utf-8")
+    cfg = parse_config({"seed": 1, "sessions": 2, "shoe": {"decks": 8},
+                        "session": {"bankroll": 100}, "table": {"min": 1, "max": 10},
+                        "seats": [{"strategy": f"{source}:Broken"}]}, source="b.yaml")
+    with pytest.raises(StrategyError) as info:
+        engine.run(cfg, workers=1)
+    message = str(info.value)
+    assert "\n" not in message
+    assert f"{source}:7" in message and "Broken.k_decide cannot be compiled" in message
+    assert "plain-Python Strategy" in message
+
+
+def test_a_user_staking_a_bet_it_does_not_declare_is_stopped(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def tie_too(p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
+        out[1] = 10.0
+        out[2] = 1.0
+
+    cls = type("TieToo", (README_CLASS,), {"name": "tie-too", "k_decide": staticmethod(tie_too)})
+    monkeypatch.setitem(registry.BUILTIN_NAMES, cls.name, cls)
+    with pytest.raises(StrategyError, match=r"seats\[0\] \(tie-too\) staked a bet it does not "
+                                            r"declare .* on hand 1 of shoe 1"):
+        engine.run(_config([{"strategy": "tie-too"}], 1, 1000, 1, 100, {}), workers=1)
+
+
+def test_a_users_parameters_are_read_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session cannot change what the next one plays: writing `p` does not compile."""
+    def grows(p, s, si, ctx, stakes, unit, net):  # type: ignore[no-untyped-def]
+        p[11] *= 2.0
+
+    cls = type("Grows", (README_CLASS,), {"name": "grows", "k_update": staticmethod(grows)})
+    monkeypatch.setitem(registry.BUILTIN_NAMES, cls.name, cls)
+    with pytest.raises(StrategyError, match="Grows.k_update cannot be compiled"):
+        engine.run(_config([{"strategy": "grows"}], 1, 1000, 1, 100, {}), workers=1)
+    with pytest.raises(StrategyError, match="read-only"):
+        engine.run(_config([{"strategy": "grows"}], 1, 1000, 1, 100, {}), workers=1,
+                   force_python=True)
+
+
+def test_dispatch_covers_every_built_in() -> None:
+    """Each built-in's kind is its position in BUILTINS, and its facts say how
+    the loop reads its decide."""
+    for kind, cls in enumerate(compiled.BUILTINS):
+        assert cls.kind == kind
+        facts = compiled.facts(cls)
+        assert facts.writes_out == (cls.bet_slot < 0 and not cls.picks_one)
+        assert facts.cards_seen == cls.uses_cards
+    assert np.array_equal(session_loop.work_for(session_loop.example_args()[0]).allowed,
+                          [True] + [False] * 6)
