@@ -482,7 +482,6 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
             strat, runs_compiled(strat) and kind_of(strat) != USER and not force_python)
             for strat in strategies)))
     results = []
-    shoe_hands = len(hands)   # room for a user's copy of a shoe's winners, however numbered
     dealt = session_loop.Dealt(hands.winner, hands.hand, shoe_no, unit, hands.cards, bounds,
                                session_ids)
     loop_table = session_loop.Table(
@@ -504,7 +503,7 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
         if runs_compiled(strat) and not force_python:
             fns = user_functions(strat)
             seat = session_loop.seat_of(strat, key)
-            work = session_loop.work_for(seat, shoe_hands)
+            work = session_loop.work_for(seat, dealt)
             code, at, rows = session_loop.run_sessions(seat, fns, dealt, loop_table, stops,
                                                        ev_shared, outputs, work)
         else:

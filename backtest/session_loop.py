@@ -318,9 +318,9 @@ def seat_of(strategy: Compiled, key: np.uint64) -> Seat:
                 facts.learns, facts.reads_ctx, facts.cards_seen)
 
 
-def work_for(seat: Seat, shoe_hands: int = 0) -> Work:
-    """The work arrays of the loop for `seat`, at a table whose longest shoe
-    has `shoe_hands` hands."""
+def work_for(seat: Seat, dealt: Dealt) -> Work:
+    """The work arrays of the loop for `seat` over the hands of `dealt`."""
+    shoe_hands = dealt.winner.shape[0]   # room for a user's copy of a shoe's winners
     allowed = np.zeros(N_BETS, np.bool_)
     allowed[seat.active.astype(np.int64)] = True
     return Work(np.zeros(STATE_FLOATS), np.zeros(STATE_INTS, np.int64), np.zeros(CTX_SIZE),
@@ -342,6 +342,8 @@ def run_sessions(seat: Seat, fns: tuple[Any, ...], dealt: Dealt, table: Table, s
     once for every other Compiled class: the first call in a process gives
     it its one signature, in which `fns` are first-class functions, so a
     user's functions never compile it again."""
+    if work.hist_seen.shape[0] < (dealt.winner.shape[0] if fns is not None else 0):
+        raise ValueError("run_sessions: work is not for these hands (work_for(seat, dealt))")
     args = (seat, fns, dealt, table, stops, shared, outputs, work)
     loop = _compiled_loop(fns is not None)
     if not loop.signatures:
@@ -413,7 +415,8 @@ def example_args() -> tuple[Any, ...]:
     shared = SharedEvs(*shared_evs(0, 0, False))
     outputs = Outputs(np.zeros((0, N_STATS), np.int64), np.zeros((0, N_BETS), np.int64),
                       np.zeros(0), False, z64, np.zeros((0, N_BETS), np.int64), z64, z64)
-    return (seat, None, dealt, table, Stops(0, -1, -1, -1, 0), shared, outputs, work_for(seat))
+    return (seat, None, dealt, table, Stops(0, -1, -1, -1, 0), shared, outputs,
+            work_for(seat, dealt))
 
 
 def compile_loop() -> None:

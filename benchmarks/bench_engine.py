@@ -1,12 +1,19 @@
-"""Throughput of dealing, of each strategy's session loop, and of whole runs.
+"""Throughput of dealing, of each strategy's session loop, and of whole runs;
+start-up and compile times.
 
-    python benchmarks/bench_engine.py [--hands 10000000] [--rounds 7] [--quick]
+    python benchmarks/bench_engine.py [--hands 10000000] [--rounds 7] [--quick] [--cold]
 
 Prints hands per second for: dealing generated 8-deck shoes; each built-in
-strategy's compiled session loop (dealing excluded); three plain-Python
-strategies (flat, follow the shoe, Martingale) through the same engine; and
-a whole `backtest run` of --hands hands on one process and on every core,
-with the peak resident memory. Timings are of
+strategy's compiled session loop (dealing excluded); the README's compiled
+user strategy, through the same loop; three plain-Python strategies (flat,
+follow the shoe, Martingale) through the same engine; `engine.run` of one
+Martingale seat over 10**7 hands beside the C reference
+(`../shared/bench/c_reference.c`, built with gcc when it is there) run in
+the same script, and their ratio; a whole `backtest run` of --hands hands on
+one process and on every core, with the peak resident memory; the warm
+start-up of `backtest run`, `odds`, `deal`, `roads` and `strategies`; and
+with --cold, the README's main job and a first run of one more strategy on
+a fresh numba cache. Throughput timings are of
 warm code: numba compiles (or loads from its cache) before the clock starts.
 The per-part figures are measured in rounds, each of which times every part
 once (see `Timed`), and printed as the best and the median of the rounds;
@@ -183,7 +190,7 @@ def compiled_once(strat: Strategy, args: tuple):  # type: ignore[no-untyped-def]
     fns = user_functions(strat)
 
     def once() -> float:
-        work = session_loop.work_for(seat)
+        work = session_loop.work_for(seat, args[0])
         t = time.perf_counter()
         session_loop.run_sessions(seat, fns, *args, work)
         return time.perf_counter() - t
@@ -218,6 +225,96 @@ def bench_strategies(timed: Timed, sessions: int) -> None:
         timed.add(f"plain Python {plain.name}", len(hands), once)
 
 
+ROOT = Path(__file__).resolve().parent.parent
+C_REFERENCE = ROOT.parent / "shared" / "bench" / "c_reference.c"
+
+
+def bench_user_compiled(timed: Timed, sessions: int) -> None:
+    """The README's compiled user strategy, through the loop (first-class functions)."""
+    import re
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index("```python\n", text.index("### Your own strategy, compiled")) + 10
+    folder = Path(tempfile.mkdtemp())
+    (folder / "readme_compiled.py").write_text(text[start:text.index("```", start)])
+    name = f"{folder / 'readme_compiled.py'}:" + re.search(
+        r"class (\w+)\(Compiled\)", text[start:]).group(1)  # type: ignore[union-attr]
+    cfg = config([{"strategy": name}], sessions)
+    strat = engine.build_strategies(cfg)[0]
+    hands, args = chunk_args(cfg, sessions, strat)
+    timed.add("session loop, README's compiled class", len(hands), compiled_once(strat, args))
+
+
+def bench_against_c(rounds: int) -> None:
+    """`engine.run`, one Martingale seat, 10**7 hands, one worker, beside the C
+    reference's shuffle + deal + Martingale in one pass, alternately."""
+    import shutil
+    import subprocess
+
+    cfg = config([{"strategy": "martingale", "params": {"base": 10}}], 10 ** 7 // 81)
+    engine.run(config([{"strategy": "martingale"}], 100), workers=1)
+    binary = None
+    if C_REFERENCE.is_file() and shutil.which("gcc"):
+        binary = Path(tempfile.mkdtemp()) / "c_reference"
+        subprocess.run(["gcc", "-O3", "-march=native", "-o", str(binary), str(C_REFERENCE)],
+                       check=True)
+    ours: list[float] = []
+    theirs: list[float] = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        result = engine.run(cfg, workers=1)
+        ours.append(result.hands / (time.perf_counter() - t))
+        if binary is not None:
+            out = subprocess.run([str(binary), "gen", "125000", "1", "1", "1", "1"],
+                                 capture_output=True, text=True, check=True).stdout
+            theirs.append(float(out.split("e2e_hps=")[1].split()[0]))
+    line = f"engine.run, Martingale, 10**7 hands, 1 worker: best {max(ours) / 1e6:.1f} M hands/s"
+    if theirs:
+        ratios = sorted(a / b for a, b in zip(ours, theirs))
+        line += (f"; C reference best {max(theirs) / 1e6:.1f} M hands/s; ratio median "
+                 f"{ratios[len(ratios) // 2]:.2f}x (range {ratios[0]:.2f}-{ratios[-1]:.2f})")
+    else:
+        line += "; no C reference (gcc or ../shared/bench missing)"
+    print(line)
+
+
+def bench_startup(rounds: int = 5) -> None:
+    """Warm start-up of the commands, best of `rounds` (a fresh process each)."""
+    import subprocess
+
+    shoe = str(ROOT / "data" / "generated-6deck-seed2.txt")
+    commands = {"run (50 sessions)": ["run", str(ROOT / "configs" / "verdict.yaml"),
+                                      "--sessions", "50"],
+                "odds": ["odds"], "deal": ["deal", shoe], "roads": ["roads", shoe],
+                "strategies": ["strategies"], "--help": ["--help"]}
+    for label, args in commands.items():
+        best = float("inf")
+        for _ in range(rounds):
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "backtest", *args], capture_output=True,
+                           check=True)
+            best = min(best, time.perf_counter() - t)
+        print(f"warm start-up, backtest {label:<20} {best:5.2f} s")
+
+
+def bench_cold() -> None:
+    """The README's main job, then a first run of one more strategy, on a
+    fresh numba cache (as on a new machine)."""
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        verdict = str(ROOT / "configs" / "verdict.yaml")
+        for label, args in (("backtest run configs/verdict.yaml", ["run", verdict]),
+                            ("then a first run of labouchere",
+                             ["run", str(ROOT / "configs" / "strategies" / "labouchere.yaml"),
+                              "--sessions", "50"])):
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "backtest", *args], capture_output=True,
+                           check=True, env=env)
+            print(f"cold numba cache: {label:<40} {time.perf_counter() - t:6.1f} s")
+
+
 def bench_run(total: int, workers: int) -> None:
     seats = [{"strategy": "flat", "params": {"bets": {"banker": 10}}},
              {"strategy": "martingale", "params": {"base": 10}},
@@ -247,6 +344,8 @@ def main() -> None:
                              "for each figure measures memory without the other's)")
     parser.add_argument("--rounds", type=int, default=7,
                         help="rounds of the per-part figures (best and median printed)")
+    parser.add_argument("--cold", action="store_true",
+                        help="also time the main job and one more strategy on a fresh numba cache")
     args = parser.parse_args()
     cores = len(os.sched_getaffinity(0))
     print(f"machine: {cpu_model()}, {cores} core(s), numpy {np.__version__}")
@@ -258,16 +357,23 @@ def main() -> None:
     if args.quick:
         bench_deal(timed, 2_000)
         bench_strategies(timed, 500)
+        bench_user_compiled(timed, 500)
         timed.report(2)
         bench_run(200_000, 1)
+        bench_startup(1)
         return
     bench_deal(timed, 100_000)
     bench_strategies(timed, 20_000)
+    bench_user_compiled(timed, 20_000)
     timed.report(args.rounds)
     _DEALT.clear()
+    bench_against_c(args.rounds)
     bench_run(int(args.hands), 1)
     if cores > 1:
         bench_run(int(args.hands), cores)
+    bench_startup()
+    if args.cold:
+        bench_cold()
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ import numpy as np
 
 from backtest.errors import StrategyError
 from strategies._common import stateless_update
-from strategies.base import SEVERAL, Compiled
+from strategies.base import CTX_SIZE, N_BETS, SEVERAL, STATE_FLOATS, STATE_INTS, Compiled
 from strategies.control import RandomBettor
 from strategies.counting import ExactCounter
 from strategies.flat import Flat
@@ -118,6 +118,22 @@ _ARGS = {
 }
 _USER_SLOT = {"reset": 0, "init": 1, "decide": 2, "update": 3}
 
+#: the arguments of the functions the loop calls through a pointer: each array
+#: as the address of its data (and the parameters' and the winners' lengths),
+#: for a call costs about 2 ns an argument, and an array is seven
+_POINTER_ARGS = {
+    "reset": "pp, n_p, sp, sip",
+    "init": "pp, n_p, sp, sip, seed",
+    "decide": "pp, n_p, sp, sip, ctxp, histp, n_hist, evsp, outp",
+    "update": "pp, n_p, sp, sip, ctxp, stakesp, unitp, net",
+}
+_ARRAYS = {"p": "pp, n_p, f8", "s": "sp, STATE_FLOATS, f8", "si": "sip, STATE_INTS, i8",
+           "ctx": "ctxp, CTX_SIZE, f8", "hist": "histp, n_hist, i1", "evs": "evsp, N_BETS, f8",
+           "out": "outp, N_BETS, f8", "stakes": "stakesp, N_BETS, f8",
+           "unit": "unitp, N_BETS, f8"}
+
+
+
 
 def _branch(cls: type[Compiled], hook: str, name: str) -> tuple[str, Callable[..., Any] | None]:
     """The body of `hook`'s branch for `cls` (one line, calling `name`), and
@@ -140,6 +156,25 @@ def _branch(cls: type[Compiled], hook: str, name: str) -> tuple[str, Callable[..
     return f"{call}\n        return SEVERAL, 1.0", cls.k_decide
 
 
+def _address_intrinsic() -> Any:
+    from numba import types
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def address(typingctx, arr):  # type: ignore[no-untyped-def]
+        """The address of an array's data, as a void pointer."""
+        if not isinstance(arr, types.Array):
+            return None
+
+        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+            data = cgutils.create_struct_proxy(signature.args[0])(context, builder,
+                                                                   value=args[0]).data
+            return builder.bitcast(data, cgutils.voidptr_t)
+        return types.voidptr(arr), codegen
+    return address
+
+
 def _dispatch(hook: str, inline: str = "always") -> Callable[..., Any]:
     """`{hook}_any(kind, fns, ...)` for compiled code: the built-in `kind`'s
     function when `fns` is None, else the user's function in `fns` (see
@@ -160,7 +195,8 @@ def _dispatch(hook: str, inline: str = "always") -> Callable[..., Any]:
             names[f"f{i}"] = _kernel(fn, njit_nrt_free)
         lines += [f"    if kind == {i}:", f"        {body}"]
     lines.append("    return SEVERAL, 0.0" if hook == "decide" else "    return")
-    user = f"fns[{_USER_SLOT[hook]}]({_ARGS[hook]})"
+    user = f"fns[{_USER_SLOT[hook]}]({_address_args(hook)})"
+    names["addr"] = _address_intrinsic()
     lines += [f"def {hook}_user(kind, fns, {_ARGS[hook]}):",
               f"    return {user}" if hook == "decide" else f"    {user}"]
     exec(compile("\n".join(lines), f"<{hook}_any>", "exec"), names)
@@ -180,6 +216,19 @@ def _dispatch(hook: str, inline: str = "always") -> Callable[..., Any]:
     overload(stub, inline=inline)(stub_names["chosen"])
     del njit
     return stub  # type: ignore[no-any-return]
+
+
+def _address_args(hook: str) -> str:
+    """The loop's call of a user's `hook`: its arguments as `_POINTER_ARGS`."""
+    out = []
+    for name in _ARGS[hook].split(", "):
+        if name in _ARRAYS:
+            out.append(f"addr({name})")
+            if name in ("p", "hist"):
+                out.append(f"{name}.shape[0]")
+        else:
+            out.append(name)
+    return ", ".join(out)
 
 
 def is_user(fns: object) -> bool:
@@ -244,11 +293,24 @@ def signatures() -> dict[str, Any]:
     }
 
 
+def pointer_signatures() -> dict[str, Any]:
+    """The numba signatures of the four functions as the loop calls them."""
+    from numba import types
+
+    v, i = types.voidptr, types.int64
+    return {
+        "reset": types.void(v, i, v, v),
+        "init": types.void(v, i, v, v, i),
+        "decide": types.Tuple((types.int64, types.float64))(v, i, v, v, v, v, i, v, v),
+        "update": types.void(v, i, v, v, v, v, v, types.float64),
+    }
+
+
 def function_types() -> Any:
     """The type of the loop's `fns` argument: the four functions' types."""
     from numba import types
 
-    sig = signatures()
+    sig = pointer_signatures()
     return types.Tuple(tuple(types.FunctionType(sig[h]) for h in _ARGS))
 
 
@@ -258,9 +320,8 @@ def _adapted(cls: type[Compiled], hook: str) -> Callable[..., Any]:
     the loop's argument types, so that an error in it names its own line;
     its decide is read by what it returns (nothing: the stakes are in `out`;
     a number: the stake on its `bet_slot`; a pair: (bet, stake))."""
-    from numba import njit, types
+    from numba import carray, njit, types
 
-    sig = signatures()[hook]
     body, fn = _branch(cls, hook, "f")
     names: dict[str, Any] = {"np": np, "SEVERAL": np.int64(SEVERAL)}
     with warnings.catch_warnings():
@@ -272,9 +333,15 @@ def _adapted(cls: type[Compiled], hook: str) -> Callable[..., Any]:
                 body = _decide_body(cls, own.nopython_signatures[0].return_type, types)
         if body == "return":
             body = "pass"
-        src = f"def {hook}({_ARGS[hook]}):\n    {body}\n".replace("\n        ", "\n    ")
+        arrays = "".join(f"    {name} = carray({_ARRAYS[name]})\n"
+                         for name in _ARGS[hook].split(", ") if name in _ARRAYS)
+        src = (f"def {hook}({_POINTER_ARGS[hook]}):\n{arrays}    {body}\n"
+               .replace("\n        ", "\n    "))
+        names.update(carray=carray, f8=np.float64, i8=np.int64, i1=np.int8,
+                     STATE_FLOATS=STATE_FLOATS, STATE_INTS=STATE_INTS, CTX_SIZE=CTX_SIZE,
+                     N_BETS=N_BETS)
         exec(compile(src, f"<{cls.__name__}.{hook}>", "exec"), names)
-        return njit(sig)(names[hook])  # type: ignore[no-any-return]
+        return njit(pointer_signatures()[hook])(names[hook])  # type: ignore[no-any-return]
 
 
 def _decide_body(cls: type[Compiled], returns: Any, types: Any) -> str:

@@ -233,5 +233,6 @@ def test_dispatch_covers_every_built_in() -> None:
         facts = compiled.facts(cls)
         assert facts.writes_out == (cls.bet_slot < 0 and not cls.picks_one)
         assert facts.cards_seen == cls.uses_cards
-    assert np.array_equal(session_loop.work_for(session_loop.example_args()[0]).allowed,
+    example = session_loop.example_args()
+    assert np.array_equal(session_loop.work_for(example[0], example[2]).allowed,
                           [True] + [False] * 6)
