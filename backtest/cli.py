@@ -39,6 +39,21 @@ def _echo(text: str) -> None:
     typer.echo(text, nl=not text.endswith("\n"))
 
 
+#: seconds the first run on a machine spends compiling (both cores; one core takes longer)
+COMPILE_SECONDS = 20
+
+
+def _say_if_compiling() -> None:
+    """Say once, on stderr, that this run compiles the table (the session
+    loop is not in numba's cache yet), rather than show a bar stuck at 0."""
+    from backtest import session_loop
+
+    if not session_loop.loop_cached():
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+        seconds = COMPILE_SECONDS if cores > 1 else 2 * COMPILE_SECONDS
+        typer.echo(f"compiling the table (first run only, about {seconds} s)", err=True)
+
+
 @app.command()
 def deal(
     shoe_file: Annotated[Path, typer.Argument(help="A recorded shoe file (card or outcome level).")],
@@ -217,6 +232,7 @@ def run(
     cfg = load_config(config, overrides, remove=("shoe",) if shoes is not None else (),
                       merge=("shoes",))
     made = outputs.check_out_dir(out) if out is not None else []
+    _say_if_compiling()
     try:
         # the sessions frames go to disk chunk by chunk, so memory stays flat
         with tempfile.TemporaryDirectory(dir=out, prefix=".sessions-") as spill:
@@ -294,6 +310,8 @@ def sweep(
         names = metric_names()
         if metric not in names:
             raise UsageError(f"--sort: unknown metric {metric!r} (metrics: {', '.join(names)})")
+    if executor is Executor.LOCAL:
+        _say_if_compiling()
     with outputs.sweep_progress() as progress:
         summary = sweeps.run_sweep(spec, out, workers=workers, executor=executor.value,
                                    address=address, resume=resume, progress=progress)
