@@ -29,6 +29,11 @@ shoe_app = typer.Typer(help="Generate shoes.", no_args_is_help=True)
 app.add_typer(shoe_app, name="shoe")
 
 
+class Executor(StrEnum):
+    LOCAL = "local"
+    DASK = "dask"
+
+
 class Format(StrEnum):
     TABLE = "table"
     CSV = "csv"
@@ -203,7 +208,9 @@ def run(
     out: Annotated[Optional[Path], typer.Option(help="Write summary/sessions (and ledger) Parquet files here.")] = None,
     ledger: Annotated[bool, typer.Option(help="Keep a row per seat per hand (written with --out).")] = False,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.TABLE,
-    workers: Annotated[Optional[int], typer.Option(help="Processes (default: all cores for large runs).")] = None,
+    workers: Annotated[Optional[int], typer.Option(help="Processes or Dask workers (default: all cores for large runs).")] = None,
+    executor: Annotated[Executor, typer.Option(help="Where the sessions run.")] = Executor.LOCAL,
+    address: Annotated[Optional[str], typer.Option(help="A running Dask scheduler, HOST:PORT.")] = None,
 ) -> None:
     """Run the seats of a config over its shoes and print the verdict."""
     from backtest import outputs, verdict
@@ -212,6 +219,8 @@ def run(
     from backtest.engine import run as run_engine
 
     _check_sessions(sessions)
+    if address is not None and executor is not Executor.DASK:
+        raise UsageError("--address goes with --executor dask")
     if ledger and out is None:   # kept for the files alone: without them, lost work
         raise UsageError("--ledger keeps a row per seat per hand for the files --out writes; "
                          "give --out DIR as well")
@@ -232,14 +241,16 @@ def run(
     cfg = load_config(config, overrides, remove=("shoe",) if shoes is not None else (),
                       merge=("shoes",))
     made = outputs.check_out_dir(out) if out is not None else []
-    _say_if_compiling()
+    if executor is Executor.LOCAL:
+        _say_if_compiling()
     try:
         # the sessions frames go to disk chunk by chunk, so memory stays flat
         with tempfile.TemporaryDirectory(dir=out, prefix=".sessions-") as spill:
             with outputs.progress_bar() as progress:
                 try:
                     result = run_engine(cfg, sessions=sessions, workers=workers, ledger=ledger,
-                                        progress=progress, spill=Path(spill))
+                                        progress=progress, spill=Path(spill),
+                                        executor=executor.value, address=address)
                 except TooManySessions as exc:
                     raise UsageError(f"--sessions: {exc.said}") from None
             if out is not None:
@@ -258,11 +269,6 @@ def run(
         _echo(f"{cfg.name}: {result.hands:,} hands, seed {result.seed}, rules {cfg.rules.name}\n")
         _echo(verdict.table(result.summary) + "\n")
         _echo(verdict.verdict(result.summary, cfg.session.bankroll))
-
-
-class Executor(StrEnum):
-    LOCAL = "local"
-    DASK = "dask"
 
 
 def _check_seed(seed: int) -> None:

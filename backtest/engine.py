@@ -561,10 +561,10 @@ def _hand_words(hands: Hands, shoe_no: np.ndarray, bounds: np.ndarray, lo: int, 
 # --- the whole run -----------------------------------------------------------------------
 
 def _task(raw: dict[str, Any], base_dir: str, source: str, lo: int, hi: int,
-          ledger: bool) -> tuple[list[SeatResult], int]:
+          ledger: bool, force_python: bool = False) -> tuple[list[SeatResult], int]:
     """A chunk in a worker process: rebuild the config from its mapping."""
     config = _config_in_worker(repr(raw), base_dir, source, raw)
-    return run_chunk(config, build_strategies(config), lo, hi, ledger)
+    return run_chunk(config, build_strategies(config), lo, hi, ledger, force_python)
 
 
 #: configs a process has rebuilt for its tasks, by what they were built from
@@ -745,12 +745,15 @@ def assemble(config: RunConfig, parts: Sequence[tuple[list[SeatResult], int]],
 def run(config: RunConfig, sessions: int | None = None, workers: int | None = None,
         ledger: bool = False,
         progress: Callable[[int, int, int], None] | None = None,
-        force_python: bool = False, spill: Path | None = None) -> RunResult:
+        force_python: bool = False, spill: Path | None = None,
+        executor: str = "local", address: str | None = None) -> RunResult:
     """Run every session of `config` for every seat.
 
-    workers > 1 spreads chunks of sessions over processes; the numbers are the
-    same for any number of workers. progress(sessions_done, hands_done, sessions) is
-    called after each chunk (with the total sessions).
+    workers > 1 spreads chunks of sessions over processes; executor "dask"
+    over the workers of a Dask cluster instead (the scheduler at `address`,
+    HOST:PORT, or a local cluster of `workers` processes); the numbers are
+    the same for any number of workers, on either. progress(sessions_done,
+    hands_done, sessions) is called after each chunk (with the total sessions).
 
     spill: a directory (it must exist) for each chunk's sessions frames as
     Arrow IPC files, written as the chunks finish instead of kept in memory;
@@ -759,15 +762,25 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
     the summary, worked out at the end from one seat's metric columns at a
     time.
     """
-    if not force_python:
+    if executor not in ("local", "dask"):
+        raise UsageError(f"--executor must be local or dask, got {executor!r}")
+    if address is not None and executor != "dask":
+        raise UsageError("--address goes with --executor dask")
+    if not force_python and executor == "local":
         # the loop compiles on the other core while this one deals and prices
         session_loop.compile_in_background()
     n, per_session, strategies = prepare(config, sessions)
-    if workers is None:
+    if executor == "dask":
+        if workers is None:
+            workers = default_workers()
+        check_workers(workers)
+        chunks = plan_chunks(n, per_session, workers)
+    elif workers is None:
         weight = COUNTING_WEIGHT if any(strat.uses_cards for strat in strategies) else 1
         workers = default_workers() if n * per_session * weight >= PARALLEL_HANDS else 1
-    check_workers(workers)
-    chunks = plan_chunks(n, per_session, workers)
+    if executor == "local":
+        check_workers(workers)
+        chunks = plan_chunks(n, per_session, workers)
     frames: list[list[SeatFrames]] = []
     # each seat's spilled files, in session order (chunks are collected in order)
     # (a file, the sessions it holds)
@@ -787,7 +800,23 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
         if progress:
             progress(done_s, done_h, n)
 
-    if workers > 1 and len(chunks) > 1 and not force_python:
+    if executor == "dask":
+        from backtest.cluster import dask_client
+
+        with dask_client(workers, address) as client:
+            # a few chunks ahead of the one collected, in order, as with processes
+            pending: deque[tuple[int, int, Any]] = deque()
+            for lo, hi in chunks:
+                pending.append((lo, hi, client.submit(
+                    _task, dict(config.raw), str(config.base_dir), config.source, lo, hi,
+                    ledger, force_python, pure=False)))
+                if len(pending) > 2 * workers:
+                    lo0, hi0, fut = pending.popleft()
+                    collect(lo0, hi0, fut.result())
+            while pending:
+                lo0, hi0, fut = pending.popleft()
+                collect(lo0, hi0, fut.result())
+    elif workers > 1 and len(chunks) > 1 and not force_python:
         warm(config, strategies)
         with process_pool(workers) as pool:
             # a few chunks ahead of the one collected, not all: results the main

@@ -40,12 +40,9 @@ import copy
 import hashlib
 import itertools
 import json
-import logging
 import math
 import re
-import signal
 import sys
-import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
@@ -56,7 +53,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from backtest import engine, outputs
+from backtest import cluster, engine, outputs
 from backtest.config import RunConfig, _show, parse_config, read_yaml, with_line
 from backtest.errors import BacktestError, ConfigError, UsageError
 
@@ -621,7 +618,7 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
     hands_done = 0
     last_write = 0.0
     with ExitStack() as stack:
-        client = (stack.enter_context(_dask_client(workers, address))
+        client = (stack.enter_context(cluster.dask_client(workers, address))
                   if executor == "dask" and tasks else None)
         _write_out(out, meta, torn)
         if progress:
@@ -705,47 +702,6 @@ def _execute(sweep: Sweep, tasks: Sequence[Task], workers: int, client: Any = No
                 with _naming_the_cell(sweep, futures[fut]):
                     result = fut.result()
                 yield futures[fut], result
-
-
-@contextmanager
-def _dask_client(workers: int, address: str | None) -> Iterator[Any]:
-    """A Dask client of the scheduler at `address`, or of a local cluster of
-    `workers` processes, closed (with the cluster) at the end."""
-    try:
-        from dask.distributed import Client, LocalCluster
-    except ImportError:
-        raise UsageError("--executor dask needs dask.distributed: "
-                         "pip install 'baccarat-backtest[dask]'") from None
-    if address:
-        try:
-            client = Client(address, timeout="10s")
-        except (OSError, TimeoutError) as exc:
-            raise UsageError(f"--address {address}: cannot reach a Dask scheduler there "
-                             f"({exc})") from None
-        except ValueError as exc:   # not an address at all
-            raise UsageError(f"--address {address}: not a scheduler address ({exc}); give "
-                             "HOST:PORT or tcp://HOST:PORT") from None
-        with client:
-            yield client
-        return
-    # the workers' own logs stay quiet: a cell's error is reported once, as one
-    # line; the scheduler's web server takes a free port (with None it still
-    # takes 8787, and says so on stderr when another cluster holds it); and
-    # they start with Ctrl-C ignored (a terminal sends it to them
-    # too), so that only this process answers it, by closing the cluster
-    main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
-    try:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=":0", silence_logs=logging.CRITICAL + 1)
-    finally:
-        if main:
-            signal.signal(signal.SIGINT, previous)
-    try:
-        with Client(cluster) as client:
-            yield client
-    finally:
-        cluster.close()
 
 
 def _execute_dask(sweep: Sweep, tasks: Sequence[Task], payload: Sequence[tuple[Any, ...]],

@@ -2,9 +2,7 @@
 
 Nothing here times anything: the figures are the scripts' business. A script
 that calls a function whose signature changed fails here instead of on the
-next person who runs it. (`bench_engine.py` compiles every strategy's loop
-again with its own arguments, about two minutes on a cold cache, so it is
-left to its `--quick` mode by hand.)
+next person who runs it.
 """
 
 from __future__ import annotations
@@ -36,4 +34,12 @@ def test_bench_odds_times_each_path() -> None:
     for line in ("bet_evs (checks input, dict out)", "ev_array (array out)",
                  "ev_fill (the counter's call)", "ev_fill_ahead, 16 hands a call, commission",
                  "full exact 8-deck table"):
+        assert line in out
+
+
+def test_bench_engine_prints_every_figure_in_its_quick_mode() -> None:
+    out = run("bench_engine.py", "--quick")
+    for line in ("session loop martingale", "session loop, README's compiled class",
+                 "plain Python plain-martingale", "backtest run, 3 seats",
+                 "warm start-up, backtest roads"):
         assert line in out

@@ -18,7 +18,7 @@ import scipy.stats
 
 from backtest import engine
 from backtest.config import RunConfig, parse_config
-from backtest.errors import ConfigError, MissingDataError, StrategyError
+from backtest.errors import ConfigError, MissingDataError, StrategyError, UsageError
 from backtest.rules import Bet
 from strategies import registry
 from strategies._common import stateless_reset as _stateless_reset
@@ -1067,3 +1067,30 @@ def test_too_many_sessions_asked_of_a_recorded_file_from_python(road_file: Path)
     assert str(error.value).startswith("the sessions asked for: 5 sessions of 1 shoe need more "
                                        "shoes than the 3 shoes of ")
     assert "--sessions" not in str(error.value)
+
+
+def test_a_run_on_a_dask_cluster_gives_the_same_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`run(..., executor="dask")`: the chunks of sessions on the workers of a
+    real local cluster, which listens on the loopback address alone; the
+    same sessions, summary and ledger as on one process."""
+    distributed = pytest.importorskip("dask.distributed")
+    started: list[Any] = []
+    real = distributed.LocalCluster
+
+    def local_cluster(*args: Any, **kwargs: Any) -> Any:
+        cluster = real(*args, **kwargs)
+        started.append(cluster)
+        return cluster
+
+    monkeypatch.setattr(distributed, "LocalCluster", local_cluster)
+    cfg = generated([{"strategy": "martingale"}, {"strategy": "follow-the-shoe"}], sessions=40)
+    here = engine.run(cfg, workers=1, ledger=True)
+    there = engine.run(cfg, workers=2, ledger=True, executor="dask")
+    assert there.sessions.equals(here.sessions)
+    assert there.summary.equals(here.summary)
+    assert ledger_of(there).equals(ledger_of(here))
+    cluster, = started
+    assert "127.0.0.1" in cluster.scheduler_address and "127.0.0.1" in cluster.dashboard_link
+    assert str(cluster.status) in ("Status.closed", "closed")
+    with pytest.raises(UsageError, match="--address goes with --executor dask"):
+        engine.run(cfg, address="127.0.0.1:8786")

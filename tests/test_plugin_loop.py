@@ -236,3 +236,17 @@ def test_dispatch_covers_every_built_in() -> None:
     example = session_loop.example_args()
     assert np.array_equal(session_loop.work_for(example[0], example[2]).allowed,
                           [True] + [False] * 6)
+
+
+def test_the_first_run_says_it_compiles_the_table(monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Once, on stderr, while the loop is not in numba's cache; nothing after."""
+    from backtest import cli
+
+    monkeypatch.setattr(session_loop, "loop_cached", lambda: False)
+    cli._say_if_compiling()
+    err = capsys.readouterr().err
+    assert err.startswith("compiling the table (first run only, about ") and err.endswith(" s)\n")
+    monkeypatch.setattr(session_loop, "loop_cached", lambda: True)
+    cli._say_if_compiling()
+    assert capsys.readouterr().err == ""
