@@ -843,12 +843,12 @@ def _verdict(means: list[float], errors: list[float], metric: str, group: Sequen
         return _QUIET
     if min(errors) <= 0:
         return None
-    from scipy.special import chdtrc, ndtr, ndtri
+    from backtest.special import chi2_sf, normal_cdf, normal_quantile
 
     w = [1 / e ** 2 for e in errors]
     centre = sum(wi * m for wi, m in zip(w, means)) / sum(w)
     q = sum(wi * (m - centre) ** 2 for wi, m in zip(w, means))
-    differ = float(chdtrc(len(means) - 1, q)) < SIGNIFICANCE
+    differ = chi2_sf(len(means) - 1, q) < SIGNIFICANCE
     key = group[0]
     if len(group) == 1 and values is not None and \
             all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
@@ -863,9 +863,9 @@ def _verdict(means: list[float], errors: list[float], metric: str, group: Sequen
         slope = sum(wi * (x - x_bar) * (mi - centre) for x, (wi, mi) in enumerate(zip(ws, m)))
         z = slope / math.sqrt(sxx)   # the slope (sxy / sxx) over its error (1 / sqrt(sxx))
         # and no step back between neighbours beyond the noise
-        turn = -float(ndtri(SIGNIFICANCE / 2))
+        turn = -normal_quantile(SIGNIFICANCE / 2)
         steps = [(b - a) / math.hypot(se_a, se_b) for a, b, se_a, se_b in zip(m, m[1:], e, e[1:])]
-        if 2 * float(ndtr(-abs(z))) < SIGNIFICANCE and \
+        if 2 * normal_cdf(-abs(z)) < SIGNIFICANCE and \
                 (min(steps) > -turn if z > 0 else max(steps) < turn):
             return f"{metric} rises with {key}" if z > 0 else f"{metric} falls as {key} rises"
         return f"{metric} changes with {key} beyond the noise, not steadily" if differ else _QUIET

@@ -84,6 +84,7 @@ class Facts(NamedTuple):
     cards_seen: bool   # it reads the exact EVs of the cards not yet seen
 
 
+@lru_cache(maxsize=None)
 def facts(cls: type[Compiled]) -> Facts:
     """The loop's `Facts` for a Compiled class."""
     slot = int(cls.bet_slot)
@@ -392,20 +393,26 @@ _WHERE = re.compile(r'File "([^"]+)", line (\d+)')
 def _compile_error(cls: type[Compiled], hook: str, exc: BaseException) -> str:
     """numba's error for `cls`'s `hook` as one line: where in the user's file
     (the last place numba names in it), what numba said, and the way out."""
+    import os
+
     fn = _branch(cls, hook, "f")[1]
     fn = getattr(fn, "py_func", fn)
     try:
         own = inspect.getsourcefile(fn) if fn is not None else None  # type: ignore[arg-type]
     except TypeError:
         own = None
-    text = str(exc)
-    places = _WHERE.findall(text)
-    mine = [(f, n) for f, n in places if own is not None and f == own] or places
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
+    # numba names a file relative to the working folder
+    places = [(os.path.abspath(f), n) for f, n in _WHERE.findall(text)]
+    mine = [(f, n) for f, n in places
+            if own is not None and os.path.abspath(f) == os.path.abspath(own)] or places
     where = f"{mine[-1][0]}:{mine[-1][1]}" if mine else (own or cls.__module__)
-    reason = next((line.strip() for line in text.splitlines()
-                   if line.strip() and not line.startswith(("Failed in", "\x1b[1mFailed in"))
-                   and "pipeline" not in line), type(exc).__name__)
-    reason = re.sub(r"\x1b\[[0-9;]*m", "", reason)
+    lines = [line.strip() for line in text.splitlines()]
+    said = [line for line in lines if line and not line.startswith(("Failed in", "During:"))
+            and "pipeline" not in line]
+    reason = said[0] if said else type(exc).__name__
+    if reason.endswith(":") and len(said) > 1:   # "... found for signature:", then it
+        reason = f"{reason} {said[1].removeprefix('>>> ')}"
     return (f"{where}: {cls.__name__}.k_{hook} cannot be compiled: {reason} (a compiled "
             f"strategy's functions must be in the subset of Python numba compiles; a "
             f"plain-Python Strategy, with stakes() and update(), runs any Python)")
