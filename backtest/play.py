@@ -33,6 +33,7 @@ from typing import Literal, Protocol
 
 import numpy as np
 
+from backtest import roads
 from backtest.cards import card_token, value
 from backtest.errors import RulesError, UsageError, shown
 from backtest.rules import (MAIN_BETS, PAIR_BETS, Bet, Hand, Rules, Winner, check_bets,
@@ -166,44 +167,21 @@ def big_road(winners: Iterable[str]) -> list[list[str]]:
     >>> [row[0] for row in big_road("TT")]
     ['T2', '', '', '', '', '']
     """
-    cells: dict[tuple[int, int], list] = {}  # (row, column) -> [letter, ties after]
-    leading_ties = 0
-    last: tuple[int, int] | None = None
-    streak_column = -1
+    codes = []
     for w in winners:
         letter = str(w)[:1].upper()
         if letter not in ("P", "B", "T"):
             raise ValueError(f"not a result: {w!r} (expected P, B or T, or a Winner)")
-        if letter == "T":
-            if last is None:
-                leading_ties += 1
-            else:
-                cells[last][1] += 1
-            continue
-        if last is not None and cells[last][0] == letter:
-            row, column = last
-            if row + 1 < ROAD_ROWS and (row + 1, column) not in cells:
-                spot = (row + 1, column)
-            else:
-                spot = (row, column + 1)
-                while spot in cells:
-                    spot = (row, spot[1] + 1)
-        else:
-            streak_column += 1
-            while (0, streak_column) in cells:
-                streak_column += 1
-            spot = (0, streak_column)
-        cells[spot] = [letter, 0]
-        last = spot
-    columns = max((c for _, c in cells), default=-1) + 1
-    grid = [["" for _ in range(columns)] for _ in range(ROAD_ROWS)]
-    for (row, column), (letter, ties) in cells.items():
-        grid[row][column] = f"{letter}{ties or ''}"
-    if cells and leading_ties:
-        grid[0][0] = f"{leading_ties}{grid[0][0]}"
-    elif leading_ties:
-        grid = [[f"T{leading_ties}"]] + [[""] for _ in range(ROAD_ROWS - 1)]
-    return grid
+        codes.append("PBT".index(letter))
+    # drawn by `backtest.roads`, as `backtest roads` draws it
+    road = roads.big_road(codes, rows=ROAD_ROWS)
+    if not road.columns:
+        if road.leading_ties:
+            return [[f"T{road.leading_ties}"]] + [[""] for _ in range(ROAD_ROWS - 1)]
+        return [[] for _ in range(ROAD_ROWS)]
+    return [["" if entry is None else
+             f"{entry.leading_ties or ''}{entry.letter}{entry.ties or ''}" for entry in row]
+            for row in road.grid]
 
 
 def render_big_road(grid: Sequence[Sequence[str]], max_columns: int | None = None) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from backtest import play
@@ -514,3 +515,25 @@ def test_a_shoe_file_s_declared_decks_are_the_table_s(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match=r"--decks is 8, but .*one.txt, line 1 says its shoes "
                                           r"were dealt from 1 deck; give 1, or leave --decks out"):
         play.open_table(shoe=path, seed=1, decks=8)
+
+
+def test_the_table_s_big_road_is_backtest_roads() -> None:
+    """Play draws the big road of `backtest roads`: the same cell for every
+    win, dragon tails that turn included, on a run of random shoes."""
+    from backtest import roads as road_module
+
+    rng = np.random.default_rng(7)
+    shoes = ["BBBBBBBBPBBBBBBB", "PPPPPPPPPPBPPPPPPPPP", "TTBTTPPPPPPPT"]
+    shoes += ["".join(rng.choice(list("PBT"), size=75, p=[0.446, 0.458, 0.096]))
+              for _ in range(3000)]
+    for shoe in shoes:
+        grid = play.big_road(shoe)
+        drawn = road_module.big_road(road_module.winners_from_text(shoe)).grid
+        letters = [["" if e is None else e.letter for e in row] for row in drawn]
+        mine = [[cell.lstrip("0123456789").rstrip("0123456789") for cell in row]
+                for row in grid]
+        if drawn and drawn[0]:
+            assert mine == letters, shoe
+    # the dragon tail of the second run turns along row 5 beside the first's
+    grid = play.big_road("BBBBBBBBPBBBBBBB")
+    assert [grid[4][c] for c in range(5)] == ["B", "", "B", "B", "B"]
