@@ -9,20 +9,20 @@ worker deals it, on every machine.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
-from numba import njit
-from numba.core.errors import NumbaIRAssumptionWarning
+
+from backtest import numba_cache
+
+numba_cache.install()   # before the first function below is decorated for numba's cache
+
+from numba import njit  # noqa: E402
 
 if TYPE_CHECKING:
     from numba.core.dispatcher import Dispatcher
 
-# numba's own pedantic check misfires on inlined functions with early returns;
-# the code it compiles is right (the ledgers are tested), the warning is noise.
-warnings.filterwarnings("ignore", category=NumbaIRAssumptionWarning)
 
 from backtest.cards import RANK_VALUE
 from backtest.rules import banker_draws, is_natural, player_draws

@@ -22,6 +22,10 @@ from __future__ import annotations
 from typing import Any
 
 from llvmlite import ir
+from backtest import numba_cache
+
+numba_cache.install()   # before this module's functions are decorated for numba's cache
+
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic

@@ -46,6 +46,11 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from backtest import numba_cache
+
+numba_cache.install()   # before this module's functions are decorated for numba's cache
+
 from numba import njit
 
 from backtest.cards import DECK_SIZE, RANK_SYMBOLS, card_token, full_shoe_counts, parse_cards

@@ -14,6 +14,11 @@ from collections.abc import Collection
 from fractions import Fraction
 
 import numpy as np
+
+from backtest import numba_cache
+
+numba_cache.install()   # before this module's functions are decorated for numba's cache
+
 from numba import njit
 
 from backtest.hands import BET_NEEDS, Hands

@@ -444,7 +444,7 @@ def compile_in_background() -> bool:
     if _background is not None or loop_cached() or (os.cpu_count() or 1) < 2:
         return False
     try:
-        # it keeps this process's numba cache folder (NUMBA_CACHE_DIR, inherited)
+        # it finds the same cache folder (`numba_cache`, or NUMBA_CACHE_DIR, inherited)
         _background = subprocess.Popen(
             [sys.executable, "-c", "import backtest.session_loop as s; s.compile_loop()"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

@@ -250,3 +250,43 @@ def test_the_first_run_says_it_compiles_the_table(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(session_loop, "loop_cached", lambda: True)
     cli._say_if_compiling()
     assert capsys.readouterr().err == ""
+
+
+def test_importing_the_package_leaves_numba_and_warnings_as_they_were(tmp_path: Path) -> None:
+    """Its functions cache in its own keyed folder; a user's own numba code
+    caches where numba puts it; no environment variable, numba setting or
+    filter of numba's warnings changes."""
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "users_code.py"
+    script.write_text(textwrap.dedent('''
+        import os, warnings
+        before = list(warnings.filters)
+        import backtest.engine
+        from backtest import kernels
+        from numba import njit
+        from numba.core import config
+        assert "NUMBA_CACHE_DIR" not in os.environ and not config.CACHE_DIR
+        # (numpy's own imports add filters of their own)
+        added = [f for f in warnings.filters if f not in before]
+        assert not [f for f in added if "numba" in f[2].__module__], added
+
+        @njit(cache=True)
+        def mine(x):
+            return x + 1
+
+        print(mine._cache._impl.locator.get_cache_path())
+        print(kernels.deal_shoes._cache._impl.locator.get_cache_path())
+    '''), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env=env, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    users, ours = done.stdout.split()
+    assert Path(users) == tmp_path / "__pycache__"
+    assert Path(ours).is_relative_to(tmp_path / "xdg" / "baccarat-backtest")
+    assert Path(ours).relative_to(tmp_path / "xdg" / "baccarat-backtest").parts[0].startswith(
+        "numba-")
