@@ -117,7 +117,8 @@ def shoe_generate(
         raise UsageError(f"--{field.replace('_', '-')} {rest}") from None
     first = 0
     if session is not None:
-        from backtest.engine import MAX_SESSIONS, SHOE_BITS
+        from backtest.config import MAX_SESSIONS
+        from backtest.engine import SHOE_BITS
 
         if not 1 <= session <= MAX_SESSIONS:
             raise UsageError(f"--session must be from 1 to {MAX_SESSIONS:,}, got "
@@ -279,7 +280,7 @@ def _check_seed(seed: int) -> None:
 
 def _check_sessions(sessions: int | None) -> None:
     """--sessions, of `run` and `sweep`: a usage error naming the option."""
-    from backtest.engine import MAX_SESSIONS
+    from backtest.config import MAX_SESSIONS
 
     if sessions is not None and not 1 <= sessions <= MAX_SESSIONS:
         raise UsageError(f"--sessions must be from 1 to {MAX_SESSIONS:,}, got {shown_count(sessions)}")

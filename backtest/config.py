@@ -42,11 +42,17 @@ from backtest.errors import (BacktestError, ConfigError, RulesError, ShoeFormatE
 from backtest.rules import Bet, Rules, load_rules
 from backtest.shoe import MAX_DECKS, ShoeSpec
 
-#: no amount of money reaches this: in cents it would not fit a 64-bit integer
-MONEY_MAX = 2.0 ** 62 / 100
+#: no amount of money in ticks (cents times the money denominator) reaches
+#: this: it would not fit the 64-bit integers money is counted in
+MONEY_LIMIT = 2 ** 62
+#: no amount of money reaches this, in currency (its cents reach MONEY_LIMIT)
+MONEY_MAX = MONEY_LIMIT / 100
 
-#: the most hands or shoes a session may be given (max_hands, max_shoes)
-MAX_SESSION_COUNT = 10 ** 9
+#: the most sessions a run, or hands or shoes a session, may be given
+MAX_SESSIONS = 10 ** 9
+
+#: a session's bankroll, when its config gives none
+DEFAULT_BANKROLL = 1000.0
 
 TOP_KEYS = ("name", "description", "seed", "sessions", "rules", "shoe", "shoes", "session",
             "table", "seats")
@@ -56,7 +62,7 @@ TOP_KEYS = ("name", "description", "seed", "sessions", "rules", "shoe", "shoes",
 class SessionRules:
     """When a session starts and stops (money in currency units)."""
 
-    bankroll: float = 1000.0
+    bankroll: float = DEFAULT_BANKROLL
     stop_loss: float | None = None
     win_goal: float | None = None
     max_hands: int | None = None
@@ -117,7 +123,7 @@ class _Section:
             data = {}
         if not isinstance(data, Mapping):
             raise ConfigError(f"{source}: {path or 'the config'}: expected a mapping, "
-                              f"got {_show(data)}")
+                              f"got {shown_short(data)}")
         self.data = dict(data)
         self.path = path
         self.source = source
@@ -148,41 +154,42 @@ class _Section:
             raise self.fail(key, "is required")
         kind = "a whole number" if whole else "a number"
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.fail(key, f"expected {kind}, got {_show(value)}{yamlfile.number_hint(value)}")
+            raise self.fail(key, f"expected {kind}, got {shown_short(value)}{yamlfile.number_hint(value)}")
         if isinstance(value, float) and not math.isfinite(value):
-            raise self.fail(key, f"expected a finite number, got {_show(value)}")
+            raise self.fail(key, f"expected a finite number, got {shown_short(value)}")
         if whole and isinstance(value, float) and not value.is_integer():
-            raise self.fail(key, f"expected {kind}, got {_show(value)}")
+            raise self.fail(key, f"expected {kind}, got {shown_short(value)}")
         if positive and value <= 0:
-            raise self.fail(key, f"must be more than 0, got {_show(value)}")
+            raise self.fail(key, f"must be more than 0, got {shown_short(value)}")
         if minimum is not None and value < minimum:
-            raise self.fail(key, f"must be at least {minimum:g}, got {_show(value)}")
+            raise self.fail(key, f"must be at least {minimum:g}, got {shown_short(value)}")
         if maximum is not None and value > maximum:
             top = f"{int(maximum):,}" if float(maximum).is_integer() else f"{maximum:g}"
-            raise self.fail(key, f"must be at most {top}, got {_show(value)}")
+            raise self.fail(key, f"must be at most {top}, got {shown_short(value)}")
         if money and 0 < value < 0.01:
             raise self.fail(key, f"must be at least 0.01: money is counted in whole cents, "
-                                 f"got {_show(value)}")
+                                 f"got {shown_short(value)}")
         if money and value >= MONEY_MAX:
             # (the run's own check, with the rules and the table, may ask for less)
             raise self.fail(key, f"must be below {MONEY_MAX:.3g}: money is counted in whole "
-                                 f"cents in 64-bit integers, got {_show(value)}")
+                                 f"cents in 64-bit integers, got {shown_short(value)}")
         return int(value) if whole else float(value)
 
     def flag(self, key: str, default: bool) -> bool:
         value = self.data.get(key, default)
         if not isinstance(value, bool):
-            raise self.fail(key, f"expected true or false, got {_show(value)}")
+            raise self.fail(key, f"expected true or false, got {shown_short(value)}")
         return value
 
     def text(self, key: str, default: str | None) -> str | None:
         value = self.data.get(key, default)
         if value is not None and not isinstance(value, str):
-            raise self.fail(key, f"expected text, got {_show(value)}")
+            raise self.fail(key, f"expected text, got {shown_short(value)}")
         return value
 
 
-def _show(value: Any) -> str:
+def shown_short(value: Any) -> str:
+    """A value as a message quotes it, cut to 60 characters."""
     return shown(value, 60)
 
 
@@ -218,7 +225,7 @@ def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None,
                           f"({', '.join(TOP_KEYS)}): see configs/verdict.yaml")
     if not isinstance(data, Mapping):
         raise ConfigError(f"{path}: a run config is a mapping of keys "
-                          f"({', '.join(TOP_KEYS)}), got {_show(data)}")
+                          f"({', '.join(TOP_KEYS)}), got {shown_short(data)}")
     sweep_keys = [k for k in ("grid", "zip") if k in data]
     if sweep_keys:
         raise ConfigError(f"{path}: this is a sweep (it has `{sweep_keys[0]}`), not a run "
@@ -340,14 +347,14 @@ def parse_config(data: Mapping[str, Any], base_dir: Path = Path("."),
     sec = _Section(raw.get("session"), "session", source)
     sec.check_keys(("bankroll", "stop_loss", "win_goal", "max_hands", "max_shoes"))
     session = SessionRules(
-        bankroll=sec.number("bankroll", 1000.0, positive=True, money=True),
+        bankroll=sec.number("bankroll", DEFAULT_BANKROLL, positive=True, money=True),
         stop_loss=sec.number("stop_loss", None, positive=True, optional=True, money=True),
         win_goal=sec.number("win_goal", None, positive=True, optional=True, money=True),
         # (a session deals at most 2**20 shoes: larger numbers only mean "no end")
-        max_hands=sec.number("max_hands", None, minimum=1, maximum=MAX_SESSION_COUNT,
+        max_hands=sec.number("max_hands", None, minimum=1, maximum=MAX_SESSIONS,
                              whole=True, optional=True),
         max_shoes=sec.number("max_shoes", 1 if "max_hands" not in sec.data else None,
-                             minimum=1, maximum=MAX_SESSION_COUNT, whole=True, optional=True),
+                             minimum=1, maximum=MAX_SESSIONS, whole=True, optional=True),
     )
     if session.max_hands is None and session.max_shoes is None:
         raise sec.fail("max_shoes", "a session needs an end: give max_shoes or max_hands")
@@ -393,7 +400,7 @@ def _limits(data: Any, source: str, rules: Rules) -> TableLimits:
 def _seats(data: Any, source: str, base_dir: Path) -> tuple[SeatSpec, ...]:
     if not isinstance(data, list) or not data:
         raise ConfigError(f"{source}: seats: give a list of one or more seats, each with a "
-                          f"`strategy` (run `backtest strategies` to list them), got {_show(data)}")
+                          f"`strategy` (run `backtest strategies` to list them), got {shown_short(data)}")
     from strategies import registry
 
     seats = []
@@ -426,7 +433,7 @@ def _seats(data: Any, source: str, base_dir: Path) -> tuple[SeatSpec, ...]:
             raise ConfigError(f"{source}: {message}") from None
         label = sec.text("name", None)
         if label and not label.isprintable():
-            raise sec.fail("name", f"must be one line of printable text, got {_show(label)}")
+            raise sec.fail("name", f"must be one line of printable text, got {shown_short(label)}")
         if not label:
             # a class of the user's (module:Class, file.py:Class): by its own name
             own = getattr(cls, "name", None)

@@ -34,7 +34,8 @@ import polars as pl
 
 from backtest import payouts, python_loop, session_loop
 from backtest.cards import full_shoe_counts
-from backtest.config import RunConfig, build_strategies, parse_config
+from backtest.config import (MAX_SESSIONS, MONEY_LIMIT, RunConfig, build_strategies,
+                             parse_config)
 from backtest.errors import (BacktestError, ConfigError, MissingDataError, StrategyError,
                              UsageError, shown_count)
 from backtest.hands import Hands, describe_column
@@ -47,7 +48,6 @@ from strategies.compiled import USER, kind_of, runs_compiled, user_functions
 SHOE_BITS = 20
 SHOE_MASK = (1 << SHOE_BITS) - 1
 #: the most sessions one run has (its chunks are listed before it starts)
-MAX_SESSIONS = 10 ** 9
 #: the most worker processes a run or a sweep starts on this machine
 MAX_WORKERS = 256
 CHUNK_HANDS = 400_000
@@ -560,7 +560,7 @@ def _hand_words(hands: Hands, shoe_no: np.ndarray, bounds: np.ndarray, lo: int, 
 
 # --- the whole run -----------------------------------------------------------------------
 
-def _task(raw: dict[str, Any], base_dir: str, source: str, lo: int, hi: int,
+def run_task(raw: dict[str, Any], base_dir: str, source: str, lo: int, hi: int,
           ledger: bool, force_python: bool = False) -> tuple[list[SeatResult], int]:
     """A chunk in a worker process: rebuild the config from its mapping."""
     config = _config_in_worker(repr(raw), base_dir, source, raw)
@@ -592,10 +592,6 @@ def plan_chunks(n_sessions: int, per_session: int, workers: int) -> list[tuple[i
     if workers > 1:
         step = max(1, min(step, math.ceil(n_sessions / (4 * workers))))
     return [(lo, min(n_sessions, lo + step)) for lo in range(0, n_sessions, step)]
-
-
-# every sum of money in a session is an int64 count of ticks; this keeps a margin
-MONEY_LIMIT = 2 ** 62
 
 
 def hands_bound(config: RunConfig) -> int:
@@ -808,7 +804,7 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
             pending: deque[tuple[int, int, Any]] = deque()
             for lo, hi in chunks:
                 pending.append((lo, hi, client.submit(
-                    _task, dict(config.raw), str(config.base_dir), config.source, lo, hi,
+                    run_task, dict(config.raw), str(config.base_dir), config.source, lo, hi,
                     ledger, force_python, pure=False)))
                 if len(pending) > 2 * workers:
                     lo0, hi0, fut = pending.popleft()
@@ -823,7 +819,7 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
             # process has not turned into frames yet would pile up in memory
             ahead: deque[tuple[int, int, Future[tuple[list[SeatResult], int]]]] = deque()
             for lo, hi in chunks:
-                ahead.append((lo, hi, pool.submit(_task, dict(config.raw), str(config.base_dir),
+                ahead.append((lo, hi, pool.submit(run_task, dict(config.raw), str(config.base_dir),
                                                   config.source, lo, hi, ledger)))
                 if len(ahead) > 2 * workers:
                     lo0, hi0, fut = ahead.popleft()

@@ -1040,7 +1040,7 @@ def ahead_rows(work: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
-def _ahead_rows(work):  # type: ignore[no-untyped-def]
+def ahead_rows_compiled(work):  # type: ignore[no-untyped-def]
     """`ahead_rows` for compiled code (compiled without reference counting,
     it cannot hand a view back to Python)."""
     return work[_LANE_ROWS:EV_WORK_AHEAD].reshape((LANES, N_BETS))

@@ -38,7 +38,7 @@ import polars as pl
 
 from backtest import outputs
 from backtest.errors import BacktestError, UsageError, shown
-from backtest.verdict import _money, _pct, _share
+from backtest.verdict import money, pct, share
 from backtest.verdict import verdict as verdict_text
 
 EXPECTED = ("expected the output of `backtest run --out DIR` (run.json, summary.parquet, "
@@ -415,10 +415,10 @@ def plot_final_bankroll(results: Results) -> Plot:
              .to_numpy().astype(float))
         ax.hist(x, bins=_bins(x), color=_colour(i), alpha=0.85, edgecolor="white", lw=0.4)
         ax.axvline(bankroll, color="black", ls="--", lw=1.2,
-                   label=f"starting bankroll {_money(bankroll)}")
+                   label=f"starting bankroll {money(bankroll)}")
         if x.size:
             ax.axvline(float(np.median(x)), color="0.45", ls=":", lw=1.2,
-                       label=f"median {_money(float(np.median(x)))}")
+                       label=f"median {money(float(np.median(x)))}")
         ax.set_title(seat)
         ax.set_xlabel("final bankroll (currency units)")
         ax.set_ylabel("sessions")
@@ -647,13 +647,13 @@ def verdict_lines(results: Results) -> list[str]:
                 f"{_span(betting['edge'])}; the exact edge of the bets placed "
                 f"{_span(betting['expected_edge'])}. ")
         if worst["ruin_rate"]:
-            text += (f"Ruin rate from {_share(best['ruin_rate'])} ({_cell(best, keys)}) to "
-                     f"{_share(worst['ruin_rate'])} ({_cell(worst, keys)}).")
+            text += (f"Ruin rate from {share(best['ruin_rate'])} ({_cell(best, keys)}) to "
+                     f"{share(worst['ruin_rate'])} ({_cell(worst, keys)}).")
             what = "Ruin rate" if len(keys) == 1 else "Mean ruin rate"
             for key in keys:
                 means = dict(by_key(mine, key).select(key, "ruin_rate").iter_rows())
                 if len(means) > 1:
-                    shown = ", ".join(f"{_tick(v)}: {_share(means[v])}"
+                    shown = ", ".join(f"{_tick(v)}: {share(means[v])}"
                                       for v in _values(mine[key]))
                     text += f" {what} by {key}: {shown}."
         else:
@@ -664,7 +664,7 @@ def verdict_lines(results: Results) -> list[str]:
 
 def _span(values: pl.Series) -> str:
     """`ran from -1.23% to +0.45%`, or `was -1.06% in every cell` when all are the same."""
-    low, high = _pct(values.min()), _pct(values.max())
+    low, high = pct(values.min()), pct(values.max())
     return f"was {low} in every cell" if low == high else f"ran from {low} to {high}"
 
 
@@ -687,13 +687,13 @@ def table_rows(summary: pl.DataFrame, keys: Sequence[str] = ()
     rows = []
     for r in summary.iter_rows(named=True):
         cells = [str(r["cell"]), *[_tick(r[k]) for k in keys]] if lead else []
-        cells += [str(r["seat"]), _count(r["sessions"]), _count(r["hands"]), _money(r["wagered"]),
-                  _money(r["net"]), _pct(r["edge"]),
-                  f"{_pct(r['edge_ci_low'])} .. {_pct(r['edge_ci_high'])}",
-                  _pct(r["expected_edge"]), "n/a" if r["z"] is None else f"{r['z']:+.2f}",
-                  _share(r["winning_sessions"]), _share(r["ruin_rate"]),
-                  _share(r["win_goal_rate"]), _money(r["median_net"]),
-                  *[_money(r.get(f"final_bankroll_p{q}")) for q in (5, 50, 95)]]
+        cells += [str(r["seat"]), _count(r["sessions"]), _count(r["hands"]), money(r["wagered"]),
+                  money(r["net"]), pct(r["edge"]),
+                  f"{pct(r['edge_ci_low'])} .. {pct(r['edge_ci_high'])}",
+                  pct(r["expected_edge"]), "n/a" if r["z"] is None else f"{r['z']:+.2f}",
+                  share(r["winning_sessions"]), share(r["ruin_rate"]),
+                  share(r["win_goal_rate"]), money(r["median_net"]),
+                  *[money(r.get(f"final_bankroll_p{q}")) for q in (5, 50, 95)]]
         rows.append(cells)
     return headers, rows
 
@@ -728,7 +728,7 @@ def render_html(results: Results, plots: Sequence[Plot], plot_dir: str) -> str:
             else meta.get("rules", "?")
         facts = (f"Run of {_count(sessions)} sessions, {_count(meta.get('hands'))} hands, seed "
                  f"{meta.get('seed', '?')}, rules {rules}, starting bankroll "
-                 f"{_money(results.bankroll)}.")
+                 f"{money(results.bankroll)}.")
     else:
         done = results.summary["cell"].n_unique()
         facts = (f"Sweep of {done} finished cell(s) of {meta.get('cells', '?')}, seed "

@@ -26,7 +26,7 @@ import numpy as np
 
 from backtest import kernels
 from backtest.kernels import njit_nrt_free
-from backtest.odds import _ahead_rows, ev_fill_ahead, ev_work, pair_counts, pair_evs
+from backtest.odds import ahead_rows_compiled, ev_fill_ahead, ev_work, pair_counts, pair_evs
 from backtest.rules import PAIR_BETS
 from strategies import compiled
 from strategies.base import (CTX_BANKROLL, CTX_HAND, CTX_LAST_NET, CTX_SESSION_HAND, CTX_SHOE,
@@ -556,7 +556,7 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
     # ahead_lo .. ahead_hi - 1 (whatever the session: they depend on the cards)
     ahead = ev_rows
     if cards_seen and ev_deals and not shared_rows:
-        ahead = _ahead_rows(ev_work_)
+        ahead = ahead_rows_compiled(ev_work_)
     ahead_lo = ahead_hi = 0
     if cards_seen and not ev_deals:
         for b in range(N_BETS):

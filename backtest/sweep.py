@@ -54,7 +54,7 @@ import numpy as np
 import polars as pl
 
 from backtest import cluster, engine, outputs
-from backtest.config import RunConfig, _show, parse_config, read_yaml, with_line
+from backtest.config import RunConfig, shown_short, parse_config, read_yaml, with_line
 from backtest.errors import BacktestError, ConfigError, UsageError
 
 SWEEP_KEYS = ("name", "description", "base", "run", "grid", "zip", "sessions", "seed",
@@ -222,7 +222,7 @@ def _load_sweep(path: Path, sessions: int | None) -> Sweep:
     source = str(path)
     if not isinstance(data, Mapping):
         raise ConfigError(f"{source}: a sweep is a mapping of keys ({', '.join(SWEEP_KEYS)}), "
-                          f"got {_show(data)}")
+                          f"got {shown_short(data)}")
     for key in data:
         if key not in SWEEP_KEYS:
             import difflib
@@ -244,12 +244,12 @@ def _load_sweep(path: Path, sessions: int | None) -> Sweep:
         base = read_yaml(base_file)
         run_dir, run_source = base_file.parent, str(base_file)
         if not isinstance(base, Mapping):
-            raise ConfigError(f"{base_file}: a run config is a mapping, got {_show(base)}")
+            raise ConfigError(f"{base_file}: a run config is a mapping, got {shown_short(base)}")
     else:
         base = data["run"]
         run_dir, run_source = base_dir, f"{source}: run"
         if not isinstance(base, Mapping):
-            raise ConfigError(f"{source}: run: expected a run config mapping, got {_show(base)}")
+            raise ConfigError(f"{source}: run: expected a run config mapping, got {shown_short(base)}")
     base = dict(base)
     grid = _lists(data.get("grid"), "grid", source)
     zipped = _lists(data.get("zip"), "zip", source)
@@ -281,15 +281,15 @@ def _load_sweep(path: Path, sessions: int | None) -> Sweep:
                               "keys, and run a sweep for each number of sessions")
     seed = data.get("seed", base.get("seed", 1))
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ConfigError(f"{source}: seed: expected a whole number of at least 0, got {_show(seed)}")
+        raise ConfigError(f"{source}: seed: expected a whole number of at least 0, got {shown_short(seed)}")
     n_sessions = sessions if sessions is not None else data.get("sessions", base.get("sessions"))
     if n_sessions is not None and (isinstance(n_sessions, bool) or not isinstance(n_sessions, int)
                                    or n_sessions < 1):
         raise ConfigError(f"{source}: sessions: expected a whole number of at least 1, "
-                          f"got {_show(n_sessions)}")
+                          f"got {shown_short(n_sessions)}")
     common = data.get("common_shoes", False)
     if not isinstance(common, bool):
-        raise ConfigError(f"{source}: common_shoes: expected true or false, got {_show(common)}")
+        raise ConfigError(f"{source}: common_shoes: expected true or false, got {shown_short(common)}")
     metric = data.get("metric", "edge")
     from backtest.metrics import metric_names
 
@@ -398,12 +398,12 @@ def _lists(data: Any, name: str, source: str) -> dict[str, list[Any]]:
         return {}
     if not isinstance(data, Mapping):
         raise ConfigError(f"{source}: {name}: expected a mapping of key path to a list of values, "
-                          f"got {_show(data)}")
+                          f"got {shown_short(data)}")
     out = {}
     for key, values in data.items():
         if not isinstance(values, list) or not values:
             raise ConfigError(f"{source}: {name}.{key}: expected a non-empty list of values, "
-                              f"got {_show(values)}")
+                              f"got {shown_short(values)}")
         out[str(key)] = values
     return out
 
@@ -680,7 +680,7 @@ def _execute(sweep: Sweep, tasks: Sequence[Task], workers: int, client: Any = No
     if workers == 1:
         for task, args in zip(tasks, payload):
             with _naming_the_cell(sweep, task):
-                result = engine._task(*args)
+                result = engine.run_task(*args)
             yield task, result
         return
     from concurrent.futures import FIRST_COMPLETED, wait
@@ -694,7 +694,7 @@ def _execute(sweep: Sweep, tasks: Sequence[Task], workers: int, client: Any = No
             with _naming_the_cell(sweep, task):
                 engine.warm(config, engine.build_strategies(config))
     with engine.process_pool(workers) as pool:
-        futures = {pool.submit(engine._task, *args): task for task, args in zip(tasks, payload)}
+        futures = {pool.submit(engine.run_task, *args): task for task, args in zip(tasks, payload)}
         remaining = set(futures)
         while remaining:
             finished, remaining = wait(remaining, return_when=FIRST_COMPLETED)
@@ -708,7 +708,7 @@ def _execute_dask(sweep: Sweep, tasks: Sequence[Task], payload: Sequence[tuple[A
                   client: Any) -> Iterator[tuple[Task, tuple[list[engine.SeatResult], int]]]:
     from dask.distributed import as_completed
 
-    futures = {client.submit(engine._task, *args, pure=False): task
+    futures = {client.submit(engine.run_task, *args, pure=False): task
                for task, args in zip(tasks, payload)}
     for fut in as_completed(list(futures)):
         with _naming_the_cell(sweep, futures[fut]):

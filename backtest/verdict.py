@@ -8,19 +8,19 @@ from typing import Any
 
 import polars as pl
 
-def _pct(x: Any, digits: int = 2) -> str:
+def pct(x: Any, digits: int = 2) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "n/a"
     return f"{100 * x:+.{digits}f}%"
 
 
-def _share(x: Any) -> str:
+def share(x: Any) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "n/a"
     return f"{100 * x:.1f}%"
 
 
-def _money(x: Any) -> str:
+def money(x: Any) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "n/a"
     return f"{x:,.2f}"
@@ -32,12 +32,12 @@ def table(summary: pl.DataFrame) -> str:
                "z", "won", "ruined", "goal", "median net")
     rows = []
     for r in summary.iter_rows(named=True):
-        ci = f"{_pct(r['edge_ci_low'])} .. {_pct(r['edge_ci_high'])}"
+        ci = f"{pct(r['edge_ci_low'])} .. {pct(r['edge_ci_high'])}"
         z = "n/a" if r["z"] is None else f"{r['z']:+.2f}"
-        rows.append((r["seat"], f"{r['sessions']:,}", f"{r['hands']:,}", _money(r["wagered"]),
-                     _money(r["net"]), _pct(r["edge"]), ci, _pct(r["expected_edge"]), z,
-                     _share(r["winning_sessions"]), _share(r["ruin_rate"]),
-                     _share(r["win_goal_rate"]), _money(r["median_net"])))
+        rows.append((r["seat"], f"{r['sessions']:,}", f"{r['hands']:,}", money(r["wagered"]),
+                     money(r["net"]), pct(r["edge"]), ci, pct(r["expected_edge"]), z,
+                     share(r["winning_sessions"]), share(r["ruin_rate"]),
+                     share(r["win_goal_rate"]), money(r["median_net"])))
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(headers)]
     fmt = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w)  # noqa: E731
                                   for i, (c, w) in enumerate(zip(cells, widths)))
@@ -54,38 +54,38 @@ def verdict(summary: pl.DataFrame, bankroll: float) -> str:
 def _seat_verdict(r: dict[str, Any], bankroll: float) -> str:
     sessions = f"{r['sessions']:,} session{'s' if r['sessions'] != 1 else ''}"
     ruin = r.get("ruin_rate") or 0.0
-    ruined = (f"{_share(ruin)} of sessions ended in ruin: the bankroll left could not cover "
-              f"the next stake (it starts at {_money(bankroll)})")
+    ruined = (f"{share(ruin)} of sessions ended in ruin: the bankroll left could not cover "
+              f"the next stake (it starts at {money(bankroll)})")
     if not r["wagered"]:
         return f"{r['seat']}: placed no bets" + (f"; {ruined}." if ruin else ".")
     won, net = r["winning_sessions"], r["net"]
     if net == 0:
-        result = f"broke even on {_money(r['wagered'])} wagered"
+        result = f"broke even on {money(r['wagered'])} wagered"
     else:
-        result = (f"{'lost' if net < 0 else 'made'} {_money(abs(net))} in all on "
-                  f"{_money(r['wagered'])} wagered")
+        result = (f"{'lost' if net < 0 else 'made'} {money(abs(net))} in all on "
+                  f"{money(r['wagered'])} wagered")
     # "yet" only where the sessions and the total disagree
     contrast = (net < 0 and won > 0.5) or (net > 0 and won < 0.5)
-    parts = [f"{r['seat']}: won money in {_share(won)} of {sessions}, "
+    parts = [f"{r['seat']}: won money in {share(won)} of {sessions}, "
              f"{'yet' if contrast else 'and'} {result}."]
-    parts.append(f"Measured edge {_pct(r['edge'])} per unit wagered "
-                 + (f"(95% CI {_pct(r['edge_ci_low'])} to {_pct(r['edge_ci_high'])}"
+    parts.append(f"Measured edge {pct(r['edge'])} per unit wagered "
+                 + (f"(95% CI {pct(r['edge_ci_low'])} to {pct(r['edge_ci_high'])}"
                     + ("; rough with so few sessions" if r["sessions"] < 30 else "") + ")"
                     if r["edge_ci_low"] is not None else "(no spread to measure an interval)")
-                 + f"; the exact edge of the bets it placed is {_pct(r['expected_edge'])}"
+                 + f"; the exact edge of the bets it placed is {pct(r['expected_edge'])}"
                  + (f", {abs(r['z']):.1f} standard errors away." if r["z"] is not None else "."))
     if ruin:
         text = ruined
         lost = -(r.get("ruined_net") or 0.0)
         others = net + lost   # what the sessions not ruined made
         if others > 0 and lost > others:
-            text += (f"; those sessions lost {_money(lost)}, more than the "
-                     f"{_money(others)} the others won")
+            text += (f"; those sessions lost {money(lost)}, more than the "
+                     f"{money(others)} the others won")
         parts.append(text + ".")
     if r["win_goal_rate"]:
-        parts.append(f"{_share(r['win_goal_rate'])} reached the win goal.")
+        parts.append(f"{share(r['win_goal_rate'])} reached the win goal.")
     if r.get("stop_loss_rate"):
-        parts.append(f"{_share(r['stop_loss_rate'])} ended at the stop-loss.")
+        parts.append(f"{share(r['stop_loss_rate'])} ended at the stop-loss.")
     hits = r.get("max_hits") or 0
     if hits:
         parts.append(f"{hits:,} stake{'s were' if hits != 1 else ' was'} over the table "

@@ -848,7 +848,7 @@ def test_resuming_a_finished_sweep_does_no_work(
     def no_work(*args: Any) -> Any:
         raise AssertionError("a finished cell was run again")
 
-    monkeypatch.setattr(engine, "_task", no_work)
+    monkeypatch.setattr(engine, "run_task", no_work)
     monkeypatch.setattr(engine, "run_chunk", no_work)
     again = run_sweep(load_sweep(path), out, workers=1, resume=True)
     assert_frame_equal(by_cell(again), by_cell(summary), check_exact=True)
@@ -869,13 +869,13 @@ def test_resume_runs_only_the_missing_cells(
     broken = sweep.cells[3]           # a torn file is not a finished cell
     (out / "cells" / f"{broken.id}.parquet").write_bytes(b"PAR1 not a parquet file")
     ran: list[int] = []
-    real = engine._task
+    real = engine.run_task
 
     def counting(raw: dict[str, Any], *args: Any) -> Any:
         ran.append(raw["seed"])
         return real(raw, *args)
 
-    monkeypatch.setattr(engine, "_task", counting)
+    monkeypatch.setattr(engine, "run_task", counting)
     again = run_sweep(load_sweep(path), out, workers=1, resume=True)
     assert sorted(set(ran)) == sorted({missing.config.seed, broken.config.seed})
     assert_frame_equal(by_cell(again), by_cell(summary), check_exact=True)
