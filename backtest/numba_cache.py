@@ -34,8 +34,8 @@ def cache_folder() -> Path | None:
 
     digest = hashlib.sha256(__version__.encode())
     for package in _PACKAGES:
-        for file in sorted((_ROOT / package).glob("*.py")):
-            digest.update(file.name.encode())
+        for file in sorted((_ROOT / package).rglob("*.py")):
+            digest.update(file.relative_to(_ROOT).as_posix().encode())
             digest.update(file.read_bytes())
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "baccarat-backtest"
     target = base / f"numba-{digest.hexdigest()[:16]}"
@@ -55,11 +55,12 @@ def cache_folder() -> Path | None:
 
 
 def _ours(py_file: str) -> bool:
+    """Whether `py_file` is a source file of this package's (any folder of it)."""
     try:
-        return Path(py_file).resolve().parent.parent == _ROOT and \
-            Path(py_file).resolve().parent.name in _PACKAGES
-    except OSError:
+        parts = Path(py_file).resolve().relative_to(_ROOT).parts
+    except (OSError, ValueError):
         return False
+    return len(parts) > 1 and parts[0] in _PACKAGES
 
 
 @lru_cache(maxsize=None)

@@ -1,0 +1,60 @@
+"""Exact odds of every bet, by enumeration over a shoe's composition.
+
+The package, by job: `compositions` (the counts left in a shoe), `events`
+(what is counted, and the tableau as tables), `exact` (integer counts and
+Fractions), `fast` (floats, compiled, for the card counter), `render`
+(table, JSON, CSV).
+
+A composition is the rank counts left in the shoe (index 1..13, as
+`cards.full_shoe_counts`; tens and faces are distinct ranks, which matters
+for the pair bets). Every hand is counted as an ordered draw of SIX cards,
+the unused ones included, as the published analyses do: for 8 decks the
+total is 416 * 415 * 414 * 413 * 412 * 411.
+
+The tableau is fixed; only payouts vary between tables. So the work is done
+once per composition (`outcome_table`: exact integer counts of every event
+the bets need) and each table's bets are priced from it (`bet_odds`).
+
+Two paths:
+
+- exact: `outcome_table`, `bet_odds`, `exact_odds` -- Python integers and
+  Fractions, rendered by `render_table`, `render_json`, `render_csv`;
+- fast, for card counting: `bet_evs(counts, rules)` returns every offered
+  bet's EV as a float; `ev_array(counts, payouts)` is the same thing over
+  arrays, with `payouts = payout_vector(rules)`, and `ev_fill` its
+  allocation-free compiled form, callable from other compiled code. It
+  evaluates each event's count as a polynomial in the counts (see the
+  section "the fast path" below), exact for up to 8 decks.
+
+>>> table = outcome_table(composition(decks=8))
+>>> table.combinations, table.counts[Event.PLAYER]
+(4998398275503360, 2230518282592256)
+>>> result = bet_odds(table, Rules.preset("commission"))
+>>> round(result.house_edge(Bet.BANKER) * 100, 4)
+1.0579
+>>> round(bet_evs(composition(8, remove="5 5 5 5"), Rules.preset("commission"))[Bet.PLAYER], 6)
+-0.01202
+"""
+
+from __future__ import annotations
+
+from backtest.odds.compositions import (cards_before, check_counts, check_suited, composition,
+                                        composition_after, remove_cards)
+from backtest.odds.events import HAND_CARDS, N_BETS, N_PAYOUTS, Event
+from backtest.odds.exact import (BetOdds, OddsResult, OutcomeTable, bet_odds, bet_outcomes,
+                                 exact_odds, ordered_draws, outcome_table, payout_text, shoe_odds)
+from backtest.odds.fast import (ALL_EVENTS, EV_WORK, EV_WORK_AHEAD, EXACT_CARDS, ahead_rows,
+                                ahead_rows_compiled, bet_evs, ev_array, ev_events, ev_fill,
+                                ev_fill_ahead, ev_work, pair_counts, pair_evs, payout_vector)
+from backtest.odds.render import RENDERERS, render, render_csv, render_json, render_table
+from backtest.rules import Bet, Rules
+
+__all__ = [
+    "ALL_EVENTS", "EV_WORK", "EV_WORK_AHEAD", "EXACT_CARDS", "HAND_CARDS", "N_BETS", "N_PAYOUTS",
+    "RENDERERS", "BetOdds", "Event", "OddsResult", "OutcomeTable", "ahead_rows",
+    "ahead_rows_compiled", "bet_evs", "bet_odds", "bet_outcomes", "cards_before", "check_counts",
+    "check_suited", "composition", "composition_after", "ev_array", "ev_events", "ev_fill",
+    "ev_fill_ahead", "ev_work", "exact_odds", "ordered_draws", "outcome_table", "pair_counts",
+    "pair_evs", "payout_text", "payout_vector", "remove_cards", "render", "render_csv",
+    "render_json", "render_table", "shoe_odds",
+]
