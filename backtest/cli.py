@@ -118,7 +118,7 @@ def shoe_generate(
     first = 0
     if session is not None:
         from backtest.config import MAX_SESSIONS
-        from backtest.engine import SHOE_BITS
+        from backtest.plan import SHOE_BITS
 
         if not 1 <= session <= MAX_SESSIONS:
             raise UsageError(f"--session must be from 1 to {MAX_SESSIONS:,}, got "
@@ -216,7 +216,8 @@ def run(
     """Run the seats of a config over its shoes and print the verdict."""
     from backtest import outputs, verdict
     from backtest.config import load_config
-    from backtest.engine import TooManySessions, check_workers
+    from backtest.plan import TooManySessions
+    from backtest.pool import check_workers
     from backtest.engine import run as run_engine
 
     _check_sessions(sessions)
@@ -306,7 +307,7 @@ def sweep(
         raise UsageError("--address goes with --executor dask")
     _check_sessions(sessions)
     if workers is not None:   # a usage error before anything the sweep file says
-        from backtest.engine import check_workers
+        from backtest.pool import check_workers
 
         check_workers(workers, "--workers", UsageError)
     spec = sweeps.load_sweep(sweep_file, sessions=sessions)

@@ -51,6 +51,11 @@ MONEY_MAX = MONEY_LIMIT / 100
 #: the most sessions a run, or hands or shoes a session, may be given
 MAX_SESSIONS = 10 ** 9
 
+def ticks(amount: float, den: int) -> int:
+    """An amount of money in ticks: whole cents times the money denominator."""
+    return round(amount * 100) * den
+
+
 #: a session's bankroll, when its config gives none
 DEFAULT_BANKROLL = 1000.0
 

@@ -53,9 +53,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from backtest import cluster, engine, outputs
+from backtest import cluster, engine, outputs, plan
 from backtest.config import RunConfig, shown_short, parse_config, read_yaml, with_line
 from backtest.errors import BacktestError, ConfigError, UsageError
+from backtest.pool import check_workers, default_workers, process_pool
 
 SWEEP_KEYS = ("name", "description", "base", "run", "grid", "zip", "sessions", "seed",
               "metric", "common_shoes")
@@ -424,7 +425,7 @@ def _tasks(sweep: Sweep, todo: Sequence[int], workers: int) -> list[Task]:
     share = workers if len(todo) < 2 * workers else 1
     for i in todo:
         cell = sweep.cells[i]
-        for lo, hi in engine.plan_chunks(cell.sessions, cell.per_session, share):
+        for lo, hi in plan.plan_chunks(cell.sessions, cell.per_session, share):
             tasks.append(Task(i, lo, hi))
     return tasks
 
@@ -604,8 +605,8 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
     hands_expected) after each task.
     """
     if workers is None:
-        workers = engine.default_workers()
-    engine.check_workers(workers, "--workers", UsageError)
+        workers = default_workers()
+    check_workers(workers, "--workers", UsageError)
     _check_executor(executor, address)
     meta = _check_out(out, sweep, resume)
     engine.forget_configs()   # rebuilt from the files as they are now
@@ -693,7 +694,7 @@ def _execute(sweep: Sweep, tasks: Sequence[Task], workers: int, client: Any = No
             kinds.add(key)
             with _naming_the_cell(sweep, task):
                 engine.warm(config, engine.build_strategies(config))
-    with engine.process_pool(workers) as pool:
+    with process_pool(workers) as pool:
         futures = {pool.submit(engine.run_task, *args): task for task, args in zip(tasks, payload)}
         remaining = set(futures)
         while remaining:

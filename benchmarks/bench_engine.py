@@ -34,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from backtest import engine, payouts, python_loop, session_loop  # noqa: E402
+from backtest import engine, payouts, plan, python_loop, session_loop  # noqa: E402
 from backtest.config import parse_config  # noqa: E402
 from backtest.shoe import ShoeSpec, generate_hands  # noqa: E402
 from strategies import registry  # noqa: E402
@@ -127,11 +127,11 @@ class Timed:
 
 def bench_deal(timed: Timed, shoes: int) -> None:
     """Dealing `shoes` 8-deck shoes as the engine deals them, a chunk of about
-    `engine.CHUNK_HANDS` hands a call; and in one call, where most of the
+    `plan.CHUNK_HANDS` hands a call; and in one call, where most of the
     time goes to the operating system mapping fresh pages for the output."""
     spec = ShoeSpec(decks=8)
     hands = len(generate_hands(spec, shoes, 1))
-    per_call = max(1, min(shoes, engine.CHUNK_HANDS * shoes // hands))
+    per_call = max(1, min(shoes, plan.CHUNK_HANDS * shoes // hands))
 
     def chunked() -> float:
         t = time.perf_counter()
@@ -176,7 +176,7 @@ def _dealt(cfg: object, sessions: int) -> tuple:
     output arrays, made once for every figure of that size: the configs here
     differ only in their seats, and each run writes every output row."""
     if sessions not in _DEALT:
-        hands, bounds, shoe_no = engine._hands_for(cfg, 0, sessions)
+        hands, bounds, shoe_no = plan.hands_for(cfg, 0, sessions)
         _DEALT[sessions] = (hands, bounds, shoe_no, engine._table(cfg, hands),
                             payouts.unit_results(hands, cfg.rules),
                             np.zeros((sessions, session_loop.N_STATS), np.int64),

@@ -16,7 +16,8 @@ import polars as pl
 import pytest
 import scipy.stats
 
-from backtest import engine
+from backtest import engine, plan, pool
+from backtest import seats as seat_checks
 from backtest.config import RunConfig, parse_config
 from backtest.errors import ConfigError, MissingDataError, StrategyError, UsageError
 from backtest.rules import Bet
@@ -196,7 +197,7 @@ def test_the_same_numbers_on_any_number_of_workers(monkeypatch: pytest.MonkeyPat
     whole = engine.run(cfg, workers=1, ledger=True)
 
     calls: list[tuple[int, int, int]] = []
-    monkeypatch.setattr(engine, "CHUNK_HANDS", 2000)   # about 25 sessions a chunk
+    monkeypatch.setattr(plan, "CHUNK_HANDS", 2000)   # about 25 sessions a chunk
     chunked = engine.run(cfg, workers=1, ledger=True, progress=lambda *a: calls.append(a))
     assert len(calls) >= 3 and calls[-1][0] == 90
     calls.clear()
@@ -217,7 +218,7 @@ def test_spilled_sessions_are_the_same_frames(monkeypatch: pytest.MonkeyPatch,
     cfg = generated([{"strategy": "flat"}, {"strategy": "martingale"},
                      {"strategy": "follow-the-shoe", "name": "Follow"}], sessions=90, seed=5)
     whole = engine.run(cfg, workers=1)
-    monkeypatch.setattr(engine, "CHUNK_HANDS", 2000)
+    monkeypatch.setattr(plan, "CHUNK_HANDS", 2000)
     for workers in (1, 2):
         folder = tmp_path / f"w{workers}"
         folder.mkdir()
@@ -296,14 +297,14 @@ def test_money_too_large_to_count_is_refused_with_a_limit_that_fits() -> None:
         engine.run(_with_table_max(1e14))
     message = str(info.value)
     assert message.startswith("money.yaml: table.max (or table.limits): ")
-    hands = engine.hands_bound(_with_table_max(1e14))
+    hands = plan.hands_bound(_with_table_max(1e14))
     assert f"sessions of up to {hands:,} hands" in message
     advised = float(re.search(r"below ([0-9.e+]+),", message).group(1))  # type: ignore[union-attr]
-    engine.check_money(_with_table_max(advised))
+    seat_checks.check_money(_with_table_max(advised))
     with pytest.raises(ConfigError):
-        engine.check_money(_with_table_max(advised * 1.02))
+        seat_checks.check_money(_with_table_max(advised * 1.02))
     # shorter sessions leave room for a larger maximum
-    engine.check_money(_with_table_max(advised * 2, max_hands=hands // 4, max_shoes=None))
+    seat_checks.check_money(_with_table_max(advised * 2, max_hands=hands // 4, max_shoes=None))
 
     # (amounts of 4.61e16 and more the config refuses by themselves: see test_run_cli)
     with pytest.raises(ConfigError, match=r"session.bankroll: a bankroll of 1e\+16 is too much "):
@@ -315,12 +316,12 @@ def test_money_too_large_to_count_is_refused_with_a_limit_that_fits() -> None:
 def test_a_session_s_hands_are_bounded_by_its_shoes(road_file: Path) -> None:
     # generated: every shoe at its longest; recorded: the longest shoe of the file
     spec_max = _with_table_max(1000).shoe.max_hands  # type: ignore[union-attr]
-    assert engine.hands_bound(_with_table_max(1000)) == spec_max
-    assert engine.hands_bound(_with_table_max(1000, max_shoes=3)) == 3 * spec_max
-    assert engine.hands_bound(_with_table_max(1000, max_hands=40, max_shoes=None)) == 40
+    assert plan.hands_bound(_with_table_max(1000)) == spec_max
+    assert plan.hands_bound(_with_table_max(1000, max_shoes=3)) == 3 * spec_max
+    assert plan.hands_bound(_with_table_max(1000, max_hands=40, max_shoes=None)) == 40
     flat = [{"strategy": "flat"}]
     longest = max(len(r) for r in ROADS)
-    assert engine.hands_bound(recorded(road_file, flat, max_shoes=2)) == 2 * longest
+    assert plan.hands_bound(recorded(road_file, flat, max_shoes=2)) == 2 * longest
 
 
 # --- recorded shoes --------------------------------------------------------------------------
@@ -340,14 +341,14 @@ def test_recorded_sessions_take_the_shoes_in_order(road_file: Path) -> None:
     two = engine.run(recorded(road_file, flat, sessions=2), ledger=True)
     assert _winners(two) == {1: ROADS[0], 2: ROADS[1]}
 
-    with pytest.warns(engine.ReplayedShoesWarning,
+    with pytest.warns(plan.ReplayedShoesWarning,
                       match=r"recorded.yaml: 5 sessions of 1 shoe need more shoes than "
                             r".*roads.txt has \(3, 3 session\(s\)\), so its shoes are played "
                             r"again in order; sessions on the same shoes are not independent"):
         looped = engine.run(recorded(road_file, flat, sessions=5, loop=True), ledger=True)
     assert _winners(looped) == {1: ROADS[0], 2: ROADS[1], 3: ROADS[2], 4: ROADS[0],
                                 5: ROADS[1]}
-    with pytest.warns(engine.ReplayedShoesWarning, match=r"2 sessions of 2 shoes need more "
+    with pytest.warns(plan.ReplayedShoesWarning, match=r"2 sessions of 2 shoes need more "
                                                          r"shoes than .* \(3, 1 session\(s\)\)"):
         pairs = engine.run(recorded(road_file, flat, sessions=2, loop=True, max_shoes=2),
                            ledger=True)
@@ -374,13 +375,13 @@ def test_recorded_sessions_of_max_hands_read_on_into_the_next_shoes(road_file: P
     and ends after hand 2 of the second; the next session starts a new shoe.
     The last shoe makes no whole session: it is not played, and the run says so."""
     flat = [{"strategy": "flat", "params": {"bets": {"player": 10}}}]
-    with pytest.warns(engine.UnplayedShoesWarning,
+    with pytest.warns(plan.UnplayedShoesWarning,
                       match=r"recorded.yaml: the last shoe of the 3 shoes in .*roads.txt is not "
                             r"played: too few for another session of 7 hands"):
         result = engine.run(recorded(road_file, flat, max_shoes=None, max_hands=7), ledger=True)
     assert _winners(result) == {1: ROADS[0] + ROADS[1][:2]}
     assert result.hands == 7 and result.sessions["hands"].to_list() == [7]   # not 10 dealt
-    with pytest.warns(engine.ReplayedShoesWarning):
+    with pytest.warns(plan.ReplayedShoesWarning):
         looped = engine.run(recorded(road_file, flat, sessions=3, loop=True, max_shoes=None,
                                      max_hands=7), ledger=True)
     # on from the third shoe, and round again from the first
@@ -391,7 +392,7 @@ def test_recorded_sessions_of_max_hands_read_on_into_the_next_shoes(road_file: P
 
 def test_recorded_shoes_left_over_by_max_shoes_are_said(road_file: Path) -> None:
     flat = [{"strategy": "flat", "params": {"bets": {"player": 10}}}]
-    with pytest.warns(engine.UnplayedShoesWarning, match=r"the last shoe of the 3 shoes .* too few "
+    with pytest.warns(plan.UnplayedShoesWarning, match=r"the last shoe of the 3 shoes .* too few "
                                                          r"for another session of 2 shoes"):
         result = engine.run(recorded(road_file, flat, max_shoes=2), ledger=True)
     assert _winners(result) == {1: ROADS[0] + ROADS[1]}
@@ -688,9 +689,9 @@ def test_stakes_under_the_table_minimum_are_said_and_counted() -> None:
              {"strategy": "flat", "params": {"bets": {"banker": 20, "tie": 0.5}}},
              {"strategy": "chop"},
              {"strategy": "paroli", "params": {"side_bets": {"tie": 0.5}}}]
-    with pytest.warns(engine.BelowMinimumWarning) as said:
+    with pytest.warns(seat_checks.BelowMinimumWarning) as said:
         result = engine.run(generated(seats, sessions=20), workers=1)
-    assert [str(w.message) for w in said if w.category is engine.BelowMinimumWarning] == [
+    assert [str(w.message) for w in said if w.category is seat_checks.BelowMinimumWarning] == [
         "engine.yaml: seats[0] (martingale): stakes under the table minimum are raised to it, "
         "so the system does not run as written: 5 on banker (minimum 10)",
         "engine.yaml: seats[1] (flat): stakes under the table minimum are raised to it, so the "
@@ -706,10 +707,10 @@ def test_stakes_under_the_table_minimum_are_said_and_counted() -> None:
                                              "side_bets": {"tie": 0.5}}},
              {"strategy": "flat", "params": {"bets": {"banker": 20, "tie": 0.5},
                                              "side_bets": {"tie": 0.2}}}]
-    with pytest.warns(engine.BelowMinimumWarning) as paired_said:
+    with pytest.warns(seat_checks.BelowMinimumWarning) as paired_said:
         paired = engine.run(generated(seats, sessions=3), workers=1)
     assert [str(w.message) for w in paired_said
-            if w.category is engine.BelowMinimumWarning] == [
+            if w.category is seat_checks.BelowMinimumWarning] == [
         "engine.yaml: seats[1] (flat #2): stakes under the table minimum are raised to it, so "
         "the system does not run as written: 0.7 on tie (minimum 1)"]
     assert paired.summary["raised_to_min"].to_list()[0] == 0
@@ -724,9 +725,9 @@ def test_stakes_over_the_table_maximum_are_said() -> None:
     seats = [{"strategy": "martingale", "params": {"base": 500}},
              {"strategy": "flat", "params": {"bets": {"banker": 20, "tie": 80}}},
              {"strategy": "chop", "params": {"base": 200}}]
-    with pytest.warns(engine.OverMaximumWarning) as said:
+    with pytest.warns(seat_checks.OverMaximumWarning) as said:
         result = engine.run(generated(seats, sessions=5, bankroll=100_000), workers=1)
-    assert [str(w.message) for w in said if w.category is engine.OverMaximumWarning] == [
+    assert [str(w.message) for w in said if w.category is seat_checks.OverMaximumWarning] == [
         "engine.yaml: seats[0] (martingale): stakes over the table maximum are played at the "
         "maximum on every hand, so the system does not run as written: 500 on banker "
         "(maximum 200)",
@@ -1054,15 +1055,15 @@ def test_default_workers_without_sched_getaffinity(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.delattr(os, "sched_getaffinity", raising=False)
     monkeypatch.setattr(os, "cpu_count", lambda: 6)
-    assert engine.default_workers() == 6
+    assert pool.default_workers() == 6
     monkeypatch.setattr(os, "cpu_count", lambda: None)
-    assert engine.default_workers() == 1
+    assert pool.default_workers() == 1
 
 
 def test_too_many_sessions_asked_of_a_recorded_file_from_python(road_file: Path) -> None:
     """From Python the error says what was asked (no command-line option)."""
     flat = [{"strategy": "flat"}]
-    with pytest.raises(engine.TooManySessions) as error:
+    with pytest.raises(plan.TooManySessions) as error:
         engine.run(recorded(road_file, flat), sessions=5)
     assert str(error.value).startswith("the sessions asked for: 5 sessions of 1 shoe need more "
                                        "shoes than the 3 shoes of ")

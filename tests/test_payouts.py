@@ -88,7 +88,7 @@ def any_rules(draw: st.DrawFn) -> Rules:
         player_and_banker_together=draw(st.booleans()), pairs_need_main_bet=draw(st.booleans()),
         boxes=draw(st.integers(1, 5)))
     # the table is int64: a rules whose least common denominator is too large
-    # for it is refused before a run (engine.check_money), never settled
+    # for it is refused before a run (seats.check_money), never settled
     assume(rules.money_denominator * MAX_PAYOUT < 2 ** 62)
     return rules
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from backtest import engine
+from backtest import engine, plan, seats
 from backtest.config import RunConfig, load_config
 from backtest.recorded import IncompleteHandWarning
 from strategies import registry
@@ -61,9 +61,9 @@ def test_a_ready_config_runs_a_few_sessions_as_written(path: Path) -> None:
         # a stake under the table minimum (raised to it) would not run as written, nor
         # would shoes played again or left out (numba's own warnings, as it compiles
         # with a cold cache, are not the config's)
-        for warning in (engine.BelowMinimumWarning, engine.OverMaximumWarning,
-                        engine.ReplayedShoesWarning,
-                        engine.UnplayedShoesWarning, IncompleteHandWarning):
+        for warning in (seats.BelowMinimumWarning, seats.OverMaximumWarning,
+                        plan.ReplayedShoesWarning,
+                        plan.UnplayedShoesWarning, IncompleteHandWarning):
             warnings.simplefilter("error", warning)
         result = engine.run(config, sessions=SMOKE_SESSIONS, workers=1)
     assert result.n_sessions == SMOKE_SESSIONS and result.hands > 0

@@ -32,7 +32,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backtest import engine, odds
+from backtest import engine, odds, plan
 from backtest.config import RunConfig, parse_config
 from backtest.errors import ConfigError, StrategyError
 from backtest.rules import Bet, Rules
@@ -1063,7 +1063,7 @@ def settled_again(config: RunConfig, led: pl.DataFrame) -> np.ndarray:
     from backtest.shoe import generate_shoes
 
     assert config.shoe is not None
-    streams = ((led["session"].to_numpy() - 1) << engine.SHOE_BITS) + led["shoe"].to_numpy() - 1
+    streams = ((led["session"].to_numpy() - 1) << plan.SHOE_BITS) + led["shoe"].to_numpy() - 1
     hands = generate_shoes(config.shoe, np.unique(streams), config.seed)
     row = {(int(s), int(h)): i for i, (s, h) in enumerate(zip(hands.shoe, hands.hand))}
     # what settlement reads of a hand (`rules.HandResult`), to settle each kind of hand once
@@ -1304,7 +1304,7 @@ def test_a_counting_seat_reads_the_table_s_rows_and_works_out_those_not_yet_writ
     assert honest["bets"][0] < honest["hands"][0] // 3
     (rows, done, deals), = made
     assert deals and done.all()
-    hands, _, _ = engine._hands_for(cfg, 0, cfg.sessions)
+    hands, _, _ = plan.hands_for(cfg, 0, cfg.sessions)
     full = full_shoe_counts(6)
     counts = full.copy()
     pays = payout_vector(cfg.rules)

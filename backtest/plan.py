@@ -1,0 +1,264 @@
+"""The plan of a run: how many sessions, the shoes each plays (generated
+or recorded), their hands, and the chunks the sessions are run in."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from backtest.config import MAX_SESSIONS, RunConfig
+from backtest.errors import ConfigError, UsageError, shown_count
+from backtest.hands import Hands
+from backtest.shoe import generate_shoes
+
+SHOE_BITS = 20
+SHOE_MASK = (1 << SHOE_BITS) - 1
+CHUNK_HANDS = 400_000
+
+
+# --- planning -----------------------------------------------------------------------
+
+class ReplayedShoesWarning(UserWarning):
+    """Recorded shoes played again (`loop: true`): the sessions are not independent."""
+
+
+def count_sessions(config: RunConfig, override: int | None = None) -> int:
+    """How many sessions the run has (and a check that a generated session's
+    shoes can be numbered)."""
+    if override is not None:
+        if override < 1:
+            raise ConfigError(f"the number of sessions must be at least 1, got {override}")
+        if override > MAX_SESSIONS:
+            raise ConfigError(f"the number of sessions must be at most {MAX_SESSIONS:,}, "
+                              f"got {shown_count(override)}; split a larger run into runs with other seeds")
+        n = override
+    else:
+        n = config.sessions or 0
+        if n > MAX_SESSIONS:
+            raise ConfigError(f"{config.source}: sessions: at most {MAX_SESSIONS:,}, got {shown_count(n)}; "
+                              "split a larger run into runs with other seeds")
+    if config.recorded is None:
+        per = shoes_per_session(config)
+        if per > SHOE_MASK + 1:
+            key = "session.max_shoes" if config.session.max_shoes is not None \
+                else "session.max_hands"
+            raise ConfigError(f"{config.source}: {key}: a session can deal at most "
+                              f"{SHOE_MASK + 1:,} shoes, and these sessions could need {shown_count(per)}; "
+                              "ask for fewer hands or shoes, or deal bigger shoes")
+        return n or 1000
+    plan = recorded_plan(config)
+    path, shoes = config.recorded.path, plan.n_shoes
+    if max(plan.takes, default=1) > SHOE_MASK + 1:
+        raise ConfigError(f"{config.source}: session.max_hands: a session can play at most "
+                          f"{SHOE_MASK + 1:,} shoes, and {plan.session_words} from the "
+                          f"{_shoes(shoes)} of {path} take {max(plan.takes):,}; ask for "
+                          "fewer hands")
+    if plan.available == 0:
+        raise ConfigError(f"{config.source}: shoes.file {path} has {_shoes(shoes)} "
+                          f"({plan.hands:,} hands), too few for one session of "
+                          f"{plan.session_words}")
+    if n == 0:
+        if plan.left_over:
+            last = "the last shoe" if plan.left_over == 1 else f"the last {plan.left_over} shoes"
+            verb = "is" if plan.left_over == 1 else "are"
+            warnings.warn(f"{config.source}: {last} of the {_shoes(shoes)} in "
+                          f"{path} {verb} not played: too few for another session of "
+                          f"{plan.session_words} (set sessions and shoes.loop: true to play "
+                          "every shoe, some again)", UnplayedShoesWarning, stacklevel=2)
+        return plan.available
+    if n > plan.available and config.recorded.loop:
+        warnings.warn(f"{config.source}: {n:,} sessions of {plan.session_words} need more "
+                      f"shoes than {path} has ({shoes}, {plan.available:,} session(s)), so "
+                      "its shoes are played again in order; sessions on the same shoes are "
+                      "not independent, so the confidence interval and z are narrower than "
+                      "the data can support", ReplayedShoesWarning, stacklevel=2)
+    if n > plan.available and not config.recorded.loop:
+        # the number came from the config's `sessions`, or from the caller (--sessions:
+        # a usage error)
+        said = f"{n:,} sessions of {plan.session_words} need more shoes than the " \
+               f"{_shoes(shoes)} of {path}, which make {plan.available:,}; ask for at most " \
+               f"{plan.available:,} sessions, or set shoes.loop: true in the config to play " \
+               "the shoes again"
+        if override is None:
+            raise ConfigError(f"{config.source}: sessions: {said}")
+        raise TooManySessions(said)
+    return n
+
+
+class TooManySessions(UsageError):
+    """The sessions a caller asked for (`run(sessions=...)`; `--sessions` on
+    the command line, which says so) need more recorded shoes than the file
+    holds. `said`: what is wrong."""
+
+    def __init__(self, said: str) -> None:
+        super().__init__(f"the sessions asked for: {said}")
+        self.said = said
+
+
+def _shoes(n: int) -> str:
+    return "1 shoe" if n == 1 else f"{n:,} shoes"
+
+
+class UnplayedShoesWarning(UserWarning):
+    """The last recorded shoes make no whole session and are not played."""
+
+
+@dataclass(frozen=True)
+class RecordedPlan:
+    """Which recorded shoes each session plays. Sessions take the file's shoes
+    in order, each starting a new shoe: `max_shoes` of them, or (with only
+    `max_hands`) as many as reach `max_hands` hands. `available` sessions
+    fit in one pass; `left_over` shoes after them make no whole session.
+    Played again (`loop`), the shoes run on in order from the first."""
+
+    n_shoes: int
+    hands: int
+    available: int
+    left_over: int
+    session_words: str
+    #: for a session starting at shoe s (0-based): how many shoes it takes,
+    #: reading on from the first shoe after the last (loop) ...
+    takes: tuple[int, ...]
+    #: ... and the first shoe of sessions 0, 1, ... until they repeat
+    starts: tuple[int, ...]
+    #: starts[cycle:] repeats for ever
+    cycle: int
+
+    def sessions(self, lo: int, hi: int) -> list[tuple[int, int]]:
+        """(first shoe, shoes) of sessions lo..hi-1 (0-based shoe indices)."""
+        out = []
+        period = len(self.starts) - self.cycle
+        for j in range(lo, hi):
+            k = j if j < len(self.starts) else self.cycle + (j - self.cycle) % period
+            first = self.starts[k]
+            out.append((first, self.takes[first]))
+        return out
+
+
+def recorded_plan(config: RunConfig) -> RecordedPlan:
+    source = load_recorded(config)
+    s = config.session
+    return _recorded_plan(tuple(np.unique(source.shoe, return_counts=True)[1].tolist()),
+                          s.max_shoes, s.max_hands)
+
+
+@lru_cache(maxsize=8)
+def _recorded_plan(lengths: tuple[int, ...], max_shoes: int | None,
+                   max_hands: int | None) -> RecordedPlan:
+    n = len(lengths)
+    total = sum(lengths)
+    if max_shoes is not None:
+        words = f"{max_shoes} shoe{'s' if max_shoes != 1 else ''}"
+        takes = [max_shoes] * n
+    elif max_hands is not None:
+        words = f"{max_hands:,} hand{'s' if max_hands != 1 else ''}"
+        # the shoes from s, in order and round again, that reach max_hands hands
+        rounds = (max_hands - 1) // total if total else 0   # whole passes over the file
+        takes = []
+        for first in range(n):
+            got, k = rounds * total, rounds * n
+            while got < max_hands:
+                got += lengths[(first + k) % n]
+                k += 1
+            takes.append(k)
+    else:   # the config requires one of the two; a session is one shoe
+        words, takes = "1 shoe", [1] * n
+    available = at = 0
+    while n and at + takes[at] <= n:
+        at += takes[at]
+        available += 1
+        if at == n:
+            break
+    starts: list[int] = []
+    seen: dict[int, int] = {}
+    first = 0
+    while n and first not in seen:
+        seen[first] = len(starts)
+        starts.append(first)
+        first = (first + takes[first]) % n
+    return RecordedPlan(n, total, available, n - at, words, tuple(takes), tuple(starts),
+                        seen.get(first, 0))
+
+
+def shoes_per_session(config: RunConfig) -> int:
+    """Shoes dealt for each generated session (enough for max_hands)."""
+    s = config.session
+    if s.max_shoes is not None:
+        return s.max_shoes
+    spec = config.shoe
+    assert spec is not None
+    worst_burn = 11 if spec.burn else 0
+    per_shoe = max(1, (spec.n_cards - spec.cut_card - worst_burn - 6) // 6)
+    return max(1, math.ceil((s.max_hands or 1) / per_shoe))
+
+
+@lru_cache(maxsize=4)
+def _read_recorded(path: str, decks: int, burn: bool, mtime: float) -> Hands:
+    from backtest import recorded
+
+    return recorded.read_shoes(path, decks=decks, burn=burn)
+
+
+def load_recorded(config: RunConfig) -> Hands:
+    rec = config.recorded
+    assert rec is not None
+    try:
+        return _read_recorded(str(rec.path), rec.decks, rec.burn, rec.path.stat().st_mtime)
+    except UsageError as exc:
+        # what the config asked of the file (e.g. the burn rule for a road), not
+        # a command-line usage error: the config's key, exit 1
+        raise ConfigError(f"{config.source}: shoes: {exc}") from None
+
+
+def hands_for(config: RunConfig, lo: int, hi: int) -> tuple[Hands, np.ndarray, np.ndarray]:
+    """The hands of sessions lo..hi-1, their session boundaries, and each
+    hand's shoe number within its session."""
+    if config.recorded is None:
+        per = shoes_per_session(config)
+        ids = (np.arange(lo, hi, dtype=np.int64)[:, None] << SHOE_BITS) + np.arange(per)[None, :]
+        assert config.shoe is not None
+        hands = generate_shoes(config.shoe, ids.reshape(-1), config.seed)
+        session = hands.shoe >> SHOE_BITS
+        bounds = np.searchsorted(session, np.arange(lo, hi + 1))
+        return hands, bounds.astype(np.int64), (hands.shoe & SHOE_MASK).astype(np.int32)
+    source = load_recorded(config)
+    shoe_ids = np.unique(source.shoe)
+    starts = np.searchsorted(source.shoe, shoe_ids)
+    ends = np.searchsorted(source.shoe, shoe_ids, side="right")
+    rows, shoe_no, session_bounds = [], [], [0]
+    for first, per in recorded_plan(config).sessions(lo, hi):
+        for m in range(per):
+            k = (first + m) % len(shoe_ids)
+            rows.append(np.arange(starts[k], ends[k]))
+            shoe_no.append(np.full(ends[k] - starts[k], m, np.int32))
+        session_bounds.append(session_bounds[-1] + sum(len(r) for r in rows[len(rows) - per:]))
+    index = np.concatenate(rows) if rows else np.zeros(0, np.int64)
+    return source.take(index), np.asarray(session_bounds, np.int64), np.concatenate(shoe_no)
+
+
+def plan_chunks(n_sessions: int, per_session: int, workers: int) -> list[tuple[int, int]]:
+    """Sessions 0..n-1 cut into chunks of about CHUNK_HANDS hands (smaller when
+    several workers share them). The numbers do not depend on the cut."""
+    step = max(1, CHUNK_HANDS // max(1, per_session))
+    if workers > 1:
+        step = max(1, min(step, math.ceil(n_sessions / (4 * workers))))
+    return [(lo, min(n_sessions, lo + step)) for lo in range(0, n_sessions, step)]
+
+
+def hands_bound(config: RunConfig) -> int:
+    """An upper bound on the hands of one session."""
+    s = config.session
+    if config.shoe is not None:
+        most = shoes_per_session(config) * config.shoe.max_hands
+    else:
+        recorded = load_recorded(config)
+        longest = int(recorded.hand.max()) if len(recorded) else 1
+        if s.max_shoes is None:   # a session reads on until it reaches max_hands
+            assert s.max_hands is not None
+            return s.max_hands
+        most = s.max_shoes * longest
+    return most if s.max_hands is None else min(most, s.max_hands)
