@@ -19,41 +19,15 @@ import numpy as np
 from backtest.errors import StrategyError, describe_raised, shown
 from backtest.odds import ahead_rows, ev_array, ev_fill_ahead, ev_work
 from backtest.rules import Bet, Winner
-from backtest.session_loop import (_MAX_CENTS, ENDED_LIMIT, limits, place, Dealt, Outputs, SharedEvs, Stops, Table, ENDED_RUIN, PLACE_BAD_STAKE,
-                                   PLACE_FORBIDDEN,
-                                   PLACE_NOT_SETTLED, PLACE_OK, PLACE_RUIN, S_BANKROLL_STOPS,
-                                   S_BELOW_MIN, S_BETS, S_CUR_STREAK, S_DRAWDOWN, S_ENDED,
-                                   S_FINAL, S_HANDS, S_LARGEST, S_LOSING_STREAK, S_LOSSES,
-                                   S_MAX_HITS, S_NET, S_PEAK, S_PUSHES, S_WAGERED, S_WINS,
-                                   ended_by, plays_on, session_seed, short_path_bounds)
+from backtest.session_loop import (ENDED_LIMIT, ENDED_RUIN, MAX_CENTS, PLACE_OK, PLACE_RUIN,
+                                   S_BANKROLL_STOPS, S_BELOW_MIN, S_BETS, S_CUR_STREAK,
+                                   S_DRAWDOWN, S_ENDED, S_FINAL, S_HANDS, S_LARGEST,
+                                   S_LOSING_STREAK, S_LOSSES, S_MAX_HITS, S_NET, S_PEAK,
+                                   S_PUSHES, S_WAGERED, S_WINS, Dealt, Outputs, SharedEvs, Stops,
+                                   Table, ended_by, limits, place, plays_on, session_seed,
+                                   short_path_bounds)
 from strategies.base import (N_BETS, P_ON_BANKROLL, P_ON_MAX, P_SIDE, Result, Strategy, View,
-                             winners_of)
-
-
-def head_params(strategy: Strategy) -> np.ndarray:
-    """The common parameter head (edges, side bets) of any strategy; a
-    StrategyError for a user's class whose params cannot say them."""
-    from strategies.base import Builtin, ON_BANKROLL, ON_MAX, ON_PUSH, P_OWN
-
-    if isinstance(strategy, Builtin):
-        return strategy.encode()
-    head = np.zeros(P_OWN)
-    try:
-        params = strategy.params
-    except AttributeError:
-        raise StrategyError(f"{type(strategy).__name__} has no params: its __init__ must call "
-                            "super().__init__(params)") from None
-    for slot, key, choices, default in ((P_ON_MAX, "on_max", ON_MAX, "reset"),
-                                        (P_ON_BANKROLL, "on_bankroll", ON_BANKROLL, "stop"),
-                                        (2, "on_push", ON_PUSH, "stand")):
-        value = getattr(params, key, default)
-        if value not in choices:
-            raise StrategyError(f"params.{key} must be {' or '.join(map(repr, choices))}, "
-                                f"got {value!r}")
-        head[slot] = choices[value]
-    for name, stake in dict(getattr(params, "side_bets", {}) or {}).items():
-        head[P_SIDE + Bet(name).code] = stake
-    return head
+                             head_params, winners_of)
 
 
 _BETS = tuple(Bet)
@@ -530,7 +504,7 @@ def _whole_cents(x: float) -> int:
     converts it."""
     y = x * 100.0 + 1e-6
     # as the compiled loop: anything from 2**52 cents up (infinity too) is 2**52
-    return math.floor(y) if y < _MAX_CENTS else _MAX_CENTS
+    return math.floor(y) if y < MAX_CENTS else MAX_CENTS
 
 
 def _stake_list(stakes: object, strategy: Strategy) -> list[float]:
@@ -544,7 +518,6 @@ def _stake_list(stakes: object, strategy: Strategy) -> list[float]:
 
 def _fill(out: list[float], stakes: object, strategy: Strategy) -> None:
     """A strategy's stakes mapping into the stake list (Bet order)."""
-    from backtest.errors import StrategyError
     try:
         items = stakes.items()  # type: ignore[attr-defined]
     except AttributeError:

@@ -8,13 +8,13 @@ import math
 import warnings
 from collections.abc import Sequence
 
-from backtest import payouts, python_loop
+from backtest import payouts
 from backtest.config import MONEY_LIMIT, RunConfig, ticks
 from backtest.errors import ConfigError, MissingDataError, StrategyError
 from backtest.hands import Hands, describe_column
 from backtest.plan import hands_bound
 from backtest.rules import Bet
-from strategies.base import P_SIDE, Builtin, Strategy
+from strategies.base import P_SIDE, Builtin, Strategy, head_params
 
 
 def _possible_bets(strat: Strategy, where: str) -> set[Bet]:
@@ -51,7 +51,7 @@ def check_seats(config: RunConfig, strategies: Sequence[Strategy], hands: Hands)
                                            f"needs the {lacking}, which {hands.source} "
                                            "does not record")
         try:   # the common head every loop reads: the edges and the side bets
-            head = python_loop.head_params(strat)
+            head = head_params(strat)
         except StrategyError as exc:
             raise StrategyError(f"{where}: {exc}") from None
         for bet in Bet:

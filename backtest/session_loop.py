@@ -57,7 +57,8 @@ PLACE_ERRORS = {
     PLACE_NOT_SETTLED: "placed a bet this table or this recorded shoe cannot settle",
 }
 
-_MAX_CENTS = 2 ** 52
+#: the largest stake, in cents: a larger one (infinity too) is this
+MAX_CENTS = 2 ** 52
 _NEVER = 2 ** 62   # a bankroll no session reaches
 
 
@@ -80,7 +81,7 @@ def limits(out: np.ndarray, side_c: np.ndarray, cents: np.ndarray, min_c: np.nda
         if not (x >= 0.0):
             return PLACE_BAD_STAKE, 0
         c = np.floor(x * 100.0 + 1e-6)
-        cents[b] = _MAX_CENTS if c > _MAX_CENTS else np.int64(c)
+        cents[b] = MAX_CENTS if c > MAX_CENTS else np.int64(c)
         if cents[b] > 0:
             any_bet = True
     over = 0
@@ -545,7 +546,7 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
         stakes[b] = 0.0
         unit_f[b] = 0.0
         # whole cents, at most 2**52 as `limits` holds the main stakes
-        side_c[b] = np.int64(min(np.floor(p[P_SIDE + b] * 100.0 + 1e-6), float(_MAX_CENTS))) \
+        side_c[b] = np.int64(min(np.floor(p[P_SIDE + b] * 100.0 + 1e-6), float(MAX_CENTS))) \
             if p[P_SIDE + b] > 0.0 else 0
         sides += 1 if side_c[b] > 0 else 0
     short_path_bounds(min_c, max_c, offered, pairs_need_main, sides, fast_c)
@@ -694,7 +695,7 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
             u1 = np.uint64(one)
             if one >= 0 and x > 0.0:
                 # whole cents: truncation is the floor of a positive number
-                cc = int(min(x * 100.0 + 1e-6, float(_MAX_CENTS)))
+                cc = int(min(x * 100.0 + 1e-6, float(MAX_CENTS)))
                 if not (fast_c[0, u1] <= cc and cc <= fast_c[1, u1] and cc * den <= final):
                     cc = 0
             quiet = one == -1   # every stake zero: the hand is sat out

@@ -39,6 +39,7 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
+from backtest.errors import StrategyError
 from backtest.rules import Bet, Rules, Winner
 from strategies.params import CommonParams, build_params, describe_params
 
@@ -457,3 +458,27 @@ class Compiled(Strategy):
 
 #: the built-ins' name for `Compiled`
 Builtin = Compiled
+
+
+def head_params(strategy: Strategy) -> np.ndarray:
+    """The common parameter head (edges, side bets) of any strategy; a
+    StrategyError for a user's class whose params cannot say them."""
+    if isinstance(strategy, Compiled):
+        return strategy.encode()
+    head = np.zeros(P_OWN)
+    try:
+        params = strategy.params
+    except AttributeError:
+        raise StrategyError(f"{type(strategy).__name__} has no params: its __init__ must call "
+                            "super().__init__(params)") from None
+    for slot, key, choices, default in ((P_ON_MAX, "on_max", ON_MAX, "reset"),
+                                        (P_ON_BANKROLL, "on_bankroll", ON_BANKROLL, "stop"),
+                                        (P_ON_PUSH, "on_push", ON_PUSH, "stand")):
+        value = getattr(params, key, default)
+        if value not in choices:
+            raise StrategyError(f"params.{key} must be {' or '.join(map(repr, choices))}, "
+                                f"got {value!r}")
+        head[slot] = choices[value]
+    for name, stake in dict(getattr(params, "side_bets", {}) or {}).items():
+        head[P_SIDE + Bet(name).code] = stake
+    return head

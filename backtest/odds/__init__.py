@@ -47,7 +47,7 @@ from backtest.odds.fast import (ALL_EVENTS, EV_WORK, EV_WORK_AHEAD, EXACT_CARDS,
                                 ahead_rows_compiled, bet_evs, ev_array, ev_events, ev_fill,
                                 ev_fill_ahead, ev_work, pair_counts, pair_evs, payout_vector)
 from backtest.odds.render import RENDERERS, render, render_csv, render_json, render_table
-from backtest.rules import Bet, Rules
+from backtest.rules import Bet, Rules  # noqa: F401 (the doctest above uses them)
 
 __all__ = [
     "ALL_EVENTS", "EV_WORK", "EV_WORK_AHEAD", "EXACT_CARDS", "HAND_CARDS", "N_BETS", "N_PAYOUTS",

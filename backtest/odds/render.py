@@ -10,7 +10,6 @@ import math
 from backtest.errors import RulesError
 from backtest.odds.events import Event
 from backtest.odds.exact import OddsResult, number_text, payout_text
-from backtest.rules import Bet
 
 
 _COLUMNS = ("bet", "payout", "p_win", "p_push", "p_loss", "ev", "house_edge",
