@@ -36,6 +36,8 @@ from polars.testing import assert_frame_equal
 from cli_helpers import Run, backtest_here, backtest_process
 from backtest import engine
 from backtest import sweep as sweeps
+from backtest.sweep import execute as sweep_execute
+from backtest.sweep import spec as sweep_spec
 from backtest.config import load_config
 from backtest.errors import BacktestError, ConfigError, UsageError
 from backtest.sweep import load_sweep, run_sweep
@@ -138,7 +140,7 @@ zip:
         # what is not varied comes from the base config, untouched by other cells
         assert cell.config.session.win_goal == 200 and cell.config.limits.maximum
         assert cell.config.seats[0].params["bet"] == "banker"
-        assert cell.config.seed == sweeps._cell_seed(42, cell.key)
+        assert cell.config.seed == sweep_spec._cell_seed(42, cell.key)
     assert len({c.config.seed for c in sweep.cells}) == len(sweep.cells)
     assert len({c.id for c in sweep.cells}) == len(sweep.cells)
     # --sessions overrides the sweep's sessions
@@ -508,8 +510,8 @@ def test_few_cells_are_cut_into_several_chunks(exec_sweep: tuple[Path, sweeps.Sw
     _, sweep, summary = exec_sweep
     todo = [c.index for c in sweep.cells]
     # one worker: each cell in one piece; two workers: each cell cut in 8
-    assert len(sweeps._tasks(sweep, todo, 1)) == 3
-    two = sweeps._tasks(sweep, todo, 2)
+    assert len(sweep_execute._tasks(sweep, todo, 1)) == 3
+    two = sweep_execute._tasks(sweep, todo, 2)
     assert len(two) == 3 * 8 and {(t.lo, t.hi) for t in two if t.cell == 0} == {
         (lo, lo + 50) for lo in range(0, 400, 50)}
     assert summary.height == 3 * 2 and set(summary["sessions"]) == {400}
@@ -640,7 +642,7 @@ def test_zero_workers_is_a_usage_error(exec_sweep: tuple[Path, sweeps.Sweep, pl.
     def no_work(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("a sweep with 0 workers ran")
 
-    monkeypatch.setattr(sweeps, "_execute", no_work)
+    monkeypatch.setattr(sweep_execute, "_execute", no_work)
     with pytest.raises(UsageError, match="--workers must be at least 1, got 0"):
         run_sweep(sweep, tmp / "zero", workers=0)
 

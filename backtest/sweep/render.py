@@ -1,0 +1,38 @@
+"""A sweep's summary as a table for a person."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from backtest.sweep.spec import short_value
+from backtest.sweep.trends import metric_text
+
+
+def render_table(summary: pl.DataFrame, keys: Sequence[str], metric: str) -> str:
+    """The sweep's summary sorted by `metric`, as a fixed-width table."""
+    if summary.is_empty():
+        return "no finished cells"
+    cols = ["cell", *[k for k in keys if k in summary.columns], "seat", "sessions", "hands",
+            "edge", "expected_edge", "z", "ruin_rate", "win_goal_rate", "median_net"]
+    if metric not in cols:
+        cols.append(metric)
+    frame = summary.sort(metric, descending=True, nulls_last=True).select(cols)
+    rows = [[_cell_text(c, v) for c, v in zip(cols, r)] for r in frame.rows()]
+    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
+    line = lambda cells: "  ".join(x.rjust(w) for x, w in zip(cells, widths))  # noqa: E731
+    return "\n".join([line(cols), line(["-" * w for w in widths]), *map(line, rows)])
+
+
+def _cell_text(col: str, v: Any) -> str:
+    if isinstance(v, float):
+        if col in ("z",):
+            return f"{v:+.2f}"
+        if col in ("hands", "sessions"):
+            return f"{v:,.0f}"
+        return metric_text(col, v) if col != "median_net" else f"{v:,.2f}"
+    if isinstance(v, int) and col in ("hands", "sessions"):
+        return f"{v:,}"
+    return short_value(v) if v is not None else "n/a"

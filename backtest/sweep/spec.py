@@ -1,0 +1,374 @@
+"""A sweep file: its base config, the cells its grid and zips make, each
+cell's key, label and seed, and the digests of the inputs that decide its
+numbers. Every cell is validated before the first runs."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import json
+import math
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from backtest import engine
+from backtest.config import RunConfig, parse_config, read_yaml, shown_short, with_line
+from backtest.errors import BacktestError, ConfigError
+
+
+SWEEP_KEYS = ("name", "description", "base", "run", "grid", "zip", "sessions", "seed",
+              "metric", "common_shoes")
+#: the most cells one sweep has (each is checked before any runs)
+MAX_CELLS = 100_000
+_PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One combination of the varied settings."""
+
+    index: int
+    values: tuple[tuple[str, Any], ...]
+    config: RunConfig
+    sessions: int
+    per_session: int
+
+    @property
+    def key(self) -> str:
+        return cell_key(self.values)
+
+    @property
+    def id(self) -> str:
+        return hashlib.sha256(self.key.encode()).hexdigest()[:16]
+
+    def label(self) -> str:
+        return cell_label(self.values)
+
+
+@dataclass(frozen=True)
+class Sweep:
+    name: str
+    source: str
+    base_dir: Path
+    keys: tuple[str, ...]
+    cells: tuple[Cell, ...]
+    seed: int
+    metric: str
+    spec_hash: str
+    #: digests of what the cells read beyond the sweep's text (`_rules_text`, `_file_digests`)
+    inputs: Mapping[str, str]
+    #: what the spec hash is made from, as JSON reads it back (run config, grid, zip,
+    #: seed, sessions, common_shoes): kept in sweep.json to say what another sweep changed
+    settings: Mapping[str, Any]
+
+
+def cell_label(values: Sequence[tuple[str, Any]]) -> str:
+    """A cell in words: its varied values, short (a seat by its name)."""
+    return ", ".join(f"{k}={short_value(value_label(v) if isinstance(v, (dict, list)) else v)}"
+                     for k, v in values) or "(base)"
+
+
+def cell_key(values: Sequence[tuple[str, Any]]) -> str:
+    """A cell's identity: its varied values, whatever order the keys were written in."""
+    return json.dumps(sorted([k, v] for k, v in values), sort_keys=True, default=str)
+
+
+def value_label(value: Any) -> str:
+    """A short name for a varied value that is a mapping or a list (a seat: its name)."""
+    if isinstance(value, Mapping):
+        for key in ("name", "strategy"):
+            if isinstance(value.get(key), str):
+                return value[key]
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def short_value(v: Any) -> str:
+    text = json.dumps(v, default=str) if not isinstance(v, str) else v
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def parse_path(path: str) -> list[str | int]:
+    """`seats[1].params.base` -> ['seats', 1, 'params', 'base']."""
+    parts: list[str | int] = []
+    pos = 0
+    text = path.strip()
+    for m in _PATH_PART.finditer(text):
+        if m.start() != pos and text[pos:m.start()] != ".":
+            raise ValueError(path)
+        parts.append(int(m.group(2)) if m.group(2) is not None else m.group(1))
+        pos = m.end()
+    if pos != len(text) or not parts or not isinstance(parts[0], str):
+        raise ValueError(path)
+    return parts
+
+
+def set_path(data: dict[str, Any], path: str, value: Any) -> None:
+    """Set `value` at key path `path` in a run-config mapping.
+
+    Mappings on the way are created when missing (the config's own check then
+    says whether the key is one it knows); a list index must exist.
+    """
+    parts = parse_path(path)
+    node: Any = data
+    for i, part in enumerate(parts[:-1]):
+        nxt = parts[i + 1]
+        where = _join(parts[:i + 1])
+        if isinstance(part, int):
+            if not isinstance(node, list) or not -len(node) <= part < len(node):
+                size = len(node) if isinstance(node, list) else 0
+                raise KeyError(f"{where} does not exist (the list has {size} item(s))")
+            if node[part] is None:
+                node[part] = {}
+            node = node[part]
+        else:
+            if not isinstance(node, dict):
+                raise KeyError(f"{_join(parts[:i])} is not a mapping")
+            if node.get(part) is None:
+                if isinstance(nxt, int):
+                    raise KeyError(f"{where} does not exist")
+                node[part] = {}
+            node = node[part]
+    last = parts[-1]
+    if isinstance(last, int):
+        if not isinstance(node, list) or not -len(node) <= last < len(node):
+            raise KeyError(f"{path} does not exist")
+        node[last] = copy.deepcopy(value)
+    else:
+        if not isinstance(node, dict):
+            raise KeyError(f"{_join(parts[:-1])} is not a mapping")
+        node[last] = copy.deepcopy(value)
+
+
+def _join(parts: Sequence[str | int]) -> str:
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else p)
+    return out
+
+
+def top_key(path: str) -> str | int | None:
+    """The run config's top-level key a key path sets (`seed` for `seed`)."""
+    try:
+        return parse_path(path)[0]
+    except ValueError:
+        return None
+
+
+def _plain(value: Any) -> Any:
+    """`value` as sweep.json holds it once written and read back (lists, text for
+    what JSON has no type for), so that the two compare equal."""
+    return json.loads(json.dumps(value, default=str))   # (the keys in their order)
+
+
+def _cell_seed(master: int, key: str) -> int:
+    words = np.frombuffer(hashlib.sha256(key.encode()).digest()[:16], dtype=np.uint32)
+    state = np.random.SeedSequence([master, *map(int, words)]).generate_state(2, np.uint32)
+    return int(state[0]) << 31 | int(state[1]) >> 1
+
+
+def load_sweep(path: str | Path, sessions: int | None = None) -> Sweep:
+    """Read and validate a sweep: every cell's config is checked before any runs.
+    An error names the file, the key and its line."""
+    path = Path(path)
+    try:
+        return _load_sweep(path, sessions)
+    except ConfigError as exc:
+        raise with_line(exc, path, set()) from None
+
+
+def _load_sweep(path: Path, sessions: int | None) -> Sweep:
+    data = read_yaml(path)
+    source = str(path)
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{source}: a sweep is a mapping of keys ({', '.join(SWEEP_KEYS)}), "
+                          f"got {shown_short(data)}")
+    for key in data:
+        if key not in SWEEP_KEYS:
+            import difflib
+
+            close = difflib.get_close_matches(str(key), SWEEP_KEYS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ConfigError(f"{source}: {key}: unknown key{hint} (allowed: {', '.join(SWEEP_KEYS)})")
+    base_dir = path.parent
+    if ("base" in data) == ("run" in data):
+        raise ConfigError(f"{source}: give the run config either as `base: FILE.yaml` or inline "
+                          "as `run: {...}` (exactly one of them)")
+    if "base" in data:
+        base_file = Path(str(data["base"]))
+        if not base_file.is_absolute():
+            base_file = base_dir / base_file
+        if not base_file.is_file():
+            raise ConfigError(f"{source}: base: file {data['base']} does not exist "
+                              f"(looked for {base_file})")
+        base = read_yaml(base_file)
+        run_dir, run_source = base_file.parent, str(base_file)
+        if not isinstance(base, Mapping):
+            raise ConfigError(f"{base_file}: a run config is a mapping, got {shown_short(base)}")
+    else:
+        base = data["run"]
+        run_dir, run_source = base_dir, f"{source}: run"
+        if not isinstance(base, Mapping):
+            raise ConfigError(f"{source}: run: expected a run config mapping, got {shown_short(base)}")
+    base = dict(base)
+    grid = _lists(data.get("grid"), "grid", source)
+    zipped = _lists(data.get("zip"), "zip", source)
+    if not grid and not zipped:
+        raise ConfigError(f"{source}: nothing varies: give `grid:` and/or `zip:` with lists of "
+                          "values under key paths of the run config")
+    lengths = {k: len(v) for k, v in zipped.items()}
+    if len(set(lengths.values())) > 1:
+        detail = ", ".join(f"{k} has {n}" for k, n in lengths.items())
+        raise ConfigError(f"{source}: zip: the lists must have the same length ({detail})")
+    for key in list(grid) + list(zipped):
+        try:
+            parse_path(key)
+        except ValueError:
+            raise ConfigError(f"{source}: {key!r} is not a key path (write e.g. "
+                              "session.bankroll or seats[0].params.base)") from None
+    both = set(grid) & set(zipped)
+    if both:
+        raise ConfigError(f"{source}: {', '.join(sorted(both))} is both in grid and zip")
+    n_cells = math.prod(len(v) for v in grid.values()) * (len(next(iter(zipped.values())))
+                                                           if zipped else 1)
+    if n_cells > MAX_CELLS:
+        raise ConfigError(f"{source}: the grid and zip make {n_cells:,} cells, more than "
+                          f"{MAX_CELLS:,}; split the sweep, or vary fewer values")
+    for key in list(grid) + list(zipped):
+        if top_key(key) == "sessions":
+            raise ConfigError(f"{source}: {'grid' if key in grid else 'zip'}.{key}: every "
+                              "cell runs the sweep's `sessions` (or --sessions); vary other "
+                              "keys, and run a sweep for each number of sessions")
+    seed = data.get("seed", base.get("seed", 1))
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ConfigError(f"{source}: seed: expected a whole number of at least 0, got {shown_short(seed)}")
+    n_sessions = sessions if sessions is not None else data.get("sessions", base.get("sessions"))
+    if n_sessions is not None and (isinstance(n_sessions, bool) or not isinstance(n_sessions, int)
+                                   or n_sessions < 1):
+        raise ConfigError(f"{source}: sessions: expected a whole number of at least 1, "
+                          f"got {shown_short(n_sessions)}")
+    common = data.get("common_shoes", False)
+    if not isinstance(common, bool):
+        raise ConfigError(f"{source}: common_shoes: expected true or false, got {shown_short(common)}")
+    metric = data.get("metric", "edge")
+    from backtest.metrics import metric_names
+
+    names = metric_names()
+    if metric not in names:
+        import difflib
+
+        close = difflib.get_close_matches(str(metric), names, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ConfigError(f"{source}: metric: unknown metric {metric!r}{hint} "
+                          f"(metrics: {', '.join(names)})")
+
+    keys = tuple(grid) + tuple(zipped)
+    seed_varied = any(top_key(k) == "seed" for k in keys)
+    grid_items = [list(zip([k] * len(v), v)) for k, v in grid.items()]
+    zip_rows = list(zip(*[[(k, x) for x in v] for k, v in zipped.items()])) if zipped else [()]
+    cells = []
+    first_of: dict[str, int] = {}
+    for index, (combo, zrow) in enumerate(itertools.product(itertools.product(*grid_items),
+                                                            zip_rows)):
+        values = tuple(combo) + tuple(zrow)
+        raw = copy.deepcopy(base)
+        where = f"{source}: cell {index + 1} ({cell_label(values)})"
+        twin = first_of.setdefault(cell_key(values), index)
+        if twin != index:
+            varied = " or ".join(f"{'grid' if k in grid else 'zip'}.{k}" for k, _ in values)
+            raise ConfigError(f"{where}: the same values as cell {twin + 1}; a value given twice "
+                              f"in {varied} would run (and count) one cell twice: give each "
+                              "value once")
+        for key, value in values:
+            try:
+                set_path(raw, key, value)
+            except KeyError as exc:
+                raise ConfigError(f"{where}: {key}: {exc.args[0]}") from None
+        # a seed the cell varies is its seed (checked below as any run's); else
+        # common shoes: the sweep's seed; own shoes: one derived from the cell's values
+        if not seed_varied:
+            raw["seed"] = seed if common else _cell_seed(seed, cell_key(values))
+        if n_sessions is not None:
+            raw["sessions"] = n_sessions
+        try:
+            config = parse_config(raw, run_dir, run_source)
+            count, per_session, _ = engine.prepare(config)
+        except BacktestError as exc:
+            message = str(exc)
+            if message.startswith(run_source + ": "):
+                message = message[len(run_source) + 2:]
+            raise ConfigError(f"{where}: {message}") from None
+        cells.append(Cell(index, values, config, count, per_session))
+    hashed: dict[str, Any] = {"base": base, "cells": [c.key for c in cells], "seed": seed,
+                              "sessions": [c.sessions for c in cells], "common_shoes": common}
+    if seed_varied and not common:
+        # a varied seed was once replaced by a derived one: other numbers, another sweep
+        hashed["seeds"] = "as given"
+    spec = json.dumps(hashed, sort_keys=True, default=str)
+    counts = sorted({c.sessions for c in cells})
+    settings = _plain({"run": base, "grid": grid, "zip": zipped, "seed": seed,
+                       "sessions": counts[0] if len(counts) == 1 else counts,
+                       "common_shoes": common})
+    rules = sorted({_rules_text(c.config) for c in cells})
+    seen: dict[str, str] = {}
+    files: dict[str, str] = {}
+    for cell in cells:
+        files.update(_file_digests(cell.config, seen))
+    return Sweep(name=str(data.get("name") or path.stem), source=source, base_dir=base_dir,
+                 keys=keys, cells=tuple(cells), seed=seed, metric=metric,
+                 spec_hash=hashlib.sha256(spec.encode()).hexdigest(), settings=settings,
+                 inputs={"rules": hashlib.sha256("\n".join(rules).encode()).hexdigest(),
+                         **files})
+
+
+def _digest(path: str | Path, seen: dict[str, str]) -> str:
+    key = str(path)
+    if key not in seen:
+        try:
+            seen[key] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        except OSError:
+            seen[key] = "unreadable"
+    return seen[key]
+
+
+def _rules_text(config: RunConfig) -> str:
+    """A cell's rules as read (a rules file's settings, not its description):
+    what its numbers depend on beyond the sweep's text. `--resume` compares them."""
+    rules = {k: v for k, v in config.rules.to_mapping().items() if k != "description"}
+    return json.dumps(rules, sort_keys=True, default=str)
+
+
+def _file_digests(config: RunConfig, seen: dict[str, str]) -> dict[str, str]:
+    """The contents of the files a cell reads (recorded shoes, a strategy's own
+    file), by resolved path, however the sweep or the current folder reached
+    them. `--resume` compares them."""
+    from strategies import registry
+
+    files: list[str | Path] = [config.recorded.path] if config.recorded is not None else []
+    for seat in config.seats:
+        if ":" in seat.strategy:
+            module = sys.modules.get(registry.get(seat.strategy, seat.base_dir).__module__)
+            file = getattr(module, "__file__", None)
+            files += [file] if file else []
+    return {key: _digest(key, seen) for key in (str(Path(f).resolve()) for f in files)}
+
+
+def _lists(data: Any, name: str, source: str) -> dict[str, list[Any]]:
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{source}: {name}: expected a mapping of key path to a list of values, "
+                          f"got {shown_short(data)}")
+    out = {}
+    for key, values in data.items():
+        if not isinstance(values, list) or not values:
+            raise ConfigError(f"{source}: {name}.{key}: expected a non-empty list of values, "
+                              f"got {shown_short(values)}")
+        out[str(key)] = values
+    return out
