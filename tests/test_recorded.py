@@ -457,7 +457,7 @@ def test_what_an_outcome_record_may_say_matches_every_dealt_hand() -> None:
                             dealt.add((hand.winner, hand.player_total, hand.banker_total,
                                        hand.natural, pp, bp, hand.player_card_count,
                                        hand.banker_card_count))
-    assert recorded._all_outcomes() == dealt
+    assert recorded.outcomes._all_outcomes() == dealt
 
 
 def test_a_last_hand_that_stands_on_four_cards_is_dealt() -> None:
