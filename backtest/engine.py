@@ -163,9 +163,9 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
         key = _seat_key(config.seed, k)
         if runs_compiled(strat) and not force_python:
             fns = user_functions(strat)
-            seat = session_loop.seat_of(strat, key)
-            work = session_loop.work_for(seat, dealt)
-            code, at, rows = session_loop.run_sessions(seat, fns, dealt, loop_table, stops,
+            in_loop = session_loop.seat_of(strat, key)
+            work = session_loop.work_for(in_loop, dealt)
+            code, at, rows = session_loop.run_sessions(in_loop, fns, dealt, loop_table, stops,
                                                        ev_shared, outputs, work)
         else:
             try:

@@ -94,4 +94,4 @@ def install() -> None:
                 return None
             return self
 
-    caching.CacheImpl._locator_classes.insert(0, PackageLocator)
+    caching.CacheImpl._locator_classes.insert(0, PackageLocator)  # type: ignore[arg-type]

@@ -39,7 +39,7 @@ _UNSEEN = (-1, ())   # a stake the short path has not seen (its cents, the bets 
 
 
 def run_python(strategy: Strategy, seat_key: np.uint64, dealt: Dealt, table: Table,
-               stops: Stops, shared: SharedEvs, outputs: Outputs) -> tuple[int, int, int]:
+               stop_rules: Stops, shared: SharedEvs, outputs: Outputs) -> tuple[int, int, int]:
     """`session_loop.run_sessions`'s table rules, for any Strategy object, in plain Python.
 
     Most hands take a short path: the strategy asks for one bet (or none), with
@@ -52,7 +52,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, dealt: Dealt, table: Tab
     winner, hand_no, shoe_no, unit, cards, bounds, session_ids = dealt
     den, min_c, max_c, offered, pb_together, pairs_need_main, full_counts, ev_table, evs_full = \
         table
-    bankroll0, stop_loss, win_goal, max_hands, ruin_below = stops
+    bankroll0, stop_loss, win_goal, max_hands, ruin_below = stop_rules
     ev_rows, ev_done, ev_deals = shared
     stats, wagered, expected, ledger, led_idx, led_cents, led_net, led_bank = outputs
     use_cards = bool(strategy.uses_cards)

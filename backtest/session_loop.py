@@ -333,7 +333,7 @@ def work_for(seat: Seat, dealt: Dealt) -> Work:
                 np.zeros(shoe_hands if seat.kind == compiled.USER else 0, np.int8))
 
 
-def run_sessions(seat: Seat, fns: tuple[Any, ...], dealt: Dealt, table: Table, stops: Stops,
+def run_sessions(seat: Seat, fns: tuple[Any, ...] | None, dealt: Dealt, table: Table, stops: Stops,
                  shared: SharedEvs, outputs: Outputs, work: Work) -> tuple[int, int, int]:
     """Run the sessions of `dealt` for one seat of a Compiled strategy; `fns`
     is `compiled.user_functions(strategy)`. Returns (a PLACE_* code, the hand

@@ -31,7 +31,7 @@ import re
 import warnings
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, NamedTuple, TypeGuard
+from typing import Any, Literal, NamedTuple, TypeGuard
 
 import numpy as np
 
@@ -176,7 +176,7 @@ def _address_intrinsic() -> Any:
     return address
 
 
-def _dispatch(hook: str, inline: str = "always") -> Callable[..., Any]:
+def _dispatch(hook: str, inline: Literal["never", "always"] = "always") -> Callable[..., Any]:
     """`{hook}_any(kind, fns, ...)` for compiled code: the built-in `kind`'s
     function when `fns` is None, else the user's function in `fns` (see
     `user_functions`). The loop is compiled once for each: its built-in form
@@ -186,14 +186,12 @@ def _dispatch(hook: str, inline: str = "always") -> Callable[..., Any]:
     from numba import njit, types
     from numba.extending import overload
 
-    from backtest.kernels import njit_nrt_free
-
     names: dict[str, Any] = {"np": np, "SEVERAL": np.int64(SEVERAL)}
     lines = [f"def {hook}_builtin(kind, fns, {_ARGS[hook]}):"]
     for i, cls in enumerate(BUILTINS):
         body, fn = _branch(cls, hook, f"f{i}")
         if fn is not None:
-            names[f"f{i}"] = _kernel(fn, njit_nrt_free)
+            names[f"f{i}"] = _kernel(fn)
         lines += [f"    if kind == {i}:", f"        {body}"]
     lines.append("    return SEVERAL, 0.0" if hook == "decide" else "    return")
     user = f"fns[{_USER_SLOT[hook]}]({_address_args(hook)})"
@@ -257,14 +255,20 @@ _is_user_overload()
 _KERNELS: dict[Callable[..., Any], Any] = {}
 
 
-def _kernel(fn: Callable[..., Any], njit_nrt_free: Any) -> Any:
+def _kernel(fn: Callable[..., Any]) -> Any:
     """A built-in's function compiled on its own (cached on disk), once for
     every hook that calls it: numba inlines the dispatch into the loop, and
     LLVM, seeing this small function's code there, inlines it too (inlining
     each strategy into the loop at numba's level compiled for a minute)."""
     if fn not in _KERNELS:
         from numba import njit
-        _KERNELS[fn] = njit(cache=True, _nrt=False, forceinline=True)(getattr(fn, "py_func", fn))
+
+        from backtest import numba_cache
+
+        numba_cache.install()   # before the function is decorated for numba's cache
+        # `_nrt` is a private numba option, which numba's type stubs do not list
+        _KERNELS[fn] = njit(cache=True, _nrt=False, forceinline=True)(  # type: ignore[call-overload]
+            getattr(fn, "py_func", fn))
     return _KERNELS[fn]
 
 
