@@ -19,7 +19,6 @@ from typing import Literal
 
 import numpy as np
 
-from backtest import kernels
 from backtest.cards import deck_cards, full_shoe_counts
 from backtest.errors import RulesError, shown
 from backtest.hands import ALL_KNOWN, Hands
@@ -120,6 +119,8 @@ def generate_shoes(spec: ShoeSpec, shoe_ids: np.ndarray, seed: int,
         "banker_pair": np.empty(size, np.bool_), "player_cards": np.empty(size, np.int8),
         "banker_cards": np.empty(size, np.int8),
     }
+    from backtest import kernels   # numba: loaded by what deals, not by what imports
+
     burned = np.empty(max(n_shoes, 1), np.int64)
     cut_mode, cut_at = (0, 0) if spec.cut is None else ((2, 0) if spec.cut == "random" else (1, int(spec.cut)))
     n = kernels.deal_shoes(
@@ -147,6 +148,8 @@ def iter_generated(spec: ShoeSpec, n_shoes: int, seed: int, chunk_shoes: int = 2
 def shoe_order(spec: ShoeSpec, seed: int, index: int) -> np.ndarray:
     """Every card of shoe `index`, in the order it leaves the shoe (after the
     cut, before the burn): the pack as the dealer holds it."""
+    from backtest import kernels
+
     pack = _pack(spec.decks)
     order = np.arange(pack.shape[0], dtype=np.int64)
     state = np.empty(4, np.uint64)

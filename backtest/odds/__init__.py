@@ -32,6 +32,7 @@ Two paths:
 >>> result = bet_odds(table, Rules.preset("commission"))
 >>> round(result.house_edge(Bet.BANKER) * 100, 4)
 1.0579
+>>> from backtest.odds import bet_evs
 >>> round(bet_evs(composition(8, remove="5 5 5 5"), Rules.preset("commission"))[Bet.PLAYER], 6)
 -0.01202
 """
@@ -43,11 +44,22 @@ from backtest.odds.compositions import (cards_before, check_counts, check_suited
 from backtest.odds.events import HAND_CARDS, N_BETS, N_PAYOUTS, Event
 from backtest.odds.exact import (BetOdds, OddsResult, OutcomeTable, bet_odds, bet_outcomes,
                                  exact_odds, ordered_draws, outcome_table, payout_text, shoe_odds)
-from backtest.odds.fast import (ALL_EVENTS, EV_WORK, EV_WORK_AHEAD, EXACT_CARDS, ahead_rows,
-                                ahead_rows_compiled, bet_evs, ev_array, ev_events, ev_fill,
-                                ev_fill_ahead, ev_work, pair_counts, pair_evs, payout_vector)
 from backtest.odds.render import RENDERERS, render, render_csv, render_json, render_table
 from backtest.rules import Bet, Rules  # noqa: F401 (the doctest above uses them)
+
+#: the compiled path's names, imported when first asked for: the exact path
+#: (`backtest odds`) then never loads numba
+_FAST = frozenset({"ALL_EVENTS", "EV_WORK", "EV_WORK_AHEAD", "EXACT_CARDS", "ahead_rows",
+                   "ahead_rows_compiled", "bet_evs", "ev_array", "ev_events", "ev_fill",
+                   "ev_fill_ahead", "ev_work", "pair_counts", "pair_evs", "payout_vector"})
+
+
+def __getattr__(name: str) -> object:
+    if name in _FAST:
+        from backtest.odds import fast
+
+        return getattr(fast, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "ALL_EVENTS", "EV_WORK", "EV_WORK_AHEAD", "EXACT_CARDS", "HAND_CARDS", "N_BETS", "N_PAYOUTS",

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from backtest import kernels
 from backtest.cards import RANK_SYMBOLS, card_token, parse_card, value
 from backtest.errors import RulesError, ShoeFormatError, shown
 from backtest.hands import ALL_KNOWN, Hands
@@ -163,6 +162,11 @@ def empty_columns(size: int) -> dict[str, np.ndarray]:
     }
 
 
+#: card sequences up to this long are dealt by `rules.deal_hand` (about 15 us
+#: a hand), longer ones by the compiled kernel (loading it takes half a second)
+PYTHON_DEAL_CARDS = 5_000
+
+
 def deal_cards(cards: np.ndarray | Sequence[int]) -> tuple[dict[str, np.ndarray], int]:
     """Deal every complete hand from an ordered sequence of card codes.
 
@@ -176,13 +180,18 @@ def deal_cards(cards: np.ndarray | Sequence[int]) -> tuple[dict[str, np.ndarray]
     """
     seq = np.ascontiguousarray(np.asarray(cards, dtype=np.uint8))
     out = empty_columns(seq.shape[0] // 4 + 1)
-    dealt, used = kernels.deal_sequence(
-        seq, kernels.HAND_TABLE, kernels.CARD_VALUE, out["cards"], out["player_total"],
-        out["banker_total"], out["winner"], out["natural"], out["player_pair"],
-        out["banker_pair"], out["player_cards"], out["banker_cards"])
-    n, pos = int(dealt), int(used)
-    # The kernel stops once it cannot see a fifth card, so a last hand that
-    # stands on four cards is dealt here by the rules themselves.
+    n = pos = 0
+    if seq.shape[0] > PYTHON_DEAL_CARDS:
+        from backtest import kernels
+
+        dealt, used = kernels.deal_sequence(
+            seq, kernels.HAND_TABLE, kernels.CARD_VALUE, out["cards"], out["player_total"],
+            out["banker_total"], out["winner"], out["natural"], out["player_pair"],
+            out["banker_pair"], out["player_cards"], out["banker_cards"])
+        n, pos = int(dealt), int(used)
+    # The rules themselves deal a short sequence (faster than loading the
+    # compiled kernel), and the last hand of a long one: the kernel stops once
+    # it cannot see a fifth card, so a last hand that stands on four is left.
     while True:
         try:
             hand = deal_hand(int(c) for c in seq[pos:pos + 6])
