@@ -216,9 +216,9 @@ def run(
     """Run the seats of a config over its shoes and print the verdict."""
     from backtest import outputs, verdict
     from backtest.config import load_config
+    from backtest.engine import run as run_engine
     from backtest.plan import TooManySessions
     from backtest.pool import check_workers
-    from backtest.engine import run as run_engine
 
     _check_sessions(sessions)
     if address is not None and executor is not Executor.DASK:

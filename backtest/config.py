@@ -37,8 +37,16 @@ from typing import Any
 import yaml
 
 from backtest import yamlfile
-from backtest.errors import (BacktestError, ConfigError, RulesError, ShoeFormatError,
-                             StrategyError, UsageError, describe_raised, shown)
+from backtest.errors import (
+    BacktestError,
+    ConfigError,
+    RulesError,
+    ShoeFormatError,
+    StrategyError,
+    UsageError,
+    describe_raised,
+    shown,
+)
 from backtest.rules import Bet, Rules, load_rules
 from backtest.shoe import MAX_DECKS, ShoeSpec
 

@@ -38,6 +38,7 @@ from backtest.rules import Bet
 from backtest.seats import check_money, check_seats
 from strategies.base import Strategy
 from strategies.compiled import USER, kind_of, runs_compiled, user_functions
+
 #: sessions whose bankroll after every hand is kept for plots (`--out`)
 PATH_SESSIONS = 100
 #: runs this large use every core by default (below it, starting processes costs more)

@@ -13,19 +13,16 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
+from numba import njit
 
 from backtest import numba_cache
-
-numba_cache.install()   # before the first function below is decorated for numba's cache
-
-from numba import njit  # noqa: E402
+from backtest.cards import RANK_VALUE
+from backtest.rules import banker_draws, is_natural, player_draws
 
 if TYPE_CHECKING:
     from numba.core.dispatcher import Dispatcher
 
-
-from backtest.cards import RANK_VALUE
-from backtest.rules import banker_draws, is_natural, player_draws
+numba_cache.install()   # before this module's functions are decorated for numba's cache
 
 U64 = np.uint64
 _MASK32 = np.uint64(0xFFFFFFFF)

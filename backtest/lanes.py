@@ -22,14 +22,14 @@ from __future__ import annotations
 from typing import Any
 
 from llvmlite import ir
-from backtest import numba_cache
-
-numba_cache.install()   # before this module's functions are decorated for numba's cache
-
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.np.arrayobj import make_array
+
+from backtest import numba_cache
+
+numba_cache.install()   # before this module's functions are decorated for numba's cache
 
 #: compositions a row holds: sixteen doubles, two AVX-512 registers (four
 #: AVX2). On a 2.8 GHz Xeon a counter's EVs cost 2.7 us a hand with 8 lanes,

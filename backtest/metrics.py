@@ -22,10 +22,25 @@ import numpy as np
 import polars as pl
 
 from backtest.rules import Bet
-from backtest.session_loop import (ENDED_BY, S_BANKROLL_STOPS, S_BELOW_MIN, S_BETS,
-                                   S_DRAWDOWN, S_ENDED, S_FINAL, S_HANDS, S_LARGEST,
-                                   S_LOSING_STREAK, S_LOSSES, S_MAX_HITS, S_NET, S_PEAK,
-                                   S_PUSHES, S_WAGERED, S_WINS)
+from backtest.session_loop import (
+    ENDED_BY,
+    S_BANKROLL_STOPS,
+    S_BELOW_MIN,
+    S_BETS,
+    S_DRAWDOWN,
+    S_ENDED,
+    S_FINAL,
+    S_HANDS,
+    S_LARGEST,
+    S_LOSING_STREAK,
+    S_LOSSES,
+    S_MAX_HITS,
+    S_NET,
+    S_PEAK,
+    S_PUSHES,
+    S_WAGERED,
+    S_WINS,
+)
 
 Z95 = 1.959963984540054
 PERCENTILES = (5, 25, 50, 75, 95)

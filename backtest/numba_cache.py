@@ -19,14 +19,14 @@ import hashlib
 import os
 import shutil
 import time
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 _ROOT = Path(__file__).resolve().parent.parent
 _PACKAGES = ("backtest", "strategies")
 
 
-@lru_cache(maxsize=None)
+@cache
 def cache_folder() -> Path | None:
     """This package's cache folder for its sources as they are (made, and
     older ones cleared, on the first call); None where none can be made."""
@@ -63,7 +63,7 @@ def _ours(py_file: str) -> bool:
     return len(parts) > 1 and parts[0] in _PACKAGES
 
 
-@lru_cache(maxsize=None)
+@cache
 def install() -> None:
     """Put this package's locator first in numba's list (once; before any of
     its functions is decorated: numba picks a function's locator then)."""

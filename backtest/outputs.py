@@ -18,7 +18,6 @@ import polars as pl
 from backtest import __version__
 from backtest.errors import OutputError, UsageError
 
-
 #: the files `write_run` writes, and the one whose presence marks a complete run
 RUN_FILES = ("sessions.parquet", "paths.parquet", "ledger.parquet", "run.json", "summary.parquet")
 #: what each kind of result leaves in its directory

@@ -14,15 +14,13 @@ from collections.abc import Collection
 from fractions import Fraction
 
 import numpy as np
-
-from backtest import numba_cache
-
-numba_cache.install()   # before this module's functions are decorated for numba's cache
-
 from numba import njit
 
+from backtest import numba_cache
 from backtest.hands import BET_NEEDS, Hands
 from backtest.rules import Bet, Rules
+
+numba_cache.install()   # before this module's functions are decorated for numba's cache
 
 #: marks a result the recorded shoe cannot give (a needed column is missing)
 UNKNOWN = np.iinfo(np.int64).min

@@ -36,8 +36,19 @@ import numpy as np
 from backtest import roads
 from backtest.cards import card_token, value
 from backtest.errors import RulesError, UsageError, shown
-from backtest.rules import (MAIN_BETS, PAIR_BETS, Bet, Hand, Rules, Winner, check_bets,
-                            deal_hand, load_rules, rule_reasons, settle)
+from backtest.rules import (
+    MAIN_BETS,
+    PAIR_BETS,
+    Bet,
+    Hand,
+    Rules,
+    Winner,
+    check_bets,
+    deal_hand,
+    load_rules,
+    rule_reasons,
+    settle,
+)
 from backtest.shoe import MAX_DECKS, ShoeSpec, new_seed, shoe_order
 
 #: the chip values on the table; any whole amount is a sum of them

@@ -11,6 +11,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager, suppress
 
 from backtest.errors import BacktestError, ConfigError
+
 #: the most sessions one run has (its chunks are listed before it starts)
 #: the most worker processes a run or a sweep starts on this machine
 MAX_WORKERS = 256

@@ -19,16 +19,52 @@ import numpy as np
 from backtest.errors import StrategyError, describe_raised, shown
 from backtest.odds import ahead_rows, ev_array, ev_fill_ahead, ev_work
 from backtest.rules import Bet, Winner
-from backtest.session_loop import (ENDED_LIMIT, ENDED_RUIN, MAX_CENTS, PLACE_OK, PLACE_RUIN,
-                                   S_BANKROLL_STOPS, S_BELOW_MIN, S_BETS, S_CUR_STREAK,
-                                   S_DRAWDOWN, S_ENDED, S_FINAL, S_HANDS, S_LARGEST,
-                                   S_LOSING_STREAK, S_LOSSES, S_MAX_HITS, S_NET, S_PEAK,
-                                   S_PUSHES, S_WAGERED, S_WINS, Dealt, Outputs, SharedEvs, Stops,
-                                   Table, ended_by, limits, place, plays_on, session_seed,
-                                   short_path_bounds)
-from strategies.base import (N_BETS, P_ON_BANKROLL, P_ON_MAX, P_SIDE, Result, Strategy, View,
-                             head_params, winners_of)
-
+from backtest.session_loop import (
+    ENDED_LIMIT,
+    ENDED_RUIN,
+    MAX_CENTS,
+    PLACE_OK,
+    PLACE_RUIN,
+    S_BANKROLL_STOPS,
+    S_BELOW_MIN,
+    S_BETS,
+    S_CUR_STREAK,
+    S_DRAWDOWN,
+    S_ENDED,
+    S_FINAL,
+    S_HANDS,
+    S_LARGEST,
+    S_LOSING_STREAK,
+    S_LOSSES,
+    S_MAX_HITS,
+    S_NET,
+    S_PEAK,
+    S_PUSHES,
+    S_WAGERED,
+    S_WINS,
+    Dealt,
+    Outputs,
+    SharedEvs,
+    Stops,
+    Table,
+    ended_by,
+    limits,
+    place,
+    plays_on,
+    session_seed,
+    short_path_bounds,
+)
+from strategies.base import (
+    N_BETS,
+    P_ON_BANKROLL,
+    P_ON_MAX,
+    P_SIDE,
+    Result,
+    Strategy,
+    View,
+    head_params,
+    winners_of,
+)
 
 _BETS = tuple(Bet)
 _BET_BY_NAME = {b.value: b for b in Bet} | {b: b for b in Bet}

@@ -21,9 +21,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Protocol
 
-from backtest.cards import card_token, parse_cards, value
+from backtest.cards import card_token, parse_cards, value  # noqa: F401 (the doctests use parse_cards)
 from backtest.errors import MissingDataError, RulesError, shown
-
 
 #: the most betting boxes a table may have (the largest baccarat tables seat 14)
 MAX_BOXES = 14

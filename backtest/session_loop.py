@@ -19,7 +19,7 @@ is 100 * D ticks and every sum is an integer.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -29,9 +29,23 @@ from backtest.kernels import njit_nrt_free
 from backtest.odds import ahead_rows_compiled, ev_fill_ahead, ev_work, pair_counts, pair_evs
 from backtest.rules import PAIR_BETS
 from strategies import compiled
-from strategies.base import (CTX_BANKROLL, CTX_HAND, CTX_LAST_NET, CTX_SESSION_HAND, CTX_SHOE,
-                             CTX_SIZE, N_BETS, P_ON_BANKROLL, P_ON_MAX, P_SIDE, SEVERAL,
-                             STATE_FLOATS, STATE_INTS, Compiled, Strategy)
+from strategies.base import (
+    CTX_BANKROLL,
+    CTX_HAND,
+    CTX_LAST_NET,
+    CTX_SESSION_HAND,
+    CTX_SHOE,
+    CTX_SIZE,
+    N_BETS,
+    P_ON_BANKROLL,
+    P_ON_MAX,
+    P_SIDE,
+    SEVERAL,
+    STATE_FLOATS,
+    STATE_INTS,
+    Compiled,
+    Strategy,
+)
 
 # how a session ended
 ENDED_LIMIT, ENDED_RUIN, ENDED_STOP_LOSS, ENDED_WIN_GOAL = 0, 1, 2, 3
@@ -371,7 +385,7 @@ def run_sessions(seat: Seat, fns: tuple[Any, ...] | None, dealt: Dealt, table: T
     return int(code), int(at), int(rows)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _compiled_loop(user: bool) -> Any:
     """The loop's dispatcher for the built-ins, or for the user's functions
     (one signature each, cached on disk in one index)."""

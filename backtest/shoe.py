@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Literal
 
 import numpy as np
@@ -78,7 +78,7 @@ def seed_key(seed: int) -> np.uint64:
     return np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _pack(decks: int) -> np.ndarray:
     """`deck_cards(decks)`, made once per number of decks (read-only)."""
     pack = deck_cards(decks)
@@ -119,7 +119,7 @@ def generate_shoes(spec: ShoeSpec, shoe_ids: np.ndarray, seed: int,
         "banker_pair": np.empty(size, np.bool_), "player_cards": np.empty(size, np.int8),
         "banker_cards": np.empty(size, np.int8),
     }
-    from backtest import kernels   # numba: loaded by what deals, not by what imports
+    from backtest import kernels  # numba: loaded by what deals, not by what imports
 
     burned = np.empty(max(n_shoes, 1), np.int64)
     cut_mode, cut_at = (0, 0) if spec.cut is None else ((2, 0) if spec.cut == "random" else (1, int(spec.cut)))

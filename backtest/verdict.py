@@ -8,6 +8,7 @@ from typing import Any
 
 import polars as pl
 
+
 def pct(x: Any, digits: int = 2) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "n/a"

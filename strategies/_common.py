@@ -7,7 +7,6 @@ import numpy as np
 from backtest.kernels import jit
 from strategies.base import P_ON_PUSH
 
-
 # The kernel functions of a strategy that keeps no state (plain functions: the
 # session loop compiles them into each strategy that uses them).
 

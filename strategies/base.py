@@ -277,12 +277,12 @@ class Strategy(ABC):
         The default, every bet, is safe; built-ins say exactly."""
         return set(Bet)
 
-    def at_table(self, rules: Rules) -> None:
+    def at_table(self, rules: Rules) -> None:  # noqa: B027 (a hook: doing nothing is its default)
         """Called once, before any session, with the rules of the table the
         strategy is seated at (payouts, which bets it offers and takes
         together); the default does nothing."""
 
-    def reset(self) -> None:
+    def reset(self) -> None:  # noqa: B027 (a hook: doing nothing is its default)
         """Called at the start of every session."""
 
     def start_session(self, seed: int) -> None:
@@ -299,7 +299,7 @@ class Strategy(ABC):
         sits it out. Stakes are placed in whole cents, rounded down (under a
         cent is no bet), then held to the table's limits and the bankroll."""
 
-    def update(self, view: View, result: Result) -> None:
+    def update(self, view: View, result: Result) -> None:  # noqa: B027 (a hook, as reset)
         """Called after every hand this strategy was seated for."""
 
 
@@ -366,7 +366,7 @@ class Compiled(Strategy):
     k_decide: ClassVar[_Decide]
     k_update: ClassVar[_Update]
 
-    def at_table(self, rules: Rules) -> None:
+    def at_table(self, rules: Rules) -> None:  # noqa: B027 (a hook: doing nothing is its default)
         """The table's rules go into the parameter vector's head (whether a pair
         bet may stand alone), for strategies that place bets by what the table
         allows (the counter)."""

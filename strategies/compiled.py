@@ -30,7 +30,7 @@ import inspect
 import re
 import warnings
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache
 from typing import Any, Literal, NamedTuple, TypeGuard
 
 import numpy as np
@@ -42,8 +42,16 @@ from strategies.control import RandomBettor
 from strategies.counting import ExactCounter
 from strategies.flat import Flat
 from strategies.patterns import Chop, FollowTheShoe, PatternTable, Streak
-from strategies.progressions import (DAlembert, Fibonacci, GrandMartingale, Labouchere, Martingale,
-                                     OneThreeTwoSix, OscarsGrind, Paroli)
+from strategies.progressions import (
+    DAlembert,
+    Fibonacci,
+    GrandMartingale,
+    Labouchere,
+    Martingale,
+    OneThreeTwoSix,
+    OscarsGrind,
+    Paroli,
+)
 from strategies.roadreader import RoadReader
 
 BUILTINS: tuple[type[Compiled], ...] = (
@@ -84,7 +92,7 @@ class Facts(NamedTuple):
     cards_seen: bool   # it reads the exact EVs of the cards not yet seen
 
 
-@lru_cache(maxsize=None)
+@cache
 def facts(cls: type[Compiled]) -> Facts:
     """The loop's `Facts` for a Compiled class."""
     slot = int(cls.bet_slot)

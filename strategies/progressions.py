@@ -507,10 +507,10 @@ def _oscar_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
         # without a branch)
         limit = (0.0 if r > 0.0 else -_HUGE) + (1.0 if push_reset else 0.0) * 2.0 * _HUGE
         w = 1.0 if win else 0.0
-        l = 1.0 if loss else 0.0
+        lo = 1.0 if loss else 0.0
         # after a win one unit more than the stake just won, after a loss the
         # stake just lost; a push leaves it where it is
-        nxt = (stake + base * w) * (w + l) + kept * (1.0 - w - l)
+        nxt = (stake + base * w) * (w + lo) + kept * (1.0 - w - lo)
         done = short <= limit
         short = _oscar_short(p) if done else short
         nxt = base if done else nxt

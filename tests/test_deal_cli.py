@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from cli_helpers import Run, backtest_here, backtest_processes
+
 from backtest.hands import Hands
 from backtest.recorded import format_card_text, read_shoes
 from backtest.shoe import ShoeSpec, generate_hands

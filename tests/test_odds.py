@@ -16,7 +16,7 @@ import math
 import subprocess
 import sys
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -27,15 +27,20 @@ from numba import njit
 from typer.testing import CliRunner
 
 from backtest import odds
-from backtest.odds import exact as odds_exact
-from backtest.odds import fast as odds_fast
-from backtest.cards import (card_token, deck_cards, full_shoe_counts, make_card, parse_cards,
-                            rank_counts)
+from backtest.cards import (
+    card_token,
+    deck_cards,
+    full_shoe_counts,
+    make_card,
+    parse_cards,
+    rank_counts,
+)
 from backtest.cli import app, main
 from backtest.errors import MissingDataError, RulesError, ShoeFormatError
 from backtest.hands import HandRecord, Hands
 from backtest.lanes import LANES, lane_sums
 from backtest.odds import Event
+from backtest.odds import fast as odds_fast
 from backtest.rules import PRESETS, Bet, Rules, bet_result, deal_hand, outcome
 from backtest.shoe import ShoeSpec, generate_hands
 
@@ -89,7 +94,7 @@ def oracle_outcomes(rank_count: np.ndarray) -> dict[tuple[int, int, int, int], i
 def _oracle_outcomes(rank_count: tuple[int, ...]) -> dict[tuple[int, int, int, int], int]:
     values = [sum(rank_count[10:14]), *rank_count[1:10]]
 
-    @lru_cache(maxsize=None)
+    @cache
     def walk(k: int, pt: int, bt: int, pn: int, bn: int, third: int | None,
              left: tuple[int, ...], n: int) -> dict[tuple[int, int, int, int], int]:
         side = oracle_next_card(k, pt, bt, third)

@@ -24,7 +24,6 @@ from backtest.errors import BacktestError, RulesError, UsageError, shown
 from backtest.rules import Hand, deal_hand, rule_reasons
 from backtest.shoe import ShoeSpec, generate_hands, shoe_order
 
-
 # --- an independent reference --------------------------------------------------------------
 
 

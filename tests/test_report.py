@@ -26,8 +26,8 @@ from typing import Any
 import polars as pl
 import pytest
 import yaml
-
 from cli_helpers import backtest_here
+
 from backtest import engine, outputs, report
 from backtest.config import parse_config
 from backtest.errors import BacktestError, UsageError

@@ -11,16 +11,26 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_helpers import Run, backtest_processes
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cli_helpers import Run, backtest_processes
 from backtest.errors import UsageError
 from backtest.hands import Hands
 from backtest.recorded import read_shoes
-from backtest.roads import (Colour, bead_plate, big_road, derived_grid, derived_road,
-                            derived_signals, draw, next_colour, render, render_shoe,
-                            winners_from_text)
+from backtest.roads import (
+    Colour,
+    bead_plate,
+    big_road,
+    derived_grid,
+    derived_road,
+    derived_signals,
+    draw,
+    next_colour,
+    render,
+    render_shoe,
+    winners_from_text,
+)
 from backtest.rules import Winner
 
 DATA = Path(__file__).resolve().parent.parent / "data"

@@ -16,8 +16,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 import yaml
-
 from cli_helpers import Run, backtest_here, backtest_process, backtest_processes
+
 from backtest.errors import ConfigError
 from backtest.metrics import metric_names
 from backtest.recorded import read_shoes

@@ -31,16 +31,16 @@ from typing import Any
 
 import polars as pl
 import pytest
+from cli_helpers import Run, backtest_here, backtest_process
 from polars.testing import assert_frame_equal
 
-from cli_helpers import Run, backtest_here, backtest_process
 from backtest import engine
 from backtest import sweep as sweeps
-from backtest.sweep import execute as sweep_execute
-from backtest.sweep import spec as sweep_spec
 from backtest.config import load_config
 from backtest.errors import BacktestError, ConfigError, UsageError
+from backtest.sweep import execute as sweep_execute
 from backtest.sweep import load_sweep, run_sweep
+from backtest.sweep import spec as sweep_spec
 
 REPO = Path(__file__).resolve().parents[1]
 READY_SWEEPS = sorted((REPO / "configs" / "sweeps").glob("*.yaml"))
@@ -978,7 +978,7 @@ def test_resume_refuses_when_a_file_the_cells_read_has_changed(
                  "grid:\n  table.max: [500, 1000]\n")
     out = tmp_path / "out"
     run_sweep(load_sweep(path), out, workers=1)
-    for changed, edit, restore in (
+    for changed, edit, _restore in (
             ("the rules", lambda: rules.write_text("base: commission\ntie_payout: 9\n"), None),
             (str(shoes), lambda: shoes.write_text("BPBBPT\nPPBTP\n"), None),
             (str(strat), lambda: strat.write_text(strat.read_text() + "# edited\n"), None)):

@@ -39,11 +39,27 @@ Two paths:
 
 from __future__ import annotations
 
-from backtest.odds.compositions import (cards_before, check_counts, check_suited, composition,
-                                        composition_after, remove_cards)
+from backtest.odds.compositions import (
+    cards_before,
+    check_counts,
+    check_suited,
+    composition,
+    composition_after,
+    remove_cards,
+)
 from backtest.odds.events import HAND_CARDS, N_BETS, N_PAYOUTS, Event
-from backtest.odds.exact import (BetOdds, OddsResult, OutcomeTable, bet_odds, bet_outcomes,
-                                 exact_odds, ordered_draws, outcome_table, payout_text, shoe_odds)
+from backtest.odds.exact import (
+    BetOdds,
+    OddsResult,
+    OutcomeTable,
+    bet_odds,
+    bet_outcomes,
+    exact_odds,
+    ordered_draws,
+    outcome_table,
+    payout_text,
+    shoe_odds,
+)
 from backtest.odds.render import RENDERERS, render, render_csv, render_json, render_table
 from backtest.rules import Bet, Rules  # noqa: F401 (the doctest above uses them)
 

@@ -16,11 +16,30 @@ import numpy as np
 
 from backtest.cards import DECK_SIZE, RANK_SYMBOLS, full_shoe_counts
 from backtest.errors import RulesError
-from backtest.odds.compositions import (cards_before, check_counts, check_suited, composition,
-                                        remove_cards)
-from backtest.odds.events import (BANKER_DRAWS, E_B6_2, E_B7_3, E_BANKER, E_BN8, E_NATURAL,
-                                  E_P8_3, E_PLAYER, E_PN8, E_TIE, Event, HAND_CARDS,
-                                  N_DEAL_EVENTS, STAGE, check_cards_left)
+from backtest.odds.compositions import (
+    cards_before,
+    check_counts,
+    check_suited,
+    composition,
+    remove_cards,
+)
+from backtest.odds.events import (
+    BANKER_DRAWS,
+    E_B6_2,
+    E_B7_3,
+    E_BANKER,
+    E_BN8,
+    E_NATURAL,
+    E_P8_3,
+    E_PLAYER,
+    E_PN8,
+    E_TIE,
+    HAND_CARDS,
+    N_DEAL_EVENTS,
+    STAGE,
+    Event,
+    check_cards_left,
+)
 from backtest.rules import Bet, Rules
 
 if TYPE_CHECKING:

@@ -10,22 +10,38 @@ from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
+from numba import njit
 
 from backtest import numba_cache
+from backtest.lanes import LANES, lane_products, lane_sums
+from backtest.odds.compositions import check_counts
+from backtest.odds.events import (
+    B_BANKER,
+    B_BANKER_PAIR,
+    B_DRAGON_7,
+    B_PANDA_8,
+    B_PLAYER,
+    B_PLAYER_PAIR,
+    B_TIE,
+    BANKER_DRAWS,
+    HAND_CARDS,
+    N_BETS,
+    N_PAYOUTS,
+    PAY_BANKER,
+    PAY_BANKER_PAIR,
+    PAY_BANKER_SIX,
+    PAY_BANKER_THREE_CARD_SEVEN,
+    PAY_DRAGON_7,
+    PAY_PANDA_8,
+    PAY_PLAYER,
+    PAY_PLAYER_PAIR,
+    PAY_TIE,
+    STAGE,
+    check_cards_left,
+)
+from backtest.rules import Bet, Rules
 
 numba_cache.install()   # before this module's functions are decorated for numba's cache
-
-from numba import njit  # noqa: E402
-
-from backtest.lanes import LANES, lane_products, lane_sums  # noqa: E402
-from backtest.odds.compositions import check_counts  # noqa: E402
-from backtest.odds.events import (BANKER_DRAWS, B_BANKER, B_BANKER_PAIR, B_DRAGON_7, B_PANDA_8,
-                                  B_PLAYER, B_PLAYER_PAIR, B_TIE, HAND_CARDS, N_BETS, N_PAYOUTS,
-                                  PAY_BANKER, PAY_BANKER_PAIR, PAY_BANKER_SIX,
-                                  PAY_BANKER_THREE_CARD_SEVEN, PAY_DRAGON_7, PAY_PANDA_8,
-                                  PAY_PLAYER, PAY_PLAYER_PAIR, PAY_TIE, STAGE, check_cards_left)  # noqa: E402
-from backtest.rules import Bet, Rules  # noqa: E402
-
 
 # --- the fast path: floats, compiled ---------------------------------------------------
 

@@ -31,9 +31,18 @@ for it), `text` (lines and CSV cells), a module a format (`card_level`,
 from __future__ import annotations
 
 from backtest.recorded.card_level import deal_cards
-from backtest.recorded.files import (FORMATS, decks_option, declared_decks, read_card_csv,
-                                     read_card_text, read_live_json, read_outcome_csv, read_road,
-                                     read_shoes, shoe_decks)
+from backtest.recorded.files import (
+                                     FORMATS,
+                                     decks_option,
+                                     declared_decks,
+                                     read_card_csv,
+                                     read_card_text,
+                                     read_live_json,
+                                     read_outcome_csv,
+                                     read_road,
+                                     read_shoes,
+                                     shoe_decks,
+)
 from backtest.recorded.outcome_csv import OUTCOME_COLUMNS
 from backtest.recorded.text import IncompleteHandWarning, StrPath
 from backtest.recorded.writing import format_card_text, write_atomic

@@ -13,10 +13,14 @@ import numpy as np
 from backtest.cards import RANK_SYMBOLS, card_token, parse_card, value
 from backtest.errors import RulesError, ShoeFormatError, shown
 from backtest.hands import ALL_KNOWN, Hands
-from backtest.recorded.text import (IncompleteHandWarning, content_lines, csv_table, decks_words,
-                                    group_shoes)
+from backtest.recorded.text import (
+    IncompleteHandWarning,
+    content_lines,
+    csv_table,
+    decks_words,
+    group_shoes,
+)
 from backtest.rules import Hand, deal_hand
-
 
 _CODES: dict[str, int] = {}
 

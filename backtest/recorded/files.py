@@ -13,10 +13,15 @@ from backtest.recorded.card_level import card_csv_shoes, card_text_shoes, deal_c
 from backtest.recorded.live_json import live_json_hands
 from backtest.recorded.outcome_csv import outcome_csv_hands
 from backtest.recorded.road_strings import road_hands
-from backtest.recorded.text import (StrPath, content_lines, csv_cells, decks_words, load_text,
-                                    numbered_lines)
+from backtest.recorded.text import (
+    StrPath,
+    content_lines,
+    csv_cells,
+    decks_words,
+    load_text,
+    numbered_lines,
+)
 from backtest.shoe import MAX_DECKS
-
 
 #: the formats `read_shoes` reads (its `fmt` argument)
 FORMATS = ("card-text", "card-csv", "outcome-csv", "json", "road")

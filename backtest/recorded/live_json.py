@@ -10,7 +10,6 @@ from backtest.errors import ShoeFormatError
 from backtest.hands import Hands
 from backtest.recorded.outcomes import check_hand, outcome_hands, parse_winner
 
-
 _JSON_SHAPES = ("a shoe-state message (an object with args.history_v2), a list of hand "
                 "entries, a list of such messages, or a list of lists of entries")
 _LIVE_NAMES = {"winner": "winner", "player_total": "playerScore", "banker_total": "bankerScore",

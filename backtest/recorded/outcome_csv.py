@@ -11,11 +11,17 @@ from backtest.cards import card_token, value
 from backtest.errors import RulesError, ShoeFormatError, shown
 from backtest.hands import ALL_KNOWN, Hands
 from backtest.recorded.card_level import card_code, check_composition
-from backtest.recorded.outcomes import (check_hand, outcome_hands, parse_bool, parse_count,
-                                        parse_total, parse_winner, shown_value)
+from backtest.recorded.outcomes import (
+    check_hand,
+    outcome_hands,
+    parse_bool,
+    parse_count,
+    parse_total,
+    parse_winner,
+    shown_value,
+)
 from backtest.recorded.text import csv_table, group_shoes
-from backtest.rules import (Hand, banker_draws, deal_hand, hand_total, is_natural, player_draws)
-
+from backtest.rules import Hand, banker_draws, deal_hand, hand_total, is_natural, player_draws
 
 #: the columns an outcome-level CSV may have (`shoe` and `winner` are required)
 OUTCOME_COLUMNS = ("shoe", "hand", "winner", "player_total", "banker_total", "natural",

@@ -13,7 +13,6 @@ from backtest.errors import ShoeFormatError, shown
 from backtest.hands import Hands
 from backtest.rules import Winner, banker_draws, is_natural, outcome, player_draws
 
-
 #: the fields of one outcome record, in the order `_possible` keys them
 _FIELDS = ("winner", "player_total", "banker_total", "natural", "player_pair", "banker_pair",
            "player_card_count", "banker_card_count")

@@ -8,7 +8,6 @@ from backtest.recorded.outcomes import outcome_hands
 from backtest.recorded.text import content_lines
 from backtest.rules import Winner
 
-
 _ROAD = {"B": Winner.BANKER, "P": Winner.PLAYER, "T": Winner.TIE}
 
 

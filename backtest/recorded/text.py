@@ -10,7 +10,6 @@ from pathlib import Path
 
 from backtest.errors import ShoeFormatError, UsageError, shown
 
-
 StrPath = str | os.PathLike[str]
 
 

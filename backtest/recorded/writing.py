@@ -13,7 +13,6 @@ from backtest.hands import Hands
 from backtest.recorded.text import StrPath
 
 
-
 def format_card_text(hands: Hands, header: str | None = None) -> str:
     """The card-level text of `hands`: `# header` lines, then one line per shoe
     with the cards as dealt into hands (what `read_shoes` reads back to the same

@@ -22,7 +22,6 @@ from backtest import engine
 from backtest.config import RunConfig, parse_config, read_yaml, shown_short, with_line
 from backtest.errors import BacktestError, ConfigError
 
-
 SWEEP_KEYS = ("name", "description", "base", "run", "grid", "zip", "sessions", "seed",
               "metric", "common_shoes")
 #: the most cells one sweep has (each is checked before any runs)

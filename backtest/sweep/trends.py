@@ -11,7 +11,6 @@ import polars as pl
 
 from backtest.sweep.spec import parse_path, short_value, top_key
 
-
 #: a change is stated when chance alone would give one as large less often than this
 SIGNIFICANCE = 0.01
 _RATES = ("ruin_rate", "win_goal_rate", "stop_loss_rate", "winning_sessions")
