@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from fractions import Fraction
 from pathlib import Path
@@ -242,7 +242,7 @@ def _number(key: int) -> float:
     return float(np.array([bits], dtype=np.uint64).view(np.float64)[0])
 
 
-def order_statistics(blocks: Blocks, wanted: dict[str, Sequence[int]]) -> dict[str, list[float]]:
+def order_statistics(blocks: Blocks, wanted: Mapping[str, Sequence[int]]) -> dict[str, list[float]]:
     """The values of the given ranks (0 the least) of each column, exactly,
     in four passes over the blocks whatever their number (every column in the
     same passes): each pass narrows every rank's key by 16 bits, from a
@@ -288,7 +288,7 @@ def quantiles(blocks: Blocks, n: int, wanted: dict[str, Sequence[float]]) -> dic
                  for c, r in ranks.items()}
     else:
         found = order_statistics(blocks, ranks)
-    out = {}
+    out: dict[str, list[float]] = {}
     for c, fs in where.items():
         value = dict(zip(ranks[c], found[c]))
         out[c] = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable
 from sys import getrefcount
 from typing import Any
 
@@ -135,13 +136,15 @@ def run_python(strategy: Strategy, seat_key: np.uint64, dealt: Dealt, table: Tab
     ask = strategy.stakes
     tell = None if _no_update(strategy) else strategy.update
     keep = tell is not None or ledger  # what is placed is kept for a Result or the ledger
-    new_result = _results_of(winner, unit, den) if tell is not None else Result
+    # (a plain Result is never made: there is no update to give it to)
+    new_result: Callable[[], Any] = \
+        _results_of(winner, unit, den) if tell is not None else Result  # type: ignore[assignment]
     # one Result serves every hand while nothing but this loop holds it: a
     # strategy that keeps one (a reference the count sees) gets a new one next.
     # `held`: the count where the loop reads it, when only the loop holds it,
     # read on the first hand; never under a debugger or a tracer, which may
     # keep a copy of the loop's variables that the count would take for the loop
-    result = new_result() if tell is not None else None
+    result: Any = new_result() if tell is not None else None
     held = -1 if _untraced() else -2
     cents_of: dict[float, int] = {}
     # by bet code (7 an unknown bet): stakes whose cents lie within the short
@@ -392,23 +395,23 @@ def _results_of(winner: np.ndarray, unit: np.ndarray, den: int) -> type[Result]:
         _placed: tuple[tuple[int, int], ...]
         _i: int
 
-        @property   # type: ignore[override]
-        def winner(self) -> Winner:
+        @property
+        def winner(self) -> Winner:  # type: ignore[override]
             """The hand's winner."""
             return won[self._i]
 
-        @property
+        @property  # type: ignore[misc]
         def stakes(self) -> dict[Bet, float]:
             """The stakes actually placed (after table limits), by bet."""
             return {_BETS[b]: c * 0.01 for b, c in self._placed}
 
-        @property
+        @property  # type: ignore[misc]
         def nets(self) -> dict[Bet, float]:
             """Net result of each placed bet."""
             row = unit[:, self._i].tolist()
             return {_BETS[b]: c * row[b] / scale for b, c in self._placed}
 
-        @property
+        @property  # type: ignore[misc]
         def units(self) -> dict[Bet, float]:
             """Result per unit staked of every bet on this hand (payout, 0 push, -1 loss)."""
             return {bet: (u / den if u > -(2 ** 62) else 0.0)

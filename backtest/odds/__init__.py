@@ -39,6 +39,8 @@ Two paths:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from backtest.odds.compositions import (
     cards_before,
     check_counts,
@@ -70,7 +72,27 @@ _FAST = frozenset({"ALL_EVENTS", "EV_WORK", "EV_WORK_AHEAD", "EXACT_CARDS", "ahe
                    "ev_fill_ahead", "ev_work", "pair_counts", "pair_evs", "payout_vector"})
 
 
-def __getattr__(name: str) -> object:
+if TYPE_CHECKING:   # the names as they are, for a type checker
+    from backtest.odds.fast import (
+        ALL_EVENTS,
+        EV_WORK,
+        EV_WORK_AHEAD,
+        EXACT_CARDS,
+        ahead_rows,
+        ahead_rows_compiled,
+        bet_evs,
+        ev_array,
+        ev_events,
+        ev_fill,
+        ev_fill_ahead,
+        ev_work,
+        pair_counts,
+        pair_evs,
+        payout_vector,
+    )
+
+
+def __getattr__(name: str) -> Any:
     if name in _FAST:
         from backtest.odds import fast
 
