@@ -1,25 +1,5 @@
-"""A mini-baccarat table in a terminal: cut the deck, place chips on up to three
-boxes, watch each hand dealt by the rules core, and see the big road grow.
-
-`PlaySession` reads typed commands one line at a time from any iterator of
-strings and writes to any writer, so a person, a pipe, a script or a test can
-sit at the table; `backtest play` wires it to standard input and output. End
-of input acts like `quit`.
-
-The shoe: before each generated shoe the player cuts the pack (a position, or
-Enter for a random one), the first card is turned and as many more burned as
-its value (ten for a ten or a face card), and the cut card is placed 14 cards
-from the end. When it comes out, the hand is finished, one more is played, and
-the shoe ends; a fresh shoe is then shuffled and the player is asked for a new
-cut (`quit` at that prompt ends the session). A recorded card-level shoe file
-is played card for card instead, one recorded shoe after another, without a
-cut or burn; the session ends after its last shoe.
-
->>> big_road("TBBPPT")
-[['1B', 'P'], ['B', 'P1'], ['', ''], ['', ''], ['', ''], ['', '']]
->>> chips_text(130)
-'100 + 25 + 5'
-"""
+"""A session at the table: the commands a player types, the hands dealt,
+the bets settled, and what is said of each."""
 
 from __future__ import annotations
 
@@ -28,37 +8,35 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from pathlib import Path
 from typing import Literal, Protocol
 
 import numpy as np
 
-from backtest import roads
 from backtest.cards import card_token, value
-from backtest.errors import RulesError, UsageError, shown
+from backtest.errors import RulesError, shown
+from backtest.play.board import ROAD_COLUMNS_SHOWN, big_road, render_big_road
+from backtest.play.money import (
+    AMOUNT_PATTERN,
+    CHIPS,
+    chips_text,
+    money,
+    parse_amount,
+    payout_words,
+    whole_number,
+)
+from backtest.play.table import TableSettings, open_table, parse_bankroll
 from backtest.rules import (
     MAIN_BETS,
     PAIR_BETS,
     Bet,
     Hand,
-    Rules,
     Winner,
     check_bets,
     deal_hand,
-    load_rules,
     rule_reasons,
     settle,
 )
-from backtest.shoe import MAX_DECKS, ShoeSpec, new_seed, shoe_order
-
-#: the chip values on the table; any whole amount is a sum of them
-CHIPS = (1, 5, 25, 100, 500)
-#: cards left behind the cut card
-CUT_CARD = 14
-#: rows of the big road
-ROAD_ROWS = 6
-#: columns of the big road shown under the table (the latest ones)
-ROAD_COLUMNS_SHOWN = 24
+from backtest.shoe import ShoeSpec, shoe_order
 
 BET_NAMES: Mapping[Bet, str] = {
     Bet.PLAYER: "Player", Bet.BANKER: "Banker", Bet.TIE: "Tie",
@@ -92,227 +70,6 @@ class Writer(Protocol):
 
     def write(self, text: str, /) -> object: ...
 
-
-# --- money and chips ------------------------------------------------------------------
-
-
-def money(amount: Fraction | int, signed: bool = False) -> str:
-    """Money with two decimals, halves of a cent rounded away from zero.
-
-    >>> money(Fraction(95, 4)), money(-5, signed=True), money(Fraction(1, 8), signed=True)
-    ('23.75', '-5.00', '+0.13')
-    """
-    amount = Fraction(amount)
-    cents = int(abs(amount) * 100 + Fraction(1, 2))
-    text = f"{cents // 100}.{cents % 100:02d}"
-    if cents and amount < 0:
-        return "-" + text
-    return ("+" + text) if signed and cents else text
-
-
-def chips_text(amount: int) -> str:
-    """The fewest chips that make `amount`, largest first: `2x500 + 25`."""
-    parts = []
-    for chip in reversed(CHIPS):
-        count, amount = divmod(amount, chip)
-        if count:
-            parts.append(f"{count}x{chip}" if count > 1 else str(chip))
-    return " + ".join(parts)
-
-
-_AMOUNT = re.compile(r"\$?([0-9]+)(?:\.([0-9]*))?")
-_DIGITS = 15   # the most digits an amount of money is read with
-
-
-def _number(text: str) -> int | None:
-    """A small whole number typed in ASCII digits (a cut, a box), else None:
-    `str.isdigit` would take "²", and `int` refuses thousands of digits."""
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else None
-
-
-def parse_amount(text: str) -> int:
-    """A stake typed as a whole number, or a sum of them (`25+5`).
-
-    Raises ValueError with the reason: cents, zero, or not a number.
-
-    >>> parse_amount("25"), parse_amount("25+5+1"), parse_amount("$100.00")
-    (25, 31, 100)
-    """
-    total = 0
-    for part in text.split("+"):
-        match = _AMOUNT.fullmatch(part)
-        if match is None:
-            raise ValueError(f"{shown(text)} is not an amount: type a whole number such as 25 "
-                             f"(or a sum of chips, 25+5)")
-        if len(match.group(1)) > _DIGITS:
-            raise ValueError(f"{shown(text)} is more than any table takes")
-        if match.group(2) and match.group(2).strip("0"):
-            raise ValueError(f"{text} has cents: bets are made of whole chips "
-                             f"({' '.join(map(str, CHIPS))})")
-        total += int(match.group(1))
-    if total == 0:
-        raise ValueError(f"a bet of {text} is no bet: the smallest chip is {CHIPS[0]}")
-    return total
-
-
-def _payout_text(payout: Fraction) -> str:
-    return f"{payout.numerator} to 1" if payout.denominator == 1 else f"{float(payout):g} to 1"
-
-
-# --- the big road -----------------------------------------------------------------------
-
-
-def big_road(winners: Iterable[str]) -> list[list[str]]:
-    """The big road of a shoe's results: a grid of 6 rows, `grid[row][column]`.
-
-    `winners` are Winner values or the letters P, B and T. A cell holds P or
-    B; a new column starts at the top each time the winner changes; a streak
-    that reaches the bottom row (or a cell already taken) turns right along
-    its row, the dragon tail. A tie is not a cell: it is counted on the cell
-    before it, as a number after the letter. Ties before the first P or B are
-    counted before the letter of the first cell (`2B`: two ties, then Banker),
-    and while there are only ties the one cell reads `T` and their number.
-
-    >>> big_road("BTTP")[0]
-    ['B2', 'P']
-    >>> [row[0] for row in big_road("TT")]
-    ['T2', '', '', '', '', '']
-    """
-    codes = []
-    for w in winners:
-        letter = str(w)[:1].upper()
-        if letter not in ("P", "B", "T"):
-            raise ValueError(f"not a result: {w!r} (expected P, B or T, or a Winner)")
-        codes.append("PBT".index(letter))
-    # drawn by `backtest.roads`, as `backtest roads` draws it
-    road = roads.big_road(codes, rows=ROAD_ROWS)
-    if not road.columns:
-        if road.leading_ties:
-            return [[f"T{road.leading_ties}"]] + [[""] for _ in range(ROAD_ROWS - 1)]
-        return [[] for _ in range(ROAD_ROWS)]
-    return [["" if entry is None else
-             f"{entry.leading_ties or ''}{entry.letter}{entry.ties or ''}" for entry in row]
-            for row in road.grid]
-
-
-def render_big_road(grid: Sequence[Sequence[str]], max_columns: int | None = None) -> str:
-    """The grid as text, one line per row, `.` for an empty cell; with
-    `max_columns`, only the latest columns (a note says how many are hidden).
-
-    >>> print(render_big_road(big_road("BBP")))
-    B  P
-    B  .
-    .  .
-    .  .
-    .  .
-    .  .
-    """
-    columns = max((len(row) for row in grid), default=0)
-    if columns == 0:
-        return "(no hands yet)"
-    hidden = 0
-    if max_columns is not None and columns > max_columns:
-        hidden = columns - max_columns
-    width = max(len(cell) for row in grid for cell in row) + 1
-    width = max(width, 3)
-    lines = []
-    for row in grid:
-        cells = [(cell or ".").ljust(width) for cell in row[hidden:]]
-        lines.append("".join(cells).rstrip())
-    if hidden:
-        lines.append(f"({hidden} earlier column{'s' if hidden > 1 else ''} not shown)")
-    return "\n".join(lines)
-
-
-# --- the table's settings ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TableSettings:
-    """Everything fixed for a session at the table.
-
-    `recorded` holds the cards of each shoe of a recorded card-level file in
-    dealing order; None means shoes are shuffled from `seed`.
-    """
-
-    rules: Rules
-    decks: int = 8
-    bankroll: Fraction = Fraction(1000)
-    seed: int = 0
-    table_min: int = 1
-    table_max: int = 1000
-    cut_card: int = CUT_CARD
-    recorded: tuple[tuple[int, ...], ...] | None = None
-    source: str = ""
-
-    def __post_init__(self) -> None:
-        def whole(name: str, option: str, v: object, lo: int, hi: int | None) -> None:
-            if isinstance(v, bool) or not isinstance(v, int) or v < lo or (hi is not None and v > hi):
-                span = f"from {lo} to {hi}" if hi is not None else f"of at least {lo}"
-                raise UsageError(f"{option} must be a whole number {span}, got {v!r}")
-
-        whole("decks", "--decks", self.decks, 1, MAX_DECKS)
-        whole("seed", "--seed", self.seed, 0, None)
-        whole("table_min", "--min", self.table_min, 1, None)
-        whole("table_max", "--max", self.table_max, self.table_min, None)
-        whole("cut_card", "the cut card", self.cut_card, 0, 52 * self.decks - 6)
-        object.__setattr__(self, "bankroll", Fraction(self.bankroll))
-        if self.bankroll < self.table_min:
-            raise UsageError(f"--bankroll {money(self.bankroll)} is below the table minimum "
-                             f"of {self.table_min} (--min): there would be no bet to make")
-
-
-def parse_bankroll(text: str | int | Fraction) -> Fraction:
-    """A bankroll typed as money: `1000`, `250.50`."""
-    if isinstance(text, (int, Fraction)) and not isinstance(text, bool):
-        amount = Fraction(text)
-    else:
-        match = re.fullmatch(rf"\$?([0-9]{{1,{_DIGITS}}}(?:\.[0-9]{{1,2}})?)", str(text).strip())
-        if match is None:
-            raise UsageError(f"--bankroll must be an amount of money such as 1000 or 250.50 "
-                             f"(at most {_DIGITS} digits before the point), got {shown(text)}")
-        amount = Fraction(match.group(1))
-    if amount <= 0:
-        raise UsageError(f"--bankroll must be more than 0, got {shown(text)}")
-    return amount
-
-
-def open_table(rules: str | Rules = "commission", decks: int | None = None,
-               bankroll: str | int | Fraction = 1000, seed: int | None = None,
-               shoe: str | Path | None = None, table_min: int = 1,
-               table_max: int = 1000) -> TableSettings:
-    """Check every option and build the settings; a bad option raises a
-    BacktestError before anything is dealt. `seed` None picks a fresh one;
-    `decks` None: 8, or those a `shoe` file says it was dealt from."""
-    from backtest.recorded import decks_option
-
-    decks = decks_option(shoe, decks)
-    table_rules = load_rules(rules)
-    amount = parse_bankroll(bankroll)
-    recorded = None
-    source = ""
-    if shoe is not None:
-        recorded = _recorded_shoes(shoe, decks)
-        source = str(shoe)
-    return TableSettings(rules=table_rules, decks=decks, bankroll=amount,
-                         seed=new_seed() if seed is None else seed, table_min=table_min,
-                         table_max=table_max, recorded=recorded, source=source)
-
-
-def _recorded_shoes(path: str | Path, decks: int) -> tuple[tuple[int, ...], ...]:
-    from backtest import recorded
-
-    hands = recorded.read_shoes(path, decks=decks)
-    if "cards" not in hands.known:
-        raise UsageError(
-            f"{path}: the table deals real cards, so --shoe needs a card-level shoe (the cards "
-            f"in order, e.g. 'KS 9H 2C 7D ...', or a shoe,card CSV); this file records only "
-            f"the outcomes of the hands")
-    return tuple(tuple(int(c) for c in hands.shoe_slice(int(s)).dealt_cards())
-                 for s in np.unique(hands.shoe))
-
-
-# --- the session -----------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -555,7 +312,7 @@ class PlaySession:
                             "from the top of the pack to the bottom. Enter alone cuts at random; "
                             "quit leaves the table.\n")
                 continue
-            position = _number(text)
+            position = whole_number(text)
             if position is not None and 1 <= position < n_cards:
                 return position
             self._write(f"A cut is a position from 1 to {n_cards - 1}, or Enter for a random "
@@ -660,10 +417,10 @@ class PlaySession:
             assert payout is not None  # offered_bets lists only paid bets
             note = ""
             if bet is Bet.BANKER and r.banker_six_payout is not None:
-                note = f"; a winning Banker 6 pays {_payout_text(r.banker_six_payout)}"
+                note = f"; a winning Banker 6 pays {payout_words(r.banker_six_payout)}"
             if bet is Bet.BANKER and r.banker_three_card_seven_push:
                 note += "; a winning Banker three-card 7 pushes"
-            lines.append(f"  {BET_NAMES[bet]:<12} pays {_payout_text(payout)}{note}")
+            lines.append(f"  {BET_NAMES[bet]:<12} pays {payout_words(payout)}{note}")
         if not r.player_and_banker_together:
             lines.append("  Player and Banker may not both be bet in one box.")
         if r.pairs_need_main_bet:
@@ -696,12 +453,12 @@ class PlaySession:
                 continue
             number = match.group(1)
             if number is None:
-                if i + 1 < len(words) and _number(words[i + 1]) is not None:
+                if i + 1 < len(words) and whole_number(words[i + 1]) is not None:
                     number = words[i + 1]
                     i += 1
                 else:
                     raise _Refused("box needs a number, e.g. box 2")
-            asked = _number(number)
+            asked = whole_number(number)
             if asked is None or not 1 <= asked <= self.rules.boxes:
                 said = number if asked is not None else shown(number)
                 raise _Refused(f"there is no box {said}: this table has boxes 1 to "
@@ -736,7 +493,7 @@ class PlaySession:
             self._write(f"Box {box} is the current box.\n")
             return
         if not any(isinstance(w, Bet) for w in items):
-            first = next((w for w in items if not _AMOUNT.match(str(w))), None)
+            first = next((w for w in items if not AMOUNT_PATTERN.match(str(w))), None)
             if first is None:
                 # only amounts, or only words such as 'bet on'
                 raise _Refused(f"on what? e.g. banker {items[0] if items else 25} "
@@ -953,7 +710,7 @@ class PlaySession:
     def _win_note(self, bet: Bet, hand: Hand) -> str:
         six = self.rules.banker_six_payout
         if bet is Bet.BANKER and six is not None and hand.banker_total == 6:
-            return f" (a winning Banker 6 pays {_payout_text(six)})"
+            return f" (a winning Banker 6 pays {payout_words(six)})"
         return ""
 
     def _push_note(self, bet: Bet, hand: Hand) -> str:

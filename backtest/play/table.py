@@ -1,0 +1,104 @@
+"""The table's settings: its rules, decks, bankroll, and the shoes it deals."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from backtest.errors import UsageError, shown
+from backtest.play.money import AMOUNT_DIGITS, money
+from backtest.rules import Rules, load_rules
+from backtest.shoe import MAX_DECKS, new_seed
+
+#: cards left behind the cut card
+CUT_CARD = 14
+
+
+
+@dataclass(frozen=True)
+class TableSettings:
+    """Everything fixed for a session at the table.
+
+    `recorded` holds the cards of each shoe of a recorded card-level file in
+    dealing order; None means shoes are shuffled from `seed`.
+    """
+
+    rules: Rules
+    decks: int = 8
+    bankroll: Fraction = Fraction(1000)
+    seed: int = 0
+    table_min: int = 1
+    table_max: int = 1000
+    cut_card: int = CUT_CARD
+    recorded: tuple[tuple[int, ...], ...] | None = None
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        def whole(name: str, option: str, v: object, lo: int, hi: int | None) -> None:
+            if isinstance(v, bool) or not isinstance(v, int) or v < lo or (hi is not None and v > hi):
+                span = f"from {lo} to {hi}" if hi is not None else f"of at least {lo}"
+                raise UsageError(f"{option} must be a whole number {span}, got {v!r}")
+
+        whole("decks", "--decks", self.decks, 1, MAX_DECKS)
+        whole("seed", "--seed", self.seed, 0, None)
+        whole("table_min", "--min", self.table_min, 1, None)
+        whole("table_max", "--max", self.table_max, self.table_min, None)
+        whole("cut_card", "the cut card", self.cut_card, 0, 52 * self.decks - 6)
+        object.__setattr__(self, "bankroll", Fraction(self.bankroll))
+        if self.bankroll < self.table_min:
+            raise UsageError(f"--bankroll {money(self.bankroll)} is below the table minimum "
+                             f"of {self.table_min} (--min): there would be no bet to make")
+
+
+def parse_bankroll(text: str | int | Fraction) -> Fraction:
+    """A bankroll typed as money: `1000`, `250.50`."""
+    if isinstance(text, (int, Fraction)) and not isinstance(text, bool):
+        amount = Fraction(text)
+    else:
+        match = re.fullmatch(rf"\$?([0-9]{{1,{AMOUNT_DIGITS}}}(?:\.[0-9]{{1,2}})?)", str(text).strip())
+        if match is None:
+            raise UsageError(f"--bankroll must be an amount of money such as 1000 or 250.50 "
+                             f"(at most {AMOUNT_DIGITS} digits before the point), got {shown(text)}")
+        amount = Fraction(match.group(1))
+    if amount <= 0:
+        raise UsageError(f"--bankroll must be more than 0, got {shown(text)}")
+    return amount
+
+
+def open_table(rules: str | Rules = "commission", decks: int | None = None,
+               bankroll: str | int | Fraction = 1000, seed: int | None = None,
+               shoe: str | Path | None = None, table_min: int = 1,
+               table_max: int = 1000) -> TableSettings:
+    """Check every option and build the settings; a bad option raises a
+    BacktestError before anything is dealt. `seed` None picks a fresh one;
+    `decks` None: 8, or those a `shoe` file says it was dealt from."""
+    from backtest.recorded import decks_option
+
+    decks = decks_option(shoe, decks)
+    table_rules = load_rules(rules)
+    amount = parse_bankroll(bankroll)
+    recorded = None
+    source = ""
+    if shoe is not None:
+        recorded = _recorded_shoes(shoe, decks)
+        source = str(shoe)
+    return TableSettings(rules=table_rules, decks=decks, bankroll=amount,
+                         seed=new_seed() if seed is None else seed, table_min=table_min,
+                         table_max=table_max, recorded=recorded, source=source)
+
+
+def _recorded_shoes(path: str | Path, decks: int) -> tuple[tuple[int, ...], ...]:
+    from backtest import recorded
+
+    hands = recorded.read_shoes(path, decks=decks)
+    if "cards" not in hands.known:
+        raise UsageError(
+            f"{path}: the table deals real cards, so --shoe needs a card-level shoe (the cards "
+            f"in order, e.g. 'KS 9H 2C 7D ...', or a shoe,card CSV); this file records only "
+            f"the outcomes of the hands")
+    return tuple(tuple(int(c) for c in hands.shoe_slice(int(s)).dealt_cards())
+                 for s in np.unique(hands.shoe))
