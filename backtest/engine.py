@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -366,17 +365,14 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
         # the loop compiles on the other core while this one deals and prices
         session_loop.compile_in_background()
     n, per_session, strategies = prepare(config, sessions)
-    if executor == "dask":
-        if workers is None:
-            workers = default_workers()
-        check_workers(workers)
-        chunks = plan_chunks(n, per_session, workers)
-    elif workers is None:
+    if workers is None:
+        # every core for a large run; with Dask, this machine's cores (the local
+        # cluster's size, and how finely the sessions are split for any cluster)
         weight = COUNTING_WEIGHT if any(strat.uses_cards for strat in strategies) else 1
-        workers = default_workers() if n * per_session * weight >= PARALLEL_HANDS else 1
-    if executor == "local":
-        check_workers(workers)
-        chunks = plan_chunks(n, per_session, workers)
+        workers = default_workers() if executor == "dask" or \
+            n * per_session * weight >= PARALLEL_HANDS else 1
+    check_workers(workers)
+    chunks = plan_chunks(n, per_session, workers)
     frames: list[list[SeatFrames]] = []
     # each seat's spilled files, in session order (chunks are collected in order)
     # (a file, the sessions it holds)
@@ -400,38 +396,37 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
         from backtest.cluster import dask_client
 
         with dask_client(workers, address) as client:
-            # a few chunks ahead of the one collected, in order, as with processes
-            pending: deque[tuple[int, int, Any]] = deque()
-            for lo, hi in chunks:
-                pending.append((lo, hi, client.submit(
-                    run_task, dict(config.raw), str(config.base_dir), config.source, lo, hi,
-                    ledger, force_python, pure=False)))
-                if len(pending) > 2 * workers:
-                    lo0, hi0, fut = pending.popleft()
-                    collect(lo0, hi0, fut.result())
-            while pending:
-                lo0, hi0, fut = pending.popleft()
-                collect(lo0, hi0, fut.result())
+            _collect_in_order(chunks, workers, collect, lambda lo, hi: client.submit(
+                run_task, dict(config.raw), str(config.base_dir), config.source, lo, hi,
+                ledger, force_python, pure=False))
     elif workers > 1 and len(chunks) > 1 and not force_python:
         warm(config, strategies)
         with process_pool(workers) as pool:
-            # a few chunks ahead of the one collected, not all: results the main
-            # process has not turned into frames yet would pile up in memory
-            ahead: deque[tuple[int, int, Future[tuple[list[SeatResult], int]]]] = deque()
-            for lo, hi in chunks:
-                ahead.append((lo, hi, pool.submit(run_task, dict(config.raw), str(config.base_dir),
-                                                  config.source, lo, hi, ledger)))
-                if len(ahead) > 2 * workers:
-                    lo0, hi0, fut = ahead.popleft()
-                    collect(lo0, hi0, fut.result())
-            while ahead:
-                lo0, hi0, fut = ahead.popleft()
-                collect(lo0, hi0, fut.result())
+            _collect_in_order(chunks, workers, collect, lambda lo, hi: pool.submit(
+                run_task, dict(config.raw), str(config.base_dir), config.source, lo, hi, ledger))
     else:
         for lo, hi in chunks:
             collect(lo, hi, run_chunk(config, strategies, lo, hi, ledger, force_python))
     sessions_frame, summary, ledger_df = finish(config, frames, ledger, spilled)
     return RunResult(config, sessions_frame, summary, ledger_df, config.seed, done_h)
+
+
+def _collect_in_order(chunks: Sequence[tuple[int, int]], workers: int,
+                      collect: Callable[[int, int, tuple[list[SeatResult], int]], None],
+                      submit: Callable[[int, int], Any]) -> None:
+    """Run the chunks on workers (`submit(lo, hi)` gives a future) and collect
+    their results in order, a few chunks ahead of the one collected, not
+    all: results this process has not turned into frames yet would pile up
+    in memory."""
+    ahead: deque[tuple[int, int, Any]] = deque()
+    for lo, hi in chunks:
+        ahead.append((lo, hi, submit(lo, hi)))
+        if len(ahead) > 2 * workers:
+            lo0, hi0, fut = ahead.popleft()
+            collect(lo0, hi0, fut.result())
+    while ahead:
+        lo0, hi0, fut = ahead.popleft()
+        collect(lo0, hi0, fut.result())
 
 
 def bankroll_paths(result: RunResult, sessions: int = PATH_SESSIONS) -> pl.DataFrame:
