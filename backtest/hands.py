@@ -74,8 +74,8 @@ class Hands:
     natural: np.ndarray       # bool
     player_pair: np.ndarray   # bool
     banker_pair: np.ndarray   # bool
-    player_cards: np.ndarray  # int8: 2 or 3
-    banker_cards: np.ndarray  # int8: 2 or 3
+    player_card_count: np.ndarray  # int8: 2 or 3
+    banker_card_count: np.ndarray  # int8: 2 or 3
     known: frozenset[str] = ALL_KNOWN
     source: str = "generated"
     #: card codes removed before each shoe's first hand (burn), per shoe; optional
@@ -103,7 +103,7 @@ class Hands:
             "player_total": (np.int8, (n,)), "banker_total": (np.int8, (n,)),
             "winner": (np.int8, (n,)), "natural": (np.bool_, (n,)),
             "player_pair": (np.bool_, (n,)), "banker_pair": (np.bool_, (n,)),
-            "player_cards": (np.int8, (n,)), "banker_cards": (np.int8, (n,)),
+            "player_card_count": (np.int8, (n,)), "banker_card_count": (np.int8, (n,)),
         }
         arrays: dict[str, Any] = {}
         for name, (dtype, shape) in spec.items():
@@ -128,7 +128,7 @@ class Hands:
             shoes.append(p.shoe.astype(np.int64) + offset)
             offset += int(p.shoe.max()) + 1 if len(p) else 0
         names = ("hand", "cards", "player_total", "banker_total", "winner", "natural",
-                 "player_pair", "banker_pair", "player_cards", "banker_cards")
+                 "player_pair", "banker_pair", "player_card_count", "banker_card_count")
         cols = {name: np.concatenate([getattr(p, name) for p in parts]) for name in names}
         return cls.from_columns(sum(len(p) for p in parts), known=known,
                                 source=parts[0].source, shoe=np.concatenate(shoes),
@@ -160,8 +160,8 @@ class Hands:
             natural=bool(self.natural[i]) if "natural" in k else None,
             player_pair=bool(self.player_pair[i]) if "player_pair" in k else None,
             banker_pair=bool(self.banker_pair[i]) if "banker_pair" in k else None,
-            player_card_count=int(self.player_cards[i]) if "card_counts" in k else None,
-            banker_card_count=int(self.banker_cards[i]) if "card_counts" in k else None,
+            player_card_count=int(self.player_card_count[i]) if "card_counts" in k else None,
+            banker_card_count=int(self.banker_card_count[i]) if "card_counts" in k else None,
             player_cards=tuple(int(x) for x in c[:3] if x) if "cards" in k else (),
             banker_cards=tuple(int(x) for x in c[3:] if x) if "cards" in k else (),
         )
@@ -172,7 +172,7 @@ class Hands:
 
     def select(self, mask: np.ndarray) -> Hands:
         names = ("shoe", "hand", "cards", "player_total", "banker_total", "winner", "natural",
-                 "player_pair", "banker_pair", "player_cards", "banker_cards")
+                 "player_pair", "banker_pair", "player_card_count", "banker_card_count")
         cols = {name: getattr(self, name)[mask] for name in names}
         return Hands.from_columns(int(cols["winner"].shape[0]), known=self.known,
                                   source=self.source, burned=self.burned, **cols)
@@ -208,8 +208,8 @@ class Hands:
             if name in k:
                 data[name] = getattr(self, name)
         if "card_counts" in k:
-            data["player_card_count"] = self.player_cards
-            data["banker_card_count"] = self.banker_cards
+            data["player_card_count"] = self.player_card_count
+            data["banker_card_count"] = self.banker_card_count
         return pl.DataFrame(data)
 
 

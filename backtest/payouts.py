@@ -61,7 +61,7 @@ def unit_results(hands: Hands, rules: Rules, bets: Collection[Bet] | None = None
                      for b in Bet], dtype=np.int8)
     out = np.zeros((len(Bet), len(hands)), dtype=np.int64)
     _unit_results(hands.winner, hands.player_total, hands.banker_total, hands.player_pair,
-                  hands.banker_pair, hands.player_cards, hands.banker_cards, payouts, den,
+                  hands.banker_pair, hands.player_card_count, hands.banker_card_count, payouts, den,
                   rows, "card_counts" in k and "banker_total" in k, out)
     return out
 

@@ -116,8 +116,8 @@ def generate_shoes(spec: ShoeSpec, shoe_ids: np.ndarray, seed: int,
         "cards": np.empty((size, 6), np.uint8), "player_total": np.empty(size, np.int8),
         "banker_total": np.empty(size, np.int8), "winner": np.empty(size, np.int8),
         "natural": np.empty(size, np.bool_), "player_pair": np.empty(size, np.bool_),
-        "banker_pair": np.empty(size, np.bool_), "player_cards": np.empty(size, np.int8),
-        "banker_cards": np.empty(size, np.int8),
+        "banker_pair": np.empty(size, np.bool_), "player_card_count": np.empty(size, np.int8),
+        "banker_card_count": np.empty(size, np.int8),
     }
     from backtest import kernels  # numba: loaded by what deals, not by what imports
 
@@ -128,7 +128,7 @@ def generate_shoes(spec: ShoeSpec, shoe_ids: np.ndarray, seed: int,
         spec.extra_hands, spec.burn, cut_mode, cut_at, kernels.HAND_TABLE, kernels.CODE_VALUE, cap,
         out["shoe"], out["hand"], out["cards"], out["player_total"], out["banker_total"],
         out["winner"], out["natural"], out["player_pair"], out["banker_pair"],
-        out["player_cards"], out["banker_cards"], burned,
+        out["player_card_count"], out["banker_card_count"], burned,
         np.empty(spec.n_cards, np.uint8), np.empty(spec.n_cards, np.uint8),
         np.empty(spec.n_cards, np.uint16), np.empty(4, np.uint64))
     cols = {k: v[:n] for k, v in out.items()}

@@ -23,7 +23,7 @@ DATA = Path(__file__).resolve().parent.parent / "data"
 LIVE = DATA / "live-table-shoe-state.json"
 GENERATED = DATA / "generated-8deck-seed1.txt"
 COLUMNS = ("shoe", "hand", "cards", "player_total", "banker_total", "winner", "natural",
-           "player_pair", "banker_pair", "player_cards", "banker_cards")
+           "player_pair", "banker_pair", "player_card_count", "banker_card_count")
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "data"
 LIVE = DATA / "live-table-shoe-state.json"
 COLUMNS = ("shoe", "hand", "cards", "player_total", "banker_total", "winner", "natural",
-           "player_pair", "banker_pair", "player_cards", "banker_cards")
+           "player_pair", "banker_pair", "player_card_count", "banker_card_count")
 OUTCOME_KNOWN = frozenset({"player_total", "banker_total", "natural", "player_pair",
                            "banker_pair"})
 
@@ -56,7 +56,7 @@ def test_card_text_deals_by_the_rules(tmp_path: Path) -> None:
     assert hands.player_total.tolist() == [7, 5] and hands.banker_total.tolist() == [0, 9]
     assert [Winner.from_code(w) for w in hands.winner] == [Winner.PLAYER, Winner.BANKER]
     assert hands.natural.tolist() == [False, True]
-    assert hands.player_cards.tolist() == [3, 2] and hands.banker_cards.tolist() == [3, 2]
+    assert hands.player_card_count.tolist() == [3, 2] and hands.banker_card_count.tolist() == [3, 2]
     assert hands.cards[0].tolist() == parse_cards("5 9 3 K 2 8")
 
 
@@ -587,8 +587,8 @@ def test_every_hand_with_cards_has_each_sides_first_two() -> None:
     for hands in sources:
         assert "cards" in hands.known
         assert hands.cards[:, [0, 1, 3, 4]].all(), hands.source
-        assert ((hands.cards[:, 2] != 0) == (hands.player_cards == 3)).all(), hands.source
-        assert ((hands.cards[:, 5] != 0) == (hands.banker_cards == 3)).all(), hands.source
+        assert ((hands.cards[:, 2] != 0) == (hands.player_card_count == 3)).all(), hands.source
+        assert ((hands.cards[:, 5] != 0) == (hands.banker_card_count == 3)).all(), hands.source
 
 
 def test_a_file_s_declared_decks(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ from backtest.shoe import ShoeSpec, generate_hands, iter_generated, shoe_order
 #: columns of `Hands.cards` in the order the cards leave the shoe: P1 B1 P2 B2 P3 B3
 DEAL_ORDER = [0, 3, 1, 4, 2, 5]
 FIELDS = ("shoe", "hand", "cards", "player_total", "banker_total", "winner", "natural",
-          "player_pair", "banker_pair", "player_cards", "banker_cards")
+          "player_pair", "banker_pair", "player_card_count", "banker_card_count")
 
 
 def values_of(codes: np.ndarray) -> np.ndarray:
@@ -94,7 +94,7 @@ def test_every_generated_hand_is_consistent_with_its_cards(spec: ShoeSpec, seed:
     pn, bn = present[:, :3].sum(axis=1), present[:, 3:].sum(axis=1)
     assert np.isin(pn, (2, 3)).all() and np.isin(bn, (2, 3)).all()
     assert ((pn + bn >= 4) & (pn + bn <= 6)).all()
-    assert np.array_equal(hands.player_cards, pn) and np.array_equal(hands.banker_cards, bn)
+    assert np.array_equal(hands.player_card_count, pn) and np.array_equal(hands.banker_card_count, bn)
     assert ((ranks[present] >= 1) & (ranks[present] <= 13)).all()
     assert ((cards[present] >> 4 >= 1) & (cards[present] >> 4 <= 4)).all()
 
@@ -150,8 +150,8 @@ def rows_of(hand_list: list[Hand]) -> dict[str, np.ndarray]:
         "natural": np.array([h.natural for h in hand_list], dtype=bool),
         "player_pair": np.array([h.player_pair for h in hand_list], dtype=bool),
         "banker_pair": np.array([h.banker_pair for h in hand_list], dtype=bool),
-        "player_cards": np.array([len(h.player_cards) for h in hand_list]),
-        "banker_cards": np.array([len(h.banker_cards) for h in hand_list]),
+        "player_card_count": np.array([len(h.player_cards) for h in hand_list]),
+        "banker_card_count": np.array([len(h.banker_cards) for h in hand_list]),
     }
 
 
@@ -248,7 +248,7 @@ def test_cut_card_example_by_hand() -> None:
     # (0-based) is the cut hand, then exactly one more hand
     spec = ShoeSpec(decks=1, cut_card=20, extra_hands=1, burn=False)
     hands = generate_hands(spec, 1, seed=5)
-    ends = np.cumsum(hands.player_cards.astype(int) + hands.banker_cards)
+    ends = np.cumsum(hands.player_card_count.astype(int) + hands.banker_card_count)
     cut_hand = int(np.flatnonzero(ends - 1 >= 52 - 20)[0])
     assert len(hands) == cut_hand + 2
 

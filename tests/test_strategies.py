@@ -1068,8 +1068,8 @@ def settled_again(config: RunConfig, led: pl.DataFrame) -> np.ndarray:
     row = {(int(s), int(h)): i for i, (s, h) in enumerate(zip(hands.shoe, hands.hand))}
     # what settlement reads of a hand (`rules.HandResult`), to settle each kind of hand once
     reads = np.column_stack([hands.winner, hands.player_total, hands.banker_total,
-                             hands.player_pair, hands.banker_pair, hands.player_cards,
-                             hands.banker_cards]).tolist()
+                             hands.player_pair, hands.banker_pair, hands.player_card_count,
+                             hands.banker_card_count]).tolist()
     cents = np.rint(np.column_stack([led[f"stake_{b.value}"].to_numpy() for b in Bet])
                     * 100).astype(np.int64).tolist()
     ticks_per_unit = 100 * config.rules.money_denominator

@@ -161,8 +161,8 @@ def empty_columns(size: int) -> dict[str, np.ndarray]:
         "cards": np.zeros((size, 6), np.uint8), "player_total": np.zeros(size, np.int8),
         "banker_total": np.zeros(size, np.int8), "winner": np.zeros(size, np.int8),
         "natural": np.zeros(size, np.bool_), "player_pair": np.zeros(size, np.bool_),
-        "banker_pair": np.zeros(size, np.bool_), "player_cards": np.zeros(size, np.int8),
-        "banker_cards": np.zeros(size, np.int8),
+        "banker_pair": np.zeros(size, np.bool_), "player_card_count": np.zeros(size, np.int8),
+        "banker_card_count": np.zeros(size, np.int8),
     }
 
 
@@ -191,7 +191,7 @@ def deal_cards(cards: np.ndarray | Sequence[int]) -> tuple[dict[str, np.ndarray]
         dealt, used = kernels.deal_sequence(
             seq, kernels.HAND_TABLE, kernels.CARD_VALUE, out["cards"], out["player_total"],
             out["banker_total"], out["winner"], out["natural"], out["player_pair"],
-            out["banker_pair"], out["player_cards"], out["banker_cards"])
+            out["banker_pair"], out["player_card_count"], out["banker_card_count"])
         n, pos = int(dealt), int(used)
     # The rules themselves deal a short sequence (faster than loading the
     # compiled kernel), and the last hand of a long one: the kernel stops once
@@ -216,5 +216,5 @@ def put_hand(out: dict[str, np.ndarray], i: int, hand: Hand) -> None:
     out["natural"][i] = hand.natural
     out["player_pair"][i] = hand.player_pair
     out["banker_pair"][i] = hand.banker_pair
-    out["player_cards"][i] = hand.player_card_count
-    out["banker_cards"][i] = hand.banker_card_count
+    out["player_card_count"][i] = hand.player_card_count
+    out["banker_card_count"][i] = hand.banker_card_count

@@ -139,8 +139,8 @@ def outcome_hands(records: Sequence[Mapping[str, Any]], known: frozenset[str],
         if f in known:
             cols[f] = [r[f] for r in records]
     if "card_counts" in known:
-        cols["player_cards"] = [r["player_card_count"] for r in records]
-        cols["banker_cards"] = [r["banker_card_count"] for r in records]
+        cols["player_card_count"] = [r["player_card_count"] for r in records]
+        cols["banker_card_count"] = [r["banker_card_count"] for r in records]
     if "cards" in known:
         cols["cards"] = np.array([r["cards"] for r in records], dtype=np.uint8).reshape(-1, 6)
     return Hands.from_columns(len(records), known=known, source=source, **cols)
