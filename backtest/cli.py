@@ -216,6 +216,7 @@ def run(
     """Run the seats of a config over its shoes and print the verdict."""
     from backtest import outputs, verdict
     from backtest.config import load_config
+    from backtest.engine import PATH_SESSIONS
     from backtest.engine import run as run_engine
     from backtest.plan import TooManySessions
     from backtest.pool import check_workers
@@ -252,7 +253,8 @@ def run(
                 try:
                     result = run_engine(cfg, sessions=sessions, workers=workers, ledger=ledger,
                                         progress=progress, spill=Path(spill),
-                                        executor=executor.value, address=address)
+                                        executor=executor.value, address=address,
+                                        paths=PATH_SESSIONS if out is not None else 0)
                 except TooManySessions as exc:
                     raise UsageError(f"--sessions: {exc.said}") from None
             if out is not None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +70,9 @@ class RunResult:
     ledger: pl.DataFrame | None
     seed: int
     hands: int
+    #: each seat's bankroll after every hand of the run's first sessions
+    #: (`run(paths=N)`; see `bankroll_paths`)
+    paths: pl.DataFrame | None = None
 
     @property
     def n_sessions(self) -> int:
@@ -341,7 +344,7 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
         ledger: bool = False,
         progress: Callable[[int, int, int], None] | None = None,
         force_python: bool = False, spill: Path | None = None,
-        executor: str = "local", address: str | None = None) -> RunResult:
+        executor: str = "local", address: str | None = None, paths: int = 0) -> RunResult:
     """Run every session of `config` for every seat.
 
     workers > 1 spreads chunks of sessions over processes; executor "dask"
@@ -356,6 +359,10 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
     files are), and memory stays flat however many sessions are run, but for
     the summary, worked out at the end from one seat's metric columns at a
     time.
+
+    paths: the bankroll after every hand of the first `paths` sessions is
+    kept as the run plays them (`RunResult.paths`, for plots): they are run
+    first, here, with a ledger.
     """
     if executor not in ("local", "dask"):
         raise UsageError(f"--executor must be local or dask, got {executor!r}")
@@ -392,6 +399,15 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
         if progress:
             progress(done_s, done_h, n)
 
+    path_frame = None
+    if paths > 0 and chunks:
+        chunks = _first_sessions_apart(chunks, min(paths, n))
+        (lo, hi), chunks = chunks[0], chunks[1:]
+        part = run_chunk(config, strategies, lo, hi, True, force_python)
+        path_frame = _paths_of(config, part)
+        if not ledger:
+            part = ([replace(r, ledger=None) for r in part[0]], part[1])
+        collect(lo, hi, part)
     if executor == "dask":
         from backtest.cluster import dask_client
 
@@ -400,7 +416,8 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
                 run_task, dict(config.raw), str(config.base_dir), config.source, lo, hi,
                 ledger, force_python, pure=False))
     elif workers > 1 and len(chunks) > 1 and not force_python:
-        warm(config, strategies)
+        if path_frame is None:   # (those sessions loaded every kernel a run needs)
+            warm(config, strategies)
         with process_pool(workers) as pool:
             _collect_in_order(chunks, workers, collect, lambda lo, hi: pool.submit(
                 run_task, dict(config.raw), str(config.base_dir), config.source, lo, hi, ledger))
@@ -408,7 +425,22 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
         for lo, hi in chunks:
             collect(lo, hi, run_chunk(config, strategies, lo, hi, ledger, force_python))
     sessions_frame, summary, ledger_df = finish(config, frames, ledger, spilled)
-    return RunResult(config, sessions_frame, summary, ledger_df, config.seed, done_h)
+    return RunResult(config, sessions_frame, summary, ledger_df, config.seed, done_h, path_frame)
+
+
+def _first_sessions_apart(chunks: Sequence[tuple[int, int]], first: int) -> list[tuple[int, int]]:
+    """The chunks, with sessions 0..first-1 a chunk of their own."""
+    return [(0, first)] + [(max(lo, first), hi) for lo, hi in chunks if hi > first]
+
+
+def _paths_of(config: RunConfig, part: tuple[list[SeatResult], int]) -> pl.DataFrame:
+    """The bankroll paths of a chunk from session 0 run with a ledger: seat,
+    session, hand (the seat's n-th hand), bankroll."""
+    _, _, ledger = assemble(config, [part], ledger=True)
+    assert ledger is not None
+    return (ledger.select("seat", "session", "bankroll")
+            .with_columns(pl.int_range(pl.len()).over("seat", "session").add(1).alias("hand"))
+            .select("seat", "session", "hand", "bankroll"))
 
 
 def _collect_in_order(chunks: Sequence[tuple[int, int]], workers: int,
@@ -431,17 +463,15 @@ def _collect_in_order(chunks: Sequence[tuple[int, int]], workers: int,
 
 def bankroll_paths(result: RunResult, sessions: int = PATH_SESSIONS) -> pl.DataFrame:
     """Each seat's bankroll after every hand of the first `sessions` sessions
-    of a run (its first sessions played again with a ledger), for plots:
-    seat, session, hand (the seat's n-th hand), bankroll."""
-    config = result.config
+    of a run, for plots: seat, session, hand (the seat's n-th hand),
+    bankroll. Those the run kept (`run(paths=...)`), or else its first
+    sessions played again with a ledger."""
     n = min(sessions, result.n_sessions)
-    strategies = build_strategies(config)
-    parts = [run_chunk(config, strategies, 0, n, ledger=True)]
-    _, _, ledger = assemble(config, parts, ledger=True)
-    assert ledger is not None
-    return (ledger.select("seat", "session", "bankroll")
-            .with_columns(pl.int_range(pl.len()).over("seat", "session").add(1).alias("hand"))
-            .select("seat", "session", "hand", "bankroll"))
+    kept = result.paths
+    if kept is not None and (kept.height == 0 or kept["session"].to_numpy().max() >= n):
+        return kept.filter(pl.col("session") <= n)
+    config = result.config
+    return _paths_of(config, run_chunk(config, build_strategies(config), 0, n, ledger=True))
 
 
 def warm(config: RunConfig, strategies: Sequence[Strategy]) -> None:

@@ -1095,3 +1095,19 @@ def test_a_run_on_a_dask_cluster_gives_the_same_numbers(monkeypatch: pytest.Monk
     assert str(cluster.status) in ("Status.closed", "closed")
     with pytest.raises(UsageError, match="--address goes with --executor dask"):
         engine.run(cfg, address="127.0.0.1:8786")
+
+
+def test_the_bankroll_paths_are_kept_as_the_run_plays_them() -> None:
+    """`run(paths=N)` runs the first N sessions first, with a ledger, and keeps
+    their bankroll paths: the same as those played again afterwards, the
+    same sessions and summary as a run without them, on one or two workers."""
+    cfg = generated([{"strategy": "martingale"}, {"strategy": "follow-the-shoe"}], sessions=120)
+    plain = engine.run(cfg, workers=1)
+    for workers in (1, 2):
+        kept = engine.run(cfg, workers=workers, paths=30)
+        assert kept.sessions.equals(plain.sessions) and kept.summary.equals(plain.summary)
+        assert kept.ledger is None and kept.paths is not None
+        assert kept.paths["session"].max() == 30
+        again = engine.bankroll_paths(plain, 30)   # played again: the run kept none
+        assert kept.paths.equals(again)
+        assert engine.bankroll_paths(kept, 10).equals(again.filter(pl.col("session") <= 10))
