@@ -345,6 +345,10 @@ class Compiled(Strategy):
 
     #: the built-in's position in `strategies.compiled.BUILTINS`, assigned there
     kind: ClassVar[int] = -1
+    #: whether `k_decide` or `k_update` reads `ctx` (the bankroll, the hand and
+    #: shoe numbers, the last net): the loop fills it for a built-in only then
+    #: (a test holds every built-in to what its code reads)
+    reads_context: ClassVar[bool] = False
     Params: ClassVar[type] = CommonParams
     #: for a strategy that stakes one bet on every hand, the slot of the
     #: parameter vector holding its code, and its `decide` returns the stake

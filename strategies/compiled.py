@@ -98,18 +98,9 @@ def facts(cls: type[Compiled]) -> Facts:
     slot = int(cls.bet_slot)
     picks = bool(cls.picks_one) and slot < 0
     builtin = cls in BUILTINS
+    # a user's class always has the context filled: it says nothing of what it reads
     return Facts(slot, picks, slot < 0 and not picks, cls.k_update is not stateless_update,
-                 _reads_context(cls) if builtin else True, bool(cls.uses_cards))
-
-
-def _reads_context(cls: type[Compiled]) -> bool:
-    """Whether a built-in's `k_decide` or `k_update` reads the context array;
-    the loop fills it only then. Found from their code: a function that names
-    `ctx` reads it (a user's class always has it filled)."""
-    import dis
-
-    return any(ins.argval == "ctx" for fn in (cls.k_decide, cls.k_update)
-               for ins in dis.get_instructions(fn) if ins.opname.startswith("LOAD_"))
+                 bool(cls.reads_context) if builtin else True, bool(cls.uses_cards))
 
 
 def learns(kind: int) -> bool:

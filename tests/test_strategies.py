@@ -1778,6 +1778,15 @@ def _fresh_state(strat: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return p, s, si
 
 
+def _reads_context(cls: type) -> bool:
+    """Whether a strategy's `k_decide` or `k_update` reads the context array,
+    from their code: a function that names `ctx` reads it."""
+    import dis
+
+    return any(ins.argval == "ctx" for fn in (cls.k_decide, cls.k_update)
+               for ins in dis.get_instructions(fn) if ins.opname.startswith("LOAD_"))
+
+
 def test_the_loop_does_only_what_a_strategy_needs() -> None:
     from strategies import compiled
     from strategies.base import CTX_BANKROLL
@@ -1792,8 +1801,12 @@ def test_the_loop_does_only_what_a_strategy_needs() -> None:
         def k_update(p, s, si, ctx, stakes, unit, net):  # type: ignore[no-untyped-def]
             ReadsBankroll.k_decide(p, s, si, ctx, None, None, stakes)
 
-    assert compiled._reads_context(ReadsBankroll) and compiled._reads_context(PassesItOn)
-    assert not compiled._reads_context(compiled.BUILTINS[0])
+    assert _reads_context(ReadsBankroll) and _reads_context(PassesItOn)
+    assert not _reads_context(compiled.BUILTINS[0])
+    # every built-in says what its code reads
+    for cls in compiled.BUILTINS:
+        assert cls.reads_context == _reads_context(cls), cls.name
+        assert compiled.facts(cls).reads_ctx == cls.reads_context
     # and prepares an update only for strategies that learn from one
     learners = {cls.name for cls in compiled.BUILTINS if compiled.learns(cls.kind)}
     assert {"martingale", "labouchere", "oscars-grind"} <= learners
