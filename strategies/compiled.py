@@ -7,13 +7,15 @@ strategy. It reaches a strategy's four functions (`k_reset`, `k_init`,
 - a built-in by its `kind`, its position in `BUILTINS`: `reset_any`,
   `init_any`, `decide_any` and `update_any` branch on the kind, and each
   branch is that strategy's own function, inlined. The kind does not change
-  within a run, so the branch costs nothing the processor does not predict,
-  and the loop keeps the speed of one compiled per strategy while compiling
-  once;
+  within a run, so the processor predicts the branch; the sixteen branches
+  share the loop's registers, and the loop runs at 70-90 % of the speed of
+  one compiled for a single strategy (`docs/DESIGN.md`);
 - any other `Compiled` class (a user's own, or a subclass of a built-in) as
   first-class functions (`user_functions`): four small functions compiled
-  for it with fixed signatures and passed to the loop as values, called
-  through a pointer. The loop is not compiled again for them.
+  for it with fixed signatures (each array passed as the address of its
+  data) and passed to the loop as values, called through a pointer. The
+  loop is compiled once for such classes too, apart from the built-ins'
+  (a call through a pointer anywhere in a loop slows its progressions).
 
 A strategy's `decide` returns its stakes in one of three ways (a `bet_slot`
 strategy its stake on one bet, a `picks_one` one (bet, stake), any other

@@ -576,7 +576,7 @@ def test_render_table(tmp_path: Path) -> None:
 
 
 def test_every_hand_with_cards_has_each_sides_first_two() -> None:
-    """The counting loop (`session_loop.run_compiled`) takes a hand's slots
+    """The counting loop (`session_loop.run_sessions`) takes a hand's slots
     P1 P2 B1 B2 out of its counts without looking: every source whose cards
     are known fills them, and leaves P3 and B3 empty only where no third card
     was drawn."""
