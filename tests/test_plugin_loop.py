@@ -290,3 +290,34 @@ def test_importing_the_package_leaves_numba_and_warnings_as_they_were(tmp_path: 
     assert Path(ours).is_relative_to(tmp_path / "xdg" / "baccarat-backtest")
     assert Path(ours).relative_to(tmp_path / "xdg" / "baccarat-backtest").parts[0].startswith(
         "numba-")
+
+
+def _counting_decide(p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
+    if evs[1] > -0.01:   # Banker, when its exact EV for the cards left is above -1%
+        out[1] = p[11]
+    if evs[2] > 0.0:     # Tie, when it is favourable
+        out[2] = p[11]
+
+
+def test_a_users_compiled_counter_reads_the_exact_evs_as_in_python(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A user's `Compiled` class with `uses_cards` reads the EVs of the cards
+    left, alone at its table and beside the built-in counter (the table's
+    shared EV rows): the same ledger as the same class run in Python."""
+    from backtest.rules import Bet
+    from strategies._common import stateless_reset, stateless_update
+
+    cls = type("MyCounter", (README_CLASS,), {
+        "name": "my-counter", "uses_cards": True, "k_reset": staticmethod(stateless_reset),
+        "k_decide": staticmethod(_counting_decide), "k_update": staticmethod(stateless_update),
+        "main_bets": lambda self: {Bet.BANKER, Bet.TIE}})
+    monkeypatch.setitem(registry.BUILTIN_NAMES, cls.name, cls)
+    for seats in ([{"strategy": "my-counter"}],
+                  [{"strategy": "my-counter"}, {"strategy": "counter"}]):
+        cfg = parse_config({"seed": 3, "sessions": 12, "shoe": {"decks": 6},
+                            "session": {"bankroll": 100_000}, "table": {"min": 1, "max": 5000},
+                            "seats": seats}, source="count.yaml")
+        with _quiet():
+            _same(cfg)
+            bets = engine.run(cfg, workers=1).summary["bets"][0]
+        assert 0 < bets   # it bets on some hands: the EVs decide
