@@ -444,6 +444,8 @@ def compile_loop() -> None:
 
 
 _background: Any = None   # the process compiling the loop, if one was started
+#: seconds the first run waits for that process (it takes about 20)
+COMPILE_WAIT = 600
 
 
 def compile_in_background() -> bool:
@@ -485,10 +487,14 @@ def _wait_background() -> None:
     with its parent's run, whatever it did: the loop is compiled here if
     the child cached nothing)."""
     global _background
+    import subprocess
+
     child, _background = _background, None
     if child is not None:
         try:
-            child.wait()
+            child.wait(timeout=COMPILE_WAIT)
+        except subprocess.TimeoutExpired:   # (never seen) it compiles here instead
+            child.kill()
         except BaseException:
             child.kill()
             raise
