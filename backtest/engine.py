@@ -82,20 +82,8 @@ class RunResult:
 
 # --- running one chunk ----------------------------------------------------------------
 
-@dataclass(frozen=True)
-class _Table:
-    den: int
-    min_c: np.ndarray
-    max_c: np.ndarray
-    offered: np.ndarray
-    full_counts: np.ndarray
-    payouts: np.ndarray
-    evs_full: np.ndarray
-
-
-
-
-def _table(config: RunConfig, hands: Hands) -> _Table:
+def _table(config: RunConfig, hands: Hands) -> session_loop.Table:
+    """The table the session loop plays at, for these hands."""
     rules = config.rules
     den = rules.money_denominator
     min_c = np.array([round(config.limits.minimum[b] * 100) for b in BETS], np.int64)
@@ -106,7 +94,10 @@ def _table(config: RunConfig, hands: Hands) -> _Table:
     full = full_shoe_counts(decks)
     pv = payout_vector(rules)
     evs = ev_array(full, pv)
-    return _Table(den, min_c, max_c, offered, full, pv, np.nan_to_num(evs, nan=0.0))
+    return session_loop.Table(int(den), min_c, max_c, offered,
+                              bool(rules.player_and_banker_together),
+                              bool(rules.pairs_need_main_bet), full, pv,
+                              np.nan_to_num(evs, nan=0.0))
 
 
 def _seat_key(seed: int, seat: int) -> np.uint64:
@@ -148,10 +139,6 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
     results = []
     dealt = session_loop.Dealt(hands.winner, hands.hand, shoe_no, unit, hands.cards, bounds,
                                session_ids)
-    loop_table = session_loop.Table(
-        int(table.den), table.min_c, table.max_c, table.offered,
-        bool(config.rules.player_and_banker_together), bool(config.rules.pairs_need_main_bet),
-        table.full_counts, table.payouts, table.evs_full)
     for k, strat in enumerate(strategies):
         bets = strat.possible_bets()
         ruin_below = min(int(table.min_c[b.code]) for b in bets) * table.den if bets else 0
@@ -168,11 +155,11 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
             fns = user_functions(strat)
             in_loop = session_loop.seat_of(strat, key)
             work = session_loop.work_for(in_loop, dealt)
-            code, at, rows = session_loop.run_sessions(in_loop, fns, dealt, loop_table, stops,
+            code, at, rows = session_loop.run_sessions(in_loop, fns, dealt, table, stops,
                                                        ev_shared, outputs, work)
         else:
             try:
-                code, at, rows = python_loop.run_python(strat, key, dealt, loop_table, stops,
+                code, at, rows = python_loop.run_python(strat, key, dealt, table, stops,
                                                         ev_shared, outputs)
             except python_loop.Raised as raised:
                 raise StrategyError(f"{config.source}: seats[{k}] ({config.seats[k].label}): "
@@ -199,7 +186,7 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
     return results, int((lengths if max_hands < 0 else np.minimum(lengths, max_hands)).sum())
 
 
-def _why(code: int, config: RunConfig, table: _Table) -> str:
+def _why(code: int, config: RunConfig, table: session_loop.Table) -> str:
     """What the table's rules say of a refused placement, in brackets."""
     rules = config.rules
     if code == session_loop.PLACE_NOT_SETTLED:

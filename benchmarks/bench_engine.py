@@ -160,12 +160,9 @@ def chunk_args(cfg: object, sessions: int, strat: Strategy | None = None,
         len(hands), counting_seats if uses else 0, uses and session_loop.needs_deals(strat, True)))
     dealt = session_loop.Dealt(hands.winner, hands.hand, shoe_no, unit, hands.cards, bounds,
                                np.arange(sessions, dtype=np.int64))
-    loop_table = session_loop.Table(int(table.den), table.min_c, table.max_c, table.offered,
-                                    True, False, table.full_counts, table.payouts,
-                                    table.evs_full)
     stops = session_loop.Stops(10 ** 15 * table.den, -1, -1, -1, 0)
     outputs = session_loop.Outputs(stats, wag, ex, False, z, np.zeros((0, 7), np.int64), z, z)
-    return hands, (dealt, loop_table, stops, shared, outputs)
+    return hands, (dealt, table, stops, shared, outputs)
 
 
 _DEALT: dict[int, tuple] = {}
