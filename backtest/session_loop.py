@@ -19,6 +19,8 @@ is 100 * D ticks and every sum is an integer.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from typing import Any, NamedTuple
 
@@ -361,38 +363,41 @@ def run_sessions(seat: Seat, fns: tuple[Any, ...] | None, dealt: Dealt, table: T
         raise ValueError("run_sessions: work is not for these hands (work_for(seat, dealt))")
     args = (seat, fns, dealt, table, stops, shared, outputs, work)
     loop = _compiled_loop(fns is not None)
-    if not loop.signatures:
-        from numba import typeof
-
-        if fns is None:
-            _wait_background()
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")   # numba calls first-class functions experimental
-            loop.compile(tuple(compiled.function_types() if k == 1 and fns is not None
-                               else typeof(a) for k, a in enumerate(args)))
-        # one signature: other functions in `fns` are converted to it, never compiled anew
-        loop.disable_compile()
-    if fns is None:
+    with _quiet_numba():
+        if not loop.signatures:
+            if fns is None:
+                _wait_background()
+            loop.compile(_signature(args))
+            # one signature: other functions in `fns` are converted to it, never compiled anew
+            loop.disable_compile()
         code, at, rows = loop(*args)
-    else:
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")   # numba calls first-class functions experimental
-            code, at, rows = loop(*args)
     return int(code), int(at), int(rows)
+
+
+def _signature(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The loop's argument types for `args`: `fns` (the second) as the
+    first-class functions' types, whatever functions it holds."""
+    from numba import typeof
+
+    return tuple(compiled.function_types() if k == 1 and a is not None else typeof(a)
+                 for k, a in enumerate(args))
+
+
+@contextmanager
+def _quiet_numba() -> Iterator[None]:
+    """numba calls first-class functions experimental, at every call: not news."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
 
 
 @cache
 def _compiled_loop(user: bool) -> Any:
     """The loop's dispatcher for the built-ins, or for the user's functions
     (one signature each, cached on disk in one index)."""
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")   # numba calls first-class functions experimental
+    with _quiet_numba():
         return njit_nrt_free()(_loop)
 
 
@@ -436,11 +441,9 @@ def example_args() -> tuple[Any, ...]:
 
 def compile_loop() -> None:
     """Compile the built-ins' session loop (or load it from the cache)."""
-    from numba import typeof
-
     loop = _compiled_loop(False)
     if not loop.signatures:
-        loop.compile(tuple(typeof(a) for a in example_args()))
+        loop.compile(_signature(example_args()))
 
 
 _background: Any = None   # the process compiling the loop, if one was started

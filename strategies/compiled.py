@@ -158,6 +158,7 @@ def _branch(cls: type[Compiled], hook: str, name: str) -> tuple[str, Callable[..
     return f"{call}\n        return SEVERAL, 1.0", cls.k_decide
 
 
+@cache
 def _address_intrinsic() -> Any:
     from numba import types
     from numba.core import cgutils
@@ -184,7 +185,7 @@ def _dispatch(hook: str, inline: Literal["never", "always"] = "always") -> Calla
     holds no call through a pointer (whose mere presence in the loop keeps
     LLVM from holding a progression's state in registers: a third slower),
     its user form no built-in."""
-    from numba import njit, types
+    from numba import types
     from numba.extending import overload
 
     names: dict[str, Any] = {"np": np, "SEVERAL": np.int64(SEVERAL)}
@@ -205,7 +206,8 @@ def _dispatch(hook: str, inline: Literal["never", "always"] = "always") -> Calla
     # a Python function of the hook's arguments, and its compiled form by the type of `fns`
     stub_names: dict[str, Any] = {}
     exec(f"def {hook}_any(kind, fns, {_ARGS[hook]}):\n"
-         f"    raise NotImplementedError('for compiled code')\n", stub_names)
+         f"    raise TypeError('{hook}_any is called by the compiled session loop alone')\n",
+         stub_names)
     stub = stub_names[f"{hook}_any"]
 
     def typed(kind, fns, *args):  # type: ignore[no-untyped-def]
@@ -214,7 +216,6 @@ def _dispatch(hook: str, inline: Literal["never", "always"] = "always") -> Calla
     exec(f"def chosen(kind, fns, {_ARGS[hook]}):\n    return typed(kind, fns)\n",
          {"typed": typed}, stub_names)
     overload(stub, inline=inline)(stub_names["chosen"])
-    del njit
     return stub  # type: ignore[no-any-return]
 
 
