@@ -506,6 +506,14 @@ class _Rules:
         self.out = np.zeros(N_BETS)
         self.cents = np.zeros(N_BETS, np.int64)
 
+    def limits(self) -> tuple[int, int]:
+        """`session_loop.limits` of the stakes in `out`, into `cents`. A stake
+        past every float's cents is the largest stake, as in the compiled loop
+        (numpy's scalars would say so with a warning that means nothing here)."""
+        with np.errstate(over="ignore"):
+            return _limits(self.out, self.side_c, self.cents, self.min_c, self.max_c,
+                           self.active)
+
 
 _limits = limits.py_func
 _place_stakes = place.py_func
@@ -519,7 +527,7 @@ def _place(first: object, strategy: Strategy, view: View, rules: _Rules, final: 
     over the maximum, bankroll stops)."""
     out, cents = rules.out, rules.cents
     out[:] = _stake_list(first, strategy)
-    code, below_min = _limits(out, rules.side_c, cents, rules.min_c, rules.max_c, rules.active)
+    code, below_min = rules.limits()
     max_hits = 0
     if code >= 10:
         max_hits = 1
@@ -527,7 +535,7 @@ def _place(first: object, strategy: Strategy, view: View, rules: _Rules, final: 
         if rules.reset_on_max:
             strategy.restart_progression()
             out[:] = _stake_list(strategy.stakes(view), strategy)
-            code, below = _limits(out, rules.side_c, cents, rules.min_c, rules.max_c, rules.active)
+            code, below = rules.limits()
             below_min += below
             code %= 10
     stops = 0
