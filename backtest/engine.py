@@ -16,6 +16,7 @@ asked for; only per-session statistics are kept, unless a ledger is asked.
 from __future__ import annotations
 
 import os
+import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -26,6 +27,7 @@ import numpy as np
 import polars as pl
 
 from backtest import payouts, python_loop, session_loop
+from backtest.buffers import Buffers
 from backtest.cards import full_shoe_counts
 from backtest.config import RunConfig, build_strategies, parse_config, ticks
 from backtest.errors import StrategyError, UsageError
@@ -40,6 +42,8 @@ from strategies.compiled import USER, kind_of, runs_compiled, user_functions
 
 #: sessions whose bankroll after every hand is kept for plots (`--out`)
 PATH_SESSIONS = 100
+#: chunks' sessions are made frames (and spilled) in blocks of at least this many
+BLOCK_SESSIONS = 1 << 16
 #: runs this large use every core by default (below it, starting processes costs more)
 PARALLEL_HANDS = 4_000_000
 #: a hand at a table with a counting seat, in hands of that measure: the exact
@@ -114,12 +118,15 @@ def _settled_bets(strategies: Sequence[Strategy], force_python: bool) -> set[Bet
 
 
 def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: int,
-              ledger: bool = False, force_python: bool = False) -> tuple[list[SeatResult], int]:
+              ledger: bool = False, force_python: bool = False,
+              buffers: Buffers | None = None) -> tuple[list[SeatResult], int]:
     """Run sessions lo..hi-1 for every seat; returns per-seat results and the
-    hands the sessions cover (each seat plays them, unless ruined or stopped)."""
-    hands, bounds, shoe_no = hands_for(config, lo, hi)
+    hands the sessions cover (each seat plays them, unless ruined or stopped).
+    `buffers`: where the chunk's hands are dealt, if the chunks of a run share them."""
+    hands, bounds, shoe_no = hands_for(config, lo, hi, buffers)
     table = _table(config, hands)
-    unit = payouts.unit_results(hands, config.rules, _settled_bets(strategies, force_python))
+    unit = payouts.unit_results(hands, config.rules, _settled_bets(strategies, force_python),
+                                buffers)
     session_ids = np.arange(lo, hi, dtype=np.int64)
     s = config.session
     tick = 100 * table.den
@@ -215,7 +222,20 @@ def run_task(raw: dict[str, Any], base_dir: str, source: str, lo: int, hi: int,
           ledger: bool, force_python: bool = False) -> tuple[list[SeatResult], int]:
     """A chunk in a worker process: rebuild the config from its mapping."""
     config = _config_in_worker(repr(raw), base_dir, source, raw)
-    return run_chunk(config, build_strategies(config), lo, hi, ledger, force_python)
+    return run_chunk(config, build_strategies(config), lo, hi, ledger, force_python,
+                     _worker_buffers())
+
+
+#: each thread's buffers for the chunks it runs (a Dask worker may run tasks
+#: in several threads of one process)
+_THREAD = threading.local()
+
+
+def _worker_buffers() -> Buffers:
+    buffers = getattr(_THREAD, "buffers", None)
+    if buffers is None:
+        buffers = _THREAD.buffers = Buffers()
+    return buffers
 
 
 #: configs a process has rebuilt for its tasks, by what they were built from
@@ -372,15 +392,27 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
     # (a file, the sessions it holds)
     spilled: list[list[tuple[Path, int]]] = [[] for _ in config.seats] if spill is not None else []
     done_s = done_h = 0
+    # chunks' raw results not yet made frames: (first session, part), in order
+    pending: list[tuple[int, tuple[list[SeatResult], int]]] = []
 
-    def collect(lo: int, hi: int, part: tuple[list[SeatResult], int]) -> None:
-        # each chunk becomes compact frames at once, so the raw arrays do not pile
-        # up (in this process: polars' threads do not survive a fork)
-        nonlocal done_s, done_h
+    def flush() -> None:
+        # a block of chunks becomes compact frames at once (in this process:
+        # polars' threads do not survive a fork), so the raw arrays do not pile up
+        if not pending:
+            return
+        lo = pending[0][0]
+        part = merge_parts([p for _, p in pending])
         frames.append(chunk_frames(config, part, lo, spill))
         if spill is not None:
             for k in range(len(config.seats)):
-                spilled[k].append((spill_path(spill, k, lo), hi - lo))
+                spilled[k].append((spill_path(spill, k, lo), len(part[0][k].stats)))
+        pending.clear()
+
+    def collect(lo: int, hi: int, part: tuple[list[SeatResult], int]) -> None:
+        nonlocal done_s, done_h
+        pending.append((lo, part))
+        if ledger or sum(len(p[0][0].stats) for _, p in pending if p[0]) >= BLOCK_SESSIONS:
+            flush()
         done_s += hi - lo
         done_h += part[1]
         if progress:
@@ -409,10 +441,29 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
             _collect_in_order(chunks, workers, collect, lambda lo, hi: pool.submit(
                 run_task, dict(config.raw), str(config.base_dir), config.source, lo, hi, ledger))
     else:
+        buffers = Buffers()
         for lo, hi in chunks:
-            collect(lo, hi, run_chunk(config, strategies, lo, hi, ledger, force_python))
+            collect(lo, hi, run_chunk(config, strategies, lo, hi, ledger, force_python, buffers))
+    flush()
     sessions_frame, summary, ledger_df = finish(config, frames, ledger, spilled)
     return RunResult(config, sessions_frame, summary, ledger_df, config.seed, done_h, path_frame)
+
+
+def merge_parts(parts: Sequence[tuple[list[SeatResult], int]]) -> tuple[list[SeatResult], int]:
+    """Consecutive chunks' results as one chunk's."""
+    if len(parts) == 1:
+        return parts[0]
+    seats = []
+    for k in range(len(parts[0][0])):
+        rs = [p[0][k] for p in parts]
+        ledger = None
+        if rs[0].ledger is not None:
+            ledger = {c: np.concatenate([r.ledger[c] for r in rs if r.ledger is not None])
+                      for c in rs[0].ledger}
+        seats.append(SeatResult(np.concatenate([r.stats for r in rs]),
+                                np.concatenate([r.wagered for r in rs]),
+                                np.concatenate([r.expected for r in rs]), ledger))
+    return seats, sum(p[1] for p in parts)
 
 
 def _first_sessions_apart(chunks: Sequence[tuple[int, int]], first: int) -> list[tuple[int, int]]:

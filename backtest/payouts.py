@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from backtest import numba_cache
+from backtest.buffers import Buffers
 from backtest.hands import BET_NEEDS, Hands
 from backtest.rules import Bet, Rules
 
@@ -30,7 +31,8 @@ def _d(x: Fraction, den: int) -> int:
     return int(x * den)
 
 
-def unit_results(hands: Hands, rules: Rules, bets: Collection[Bet] | None = None) -> np.ndarray:
+def unit_results(hands: Hands, rules: Rules, bets: Collection[Bet] | None = None,
+                 buffers: Buffers | None = None) -> np.ndarray:
     """(7, n) int64: row b is bet b's net per unit staked on every hand, in
     1/rules.money_denominator.
 
@@ -40,7 +42,9 @@ def unit_results(hands: Hands, rules: Rules, bets: Collection[Bet] | None = None
     column is missing), is UNKNOWN on every hand.
 
     `bets`: only these rows are worked out (default: all); the others are
-    zero. The engine asks only for the bets its seats can place.
+    zero. The engine asks only for the bets its seats can place, and gives
+    `buffers` to write in: the rows not asked for are then left as they
+    were (whatever a chunk before wrote there), for no one reads them.
     """
     den = rules.money_denominator
     k = hands.known
@@ -59,7 +63,8 @@ def unit_results(hands: Hands, rules: Rules, bets: Collection[Bet] | None = None
     rows = np.array([0 if b not in wanted else
                      2 if rules.payout(b) is None or missing_for(b, hands, rules) else 1
                      for b in Bet], dtype=np.int8)
-    out = np.zeros((len(Bet), len(hands)), dtype=np.int64)
+    shape = (len(Bet), len(hands))
+    out = np.zeros(shape, np.int64) if buffers is None else buffers.empty("unit", shape, np.int64)
     _unit_results(hands.winner, hands.player_total, hands.banker_total, hands.player_pair,
                   hands.banker_pair, hands.player_card_count, hands.banker_card_count, payouts, den,
                   rows, "card_counts" in k and "banker_total" in k, out)

@@ -6,10 +6,11 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import numpy as np
 
+from backtest.buffers import Buffers
 from backtest.config import MAX_SESSIONS, RunConfig
 from backtest.errors import ConfigError, UsageError, shown_count
 from backtest.hands import Hands
@@ -214,17 +215,22 @@ def load_recorded(config: RunConfig) -> Hands:
         raise ConfigError(f"{config.source}: shoes: {exc}") from None
 
 
-def hands_for(config: RunConfig, lo: int, hi: int) -> tuple[Hands, np.ndarray, np.ndarray]:
+def hands_for(config: RunConfig, lo: int, hi: int, buffers: Buffers | None = None
+              ) -> tuple[Hands, np.ndarray, np.ndarray]:
     """The hands of sessions lo..hi-1, their session boundaries, and each
-    hand's shoe number within its session."""
+    hand's shoe number within its session; generated hands are written in
+    `buffers` if given (valid until the next chunk's)."""
     if config.recorded is None:
         per = shoes_per_session(config)
         ids = (np.arange(lo, hi, dtype=np.int64)[:, None] << SHOE_BITS) + np.arange(per)[None, :]
         assert config.shoe is not None
-        hands = generate_shoes(config.shoe, ids.reshape(-1), config.seed)
-        session = hands.shoe >> SHOE_BITS
-        bounds = np.searchsorted(session, np.arange(lo, hi + 1))
-        return hands, bounds.astype(np.int64), (hands.shoe & SHOE_MASK).astype(np.int32)
+        hands = generate_shoes(config.shoe, ids.reshape(-1), config.seed, buffers=buffers)
+        # session j's shoes are numbered from j << SHOE_BITS, in order
+        bounds = np.searchsorted(hands.shoe, np.arange(lo, hi + 1, dtype=np.int64) << SHOE_BITS)
+        numbers = (np.empty if buffers is None else partial(buffers.empty, "shoe_no"))(
+            (len(hands),), np.int32)
+        np.bitwise_and(hands.shoe, SHOE_MASK, out=numbers, casting="unsafe")
+        return hands, bounds.astype(np.int64), numbers
     source = load_recorded(config)
     shoe_ids = np.unique(source.shoe)
     starts = np.searchsorted(source.shoe, shoe_ids)

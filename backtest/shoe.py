@@ -19,6 +19,7 @@ from typing import Literal
 
 import numpy as np
 
+from backtest.buffers import Buffers
 from backtest.cards import deck_cards, full_shoe_counts
 from backtest.errors import RulesError, shown
 from backtest.hands import ALL_KNOWN, Hands
@@ -103,22 +104,27 @@ def generate_hands(spec: ShoeSpec, n_shoes: int, seed: int, first_shoe: int = 0,
                           seed, max_hands)
 
 
+#: the columns of dealt hands: (name, dtype, cards per hand or 0 for one value)
+_COLUMNS = (("shoe", np.int64, 0), ("hand", np.int32, 0), ("cards", np.uint8, 6),
+            ("player_total", np.int8, 0), ("banker_total", np.int8, 0), ("winner", np.int8, 0),
+            ("natural", np.bool_, 0), ("player_pair", np.bool_, 0), ("banker_pair", np.bool_, 0),
+            ("player_card_count", np.int8, 0), ("banker_card_count", np.int8, 0))
+
+
 def generate_shoes(spec: ShoeSpec, shoe_ids: np.ndarray, seed: int,
-                   max_hands: int | None = None) -> Hands:
+                   max_hands: int | None = None, buffers: Buffers | None = None) -> Hands:
     """Deal the shoes numbered `shoe_ids` of the run keyed by `seed`; each shoe
-    number is its own random stream, and becomes the `shoe` column."""
+    number is its own random stream, and becomes the `shoe` column.
+
+    buffers: where the hands are written (the hands are then valid until the
+    next call with the same buffers); by default, new arrays."""
     shoe_ids = np.ascontiguousarray(shoe_ids, dtype=np.int64)
     n_shoes = shoe_ids.shape[0]
     cap = spec.max_hands if max_hands is None else min(max_hands, spec.max_hands)
     size = n_shoes * spec.max_hands
-    out = {
-        "shoe": np.empty(size, np.int64), "hand": np.empty(size, np.int32),
-        "cards": np.empty((size, 6), np.uint8), "player_total": np.empty(size, np.int8),
-        "banker_total": np.empty(size, np.int8), "winner": np.empty(size, np.int8),
-        "natural": np.empty(size, np.bool_), "player_pair": np.empty(size, np.bool_),
-        "banker_pair": np.empty(size, np.bool_), "player_card_count": np.empty(size, np.int8),
-        "banker_card_count": np.empty(size, np.int8),
-    }
+    buffers = buffers or Buffers()
+    out = {name: buffers.empty(f"hands.{name}", (size, width) if width else (size,), dtype)
+           for name, dtype, width in _COLUMNS}
     from backtest import kernels  # numba: loaded by what deals, not by what imports
 
     burned = np.empty(max(n_shoes, 1), np.int64)
