@@ -38,7 +38,8 @@ from backtest.pool import check_workers, default_workers, process_pool
 from backtest.rules import Bet
 from backtest.seats import check_money, check_seats
 from strategies.base import Strategy
-from strategies.compiled import USER, kind_of, runs_compiled, user_functions
+from strategies.compiled import USER, kind_of, runs_compiled
+from strategies.dispatch import user_functions
 
 #: sessions whose bankroll after every hand is kept for plots (`--out`)
 PATH_SESSIONS = 100

@@ -1,10 +1,8 @@
-"""The compiled hot paths: a seeded generator, the shuffle, and the deal.
+"""The compiled hot paths: the shuffle and the deal.
 
 The deal's numba code lives here (the exact odds and the session loop have
-their own, and go through `njit_nrt_free` for its one option). The generator is
-xoshiro256** with its state seeded per shoe by splitmix64 from a 64-bit key
-and the shoe's index, so shoe i of a run is the same whichever chunk or
-worker deals it, on every machine.
+their own, and go through `njit_nrt_free` for its one option); the random
+generator is in `rng`.
 """
 
 from __future__ import annotations
@@ -17,15 +15,15 @@ from numba import njit
 
 from backtest import numba_cache
 from backtest.cards import RANK_VALUE
+from backtest.lazy_jit import register_with_numba
+from backtest.rng import MASK32, bounded, bounded_words, lemire, seed_state, xoshiro
 from backtest.rules import banker_draws, is_natural, player_draws
 
 if TYPE_CHECKING:
     from numba.core.dispatcher import Dispatcher
 
 numba_cache.install()   # before this module's functions are decorated for numba's cache
-
-U64 = np.uint64
-_MASK32 = np.uint64(0xFFFFFFFF)
+register_with_numba()   # the generator's functions are compiled on first use
 
 _FunctionT = TypeVar("_FunctionT", bound=Callable[..., object])
 
@@ -37,100 +35,6 @@ def njit_nrt_free(inline: bool = False) -> Callable[[_FunctionT], Dispatcher[_Fu
     if inline:
         return njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
     return njit(cache=True, _nrt=False)  # type: ignore[call-overload]
-
-
-# --- random numbers --------------------------------------------------------------
-
-@njit(cache=True, inline="always")
-def _rotl(x: np.uint64, k: int) -> np.uint64:
-    return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
-
-
-@njit(cache=True)
-def splitmix64(x: np.uint64) -> tuple[np.uint64, np.uint64]:
-    """One splitmix64 step: (new state, output)."""
-    x = x + np.uint64(0x9E3779B97F4A7C15)
-    z = x
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x, z ^ (z >> np.uint64(31))
-
-
-@njit_nrt_free()
-def seed_state(key: np.uint64, index: np.uint64, state: np.ndarray) -> None:
-    """Fill the 4-word xoshiro state for stream `index` of `key`."""
-    x = key ^ (index * np.uint64(0xD1342543DE82EF95))
-    for i in range(4):
-        x, out = splitmix64(x)
-        state[i] = out
-    if state[0] == 0 and state[1] == 0 and state[2] == 0 and state[3] == 0:
-        state[0] = np.uint64(1)
-
-
-@njit(cache=True, inline="always")
-def _xoshiro(s0: np.uint64, s1: np.uint64, s2: np.uint64, s3: np.uint64
-             ) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64, np.uint64]:
-    """xoshiro256** on a state held in four local words: (output, new state).
-
-    A loop that keeps the state in locals keeps it in registers; through the
-    state array every step would store and reload it (the compiler cannot tell
-    that the arrays the loop writes are not the state)."""
-    result = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
-    t = s1 << np.uint64(17)
-    s2 ^= s0
-    s3 ^= s1
-    s1 ^= s2
-    s0 ^= s3
-    s2 ^= t
-    s3 = _rotl(s3, 45)
-    return result, s0, s1, s2, s3
-
-
-@njit(cache=True, inline="always")
-def _lemire(x: np.uint64, b: np.uint64, s0: np.uint64, s1: np.uint64, s2: np.uint64,
-            s3: np.uint64) -> tuple[np.int64, np.uint64, np.uint64, np.uint64, np.uint64]:
-    """Uniform integer in [0, b) from the 32 random bits `x` (b <= 2**32),
-    unbiased (Lemire): in the rare case that `x` falls in the biased few, the
-    high halves of fresh outputs of the state are drawn. (value, new state)."""
-    m = x * b
-    low = m & _MASK32
-    if low < b:
-        threshold = (np.uint64(0x100000000) - b) % b
-        while low < threshold:
-            r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
-            m = (r >> np.uint64(32)) * b
-            low = m & _MASK32
-    # np.int64 keeps the compiled result signed (int() would leave it uint64)
-    return np.int64(m >> np.uint64(32)), s0, s1, s2, s3
-
-
-@njit(cache=True, inline="always")
-def _bounded(bound: int, s0: np.uint64, s1: np.uint64, s2: np.uint64, s3: np.uint64
-             ) -> tuple[np.int64, np.uint64, np.uint64, np.uint64, np.uint64]:
-    """`bounded` on a state held in four local words: (value, new state)."""
-    r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
-    return _lemire(r >> np.uint64(32), np.uint64(bound), s0, s1, s2, s3)
-
-
-@njit(cache=True, inline="always")
-def next_u64(s: np.ndarray) -> np.uint64:
-    """xoshiro256**: the next 64 random bits (the state in `s`)."""
-    result, s[0], s[1], s[2], s[3] = _xoshiro(s[0], s[1], s[2], s[3])
-    return result
-
-
-@njit(cache=True, inline="always")
-def bounded(s: np.ndarray, bound: int) -> int:
-    """Uniform integer in [0, bound) for bound < 2**32, unbiased (Lemire)."""
-    value, s[0], s[1], s[2], s[3] = _bounded(bound, s[0], s[1], s[2], s[3])
-    # numba hands a Python caller an int, which mypy cannot see
-    return value  # type: ignore[return-value]
-
-
-@njit(cache=True, inline="always")
-def uniform(s: np.ndarray) -> float:
-    """Uniform float in [0, 1) with 53 random bits."""
-    return float(next_u64(s) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
 # --- the tableau as one lookup ---------------------------------------------------
@@ -180,7 +84,7 @@ def _shuffle(order: np.ndarray, state: np.ndarray) -> None:
     """Forward Fisher-Yates over all of `order`, in place: position i takes a
     uniform pick of positions i..n-1. Each 64-bit output of the stream gives
     two picks, its high half for an even position and its low half for the
-    next one (`_lemire`), which halves the generator's work; the last
+    next one (`lemire`), which halves the generator's work; the last
     position is left as it is. `order` may hold indices or the cards
     themselves: the same swaps give the same permutation.
     """
@@ -189,14 +93,14 @@ def _shuffle(order: np.ndarray, state: np.ndarray) -> None:
     s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
     i = 0
     while i + 1 < last:
-        r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
-        k, s0, s1, s2, s3 = _lemire(r >> np.uint64(32), np.uint64(n - i), s0, s1, s2, s3)
+        r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
+        k, s0, s1, s2, s3 = lemire(r >> np.uint64(32), np.uint64(n - i), s0, s1, s2, s3)
         order[i], order[i + k] = order[i + k], order[i]
-        k, s0, s1, s2, s3 = _lemire(r & _MASK32, np.uint64(n - i - 1), s0, s1, s2, s3)
+        k, s0, s1, s2, s3 = lemire(r & MASK32, np.uint64(n - i - 1), s0, s1, s2, s3)
         order[i + 1], order[i + 1 + k] = order[i + 1 + k], order[i + 1]
         i += 2
     if i < last:
-        k, s0, s1, s2, s3 = _bounded(n - i, s0, s1, s2, s3)
+        k, s0, s1, s2, s3 = bounded_words(n - i, s0, s1, s2, s3)
         order[i], order[i + k] = order[i + k], order[i]
     state[0] = s0
     state[1] = s1
@@ -397,16 +301,3 @@ def deal_sequence(cards: np.ndarray, table: np.ndarray, values: np.ndarray,
                            out_win, out_nat, out_ppair, out_bpair, out_pn, out_bn)
         h += 1
     return h, pos
-
-
-def jit(fn: _FunctionT) -> Dispatcher[_FunctionT]:
-    """Compile `fn` for the session loop (cached on disk). Strategies use this
-    so that only this module names the compiler.
-
-    Compiled without reference counting: the session loop calls these small
-    functions once or twice a hand with several arrays each, and counting
-    references to those arrays cost more than the functions' own work. So a
-    function compiled here must not allocate arrays (it works in the arrays it
-    is given). Inlined where it is called, so that the session loop compiled
-    for one strategy holds all of that strategy's code."""
-    return njit_nrt_free(inline=True)(fn)

@@ -30,7 +30,7 @@ from backtest import kernels
 from backtest.kernels import njit_nrt_free
 from backtest.odds import ahead_rows_compiled, ev_fill_ahead, ev_work, pair_counts, pair_evs
 from backtest.rules import PAIR_BETS
-from strategies import compiled
+from strategies import compiled, dispatch
 from strategies.base import (
     CTX_BANKROLL,
     CTX_HAND,
@@ -352,7 +352,7 @@ def work_for(seat: Seat, dealt: Dealt) -> Work:
 def run_sessions(seat: Seat, fns: tuple[Any, ...] | None, dealt: Dealt, table: Table, stops: Stops,
                  shared: SharedEvs, outputs: Outputs, work: Work) -> tuple[int, int, int]:
     """Run the sessions of `dealt` for one seat of a Compiled strategy; `fns`
-    is `compiled.user_functions(strategy)`. Returns (a PLACE_* code, the hand
+    is `dispatch.user_functions(strategy)`. Returns (a PLACE_* code, the hand
     index of an error or -1, ledger rows written).
 
     The loop is compiled once for every built-in (and cached on disk), and
@@ -379,7 +379,7 @@ def _signature(args: tuple[Any, ...]) -> tuple[Any, ...]:
     first-class functions' types, whatever functions it holds."""
     from numba import typeof
 
-    return tuple(compiled.function_types() if k == 1 and a is not None else typeof(a)
+    return tuple(dispatch.function_types() if k == 1 and a is not None else typeof(a)
                  for k, a in enumerate(args))
 
 
@@ -554,7 +554,7 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
     ev_nodes, ev_coef, ev_work_, fast_c, allowed = (work.ev_nodes, work.ev_coef, work.ev_work,
                                                     work.fast_c, work.allowed)
     evs_seen, hist_seen = work.evs_seen, work.hist_seen
-    user = compiled.is_user(fns)   # known while compiling
+    user = dispatch.is_user(fns)   # known while compiling
     counted = -1   # the hand `counts` is brought up to (the cards before it taken out)
     # the cards left and the ordered pairs of one rank among them, kept as the
     # cards come out: all the pair bets' EVs need (`pair_evs`)
@@ -605,7 +605,7 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
         max_hits = stops_n = wins = losses = below_min = 0
         exp_net = 0.0
         ended = ENDED_LIMIT
-        compiled.init_any(kind, fns, p, s, si,
+        dispatch.init_any(kind, fns, p, s, si,
                           session_seed(seat.key, session_ids[j], seed_work))
         last_net = 0
         shoe_start = lo = bounds[j]
@@ -699,7 +699,7 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
             if writes_out or user:
                 for a in range(na):
                     out[active[a]] = 0.0
-            pick, x = compiled.decide_any(kind, fns, p, s, si, ctx, hist, evs_d, out)
+            pick, x = dispatch.decide_any(kind, fns, p, s, si, ctx, hist, evs_d, out)
             if user and _undeclared(pick, x, out, allowed):
                 return PLACE_UNDECLARED, k, rows
             one = -1
@@ -752,10 +752,10 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
                     max_hits += 1
                     code -= 10
                     if reset_on_max:
-                        compiled.reset_any(kind, fns, p, s, si)
+                        dispatch.reset_any(kind, fns, p, s, si)
                         for a in range(na):
                             out[active[a]] = 0.0
-                        pick, x = compiled.decide_again(kind, fns, p, s, si, ctx, hist, evs_d,
+                        pick, x = dispatch.decide_again(kind, fns, p, s, si, ctx, hist, evs_d,
                                                         out)
                         if user and _undeclared(pick, x, out, allowed):
                             return PLACE_UNDECLARED, k, rows
@@ -819,7 +819,7 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
                             stakes[b] = cc * 0.01 if np.int64(b) == one else 0.0
                         u = unit[b, i]
                         unit_f[b] = u / den if u > -(2 ** 62) else 0.0
-                compiled.update_any(kind, fns, p, s, si, ctx, stakes, unit_f, net / scale)
+                dispatch.update_any(kind, fns, p, s, si, ctx, stakes, unit_f, net / scale)
             if ledger:
                 led_idx[rows] = k
                 for b in range(N_BETS):

@@ -2,7 +2,7 @@
 
 A generated shoe is fixed by the spec, the run's master seed and the shoe's
 index: shoe i is the same whether it is dealt alone, in a chunk, or on another
-worker or machine (see `kernels.seed_state`).
+worker or machine (see `rng.seed_state`).
 
 >>> spec = ShoeSpec(decks=8)
 >>> hands = generate_hands(spec, n_shoes=2, seed=7)
@@ -19,6 +19,7 @@ from typing import Literal
 
 import numpy as np
 
+from backtest import rng
 from backtest.buffers import Buffers
 from backtest.cards import deck_cards, full_shoe_counts
 from backtest.errors import RulesError, shown
@@ -159,9 +160,9 @@ def shoe_order(spec: ShoeSpec, seed: int, index: int) -> np.ndarray:
     pack = _pack(spec.decks)
     order = np.arange(pack.shape[0], dtype=np.int64)
     state = np.empty(4, np.uint64)
-    kernels.seed_state(seed_key(seed), np.uint64(index), state)
+    rng.seed_state(seed_key(seed), np.uint64(index), state)
     kernels._shuffle(order, state)
     if spec.cut is not None:
-        c = kernels.bounded(state, pack.shape[0] + 1) if spec.cut == "random" else int(spec.cut)
+        c = rng.bounded(state, pack.shape[0] + 1) if spec.cut == "random" else int(spec.cut)
         order = np.roll(order, -c)
     return pack[order]

@@ -39,7 +39,7 @@ from backtest.config import parse_config  # noqa: E402
 from backtest.shoe import ShoeSpec, generate_hands  # noqa: E402
 from strategies import registry  # noqa: E402
 from strategies.base import Strategy  # noqa: E402
-from strategies.compiled import user_functions  # noqa: E402
+from strategies.dispatch import user_functions  # noqa: E402
 
 
 class PlainFlat(Strategy):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from backtest.kernels import jit
+from backtest.lazy_jit import jit
 from strategies.base import P_ON_PUSH
 
 # The kernel functions of a strategy that keeps no state (plain functions: the

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from backtest.kernels import seed_state, uniform
+from backtest.rng import seed_state, uniform
 from backtest.rules import Bet
 from strategies._common import stateless_reset, stateless_update
 from strategies.base import P_OWN, Builtin

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from backtest.errors import StrategyError
-from backtest.kernels import jit
+from backtest.lazy_jit import jit
 from backtest.rules import Bet
 from strategies._common import stateless_reset, stateless_update
 from strategies.base import N_BETS, P_OWN, P_PAIRS_ALONE, SEVERAL, Builtin

@@ -11,7 +11,7 @@ from typing import Literal
 import numpy as np
 
 from backtest.errors import StrategyError
-from backtest.kernels import jit
+from backtest.lazy_jit import jit
 from backtest.rules import Bet
 from strategies._common import last_decisive, stateless_reset, stateless_update
 from strategies.base import P_OWN, Builtin

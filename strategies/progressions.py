@@ -31,7 +31,7 @@ from typing import Literal
 import numpy as np
 
 from backtest.errors import StrategyError
-from backtest.kernels import jit
+from backtest.lazy_jit import jit
 from backtest.rules import Bet
 from strategies._common import _HUGE, outcome, restarted
 from strategies.base import P_ON_PUSH, P_OWN, STATE_FLOATS, Builtin

@@ -14,7 +14,7 @@ from typing import Literal
 
 import numpy as np
 
-from backtest.kernels import jit
+from backtest.lazy_jit import jit
 from backtest.rules import Bet
 from strategies._common import derived_mark, road_step, stateless_reset, stateless_update
 from strategies.base import P_OWN, Builtin

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from backtest.kernels import jit
+from backtest.lazy_jit import jit
 from backtest.rules import Bet
 from strategies import registry
 from strategies.base import N_BETS

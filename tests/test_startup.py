@@ -16,7 +16,8 @@ SHOE = str(ROOT / "data" / "generated-6deck-seed2.txt")
 
 
 @pytest.mark.parametrize("args", [["--help"], ["odds"], ["odds", "--decks", "1", "--remove", "5 5"],
-                                  ["deal", SHOE], ["roads", SHOE], ["shoe", "--help"]],
+                                  ["deal", SHOE], ["roads", SHOE], ["shoe", "--help"],
+                                  ["strategies"], ["strategies", "martingale", "counter"]],
                          ids=lambda a: " ".join(a)[:20])
 def test_a_command_that_compiles_nothing_loads_no_numba(args: list[str]) -> None:
     code = ("import sys; from backtest.cli import main; sys.argv = ['backtest', *sys.argv[1:]]\n"
@@ -43,3 +44,27 @@ def test_short_and_long_card_sequences_are_dealt_alike(monkeypatch: pytest.Monke
         assert by_rules.keys() == by_kernel.keys()
         for name in by_rules:
             assert np.array_equal(by_rules[name], by_kernel[name]), (length, name)
+
+
+def test_a_lazily_compiled_function_is_inlined_and_called_alike() -> None:
+    """A `lazy_jit` function, called from Python, from compiled code, and
+    inlined into compiled code, gives what its Python form gives."""
+    from numba import njit
+
+    from backtest.lazy_jit import kernel
+
+    @kernel(inline=True)
+    def inlined(x: int) -> int:
+        return 3 * x + 1
+
+    @kernel()
+    def called(x: int) -> int:
+        return inlined(x) * 2
+
+    @njit
+    def caller(x: int) -> int:
+        return inlined(x) + called(x)
+
+    assert inlined(4) == inlined.py_func(4) == 13
+    assert called(4) == 26 and caller(4) == 39
+    assert inlined.targetoptions == {"inline": "always"}
