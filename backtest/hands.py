@@ -19,7 +19,7 @@ import polars as pl
 
 from backtest.cards import cards_text
 from backtest.errors import MissingDataError
-from backtest.rules import Bet, Winner
+from backtest.rules import Bet, Rules, Winner
 
 #: columns every Hands has
 ALWAYS = frozenset({"shoe", "hand", "winner"})
@@ -28,23 +28,13 @@ OPTIONAL = ("cards", "player_total", "banker_total", "natural", "player_pair", "
             "card_counts")
 ALL_KNOWN = frozenset(OPTIONAL)
 
-#: what settling each bet needs, beyond the winner
-BET_NEEDS: dict[Bet, tuple[str, ...]] = {
-    Bet.PLAYER: (),
-    Bet.TIE: (),
-    Bet.PLAYER_PAIR: ("player_pair",),
-    Bet.BANKER_PAIR: ("banker_pair",),
-    Bet.DRAGON_7: ("card_counts", "banker_total"),
-    Bet.PANDA_8: ("card_counts", "player_total"),
-}
-
 # card matrix columns
 P1, P2, P3, B1, B2, B3 = range(6)
 
 
 @dataclass(frozen=True, eq=False)
 class HandRecord:
-    """One row of a Hands, readable by `rules.settle` (None where not recorded)."""
+    """One row of a Hands, readable by `settlement.settle` (None where not recorded)."""
 
     shoe: int
     hand: int
@@ -136,13 +126,13 @@ class Hands:
 
     # -- reading
 
-    def require(self, bets: Iterable[Bet], banker_six: bool = False) -> None:
-        """Raise MissingDataError if settling `bets` needs a column not recorded."""
+    def require(self, bets: Iterable[Bet], rules: Rules | None = None) -> None:
+        """Raise MissingDataError if settling `bets` under `rules` (by default,
+        at any table: `settlement.needs`) needs a column not recorded."""
+        from backtest import settlement
+
         for bet in bets:
-            needs = list(BET_NEEDS.get(bet, ()))
-            if bet is Bet.BANKER and banker_six:
-                needs.append("banker_total")
-            for need in needs:
+            for need in settlement.needs(bet, rules):
                 if need not in self.known:
                     raise MissingDataError(
                         f"{self.source}: the {bet} bet needs the {describe_column(need)} of each hand, "

@@ -4,31 +4,27 @@
 unit staked, as a whole number of 1/D units where D is the rules' money
 denominator (e.g. D = 20 under a 5% commission: a Banker win is 19). The
 engine multiplies stakes in cents by these to get exact money; nothing is
-rounded. Each entry agrees with `rules.bet_result` (tested hand by hand, at
+rounded. Each entry agrees with `settlement.bet_result` (tested hand by hand, at
 every preset and at tables drawn from every setting of `Rules`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
-from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 from numba import njit
 
-from backtest import numba_cache
+from backtest import numba_cache, settlement
 from backtest.buffers import Buffers
-from backtest.hands import BET_NEEDS, Hands
+from backtest.hands import Hands
 from backtest.rules import Bet, Rules
 
 numba_cache.install()   # before this module's functions are decorated for numba's cache
 
 #: marks a result the recorded shoe cannot give (a needed column is missing)
 UNKNOWN = np.iinfo(np.int64).min
-
-
-def _d(x: Fraction, den: int) -> int:
-    return int(x * den)
 
 
 def unit_results(hands: Hands, rules: Rules, bets: Collection[Bet] | None = None,
@@ -45,19 +41,10 @@ def unit_results(hands: Hands, rules: Rules, bets: Collection[Bet] | None = None
     zero. The engine asks only for the bets its seats can place, and gives
     `buffers` to write in: the rows not asked for are then left as they
     were (whatever a chunk before wrote there), for no one reads them.
+
+    Each hand's events (`settlement.SettleEvent`) are read into a mask, and
+    each row is the settlement's net for that mask (`settlement.unit_table`).
     """
-    den = rules.money_denominator
-    k = hands.known
-
-    def pay(x: Fraction | None) -> int:
-        return 0 if x is None else _d(x, den)
-
-    payouts = np.array([den, pay(rules.banker_payout),
-                        pay(rules.banker_six_payout if rules.banker_six_payout is not None
-                            else rules.banker_payout),
-                        0 if rules.banker_three_card_seven_push else pay(rules.banker_payout),
-                        pay(rules.tie_payout), pay(rules.pair_payout), pay(rules.dragon7_payout),
-                        pay(rules.panda8_payout)], dtype=np.int64)
     wanted = set(Bet) if bets is None else set(bets)
     # per row: 0 not wanted, 1 worked out, 2 UNKNOWN (not offered, or not settleable)
     rows = np.array([0 if b not in wanted else
@@ -66,51 +53,49 @@ def unit_results(hands: Hands, rules: Rules, bets: Collection[Bet] | None = None
     shape = (len(Bet), len(hands))
     out = np.zeros(shape, np.int64) if buffers is None else buffers.empty("unit", shape, np.int64)
     _unit_results(hands.winner, hands.player_total, hands.banker_total, hands.player_pair,
-                  hands.banker_pair, hands.player_card_count, hands.banker_card_count, payouts, den,
-                  rows, "card_counts" in k and "banker_total" in k, out)
+                  hands.banker_pair, hands.player_card_count, hands.banker_card_count,
+                  _unit_table(rules), rows, out)
     return out
+
+
+@lru_cache(maxsize=64)
+def _unit_table(rules: Rules) -> np.ndarray:
+    table = np.array(settlement.unit_table(rules), dtype=np.int64)
+    table.flags.writeable = False
+    return table
+
+
+_PW, _BW, _TIE, _B6, _B7, _P8, _PP, _BP = (1 << int(e) for e in settlement.SettleEvent)
+assert [_PW, _BW, _TIE, _B6, _B7, _P8, _PP, _BP] == [e.bit for e in settlement.SettleEvent]
 
 
 @njit(cache=True)
 def _unit_results(winner: np.ndarray, pt: np.ndarray, bt: np.ndarray, ppair: np.ndarray,
-                  bpair: np.ndarray, pn: np.ndarray, bn: np.ndarray, payouts: np.ndarray,
-                  den: int, rows: np.ndarray, seven_known: bool, out: np.ndarray) -> None:
-    """payouts: player, banker, banker on 6, banker with a three-card 7, tie,
-    pair, dragon 7, panda 8 (net per unit, in 1/den). A row at a time, each
-    a loop without branches over every hand."""
-    lose = -den
-    for b in range(7):
-        if rows[b] == 0:
-            continue
+                  bpair: np.ndarray, pn: np.ndarray, bn: np.ndarray, table: np.ndarray,
+                  rows: np.ndarray, out: np.ndarray) -> None:
+    """Each hand's event mask (the bits of `settlement.SettleEvent`), then
+    out[b, i] = table[b, mask] for every row b worked out: two loops without
+    branches, which the compiler vectorises. Columns a shoe does not record
+    hold zeros: the events read from them are wrong, and the rows of the
+    bets that read them UNKNOWN."""
+    n = winner.shape[0]
+    masks = np.empty(n, np.uint8)
+    for i in range(n):
+        w = winner[i]
+        pw = w == 0
+        bw = w == 1
+        masks[i] = (pw * _PW | bw * _BW | (w == 2) * _TIE | (bw & (bt[i] == 6)) * _B6
+                    | (bw & (bn[i] == 3) & (bt[i] == 7)) * _B7
+                    | (pw & (pn[i] == 3) & (pt[i] == 8)) * _P8
+                    | (ppair[i] != 0) * _PP | (bpair[i] != 0) * _BP)
+    for b in range(rows.shape[0]):
         r = out[b]
         if rows[b] == 2:
             r[:] = UNKNOWN
-        elif b == 0:
-            for i in range(winner.shape[0]):
-                w = winner[i]
-                r[i] = den if w == 0 else (0 if w == 2 else lose)
-        elif b == 1:
-            for i in range(winner.shape[0]):
-                w = winner[i]
-                seven = seven_known and bn[i] == 3 and bt[i] == 7
-                won = payouts[3] if seven else (payouts[2] if bt[i] == 6 else payouts[1])
-                r[i] = won if w == 1 else (0 if w == 2 else lose)
-        elif b == 2:
-            for i in range(winner.shape[0]):
-                r[i] = payouts[4] if winner[i] == 2 else lose
-        elif b == 3:
-            for i in range(winner.shape[0]):
-                r[i] = payouts[5] if ppair[i] else lose
-        elif b == 4:
-            for i in range(winner.shape[0]):
-                r[i] = payouts[5] if bpair[i] else lose
-        elif b == 5:
-            for i in range(winner.shape[0]):
-                r[i] = payouts[6] if (seven_known and winner[i] == 1 and bn[i] == 3
-                                      and bt[i] == 7) else lose
-        else:
-            for i in range(winner.shape[0]):
-                r[i] = payouts[7] if (winner[i] == 0 and pn[i] == 3 and pt[i] == 8) else lose
+        elif rows[b] == 1:
+            row = table[b]
+            for i in range(n):
+                r[i] = row[masks[i]]
 
 
 def missing_for(bet: Bet, hands: Hands, rules: Rules) -> bool:
@@ -120,12 +105,4 @@ def missing_for(bet: Bet, hands: Hands, rules: Rules) -> bool:
 
 def missing_columns(bet: Bet, hands: Hands, rules: Rules) -> list[str]:
     """The columns settling `bet` under `rules` needs that these hands lack, sorted."""
-    needs = set(BET_NEEDS.get(bet, ()))
-    if bet is Bet.DRAGON_7:
-        needs |= {"card_counts", "banker_total"}
-    if bet is Bet.BANKER:
-        if rules.banker_six_payout is not None:
-            needs.add("banker_total")
-        if rules.banker_three_card_seven_push:
-            needs |= {"banker_total", "card_counts"}
-    return sorted(needs - hands.known)
+    return sorted(set(settlement.needs(bet, rules)) - hands.known)

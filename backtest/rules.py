@@ -1,4 +1,4 @@
-"""The mini-baccarat rules: totals, the drawing tableau, outcome, settlement.
+"""The mini-baccarat rules: totals, the drawing tableau, outcome, the table's settings.
 
 Pure functions and frozen values: no I/O, no randomness, no globals that
 change. Every difference between the source documents is a field of `Rules`,
@@ -7,8 +7,8 @@ and each source's table is a named preset (`Rules.preset("german")`).
 >>> hand = deal_hand(parse_cards("5 K 9 2 3 8"))
 >>> hand.player_total, hand.banker_total, hand.winner
 (7, 0, <Winner.PLAYER: 'player'>)
->>> settle({Bet.BANKER: 10, Bet.TIE: 1}, deal_hand(parse_cards("2 9 3 K")), Rules.preset("commission"))
-{<Bet.BANKER: 'banker'>: Fraction(19, 2), <Bet.TIE: 'tie'>: Fraction(-1, 1)}
+
+How each bet is settled under a `Rules` is `settlement`'s.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from backtest.cards import card_token, parse_cards, value  # noqa: F401 (the doctests use parse_cards)
-from backtest.errors import MissingDataError, RulesError, shown
+from backtest.errors import RulesError, shown
 
 #: the most betting boxes a table may have (the largest baccarat tables seat 14)
 MAX_BOXES = 14
@@ -515,67 +515,8 @@ def check_bets(bets: Mapping[Bet, Stake], rules: Rules) -> None:
                          "bet beside it")
 
 
-def _need(hand: HandResult, name: str, bet: Bet) -> Any:
-    v = getattr(hand, name)
-    if v is None:
-        raise MissingDataError(f"the {bet} bet needs the {name} of each hand, "
-                               f"which this recorded shoe does not have")
-    return v
-
-
-def bet_result(bet: Bet, hand: HandResult, rules: Rules) -> Fraction:
-    """Net result per unit staked on `bet` for this hand: payout, 0 (push) or -1.
-
-    >>> bet_result(Bet.BANKER, deal_hand(parse_cards("K 3 K 3 T")), Rules.preset("no-commission"))
-    Fraction(1, 2)
-    """
-    w = hand.winner
-    payout = rules.payout(bet)
-    if payout is None:
-        raise RulesError(f"the {rules.name} table does not offer the {bet} bet")
-    if bet is Bet.PLAYER:
-        return Fraction(0) if w is Winner.TIE else (payout if w is Winner.PLAYER else Fraction(-1))
-    if bet is Bet.BANKER:
-        if w is Winner.TIE:
-            return Fraction(0)
-        if w is Winner.PLAYER:
-            return Fraction(-1)
-        if rules.banker_six_payout is not None and _need(hand, "banker_total", bet) == 6:
-            return rules.banker_six_payout
-        if rules.banker_three_card_seven_push and _is_banker_three_card_7(hand, bet):
-            return Fraction(0)
-        return payout
-    if bet is Bet.TIE:
-        return payout if w is Winner.TIE else Fraction(-1)
-    if bet is Bet.PLAYER_PAIR:
-        return payout if _need(hand, "player_pair", bet) else Fraction(-1)
-    if bet is Bet.BANKER_PAIR:
-        return payout if _need(hand, "banker_pair", bet) else Fraction(-1)
-    if bet is Bet.DRAGON_7:
-        return payout if w is Winner.BANKER and _is_banker_three_card_7(hand, bet) else Fraction(-1)
-    # Panda 8: the Player wins with a three-card 8
-    if w is Winner.PLAYER and _need(hand, "player_card_count", bet) == 3 and \
-            _need(hand, "player_total", bet) == 8:
-        return payout
-    return Fraction(-1)
-
-
-def _is_banker_three_card_7(hand: HandResult, bet: Bet) -> bool:
-    return _need(hand, "banker_card_count", bet) == 3 and _need(hand, "banker_total", bet) == 7
-
-
-def settle(bets: Mapping[Bet, Stake], hand: HandResult, rules: Rules) -> dict[Bet, Fraction]:
-    """Each placed bet's exact net result (stake times its per-unit result).
-
-    The bets are checked against the table first; a forbidden combination
-    raises RulesError and nothing is settled.
-    """
-    check_bets(bets, rules)
-    return {Bet(b): Fraction(s) * bet_result(Bet(b), hand, rules) for b, s in bets.items() if s}
-
-
 __all__ = [
-    "Bet", "Hand", "HandResult", "PRESETS", "Rules", "Winner", "bet_result", "banker_draws",
+    "Bet", "Hand", "HandResult", "PRESETS", "Rules", "Winner", "banker_draws",
     "check_bets", "deal_hand", "deal_hands", "hand_total", "is_natural", "load_rules",
-    "outcome", "player_draws", "rule_reasons", "settle",
+    "outcome", "player_draws", "rule_reasons",
 ]

@@ -42,7 +42,7 @@ def check_seats(config: RunConfig, strategies: Sequence[Strategy], hands: Hands)
                                         f"bet (it offers {', '.join(rules.offered_bets())})")
                 if payouts.missing_for(bet, hands, rules):
                     try:
-                        hands.require([bet], banker_six=rules.banker_six_payout is not None)
+                        hands.require([bet])   # what the bet needs at any table
                     except MissingDataError as exc:
                         raise MissingDataError(f"{where}: {exc}") from None
                     lacking = " and the ".join(describe_column(c) for c in

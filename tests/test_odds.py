@@ -2,7 +2,7 @@
 
 The oracle below shares no code with `backtest.odds`: it walks the deal one
 card at a time (memoised on the cards left), with the drawing tableau copied
-from RULES.md, and prices bets through `rules.bet_result`.
+from RULES.md, and prices bets through `settlement.bet_result`.
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ from backtest.hands import HandRecord, Hands
 from backtest.lanes import LANES, lane_sums
 from backtest.odds import Event
 from backtest.odds import fast as odds_fast
-from backtest.rules import PRESETS, Bet, Rules, bet_result, deal_hand, outcome
+from backtest.rules import PRESETS, Bet, Rules, deal_hand, outcome
+from backtest.settlement import bet_result
 from backtest.shoe import ShoeSpec, generate_hands
 
 COMMISSION = Rules.preset("commission")
@@ -174,7 +175,7 @@ def record(pt: int = 0, bt: int = 0, pn: int = 2, bn: int = 2, pair: bool = Fals
 
 
 def oracle_evs(rank_count: np.ndarray, rules: Rules) -> dict[Bet, Fraction]:
-    """Each offered bet's EV by settling every outcome with `rules.bet_result`."""
+    """Each offered bet's EV by settling every outcome with `settlement.bet_result`."""
     outcomes = oracle_outcomes(rank_count)
     total = sum(outcomes.values())
     pairs = dict(zip((Bet.PLAYER_PAIR, Bet.BANKER_PAIR), oracle_pairs(rank_count)[:2]))

@@ -1,5 +1,5 @@
 """The vectorised settlement (`payouts.unit_results`) against the rules core's
-own `rules.bet_result`, hand by hand, at every preset table and at tables
+own `settlement.bet_result`, hand by hand, at every preset table and at tables
 Hypothesis draws from every setting `Rules` accepts."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from backtest import payouts
 from backtest.recorded import read_shoes
-from backtest.rules import MAX_PAYOUT, MAX_PAYOUT_DENOMINATOR, PRESETS, Bet, Rules, bet_result
+from backtest.rules import MAX_PAYOUT, MAX_PAYOUT_DENOMINATOR, PRESETS, Bet, Rules
+from backtest.settlement import bet_result
 from backtest.shoe import ShoeSpec, generate_hands
 
 ROADS = Path(__file__).resolve().parent.parent / "data" / "roads-8deck-seed1.txt"

@@ -18,7 +18,7 @@ from backtest.cards import make_card, parse_cards
 from backtest.errors import ConfigError, MissingDataError, ShoeFormatError, UsageError
 from backtest.hands import ALL_KNOWN, Hands
 from backtest.recorded import IncompleteHandWarning, deal_cards, format_card_text, read_shoes
-from backtest.rules import Bet, Winner, deal_hand, deal_hands
+from backtest.rules import Bet, Rules, Winner, deal_hand, deal_hands
 from backtest.shoe import ShoeSpec, generate_hands
 
 REPO = Path(__file__).resolve().parent.parent
@@ -250,9 +250,9 @@ def test_outcome_level_lacks_what_it_does_not_record() -> None:
                  "does not have", "records: hand, shoe, winner"):
         assert part in message
     with pytest.raises(MissingDataError, match="banker total"):
-        road.require([Bet.BANKER], banker_six=True)
+        road.require([Bet.BANKER], Rules.preset("no-commission"))
     live = read_shoes(LIVE)
-    live.require([Bet.PLAYER_PAIR, Bet.BANKER_PAIR, Bet.BANKER], banker_six=True)
+    live.require([Bet.PLAYER_PAIR, Bet.BANKER_PAIR, Bet.BANKER], Rules.preset("no-commission"))
     with pytest.raises(MissingDataError, match="number of cards"):
         live.require([Bet.DRAGON_7])
     with pytest.raises(MissingDataError, match="no cards"):

@@ -32,14 +32,13 @@ from backtest.rules import (
     Rules,
     Winner,
     banker_draws,
-    bet_result,
     check_bets,
     deal_hand,
     deal_hands,
     load_rules,
     rule_reasons,
-    settle,
 )
+from backtest.settlement import bet_result, settle
 
 # --- the oracle -------------------------------------------------------------------
 

@@ -1058,8 +1058,9 @@ def settled_again(config: RunConfig, led: pl.DataFrame) -> np.ndarray:
     """Each ledger row's net in ticks, worked out without the engine: its hand
     dealt again by the shoe generator (session j's m-th shoe is stream
     (j << SHOE_BITS) + m of the master seed), and its stakes settled by the
-    rules core (`rules.settle`, which also refuses bets the table does not take)."""
-    from backtest.rules import Winner, settle
+    rules core (`settlement.settle`, which also refuses bets the table does not take)."""
+    from backtest.rules import Winner
+    from backtest.settlement import settle
     from backtest.shoe import generate_shoes
 
     assert config.shoe is not None

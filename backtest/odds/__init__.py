@@ -59,11 +59,11 @@ from backtest.odds.exact import (
     exact_odds,
     ordered_draws,
     outcome_table,
-    payout_text,
     shoe_odds,
 )
 from backtest.odds.render import RENDERERS, render, render_csv, render_json, render_table
 from backtest.rules import Bet, Rules  # noqa: F401 (the doctest above uses them)
+from backtest.settlement import payout_text
 
 #: the compiled path's names, imported when first asked for: the exact path
 #: (`backtest odds`) then never loads numba

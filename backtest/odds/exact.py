@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from backtest import settlement
 from backtest.cards import DECK_SIZE, RANK_SYMBOLS, full_shoe_counts
 from backtest.errors import RulesError
 from backtest.odds.compositions import (
@@ -266,39 +267,15 @@ class BetOdds:
 
 
 def bet_outcomes(bet: Bet, table: OutcomeTable, rules: Rules) -> tuple[tuple[Fraction, int], ...]:
-    """The net results of `bet` under `rules` with the number of draws giving each.
-
-    Mirrors `rules.bet_result`: a tie pushes Player and Banker; a Banker win
-    with 6 pays `banker_six_payout` when set; with `banker_three_card_seven_push`
-    a Banker win with a three-card 7 pushes.
-    """
-    payout = _offered_payout(bet, rules)
+    """The net results of `bet` under `rules` with the number of draws giving
+    each: the settlement's net on each kind of hand the table counts
+    (`settlement.outcome_atoms`)."""
+    _offered_payout(bet, rules)
     e = table.counts
-    total = table.combinations
-    lose, push = Fraction(-1), Fraction(0)
-    found: list[tuple[Fraction, int]]
-    if bet is Bet.PLAYER:
-        found = [(payout, e[Event.PLAYER]), (push, e[Event.TIE]), (lose, e[Event.BANKER])]
-    elif bet is Bet.BANKER:
-        six = e[Event.BANKER_SIX]
-        seven = e[Event.BANKER_THREE_CARD_SEVEN]
-        plain = e[Event.BANKER]
-        found = [(push, e[Event.TIE]), (lose, e[Event.PLAYER])]
-        if rules.banker_six_payout is not None:
-            found.append((rules.banker_six_payout, six))
-            plain -= six
-        if rules.banker_three_card_seven_push:
-            found.append((push, seven))
-            plain -= seven
-        found.append((payout, plain))
-    else:
-        wins = e[{Bet.TIE: Event.TIE, Bet.PLAYER_PAIR: Event.PLAYER_PAIR,
-                  Bet.BANKER_PAIR: Event.BANKER_PAIR,
-                  Bet.DRAGON_7: Event.BANKER_THREE_CARD_SEVEN,
-                  Bet.PANDA_8: Event.PLAYER_THREE_CARD_EIGHT}[bet]]
-        found = [(payout, wins), (lose, total - wins)]
     merged: dict[Fraction, int] = {}
-    for net, n in found:
+    for net, add, sub in settlement.outcome_atoms(bet, rules):
+        n = sum(table.combinations if a == "all" else e[Event(a)] for a in add) \
+            - sum(e[Event(c)] for c in sub)
         merged[net] = merged.get(net, 0) + n
     return tuple(sorted((net, n) for net, n in merged.items() if n))
 
@@ -356,7 +333,7 @@ class OddsResult:
             "counts": {e.value: n for e, n in t.counts.items()},
             "probabilities": {e.value: n / t.combinations for e, n in t.counts.items()},
             "house_edge": {b.bet.value: b.house_edge for b in self.bets},
-            "bets": {b.bet.value: {**_bet_json(b), "terms": payout_text(b.bet, self.rules)}
+            "bets": {b.bet.value: {**_bet_json(b), "terms": settlement.payout_text(b.bet, self.rules)}
                      for b in self.bets},
         }
 
@@ -405,22 +382,3 @@ def shoe_odds(rules: Rules, decks: int = 8, remove: Iterable[int] = (),
     removed = [int(c) for c in remove]
     check_suited([*out, *removed], decks)
     return exact_odds(remove_cards(remove_cards(composition(decks), out), removed), rules, decks)
-
-
-
-
-def payout_text(bet: Bet, rules: Rules) -> str:
-    """'0.95 to 1', '1 to 1 (6 pays 0.5)', '1 to 1 (3-card 7 pushes)'."""
-    payout = rules.payout(bet)
-    if payout is None:
-        return "not offered"
-    text = f"{number_text(payout)} to 1"
-    if bet is Bet.BANKER and rules.banker_six_payout is not None:
-        text += f" (6 pays {number_text(rules.banker_six_payout)})"
-    if bet is Bet.BANKER and rules.banker_three_card_seven_push:
-        text += " (3-card 7 pushes)"
-    return text
-
-
-def number_text(x: Fraction) -> str:
-    return str(x.numerator) if x.denominator == 1 else f"{float(x):g}"

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
 from numba import njit
 
-from backtest import numba_cache
+from backtest import numba_cache, settlement
 from backtest.lanes import LANES, lane_products, lane_sums
 from backtest.odds.compositions import check_counts
 from backtest.odds.events import (
@@ -40,6 +39,7 @@ from backtest.odds.events import (
     check_cards_left,
 )
 from backtest.rules import Bet, Rules
+from backtest.settlement import E
 
 numba_cache.install()   # before this module's functions are decorated for numba's cache
 
@@ -56,23 +56,27 @@ def payout_vector(rules: Rules) -> np.ndarray:
     return _payout_vector(rules).copy()
 
 
+#: the hand each payout is read on: (the bet, the events the hand shows)
+_PAID_ON = {
+    PAY_PLAYER: (Bet.PLAYER, (E.PLAYER_WINS,)),
+    PAY_BANKER: (Bet.BANKER, (E.BANKER_WINS,)),
+    PAY_BANKER_SIX: (Bet.BANKER, (E.BANKER_WINS, E.BANKER_SIX)),
+    PAY_BANKER_THREE_CARD_SEVEN: (Bet.BANKER, (E.BANKER_WINS, E.BANKER_THREE_CARD_SEVEN)),
+    PAY_TIE: (Bet.TIE, (E.TIE,)),
+    PAY_PLAYER_PAIR: (Bet.PLAYER_PAIR, (E.PLAYER_PAIR,)),
+    PAY_BANKER_PAIR: (Bet.BANKER_PAIR, (E.BANKER_PAIR,)),
+    PAY_DRAGON_7: (Bet.DRAGON_7, (E.BANKER_WINS, E.BANKER_THREE_CARD_SEVEN)),
+    PAY_PANDA_8: (Bet.PANDA_8, (E.PLAYER_WINS, E.PLAYER_THREE_CARD_EIGHT)),
+}
+
+
 @lru_cache(maxsize=64)
 def _payout_vector(rules: Rules) -> np.ndarray:
-    def f(p: Fraction | None) -> float:
-        return math.nan if p is None else float(p)
-
+    """Each payout as the settlement gives it on its hand (`_PAID_ON`)."""
     out = np.full(N_PAYOUTS, math.nan)
-    out[PAY_PLAYER] = f(rules.payout(Bet.PLAYER))
-    out[PAY_BANKER] = f(rules.banker_payout)
-    six = rules.banker_six_payout
-    out[PAY_BANKER_SIX] = f(rules.banker_payout if six is None else six)
-    out[PAY_BANKER_THREE_CARD_SEVEN] = 0.0 if rules.banker_three_card_seven_push \
-        else f(rules.banker_payout)
-    out[PAY_TIE] = f(rules.tie_payout)
-    out[PAY_PLAYER_PAIR] = f(rules.payout(Bet.PLAYER_PAIR))
-    out[PAY_BANKER_PAIR] = f(rules.payout(Bet.BANKER_PAIR))
-    out[PAY_DRAGON_7] = f(rules.dragon7_payout)
-    out[PAY_PANDA_8] = f(rules.panda8_payout)
+    for k, (bet, shown) in _PAID_ON.items():
+        if settlement.terms(bet, rules):
+            out[k] = float(settlement.net_on(bet, shown, rules))
     return out
 
 

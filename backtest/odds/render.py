@@ -9,7 +9,8 @@ import math
 
 from backtest.errors import RulesError
 from backtest.odds.events import Event
-from backtest.odds.exact import OddsResult, number_text, payout_text
+from backtest.odds.exact import OddsResult
+from backtest.settlement import number_text, payout_text
 
 _COLUMNS = ("bet", "payout", "p_win", "p_push", "p_loss", "ev", "house_edge",
             "edge_per_resolved", "std_dev", "terms")

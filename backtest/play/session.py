@@ -34,8 +34,8 @@ from backtest.rules import (
     check_bets,
     deal_hand,
     rule_reasons,
-    settle,
 )
+from backtest.settlement import settle
 from backtest.shoe import ShoeSpec, shoe_order
 
 BET_NAMES: Mapping[Bet, str] = {
