@@ -112,7 +112,7 @@ def read_shoes(path: StrPath, decks: int | None = None, burn: bool = False,
     if kind == "outcome-csv":
         return outcome_csv_hands(text, source, decks)
     if kind == "json":
-        return live_json_hands(text, source)
+        return live_json_hands(text, source, decks)
     return road_hands(text, source)
 
 
