@@ -33,8 +33,11 @@ from __future__ import annotations
 from backtest.recorded.card_level import deal_cards
 from backtest.recorded.files import (
                                      FORMATS,
+                                     MAPPED_COLUMNS,
+                                     check_columns,
                                      decks_option,
                                      declared_decks,
+                                     parse_columns,
                                      read_card_csv,
                                      read_card_text,
                                      read_live_json,
@@ -44,11 +47,12 @@ from backtest.recorded.files import (
                                      shoe_decks,
 )
 from backtest.recorded.outcome_csv import OUTCOME_COLUMNS
-from backtest.recorded.text import IncompleteHandWarning, StrPath
+from backtest.recorded.text import IncompleteHandWarning, StrPath, source_name, stdin_bytes
 from backtest.recorded.writing import format_card_text, write_atomic
 
 __all__ = [
-    "FORMATS", "OUTCOME_COLUMNS", "IncompleteHandWarning", "StrPath", "deal_cards",
-    "declared_decks", "decks_option", "format_card_text", "read_card_csv", "read_card_text",
-    "read_live_json", "read_outcome_csv", "read_road", "read_shoes", "shoe_decks", "write_atomic",
+    "FORMATS", "MAPPED_COLUMNS", "OUTCOME_COLUMNS", "IncompleteHandWarning", "StrPath",
+    "check_columns", "deal_cards", "declared_decks", "decks_option", "format_card_text",
+    "parse_columns", "read_card_csv", "read_card_text", "read_live_json", "read_outcome_csv",
+    "read_road", "read_shoes", "shoe_decks", "source_name", "stdin_bytes", "write_atomic",
 ]

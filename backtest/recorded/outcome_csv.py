@@ -29,8 +29,10 @@ OUTCOME_COLUMNS = ("shoe", "hand", "winner", "player_total", "banker_total", "na
                    "player_cards", "banker_cards")
 
 
-def outcome_csv_hands(text: str, source: str, decks: int) -> Hands:
-    rows = csv_table(text, source, "an outcome-level CSV", OUTCOME_COLUMNS, ("shoe", "winner"))
+def outcome_csv_hands(text: str, source: str, decks: int,
+                      mapping: Mapping[str, str] | None = None) -> Hands:
+    rows = csv_table(text, source, "an outcome-level CSV", OUTCOME_COLUMNS, ("shoe", "winner"),
+                     mapping)
     columns = set(rows[0][1])
     records = []
     for shoe, (label, group) in enumerate(group_shoes(rows, source)):
