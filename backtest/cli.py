@@ -479,6 +479,62 @@ def roads_command(
     typer.echo(text, nl=False, color=color)  # color=True: keep the codes even when piped
 
 
+class AnalyzeFormat(StrEnum):
+    TABLE = "table"
+    JSON = "json"
+
+
+@app.command("analyze")
+def analyze_command(
+    shoe_file: Annotated[Path, typer.Argument(
+        help="A recorded shoe file (any format `deal` reads); - for standard input.")],
+    decks: Annotated[Optional[int], typer.Option(
+        help="Decks in the shoes the records came from (default: what the file says, "
+             "else 8).")] = None,
+    rules: Annotated[str, typer.Option(
+        help="Rules preset name or YAML file: which side bets' frequencies are tested.")
+    ] = "commission",
+    fmt: Annotated[AnalyzeFormat, typer.Option("--format", "-f", help="Output format.")
+                   ] = AnalyzeFormat.TABLE,
+    simulations: Annotated[int, typer.Option(
+        help="Fair records simulated to calibrate every test.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Seed of the simulated fair records.")] = 1,
+    columns: ColumnsOption = None,
+) -> None:
+    """Test a record of shoes for patterns: is it consistent with fairly shuffled shoes?
+
+    Outcome and side-bet frequencies against the exact odds, streak lengths, a
+    runs test, the outcome after each pattern of the last 1-4 decisive results,
+    and for card-level records each shoe's cards; every test calibrated by
+    simulating fair shoes of the same decks and shape, and adjusted for the
+    number of tests tried.
+    """
+    import json
+
+    from backtest import recorded
+    from backtest.analyze import analyze
+    from backtest.rules import load_rules
+
+    if not 1 <= simulations <= 1_000_000:
+        raise UsageError(f"--simulations must be from 1 to 1,000,000, got "
+                         f"{shown_count(simulations)}")
+    _check_seed(seed)
+    try:
+        table_rules = load_rules(rules)
+    except RulesError as exc:
+        if Path(rules).is_file():
+            raise
+        raise UsageError(f"--rules: {exc}") from None
+    mapping = _columns(columns)
+    decks = recorded.decks_option(shoe_file, decks)
+    hands = recorded.read_shoes(shoe_file, decks=decks, columns=mapping)
+    result = analyze(hands, decks=decks, rules=table_rules, simulations=simulations, seed=seed)
+    if fmt is AnalyzeFormat.JSON:
+        _echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+    else:
+        _echo(result.table())
+
+
 @app.command("play")
 def play_command(
     rules: Annotated[str, typer.Option(help="Rules preset name or YAML file.")] = "commission",
