@@ -70,7 +70,7 @@ _NAMES = "PBT"
 
 
 @dataclass(frozen=True)
-class Test:
+class Statistic:
     """One test: its statistic, its p-value against the simulated fair records,
     the p-value adjusted for every test tried, and what it saw in words."""
 
@@ -79,6 +79,8 @@ class Test:
     p_value: float
     adjusted_p: float
     detail: str = ""
+    #: the statistic as a normal deviate (the common scale of the adjustment)
+    z: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -90,26 +92,28 @@ class Analysis:
     rules: str
     simulations: int
     seed: int
-    tests: tuple[Test, ...]
+    tests: tuple[Statistic, ...]
     notes: tuple[str, ...] = field(default=())
 
     @property
-    def smallest(self) -> Test:
-        return min(self.tests, key=lambda t: (t.adjusted_p, t.p_value))
+    def smallest(self) -> Statistic:
+        """The test furthest from chance."""
+        return min(self.tests, key=lambda t: (t.adjusted_p, -t.z))
 
-    def deviations(self, alpha: float = ALPHA) -> list[Test]:
+    def deviations(self, alpha: float = ALPHA) -> list[Statistic]:
+        """The tests whose adjusted p is at most `alpha`, the furthest from chance first."""
         return sorted((t for t in self.tests if t.adjusted_p <= alpha),
-                      key=lambda t: (t.adjusted_p, t.p_value))
+                      key=lambda t: (t.adjusted_p, -t.z))
 
     def verdict(self, alpha: float = ALPHA) -> str:
         """The finding in words."""
         head = f"{_count(self.hands, 'hand')} in {_count(self.shoes, 'shoe')}"
         found = self.deviations(alpha)
         if not found:
-            return (f"{head}: nothing beyond chance (smallest adjusted p = "
-                    f"{p_text(self.smallest.adjusted_p, self.simulations)})")
-        said = "; ".join(f"{t.name}{': ' + t.detail if t.detail else ''} (adjusted p = "
-                         f"{p_text(t.adjusted_p, self.simulations)})" for t in found[:3])
+            return (f"{head}: nothing beyond chance (smallest adjusted p "
+                    f"{_equals(p_text(self.smallest.adjusted_p, self.simulations))})")
+        said = "; ".join(f"{t.name}{': ' + t.detail if t.detail else ''} (adjusted p "
+                         f"{_equals(p_text(t.adjusted_p, self.simulations))})" for t in found[:3])
         more = f"; and {len(found) - 3} more" if len(found) > 3 else ""
         return f"{head}: beyond chance: {said}{more}"
 
@@ -147,6 +151,10 @@ class Analysis:
         lines += ["", *self.notes, "" if self.notes else "", self.verdict()]
         return "\n".join(line for i, line in enumerate(lines)
                          if line or (i and lines[i - 1])).rstrip() + "\n"
+
+
+def _equals(p: str) -> str:
+    return p if p.startswith("<") else f"= {p}"
 
 
 def _count(n: int, what: str) -> str:
@@ -460,7 +468,7 @@ def _upper_share(null: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 def analyze(hands: Hands, decks: int = 8, rules: Rules | None = None,
             simulations: int = SIMULATIONS, seed: int = 1) -> Analysis:
-    """Test a record of shoes for what fair shuffles would not give."""
+    """Statistic a record of shoes for what fair shuffles would not give."""
     from backtest.odds import Event, composition, outcome_table
 
     if not 1 <= simulations <= 1_000_000:
@@ -527,8 +535,8 @@ def analyze(hands: Hands, decks: int = 8, rules: Rules | None = None,
 
     tests = []
     for j, name in enumerate(names):
-        tests.append(Test(name, float(observed[j]), float(p_obs[j]), float(adjusted[j]),
-                          _detail(name, record, streak_mean, hands, exact)))
+        tests.append(Statistic(name, float(observed[j]), float(p_obs[j]), float(adjusted[j]),
+                               _detail(name, record, streak_mean, hands, exact), float(z[0, j])))
     front = [t for t in tests if not t.name.startswith("after ")]
     back = [t for t in tests if t.name.startswith("after ")]
     return Analysis(source=hands.source, hands=len(hands), shoes=shape.shoes, decks=decks,

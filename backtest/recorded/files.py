@@ -313,8 +313,9 @@ def _sniff(source: str, text: str, columns: Mapping[str, str] | None = None) -> 
             return "card-csv", True
         if "winner" in header and "card" not in header:
             return "outcome-csv", True
-        if not columns and _results_share(text) == 1.0:
-            return "road", True   # P,B,B,P,T
+        cells = [c.strip() for c in csv_cells(line, source, number)]
+        if not columns and all(c and token_results(c) is not None for c in cells):
+            return "road", True   # P,B,B,P,T: no header is all results
         raise ShoeFormatError(
             f"{source}, line {number}: a CSV shoe file needs a header with shoe,card (card "
             f"level, one card per row) or shoe,winner (outcome level, one hand per row), or "

@@ -49,8 +49,9 @@ def live_json_hands(text: str, source: str, decks: int = 8) -> Hands:
                               "shoe's records") from None
     if is_round(data) or (isinstance(data, list) and data and is_round(data[0])
                           and "playerScore" not in data[0]):
-        items = [("[0]", data)] if isinstance(data, dict) else \
-            [(f"[{i}]", item) for i, item in enumerate(data)]
+        one_line = len([line for line in text.split("\n") if line.strip()]) == 1
+        items = [("line 1" if one_line else "the record", data)] if isinstance(data, dict) \
+            else [(f"[{i}]", item) for i, item in enumerate(data)]
         return round_hands(items, source, decks)
     if isinstance(data, list) and data and isinstance(data[0], dict) and "args" in data[0]:
         for i, item in enumerate(data):
