@@ -51,6 +51,7 @@ from typing import Any
 
 import numpy as np
 
+from backtest.cards import RANK_SYMBOLS
 from backtest.errors import UsageError
 from backtest.hands import Hands
 from backtest.rules import Bet, Rules
@@ -373,12 +374,15 @@ def _composition_chi(dealt: np.ndarray, decks: int) -> np.ndarray:
 
 
 def _dealt_ranks(hands: Hands) -> np.ndarray:
-    """(shoes, 13): the ranks dealt into hands in each shoe."""
+    """(shoes, 13): the ranks seen in each shoe: dealt into hands, and burned
+    where the record was read with the burn rule."""
     shoes = np.unique(hands.shoe, return_inverse=True)[1]
     ranks = (hands.cards & 0xF).astype(np.int64)
     key = np.broadcast_to(shoes[:, None], ranks.shape) * 14 + ranks
-    counts = np.bincount(key[ranks > 0], minlength=(int(shoes.max()) + 1) * 14)
-    return counts.reshape(-1, 14)[:, 1:].astype(float)
+    counts = np.bincount(key[ranks > 0], minlength=(int(shoes.max()) + 1) * 14).reshape(-1, 14)
+    for shoe, burned in enumerate(hands.burned[:counts.shape[0]]):
+        counts[shoe] += np.bincount([c & 0xF for c in burned], minlength=14)
+    return counts[:, 1:].astype(float)
 
 
 # --- simulated fair records ------------------------------------------------------------
@@ -583,10 +587,15 @@ def _detail(name: str, st: _Stats, streak_mean: np.ndarray, hands: Hands,
         dev = (counts - seen * f) / np.sqrt(np.maximum(seen * f, 1e-9))
         k = int(np.argmax(np.abs(dev)))
         word = ("player", "banker", "tie")[k]
-        return (f"{word} {counts[k] / seen:.0%} of {int(seen)} times (against {f[k]:.1%} "
-                "in all)")
+        return (f"{word} {counts[k] / seen:.0%} of {_count(int(seen), 'time')} (against "
+                f"{f[k]:.1%} in all)")
     if name == "card composition":
-        return "each shoe's dealt cards by rank against an equal share of the decks"
+        dealt = _dealt_ranks(hands)
+        expected = dealt.sum(axis=1, keepdims=True) / 13
+        dev = (dealt - expected) / np.sqrt(np.maximum(expected, 1e-9))
+        shoe, rank = np.unravel_index(int(np.argmax(np.abs(dev))), dev.shape)
+        return (f"most off: {RANK_SYMBOLS[rank]}s in shoe {shoe + 1}, {int(dealt[shoe, rank])} "
+                f"dealt against {expected[shoe, 0]:.1f} for an equal share")
     return ""
 
 
@@ -612,18 +621,23 @@ def _notes(hands: Hands, shape: _Shape, decks: int) -> list[str]:
     longest = ShoeSpec(decks=decks).max_hands
     long_shoes = int((shape.lengths > (52 * decks) / 4.5).sum())
     if long_shoes:
-        notes.append(f"note: {long_shoes} shoe(s) hold more hands than {decks} decks usually "
+        notes.append(f"note: {_count(long_shoes, 'shoe')} hold more hands than "
+                     f"{'1 deck' if decks == 1 else f'{decks} decks'} usually "
                      f"deal (at most {longest}); their simulated counterparts run on into a "
                      "fresh shoe. Is --decks right, or are several shoes read as one?")
     if "cards" in hands.known:
         full = 52 * decks
         dealt = np.array([int((hands.cards[hands.shoe == s] > 0).sum())
                           for s in np.unique(hands.shoe)])
-        burned = sum(len(b) for b in hands.burned)
-        notes.append(f"cards: each shoe holds {full}; dealt into hands {dealt.min()}-{dealt.max()}"
-                     f" a shoe{f', {burned} burned in all' if burned else ''}; the rest were "
-                     "burned or behind the cut card (no shoe held more cards than its decks: "
-                     "that is refused when the file is read)")
+        if hands.burned:
+            notes.append(f"burn: {sum(len(b) for b in hands.burned)} cards burned in all, "
+                         "counted among each shoe's cards seen")
+        spread = f"{dealt.min()}" if dealt.min() == dealt.max() else \
+            f"{dealt.min()} to {dealt.max()}"
+        notes.append(f"cards: a shoe of {full}; {spread} dealt into hands a shoe, the rest not "
+                     "in the record (burned, behind the cut card, or not dealt yet); no shoe "
+                     "holds more of a card than its decks (that is refused when the file is "
+                     "read)")
     if not {"player_pair", "banker_pair"} <= hands.known:
         notes.append("the record has no pairs: their frequencies are not tested")
     return notes

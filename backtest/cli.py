@@ -499,6 +499,9 @@ def analyze_command(
     simulations: Annotated[int, typer.Option(
         help="Fair records simulated to calibrate every test.")] = 1000,
     seed: Annotated[int, typer.Option(help="Seed of the simulated fair records.")] = 1,
+    burn: Annotated[bool, typer.Option(
+        help="Apply the burn rule to card-level shoes (the burned cards count as seen).")
+    ] = False,
     columns: ColumnsOption = None,
 ) -> None:
     """Test a record of shoes for patterns: is it consistent with fairly shuffled shoes?
@@ -527,7 +530,7 @@ def analyze_command(
         raise UsageError(f"--rules: {exc}") from None
     mapping = _columns(columns)
     decks = recorded.decks_option(shoe_file, decks)
-    hands = recorded.read_shoes(shoe_file, decks=decks, columns=mapping)
+    hands = recorded.read_shoes(shoe_file, decks=decks, burn=burn, columns=mapping)
     result = analyze(hands, decks=decks, rules=table_rules, simulations=simulations, seed=seed)
     if fmt is AnalyzeFormat.JSON:
         _echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
