@@ -251,8 +251,14 @@ def run(
 
             shoes = Path(stdin_dir) / "standard-input"
             shoes.write_bytes(stdin_bytes())
-        _run(config, sessions, shoes, mapping, out, ledger, fmt, workers, executor, address,
-             overrides)
+        try:
+            _run(config, sessions, shoes, mapping, out, ledger, fmt, workers, executor, address,
+                 overrides)
+        except BacktestError as exc:   # the file stands for standard input: say so
+            exc.args = (str(exc).replace(str(Path(stdin_dir).resolve() / "standard-input"),
+                                         "standard input")
+                        .replace(str(Path(stdin_dir) / "standard-input"), "standard input"),)
+            raise
 
 
 def _run(config: Path, sessions: int | None, shoes: Path | None,

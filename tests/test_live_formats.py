@@ -333,3 +333,12 @@ def test_run_plays_shoes_from_standard_input(monkeypatch: pytest.MonkeyPatch,
     rows = json.loads(out)
     assert {row["seat"] for row in rows} >= {"Flat Banker"}
     assert all(row["hands"] == 12 for row in rows)
+
+
+def test_run_names_standard_input_in_its_errors(monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str],
+                                                repo_root: Path) -> None:
+    _stdin(monkeypatch, b"P,B,Dragon\n")
+    code, out, err = backtest_here(monkeypatch, capsys, "run",
+                                   str(repo_root / "configs" / "verdict.yaml"), "--shoes", "-")
+    assert code == 1 and err.startswith("error: standard input, line 1"), err
