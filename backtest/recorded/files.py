@@ -279,12 +279,14 @@ def read_outcome_csv(path: StrPath, decks: int | None = None) -> Hands:
 
 def read_live_json(path: StrPath) -> Hands:
     """The live-table shoe-state message (`args.history_v2`), a list of its hand
-    entries, a list of such messages (one shoe each), or a list of lists of entries."""
+    entries, a list of such messages or JSON Lines of them (snapshots, merged
+    into shoes), a list of lists of entries, or per-round results."""
     return read_shoes(path, fmt="json")
 
 
 def read_road(path: StrPath) -> Hands:
-    """Road strings: one shoe per line, B (banker), P (player), T (tie)."""
+    """Road strings: one shoe per line, B (banker), P (player), T (tie), run
+    together or separated, as words or in Chinese."""
     return read_shoes(path, fmt="road")
 
 
