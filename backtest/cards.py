@@ -8,8 +8,8 @@ settles; they are kept so that a recorded shoe prints back as it was read.
 
 >>> parse_card("Kh")
 45
->>> card_token(parse_card("10♠"))
-'TS'
+>>> card_token(parse_card("10♠")), card_token(parse_card("sA")), card_token(parse_card("♦10"))
+('TS', 'AS', 'TD')
 >>> value(parse_card("Q")), value(parse_card("9d"))
 (0, 9)
 """
@@ -55,7 +55,9 @@ def value(card: int) -> int:
 
 
 def parse_card(token: str) -> int:
-    """Parse a token such as `A`, `10`, `Td`, `K♥`, `qs` (case-insensitive).
+    """Parse a token such as `A`, `10`, `Td`, `K♥`, `qs` (case-insensitive), or
+    one written suit first, as some tables publish them: `SA`, `h10`, `♦K`.
+    No rank is a suit letter, so the two orders cannot be confused.
 
     Raises ValueError with the reason; callers add file and line.
     """
@@ -67,11 +69,14 @@ def parse_card(token: str) -> int:
     if text[-1] in _SUIT_ALIASES and len(text) > 1:
         suit = _SUIT_ALIASES[text[-1]]
         text = text[:-1]
+    elif text[0] in _SUIT_ALIASES and len(text) > 1:
+        suit = _SUIT_ALIASES[text[0]]
+        text = text[1:]
     rank = _RANK_ALIASES.get(text)
     if rank is None:
         raise ValueError(
             f"unknown card {shown(token)}: a card is a rank A 2-9 T/10 J Q K, "
-            "optionally followed by a suit S H D C (or ♠ ♥ ♦ ♣)"
+            "optionally with a suit S H D C (or ♠ ♥ ♦ ♣) after it or before it"
         )
     return make_card(rank, suit)
 

@@ -59,20 +59,34 @@ def _say_if_compiling() -> None:
         typer.echo(f"compiling the table (first run only, about {seconds} s)", err=True)
 
 
+#: --columns, for the commands that read a recorded CSV or Parquet file
+ColumnsOption = Annotated[Optional[str], typer.Option(
+    help="A CSV's or Parquet file's columns for ours, e.g. winner=Result,shoe=Shoe.")]
+
+
+def _columns(text: str | None) -> dict[str, str] | None:
+    from backtest import recorded
+
+    return recorded.parse_columns(text) if text is not None else None
+
+
 @app.command()
 def deal(
-    shoe_file: Annotated[Path, typer.Argument(help="A recorded shoe file (card or outcome level).")],
+    shoe_file: Annotated[Path, typer.Argument(
+        help="A recorded shoe file (card or outcome level); - for standard input.")],
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.TABLE,
     decks: Annotated[Optional[int], typer.Option(
         help="Decks in the shoe the records came from (default: what the file says, else 8)."
     )] = None,
     burn: Annotated[bool, typer.Option(help="Apply the burn rule to card-level shoes.")] = False,
+    columns: ColumnsOption = None,
 ) -> None:
     """Print every hand of a recorded shoe."""
     from backtest import recorded, render
 
+    mapping = _columns(columns)
     decks = recorded.decks_option(shoe_file, decks)
-    hands = recorded.read_shoes(shoe_file, decks=decks, burn=burn)
+    hands = recorded.read_shoes(shoe_file, decks=decks, burn=burn, columns=mapping)
     _echo(render.hands(hands, fmt.value))
 
 
@@ -205,7 +219,8 @@ def run(
     seed: Annotated[Optional[int], typer.Option(help="Master seed (overrides the config).")] = None,
     shoes: Annotated[Optional[Path], typer.Option(
         help="Play these recorded shoes instead of the config's (in place of generated "
-             "shoes: all of them, unless --sessions).")] = None,
+             "shoes: all of them, unless --sessions); - for standard input.")] = None,
+    columns: ColumnsOption = None,
     out: Annotated[Optional[Path], typer.Option(help="Write summary/sessions (and ledger) Parquet files here.")] = None,
     ledger: Annotated[bool, typer.Option(help="Keep a row per seat per hand (written with --out).")] = False,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.TABLE,
@@ -214,11 +229,6 @@ def run(
     address: Annotated[Optional[str], typer.Option(help="A running Dask scheduler, HOST:PORT.")] = None,
 ) -> None:
     """Run the seats of a config over its shoes and print the verdict."""
-    from backtest import outputs, verdict
-    from backtest.config import load_config
-    from backtest.engine import PATH_SESSIONS
-    from backtest.engine import run as run_engine
-    from backtest.plan import TooManySessions
     from backtest.pool import check_workers
 
     _check_sessions(sessions)
@@ -233,12 +243,45 @@ def run(
     if seed is not None:
         _check_seed(seed)
         overrides["seed"] = seed
+    mapping = _columns(columns)
+    with tempfile.TemporaryDirectory(prefix="backtest-stdin-") as stdin_dir:
+        if shoes is not None and str(shoes) == "-":
+            # the sessions' workers read the file by its path: standard input goes to one
+            from backtest.recorded import stdin_bytes
+
+            shoes = Path(stdin_dir) / "standard-input"
+            shoes.write_bytes(stdin_bytes())
+        try:
+            _run(config, sessions, shoes, mapping, out, ledger, fmt, workers, executor, address,
+                 overrides)
+        except BacktestError as exc:   # the file stands for standard input: say so
+            exc.args = (str(exc).replace(str(Path(stdin_dir).resolve() / "standard-input"),
+                                         "standard input")
+                        .replace(str(Path(stdin_dir) / "standard-input"), "standard input"),)
+            raise
+
+
+def _run(config: Path, sessions: int | None, shoes: Path | None,
+         mapping: dict[str, str] | None, out: Path | None, ledger: bool, fmt: Format,
+         workers: int | None, executor: Executor, address: str | None,
+         overrides: dict[str, object]) -> None:
+    from backtest import outputs, verdict
+    from backtest.config import load_config
+    from backtest.engine import PATH_SESSIONS
+    from backtest.engine import run as run_engine
+    from backtest.plan import TooManySessions
+
     if shoes is not None:
         if shoes.is_dir():
             raise UsageError(f"--shoes: {shoes} is a directory, not a shoe file")
         if not shoes.is_file():
             raise UsageError(f"--shoes: file {shoes} does not exist")
         overrides["shoes"] = {"file": str(shoes.resolve())}
+    if mapping is not None:
+        if shoes is None:
+            raise UsageError("--columns maps the columns of the recorded shoes --shoes names; "
+                             "give --shoes FILE (or `columns:` under the config's `shoes:`)")
+        overrides["shoes"] = {**overrides["shoes"], "columns": mapping}  # type: ignore[dict-item]
     # --shoes names the file; the config's other `shoes` settings (decks, burn, loop)
     # stay, or for generated shoes their decks (and the file is played whole)
     cfg = load_config(config, overrides, remove=("shoe",) if shoes is not None else (),
@@ -420,12 +463,14 @@ def _parameter_line(name: str, kind: str, default: object, help_text: str) -> st
 
 @app.command("roads")
 def roads_command(
-    shoe_file: Annotated[Path, typer.Argument(help="A recorded or generated shoe file.")],
+    shoe_file: Annotated[Path, typer.Argument(
+        help="A recorded or generated shoe file; - for standard input.")],
     shoe: Annotated[int, typer.Option(help="Which shoe of the file, counting from 1.")] = 1,
     color: Annotated[Optional[bool], typer.Option(
         "--color/--no-color", help="Colour the roads (default: when writing to a terminal).")] = None,
     width: Annotated[Optional[int], typer.Option(
         help="Show the last N columns of each road (default: what fits in 80 characters).")] = None,
+    columns: ColumnsOption = None,
 ) -> None:
     """Draw a shoe's roads: bead plate, big road, big eye boy, small road, cockroach pig."""
     import os
@@ -434,9 +479,69 @@ def roads_command(
 
     if color is None:
         color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    hands = recorded.read_shoes(shoe_file)
-    text = roads.render_shoe(hands, shoe, source=str(shoe_file), colour=color, width=width)
+    hands = recorded.read_shoes(shoe_file, columns=_columns(columns))
+    text = roads.render_shoe(hands, shoe, source=recorded.source_name(shoe_file), colour=color,
+                             width=width)
     typer.echo(text, nl=False, color=color)  # color=True: keep the codes even when piped
+
+
+class AnalyzeFormat(StrEnum):
+    TABLE = "table"
+    JSON = "json"
+
+
+@app.command("analyze")
+def analyze_command(
+    shoe_file: Annotated[Path, typer.Argument(
+        help="A recorded shoe file (any format `deal` reads); - for standard input.")],
+    decks: Annotated[Optional[int], typer.Option(
+        help="Decks in the shoes the records came from (default: what the file says, "
+             "else 8).")] = None,
+    rules: Annotated[str, typer.Option(
+        help="Rules preset name or YAML file: which side bets' frequencies are tested.")
+    ] = "commission",
+    fmt: Annotated[AnalyzeFormat, typer.Option("--format", "-f", help="Output format.")
+                   ] = AnalyzeFormat.TABLE,
+    simulations: Annotated[int, typer.Option(
+        help="Fair records simulated to calibrate every test.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Seed of the simulated fair records.")] = 1,
+    burn: Annotated[bool, typer.Option(
+        help="Apply the burn rule to card-level shoes (the burned cards count as seen).")
+    ] = False,
+    columns: ColumnsOption = None,
+) -> None:
+    """Test a record of shoes for patterns: is it consistent with fairly shuffled shoes?
+
+    Outcome and side-bet frequencies against the exact odds, streak lengths, a
+    runs test, the outcome after each pattern of the last 1-4 decisive results,
+    and for card-level records each shoe's cards; every test calibrated by
+    simulating fair shoes of the same decks and shape, and adjusted for the
+    number of tests tried.
+    """
+    import json
+
+    from backtest import recorded
+    from backtest.analyze import analyze
+    from backtest.rules import load_rules
+
+    if not 1 <= simulations <= 1_000_000:
+        raise UsageError(f"--simulations must be from 1 to 1,000,000, got "
+                         f"{shown_count(simulations)}")
+    _check_seed(seed)
+    try:
+        table_rules = load_rules(rules)
+    except RulesError as exc:
+        if Path(rules).is_file():
+            raise
+        raise UsageError(f"--rules: {exc}") from None
+    mapping = _columns(columns)
+    decks = recorded.decks_option(shoe_file, decks)
+    hands = recorded.read_shoes(shoe_file, decks=decks, burn=burn, columns=mapping)
+    result = analyze(hands, decks=decks, rules=table_rules, simulations=simulations, seed=seed)
+    if fmt is AnalyzeFormat.JSON:
+        _echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+    else:
+        _echo(result.table())
 
 
 @app.command("play")

@@ -98,6 +98,8 @@ class RecordedShoes:
     decks: int = 8
     loop: bool = False
     burn: bool = False
+    #: a CSV's or Parquet file's columns for ours, as (ours, theirs) pairs
+    columns: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -325,7 +327,7 @@ def parse_config(data: Mapping[str, Any], base_dir: Path = Path("."),
     recorded: RecordedShoes | None = None
     if "shoes" in raw:
         sec = _Section(raw["shoes"], "shoes", source)
-        sec.check_keys(("file", "decks", "loop", "burn"))
+        sec.check_keys(("file", "decks", "loop", "burn", "columns"))
         file = sec.text("file", None)
         if not file:
             raise sec.fail("file", "is required: the recorded shoe file to play")
@@ -342,7 +344,18 @@ def parse_config(data: Mapping[str, Any], base_dir: Path = Path("."),
             decks = shoe_decks(fpath, decks, "shoes.decks")
         except ShoeFormatError as exc:
             raise ConfigError(f"{source}: {exc}") from None
-        recorded = RecordedShoes(fpath, decks, sec.flag("loop", False), sec.flag("burn", False))
+        columns = sec.data.get("columns") or {}
+        if not isinstance(columns, Mapping):
+            raise sec.fail("columns", "expected a mapping of our columns to the file's, such "
+                                      f"as {{winner: Result, shoe: Shoe}}, got {shown(columns)}")
+        from backtest.recorded import check_columns
+
+        try:
+            check_columns(columns, f"{source}: shoes.columns")
+        except UsageError as exc:
+            raise ConfigError(str(exc)) from None
+        recorded = RecordedShoes(fpath, decks, sec.flag("loop", False), sec.flag("burn", False),
+                                 tuple((str(k), str(v)) for k, v in columns.items()))
     else:
         sec = _Section(raw.get("shoe"), "shoe", source)
         sec.check_keys(("decks", "cut_card", "extra_hands", "burn", "cut"))

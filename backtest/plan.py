@@ -198,17 +198,19 @@ def shoes_per_session(config: RunConfig) -> int:
 
 
 @lru_cache(maxsize=4)
-def _read_recorded(path: str, decks: int, burn: bool, mtime: float) -> Hands:
+def _read_recorded(path: str, decks: int, burn: bool, mtime: float,
+                   columns: tuple[tuple[str, str], ...] = ()) -> Hands:
     from backtest import recorded
 
-    return recorded.read_shoes(path, decks=decks, burn=burn)
+    return recorded.read_shoes(path, decks=decks, burn=burn, columns=dict(columns) or None)
 
 
 def load_recorded(config: RunConfig) -> Hands:
     rec = config.recorded
     assert rec is not None
     try:
-        return _read_recorded(str(rec.path), rec.decks, rec.burn, rec.path.stat().st_mtime)
+        return _read_recorded(str(rec.path), rec.decks, rec.burn, rec.path.stat().st_mtime,
+                              rec.columns)
     except UsageError as exc:
         # what the config asked of the file (e.g. the burn rule for a road), not
         # a command-line usage error: the config's key, exit 1

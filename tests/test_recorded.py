@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -185,8 +184,12 @@ def test_live_json_shapes(tmp_path: Path) -> None:
     entries = message["args"]["history_v2"]
     bare = read_shoes(write(tmp_path, "bare.json", json.dumps(entries)))
     assert_same_hands(bare, read_shoes(LIVE))
+    # snapshots of one shoe: a repeat or an extension continues it, a shorter one starts anew
     two = read_shoes(write(tmp_path, "msgs.json", json.dumps([message, message])))
-    assert two.n_shoes == 2 and two.shoe.tolist() == [0] * 17 + [1] * 17
+    assert_same_hands(two, read_shoes(LIVE))
+    first = {"args": {"history_v2": entries[:4]}}
+    grown = read_shoes(write(tmp_path, "grown.json", json.dumps([first, message, first])))
+    assert grown.shoe.tolist() == [0] * 17 + [1] * 4
     lists = recorded.read_live_json(write(tmp_path, "lists.txt", json.dumps([entries[:5], [],
                                                                              entries[5:]])))
     assert lists.shoe.tolist() == [0] * 5 + [1] * 12 and lists.hand[5] == 1
@@ -505,13 +508,10 @@ def _two_hands(tmp_path: Path) -> Hands:
     return read_shoes(write(tmp_path, "two.txt", "KS 9H 9C 8D\n5 K 9 2 3 8\n"))
 
 
-def test_deal_s_own_json_is_refused_with_the_format_that_reads_back(tmp_path: Path) -> None:
+def test_deal_s_own_json_and_csv_read_back(tmp_path: Path) -> None:
     hands = read_shoes(DATA / "generated-8deck-seed1.txt")
     path = write(tmp_path, "hands.json", render.hands(hands, "json"))
-    with pytest.raises(ShoeFormatError, match=re.escape(
-            "this is the JSON that `backtest deal --format json` writes, which is not read as "
-            "shoes; write the hands with `--format csv` instead")):
-        read_shoes(path)
+    assert_same_hands(read_shoes(path), hands)   # per-round records, split by their shoe
     again = read_shoes(write(tmp_path, "hands.csv", render.hands(hands, "csv")))
     assert_same_hands(again, hands, ("shoe", "hand", "winner", "player_total", "banker_total"))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,8 +62,10 @@ def card_text_shoes(text: str, source: str) -> list[_CardShoe]:
     return shoes
 
 
-def card_csv_shoes(text: str, source: str) -> list[_CardShoe]:
-    rows = csv_table(text, source, "a card-level CSV", ("shoe", "card"), ("shoe", "card"))
+def card_csv_shoes(text: str, source: str,
+                   mapping: Mapping[str, str] | None = None) -> list[_CardShoe]:
+    rows = csv_table(text, source, "a card-level CSV", ("shoe", "card"), ("shoe", "card"),
+                     mapping)
     shoes = []
     for label, group in group_shoes(rows, source):
         lines = [number for number, _ in group]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -29,8 +29,10 @@ OUTCOME_COLUMNS = ("shoe", "hand", "winner", "player_total", "banker_total", "na
                    "player_cards", "banker_cards")
 
 
-def outcome_csv_hands(text: str, source: str, decks: int) -> Hands:
-    rows = csv_table(text, source, "an outcome-level CSV", OUTCOME_COLUMNS, ("shoe", "winner"))
+def outcome_csv_hands(text: str, source: str, decks: int,
+                      mapping: Mapping[str, str] | None = None) -> Hands:
+    rows = csv_table(text, source, "an outcome-level CSV", OUTCOME_COLUMNS, ("shoe", "winner"),
+                     mapping)
     columns = set(rows[0][1])
     records = []
     for shoe, (label, group) in enumerate(group_shoes(rows, source)):
@@ -86,12 +88,17 @@ def parse_hand_cards(raw: str, where: str) -> list[int]:
     return cards
 
 
-def derive_from_cards(rec: dict[str, Any], row: Mapping[str, str],
-                       where: str) -> tuple[list[int], list[int]]:
+def _field(name: str) -> str:
+    return f", field {name}"
+
+
+def derive_from_cards(rec: dict[str, Any], row: Mapping[str, str], where: str,
+                      place: Callable[[str], str] = _field) -> tuple[list[int], list[int]]:
     """Fill `rec` from the hand's cards, refusing cards the rules would not deal
-    and recorded fields that disagree with them; returns each side's cards."""
-    p = parse_hand_cards(row["player_cards"], f"{where}, field player_cards")
-    b = parse_hand_cards(row["banker_cards"], f"{where}, field banker_cards")
+    and recorded fields that disagree with them; returns each side's cards.
+    `place(field)` says where a field is, after `where` (`, field player_cards`)."""
+    p = parse_hand_cards(row["player_cards"], f"{where}{place('player_cards')}")
+    b = parse_hand_cards(row["banker_cards"], f"{where}{place('banker_cards')}")
     order = [p[0], b[0], p[1], b[1], *p[2:], *b[2:]]
     try:
         hand: Hand | None = deal_hand(order)
@@ -108,7 +115,7 @@ def derive_from_cards(rec: dict[str, Any], row: Mapping[str, str],
                "banker_card_count": hand.banker_card_count}
     for f, v in derived.items():
         if f in rec and rec[f] != v:
-            raise ShoeFormatError(f"{where}, field {f}: {f} is {shown_value(rec[f])}, but the cards "
+            raise ShoeFormatError(f"{where}{place(f)}: {f} is {shown_value(rec[f])}, but the cards "
                                   f"give {shown_value(v)}")
     rec.update(derived)
     rec["cards"] = (p + [0] * (3 - len(p))) + (b + [0] * (3 - len(b)))

@@ -4,6 +4,7 @@ a hand the tableau can deal."""
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -92,17 +93,37 @@ def check_hand(rec: Mapping[str, Any], where: str, names: Mapping[str, str]) -> 
         raise ShoeFormatError(f"{where}: no hand the drawing rules deal has {said}")
 
 
-_WINNER_WORDS = {"p": Winner.PLAYER, "player": Winner.PLAYER, "b": Winner.BANKER,
-                 "banker": Winner.BANKER, "t": Winner.TIE, "tie": Winner.TIE}
+#: a winner as records write it: a letter, a word, a word with "win", or Chinese
+WINNER_WORDS = {"p": Winner.PLAYER, "player": Winner.PLAYER, "b": Winner.BANKER,
+                "banker": Winner.BANKER, "t": Winner.TIE, "tie": Winner.TIE,
+                "庄": Winner.BANKER, "莊": Winner.BANKER, "庄家": Winner.BANKER,
+                "莊家": Winner.BANKER, "闲": Winner.PLAYER, "閒": Winner.PLAYER,
+                "闲家": Winner.PLAYER, "閒家": Winner.PLAYER, "和": Winner.TIE,
+                "和局": Winner.TIE}
 _TRUE = frozenset({"true", "1", "yes", "y"})
 _FALSE = frozenset({"false", "0", "no", "n"})
+_WIN_SUFFIX = re.compile(r"[\s_-]*(wins?|won)$")
+
+
+def winner_word(raw: str) -> Winner | None:
+    """The winner a word names (`P`, `banker`, `PLAYER_WIN`, `Banker wins`, `庄`), or None.
+
+    >>> [str(winner_word(w)) for w in ("b", "PLAYER_WIN", "Tie", "閒")]
+    ['banker', 'player', 'tie', 'player']
+    """
+    text = raw.strip().lower()
+    found = WINNER_WORDS.get(text)
+    if found is None and len(text) > 3:
+        found = WINNER_WORDS.get(_WIN_SUFFIX.sub("", text))
+        found = found if found is not None and len(_WIN_SUFFIX.sub("", text)) > 1 else None
+    return found
 
 
 def parse_winner(raw: Any, where: str) -> Winner:
-    winner = _WINNER_WORDS.get(raw.strip().lower()) if isinstance(raw, str) else None
+    winner = winner_word(raw) if isinstance(raw, str) else None
     if winner is None:
         raise ShoeFormatError(f"{where}: unknown winner {shown(raw)}: expected P, B or T "
-                              "(or player, banker, tie; any case)")
+                              "(or player, banker, tie, PLAYER_WIN, 庄, 闲, 和; any case)")
     return winner
 
 

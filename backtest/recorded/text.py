@@ -5,7 +5,8 @@ from __future__ import annotations
 import csv
 import difflib
 import os
-from collections.abc import Iterator, Sequence
+import sys
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from backtest.errors import ShoeFormatError, UsageError, shown
@@ -21,17 +22,46 @@ def decks_words(n: int) -> str:
     return "1 deck" if n == 1 else f"{n} decks"
 
 
-def load_text(path: StrPath) -> tuple[str, str]:
-    """The file's name (for messages) and its text; a missing file is a usage error."""
+#: the path that means standard input
+STDIN = "-"
+_stdin: list[tuple[object, bytes]] = []
+
+
+def stdin_bytes() -> bytes:
+    """Standard input, read once (a file `-` is read more than once: its decks, its text)."""
+    if not _stdin or _stdin[0][0] is not sys.stdin:
+        _stdin[:] = [(sys.stdin, sys.stdin.buffer.read())]
+    return _stdin[0][1]
+
+
+def source_name(path: StrPath) -> str:
+    """The name a file goes by in messages (`standard input` for `-`)."""
     source = os.fspath(path)
+    return "standard input" if source == STDIN else source
+
+
+def load_bytes(path: StrPath) -> tuple[str, bytes]:
+    """The file's name (for messages) and its bytes; `-` is standard input; a
+    missing file is a usage error."""
+    source = source_name(path)
+    if os.fspath(path) == STDIN:
+        return source, stdin_bytes()
     try:
-        data = Path(path).read_bytes()
+        return source, Path(path).read_bytes()
     except FileNotFoundError:
         raise UsageError(f"{source}: no such file") from None
     except IsADirectoryError:
         raise UsageError(f"{source}: is a directory, not a shoe file") from None
     except OSError as exc:
         raise UsageError(f"{source}: cannot read the file: {exc.strerror}") from None
+
+
+def load_text(path: StrPath, data: bytes | None = None) -> tuple[str, str]:
+    """The file's name (for messages) and its text (of `data` if given)."""
+    if data is None:
+        source, data = load_bytes(path)
+    else:
+        source = source_name(path)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -79,9 +109,11 @@ Row = tuple[int, dict[str, str]]
 
 
 def csv_table(text: str, source: str, kind: str, allowed: Sequence[str],
-               required: Sequence[str]) -> list[Row]:
+              required: Sequence[str], mapping: Mapping[str, str] | None = None) -> list[Row]:
     """The rows (line number, cells by column) of a CSV after checking its header.
-    Blank lines and lines starting with `#` are skipped."""
+    Blank lines and lines starting with `#` are skipped. `mapping` names the
+    file's column for each of ours (`{"winner": "Result"}`): then the file's
+    other columns are left out."""
     header: list[str] | None = None
     header_line = 0
     rows: list[Row] = []
@@ -91,19 +123,41 @@ def csv_table(text: str, source: str, kind: str, allowed: Sequence[str],
         cells = csv_cells(line, source, number)
         if header is None:
             header, header_line = [c.strip().lower() for c in cells], number
-            _check_columns(source, number, header, kind, allowed, required)
+            if mapping:
+                header = map_columns(header, mapping, source, number)
+                kept = [c for c in header if c in allowed]
+            else:
+                kept = header
+            _check_columns(source, number, kept, kind, allowed, required)
             continue
         if len(cells) != len(header):
             raise ShoeFormatError(
                 f"{source}, line {number}: {len(cells)} fields, but the header (line "
                 f"{header_line}) has {len(header)}: {','.join(header)}")
-        rows.append((number, dict(zip(header, (c.strip() for c in cells)))))
+        row = dict(zip(header, (c.strip() for c in cells)))
+        rows.append((number, {c: row[c] for c in kept} if mapping else row))
     if header is None:
         raise ShoeFormatError(f"{source}: no shoes: the file holds only comments and blank lines")
     if not rows:
         raise ShoeFormatError(f"{source}: no shoes: the file has a header (line {header_line}) "
                               "but no rows")
     return rows
+
+
+def map_columns(header: Sequence[str], mapping: Mapping[str, str], source: str,
+                line: int) -> list[str]:
+    """The header with the file's columns renamed to ours by `mapping` (ours:
+    theirs, any case); a column of theirs the header lacks is an error."""
+    out = list(header)
+    for ours, theirs in mapping.items():
+        want = theirs.strip().lower()
+        if want not in header:
+            raise ShoeFormatError(
+                f"{source}, line {line}: the column mapping takes {ours} from the column "
+                f"{shown(theirs)}, which the header does not have (it has: "
+                f"{shown(','.join(header), 120)})")
+        out[list(header).index(want)] = ours
+    return out
 
 
 def _check_columns(source: str, line: int, header: Sequence[str], kind: str,
