@@ -316,6 +316,9 @@ def _run(config: Path, sessions: int | None, shoes: Path | None,
         _echo(f"{cfg.name}: {result.hands:,} hands, seed {result.seed}, rules {cfg.rules.name}\n")
         _echo(verdict.table(result.summary) + "\n")
         _echo(verdict.verdict(result.summary, cfg.session.bankroll))
+        paired = verdict.comparison_verdict(result.comparisons)
+        if paired:
+            _echo("\n" + paired)
 
 
 def _check_seed(seed: int) -> None:

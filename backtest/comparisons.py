@@ -57,19 +57,17 @@ def compare(sessions: pl.DataFrame | pl.LazyFrame, seats: Sequence[str],
         return pl.DataFrame(schema={c: _dtype(c) for c in COLUMNS})
     base = seats[0] if baseline is None else baseline
     lazy = sessions.lazy() if isinstance(sessions, pl.DataFrame) else sessions
-    wanted = (lazy.select("seat", "session", "net", "wagered",
-                          (pl.col("ended_by").cast(pl.String) == "ruin").alias("ruined"))
-              .with_columns(pl.col("seat").cast(pl.String)))
-    frames = {name: frame for (name,), frame in
-              wanted.collect().partition_by("seat", as_dict=True).items()}
-    rows = []
-    for seat in seats:
-        if seat == base:
-            continue
-        a = frames[base].sort("session")
-        b = frames[seat].sort("session")
-        both = a.join(b, on="session", suffix="_b")
-        rows.append(_pair(base, seat, both))
+    wanted = lazy.select("seat", "session", "net", "wagered",
+                         (pl.col("ended_by").cast(pl.String) == "ruin").alias("ruined"))
+
+    def seat_frame(name: str) -> pl.DataFrame:
+        # a seat at a time: a spilled run's sessions are read for two seats at most
+        return (wanted.filter(pl.col("seat").cast(pl.String) == name).drop("seat")
+                .collect().sort("session"))
+
+    a = seat_frame(base)
+    rows = [_pair(base, seat, a.join(seat_frame(seat), on="session", suffix="_b"))
+            for seat in seats if seat != base]
     return pl.DataFrame(rows, schema={c: _dtype(c) for c in COLUMNS}, orient="row")
 
 

@@ -68,7 +68,7 @@ def ticks(amount: float, den: int) -> int:
 DEFAULT_BANKROLL = 1000.0
 
 TOP_KEYS = ("name", "description", "seed", "sessions", "rules", "shoe", "shoes", "session",
-            "table", "seats")
+            "table", "seats", "baseline")
 
 
 @dataclass(frozen=True)
@@ -128,6 +128,8 @@ class RunConfig:
     raw: Mapping[str, Any]
     base_dir: Path
     source: str
+    #: the seat the others are compared with, on the same sessions (the first by default)
+    baseline: str | None = None
 
 
 class _Section:
@@ -387,9 +389,16 @@ def parse_config(data: Mapping[str, Any], base_dir: Path = Path("."),
 
     limits = _limits(raw.get("table"), source, rules)
     seats = _seats(raw.get("seats"), source, base_dir)
+    baseline = top.text("baseline", None)
+    labels = [seat.label for seat in seats]
+    if baseline is not None and baseline not in labels:
+        close = difflib.get_close_matches(baseline, labels, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise top.fail("baseline", f"no seat is called {baseline!r}{hint}; the seats are "
+                                   f"{', '.join(repr(x) for x in labels)}")
     return RunConfig(name=name, seed=seed, sessions=sessions, rules=rules, shoe=shoe,
                      recorded=recorded, session=session, limits=limits, seats=seats, raw=raw,
-                     base_dir=base_dir, source=source)
+                     base_dir=base_dir, source=source, baseline=baseline)
 
 
 def _resolve_rules(spec: Any, base_dir: Path) -> Any:

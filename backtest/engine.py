@@ -78,6 +78,9 @@ class RunResult:
     #: each seat's bankroll after every hand of the run's first sessions
     #: (`run(paths=N)`; see `bankroll_paths`)
     paths: pl.DataFrame | None = None
+    #: each seat against the baseline on the same sessions (`comparisons.compare`;
+    #: no rows for one seat)
+    comparisons: pl.DataFrame | None = None
 
     @property
     def n_sessions(self) -> int:
@@ -447,7 +450,11 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
             collect(lo, hi, run_chunk(config, strategies, lo, hi, ledger, force_python, buffers))
     flush()
     sessions_frame, summary, ledger_df = finish(config, frames, ledger, spilled)
-    return RunResult(config, sessions_frame, summary, ledger_df, config.seed, done_h, path_frame)
+    from backtest.comparisons import compare
+
+    paired = compare(sessions_frame, [seat.label for seat in config.seats], config.baseline)
+    return RunResult(config, sessions_frame, summary, ledger_df, config.seed, done_h, path_frame,
+                     paired)
 
 
 def merge_parts(parts: Sequence[tuple[list[SeatResult], int]]) -> tuple[list[SeatResult], int]:

@@ -19,7 +19,8 @@ from backtest import __version__
 from backtest.errors import OutputError, UsageError
 
 #: the files `write_run` writes, and the one whose presence marks a complete run
-RUN_FILES = ("sessions.parquet", "paths.parquet", "ledger.parquet", "run.json", "summary.parquet")
+RUN_FILES = ("sessions.parquet", "paths.parquet", "ledger.parquet", "comparisons.parquet",
+             "run.json", "summary.parquet")
 #: what each kind of result leaves in its directory
 MARKERS = {"run": "run.json", "sweep": "sweep.json"}
 
@@ -127,7 +128,9 @@ def write_json(data: Any, path: Path) -> None:
 
 def write_run(out: Path, result: Any, paths: pl.DataFrame | None = None) -> list[str]:
     """summary.parquet, sessions.parquet, ledger.parquet (if kept), paths.parquet
-    (bankroll after each hand of the first sessions, for plots) and run.json.
+    (bankroll after each hand of the first sessions, for plots),
+    comparisons.parquet (each seat against the baseline, with two seats or
+    more) and run.json.
 
     All are written in a hidden folder inside `out` first, so an error or an
     interruption while writing leaves an earlier run in `out` as it was. Then
@@ -159,6 +162,9 @@ def _write_run(out: Path, meta: dict[str, Any], result: Any,
             write_parquet(paths, stage / "paths.parquet")
         if result.ledger is not None:
             write_parquet(result.ledger, stage / "ledger.parquet")
+        paired = getattr(result, "comparisons", None)
+        if paired is not None and paired.height:
+            write_parquet(paired, stage / "comparisons.parquet")
         write_json(meta, stage / "run.json")
         write_parquet(result.summary, stage / "summary.parquet")
         written = [name for name in RUN_FILES if (stage / name).is_file()]

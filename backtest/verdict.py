@@ -111,3 +111,46 @@ def _finite(x: Any) -> Any:
 
 def to_csv(summary: pl.DataFrame) -> str:
     return summary.write_csv()
+
+
+def comparison_verdict(comparisons: pl.DataFrame | None) -> str:
+    """One sentence per seat against the baseline, on the same sessions
+    (`comparisons.compare`); empty for a table of one seat. A difference is
+    called one only where its test says it is beyond chance at 5%."""
+    if comparisons is None or comparisons.height == 0:
+        return ""
+    return "\n".join(_pair_verdict(r) for r in comparisons.iter_rows(named=True))
+
+
+def _p_text(p: Any) -> str:
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "p n/a"
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def _beyond(p: Any) -> bool:
+    return p is not None and not (isinstance(p, float) and math.isnan(p)) and p < 0.05
+
+
+def _pair_verdict(r: dict[str, Any]) -> str:
+    n = r["sessions"]
+    head = f"{r['seat_b']} against {r['seat_a']} on the same {n:,} session{'s' if n != 1 else ''}"
+    low, high = r["edge_diff_ci_low"], r["edge_diff_ci_high"]
+    if low is None or (isinstance(low, float) and math.isnan(low)):
+        edge = f"edge {pct(r['edge_b'])} against {pct(r['edge_a'])} (no interval)"
+    else:
+        spread = f"{pct(r['edge_diff'], 3)}, 95% CI {pct(low, 3)} to {pct(high, 3)}"
+        edge = (f"{'a different' if _beyond(r['edge_diff_p']) else 'no difference in'} edge "
+                f"beyond chance ({spread}, {_p_text(r['edge_diff_p'])})")
+    parts = [f"{head}: {edge}"]
+    for what, a, b, p, more, fewer in (
+            ("sessions won", r["winning_sessions_a"], r["winning_sessions_b"],
+             r["winning_sessions_diff_p"], "it wins more sessions", "it wins fewer sessions"),
+            ("ruin", r["ruin_rate_a"], r["ruin_rate_b"], r["ruin_rate_diff_p"],
+             "it is ruined more often", "it is ruined less often")):
+        if a == b:
+            continue
+        said = (more if b > a else fewer) if _beyond(p) else f"{what}: no difference beyond chance"
+        parts.append(f"{said} ({share(b)} against {share(a)}, {_p_text(p)})")
+    rough = "; rough with so few sessions" if n < 30 else ""
+    return "; ".join(parts) + f" (paired over sessions{rough})."

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import polars as pl
 import pytest
+from cli_helpers import backtest_here
 
 from backtest import comparisons, engine
 from backtest.config import parse_config
+from backtest.errors import ConfigError
 
 #: exact house edges of the full 8-deck shoe (RULES.md): Player 1.2351%, Banker 1.0579%
 PLAYER_MINUS_BANKER = -(0.012351 - 0.010579)
@@ -79,3 +83,31 @@ def test_one_seat_has_no_comparison() -> None:
     frame = pl.DataFrame({"seat": ["a"], "session": [1], "net": [1.0], "wagered": [1.0],
                           "ended_by": ["limit"]})
     assert comparisons.compare(frame, ["a"]).height == 0
+
+
+def test_the_run_command_prints_and_writes_the_comparisons(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        tmp_path: Path) -> None:
+    config = tmp_path / "pair.yaml"
+    config.write_text("seed: 2\nsessions: 300\nshoe: {decks: 8}\nbaseline: Flat\n"
+                      "session: {bankroll: 500, max_shoes: 1}\n"
+                      "seats:\n  - {strategy: martingale, name: Doubling}\n"
+                      "  - {strategy: flat, name: Flat}\n")
+    code, out, err = backtest_here(monkeypatch, capsys, "run", str(config), "--out",
+                                   str(tmp_path / "out"))
+    assert code == 0, err
+    assert "Doubling against Flat on the same 300 sessions:" in out
+    assert "it is ruined more often" in out
+    written = pl.read_parquet(tmp_path / "out" / "comparisons.parquet")
+    assert written.select("seat_a", "seat_b", "sessions").row(0) == ("Flat", "Doubling", 300)
+    for column in ("mean_net_diff", "mean_net_diff_ci_low", "mean_net_diff_ci_high",
+                   "mean_net_diff_p", "edge_diff", "edge_diff_ci_low", "edge_diff_ci_high",
+                   "ruin_rate_diff", "ruin_rate_diff_p", "winning_sessions_diff"):
+        assert column in written.columns
+
+
+def test_a_baseline_that_names_no_seat_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"baseline: no seat is called 'Flt' \(did you mean "
+                                          r"'Flat'\?\); the seats are 'Flat', 'martingale'"):
+        parse_config({"baseline": "Flt", "seats": [{"strategy": "flat", "name": "Flat"},
+                                                   {"strategy": "martingale"}]})
