@@ -172,11 +172,12 @@ def _write_run(out: Path, meta: dict[str, Any], result: Any,
     return written
 
 
-def _terminal_bar(label: str) -> Any | None:
+def _terminal_bar(label: str, shown: bool = True) -> Any | None:
     """A transient Rich progress display (label, bar, hands and rate, time left)
     drawn on stderr when stderr is a terminal, whatever stdout is (a redirected
-    verdict stays clean); None elsewhere. The stream checked is the stream drawn on."""
-    if not sys.stderr.isatty():
+    verdict stays clean); None elsewhere, or when not `shown` (--quiet). The stream
+    checked is the stream drawn on."""
+    if not shown or not sys.stderr.isatty():
         return None
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
@@ -191,9 +192,10 @@ def _rate(hands: int, start: float) -> str:
 
 
 @contextmanager
-def progress_bar(total_label: str = "sessions") -> Iterator[Callable[[int, int, int], None] | None]:
+def progress_bar(total_label: str = "sessions",
+                 shown: bool = True) -> Iterator[Callable[[int, int, int], None] | None]:
     """A progress callback drawing a bar on a terminal; None elsewhere."""
-    display = _terminal_bar("{task.description}")
+    display = _terminal_bar("{task.description}", shown)
     if display is None:
         yield None
         return
@@ -209,9 +211,9 @@ def progress_bar(total_label: str = "sessions") -> Iterator[Callable[[int, int, 
 
 
 @contextmanager
-def sweep_progress() -> Iterator[Callable[[int, int, int, int], None] | None]:
+def sweep_progress(shown: bool = True) -> Iterator[Callable[[int, int, int, int], None] | None]:
     """A progress callback for sweeps: cells and hands done, and the rate."""
-    display = _terminal_bar("cells {task.fields[cells]}")
+    display = _terminal_bar("cells {task.fields[cells]}", shown)
     if display is None:
         yield None
         return

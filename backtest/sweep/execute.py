@@ -130,7 +130,8 @@ def _check_out(out: Path, sweep: Sweep, resume: bool) -> dict[str, Any]:
         raise UsageError(f"--out {out}: {', '.join(changed)} changed since this sweep's cells "
                          "were run, so new cells would not be comparable with them; use "
                          "another directory, or delete it to start again")
-    if not resume and finished:
+    complete = all((out / "cells" / f"{cell.id}.parquet").is_file() for cell in sweep.cells)
+    if not resume and finished and not complete:   # a finished sweep is printed again
         raise UsageError(f"--out {out} already holds cells of this sweep: pass --resume to "
                          "finish it, or use another directory")
     return meta
@@ -219,6 +220,8 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
     _check_executor(executor, address)
     meta = _check_out(out, sweep, resume)
     engine.forget_configs()   # rebuilt from the files as they are now
+    # every cell finished already: read, nothing run (cells torn by a kill run again)
+    resume = resume or all((out / "cells" / f"{c.id}.parquet").is_file() for c in sweep.cells)
     done, torn = _read_cells(out, sweep) if resume else ({}, [])
     todo = [c.index for c in sweep.cells if c.index not in done]
     tasks = _tasks(sweep, todo, workers)
