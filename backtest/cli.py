@@ -12,7 +12,7 @@ import sys
 import tempfile
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
@@ -21,37 +21,41 @@ from backtest import __version__
 from backtest.errors import BacktestError, RulesError, UsageError, shown_count
 
 
-class _Conventions:
+def _conventional(params: list[Any]) -> list[Any]:
     """Help as command lines write it: arguments in capitals (`CONFIG`, not
     `{config}`) and no `<bool>` type beside a flag."""
-
-    def get_params(self, ctx: typer.Context) -> list:  # type: ignore[type-arg]
-        params = super().get_params(ctx)  # type: ignore[misc]
-        for param in params:
-            if isinstance(param, TyperArgument) and param.metavar is None:
-                param.metavar = (param.name or "").upper()
-            elif getattr(param, "is_flag", False):
-                param.metavar = ""
-        return params  # type: ignore[no-any-return]
-
-    def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
-        pieces = [self.options_metavar] if self.options_metavar else []  # type: ignore[attr-defined]
-        for param in self.get_params(ctx):
-            if isinstance(param, TyperArgument):
-                name = param.display_name_raw
-                name = name if param.required else f"[{name}]"
-                pieces.append(name + ("..." if param.nargs != 1 else ""))
-            else:
-                pieces.extend(param.get_usage_pieces(ctx))
-        return pieces
+    for param in params:
+        if isinstance(param, TyperArgument) and param.metavar is None:
+            param.metavar = (param.name or "").upper()
+        elif getattr(param, "is_flag", False):
+            param.metavar = ""
+    return params
 
 
-class Command(_Conventions, TyperCommand):
-    pass
+def _usage(command: Any, ctx: Any) -> list[str]:
+    """The usage line's pieces: `[OPTIONS] CONFIG`, an optional argument in brackets."""
+    pieces = [command.options_metavar] if command.options_metavar else []
+    for param in command.get_params(ctx):
+        if isinstance(param, TyperArgument):
+            name = param.display_name_raw
+            name = name if param.required else f"[{name}]"
+            pieces.append(name + ("..." if param.nargs != 1 else ""))
+        else:
+            pieces.extend(param.get_usage_pieces(ctx))
+    return pieces
 
 
-class Group(_Conventions, TyperGroup):
-    pass
+class Command(TyperCommand):
+    def get_params(self, ctx: Any) -> Any:
+        return _conventional(super().get_params(ctx))
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        return _usage(self, ctx)
+
+
+class Group(TyperGroup):
+    def get_params(self, ctx: Any) -> Any:
+        return _conventional(super().get_params(ctx))
 
 
 app = typer.Typer(
@@ -295,7 +299,6 @@ def run(
     from backtest.engine import run as run_engine
     from backtest.plan import TooManySessions
     from backtest.pool import check_workers
-
     from backtest.ready import resolve
 
     _be_quiet(quiet)
@@ -554,6 +557,12 @@ def _wrapped(text: str, indent: str, then: str) -> str:
                          break_long_words=False, break_on_hyphens=False)
 
 
+def colour_wanted() -> bool:
+    """Colour on a terminal, unless NO_COLOR is set to something (an empty
+    NO_COLOR is as good as none: no-color.org)."""
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
 @app.command(cls=Command, name="roads")
 def roads_command(
     shoe_file: Annotated[Path, typer.Argument(help="A recorded or generated shoe file.")],
@@ -564,12 +573,10 @@ def roads_command(
         help="Show the last N columns of each road (default: what fits in 80 characters).")] = None,
 ) -> None:
     """Draw a shoe's roads: bead plate, big road, big eye boy, small road, cockroach pig."""
-    import os
-
     from backtest import recorded, roads
 
     if color is None:
-        color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")  # set, and not empty
+        color = colour_wanted()
     hands = recorded.read_shoes(shoe_file)
     text = roads.render_shoe(hands, shoe, source=str(shoe_file), colour=color, width=width)
     typer.echo(text, nl=False, color=color)  # color=True: keep the codes even when piped
