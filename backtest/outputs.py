@@ -111,13 +111,39 @@ def remove_stale_temporaries(folder: Path) -> None:
         stale.unlink(missing_ok=True)
 
 
-def write_parquet(frame: pl.DataFrame | pl.LazyFrame, path: Path) -> None:
-    """Write a frame (a LazyFrame streams to the file) atomically."""
+def config_hash(config: Any) -> str:
+    """SHA-256 of a config as run (its mapping, keys sorted), in hex."""
+    import hashlib
+
+    text = json.dumps(config, sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def provenance(seed: int, config_sha256: str) -> dict[str, str]:
+    """What every Parquet file says of where it came from, in its key-value
+    metadata: the package's version, the command line, the seed, the hash of
+    the config as run (also in run.json / sweep.json), so a file moved away
+    from them still says it.
+
+    >>> sorted(provenance(1, "ab"))
+    ['backtest.command', 'backtest.config_sha256', 'backtest.seed', 'backtest.version']
+    """
+    import shlex
+
+    return {"backtest.version": __version__,
+            "backtest.command": shlex.join(["backtest", *sys.argv[1:]]),
+            "backtest.seed": str(seed), "backtest.config_sha256": config_sha256}
+
+
+def write_parquet(frame: pl.DataFrame | pl.LazyFrame, path: Path,
+                  metadata: dict[str, str] | None = None) -> None:
+    """Write a frame (a LazyFrame streams to the file) atomically, with
+    `metadata` as the file's key-value metadata."""
     with atomic_path(path) as tmp:
         if isinstance(frame, pl.LazyFrame):
-            frame.sink_parquet(tmp)
+            frame.sink_parquet(tmp, metadata=metadata)
         else:
-            frame.write_parquet(tmp)
+            frame.write_parquet(tmp, metadata=metadata)
 
 
 def write_json(data: Any, path: Path) -> None:
@@ -140,6 +166,7 @@ def write_run(out: Path, result: Any, paths: pl.DataFrame | None = None) -> list
     meta = {"kind": "run", "version": __version__, "name": cfg.name, "seed": result.seed,
             "sessions": sessions, "hands": result.hands, "rules": cfg.rules.to_mapping(),
             "config": dict(cfg.raw) | {"sessions": sessions}, "bankroll": cfg.session.bankroll}
+    meta["config_sha256"] = config_hash(meta["config"])
     try:
         return _write_run(out, meta, result, paths)
     except (OSError, pl.exceptions.PolarsError) as exc:
@@ -152,15 +179,16 @@ def write_run(out: Path, result: Any, paths: pl.DataFrame | None = None) -> list
 
 def _write_run(out: Path, meta: dict[str, Any], result: Any,
                paths: pl.DataFrame | None) -> list[str]:
+    tags = provenance(meta["seed"], meta["config_sha256"])
     with tempfile.TemporaryDirectory(dir=out, prefix=".run-") as staging:
         stage = Path(staging)
-        write_parquet(result.sessions, stage / "sessions.parquet")
+        write_parquet(result.sessions, stage / "sessions.parquet", tags)
         if paths is not None:
-            write_parquet(paths, stage / "paths.parquet")
+            write_parquet(paths, stage / "paths.parquet", tags)
         if result.ledger is not None:
-            write_parquet(result.ledger, stage / "ledger.parquet")
+            write_parquet(result.ledger, stage / "ledger.parquet", tags)
         write_json(meta, stage / "run.json")
-        write_parquet(result.summary, stage / "summary.parquet")
+        write_parquet(result.summary, stage / "summary.parquet", tags)
         written = [name for name in RUN_FILES if (stage / name).is_file()]
         (out / "summary.parquet").unlink(missing_ok=True)
         for name in RUN_FILES[:-1]:

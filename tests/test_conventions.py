@@ -131,3 +131,45 @@ def test_run_sweep_odds_strategies_fit_80_columns(
     # piped formats are as they were: a line per row, however wide
     code, out, _ = run_here(monkeypatch, capsys, "odds", "-f", "csv")
     assert too_wide(out)
+
+
+def test_every_parquet_file_says_where_it_came_from(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import polars as pl
+
+    from backtest import __version__
+
+    out = tmp_path / "run"
+    code, _, err = run_here(monkeypatch, capsys, "run", "verdict", "--sessions", "5",
+                            "--seed", "7", "--workers", "1", "--out", str(out), "--ledger")
+    assert code == 0, err
+    meta = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    files = sorted(out.glob("*.parquet"))
+    assert {f.name for f in files} == {"summary.parquet", "sessions.parquet", "paths.parquet",
+                                       "ledger.parquet"}
+    for f in files:
+        tags = pl.read_parquet_metadata(f)
+        assert tags["backtest.version"] == __version__
+        assert tags["backtest.command"] == ("backtest run verdict --sessions 5 --seed 7 "
+                                            f"--workers 1 --out {out} --ledger")
+        assert tags["backtest.seed"] == "7"
+        assert tags["backtest.config_sha256"] == meta["config_sha256"]
+        assert len(meta["config_sha256"]) == 64
+    # another seed: another config as run
+    code, _, err = run_here(monkeypatch, capsys, "run", "verdict", "--sessions", "5",
+                            "--workers", "1", "--out", str(tmp_path / "other"))
+    other = pl.read_parquet_metadata(tmp_path / "other" / "summary.parquet")
+    assert other["backtest.seed"] == "1"
+    assert other["backtest.config_sha256"] != meta["config_sha256"]
+    # a sweep's cells and summary: the sweep's seed and the hash sweep.json keeps
+    sweep_out = tmp_path / "sweep"
+    code, _, err = run_here(monkeypatch, capsys, "sweep", "progressions", "--sessions", "2",
+                            "--out", str(sweep_out), "--workers", "1", "-q")
+    assert code == 0, err
+    sweep_meta = json.loads((sweep_out / "sweep.json").read_text(encoding="utf-8"))
+    for f in [sweep_out / "summary.parquet", *(sweep_out / "cells").glob("*.parquet")]:
+        tags = pl.read_parquet_metadata(f)
+        assert tags["backtest.seed"] == str(sweep_meta["seed"])
+        assert tags["backtest.config_sha256"] == sweep_meta["spec_hash"]
+        assert tags["backtest.command"].startswith("backtest sweep progressions")

@@ -81,7 +81,8 @@ def _read_cells(out: Path, sweep: Sweep) -> tuple[dict[int, pl.DataFrame], list[
 def _write_summary(out: Path, sweep: Sweep, done: Mapping[int, pl.DataFrame]) -> pl.DataFrame:
     frames = [done[i] for i in sorted(done)]
     summary = pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame()
-    outputs.write_parquet(summary, out / "summary.parquet")
+    outputs.write_parquet(summary, out / "summary.parquet",
+                          outputs.provenance(sweep.seed, sweep.spec_hash))
     return summary
 
 
@@ -247,7 +248,8 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
                     cell = sweep.cells[task.cell]
                     ordered = [parts[task.cell][lo] for lo in sorted(parts[task.cell])]
                     frame = _cell_frame(sweep, cell, ordered)
-                    outputs.write_parquet(frame, out / "cells" / f"{cell.id}.parquet")
+                    outputs.write_parquet(frame, out / "cells" / f"{cell.id}.parquet",
+                                          outputs.provenance(sweep.seed, sweep.spec_hash))
                     done[task.cell] = frame
                     del parts[task.cell]
                     if time.monotonic() - last_write > 2.0:
