@@ -197,6 +197,9 @@ def _write_run(out: Path, meta: dict[str, Any], result: Any,
             else:
                 (out / name).unlink(missing_ok=True)
         os.replace(stage / "summary.parquet", out / "summary.parquet")
+    from backtest.report import remove_stale
+
+    remove_stale(out)   # a report there told of the results just replaced
     return written
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import polars as pl
 
-from backtest import cluster, engine, outputs, plan
+from backtest import cluster, engine, outputs, plan, report
 from backtest.errors import BacktestError, UsageError
 from backtest.pool import check_workers, default_workers, process_pool
 from backtest.sweep.spec import Cell, Sweep, short_value, value_label
@@ -252,6 +252,7 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
                                           outputs.provenance(sweep.seed, sweep.spec_hash))
                     done[task.cell] = frame
                     del parts[task.cell]
+                    report.remove_stale(out)   # it told of fewer cells
                     if time.monotonic() - last_write > 2.0:
                         summary = _write_summary(out, sweep, done)
                         written, last_write = len(done), time.monotonic()
