@@ -666,8 +666,8 @@ def plot_sweep_heatmap(results: Results, rows: pl.DataFrame, metric: str) -> Plo
     what = "Ruin rate" if metric == "ruin_rate" else "Edge"
     unit = "% of sessions" if metric == "ruin_rate" else "% of amount wagered"
     edge = metric == "edge"
-    fig, axes = _figure(len(seats), width=max(4.5, 1.25 * len(xs) + 2.5),
-                        height=max(3.2, 0.75 * len(ys) + 2.0))
+    fig, axes = _figure(len(seats), width=max(4.5, (1.6 if edge else 1.1) * len(xs) + 2.5),
+                        height=max(3.2, (0.9 if edge else 0.55) * len(ys) + 2.0))
     top = max(1.0, 100 * float(rows.select(pl.col("ruin_rate").max()).item() or 0.0))
     zs = means["z"].drop_nulls().drop_nans()
     z_top = max(3.0, float(np.abs(zs.to_numpy()).max())) if len(zs) else 3.0
@@ -687,7 +687,7 @@ def plot_sweep_heatmap(results: Results, rows: pl.DataFrame, metric: str) -> Plo
             colour_by[i, j] = np.nan if r["z"] is None else r["z"]
             half = "" if r["edge_half"] is None else f" \u00b1 {100 * r['edge_half']:.2f}"
             exact = "n/a" if r["expected_edge"] is None else f"{100 * r['expected_edge']:+.2f}%"
-            z = "" if r["z"] is None else f", z {r['z']:+.1f}"
+            z = "" if r["z"] is None else f"\nz {r['z']:+.1f}"
             texts[i, j] = f"{grid[i, j]:+.2f}%{half}\nexact {exact}{z}"
         # ruin rates share one scale from 0, so seats compare by colour; edges are
         # coloured by how far from their exact edge they are, in standard errors
@@ -707,7 +707,8 @@ def plot_sweep_heatmap(results: Results, rows: pl.DataFrame, metric: str) -> Plo
                     continue
                 level = colour_by[i, j]
                 light = (abs(level) > 0.6 * z_top) if edge else level > top / 2
-                ax.text(j, i, texts[i, j], ha="center", va="center", fontsize="small",
+                ax.text(j, i, texts[i, j], ha="center", va="center",
+                        fontsize="x-small" if edge else "small",
                         color="white" if light and not math.isnan(level) else "black")
         ax.set_xticks(range(len(xs)), [_tick(v) for v in xs],
                       rotation=30 if len(xs) > 4 else 0, ha="right" if len(xs) > 4 else "center")
