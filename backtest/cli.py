@@ -604,7 +604,22 @@ def play_command(
     settings = play.open_table(rules=rules, decks=decks, bankroll=bankroll, seed=seed, shoe=shoe,
                                table_min=table_min, table_max=table_max)
     lines = iter(sys.stdin.readline, "")
-    play.PlaySession(settings, lines, sys.stdout, echo=not sys.stdin.isatty()).run()
+    ask = None
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        try:   # line editing and history (the arrow keys) as a shell has them
+            import readline  # noqa: F401
+        except ImportError:   # not on every platform: plain lines then
+            pass
+        ask = _read_line
+    play.PlaySession(settings, lines, sys.stdout, echo=not sys.stdin.isatty(), ask=ask).run()
+
+
+def _read_line(prompt: str) -> str | None:
+    """A line typed at the terminal (readline's editing, when loaded), None at the end."""
+    try:
+        return input(prompt)
+    except EOFError:
+        return None
 
 
 @app.command(cls=Command, name="report")
