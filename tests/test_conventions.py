@@ -173,3 +173,14 @@ def test_every_parquet_file_says_where_it_came_from(
         assert tags["backtest.seed"] == str(sweep_meta["seed"])
         assert tags["backtest.config_sha256"] == sweep_meta["spec_hash"]
         assert tags["backtest.command"].startswith("backtest sweep progressions")
+
+
+def test_shell_completion_completes_the_commands() -> None:
+    import os
+    import subprocess
+
+    environ = os.environ | {"_BACKTEST_COMPLETE": "complete_bash", "COMP_WORDS": "backtest ru",
+                            "COMP_CWORD": "1"}
+    done = subprocess.run([sys.executable, "-m", "backtest"], env=environ, capture_output=True,
+                          text=True, timeout=60)
+    assert (done.returncode, done.stdout.split()) == (0, ["run"])
