@@ -257,6 +257,8 @@ def test_german_refuses_player_and_banker_across_boxes() -> None:
     assert ("Refused: Player (box 2) and Banker (box 1) together: at the german table one "
             "player bets one side, in every box.") in out
     assert summary.wagered == 40   # banker 25, tie 5, banker 10
+    # the refused bet did not move the current box
+    assert "box 1> tie 5 box 3" in out and "box 3> banker 10 box 2" in out
     # the table that allows it takes it
     summary, out = session(["10", "banker 25", "player 5 box 2", "done", "quit"], seed=2,
                            rules="bulgarian")

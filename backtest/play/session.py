@@ -559,10 +559,10 @@ class PlaySession:
         new = _copy(self._bets)
         for bet, amount in stakes:
             new[target - 1][bet] = new[target - 1].get(bet, 0) + amount
-        if box is not None:
-            self._box = box
         placed = ", ".join(f"{BET_NAMES[b]} {a} (chips: {chips_text(a)})" for b, a in stakes)
         self._change(new, f"Box {target}: {placed}.")
+        if box is not None:   # only a bet the table took moves the current box
+            self._box = box
         note = self._pair_alone(new[target - 1])
         if note:
             self._write(f"Note: {note}; add one before done.\n")
