@@ -12,21 +12,96 @@ import sys
 import tempfile
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
+from typer.core import TyperArgument, TyperCommand, TyperGroup
 
+from backtest import __version__
 from backtest.errors import BacktestError, RulesError, UsageError, shown_count
+
+
+def _conventional(params: list[Any]) -> list[Any]:
+    """Help as command lines write it: arguments in capitals (`CONFIG`, not
+    `{config}`) and no `<bool>` type beside a flag."""
+    for param in params:
+        if isinstance(param, TyperArgument) and param.metavar is None:
+            param.metavar = (param.name or "").upper()
+        elif getattr(param, "is_flag", False):
+            param.metavar = ""
+    return params
+
+
+def _usage(command: Any, ctx: Any) -> list[str]:
+    """The usage line's pieces: `[OPTIONS] CONFIG`, an optional argument in brackets."""
+    pieces = [command.options_metavar] if command.options_metavar else []
+    for param in command.get_params(ctx):
+        if isinstance(param, TyperArgument):
+            name = param.display_name_raw
+            name = name if param.required else f"[{name}]"
+            pieces.append(name + ("..." if param.nargs != 1 else ""))
+        else:
+            pieces.extend(param.get_usage_pieces(ctx))
+    return pieces
+
+
+class Command(TyperCommand):
+    def get_params(self, ctx: Any) -> Any:
+        return _conventional(super().get_params(ctx))
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        return _usage(self, ctx)
+
+
+class Group(TyperGroup):
+    def get_params(self, ctx: Any) -> Any:
+        return _conventional(super().get_params(ctx))
+
 
 app = typer.Typer(
     name="backtest",
     help="Run baccarat betting strategies through an exact mini-baccarat rules core.",
     no_args_is_help=True,
-    add_completion=False,
     pretty_exceptions_enable=False,
+    cls=Group,
 )
-shoe_app = typer.Typer(help="Generate shoes.", no_args_is_help=True)
+shoe_app = typer.Typer(help="Generate shoes.", no_args_is_help=True, cls=Group)
 app.add_typer(shoe_app, name="shoe")
+
+#: -q/--quiet: no progress bar, no warnings, no notes on standard error (errors still)
+_quiet = False
+
+Quiet = Annotated[bool, typer.Option("--quiet", "-q",
+                                     help="No progress, no warnings, no notes; errors only.")]
+
+
+def _be_quiet(quiet: bool) -> None:
+    global _quiet
+    _quiet = _quiet or quiet
+
+
+def _note(text: str) -> None:
+    """A note on standard error (what was written, what is compiling), unless quiet."""
+    if not _quiet:
+        typer.echo(text, err=True)
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"backtest {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[bool, typer.Option(
+        "--version", is_eager=True, callback=_show_version,
+        help="Show the version and exit.")] = False,
+    quiet: Quiet = False,
+) -> None:
+    """Run baccarat betting strategies through an exact mini-baccarat rules core."""
+    global _quiet
+    _quiet = quiet
 
 
 class Executor(StrEnum):
@@ -56,7 +131,7 @@ def _say_if_compiling() -> None:
     if not session_loop.loop_cached():
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
         seconds = COMPILE_SECONDS if cores > 1 else 2 * COMPILE_SECONDS
-        typer.echo(f"compiling the table (first run only, about {seconds} s)", err=True)
+        _note(f"compiling the table (first run only, about {seconds} s)")
 
 
 #: --columns, for the commands that read a recorded CSV or Parquet file
@@ -70,7 +145,7 @@ def _columns(text: str | None) -> dict[str, str] | None:
     return recorded.parse_columns(text) if text is not None else None
 
 
-@app.command()
+@app.command(cls=Command)
 def deal(
     shoe_file: Annotated[Path, typer.Argument(
         help="A recorded shoe file (card or outcome level); - for standard input.")],
@@ -94,7 +169,7 @@ def deal(
 MAX_GENERATED_SHOES = 10 ** 6
 
 
-@shoe_app.command("generate")
+@shoe_app.command("generate", cls=Command)
 def shoe_generate(
     decks: Annotated[int, typer.Option(help="Decks shuffled together.")] = 8,
     seed: Annotated[int, typer.Option(help="Master seed; the same seed gives the same shoes.")] = 1,
@@ -108,11 +183,13 @@ def shoe_generate(
     burn: Annotated[bool, typer.Option(help="Burn cards at the start of each shoe.")] = True,
     cut: Annotated[Optional[str], typer.Option(help="Cut the pack: a number of cards, or 'random'.")] = None,
     extra_hands: Annotated[int, typer.Option(help="Hands played after the cut card comes out.")] = 1,
+    quiet: Quiet = False,
 ) -> None:
     """Write generated shoes in the card-level text format (one shoe per line)."""
     from backtest import recorded
     from backtest.shoe import ShoeSpec, generate_hands
 
+    _be_quiet(quiet)
     if not 1 <= count <= MAX_GENERATED_SHOES:
         raise UsageError(f"--count must be from 1 to {MAX_GENERATED_SHOES:,}, got {shown_count(count)}")
     _check_seed(seed)
@@ -151,10 +228,10 @@ def shoe_generate(
         _echo(text)
     else:
         recorded.write_atomic(out, text)
-        typer.echo(f"wrote {count} shoe(s), {len(hands)} hands, to {out}", err=True)
+        _note(f"wrote {count} shoe(s), {len(hands)} hands, to {out}")
 
 
-@app.command("odds")
+@app.command(cls=Command, name="odds")
 def odds_command(
     decks: Annotated[Optional[int], typer.Option(
         help="Decks in the shoe (default 8, or what the --shoe file says).")] = None,
@@ -212,9 +289,10 @@ def odds_command(
     _echo(odds.render(odds.exact_odds(counts, table_rules, decks), fmt.value))
 
 
-@app.command()
+@app.command(cls=Command)
 def run(
-    config: Annotated[Path, typer.Argument(help="A run config (YAML).")],
+    config: Annotated[Path, typer.Argument(
+        help="A run config (YAML), or the name of a ready one (see `backtest configs`).")],
     sessions: Annotated[Optional[int], typer.Option(help="Number of sessions (overrides the config).")] = None,
     seed: Annotated[Optional[int], typer.Option(help="Master seed (overrides the config).")] = None,
     shoes: Annotated[Optional[Path], typer.Option(
@@ -227,10 +305,14 @@ def run(
     workers: Annotated[Optional[int], typer.Option(help="Processes or Dask workers (default: all cores for large runs).")] = None,
     executor: Annotated[Executor, typer.Option(help="Where the sessions run.")] = Executor.LOCAL,
     address: Annotated[Optional[str], typer.Option(help="A running Dask scheduler, HOST:PORT.")] = None,
+    quiet: Quiet = False,
 ) -> None:
     """Run the seats of a config over its shoes and print the verdict."""
     from backtest.pool import check_workers
+    from backtest.ready import resolve
 
+    _be_quiet(quiet)
+    config = resolve(config, "run")
     _check_sessions(sessions)
     if address is not None and executor is not Executor.DASK:
         raise UsageError("--address goes with --executor dask")
@@ -292,7 +374,7 @@ def _run(config: Path, sessions: int | None, shoes: Path | None,
     try:
         # the sessions frames go to disk chunk by chunk, so memory stays flat
         with tempfile.TemporaryDirectory(dir=out, prefix=".sessions-") as spill:
-            with outputs.progress_bar() as progress:
+            with outputs.progress_bar(shown=not _quiet) as progress:
                 try:
                     result = run_engine(cfg, sessions=sessions, workers=workers, ledger=ledger,
                                         progress=progress, spill=Path(spill),
@@ -304,7 +386,7 @@ def _run(config: Path, sessions: int | None, shoes: Path | None,
                 from backtest.engine import bankroll_paths
 
                 written = outputs.write_run(out, result, bankroll_paths(result))
-                typer.echo(f"wrote {', '.join(written)} to {out}", err=True)
+                _note(f"wrote {', '.join(written)} to {out}")
     except BaseException:
         outputs.remove_made(made)   # a run that fails leaves no new, empty --out
         raise
@@ -313,10 +395,14 @@ def _run(config: Path, sessions: int | None, shoes: Path | None,
     elif fmt is Format.CSV:
         _echo(verdict.to_csv(result.summary))
     else:
-        _echo(f"{cfg.name}: {result.hands:,} hands, seed {result.seed}, rules {cfg.rules.name}\n")
-        _echo(verdict.table(result.summary) + "\n")
-        _echo(verdict.verdict(result.summary, cfg.session.bankroll))
-        paired = verdict.comparison_verdict(result.comparisons)
+        from backtest.tables import paragraphs, terminal_width
+
+        width = terminal_width()
+        _echo(paragraphs([f"{cfg.name}: {result.hands:,} hands, seed {result.seed}, "
+                          f"rules {cfg.rules.name}"], width) + "\n")
+        _echo(verdict.table(result.summary, width) + "\n\n")
+        _echo(verdict.verdict(result.summary, cfg.session.bankroll, width))
+        paired = verdict.comparison_verdict(result.comparisons, width)
         if paired:
             _echo("\n" + paired)
 
@@ -335,9 +421,10 @@ def _check_sessions(sessions: int | None) -> None:
         raise UsageError(f"--sessions must be from 1 to {MAX_SESSIONS:,}, got {shown_count(sessions)}")
 
 
-@app.command()
+@app.command(cls=Command)
 def sweep(
-    sweep_file: Annotated[Path, typer.Argument(help="A sweep config (YAML).")],
+    sweep_file: Annotated[Path, typer.Argument(
+        help="A sweep config (YAML), or the name of a ready one (see `backtest configs`).")],
     out: Annotated[Path, typer.Option(help="Directory for the results (cells, summary.parquet).")],
     workers: Annotated[Optional[int], typer.Option(help="Processes or Dask workers (default: all cores).")] = None,
     executor: Annotated[Executor, typer.Option(help="Where the cells run.")] = Executor.LOCAL,
@@ -346,10 +433,18 @@ def sweep(
     sessions: Annotated[Optional[int], typer.Option(help="Sessions per cell (overrides the sweep).")] = None,
     sort: Annotated[Optional[str], typer.Option(help="Metric to sort by (default: the sweep's `metric`).")] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.TABLE,
+    quiet: Quiet = False,
 ) -> None:
-    """Run a run config over a grid of settings, on every core or a Dask cluster."""
+    """Run a run config over a grid of settings, on every core or a Dask cluster.
+
+    A sweep whose cells are all in --out already is printed again, nothing run.
+    """
     from backtest import outputs
     from backtest import sweep as sweeps
+    from backtest.ready import resolve
+
+    _be_quiet(quiet)
+    sweep_file = resolve(sweep_file, "sweep")
 
     if address is not None and executor is not Executor.DASK:
         raise UsageError("--address goes with --executor dask")
@@ -368,7 +463,7 @@ def sweep(
             raise UsageError(f"--sort: unknown metric {metric!r} (metrics: {', '.join(names)})")
     if executor is Executor.LOCAL:
         _say_if_compiling()
-    with outputs.sweep_progress() as progress:
+    with outputs.sweep_progress(shown=not _quiet) as progress:
         summary = sweeps.run_sweep(spec, out, workers=workers, executor=executor.value,
                                    address=address, resume=resume, progress=progress)
     if fmt is Format.JSON:
@@ -378,11 +473,15 @@ def sweep(
     elif fmt is Format.CSV:
         _echo(summary.write_csv())
     else:
-        _echo(f"{spec.name}: {len(spec.cells)} cells, seed {spec.seed}; results in {out}\n")
-        _echo(sweeps.render_table(summary, spec.keys, metric) + "\n")
+        from backtest.tables import paragraphs, terminal_width
+
+        width = terminal_width()
+        _echo(paragraphs([f"{spec.name}: {len(spec.cells)} cells, seed {spec.seed}; "
+                          f"results in {out}"], width) + "\n")
+        _echo(sweeps.render_table(summary, spec.keys, metric, width) + "\n")
         lines = sweeps.trends(summary, spec.keys, metric)
         if lines:
-            _echo("\n".join(lines))
+            _echo(paragraphs(lines, width))
 
 
 def _as_yaml(value: object) -> str:
@@ -393,7 +492,7 @@ def _as_yaml(value: object) -> str:
     return text.removesuffix("...").strip()
 
 
-@app.command("strategies")
+@app.command(cls=Command, name="strategies")
 def list_strategies(
     names: Annotated[Optional[list[str]], typer.Argument(
         help="Only these: names, module:Class or file.py:Class (your own).")] = None,
@@ -452,7 +551,8 @@ def list_strategies(
         aliases.setdefault(target, []).append(alias)
     for name, cls in found.items():
         also = f" (also: {', '.join(aliases[name])})" if name in aliases else ""
-        lines.append(f"{name}{' (+)' if name in sharing else ''}: {cls.description}{also}")
+        lines.append(_wrapped(f"{name}{' (+)' if name in sharing else ''}: {cls.description}{also}",
+                              "", "  "))
         for row in cls.parameters():
             if name not in sharing or row[0] not in common:
                 lines.append(_parameter_line(*row))
@@ -460,11 +560,56 @@ def list_strategies(
     _echo("\n".join(lines).rstrip("\n"))
 
 
+@app.command(cls=Command, name="configs")
+def configs_command(
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.TABLE,
+) -> None:
+    """List the ready configs that ship with the package: run configs, sweeps, rules.
+
+    Name one in place of a file: `backtest run verdict`, `backtest sweep progressions`,
+    `backtest odds --rules german`.
+    """
+    from backtest import ready, tables
+
+    found = ready.ready_configs()
+    rows = [(r.name, r.kind, r.description, str(r.path)) for r in found]
+    if fmt is Format.JSON:
+        import json
+
+        _echo(json.dumps([dict(zip(("name", "kind", "description", "path"), row))
+                          for row in rows], indent=2))
+    elif fmt is Format.CSV:
+        import polars as pl
+
+        _echo(pl.DataFrame(rows, schema=["name", "kind", "description", "path"],
+                           orient="row").write_csv())
+    else:
+        _echo(tables.render(("name", "kind", "description"), [row[:3] for row in rows],
+                            right=(False, False, False), wrap=(2,)))
+
+
 def _parameter_line(name: str, kind: str, default: object, help_text: str) -> str:
-    return f"    {name} ({kind}, default {_as_yaml(default)}): {help_text}"
+    return _wrapped(f"{name} ({kind}, default {_as_yaml(default)}): {help_text}", " " * 4,
+                    " " * 8)
 
 
-@app.command("roads")
+def _wrapped(text: str, indent: str, then: str) -> str:
+    """`text` wrapped at word boundaries to the terminal's width."""
+    import textwrap
+
+    from backtest.tables import terminal_width
+
+    return textwrap.fill(text, terminal_width(), initial_indent=indent, subsequent_indent=then,
+                         break_long_words=False, break_on_hyphens=False)
+
+
+def colour_wanted() -> bool:
+    """Colour on a terminal, unless NO_COLOR is set to something (an empty
+    NO_COLOR is as good as none: no-color.org)."""
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+@app.command(cls=Command, name="roads")
 def roads_command(
     shoe_file: Annotated[Path, typer.Argument(
         help="A recorded or generated shoe file; - for standard input.")],
@@ -476,12 +621,10 @@ def roads_command(
     columns: ColumnsOption = None,
 ) -> None:
     """Draw a shoe's roads: bead plate, big road, big eye boy, small road, cockroach pig."""
-    import os
-
     from backtest import recorded, roads
 
     if color is None:
-        color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        color = colour_wanted()
     hands = recorded.read_shoes(shoe_file, columns=_columns(columns))
     text = roads.render_shoe(hands, shoe, source=recorded.source_name(shoe_file), colour=color,
                              width=width)
@@ -493,7 +636,7 @@ class AnalyzeFormat(StrEnum):
     JSON = "json"
 
 
-@app.command("analyze")
+@app.command(cls=Command, name="analyze")
 def analyze_command(
     shoe_file: Annotated[Path, typer.Argument(
         help="A recorded shoe file (any format `deal` reads); - for standard input.")],
@@ -547,7 +690,7 @@ def analyze_command(
         _echo(result.table())
 
 
-@app.command("play")
+@app.command(cls=Command, name="play")
 def play_command(
     rules: Annotated[str, typer.Option(help="Rules preset name or YAML file.")] = "commission",
     decks: Annotated[Optional[int], typer.Option(
@@ -569,16 +712,32 @@ def play_command(
     settings = play.open_table(rules=rules, decks=decks, bankroll=bankroll, seed=seed, shoe=shoe,
                                table_min=table_min, table_max=table_max)
     lines = iter(sys.stdin.readline, "")
-    play.PlaySession(settings, lines, sys.stdout, echo=not sys.stdin.isatty()).run()
+    ask = None
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        try:   # line editing and history (the arrow keys) as a shell has them
+            import readline  # noqa: F401
+        except ImportError:   # not on every platform: plain lines then
+            pass
+        ask = _read_line
+    play.PlaySession(settings, lines, sys.stdout, echo=not sys.stdin.isatty(), ask=ask).run()
 
 
-@app.command("report")
+def _read_line(prompt: str) -> str | None:
+    """A line typed at the terminal (readline's editing, when loaded), None at the end."""
+    try:
+        return input(prompt)
+    except EOFError:
+        return None
+
+
+@app.command(cls=Command, name="report")
 def report_command(
     directory: Annotated[Path, typer.Argument(
         metavar="DIR", help="What `backtest run --out DIR` or `backtest sweep --out DIR` wrote.")],
     out: Annotated[Optional[Path], typer.Option(
         help="The HTML file to write (default: DIR/report.html); the plots also go as PNG "
              "files in NAME-plots/ beside it.")] = None,
+    quiet: Quiet = False,
 ) -> None:
     """Write one self-contained HTML report of a run or a sweep: verdict, plots, summary.
 
@@ -586,14 +745,14 @@ def report_command(
     """
     from backtest import report
 
+    _be_quiet(quiet)
     written = report.write_report(directory, out)
-    typer.echo(f"wrote {written.html} and {len(written.plots)} plot(s) in {written.plot_dir}",
-               err=True)
+    _note(f"wrote {written.html} and {len(written.plots)} plot(s) in {written.plot_dir}")
 
 
 def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
                   file: object = None, line: str | None = None) -> None:
-    typer.echo(f"warning: {message}", err=True)
+    _note(f"warning: {message}")
 
 
 def _click_errors() -> tuple[type[Exception], type[Exception]]:

@@ -112,13 +112,39 @@ def remove_stale_temporaries(folder: Path) -> None:
         stale.unlink(missing_ok=True)
 
 
-def write_parquet(frame: pl.DataFrame | pl.LazyFrame, path: Path) -> None:
-    """Write a frame (a LazyFrame streams to the file) atomically."""
+def config_hash(config: Any) -> str:
+    """SHA-256 of a config as run (its mapping, keys sorted), in hex."""
+    import hashlib
+
+    text = json.dumps(config, sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def provenance(seed: int, config_sha256: str) -> dict[str, str]:
+    """What every Parquet file says of where it came from, in its key-value
+    metadata: the package's version, the command line, the seed, the hash of
+    the config as run (also in run.json / sweep.json), so a file moved away
+    from them still says it.
+
+    >>> sorted(provenance(1, "ab"))
+    ['backtest.command', 'backtest.config_sha256', 'backtest.seed', 'backtest.version']
+    """
+    import shlex
+
+    return {"backtest.version": __version__,
+            "backtest.command": shlex.join(["backtest", *sys.argv[1:]]),
+            "backtest.seed": str(seed), "backtest.config_sha256": config_sha256}
+
+
+def write_parquet(frame: pl.DataFrame | pl.LazyFrame, path: Path,
+                  metadata: dict[str, str] | None = None) -> None:
+    """Write a frame (a LazyFrame streams to the file) atomically, with
+    `metadata` as the file's key-value metadata."""
     with atomic_path(path) as tmp:
         if isinstance(frame, pl.LazyFrame):
-            frame.sink_parquet(tmp)
+            frame.sink_parquet(tmp, metadata=metadata)
         else:
-            frame.write_parquet(tmp)
+            frame.write_parquet(tmp, metadata=metadata)
 
 
 def write_json(data: Any, path: Path) -> None:
@@ -143,6 +169,7 @@ def write_run(out: Path, result: Any, paths: pl.DataFrame | None = None) -> list
     meta = {"kind": "run", "version": __version__, "name": cfg.name, "seed": result.seed,
             "sessions": sessions, "hands": result.hands, "rules": cfg.rules.to_mapping(),
             "config": dict(cfg.raw) | {"sessions": sessions}, "bankroll": cfg.session.bankroll}
+    meta["config_sha256"] = config_hash(meta["config"])
     try:
         return _write_run(out, meta, result, paths)
     except (OSError, pl.exceptions.PolarsError) as exc:
@@ -155,18 +182,19 @@ def write_run(out: Path, result: Any, paths: pl.DataFrame | None = None) -> list
 
 def _write_run(out: Path, meta: dict[str, Any], result: Any,
                paths: pl.DataFrame | None) -> list[str]:
+    tags = provenance(meta["seed"], meta["config_sha256"])
     with tempfile.TemporaryDirectory(dir=out, prefix=".run-") as staging:
         stage = Path(staging)
-        write_parquet(result.sessions, stage / "sessions.parquet")
+        write_parquet(result.sessions, stage / "sessions.parquet", tags)
         if paths is not None:
-            write_parquet(paths, stage / "paths.parquet")
+            write_parquet(paths, stage / "paths.parquet", tags)
         if result.ledger is not None:
-            write_parquet(result.ledger, stage / "ledger.parquet")
+            write_parquet(result.ledger, stage / "ledger.parquet", tags)
         paired = getattr(result, "comparisons", None)
         if paired is not None and paired.height:
-            write_parquet(paired, stage / "comparisons.parquet")
+            write_parquet(paired, stage / "comparisons.parquet", tags)
         write_json(meta, stage / "run.json")
-        write_parquet(result.summary, stage / "summary.parquet")
+        write_parquet(result.summary, stage / "summary.parquet", tags)
         written = [name for name in RUN_FILES if (stage / name).is_file()]
         (out / "summary.parquet").unlink(missing_ok=True)
         for name in RUN_FILES[:-1]:
@@ -175,14 +203,18 @@ def _write_run(out: Path, meta: dict[str, Any], result: Any,
             else:
                 (out / name).unlink(missing_ok=True)
         os.replace(stage / "summary.parquet", out / "summary.parquet")
+    from backtest.report import remove_stale
+
+    remove_stale(out)   # a report there told of the results just replaced
     return written
 
 
-def _terminal_bar(label: str) -> Any | None:
+def _terminal_bar(label: str, shown: bool = True) -> Any | None:
     """A transient Rich progress display (label, bar, hands and rate, time left)
     drawn on stderr when stderr is a terminal, whatever stdout is (a redirected
-    verdict stays clean); None elsewhere. The stream checked is the stream drawn on."""
-    if not sys.stderr.isatty():
+    verdict stays clean); None elsewhere, or when not `shown` (--quiet). The stream
+    checked is the stream drawn on."""
+    if not shown or not sys.stderr.isatty():
         return None
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
@@ -197,9 +229,10 @@ def _rate(hands: int, start: float) -> str:
 
 
 @contextmanager
-def progress_bar(total_label: str = "sessions") -> Iterator[Callable[[int, int, int], None] | None]:
+def progress_bar(total_label: str = "sessions",
+                 shown: bool = True) -> Iterator[Callable[[int, int, int], None] | None]:
     """A progress callback drawing a bar on a terminal; None elsewhere."""
-    display = _terminal_bar("{task.description}")
+    display = _terminal_bar("{task.description}", shown)
     if display is None:
         yield None
         return
@@ -215,9 +248,9 @@ def progress_bar(total_label: str = "sessions") -> Iterator[Callable[[int, int, 
 
 
 @contextmanager
-def sweep_progress() -> Iterator[Callable[[int, int, int, int], None] | None]:
+def sweep_progress(shown: bool = True) -> Iterator[Callable[[int, int, int, int], None] | None]:
     """A progress callback for sweeps: cells and hands done, and the rate."""
-    display = _terminal_bar("cells {task.fields[cells]}")
+    display = _terminal_bar("cells {task.fields[cells]}", shown)
     if display is None:
         yield None
         return

@@ -10,9 +10,15 @@ are written as PNG files in a folder named after the HTML file, beside it:
 A run gets three plots, a panel per seat: bankroll paths (a sample of sessions,
 the median and the 5%-95% band across sessions, from paths.parquet), the
 distribution of the final bankroll (from sessions.parquet) and the measured
-edge converging on the exact edge as hands accumulate. A sweep gets its ruin
-rate and edge against the varied keys: a line plot for one key, heatmaps for
-two, and for more, a line plot per key averaged over the others.
+edge converging on the exact edge as hands accumulate. The seats' panels share
+their axes, so systems compare by eye. A sweep gets its ruin rate and edge
+against the varied keys, each with its 95% interval: a line plot for one key,
+heatmaps for two (the edge coloured by its z-score against the exact edge),
+and for more, a line plot per key averaged over the others. A plot whose values
+are all the same is left out, and a line says so.
+
+A run or a sweep written again into a directory removes the report there (it
+told of the results replaced); a report written again replaces its plots.
 
 matplotlib is an optional extra (`pip install 'baccarat-backtest[plot]'`): it
 is imported only to draw, onto the Agg canvas (no pyplot, no window).
@@ -281,17 +287,45 @@ def sweep_rows(summary: pl.DataFrame, keys: Sequence[str] = ()) -> pl.DataFrame:
                 distinct[value] = f"{label} ({seen[label]})" if shared[label] > 1 else label
             frame = frame.with_columns(pl.col(f"{key}.json").replace_strict(distinct).alias(key))
     names = frame.group_by("seat_no").agg(pl.col("seat").unique(maintain_order=True))
-    labels = {no: (seats[0] if len(seats) == 1 else f"seat {no + 1}")
-              for no, seats in names.iter_rows()}
+    labels = {no: _names(seats) for no, seats in names.iter_rows()}
     return frame.with_columns(pl.col("seat_no").replace_strict(labels, return_dtype=pl.String)
                               .alias("seat_label"))
 
 
+def with_intervals(rows: pl.DataFrame) -> pl.DataFrame:
+    """Each cell's 95% half-widths: the edge's (from its interval), and the ruin
+    rate's (Wilson's score interval for a share of `sessions`; as half-widths
+    below and above the rate: `ruin_low`, `ruin_high`)."""
+    from backtest.metrics import Z95
+
+    n = pl.col("sessions").cast(pl.Float64)
+    p = pl.col("ruin_rate")
+    centre = (p + Z95 ** 2 / (2 * n)) / (1 + Z95 ** 2 / n)
+    spread = Z95 * ((p * (1 - p) / n + Z95 ** 2 / (4 * n * n)).sqrt()) / (1 + Z95 ** 2 / n)
+    return rows.with_columns(
+        ((pl.col("edge_ci_high") - pl.col("edge_ci_low")) / 2).alias("edge_half"),
+        (p - (centre - spread)).clip(lower_bound=0).alias("ruin_low"),
+        (centre + spread - p).clip(lower_bound=0).alias("ruin_high"))
+
+
+def _names(seats: Sequence[str]) -> str:
+    """A seat's label: its name, or the names it has in the cells (a sweep that
+    varies the seat): `A / B / C`, or the first two and how many."""
+    if len(seats) <= 3:
+        return " / ".join(seats)
+    return f"{seats[0]} / {seats[1]} / \u2026 ({len(seats)} seats)"
+
+
 def by_key(rows: pl.DataFrame, key: str) -> pl.DataFrame:
-    """Mean ruin rate, edge and exact edge per value of `key` and seat, over the other keys."""
+    """Mean ruin rate, edge and exact edge per value of `key` and seat, over the
+    other keys; with the 95% half-widths of the means, taking the cells as
+    independent (root of the sum of squares over the number of cells)."""
+    rows = with_intervals(rows)
+    combined = lambda c: (pl.col(c).pow(2).sum().sqrt() / pl.len()).alias(c)  # noqa: E731
     return (rows.group_by(key, "seat_no", "seat_label", maintain_order=True)
             .agg(pl.col("ruin_rate").mean(), pl.col("edge").mean(),
-                 pl.col("expected_edge").mean(), pl.len().alias("cells")))
+                 pl.col("expected_edge").mean(), pl.len().alias("cells"),
+                 combined("edge_half"), combined("ruin_low"), combined("ruin_high")))
 
 
 def _values(column: pl.Series) -> list[Any]:
@@ -319,15 +353,17 @@ def _matplotlib() -> Any:
     return matplotlib, Figure, FigureCanvasAgg
 
 
-def _figure(panels: int, width: float = 6.0, height: float = 3.8, columns: int = 2
-            ) -> tuple[Any, list[Any]]:
-    """A figure on the Agg canvas with a grid of `panels` axes."""
+def _figure(panels: int, width: float = 6.0, height: float = 3.8, columns: int = 2,
+            share: bool = False) -> tuple[Any, list[Any]]:
+    """A figure on the Agg canvas with a grid of `panels` axes (sharing both
+    axes if `share`); three panels go in one row rather than leave a slot empty."""
     _, figure_class, canvas = _matplotlib()
-    ncols = 1 if panels == 1 else min(columns, panels)
+    ncols = 1 if panels == 1 else 3 if panels == 3 else min(columns, panels)
     nrows = math.ceil(panels / ncols)
     fig = figure_class(figsize=(width * ncols, height * nrows + 0.6), layout="constrained")
     canvas(fig)
-    axes = list(np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False)).ravel())
+    axes = list(np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False, sharex=share,
+                                           sharey=share)).ravel())
     for ax in axes[panels:]:
         ax.set_visible(False)
     return fig, axes[:panels]
@@ -366,7 +402,7 @@ def plot_paths(results: Results) -> Plot:
     bands = path_bands(results.paths, bankroll)
     n_sessions = results.paths["session"].n_unique()
     seats = _seats(results)
-    fig, axes = _figure(len(seats))
+    fig, axes = _figure(len(seats), share=True)
     title = "Bankroll through the session"
     for i, (ax, seat) in enumerate(zip(axes, seats)):
         colour = _colour(i)
@@ -386,34 +422,63 @@ def plot_paths(results: Results) -> Plot:
         ax.set_ylabel("bankroll (currency units)")
         ax.set_xlim(left=0)
         _money_axis(ax.yaxis)
+        ax.tick_params(labelleft=True, labelbottom=True)
         ax.legend(fontsize="small", loc="best")
         ax.grid(alpha=0.3)
-    fig.suptitle(f"{title} ({results.name})")
+    fig.suptitle(f"{title} ({results.name}; the seats share their axes)")
     caption = (f"Each seat's bankroll after every hand of the first {n_sessions} sessions: "
                f"{SAMPLE_PATHS} of them drawn thin, the median (thick) and the band holding "
                "90% of sessions (5% to 95%) at each hand. A session that ended (ruin, win "
                "goal, stop-loss) keeps its final bankroll for the later hands, so the median "
-               "and the band flatten as sessions end.")
+               "and the band flatten as sessions end. Every panel has the same scales.")
     return Plot("bankroll-paths", title, caption, _png(fig))
 
 
-def _bins(x: np.ndarray) -> np.ndarray | int:
-    if x.size == 0 or x.min() == x.max():
-        return 1
-    edges = np.histogram_bin_edges(x, bins="auto")
-    return edges if len(edges) <= 61 else 60
+#: the most bars a histogram gets
+MAX_BINS = 60
+
+
+def bins(x: np.ndarray, span: tuple[float, float] | None = None) -> np.ndarray:
+    """Histogram edges for amounts that come in steps (cents, or half units of a
+    commission): each bin as wide as a whole number of the steps the data take,
+    and its edges half a step off them, so every bin holds as many possible
+    amounts as the next (no comb of full and empty bars). About as many bins as
+    numpy's "auto" rule, at most MAX_BINS, over `span` (default: the data's range).
+
+    >>> bins(np.array([990.5, 1000.0, 1009.5, 1019.0])).tolist()   # steps of 9.50
+    [985.75, 995.25, 1004.75, 1014.25, 1023.75]
+    """
+    cents = np.unique(np.round(np.asarray(x, dtype=float) * 100).astype(np.int64))
+    if cents.size == 0:
+        return np.array([-0.5, 0.5])
+    step = int(np.gcd.reduce(np.diff(cents))) if cents.size > 1 else 100
+    step = max(step, 1)
+    lo, hi = (cents[0], cents[-1]) if span is None else \
+        (int(round(span[0] * 100)), int(round(span[1] * 100)))
+    if hi == lo:
+        return (np.array([lo - step / 2, lo + step / 2])) / 100
+    auto = np.histogram_bin_edges(np.asarray(x, dtype=float), bins="auto")
+    wanted = max((auto[-1] - auto[0]) * 100 / max(len(auto) - 1, 1), (hi - lo) / MAX_BINS)
+    width = step * max(1, math.ceil(wanted / step - 1e-9))
+    start = lo - step / 2
+    count = math.ceil((hi + step / 2 - start) / width)
+    return (start + width * np.arange(count + 1)) / 100
 
 
 def plot_final_bankroll(results: Results) -> Plot:
     assert results.sessions is not None
     bankroll = results.bankroll
     seats = _seats(results)
-    fig, axes = _figure(len(seats))
+    fig, axes = _figure(len(seats), share=True)
     title = "Final bankroll of each session"
+    every = results.sessions["final_bankroll"].to_numpy().astype(float)
+    span = (float(every.min()), float(every.max())) if every.size else None
     for i, (ax, seat) in enumerate(zip(axes, seats)):
         x = (results.sessions.filter(pl.col("seat") == seat)["final_bankroll"]
              .to_numpy().astype(float))
-        ax.hist(x, bins=_bins(x), color=_colour(i), alpha=0.85, edgecolor="white", lw=0.4)
+        # one set of bins for every seat: steps of the amounts all the seats end with
+        ax.hist(x, bins=bins(every, span), color=_colour(i), alpha=0.85, edgecolor="white",
+                lw=0.4)
         ax.axvline(bankroll, color="black", ls="--", lw=1.2,
                    label=f"starting bankroll {money(bankroll)}")
         if x.size:
@@ -423,12 +488,15 @@ def plot_final_bankroll(results: Results) -> Plot:
         ax.set_xlabel("final bankroll (currency units)")
         ax.set_ylabel("sessions")
         _money_axis(ax.xaxis)
+        ax.tick_params(labelleft=True, labelbottom=True)
         ax.legend(fontsize="small", loc="best")
         ax.grid(alpha=0.3, axis="y")
-    fig.suptitle(f"{title} ({results.name})")
+    fig.suptitle(f"{title} ({results.name}; the seats share their axes)")
     caption = (f"How the bankroll stood at the end of each of the "
                f"{results.sessions['session'].n_unique():,} sessions, per seat; the dashed "
-               "line is the starting bankroll: every session right of it won money.")
+               "line is the starting bankroll: every session right of it won money. Each bar "
+               "spans a whole number of the steps the amounts come in, and every panel has "
+               "the same bars and scales.")
     return Plot("final-bankroll", title, caption, _png(fig))
 
 
@@ -436,18 +504,19 @@ def plot_edge(results: Results) -> Plot:
     assert results.sessions is not None
     curve = edge_convergence(results.sessions)
     exact = dict(zip(results.summary["seat"].to_list(), results.summary["expected_edge"]))
-    seats = _seats(results)
-    fig, axes = _figure(len(seats))
+    every = _seats(results)
+    # a seat that placed no bets has no edge: no panel (the caption names it)
+    seats = [seat for i, seat in enumerate(every)
+             if exact.get(seat) is not None and not curve.filter(pl.col("seat") == seat).is_empty()]
+    idle = [seat for seat in every if seat not in seats]
+    fig, axes = _figure(max(len(seats), 1))
     title = "Measured edge converging on the exact edge"
-    for i, (ax, seat) in enumerate(zip(axes, seats)):
+    for ax, seat in zip(axes, seats):
+        i = every.index(seat)
         mine = curve.filter(pl.col("seat") == seat)
         ax.set_title(seat)
         ax.set_xlabel("hands played, cumulative over sessions (log scale)")
         ax.set_ylabel("edge (% of amount wagered)")
-        if mine.is_empty() or exact.get(seat) is None:
-            ax.text(0.5, 0.5, "placed no bets", ha="center", va="center",
-                    transform=ax.transAxes)
-            continue
         x = mine["cum_hands"].to_numpy()
         edge = 100 * mine["edge"].to_numpy()
         half = 100 * mine["half_width"].to_numpy()
@@ -456,10 +525,11 @@ def plot_edge(results: Results) -> Plot:
                         label="95% band if the exact edge is true")
         ax.plot(x, edge, color=_colour(i), lw=1.6, label=f"measured: {edge[-1]:+.2f}% at the end")
         ax.axhline(e, color="black", ls="--", lw=1.2, label=f"exact edge {e:+.2f}%")
-        # the first sessions swing widely: frame the plot from the tenth session on
-        start = min(9, len(x) - 1)
-        reach = max(float(np.nanmax(np.abs(edge[start:] - e))), float(half[start]), 0.05)
+        # the whole measured curve, from the first session on (the band may run out of
+        # the frame at the start, where it is widest)
+        reach = max(float(np.nanmax(np.abs(edge - e))), float(half[-1]), 0.05)
         ax.set_ylim(e - 1.15 * reach, e + 1.15 * reach)
+        ax.plot(x[:1], edge[:1], marker="o", color=_colour(i), ms=4)
         if x[-1] > x[0]:
             ax.set_xscale("log")
         _percent_axis(ax.yaxis)
@@ -472,7 +542,8 @@ def plot_edge(results: Results) -> Plot:
                "s\u221ak / W (s: standard deviation of a session's net around its exact "
                "expected net, k: sessions so far, W: amount wagered so far), narrows as 1/\u221ak "
                "and holds the measured edge 95% of the time if the exact edge is the truth. "
-               "Negative: the house wins.")
+               "The dot is the first session. Negative: the house wins."
+               + (f" No panel for {', '.join(idle)}: placed no bets." if idle else ""))
     return Plot("edge-convergence", title, caption, _png(fig))
 
 
@@ -485,30 +556,42 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
-def plot_sweep_key(results: Results, rows: pl.DataFrame, key: str) -> Plot:
-    """Ruin rate and edge against one key, a line per seat (averaged over the other keys)."""
+def plot_sweep_key(results: Results, rows: pl.DataFrame, key: str,
+                   ruin: bool = True) -> Plot:
+    """Ruin rate (if `ruin`) and edge against one key, a line per seat (averaged
+    over the other keys), each point with its 95% interval."""
     means = by_key(rows, key)
     values = _values(rows[key])
     numeric = all(isinstance(v, (int, float)) for v in values)
     others = [k for k in results.keys if k != key]
-    fig, (ax_ruin, ax_edge) = _figure(2, width=5.6)
-    for no, label in rows.select("seat_no", "seat_label").unique(maintain_order=True).iter_rows():
+    fig, axes = _figure(2 if ruin else 1, width=5.6)
+    ax_ruin, ax_edge = (axes[0], axes[1]) if ruin else (None, axes[0])
+    seat_list = rows.select("seat_no", "seat_label").unique(maintain_order=True).rows()
+    for no, label in seat_list:
         mine = means.filter(pl.col("seat_no") == no)
         at = {v: r for v, r in zip(mine[key].to_list(), mine.iter_rows(named=True))}
         shown = [v for v in values if v in at]
-        xs = shown if numeric else [values.index(v) for v in shown]
+        # seats side by side at a value, so their intervals do not hide each other
+        nudge = 0.0 if numeric else 0.12 * (no - (len(seat_list) - 1) / 2)
+        xs = shown if numeric else [values.index(v) + nudge for v in shown]
         colour = _colour(no)
         # values that are names (a whole seat, a rules preset) are not joined by lines
         line = "-" if numeric else "none"
-        ax_ruin.plot(xs, [_percent(at[v]["ruin_rate"]) for v in shown], marker="o", ls=line,
-                     color=colour, label=label)
-        ax_edge.plot(xs, [_percent(at[v]["edge"]) for v in shown], marker="o", ls=line,
-                     color=colour, label=f"{label}: measured")
+        if ax_ruin is not None:
+            ax_ruin.errorbar(xs, [_percent(at[v]["ruin_rate"]) for v in shown],
+                             yerr=[[_percent(at[v]["ruin_low"]) for v in shown],
+                                   [_percent(at[v]["ruin_high"]) for v in shown]],
+                             marker="o", ls=line, color=colour, capsize=3, label=label)
+        ax_edge.errorbar(xs, [_percent(at[v]["edge"]) for v in shown],
+                         yerr=[_percent(at[v]["edge_half"]) for v in shown],
+                         marker="o", ls=line, color=colour, capsize=3,
+                         label=f"{label}: measured, 95% interval")
         ax_edge.plot(xs, [_percent(at[v]["expected_edge"]) for v in shown],
                      ls="--" if numeric else "none", marker=None if numeric else "_",
                      markersize=18, color=colour, alpha=0.8, label=f"{label}: exact")
-    for ax, what in ((ax_ruin, "ruin rate (% of sessions)"),
-                     (ax_edge, "edge (% of amount wagered)")):
+    panels = ([(ax_ruin, "ruin rate (% of sessions)")] if ax_ruin is not None else []) + \
+        [(ax_edge, "edge (% of amount wagered)")]
+    for ax, what in panels:
         ax.set_xlabel(_key_label(key))
         ax.set_ylabel(what)
         _percent_axis(ax.yaxis)
@@ -525,15 +608,19 @@ def plot_sweep_key(results: Results, rows: pl.DataFrame, key: str) -> Plot:
                           rotation=30 if len(values) > 4 else 0, ha="right" if len(values) > 4
                           else "center")
             ax.set_xlim(-0.5, len(values) - 0.5)
-    ax_ruin.set_ylim(bottom=0)
-    ax_ruin.set_title(f"Ruin rate by {key}")
+    if ax_ruin is not None:
+        ax_ruin.set_ylim(bottom=0)
+        ax_ruin.set_title(f"Ruin rate by {key}")
     ax_edge.set_title(f"Edge by {key}")
-    title = f"Ruin rate and edge against {key}"
+    title = f"Ruin rate and edge against {key}" if ruin else f"Edge against {key}"
     fig.suptitle(f"{title} ({results.name})")
-    caption = (f"Each seat's share of sessions ended in ruin, and its measured edge (dots) "
-               f"beside the exact edge of the bets it placed (dashes), at each value of {key}"
+    caption = (("Each seat's share of sessions ended in ruin, and its" if ruin else "Each seat's")
+               + f" measured edge (dots) beside the exact edge of the bets it placed (dashes), "
+               f"at each value of {key}, with 95% intervals (the edge's: Student's t over the "
+               "sessions; the ruin rate's: Wilson's score interval)"
                + (f"; each point is the mean over the cells of the other key(s) "
-                  f"({', '.join(others)})." if others else "."))
+                  f"({', '.join(others)}), its interval taking the cells as independent."
+                  if others else "."))
     return Plot(f"sweep-{_slug(key)}", title, caption, _png(fig))
 
 
@@ -547,47 +634,82 @@ def _tick(value: Any) -> str:
     return text if len(text) <= 18 else text[:16] + "\u2026"
 
 
+def heatmap_cells(rows: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """Per pair of the first two keys and seat: the mean ruin rate and edge over
+    any other keys, the edge's 95% half-width, the exact edge, and the z-score
+    of the measured edge against the exact one (the cell's own z; for a mean over
+    cells, the mean difference over its standard error, the cells taken as
+    independent and each one's standard error its half-width / 1.96)."""
+    from backtest.metrics import Z95
+
+    key_y, key_x = keys[:2]
+    rows = with_intervals(rows)
+    return (rows.group_by(key_y, key_x, "seat_no")
+            .agg(pl.col("ruin_rate").mean(), pl.col("edge").mean(),
+                 pl.col("expected_edge").mean(),
+                 (pl.col("edge_half").pow(2).sum().sqrt() / pl.len()).alias("edge_half"),
+                 pl.len().alias("cells"), pl.col("z").first().alias("z1"))
+            .with_columns(pl.when(pl.col("cells") == 1).then(pl.col("z1"))
+                          .otherwise((pl.col("edge") - pl.col("expected_edge"))
+                                     / (pl.col("edge_half") / Z95)).alias("z"))
+            .drop("z1"))
+
+
 def plot_sweep_heatmap(results: Results, rows: pl.DataFrame, metric: str) -> Plot:
-    """`metric` (ruin_rate or edge) over the two varied keys, a panel per seat."""
+    """`metric` (ruin_rate or edge) over the two varied keys, a panel per seat.
+    The ruin rate is coloured by its value; the edge by its z-score against the
+    exact edge, on a diverging scale centred at 0 (sampling noise stays pale)."""
     key_y, key_x = results.keys[:2]
     ys, xs = _values(rows[key_y]), _values(rows[key_x])
     seats = rows.select("seat_no", "seat_label").unique(maintain_order=True).rows()
-    means = (rows.group_by(key_y, key_x, "seat_no")
-             .agg(pl.col(metric).mean(), pl.col("expected_edge").mean()))
+    means = heatmap_cells(rows, results.keys)
     what = "Ruin rate" if metric == "ruin_rate" else "Edge"
     unit = "% of sessions" if metric == "ruin_rate" else "% of amount wagered"
-    fig, axes = _figure(len(seats), width=max(4.5, 1.1 * len(xs) + 2.5),
-                        height=max(3.2, 0.55 * len(ys) + 2.0))
+    edge = metric == "edge"
+    fig, axes = _figure(len(seats), width=max(4.5, (1.6 if edge else 1.1) * len(xs) + 2.5),
+                        height=max(3.2, (0.9 if edge else 0.55) * len(ys) + 2.0))
     top = max(1.0, 100 * float(rows.select(pl.col("ruin_rate").max()).item() or 0.0))
+    zs = means["z"].drop_nulls().drop_nans()
+    z_top = max(3.0, float(np.abs(zs.to_numpy()).max())) if len(zs) else 3.0
     for ax, (no, label) in zip(axes, seats):
         grid = np.full((len(ys), len(xs)), np.nan)
-        exact = np.full_like(grid, np.nan)
+        colour_by = np.full_like(grid, np.nan)
+        texts: dict[tuple[int, int], str] = {}
         for r in means.filter(pl.col("seat_no") == no).iter_rows(named=True):
             i, j = ys.index(r[key_y]), xs.index(r[key_x])
-            grid[i, j] = np.nan if r[metric] is None else 100 * r[metric]
-            exact[i, j] = np.nan if r["expected_edge"] is None else 100 * r["expected_edge"]
-        # ruin rates share one scale from 0, so seats compare by colour; edges of
-        # different bets differ too much for that, each seat gets its own
-        scale = {"vmin": 0.0, "vmax": top} if metric == "ruin_rate" else {}
-        image = ax.imshow(grid, aspect="auto", origin="lower",
-                          cmap="Reds" if metric == "ruin_rate" else "viridis", **scale)
+            if r[metric] is None:
+                continue
+            grid[i, j] = 100 * r[metric]
+            if not edge:
+                colour_by[i, j] = grid[i, j]
+                texts[i, j] = f"{grid[i, j]:.1f}%"
+                continue
+            colour_by[i, j] = np.nan if r["z"] is None else r["z"]
+            half = "" if r["edge_half"] is None else f" \u00b1 {100 * r['edge_half']:.2f}"
+            exact = "n/a" if r["expected_edge"] is None else f"{100 * r['expected_edge']:+.2f}%"
+            z = "" if r["z"] is None else f"\nz {r['z']:+.1f}"
+            texts[i, j] = f"{grid[i, j]:+.2f}%{half}\nexact {exact}{z}"
+        # ruin rates share one scale from 0, so seats compare by colour; edges are
+        # coloured by how far from their exact edge they are, in standard errors
+        scale = {"vmin": -z_top, "vmax": z_top} if edge else {"vmin": 0.0, "vmax": top}
+        image = ax.imshow(colour_by, aspect="auto", origin="lower",
+                          cmap="RdBu_r" if edge else "Reds", **scale)
         bar = fig.colorbar(image, ax=ax)
-        bar.set_label(f"{what.lower()} ({unit})")
-        _percent_axis(bar.ax.yaxis)
-        finite = grid[np.isfinite(grid)]
-        middle = top / 2 if metric == "ruin_rate" else \
-            (finite.min() + finite.max()) / 2 if finite.size else 0.0
-        dark_high = metric == "ruin_rate"
+        if edge:
+            bar.set_label("z: (measured \u2212 exact edge) / standard error")
+        else:
+            bar.set_label(f"{what.lower()} ({unit})")
+            _percent_axis(bar.ax.yaxis)
         for i in range(len(ys)):
             for j in range(len(xs)):
-                if math.isnan(grid[i, j]):
+                if (i, j) not in texts:
                     ax.text(j, i, "\u2013", ha="center", va="center", color="0.4")
                     continue
-                text = f"{grid[i, j]:.1f}%" if metric == "ruin_rate" else \
-                    f"{grid[i, j]:+.2f}%\n(exact {exact[i, j]:+.2f}%)"
-                light = (grid[i, j] > middle) == dark_high
-                ax.text(j, i, text, ha="center", va="center", fontsize="small",
-                        color="white" if light else "black")
+                level = colour_by[i, j]
+                light = (abs(level) > 0.6 * z_top) if edge else level > top / 2
+                ax.text(j, i, texts[i, j], ha="center", va="center",
+                        fontsize="x-small" if edge else "small",
+                        color="white" if light and not math.isnan(level) else "black")
         ax.set_xticks(range(len(xs)), [_tick(v) for v in xs],
                       rotation=30 if len(xs) > 4 else 0, ha="right" if len(xs) > 4 else "center")
         ax.set_yticks(range(len(ys)), [_tick(v) for v in ys])
@@ -598,26 +720,55 @@ def plot_sweep_heatmap(results: Results, rows: pl.DataFrame, metric: str) -> Plo
     title = f"{what} by {key_y} and {key_x}"
     fig.suptitle(f"{title} ({results.name})")
     caption = (f"{what} ({unit}) of each seat in each cell of the sweep"
-               + ("; measured, with the exact edge of the bets placed below it"
-                  if metric == "edge" else "")
+               + ("; measured \u00b1 the half-width of its 95% interval, the exact edge of "
+                  "the bets placed and z below it. The colour is z, the measured edge's "
+                  "distance from the exact edge in standard errors, on a scale centred at 0: "
+                  "pale is what sampling noise gives (|z| < 2), deep red above the exact edge, "
+                  "deep blue below it" if edge else "")
                + (f"; each square is the mean over {', '.join(others)}." if others else ".")
                + " A dash marks a combination the sweep did not run.")
     return Plot(f"heatmap-{_slug(metric)}", title, caption, _png(fig))
 
 
-def draw(results: Results) -> list[Plot]:
-    """Every plot of the report, as PNG bytes (nothing is written)."""
+def _all_equal(values: pl.Series) -> bool:
+    return values.drop_nulls().n_unique() <= 1
+
+
+def drawn(results: Results) -> tuple[list[Plot], list[str]]:
+    """Every plot of the report, as PNG bytes (nothing is written), and a line
+    for each plot left out because its values are all the same."""
     require_matplotlib()
     if results.kind == "run":
         plots = [plot_paths(results)] if results.paths is not None and \
             not results.paths.is_empty() else []
-        return plots + [plot_final_bankroll(results), plot_edge(results)]
+        plots.append(plot_final_bankroll(results))
+        if results.summary.filter(pl.col("wagered") > 0).is_empty():
+            return plots, ["No edge plot: no seat placed a bet."]
+        return plots + [plot_edge(results)], []
     rows = sweep_rows(results.summary, results.keys)
     keys = results.keys
+    notes = []
+    ruin_varies = not _all_equal(rows["ruin_rate"])
+    if not ruin_varies:
+        notes.append(f"No ruin rate plot: the ruin rate is "
+                     f"{share(rows['ruin_rate'].drop_nulls().first())} in every cell.")
+    if _all_equal(rows["edge"]):
+        notes.append(f"No edge plot: the edge is {pct(rows['edge'].drop_nulls().first())} in "
+                     "every cell.")
+        if not ruin_varies:
+            return [], notes
+        if len(keys) == 2:
+            return [plot_sweep_heatmap(results, rows, "ruin_rate")], notes
+        return [plot_sweep_key(results, rows, key) for key in keys], notes
     if len(keys) == 2:
-        return [plot_sweep_heatmap(results, rows, "ruin_rate"),
-                plot_sweep_heatmap(results, rows, "edge")]
-    return [plot_sweep_key(results, rows, key) for key in keys]
+        return ([plot_sweep_heatmap(results, rows, "ruin_rate")] if ruin_varies else []) + \
+            [plot_sweep_heatmap(results, rows, "edge")], notes
+    return [plot_sweep_key(results, rows, key, ruin=ruin_varies) for key in keys], notes
+
+
+def draw(results: Results) -> list[Plot]:
+    """Every plot of the report, as PNG bytes (nothing is written)."""
+    return drawn(results)[0]
 
 
 # --- words and the table ----------------------------------------------------------------
@@ -718,8 +869,14 @@ td.text, th.text { text-align: left; }
 TEXT_COLUMNS = frozenset({"seat", "cell"})
 
 
-def render_html(results: Results, plots: Sequence[Plot], plot_dir: str) -> str:
-    """The whole report as one HTML document (plots embedded as data URIs)."""
+#: marks a report's HTML as this tool's (a later run into its directory removes it)
+GENERATOR = '<meta name="generator" content="backtest report">'
+
+
+def render_html(results: Results, plots: Sequence[Plot], plot_dir: str,
+                notes: Sequence[str] = ()) -> str:
+    """The whole report as one HTML document (plots embedded as data URIs), with
+    a line for each plot left out (`notes`)."""
     e = html.escape
     meta = results.meta
     if results.kind == "run":
@@ -734,7 +891,7 @@ def render_html(results: Results, plots: Sequence[Plot], plot_dir: str) -> str:
         facts = (f"Sweep of {done} finished cell(s) of {meta.get('cells', '?')}, seed "
                  f"{meta.get('seed', '?')}, varying {', '.join(results.keys) or 'nothing'}.")
     parts = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-             '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             '<meta name="viewport" content="width=device-width, initial-scale=1">', GENERATOR,
              f"<title>{e(results.name)}: {results.kind} report</title>",
              f"<style>{STYLE}</style>", "</head>", "<body>",
              f"<h1>{e(results.name)}: {results.kind} report</h1>",
@@ -745,6 +902,7 @@ def render_html(results: Results, plots: Sequence[Plot], plot_dir: str) -> str:
     parts += ["</div>", "<h2>Plots</h2>"]
     if results.kind == "run" and results.paths is None:
         parts.append("<p>No bankroll paths: the directory holds no paths.parquet.</p>")
+    parts += [f"<p>{e(note)}</p>" for note in notes]
     for plot in plots:
         data = base64.b64encode(plot.png).decode("ascii")
         parts += ["<figure>", f'<img src="data:image/png;base64,{data}" alt="{e(plot.title)}">',
@@ -785,9 +943,9 @@ def write_report(directory: str | Path, out: str | Path | None = None) -> Report
     directory = Path(directory)
     results = load_results(directory)
     path = report_path(directory, Path(out) if out is not None else None)
-    plots = draw(results)
+    plots, notes = drawn(results)
     plot_dir = path.parent / f"{path.stem}-plots"
-    page = render_html(results, plots, plot_dir.name)
+    page = render_html(results, plots, plot_dir.name, notes)
     try:
         plot_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -796,8 +954,31 @@ def write_report(directory: str | Path, out: str | Path | None = None) -> Report
     for plot in plots:
         written.append(plot_dir / f"{plot.name}.png")
         _write(written[-1], plot.png)
+    # an earlier report's plots that this one does not draw told of other results
+    for old in plot_dir.glob("*.png"):
+        if old not in written:
+            old.unlink(missing_ok=True)
     _write(path, page.encode("utf-8"))
     return Report(path, plot_dir, tuple(written))
+
+
+def remove_stale(directory: Path) -> None:
+    """Remove the report in `directory` (report.html, if this tool wrote it, and
+    its plots): new results replaced those it told of."""
+    page = directory / "report.html"
+    try:
+        if page.is_file() and GENERATOR in page.read_text(encoding="utf-8", errors="replace"):
+            page.unlink()
+    except OSError:
+        return
+    plots = directory / "report-plots"
+    if plots.is_dir() and not page.exists():
+        for png in plots.glob("*.png"):
+            png.unlink(missing_ok=True)
+        try:
+            plots.rmdir()
+        except OSError:
+            pass
 
 
 def _write(path: Path, data: bytes) -> None:

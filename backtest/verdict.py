@@ -8,6 +8,8 @@ from typing import Any
 
 import polars as pl
 
+from backtest import tables
+
 
 def pct(x: Any, digits: int = 2) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
@@ -27,8 +29,10 @@ def money(x: Any) -> str:
     return f"{x:,.2f}"
 
 
-def table(summary: pl.DataFrame) -> str:
-    """The summary as a fixed-width table, one row per seat."""
+def table(summary: pl.DataFrame, width: int | None = None) -> str:
+    """The summary as a table, one row per seat, fitted to `width` (default:
+    the terminal's): on a narrow one the columns are stacked, each part led by
+    the seat."""
     headers = ("seat", "sessions", "hands", "wagered", "net", "edge", "95% CI", "exact edge",
                "z", "won", "ruined", "goal", "median net")
     rows = []
@@ -39,17 +43,14 @@ def table(summary: pl.DataFrame) -> str:
                      money(r["net"]), pct(r["edge"]), ci, pct(r["expected_edge"]), z,
                      share(r["winning_sessions"]), share(r["ruin_rate"]),
                      share(r["win_goal_rate"]), money(r["median_net"])))
-    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(headers)]
-    fmt = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w)  # noqa: E731
-                                  for i, (c, w) in enumerate(zip(cells, widths)))
-    lines = [fmt(headers), fmt(tuple("-" * w for w in widths))]
-    lines += [fmt(row) for row in rows]
-    return "\n".join(lines)
+    return tables.render(headers, rows, key=1, width=width)
 
 
-def verdict(summary: pl.DataFrame, bankroll: float) -> str:
-    """One paragraph per seat, in words, each claim checked against the numbers."""
-    return "\n".join(_seat_verdict(r, bankroll) for r in summary.iter_rows(named=True))
+def verdict(summary: pl.DataFrame, bankroll: float, width: int | None = None) -> str:
+    """One paragraph per seat, in words, each claim checked against the numbers;
+    wrapped at word boundaries to `width` (a blank line between seats) when given."""
+    texts = [_seat_verdict(r, bankroll) for r in summary.iter_rows(named=True)]
+    return "\n".join(texts) if width is None else tables.paragraphs(texts, width, gap=True)
 
 
 def _seat_verdict(r: dict[str, Any], bankroll: float) -> str:
@@ -113,13 +114,15 @@ def to_csv(summary: pl.DataFrame) -> str:
     return summary.write_csv()
 
 
-def comparison_verdict(comparisons: pl.DataFrame | None) -> str:
+def comparison_verdict(comparisons: pl.DataFrame | None, width: int | None = None) -> str:
     """One sentence per seat against the baseline, on the same sessions
-    (`comparisons.compare`); empty for a table of one seat. A difference is
-    called one only where its test says it is beyond chance at 5%."""
+    (`comparisons.compare`), wrapped to `width` when given; empty for a
+    table of one seat. A difference is called one only where its test says
+    it is beyond chance at 5%."""
     if comparisons is None or comparisons.height == 0:
         return ""
-    return "\n".join(_pair_verdict(r) for r in comparisons.iter_rows(named=True))
+    texts = [_pair_verdict(r) for r in comparisons.iter_rows(named=True)]
+    return "\n".join(texts) if width is None else tables.paragraphs(texts, width, gap=True)
 
 
 def _p_text(p: Any) -> str:

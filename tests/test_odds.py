@@ -660,7 +660,7 @@ def test_render_table_is_labelled() -> None:
     for label in ("Bet", "Payout", "P(win)", "P(push)", "P(loss)", "EV per unit", "House edge",
                   "Edge per resolved bet", "Std dev", "1 to 1 (6 pays 0.5)"):
         assert label in text
-    rows = [line.split()[0] for line in text.splitlines()[6:]]
+    rows = [line.split()[0] for line in text.split("\n\n")[1].splitlines()[2:]]
     assert rows == [b.value for b in NO_COMMISSION.offered_bets()]
 
 

@@ -249,10 +249,82 @@ def test_refused_bets_cost_nothing(case: str) -> None:
     assert summary.bankroll == bankroll + expected_net(accepted, hand)
 
 
-def test_german_takes_player_and_banker_in_different_boxes() -> None:
-    summary, out = session(["10", "banker 25", "player 5 box 2", "done", "quit"],
-                           seed=2, rules="german")
+def test_german_refuses_player_and_banker_across_boxes() -> None:
+    """One player at one betting area: Player in one box and Banker in another
+    is Player+Banker all the same."""
+    summary, out = session(["10", "banker 25", "player 5 box 2", "tie 5 box 3",
+                            "banker 10 box 2", "done", "quit"], seed=2, rules="german")
+    assert ("Refused: Player (box 2) and Banker (box 1) together: at the german table one "
+            "player bets one side, in every box.") in out
+    assert summary.wagered == 40   # banker 25, tie 5, banker 10
+    # the refused bet did not move the current box
+    assert "box 1> tie 5 box 3" in out and "box 3> banker 10 box 2" in out
+    # the table that allows it takes it
+    summary, out = session(["10", "banker 25", "player 5 box 2", "done", "quit"], seed=2,
+                           rules="bulgarian")
     assert "Refused" not in out and summary.wagered == 30
+
+
+def test_cancel_takes_back_as_take_does() -> None:
+    summary, out = session(["10", "banker 25 tie 5", "player 10 box 2", "cancel", "bets",
+                            "box 1", "cancel tie", "bets", "banker 10 box 3", "cancel all",
+                            "bets", "banker 10", "done", "quit"], seed=2, rules="bulgarian")
+    lines = out.splitlines()
+    assert "Box 2: every bet taken back. On the table: box 1: Banker 25, Tie 5 (total 30)." \
+        in lines
+    assert "Box 1: Tie bet taken back. On the table: box 1: Banker 25 (total 25)." in lines
+    assert "All bets taken back. No bets on the table." in lines
+    assert summary.wagered == 10
+
+
+@pytest.mark.parametrize("typed", ["banker -5", "-5 banker", "b -25 box 2"])
+def test_a_negative_stake_is_refused_as_such(typed: str) -> None:
+    summary, out = session(["10", typed, "quit"], seed=2)
+    amount = typed.split("-")[1].split()[0]
+    assert (f"Refused: a stake must be a positive amount, got -{amount} (chips come back with "
+            f"take, e.g. take banker {amount}). Nothing changed; bankroll 1000.00.") in out
+    assert "unknown bet" not in out and summary.wagered == 0
+
+
+def test_odds_and_count_at_the_table_are_the_cards_not_seen() -> None:
+    from backtest import odds
+    from backtest.rules import PRESETS
+
+    summary, out = session(["10", "done", "done", "odds", "count", "quit"], seed=2)
+    pack = [int(c) for c in shoe_order(ShoeSpec(decks=8, cut=10), 2, 0)]
+    cards, burned = dealing_pack(8, 2, 10)
+    hands = first_hands(cards, 2)
+    seen = [*pack[:burned], *(c for h in hands for c in (*h.player_cards, *h.banker_cards))]
+    result = odds.exact_odds(odds.remove_cards(odds.composition(8), seen),
+                             PRESETS["commission"], 8)
+    said = out.split("box 1> odds", 1)[1].split("box 1> count", 1)[0]
+    assert f"the {len(seen)} cards seen taken out" in said
+    for bet in result.bets:
+        row = next(line.split() for line in said.splitlines()
+                   if line.startswith(play.BET_NAMES[bet.bet] + " "))
+        assert f"{float(bet.p_win):.4%}" in row and f"{float(bet.ev):+.4f}" in row
+    counted = out.split("box 1> count", 1)[1].splitlines()
+    values = [_value(c) for c in seen]
+    assert counted[3].split()[1:] == [str(values.count(v)) for v in (1, 2, 3, 4, 5, 6, 7, 8,
+                                                                      9, 0)]
+    assert counted[4].split()[1:] == [str((4 if v else 16) * 8 - values.count(v))
+                                      for v in (1, 2, 3, 4, 5, 6, 7, 8, 9, 0)]
+
+
+def test_a_terminal_reads_with_a_prompt_of_its_own() -> None:
+    """On a terminal the line reader shows the prompt (readline edits the line
+    and keeps the history); the table does not write it again."""
+    typed = iter(["10", "banker 10", "done", None])
+    prompts: list[str] = []
+
+    def ask(prompt: str) -> str | None:
+        prompts.append(prompt)
+        return next(typed)
+
+    out = io.StringIO()
+    summary = play.PlaySession(play.open_table(seed=2), [], out, ask=ask).run()
+    assert prompts == ["cut> ", "box 1> ", "box 1> ", "box 1> "]
+    assert "box 1> " not in out.getvalue() and summary.wagered == 10
 
 
 def test_pair_alone_is_refused_at_the_deal() -> None:

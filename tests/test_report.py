@@ -18,11 +18,13 @@ import base64
 import html
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 import pytest
 import yaml
@@ -450,3 +452,118 @@ def test_the_report_command_writes_where_out_says(run_dir: Path, tmp_path: Path,
         "reports", "reports/mine-plots", "reports/mine-plots/bankroll-paths.png",
         "reports/mine-plots/edge-convergence.png", "reports/mine-plots/final-bankroll.png",
         "reports/mine.html"]
+
+
+# --- plots that do not over-read ------------------------------------------------------
+
+@pytest.mark.parametrize("seed", range(5))
+def test_histogram_bins_hold_as_many_possible_amounts_each(seed: int) -> None:
+    """Amounts in steps of 0.50 (commission on 10): every bin spans a whole
+    number of steps, with edges between the amounts, so no bin is empty by
+    construction while its neighbours are full (a comb)."""
+    rng = np.random.default_rng(seed)
+    x = 1000 + 9.5 * rng.integers(-60, 60, 800) - 10 * rng.integers(0, 9, 800)
+    edges = report.bins(x)
+    widths = np.diff(edges)
+    assert np.allclose(widths, widths[0]) and len(widths) <= report.MAX_BINS
+    step = 0.5
+    assert abs(widths[0] / step - round(widths[0] / step)) < 1e-9   # whole steps
+    # each edge half a step off the lattice of possible amounts
+    assert np.allclose(((edges - x.min()) / step) % 1, 0.5)
+    assert edges[0] < x.min() and edges[-1] > x.max()
+    lattice = np.arange(x.min(), x.max() + step / 2, step)
+    per_bin = np.histogram(lattice, edges)[0]
+    assert per_bin[1:-1].min() == per_bin[1:-1].max()   # every inner bin alike
+    # one amount: one bar around it
+    assert report.bins(np.array([300.0, 300.0])).tolist() == [299.5, 300.5]
+
+
+def test_run_plots_share_axes_show_the_start_and_name_the_seats(
+        run_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    figures: dict[str, Any] = {}
+    real_png = report._png
+
+    def keep(fig: Any) -> bytes:
+        figures[fig._suptitle.get_text().split(" (")[0]] = fig
+        return real_png(fig)
+
+    monkeypatch.setattr(report, "_png", keep)
+    results = report.load_results(run_dir)
+    plots, notes = report.drawn(results)
+    assert notes == [] and len(plots) == 3
+    seats = pl.read_parquet(run_dir / "summary.parquet")["seat"].to_list()
+    for title in ("Bankroll through the session", "Final bankroll of each session"):
+        axes = [ax for ax in figures[title].axes if ax.get_visible()]
+        assert [ax.get_title() for ax in axes] == seats
+        first, second = axes[0], axes[1]
+        assert first.get_shared_x_axes().joined(first, second)
+        assert first.get_shared_y_axes().joined(first, second)
+        assert first.get_ylim() == second.get_ylim() and first.get_xlim() == second.get_xlim()
+    # no hidden, empty slot; every panel has something drawn
+    for fig in figures.values():
+        assert all(ax.get_visible() and (ax.lines or ax.patches or ax.images)
+                   for ax in fig.axes if ax.get_label() != "<colorbar>")
+    # the edge plot frames the whole measured curve, its first session included
+    curve = report.edge_convergence(results.sessions)
+    for ax in figures["Measured edge converging on the exact edge"].axes:
+        edge = 100 * curve.filter(pl.col("seat") == ax.get_title())["edge"].to_numpy()
+        low, high = ax.get_ylim()
+        assert low <= edge.min() and edge.max() <= high
+
+
+def test_sweep_cells_get_intervals_and_z_against_the_exact_edge(
+        sweep_dirs: dict[int, Path]) -> None:
+    results = report.load_results(sweep_dirs[2])
+    rows = report.sweep_rows(results.summary, results.keys)
+    cells = report.heatmap_cells(rows, results.keys)
+    joined = cells.join(rows.select(*results.keys, "seat_no", pl.col("z").alias("z_cell"),
+                                    "edge_ci_low", "edge_ci_high"),
+                        on=[*results.keys, "seat_no"])
+    assert joined.height == rows.height
+    # one cell per square: its own z and interval
+    assert joined["z"].to_list() == pytest.approx(joined["z_cell"].to_list())
+    assert (joined["edge_half"] * 2).to_list() == pytest.approx(
+        (joined["edge_ci_high"] - joined["edge_ci_low"]).to_list())
+    # the ruin rate's interval holds the rate, and stays inside 0..1
+    wide = report.with_intervals(rows)
+    assert (wide["ruin_rate"] - wide["ruin_low"] >= -1e-12).all()
+    assert (wide["ruin_rate"] + wide["ruin_high"] <= 1 + 1e-12).all()
+    assert (wide["ruin_low"] + wide["ruin_high"] > 0).all()
+    # seats are named by their names in legends and titles
+    assert set(rows["seat_label"]) == {"Martingale", "Flat Player"}
+    assert report.sweep_rows(pl.DataFrame({"cell": [1, 2], "seat": ["a", "b"]}))[
+        "seat_label"].to_list() == ["a / b", "a / b"]
+
+
+def test_a_plot_whose_values_are_all_equal_is_left_out(
+        sweep_dirs: dict[int, Path], tmp_path: Path) -> None:
+    directory = tmp_path / "flat"
+    shutil.copytree(sweep_dirs[2], directory)
+    for f in [directory / "summary.parquet", *(directory / "cells").glob("*.parquet")]:
+        pl.read_parquet(f).with_columns(pl.lit(0.0).alias("ruin_rate")).write_parquet(f)
+    written = report.write_report(directory)
+    page = written.html.read_text(encoding="utf-8")
+    assert [p.name for p in written.plots] == ["heatmap-edge.png"]
+    assert "No ruin rate plot: the ruin rate is 0.0% in every cell." in page
+    assert len(images(page)) == 1
+
+
+def test_new_results_remove_the_report_of_the_old(run_dir: Path, tmp_path: Path) -> None:
+    directory = tmp_path / "again"
+    shutil.copytree(run_dir, directory)
+    report.write_report(directory)
+    assert (directory / "report.html").is_file()
+    # a report of a run without paths: the old paths plot goes with it
+    (directory / "paths.parquet").unlink()
+    written = report.write_report(directory)
+    assert sorted(p.name for p in (directory / "report-plots").iterdir()) == \
+        sorted(p.name for p in written.plots) == ["edge-convergence.png", "final-bankroll.png"]
+    # a new run written there: the report told of the old one, and goes
+    result = engine.run(parse_config(yaml.safe_load(RUN)), sessions=5, workers=1)
+    outputs.write_run(directory, result)
+    assert not (directory / "report.html").exists()
+    assert not (directory / "report-plots").exists()
+    # a report.html this tool did not write stays
+    (directory / "report.html").write_text("<p>my notes</p>", encoding="utf-8")
+    outputs.write_run(directory, result)
+    assert (directory / "report.html").read_text(encoding="utf-8") == "<p>my notes</p>"

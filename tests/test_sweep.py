@@ -21,6 +21,7 @@ import io
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -884,14 +885,25 @@ def test_resume_runs_only_the_missing_cells(
     assert temp_files(out) == []
 
 
-def test_an_out_dir_holding_cells_needs_resume(
+def test_a_finished_sweep_is_printed_again_and_a_part_needs_resume(
         finished: tuple[Path, Path, sweeps.Sweep, pl.DataFrame], tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     path, out, _, summary = finished
-    code, _, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(out),
+    cells = {f: f.stat().st_mtime_ns for f in cell_files(out)}
+    code, printed, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(out),
+                             "--workers", "1", "-f", "csv")
+    assert code == 0, err
+    assert_frame_equal(by_cell(pl.read_csv(printed.encode())),
+                       by_cell(pl.read_csv(summary.write_csv().encode())), check_exact=True)
+    assert {f: f.stat().st_mtime_ns for f in cell_files(out)} == cells   # nothing run again
+    # a cell missing: the sweep is not finished, and --resume says to finish it
+    part = tmp_path / "part"
+    shutil.copytree(out, part)
+    sorted(cell_files(part))[0].unlink()
+    code, _, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(part),
                        "--workers", "1")
     assert one_line_error(code, err, 2) == (
-        f"error: --out {out} already holds cells of this sweep: pass --resume to finish it, "
+        f"error: --out {part} already holds cells of this sweep: pass --resume to finish it, "
         "or use another directory")
     # another sweep (other values, or other sessions) in that directory: a usage error
     other = sweep_file(tmp_path, "name: other\nsessions: 30\nseed: 2\ngrid:\n"
@@ -1152,6 +1164,7 @@ def table_rows(text: str, header: str) -> list[dict[str, str]]:
 
 def test_the_printed_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                             capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("COLUMNS", "200")   # a wide terminal: one table, a line per trend
     path = sweep_file(tmp_path, RUIN_SWEEP, run=RUN.replace("win_goal: 200, ", ""))
     out = tmp_path / "out"
     code, text, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(out),

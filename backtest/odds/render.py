@@ -7,6 +7,7 @@ import io
 import json
 import math
 
+from backtest import tables
 from backtest.errors import RulesError
 from backtest.odds.events import Event
 from backtest.odds.exact import OddsResult
@@ -26,21 +27,15 @@ def render_table(result: OddsResult) -> str:
              f"{float(b.p_push):.6f}", f"{float(b.p_loss):.6f}", f"{float(b.ev):+.6f}",
              f"{b.house_edge * 100:.4f}%", _percent(b.edge_per_resolved), f"{b.std_dev:.4f}"]
             for b in result.bets]
-    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
-
-    def line(cells: list[str]) -> str:
-        return "  ".join(c.ljust(w) if i < 2 else c.rjust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
-
+    width = tables.terminal_width()
     return "\n".join([
-        f"Exact odds -- shoe: {result.shoe_description}; rules: {result.rules.name}",
-        f"Hands counted as ordered draws of six cards: {t.combinations:,}",
-        f"Player wins {prob[Event.PLAYER]:.6f}, Banker wins {prob[Event.BANKER]:.6f}, "
-        f"Tie {prob[Event.TIE]:.6f}",
+        tables.paragraphs([
+            f"Exact odds -- shoe: {result.shoe_description}; rules: {result.rules.name}",
+            f"Hands counted as ordered draws of six cards: {t.combinations:,}",
+            f"Player wins {prob[Event.PLAYER]:.6f}, Banker wins {prob[Event.BANKER]:.6f}, "
+            f"Tie {prob[Event.TIE]:.6f}"], width),
         "",
-        line(head),
-        line(["-" * w for w in widths]),
-        *(line(r) for r in rows),
+        tables.render(head, rows, right=[i >= 2 for i in range(len(head))], key=1, width=width),
     ]) + "\n"
 
 

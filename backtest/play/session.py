@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Literal, Protocol
@@ -62,7 +62,10 @@ _FILLER = frozenset({"bet", "on", "at", "chips", "chip", "and"})
 _QUIT = frozenset({"quit", "exit", "q", "leave"})
 _DEAL = frozenset({"done", "deal", "go"})
 _HELP = frozenset({"help", "h", "?", "commands"})
-_TAKE = frozenset({"take", "remove", "back"})
+#: take back bets; `cancel` is the word of the Bulgarian table
+_TAKE = frozenset({"take", "remove", "back", "cancel"})
+#: a stake typed with a minus sign: `banker -5`, `-5 banker`
+_NEGATIVE = re.compile(r"-[0-9$]")
 
 
 class Writer(Protocol):
@@ -156,8 +159,13 @@ class PlaySession:
     """
 
     def __init__(self, settings: TableSettings, lines: Iterable[str], out: Writer,
-                 echo: bool = False) -> None:
+                 echo: bool = False, ask: Callable[[str], str | None] | None = None) -> None:
+        """`ask(prompt)`, when given, reads each line in place of `lines`: it shows the
+        prompt itself (as `input` does, with readline's editing and history on a
+        terminal) and returns None at the end of input."""
         self.settings = settings
+        self._read = ask
+        self._shoe: _Shoe | None = None
         self.rules = settings.rules
         self.bankroll = settings.bankroll
         self._lines = iter(lines)
@@ -187,8 +195,11 @@ class PlaySession:
         """The next command: from the rest of a `;`-joined line, or a new line."""
         if self._queue:
             return self._queue.popleft()
-        self._write(prompt)
-        line = next(self._lines, None)
+        if self._read is not None:
+            line = self._read(prompt)
+        else:
+            self._write(prompt)
+            line = next(self._lines, None)
         if line is None:
             self._write("\n")
             raise _SessionOver("end of input")
@@ -241,6 +252,7 @@ class PlaySession:
             self._write("\nThat was the last recorded shoe: the session ends.\n")
             return False
         self._winners = []
+        self._shoe = shoe
         hand_no = 0
         cut_card_out = False
         while shoe.has_hand():
@@ -372,8 +384,14 @@ class PlaySession:
                 self._write(f"Undone. {self._bets_text()}\n")
         elif head == "clear":
             self._change(self._no_bets(), "All bets taken back.")
+        elif head == "cancel" and not rest:   # cancel: the current box's bets
+            self._take(["box", str(self._box)])
         elif head in _TAKE:
             self._take(rest)
+        elif head == "odds":
+            self._write(self._odds_text())
+        elif head == "count":
+            self._write(self._count_text())
         elif head in ("bets", "show", "table"):
             self._write(self._bets_text() + "\n")
         elif head == "road":
@@ -399,11 +417,15 @@ class PlaySession:
             "  take tie             take back the Tie bet of the current box\n"
             "                       (take tie 5: only 5 of it; take box 2: all of box 2;\n"
             "                       take all, or clear: every bet)\n"
+            "  cancel               take back the bets of the current box (cancel tie,\n"
+            "                       cancel all: as take)\n"
             "  undo                 undo the last change to the bets\n"
             "  same                 place again the bets of your last betting round\n"
             "  bets                 show the bets on the table\n"
             "  done (or deal)       no more bets: deal the hand (with no bets: just watch)\n"
             "  road / rules / bankroll   the big road of this shoe, the table's rules, your money\n"
+            "  odds                 exact odds and EV of every bet for the cards not yet seen\n"
+            "  count                the cards seen in this shoe, by value\n"
             "  quit                 leave the table and see the summary (end of input too)\n"
             f"Bets at this table: {offered}.\n"
             f"Amounts are whole numbers made of chips {' '.join(map(str, CHIPS))}; "
@@ -486,6 +508,10 @@ class PlaySession:
         return out
 
     def _place(self, words: list[str]) -> None:
+        negative = next((w for w in words if _NEGATIVE.match(w)), None)
+        if negative is not None:
+            raise _Refused(f"a stake must be a positive amount, got {negative} (chips come "
+                           f"back with take, e.g. take banker {negative[1:]})")
         box, words = self._parse_box(words)
         items = [w for w in self._bet_words(words) if w not in _FILLER]
         if box is not None and not items:
@@ -533,10 +559,10 @@ class PlaySession:
         new = _copy(self._bets)
         for bet, amount in stakes:
             new[target - 1][bet] = new[target - 1].get(bet, 0) + amount
-        if box is not None:
-            self._box = box
         placed = ", ".join(f"{BET_NAMES[b]} {a} (chips: {chips_text(a)})" for b, a in stakes)
         self._change(new, f"Box {target}: {placed}.")
+        if box is not None:   # only a bet the table took moves the current box
+            self._box = box
         note = self._pair_alone(new[target - 1])
         if note:
             self._write(f"Note: {note}; add one before done.\n")
@@ -611,6 +637,12 @@ class PlaySession:
                 if stake > self.settings.table_max:
                     return (f"{BET_NAMES[bet]} {stake} in box {i} is above the table maximum "
                             f"of {self.settings.table_max}")
+        if not self.rules.player_and_banker_together:
+            player = [i for i, box in enumerate(boxes, start=1) if Bet.PLAYER in box]
+            banker = [i for i, box in enumerate(boxes, start=1) if Bet.BANKER in box]
+            if player and banker:
+                return (f"Player (box {player[0]}) and Banker (box {banker[0]}) together: at "
+                        f"the {self.rules.name} table one player bets one side, in every box")
         total = _staked(boxes)
         if total > self.bankroll:
             return (f"the bets would come to {total} over all boxes, more than your bankroll "
@@ -643,6 +675,48 @@ class PlaySession:
                         f"clear) and type done again. Bankroll {money(self.bankroll)}.\n")
             return False
         return True
+
+    # -- what the cards seen say
+
+    def _seen(self) -> list[int]:
+        """The cards of this shoe seen so far: the burn (turned face up) and every card
+        dealt; none before the first shoe."""
+        shoe = self._shoe
+        return [] if shoe is None else list(shoe.cards[:shoe.pos])
+
+    def _odds_text(self) -> str:
+        """Exact odds and EV of every bet for the cards not yet seen in this shoe."""
+        from backtest import odds, tables
+        from backtest.settlement import payout_text
+
+        seen = self._seen()
+        try:
+            counts = odds.remove_cards(odds.composition(self.settings.decks), seen)
+            result = odds.exact_odds(counts, self.rules, self.settings.decks)
+        except RulesError as exc:
+            return f"No odds: {exc}.\n"
+        rows = [(BET_NAMES[b.bet], payout_text(b.bet, self.rules), f"{float(b.p_win):.4%}",
+                 f"{float(b.p_push):.4%}", f"{float(b.p_loss):.4%}", f"{float(b.ev):+.4f}")
+                for b in result.bets]
+        head = ("bet", "pays", "P(win)", "P(push)", "P(loss)", "EV per unit")
+        return (f"Exact odds for the next hand, the {len(seen)} cards seen taken out "
+                f"({result.shoe_description}):\n"
+                f"{tables.render(head, rows, key=1)}\n")
+
+    def _count_text(self) -> str:
+        """The cards seen in this shoe, by value (tens and faces as 0), and those left."""
+        seen = [value(c) for c in self._seen()]
+        per_deck = {v: 4 for v in range(1, 10)} | {0: 16}
+        order = [1, 2, 3, 4, 5, 6, 7, 8, 9, 0]
+        counted = {v: seen.count(v) for v in order}
+        decks = self.settings.decks
+        head = "value  " + "  ".join(f"{'A' if v == 1 else '0' if v == 0 else v:>3}"
+                                     for v in order)
+        seen_line = "seen   " + "  ".join(f"{counted[v]:>3}" for v in order)
+        left_line = "left   " + "  ".join(f"{per_deck[v] * decks - counted[v]:>3}"
+                                          for v in order)
+        return (f"Cards seen in this shoe: {len(seen)} (burn and hands; 0 is a ten or a face "
+                f"card):\n{head}\n{seen_line}\n{left_line}\n")
 
     # -- the deal and the settlement
 

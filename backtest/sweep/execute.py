@@ -14,7 +14,7 @@ from typing import Any
 
 import polars as pl
 
-from backtest import cluster, engine, outputs, plan
+from backtest import cluster, engine, outputs, plan, report
 from backtest.errors import BacktestError, UsageError
 from backtest.pool import check_workers, default_workers, process_pool
 from backtest.sweep.spec import Cell, Sweep, short_value, value_label
@@ -81,7 +81,8 @@ def _read_cells(out: Path, sweep: Sweep) -> tuple[dict[int, pl.DataFrame], list[
 def _write_summary(out: Path, sweep: Sweep, done: Mapping[int, pl.DataFrame]) -> pl.DataFrame:
     frames = [done[i] for i in sorted(done)]
     summary = pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame()
-    outputs.write_parquet(summary, out / "summary.parquet")
+    outputs.write_parquet(summary, out / "summary.parquet",
+                          outputs.provenance(sweep.seed, sweep.spec_hash))
     return summary
 
 
@@ -130,7 +131,8 @@ def _check_out(out: Path, sweep: Sweep, resume: bool) -> dict[str, Any]:
         raise UsageError(f"--out {out}: {', '.join(changed)} changed since this sweep's cells "
                          "were run, so new cells would not be comparable with them; use "
                          "another directory, or delete it to start again")
-    if not resume and finished:
+    complete = all((out / "cells" / f"{cell.id}.parquet").is_file() for cell in sweep.cells)
+    if not resume and finished and not complete:   # a finished sweep is printed again
         raise UsageError(f"--out {out} already holds cells of this sweep: pass --resume to "
                          "finish it, or use another directory")
     return meta
@@ -219,6 +221,8 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
     _check_executor(executor, address)
     meta = _check_out(out, sweep, resume)
     engine.forget_configs()   # rebuilt from the files as they are now
+    # every cell finished already: read, nothing run (cells torn by a kill run again)
+    resume = resume or all((out / "cells" / f"{c.id}.parquet").is_file() for c in sweep.cells)
     done, torn = _read_cells(out, sweep) if resume else ({}, [])
     todo = [c.index for c in sweep.cells if c.index not in done]
     tasks = _tasks(sweep, todo, workers)
@@ -244,9 +248,11 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
                     cell = sweep.cells[task.cell]
                     ordered = [parts[task.cell][lo] for lo in sorted(parts[task.cell])]
                     frame = _cell_frame(sweep, cell, ordered)
-                    outputs.write_parquet(frame, out / "cells" / f"{cell.id}.parquet")
+                    outputs.write_parquet(frame, out / "cells" / f"{cell.id}.parquet",
+                                          outputs.provenance(sweep.seed, sweep.spec_hash))
                     done[task.cell] = frame
                     del parts[task.cell]
+                    report.remove_stale(out)   # it told of fewer cells
                     if time.monotonic() - last_write > 2.0:
                         summary = _write_summary(out, sweep, done)
                         written, last_write = len(done), time.monotonic()

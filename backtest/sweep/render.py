@@ -7,23 +7,25 @@ from typing import Any
 
 import polars as pl
 
+from backtest import tables
 from backtest.sweep.spec import short_value
 from backtest.sweep.trends import metric_text
 
 
-def render_table(summary: pl.DataFrame, keys: Sequence[str], metric: str) -> str:
-    """The sweep's summary sorted by `metric`, as a fixed-width table."""
+def render_table(summary: pl.DataFrame, keys: Sequence[str], metric: str,
+                 width: int | None = None) -> str:
+    """The sweep's summary sorted by `metric`, as a table fitted to `width`
+    (default: the terminal's): on a narrow one the columns are stacked, each
+    part led by the cell and the seat."""
     if summary.is_empty():
         return "no finished cells"
-    cols = ["cell", *[k for k in keys if k in summary.columns], "seat", "sessions", "hands",
+    cols = ["cell", "seat", *[k for k in keys if k in summary.columns], "sessions", "hands",
             "edge", "expected_edge", "z", "ruin_rate", "win_goal_rate", "median_net"]
     if metric not in cols:
         cols.append(metric)
     frame = summary.sort(metric, descending=True, nulls_last=True).select(cols)
     rows = [[_cell_text(c, v) for c, v in zip(cols, r)] for r in frame.rows()]
-    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
-    line = lambda cells: "  ".join(x.rjust(w) for x, w in zip(cells, widths))  # noqa: E731
-    return "\n".join([line(cols), line(["-" * w for w in widths]), *map(line, rows)])
+    return tables.render(cols, rows, right=[c != "seat" for c in cols], key=2, width=width)
 
 
 def _cell_text(col: str, v: Any) -> str:
