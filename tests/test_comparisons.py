@@ -96,8 +96,9 @@ def test_the_run_command_prints_and_writes_the_comparisons(
     code, out, err = backtest_here(monkeypatch, capsys, "run", str(config), "--out",
                                    str(tmp_path / "out"))
     assert code == 0, err
-    assert "Doubling against Flat on the same 300 sessions:" in out
-    assert "it is ruined more often" in out
+    words = " ".join(out.split())   # wrapped to the terminal's width
+    assert "Doubling against Flat on the same 300 sessions:" in words
+    assert "it is ruined more often" in words
     written = pl.read_parquet(tmp_path / "out" / "comparisons.parquet")
     assert written.select("seat_a", "seat_b", "sessions").row(0) == ("Flat", "Doubling", 300)
     for column in ("mean_net_diff", "mean_net_diff_ci_low", "mean_net_diff_ci_high",

@@ -255,7 +255,8 @@ def test_out_writes_parquet_and_run_json(runs: tuple[Path, dict[str, Run]]) -> N
     assert {"summary.parquet", "sessions.parquet", "run.json"} <= written
     assert "ledger.parquet" not in written
     # the sessions went to disk chunk by chunk; nothing of that is left behind
-    assert written == {"summary.parquet", "sessions.parquet", "run.json", "paths.parquet"}
+    assert written == {"summary.parquet", "sessions.parquet", "run.json", "paths.parquet",
+                       "comparisons.parquet"}   # the verdict's three seats, paired
     # the sample paths are of sessions the run played (--sessions 20, not the config's)
     paths = pl.read_parquet(tmp / "out-no-ledger" / "paths.parquet")
     assert sorted(set(paths["session"])) == list(range(1, 21))
@@ -488,8 +489,8 @@ def test_a_rerun_without_a_ledger_removes_the_old_one(
     assert (out / "ledger.parquet").is_file()
     code, _, err = _run_into(out, monkeypatch, capsys, "--seed", "5")
     assert code == 0, err
-    assert sorted(_files(out)) == ["paths.parquet", "run.json", "sessions.parquet",
-                                   "summary.parquet"]   # nothing hidden left behind either
+    assert sorted(_files(out)) == ["comparisons.parquet", "paths.parquet", "run.json",
+                                   "sessions.parquet", "summary.parquet"]   # nothing hidden left behind either
     assert json.loads((out / "run.json").read_text(encoding="utf-8"))["seed"] == 5
 
 
