@@ -32,7 +32,7 @@ from backtest.cards import full_shoe_counts
 from backtest.config import RunConfig, build_strategies, parse_config, ticks
 from backtest.errors import StrategyError, UsageError
 from backtest.hands import Hands
-from backtest.odds import ev_array, payout_vector
+from backtest.odds import ev_array, payout_vector, unit_covariance
 from backtest.plan import count_sessions, hands_for, plan_chunks
 from backtest.pool import check_workers, default_workers, process_pool
 from backtest.rules import Bet
@@ -60,6 +60,7 @@ class SeatResult:
     stats: np.ndarray      # (sessions, N_STATS) int64
     wagered: np.ndarray    # (sessions, 7) int64
     expected: np.ndarray   # (sessions,) float64, expected net in currency
+    variance: np.ndarray   # (sessions,) float64, the net's variance given the stakes
     ledger: dict[str, np.ndarray] | None = None
 
 
@@ -105,7 +106,8 @@ def _table(config: RunConfig, hands: Hands) -> session_loop.Table:
     return session_loop.Table(int(den), min_c, max_c, offered,
                               bool(rules.player_and_banker_together),
                               bool(rules.pairs_need_main_bet), full, pv,
-                              np.nan_to_num(evs, nan=0.0))
+                              np.nan_to_num(evs, nan=0.0),
+                              unit_covariance(full, rules) * np.outer(offered, offered))
 
 
 def _seat_key(seed: int, seat: int) -> np.uint64:
@@ -156,7 +158,8 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
         size = len(hands) if ledger else 0
         outputs = session_loop.Outputs(
             np.zeros((n_sessions, session_loop.N_STATS), np.int64),
-            np.zeros((n_sessions, len(BETS)), np.int64), np.zeros(n_sessions), bool(ledger),
+            np.zeros((n_sessions, len(BETS)), np.int64), np.zeros(n_sessions), np.zeros(n_sessions),
+            bool(ledger),
             np.zeros(size, np.int64), np.zeros((size, len(BETS)), np.int64),
             np.zeros(size, np.int64), np.zeros(size, np.int64))
         stops = session_loop.Stops(int(bankroll0), int(stop_loss), int(win_goal), int(max_hands),
@@ -190,7 +193,8 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
                            "winner": hands.winner[idx], "cents": outputs.led_cents[:rows],
                            "net": outputs.led_net[:rows] / tick,
                            "bankroll": outputs.led_bank[:rows] / tick}
-        results.append(SeatResult(outputs.stats, outputs.wagered, outputs.expected, ledger_cols))
+        results.append(SeatResult(outputs.stats, outputs.wagered, outputs.expected,
+                                  outputs.variance, ledger_cols))
     # the hands the sessions cover (a session's shoes are dealt whole, and
     # max_hands may end it before they are)
     lengths = np.diff(bounds)
@@ -280,7 +284,7 @@ def seat_frames(config: RunConfig, part: tuple[list[SeatResult], int], first_ses
     for k, seat in enumerate(config.seats):
         r = part[0][k]
         sessions = metrics.sessions_frame(seat.label, seat.strategy, r.stats, r.wagered,
-                                          r.expected, tick, first_session)
+                                          r.expected, tick, first_session, r.variance)
         ledger = metrics.ledger_frame(seat.label, [r.ledger]) if r.ledger is not None else None
         out.append((sessions, ledger))
     return out
@@ -470,7 +474,8 @@ def merge_parts(parts: Sequence[tuple[list[SeatResult], int]]) -> tuple[list[Sea
                       for c in rs[0].ledger}
         seats.append(SeatResult(np.concatenate([r.stats for r in rs]),
                                 np.concatenate([r.wagered for r in rs]),
-                                np.concatenate([r.expected for r in rs]), ledger))
+                                np.concatenate([r.expected for r in rs]),
+                                np.concatenate([r.variance for r in rs]), ledger))
     return seats, sum(p[1] for p in parts)
 
 

@@ -62,7 +62,8 @@ def _constant(name: str, n: int) -> pl.Series:
 
 
 def sessions_frame(label: str, strategy: str, stats: np.ndarray, wagered: np.ndarray,
-                   expected: np.ndarray, tick: float, first_session: int = 0) -> pl.DataFrame:
+                   expected: np.ndarray, tick: float, first_session: int = 0,
+                   variance: np.ndarray | None = None) -> pl.DataFrame:
     """One row per session of one seat (money in currency units), sessions
     numbered from first_session + 1. Counts are 32-bit and names categorical:
     a run keeps this frame for every session, so its width is its memory."""
@@ -76,6 +77,8 @@ def sessions_frame(label: str, strategy: str, stats: np.ndarray, wagered: np.nda
         "wagered": stats[:, S_WAGERED] / tick,
         "net": stats[:, S_NET] / tick,
         "expected_net": expected,
+        # the net's variance given the stakes placed (sum of s' C s over the hands)
+        "net_variance": np.zeros(n) if variance is None else variance,
         "final_bankroll": stats[:, S_FINAL] / tick,
         "peak_bankroll": stats[:, S_PEAK] / tick,
         "max_drawdown": stats[:, S_DRAWDOWN] / tick,
@@ -148,7 +151,7 @@ def t95(sessions: np.ndarray) -> np.ndarray:
 
 #: the summary's columns after seat and strategy, in order
 METRICS = ("sessions", "hands", "bets", "wagered", "net", "edge", "edge_ci_low", "edge_ci_high",
-           "expected_edge", "z", "ruin_rate", "ruined_net", "win_goal_rate", "stop_loss_rate",
+           "expected_edge", "z", "z_hands", "edge_hands_ci_low", "edge_hands_ci_high", "ruin_rate", "ruined_net", "win_goal_rate", "stop_loss_rate",
            "winning_sessions", "mean_net", "median_net", "mean_max_drawdown",
            "longest_losing_streak", "largest_stake", "max_hits", "bankroll_stops",
            "raised_to_min", *(f"final_bankroll_p{q}" for q in PERCENTILES))
@@ -156,7 +159,7 @@ _WHOLE = {"sessions": pl.UInt32, "hands": pl.Int64, "bets": pl.Int64,
           "longest_losing_streak": pl.Int64, "max_hits": pl.Int64, "bankroll_stops": pl.Int64,
           "raised_to_min": pl.Int64}
 #: summed exactly (floats) and as whole numbers
-_SUMMED = ("wagered", "net", "expected_net", "max_drawdown")
+_SUMMED = ("wagered", "net", "expected_net", "net_variance", "max_drawdown")
 _COUNTED = ("hands", "bets", "max_hits", "bankroll_stops", "raised_to_min")
 #: what the first pass reads
 _READ = (*_SUMMED, *_COUNTED, "longest_losing_streak", "largest_stake", "ended_by")
@@ -367,6 +370,13 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
                 s = float(np.sqrt(np.float64(squares.value()) * n / (n - 1)) / np.float64(wagered))
             se = s if s > _NO_SPREAD else None
         half = float(t95(np.array([n]))[0]) * se if se is not None else None
+        # hand by hand: the net less its expectation given the stakes, over the
+        # square root of its variance given them (the martingale central limit
+        # theorem: valid whatever a progression does with its stakes)
+        variance = sums["net_variance"].value()
+        spread = math.sqrt(variance) if variance > 0 else None
+        z_hands = (net - sums["expected_net"].value()) / spread if spread else None
+        half_hands = Z95 * spread / wagered if spread and wagered else None
         found = quantiles(blocks, n, {"net": [0.5],
                                       "final_bankroll": [q / 100 for q in PERCENTILES]})
         median, finals = found["net"][0], found["final_bankroll"]
@@ -377,6 +387,9 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
             "edge_ci_high": edge + half if half is not None else None,
             "expected_edge": expected,
             "z": (edge - expected) / se if se is not None else None,
+            "z_hands": z_hands,
+            "edge_hands_ci_low": edge - half_hands if half_hands is not None else None,
+            "edge_hands_ci_high": edge + half_hands if half_hands is not None else None,
             "ruin_rate": ruined / n, "ruined_net": ruined_net.value(), "win_goal_rate": goals / n,
             "stop_loss_rate": stopped / n,
             "winning_sessions": winning / n, "mean_net": net / n, "median_net": median,

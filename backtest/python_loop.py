@@ -87,11 +87,12 @@ def run_python(strategy: Strategy, seat_key: np.uint64, dealt: Dealt, table: Tab
     strategy reads of its `View` and `Result` is worked out.
     """
     winner, hand_no, shoe_no, unit, cards, bounds, session_ids = dealt
-    den, min_c, max_c, offered, pb_together, pairs_need_main, full_counts, ev_table, evs_full = \
-        table
+    den, min_c, max_c, offered, pb_together, pairs_need_main, full_counts, ev_table, evs_full, \
+        cov_a = table
     bankroll0, stop_loss, win_goal, max_hands, ruin_below = stop_rules
     ev_rows, ev_done, ev_deals = shared
-    stats, wagered, expected, ledger, led_idx, led_cents, led_net, led_bank = outputs
+    stats, wagered, expected, variance, ledger, led_idx, led_cents, led_net, led_bank = outputs
+    cov = cov_a.tolist()
     use_cards = bool(strategy.uses_cards)
     p = [float(x) for x in head_params(strategy)]
     side = [p[P_SIDE + b] for b in range(N_BETS)]
@@ -169,6 +170,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, dealt: Dealt, table: Tab
             max_hits = stops = wins = losses = pushes = below_min = 0
             wag = [0] * N_BETS
             exp_net = 0.0
+            var_net = 0.0   # as run_sessions: sum of s' C s over the hands
             ended = ENDED_LIMIT
             strategy.start_session(int(session_seed(seat_key, int(session_ids[j]), seed_work)))
             lo, hi = int(bounds[j]), int(bounds[j + 1])
@@ -251,6 +253,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, dealt: Dealt, table: Tab
                     wag[b] += c
                     if use_cards:
                         exp_net += c * 0.01 * evs_l[b]
+                    var_net += (c * 0.01) * (c * 0.01) * cov[b][b]
                     if c > largest:
                         largest = c
                     staked = True
@@ -286,6 +289,10 @@ def run_python(strategy: Strategy, seat_key: np.uint64, dealt: Dealt, table: Tab
                             wag[b] += c
                             if use_cards:
                                 exp_net += c * 0.01 * evs_l[b]
+                            for b2 in range(N_BETS):
+                                c2 = cents[b2]
+                                if c2 > 0:
+                                    var_net += (c * 0.01) * (c2 * 0.01) * cov[b][b2]
                     if total > largest:
                         largest = total
                     staked = total > 0
@@ -354,6 +361,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, dealt: Dealt, table: Tab
             st[S_BELOW_MIN] = below_min
             wagered[j] = [w * den for w in wag]
             expected[j] = exp_net
+            variance[j] = var_net
             if ledger:
                 rows = _flush(rows, led_i, led_c, led_n, led_b, led_idx, led_cents, led_net, led_bank)
     except (Exception, SystemExit) as exc:   # the strategy's code raised (or exited), or the

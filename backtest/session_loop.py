@@ -250,6 +250,8 @@ class Table(NamedTuple):
     full_counts: np.ndarray   # int64 (14,): the full shoe's rank counts
     ev_table: np.ndarray      # float64: `odds.payout_vector`
     evs_full: np.ndarray      # float64 (N_BETS,): the full shoe's EV by bet (0 where not offered)
+    cov: np.ndarray           # float64 (N_BETS, N_BETS): the unit results' covariance
+                              # (`odds.unit_covariance`; 0 where not offered)
 
 
 class Stops(NamedTuple):
@@ -276,6 +278,7 @@ class Outputs(NamedTuple):
     stats: np.ndarray         # int64 (sessions, N_STATS)
     wagered: np.ndarray       # int64 (sessions, N_BETS)
     expected: np.ndarray      # float64 (sessions,)
+    variance: np.ndarray      # float64 (sessions,): the net's variance given the stakes placed
     ledger: bool
     led_idx: np.ndarray       # int64 (n or 0,)
     led_cents: np.ndarray     # int64 (n or 0, N_BETS)
@@ -431,10 +434,11 @@ def example_args() -> tuple[Any, ...]:
     dealt = Dealt(z8, z32, z32, np.zeros((N_BETS, 0), np.int64), np.zeros((0, 6), np.uint8),
                   np.zeros(1, np.int64), z64)
     table = Table(1, bets_i, bets_i, np.zeros(N_BETS, np.bool_), True, False,
-                  np.zeros(14, np.int64), np.zeros(9), bets_f)
+                  np.zeros(14, np.int64), np.zeros(9), bets_f, np.zeros((N_BETS, N_BETS)))
     shared = SharedEvs(*shared_evs(0, 0, False))
     outputs = Outputs(np.zeros((0, N_STATS), np.int64), np.zeros((0, N_BETS), np.int64),
-                      np.zeros(0), False, z64, np.zeros((0, N_BETS), np.int64), z64, z64)
+                      np.zeros(0), np.zeros(0), False, z64, np.zeros((0, N_BETS), np.int64),
+                      z64, z64)
     return (seat, None, dealt, table, Stops(0, -1, -1, -1, 0), shared, outputs,
             work_for(seat, dealt))
 
@@ -541,11 +545,13 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
     den, min_c, max_c, offered = table.den, table.min_c, table.max_c, table.offered
     pb_together, pairs_need_main = table.pb_together, table.pairs_need_main
     full_counts, ev_table, evs_full = table.full_counts, table.ev_table, table.evs_full
+    cov = table.cov
     bankroll0, stop_loss, win_goal = stops.bankroll0, stops.stop_loss, stops.win_goal
     max_hands, ruin_below = stops.max_hands, stops.ruin_below
     ev_rows, ev_done, ev_deals = shared.rows, shared.done, shared.deals
     stats, wagered, expected, ledger = (outputs.stats, outputs.wagered, outputs.expected,
                                         outputs.ledger)
+    variance = outputs.variance
     led_idx, led_cents, led_net, led_bank = (outputs.led_idx, outputs.led_cents,
                                              outputs.led_net, outputs.led_bank)
     s, si, ctx, out, stakes, unit_f = work.s, work.si, work.ctx, work.out, work.stakes, work.unit_f
@@ -604,6 +610,7 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
         hands = bets = drawdown = longest = cur = largest = 0
         max_hits = stops_n = wins = losses = below_min = 0
         exp_net = 0.0
+        var_net = 0.0   # the net's variance, given the stakes: sum of s' C s over the hands
         ended = ENDED_LIMIT
         dispatch.init_any(kind, fns, p, s, si,
                           session_seed(seat.key, session_ids[j], seed_work))
@@ -728,6 +735,7 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
                 wag[u1] += cc
                 if cards_seen:
                     exp_net += cc * 0.01 * evs[u1]
+                var_net += (cc * 0.01) * (cc * 0.01) * cov[u1, u1]
             else:
                 one = -1
             if quiet:
@@ -787,6 +795,10 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
                         wag[b] += c
                         if cards_seen:
                             exp_net += c * 0.01 * evs[b]
+                        for a2 in range(na):
+                            c2 = cents[active[a2]]
+                            if c2 > 0:
+                                var_net += (c * 0.01) * (c2 * 0.01) * cov[b, active[a2]]
             hands += 1
             # counted without branches: the outcome of a hand is a coin toss
             # to the processor's branch predictor
@@ -858,4 +870,5 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
         st[S_CUR_STREAK] = cur
         st[S_BELOW_MIN] = below_min
         expected[j] = exp_net
+        variance[j] = var_net
     return PLACE_OK, -1, rows

@@ -32,13 +32,14 @@ def money(x: Any) -> str:
 def table(summary: pl.DataFrame, width: int | None = None) -> str:
     """The summary as a table, one row per seat, fitted to `width` (default:
     the terminal's): on a narrow one the columns are stacked, each part led by
-    the seat."""
+    the seat. The interval and z are the hand-by-hand ones (`_hands`), valid
+    for any stake rule; the per-session ones are in the frame."""
     headers = ("seat", "sessions", "hands", "wagered", "net", "edge", "95% CI", "exact edge",
                "z", "won", "ruined", "goal", "median net")
     rows = []
     for r in summary.iter_rows(named=True):
-        ci = f"{pct(r['edge_ci_low'])} .. {pct(r['edge_ci_high'])}"
-        z = "n/a" if r["z"] is None else f"{r['z']:+.2f}"
+        ci = f"{pct(r['edge_hands_ci_low'])} .. {pct(r['edge_hands_ci_high'])}"
+        z = "n/a" if r["z_hands"] is None else f"{r['z_hands']:+.2f}"
         rows.append((r["seat"], f"{r['sessions']:,}", f"{r['hands']:,}", money(r["wagered"]),
                      money(r["net"]), pct(r["edge"]), ci, pct(r["expected_edge"]), z,
                      share(r["winning_sessions"]), share(r["ruin_rate"]),
@@ -51,6 +52,31 @@ def verdict(summary: pl.DataFrame, bankroll: float, width: int | None = None) ->
     wrapped at word boundaries to `width` (a blank line between seats) when given."""
     texts = [_seat_verdict(r, bankroll) for r in summary.iter_rows(named=True)]
     return "\n".join(texts) if width is None else tables.paragraphs(texts, width, gap=True)
+
+
+def _edge_words(r: dict[str, Any]) -> str:
+    """The measured edge against the exact one: the hand-by-hand interval and
+    z (the net against its expectation given the stakes placed, valid for
+    any progression), and the interval over sessions beside it, which a
+    heavy-tailed system can make misleading."""
+    text = f"Measured edge {pct(r['edge'])} per unit wagered"
+    if r.get("edge_hands_ci_low") is not None:
+        text += (f" (95% CI {pct(r['edge_hands_ci_low'])} to {pct(r['edge_hands_ci_high'])}, "
+                 "from each hand's variance given its stakes")
+        if r["edge_ci_low"] is not None:
+            text += (f"; over sessions {pct(r['edge_ci_low'])} to {pct(r['edge_ci_high'])}"
+                     + (", rough with so few" if r["sessions"] < 30 else ""))
+        text += ")"
+    elif r["edge_ci_low"] is not None:
+        text += (f" (95% CI over sessions {pct(r['edge_ci_low'])} to {pct(r['edge_ci_high'])}"
+                 + ("; rough with so few sessions" if r["sessions"] < 30 else "") + ")")
+    else:
+        text += " (no spread to measure an interval)"
+    text += f"; the exact edge of the bets it placed is {pct(r['expected_edge'])}"
+    z = r.get("z_hands")
+    if z is None:
+        z = r["z"]
+    return text + (f", {abs(z):.1f} standard errors away." if z is not None else ".")
 
 
 def _seat_verdict(r: dict[str, Any], bankroll: float) -> str:
@@ -70,12 +96,7 @@ def _seat_verdict(r: dict[str, Any], bankroll: float) -> str:
     contrast = (net < 0 and won > 0.5) or (net > 0 and won < 0.5)
     parts = [f"{r['seat']}: won money in {share(won)} of {sessions}, "
              f"{'yet' if contrast else 'and'} {result}."]
-    parts.append(f"Measured edge {pct(r['edge'])} per unit wagered "
-                 + (f"(95% CI {pct(r['edge_ci_low'])} to {pct(r['edge_ci_high'])}"
-                    + ("; rough with so few sessions" if r["sessions"] < 30 else "") + ")"
-                    if r["edge_ci_low"] is not None else "(no spread to measure an interval)")
-                 + f"; the exact edge of the bets it placed is {pct(r['expected_edge'])}"
-                 + (f", {abs(r['z']):.1f} standard errors away." if r["z"] is not None else "."))
+    parts.append(_edge_words(r))
     if ruin:
         text = ruined
         lost = -(r.get("ruined_net") or 0.0)

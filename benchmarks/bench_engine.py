@@ -161,7 +161,8 @@ def chunk_args(cfg: object, sessions: int, strat: Strategy | None = None,
     dealt = session_loop.Dealt(hands.winner, hands.hand, shoe_no, unit, hands.cards, bounds,
                                np.arange(sessions, dtype=np.int64))
     stops = session_loop.Stops(10 ** 15 * table.den, -1, -1, -1, 0)
-    outputs = session_loop.Outputs(stats, wag, ex, False, z, np.zeros((0, 7), np.int64), z, z)
+    outputs = session_loop.Outputs(stats, wag, ex, np.zeros_like(ex), False, z,
+                                   np.zeros((0, 7), np.int64), z, z)
     return hands, (dealt, table, stops, shared, outputs)
 
 

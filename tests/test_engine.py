@@ -36,6 +36,7 @@ ROADS = ("BPPBT", "PPBTB", "TBBPP")
 SESSIONS_SCHEMA = {
     "seat": pl.Categorical, "strategy": pl.Categorical, "session": pl.Int64, "hands": pl.Int32,
     "bets": pl.Int32, "wagered": pl.Float64, "net": pl.Float64, "expected_net": pl.Float64,
+    "net_variance": pl.Float64,
     "final_bankroll": pl.Float64, "peak_bankroll": pl.Float64, "max_drawdown": pl.Float64,
     "longest_losing_streak": pl.Int32, "largest_stake": pl.Float64, "max_hits": pl.Int32,
     "bankroll_stops": pl.Int32, "raised_to_min": pl.Int32, "wins": pl.Int32,

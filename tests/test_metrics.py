@@ -36,6 +36,8 @@ def oracle(frame: pl.DataFrame) -> dict[str, object]:
         edge.alias("edge"),
         pl.when((n > 1) & (se > 1e-10)).then(se).alias("se"),
         (pl.col("expected_net").sum() / pl.col("wagered").sum()).alias("expected_edge"),
+        pl.col("expected_net").sum().alias("expected_net"),
+        pl.col("net_variance").sum().alias("net_variance"),
         (pl.col("ended_by") == "ruin").cast(pl.Float64).mean().alias("ruin_rate"),
         pl.col("net").filter(pl.col("ended_by") == "ruin").sum().alias("ruined_net"),
         (pl.col("ended_by") == "win-goal").cast(pl.Float64).mean().alias("win_goal_rate"),
@@ -69,6 +71,7 @@ def sessions(rng: np.random.Generator, n: int) -> pl.DataFrame:
         "wagered": rng.integers(0, 400_000, n) / 100.0,
         "net": net,
         "expected_net": rng.normal(-10, 30, n),
+        "net_variance": np.where(rng.random(n) < 0.2, 0.0, rng.uniform(0, 1e5, n)),
         "final_bankroll": final,
         "max_drawdown": rng.integers(0, 100_000, n) / 100.0,
         "longest_losing_streak": rng.integers(0, 30, n).astype(np.int32),
@@ -109,7 +112,7 @@ def test_the_summary_agrees_with_polars_and_not_with_the_blocks(n: int, seed: in
         assert all(got[k] == other[k] or (got[k] != got[k] and other[k] != other[k])
                    for k in got), (got, other)
     for key, value in want.items():
-        if key == "se":
+        if key in ("se", "expected_net", "net_variance"):
             continue
         if key in FLOAT_SUMS or key in ("edge", "expected_edge"):
             # exact sums rounded once, where polars adds as it goes
@@ -124,6 +127,15 @@ def test_the_summary_agrees_with_polars_and_not_with_the_blocks(n: int, seed: in
         half = float(metrics.t95(np.array([n]))[0]) * se
         assert got["edge_ci_high"] - got["edge"] == pytest.approx(half, rel=1e-9)
         assert got["z"] == pytest.approx((want["edge"] - want["expected_edge"]) / se, rel=1e-9)
+    # hand by hand: the net against its expectation, over the square root of its variance
+    spread = math.sqrt(want["net_variance"])
+    if spread == 0:
+        assert got["z_hands"] is None and got["edge_hands_ci_low"] is None
+    else:
+        assert got["z_hands"] == pytest.approx((want["net"] - want["expected_net"]) / spread,
+                                               rel=1e-9, abs=1e-12)
+        assert got["edge_hands_ci_high"] - got["edge"] == pytest.approx(
+            metrics.Z95 * spread / want["wagered"], rel=1e-9)
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)

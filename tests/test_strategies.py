@@ -1442,6 +1442,7 @@ def same_seat_results(a: engine.SeatResult, b: engine.SeatResult) -> bool:
     assert a.ledger is not None and b.ledger is not None
     return (np.array_equal(a.stats, b.stats) and np.array_equal(a.wagered, b.wagered)
             and np.array_equal(a.expected, b.expected)
+            and np.array_equal(a.variance, b.variance)
             and a.ledger.keys() == b.ledger.keys()
             and all(np.array_equal(a.ledger[k], b.ledger[k]) for k in a.ledger))
 

@@ -63,8 +63,17 @@ def test_a_seat_that_placed_no_bets_is_still_said_to_be_ruined() -> None:
 def test_an_interval_only_where_there_is_spread_and_a_word_on_few_sessions() -> None:
     assert "(no spread to measure an interval); the exact edge" in said(
         edge_ci_low=None, edge_ci_high=None, z=None)
-    assert "(95% CI -2.00% to +0.00%; rough with so few sessions)" in said(sessions=29)
-    assert "(95% CI -2.00% to +0.00%);" in said(sessions=30)
+    assert "(95% CI over sessions -2.00% to +0.00%; rough with so few sessions)" in said(
+        sessions=29)
+    assert "(95% CI over sessions -2.00% to +0.00%);" in said(sessions=30)
+
+
+def test_the_hand_by_hand_interval_and_z_come_first_and_the_sessions_one_is_named() -> None:
+    text = said(edge_hands_ci_low=-0.015, edge_hands_ci_high=-0.005, z_hands=0.4, z=2.5,
+                sessions=20)
+    assert ("(95% CI -1.50% to -0.50%, from each hand's variance given its stakes; over "
+            "sessions -2.00% to +0.00%, rough with so few); the exact edge of the bets it "
+            "placed is -1.06%, 0.4 standard errors away.") in text
 
 
 def test_json_has_no_infinity_or_nan() -> None:

@@ -60,6 +60,7 @@ from backtest.odds.exact import (
     ordered_draws,
     outcome_table,
     shoe_odds,
+    unit_covariance,
 )
 from backtest.odds.render import RENDERERS, render, render_csv, render_json, render_table
 from backtest.rules import Bet, Rules  # noqa: F401 (the doctest above uses them)
@@ -106,5 +107,5 @@ __all__ = [
     "check_suited", "composition", "composition_after", "ev_array", "ev_events", "ev_fill",
     "ev_fill_ahead", "ev_work", "exact_odds", "ordered_draws", "outcome_table", "pair_counts",
     "pair_evs", "payout_text", "payout_vector", "remove_cards", "render", "render_csv",
-    "render_json", "render_table", "shoe_odds",
+    "render_json", "render_table", "shoe_odds", "unit_covariance",
 ]

@@ -382,3 +382,56 @@ def shoe_odds(rules: Rules, decks: int = 8, remove: Iterable[int] = (),
     removed = [int(c) for c in remove]
     check_suited([*out, *removed], decks)
     return exact_odds(remove_cards(remove_cards(composition(decks), out), removed), rules, decks)
+
+
+def unit_covariance(counts: Sequence[int] | np.ndarray, rules: Rules) -> np.ndarray:
+    """(N_BETS, N_BETS) float64: the covariance of the bets' unit results on
+    the next hand from this composition (0 for a bet the table does not offer).
+
+    Exact between any two bets whose settlement reads the winner's events
+    (Player, Banker, Tie, Dragon 7, Panda 8: `settlement.WINNER_ATOMS`) and
+    between the two pair bets (their joint count, `Event.BOTH_PAIRS`). A pair
+    bet against a winner's bet is taken as uncorrelated: the outcome table
+    does not count them jointly, and the covariance is small (a pair makes
+    an even two-card total a little more likely).
+    """
+    return _unit_covariance(tuple(int(c) for c in check_counts(counts)), rules).copy()
+
+
+@lru_cache(maxsize=64)
+def _unit_covariance(counts: tuple[int, ...], rules: Rules) -> np.ndarray:
+    table = _outcome_table(counts)
+    e, total = table.counts, table.combinations
+    n_bets = len(Bet)
+    second = [[Fraction(0)] * n_bets for _ in range(n_bets)]
+    means = [Fraction(0)] * n_bets
+    offered = [bool(settlement.terms(b, rules)) for b in Bet]
+    pairs = {Bet.PLAYER_PAIR, Bet.BANKER_PAIR}
+    winner_bets = [b for b in Bet if offered[b.code] and b not in pairs]
+    for shown, add, sub in settlement.WINNER_ATOMS:
+        weight = Fraction(sum(e[Event(a)] for a in add) - sum(e[Event(c)] for c in sub), total)
+        nets = {b: settlement.net_on(b, shown, rules) for b in winner_bets}
+        for b in winner_bets:
+            means[b.code] += weight * nets[b]
+            for c in winner_bets:
+                second[b.code][c.code] += weight * nets[b] * nets[c]
+    pair_bets = [b for b in (Bet.PLAYER_PAIR, Bet.BANKER_PAIR) if offered[b.code]]
+    one, both = e[Event.PLAYER_PAIR], e[Event.BOTH_PAIRS]
+    # (player pair, banker pair) shown: both, the player's alone, the banker's alone, neither
+    for pp, bp, count in ((True, True, both), (True, False, one - both),
+                          (False, True, one - both), (False, False, total - 2 * one + both)):
+        weight = Fraction(count, total)
+        pair_shown = {settlement.E.PLAYER_PAIR} if pp else set()
+        pair_shown |= {settlement.E.BANKER_PAIR} if bp else set()
+        nets = {b: settlement.net_on(b, pair_shown, rules) for b in pair_bets}
+        for b in pair_bets:
+            means[b.code] += weight * nets[b]
+            for c in pair_bets:
+                second[b.code][c.code] += weight * nets[b] * nets[c]
+    out = np.zeros((n_bets, n_bets))
+    for group in (winner_bets, pair_bets):
+        for b in group:
+            for c in group:
+                out[b.code, c.code] = float(second[b.code][c.code] - means[b.code] * means[c.code])
+    out.flags.writeable = False
+    return out
