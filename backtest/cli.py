@@ -12,11 +12,14 @@ import sys
 import tempfile
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from backtest.errors import BacktestError, RulesError, UsageError, shown_count
+
+if TYPE_CHECKING:
+    from backtest.rules import Rules
 
 app = typer.Typer(
     name="backtest",
@@ -136,7 +139,10 @@ def shoe_generate(
     if out is None:
         _echo(text)
     else:
-        recorded.write_atomic(out, text)
+        try:
+            recorded.write_atomic(out, text)
+        except UsageError as exc:
+            raise UsageError(f"--out {exc}") from None
         typer.echo(f"wrote {count} shoe(s), {len(hands)} hands, to {out}", err=True)
 
 
@@ -160,7 +166,7 @@ def odds_command(
     """Exact odds, EV and house edge of every bet the rules offer, for a shoe's composition."""
     from backtest import odds
     from backtest.cards import parse_cards
-    from backtest.rules import load_rules
+    from backtest.odds.events import check_cards_left
 
     if after_hands is not None and shoe is None:
         raise UsageError("--after-hands needs --shoe (a recorded file of shoes)")
@@ -170,12 +176,7 @@ def odds_command(
         removed = parse_cards(remove) if remove else []
     except ValueError as exc:
         raise UsageError(f"--remove: {exc}") from None
-    try:
-        table_rules = load_rules(rules)
-    except RulesError as exc:
-        if Path(rules).is_file():   # what the file says: exit 1
-            raise
-        raise UsageError(f"--rules: {exc}") from None   # no such preset or file
+    table_rules = _rules_option(rules)
     from backtest import recorded
 
     decks = recorded.decks_option(shoe, decks)
@@ -195,7 +196,24 @@ def odds_command(
         counts = odds.remove_cards(counts, removed)
     except RulesError as exc:
         raise UsageError(f"--remove: {exc}") from None
+    try:   # fewer than a hand may need: the option that took them out is wrong
+        check_cards_left(int(counts.sum()))
+    except RulesError as exc:
+        raise UsageError(f"{'--remove' if removed else '--after-hands'}: {exc}") from None
     _echo(odds.render(odds.exact_odds(counts, table_rules, decks), fmt.value))
+
+
+def _rules_option(rules: str) -> Rules:
+    """--rules of `odds` and `play`: no such preset or file is a usage error
+    naming the option (exit 2); what a rules file says is the file's error."""
+    from backtest.rules import load_rules
+
+    try:
+        return load_rules(rules)
+    except RulesError as exc:
+        if Path(rules).is_file():   # what the file says: exit 1
+            raise
+        raise UsageError(f"--rules: {exc}") from None   # no such preset or file
 
 
 @app.command()
@@ -458,7 +476,7 @@ def play_command(
     """
     from backtest import play
 
-    settings = play.open_table(rules=rules, decks=decks, bankroll=bankroll, seed=seed, shoe=shoe,
+    settings = play.open_table(rules=_rules_option(rules), decks=decks, bankroll=bankroll, seed=seed, shoe=shoe,
                                table_min=table_min, table_max=table_max)
     lines = iter(sys.stdin.readline, "")
     play.PlaySession(settings, lines, sys.stdout, echo=not sys.stdin.isatty()).run()

@@ -46,6 +46,7 @@ from backtest.errors import (
     UsageError,
     describe_raised,
     shown,
+    shown_count,
 )
 from backtest.rules import Bet, Rules, load_rules
 from backtest.shoe import MAX_DECKS, ShoeSpec
@@ -214,11 +215,9 @@ def read_yaml(path: Path) -> Any:
     if not path.is_file():
         raise UsageError(f"config file {path} does not exist")
     try:
-        text = path.read_text(encoding="utf-8")
+        return yamlfile.load(yamlfile.read_text(path))
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot be read as UTF-8 text: {exc}") from None
-    try:
-        return yamlfile.load(text)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}:{yamlfile.describe(exc)}") from None
 
@@ -307,6 +306,9 @@ def parse_config(data: Mapping[str, Any], base_dir: Path = Path("."),
     top.check_keys(TOP_KEYS)
     seed = top.number("seed", 1, minimum=0, whole=True)
     sessions = top.number("sessions", None, minimum=1, whole=True, optional=True)
+    if sessions is not None and sessions > MAX_SESSIONS:
+        raise top.fail("sessions", f"at most {MAX_SESSIONS:,}, got {shown_count(sessions)}; "
+                                   "split a larger run into runs with other seeds")
     name = top.text("name", None) or Path(source).stem
     top.text("description", None)   # free text, but text
 
@@ -333,6 +335,12 @@ def parse_config(data: Mapping[str, Any], base_dir: Path = Path("."),
         if not fpath.is_file() and Path(file).is_file():
             fpath = Path(file)
         if not fpath.is_file():
+            if fpath.is_dir() or Path(file).is_dir():
+                raise sec.fail("file", f"{file} is a directory, not a shoe file (give one "
+                                       "file of shoes)")
+            if fpath.exists():
+                raise sec.fail("file", f"{file} is not a regular file (a device or a pipe); "
+                                       "give a file of shoes")
             raise sec.fail("file", f"file {file} does not exist (looked in {fpath.parent})")
         decks = sec.number("decks", None, minimum=1, maximum=MAX_DECKS, whole=True,
                            optional=True)

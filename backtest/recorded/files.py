@@ -110,10 +110,38 @@ def read_shoes(path: StrPath, decks: int | None = None, burn: bool = False,
     if kind == "card-csv":
         return deal_card_shoes(card_csv_shoes(text, source), source, decks, burn)
     if kind == "outcome-csv":
-        return outcome_csv_hands(text, source, decks)
-    if kind == "json":
-        return live_json_hands(text, source)
-    return road_hands(text, source)
+        hands = outcome_csv_hands(text, source, decks)
+    elif kind == "json":
+        hands = live_json_hands(text, source)
+    else:
+        hands = road_hands(text, source)
+    _check_hands_fit(hands, decks, source, text if kind == "road" else None)
+    return hands
+
+
+#: the most hands a deck's cards make: a hand takes at least four of its 52
+HANDS_PER_DECK = 13
+
+
+def _check_hands_fit(hands: Hands, decks: int, source: str, road: str | None) -> None:
+    """Refuse an outcome-level shoe of more hands than `decks` decks can deal
+    (its cards are not recorded, so this is what can be checked of them);
+    `road`: the text of a road file, whose shoes are its lines."""
+    import numpy as np
+
+    most = HANDS_PER_DECK * decks
+    _, counts = np.unique(hands.shoe, return_counts=True)
+    over = np.flatnonzero(counts > most)
+    if not over.size:
+        return
+    k = int(over[0])
+    where = f"shoe {k + 1}"
+    if road is not None:
+        where = f"line {[n for n, _ in content_lines(road)][k]}"
+    raise ShoeFormatError(f"{source}, {where}: {int(counts[k]):,} hands in one shoe, more than "
+                          f"{decks_words(decks)} can deal (at most {most:,}: a hand takes at "
+                          f"least 4 of the {52 * decks:,} cards); give the decks the records "
+                          "came from")
 
 
 def read_card_text(path: StrPath, decks: int | None = None, burn: bool = False) -> Hands:

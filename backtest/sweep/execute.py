@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import time
+import warnings
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -220,6 +221,13 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
     meta = _check_out(out, sweep, resume)
     engine.forget_configs()   # rebuilt from the files as they are now
     done, torn = _read_cells(out, sweep) if resume else ({}, [])
+    if torn:
+        by_id = {c.id: c for c in sweep.cells}
+        for f in torn:
+            cell = by_id[f.stem]
+            warnings.warn(f"--out {out}: {f.relative_to(out)} cannot be read (cut short when "
+                          f"the sweep was stopped, or damaged since); running cell "
+                          f"{cell.index + 1} ({cell.label()}) again", stacklevel=2)
     todo = [c.index for c in sweep.cells if c.index not in done]
     tasks = _tasks(sweep, todo, workers)
     expected_hands = sum(sweep.cells[i].sessions * sweep.cells[i].per_session for i in todo)

@@ -17,10 +17,18 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import yaml
 
-from backtest import engine
-from backtest.config import RunConfig, parse_config, read_yaml, shown_short, with_line
-from backtest.errors import BacktestError, ConfigError
+from backtest import engine, yamlfile
+from backtest.config import (
+    MAX_SESSIONS,
+    RunConfig,
+    parse_config,
+    read_yaml,
+    shown_short,
+    with_line,
+)
+from backtest.errors import BacktestError, ConfigError, shown_count
 
 SWEEP_KEYS = ("name", "description", "base", "run", "grid", "zip", "sessions", "seed",
               "metric", "common_shoes")
@@ -252,6 +260,10 @@ def _load_sweep(path: Path, sessions: int | None) -> Sweep:
                                    or n_sessions < 1):
         raise ConfigError(f"{source}: sessions: expected a whole number of at least 1, "
                           f"got {shown_short(n_sessions)}")
+    if n_sessions is not None and n_sessions > MAX_SESSIONS:
+        raise ConfigError(f"{source}: sessions: at most {MAX_SESSIONS:,}, got "
+                          f"{shown_count(n_sessions)}; split a larger sweep into sweeps with "
+                          "other seeds")
     common = data.get("common_shoes", False)
     if not isinstance(common, bool):
         raise ConfigError(f"{source}: common_shoes: expected true or false, got {shown_short(common)}")
@@ -272,13 +284,13 @@ def _load_sweep(path: Path, sessions: int | None) -> Sweep:
     grid_items = [list(zip([k] * len(v), v)) for k, v in grid.items()]
     zip_rows = list(zip(*[[(k, x) for x in v] for k, v in zipped.items()])) if zipped else [()]
     cells = []
-    first_of: dict[str, int] = {}
+    first_of: dict[Any, int] = {}
     for index, (combo, zrow) in enumerate(itertools.product(itertools.product(*grid_items),
                                                             zip_rows)):
         values = tuple(combo) + tuple(zrow)
         raw = copy.deepcopy(base)
         where = f"{source}: cell {index + 1} ({cell_label(values)})"
-        twin = first_of.setdefault(cell_key(values), index)
+        twin = first_of.setdefault(_as_compared(dict(values)), index)
         if twin != index:
             varied = " or ".join(f"{'grid' if k in grid else 'zip'}.{k}" for k, _ in values)
             raise ConfigError(f"{where}: the same values as cell {twin + 1}; a value given twice "
@@ -288,7 +300,9 @@ def _load_sweep(path: Path, sessions: int | None) -> Sweep:
             try:
                 set_path(raw, key, value)
             except KeyError as exc:
-                raise ConfigError(f"{where}: {key}: {exc.args[0]}") from None
+                line = _varied_line(path, key, index, grid, zipped)
+                raise ConfigError(f"{source}: {line}{where.removeprefix(source + ': ')}: "
+                                  f"{key}: {exc.args[0]}") from None
         # a seed the cell varies is its seed (checked below as any run's); else
         # common shoes: the sweep's seed; own shoes: one derived from the cell's values
         if not seed_varied:
@@ -302,7 +316,9 @@ def _load_sweep(path: Path, sessions: int | None) -> Sweep:
             message = str(exc)
             if message.startswith(run_source + ": "):
                 message = message[len(run_source) + 2:]
-            raise ConfigError(f"{where}: {message}") from None
+            line = _varied_line(path, message, index, grid, zipped)
+            raise ConfigError(f"{source}: {line}{where.removeprefix(source + ': ')}: "
+                              f"{message}") from None
         cells.append(Cell(index, values, config, count, per_session))
     hashed: dict[str, Any] = {"base": base, "cells": [c.key for c in cells], "seed": seed,
                               "sessions": [c.sessions for c in cells], "common_shoes": common}
@@ -324,6 +340,31 @@ def _load_sweep(path: Path, sessions: int | None) -> Sweep:
                  spec_hash=hashlib.sha256(spec.encode()).hexdigest(), settings=settings,
                  inputs={"rules": hashlib.sha256("\n".join(rules).encode()).hexdigest(),
                          **files})
+
+
+def _varied_line(path: Path, message: str, index: int, grid: Mapping[str, list[Any]],
+                 zipped: Mapping[str, list[Any]]) -> str:
+    """'line L: ' of the value in the sweep file that cell `index` takes for
+    the varied key `message` is about (it starts with a key path); '' when it
+    is about no varied key, or the file cannot be read again."""
+    named = re.split(r"[: ]", message, maxsplit=1)[0]
+    # the cell's position in each list: the grid's last key varies fastest, then the zip
+    rows = len(next(iter(zipped.values()))) if zipped else 1
+    flat, position = divmod(index, rows)
+    positions = {key: position for key in zipped}
+    for key in reversed(list(grid)):
+        flat, positions[key] = divmod(flat, len(grid[key]))
+    for key, at in positions.items():
+        if named == key or named.startswith((f"{key}.", f"{key}[")) or \
+                key.startswith((f"{named}.", f"{named}[")):
+            section = "grid" if key in grid else "zip"
+            try:
+                lines = yamlfile.key_lines(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
+                return ""
+            line = lines.get(f"{section}.{key}[{at}]", lines.get(f"{section}.{key}"))
+            return f"line {line}: " if line else ""
+    return ""
 
 
 def _digest(path: str | Path, seen: dict[str, str]) -> str:
@@ -369,5 +410,31 @@ def _lists(data: Any, name: str, source: str) -> dict[str, list[Any]]:
         if not isinstance(values, list) or not values:
             raise ConfigError(f"{source}: {name}.{key}: expected a non-empty list of values, "
                               f"got {shown_short(values)}")
+        seen: dict[Any, int] = {}
+        for i, value in enumerate(values if name == "grid" else ()):   # a zip's may repeat
+            first = seen.setdefault(_as_compared(value), i)
+            if first != i:
+                raise ConfigError(f"{source}: {name}.{key}: {shown_short(value)} (item {i + 1}) "
+                                  f"is the same value as {shown_short(values[first])} (item "
+                                  f"{first + 1}); give each value once")
         out[str(key)] = values
     return out
+
+
+def _as_compared(value: Any) -> Any:
+    """A hashable stand-in for a varied value under which values a run reads
+    alike are equal: numbers by their value (500 and 500.0), while true stays
+    apart from 1 and text from numbers.
+
+    >>> _as_compared(500) == _as_compared(500.0), _as_compared(True) == _as_compared(1)
+    (True, False)
+    """
+    if isinstance(value, bool) or value is None:
+        return ("const", value)
+    if isinstance(value, (int, float)):
+        return ("number", value) if value == value else ("nan",)
+    if isinstance(value, Mapping):
+        return ("mapping", frozenset((str(k), _as_compared(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return ("list", tuple(_as_compared(v) for v in value))
+    return (type(value).__name__, str(value))
