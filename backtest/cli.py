@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import tempfile
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
@@ -232,7 +231,7 @@ def run(
     address: Annotated[Optional[str], typer.Option(help="A running Dask scheduler, HOST:PORT.")] = None,
 ) -> None:
     """Run the seats of a config over its shoes and print the verdict."""
-    from backtest import outputs, verdict
+    from backtest import outputs, staging, verdict
     from backtest.config import load_config
     from backtest.engine import PATH_SESSIONS
     from backtest.engine import run as run_engine
@@ -262,15 +261,17 @@ def run(
     cfg = load_config(config, overrides, remove=("shoe",) if shoes is not None else (),
                       merge=("shoes",))
     made = outputs.check_out_dir(out) if out is not None else []
+    for stale in outputs.remove_stale_run_folders(out):
+        typer.echo(f"removed {stale}, left by a run that was killed", err=True)
     if executor is Executor.LOCAL:
         _say_if_compiling()
     try:
         # the sessions frames go to disk chunk by chunk, so memory stays flat
-        with tempfile.TemporaryDirectory(dir=out, prefix=".sessions-") as spill:
+        with staging.staging_dir(out, outputs.SPILLED) as spill:
             with outputs.progress_bar() as progress:
                 try:
                     result = run_engine(cfg, sessions=sessions, workers=workers, ledger=ledger,
-                                        progress=progress, spill=Path(spill),
+                                        progress=progress, spill=spill,
                                         executor=executor.value, address=address,
                                         paths=PATH_SESSIONS if out is not None else 0)
                 except TooManySessions as exc:

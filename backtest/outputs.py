@@ -150,10 +150,33 @@ def write_run(out: Path, result: Any, paths: pl.DataFrame | None = None) -> list
                           "already there are unchanged") from None
 
 
+#: the hidden folders a run works in: its staged results (in --out) and its
+#: spilled sessions (in --out, or the temporary folder), and what they hold
+STAGED = ".run-"
+SPILLED = ".sessions-"
+_STAGED_FILES = (*RUN_FILES, ".*.tmp")
+_SPILLED_FILES = ("sessions-*.arrow", ".*.tmp")
+
+
+def remove_stale_run_folders(out: Path | None) -> list[Path]:
+    """Remove what runs killed outright (`kill -9`, a power cut) left: their
+    staged results and spilled sessions in `out`, and spilled sessions in the
+    temporary folder, each only when its owner is provably dead
+    (`staging.remove_stale`). Returns the folders removed."""
+    from backtest import staging
+
+    removed = staging.remove_stale(None, SPILLED, _SPILLED_FILES)
+    if out is not None and out.is_dir():
+        removed += staging.remove_stale(out, STAGED, _STAGED_FILES)
+        removed += staging.remove_stale(out, SPILLED, _SPILLED_FILES)
+    return removed
+
+
 def _write_run(out: Path, meta: dict[str, Any], result: Any,
                paths: pl.DataFrame | None) -> list[str]:
-    with tempfile.TemporaryDirectory(dir=out, prefix=".run-") as staging:
-        stage = Path(staging)
+    from backtest import staging
+
+    with staging.staging_dir(out, STAGED) as stage:
         write_parquet(result.sessions, stage / "sessions.parquet")
         if paths is not None:
             write_parquet(paths, stage / "paths.parquet")

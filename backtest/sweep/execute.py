@@ -200,6 +200,7 @@ def _write_out(out: Path, meta: Mapping[str, Any], torn: Sequence[Path]) -> None
     (out / "cells").mkdir(exist_ok=True)
     for folder in (out, out / "cells"):
         outputs.remove_stale_temporaries(folder)
+    outputs.remove_stale_run_folders(None)   # a killed run's spilled sessions
     for f in torn:
         f.unlink(missing_ok=True)
     outputs.write_json(dict(meta), out / "sweep.json")
