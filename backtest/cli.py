@@ -232,7 +232,7 @@ def run(
 ) -> None:
     """Run the seats of a config over its shoes and print the verdict."""
     from backtest import outputs, staging, verdict
-    from backtest.config import load_config
+    from backtest.config import load_config, with_line
     from backtest.engine import PATH_SESSIONS
     from backtest.engine import run as run_engine
     from backtest.plan import TooManySessions
@@ -276,6 +276,8 @@ def run(
                                         paths=PATH_SESSIONS if out is not None else 0)
                 except TooManySessions as exc:
                     raise UsageError(f"--sessions: {exc.said}") from None
+                except BacktestError as exc:   # found as the run began: with the key's line
+                    raise with_line(exc, config, set(overrides)) from None
             if out is not None:
                 from backtest.engine import bankroll_paths
 
@@ -331,7 +333,8 @@ def sweep(
         from backtest.pool import check_workers
 
         check_workers(workers, "--workers", UsageError)
-    spec = sweeps.load_sweep(sweep_file, sessions=sessions)
+    with outputs.cells_checked() as checking:
+        spec = sweeps.load_sweep(sweep_file, sessions=sessions, progress=checking)
     metric = sort or spec.metric
     if metric not in ("edge",) and sort is not None:
         from backtest.metrics import metric_names

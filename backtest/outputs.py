@@ -49,7 +49,12 @@ def check_out_dir(out: Path, kind: str = "run") -> list[Path]:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         remove_made(made)
-        raise UsageError(f"--out {out}: cannot create the directory: {exc.strerror}") from None
+        why = exc.strerror
+        if isinstance(exc, FileNotFoundError) and missing.is_dir():
+            # the folder above is there but makes nothing new: /proc, /sys
+            why = (f"{missing} takes no new folders ({exc.strerror}; a filesystem of the "
+                   "kernel's, say); give a path on a disk")
+        raise UsageError(f"--out {out}: cannot create the directory: {why}") from None
     if not os.access(out, os.W_OK | os.X_OK):
         remove_made(made)
         raise UsageError(f"--out {out}: the directory is not writable; give one you can write to")
@@ -227,6 +232,28 @@ def progress_bar(total_label: str = "sessions") -> Iterator[Callable[[int, int, 
         def update(done: int, hands: int, total: int | None = None) -> None:
             bar.update(task, completed=done, total=total, hands=f"{hands:,}",
                        rate=_rate(hands, start))
+
+        yield update
+
+
+@contextmanager
+def cells_checked() -> Iterator[Callable[[int, int], None] | None]:
+    """A progress callback for checking a sweep's cells, (checked, cells):
+    a bar on a terminal (from the first call), None elsewhere."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    with Progress(TextColumn("checking the cells"), BarColumn(), MofNCompleteColumn(),
+                  transient=True, console=Console(stderr=True)) as bar:
+        tasks: list[Any] = []
+
+        def update(checked: int, cells: int) -> None:
+            if not tasks:
+                tasks.append(bar.add_task("cells", total=cells))
+            bar.update(tasks[0], completed=checked)
 
         yield update
 

@@ -90,6 +90,9 @@ def key_lines(text: str) -> dict[str, int]:
     `load` reads, by its path as config errors name it: `seats[1].params.base`.
     Values merged in with `<<` have the lines of what they merge."""
     lines: dict[str, int] = {}
+    if len(text) > MAX_BYTES:   # (characters: at least as many bytes)
+        raise TooBig(len(text.encode()))
+    _count_values(text)   # a file `load` refuses costs nothing more here
     root = yaml.compose(text, Loader=yaml.SafeLoader)
     stack: list[tuple[yaml.Node, str]] = [] if root is None else [(root, "")]
     while stack and len(lines) < MAX_VALUES:

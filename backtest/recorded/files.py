@@ -80,6 +80,8 @@ def decks_option(path: StrPath | None, decks: int | None) -> int:
     try:
         return shoe_decks(path, decks, "--decks")
     except ShoeFormatError as exc:
+        if not str(exc).startswith("--decks"):   # what the file says is wrong: its error
+            raise
         raise UsageError(str(exc)) from None
 
 

@@ -222,13 +222,6 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
     meta = _check_out(out, sweep, resume)
     engine.forget_configs()   # rebuilt from the files as they are now
     done, torn = _read_cells(out, sweep) if resume else ({}, [])
-    if torn:
-        by_id = {c.id: c for c in sweep.cells}
-        for f in torn:
-            cell = by_id[f.stem]
-            warnings.warn(f"--out {out}: {f.relative_to(out)} cannot be read (cut short when "
-                          f"the sweep was stopped, or damaged since); running cell "
-                          f"{cell.index + 1} ({cell.label()}) again", stacklevel=2)
     todo = [c.index for c in sweep.cells if c.index not in done]
     tasks = _tasks(sweep, todo, workers)
     expected_hands = sum(sweep.cells[i].sessions * sweep.cells[i].per_session for i in todo)
@@ -240,6 +233,12 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
         client = (stack.enter_context(cluster.dask_client(workers, address))
                   if executor == "dask" and tasks else None)
         _write_out(out, meta, torn)
+        by_id = {c.id: c for c in sweep.cells}
+        for f in torn:   # said once the sweep is sure to run
+            cell = by_id[f.stem]
+            warnings.warn(f"--out {out}: {f.relative_to(out)} cannot be read (cut short when "
+                          f"the sweep was stopped, or damaged since); running cell "
+                          f"{cell.index + 1} ({cell.label()}) again", stacklevel=2)
         if progress:
             progress(len(done), len(sweep.cells), 0, expected_hands)
         written, summary = -1, pl.DataFrame()
