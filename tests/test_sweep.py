@@ -38,6 +38,7 @@ from backtest import engine
 from backtest import sweep as sweeps
 from backtest.config import load_config
 from backtest.errors import BacktestError, ConfigError, UsageError
+from backtest.rules import Bet
 from backtest.sweep import execute as sweep_execute
 from backtest.sweep import load_sweep, run_sweep
 from backtest.sweep import spec as sweep_spec
@@ -1344,3 +1345,18 @@ def test_ready_sweeps_are_found() -> None:
     assert {p.stem for p in READY_SWEEPS} >= {"martingale-ruin", "progressions",
                                                "rules-and-decks"}
 
+
+
+def test_checking_many_cells_reports_progress_and_shares_the_checks(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the cells share is checked once; each cell still gets its own
+    values, and a long check says how far it is."""
+    monkeypatch.setattr(sweep_spec, "PROGRESS_CELLS", 10)
+    path = sweep_file(tmp_path, "sessions: 5\ngrid:\n  session.bankroll: [500, 600, 700]\n"
+                      "  table.max: [" + ", ".join(str(500 + i) for i in range(10)) + "]\n")
+    calls: list[tuple[int, int]] = []
+    sweep = load_sweep(path, progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(10, 30), (20, 30), (30, 30)]
+    assert [(c.config.session.bankroll, c.config.limits.maximum[Bet.TIE]) for c in sweep.cells] \
+        == [(b, float(m)) for b in (500, 600, 700) for m in range(500, 510)]
+    assert len({id(c.config.seats) for c in sweep.cells}) == 1   # checked once, shared
