@@ -179,7 +179,9 @@ def odds_command(
     from backtest import recorded
 
     decks = recorded.decks_option(shoe, decks)
-    hands = recorded.read_shoes(shoe, decks=decks) if shoe is not None else None
+    # (the file is read only as far as the shoe asked for)
+    wanted = 1 if shoe_number is None else shoe_number if shoe_number >= 1 else None
+    hands = recorded.read_shoes(shoe, decks=decks, shoes=wanted) if shoe is not None else None
     # as odds.shoe_odds, with each option's error named as the option (exit 2)
     out: list[int] = []
     if hands is not None:
@@ -453,11 +455,14 @@ def roads_command(
     import os
 
     from backtest import recorded, roads
+    from backtest.recorded.text import HEAD_BYTES
 
     if color is None:
         color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    hands = recorded.read_shoes(shoe_file)
-    text = roads.render_shoe(hands, shoe, source=str(shoe_file), colour=color, width=width)
+    # a large file is read only as far as the shoe (then how many it holds is not known)
+    hands = recorded.read_shoes(shoe_file, shoes=shoe if shoe >= 1 else None)
+    text = roads.render_shoe(hands, shoe, source=str(shoe_file), colour=color, width=width,
+                             all_shoes=os.path.getsize(shoe_file) <= HEAD_BYTES)
     typer.echo(text, nl=False, color=color)  # color=True: keep the codes even when piped
 
 

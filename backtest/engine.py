@@ -244,7 +244,7 @@ def prepare(config: RunConfig, sessions: int | None = None,
     for each setting of the seats, rules and table on the same kind of shoes;
     the strategies are then those built for the first of them."""
     n = count_sessions(config, sessions)
-    check_money(config)
+    check_money(config, n)
     probe, _, _ = hands_for(config, 0, 1)
     key = None
     if memo is not None:

@@ -28,7 +28,8 @@ class ReplayedShoesWarning(UserWarning):
 
 def count_sessions(config: RunConfig, override: int | None = None) -> int:
     """How many sessions the run has (and a check that a generated session's
-    shoes can be numbered)."""
+    shoes can be numbered). Of a recorded file, only the shoes the sessions
+    play are read (`shoes_needed`)."""
     if override is not None:
         if override < 1:
             raise ConfigError(f"the number of sessions must be at least 1, got {override}")
@@ -50,7 +51,7 @@ def count_sessions(config: RunConfig, override: int | None = None) -> int:
                               f"{SHOE_MASK + 1:,} shoes, and these sessions could need {shown_count(per)}; "
                               "ask for fewer hands or shoes, or deal bigger shoes")
         return n or 1000
-    plan = recorded_plan(config)
+    plan = recorded_plan(config, shoes_needed(config, n))
     path, shoes = config.recorded.path, plan.n_shoes
     if max(plan.takes, default=1) > SHOE_MASK + 1:
         raise ConfigError(f"{config.source}: session.max_hands: a session can play at most "
@@ -139,8 +140,19 @@ class RecordedPlan:
         return out
 
 
-def recorded_plan(config: RunConfig) -> RecordedPlan:
-    source = load_recorded(config)
+def shoes_needed(config: RunConfig, sessions: int | None) -> int | None:
+    """The recorded shoes `sessions` sessions play, when a session takes a
+    fixed number of them (`max_shoes`); None: all of the file (to play it
+    whole, or to count the shoes sessions of `max_hands` hands take)."""
+    max_shoes = config.session.max_shoes
+    return sessions * max_shoes if sessions and max_shoes is not None else None
+
+
+def recorded_plan(config: RunConfig, shoes: int | None = None) -> RecordedPlan:
+    """The plan of sessions over the file's first `shoes` shoes (None: all):
+    sessions that take `max_shoes` shoes each play the same shoes in the plan
+    of the whole file and in that of any of its first shoes that hold them."""
+    source = load_recorded(config, shoes)
     s = config.session
     return _recorded_plan(tuple(np.unique(source.shoe, return_counts=True)[1].tolist()),
                           s.max_shoes, s.max_hands)
@@ -196,18 +208,39 @@ def shoes_per_session(config: RunConfig) -> int:
     return max(1, math.ceil((s.max_hands or 1) / per_shoe))
 
 
-@lru_cache(maxsize=4)
-def _read_recorded(path: str, decks: int, burn: bool, mtime: float) -> Hands:
+#: the shoes read of recorded files, by (path, decks, burn, time of change):
+#: (hands, whether that is the whole file)
+_RECORDED: dict[tuple[str, int, bool, float], tuple[Hands, bool]] = {}
+
+
+def _read_recorded(path: str, decks: int, burn: bool, mtime: float,
+                   shoes: int | None) -> Hands:
+    """The first `shoes` shoes of the file (None: all), read once: a later
+    call for no more shoes than were read reads nothing."""
     from backtest import recorded
 
-    return recorded.read_shoes(path, decks=decks, burn=burn)
+    key = (path, decks, burn, mtime)
+    held = _RECORDED.get(key)
+    if held is None or not (held[1] or (shoes is not None and held[0].n_shoes >= shoes)):
+        hands = recorded.read_shoes(path, decks=decks, burn=burn, shoes=shoes)
+        # fewer shoes than asked (or more: a format read whole) is all of them
+        held = (hands, shoes is None or hands.n_shoes != shoes)
+        while len(_RECORDED) >= 4:
+            del _RECORDED[next(iter(_RECORDED))]
+        _RECORDED[key] = held
+    hands = held[0]
+    if shoes is not None and hands.n_shoes > shoes:   # exactly those asked for
+        hands = hands.select(np.arange(int(np.searchsorted(hands.shoe, shoes))))
+    return hands
 
 
-def load_recorded(config: RunConfig) -> Hands:
+def load_recorded(config: RunConfig, shoes: int | None = None) -> Hands:
+    """The recorded shoes of the config: its file's first `shoes` (None: all)."""
     rec = config.recorded
     assert rec is not None
     try:
-        return _read_recorded(str(rec.path), rec.decks, rec.burn, rec.path.stat().st_mtime)
+        return _read_recorded(str(rec.path), rec.decks, rec.burn, rec.path.stat().st_mtime,
+                              shoes)
     except UsageError as exc:
         # what the config asked of the file (e.g. the burn rule for a road), not
         # a command-line usage error: the config's key, exit 1
@@ -225,12 +258,13 @@ def hands_for(config: RunConfig, lo: int, hi: int) -> tuple[Hands, np.ndarray, n
         session = hands.shoe >> SHOE_BITS
         bounds = np.searchsorted(session, np.arange(lo, hi + 1))
         return hands, bounds.astype(np.int64), (hands.shoe & SHOE_MASK).astype(np.int32)
-    source = load_recorded(config)
+    needed = shoes_needed(config, hi)
+    source = load_recorded(config, needed)
     shoe_ids = np.unique(source.shoe)
     starts = np.searchsorted(source.shoe, shoe_ids)
     ends = np.searchsorted(source.shoe, shoe_ids, side="right")
     rows, shoe_no, session_bounds = [], [], [0]
-    for first, per in recorded_plan(config).sessions(lo, hi):
+    for first, per in recorded_plan(config, needed).sessions(lo, hi):
         for m in range(per):
             k = (first + m) % len(shoe_ids)
             rows.append(np.arange(starts[k], ends[k]))
@@ -249,13 +283,14 @@ def plan_chunks(n_sessions: int, per_session: int, workers: int) -> list[tuple[i
     return [(lo, min(n_sessions, lo + step)) for lo in range(0, n_sessions, step)]
 
 
-def hands_bound(config: RunConfig) -> int:
-    """An upper bound on the hands of one session."""
+def hands_bound(config: RunConfig, sessions: int | None = None) -> int:
+    """An upper bound on the hands of one session (of the first `sessions`,
+    which play the file's first shoes; None: any)."""
     s = config.session
     if config.shoe is not None:
         most = shoes_per_session(config) * config.shoe.max_hands
     else:
-        recorded = load_recorded(config)
+        recorded = load_recorded(config, shoes_needed(config, sessions))
         longest = int(recorded.hand.max()) if len(recorded) else 1
         if s.max_shoes is None:   # a session reads on until it reaches max_hands
             assert s.max_hands is not None

@@ -18,8 +18,10 @@ from backtest.recorded.text import (
     content_lines,
     csv_cells,
     decks_words,
+    load_head,
     load_text,
     numbered_lines,
+    stream_lines,
 )
 from backtest.shoe import MAX_DECKS
 
@@ -86,7 +88,7 @@ def decks_option(path: StrPath | None, decks: int | None) -> int:
 
 
 def read_shoes(path: StrPath, decks: int | None = None, burn: bool = False,
-               fmt: str | None = None) -> Hands:
+               fmt: str | None = None, shoes: int | None = None) -> Hands:
     """Read every shoe of a recorded file, in any of `FORMATS`.
 
     The format is told from the extension and the content when `fmt` is None:
@@ -96,19 +98,29 @@ def read_shoes(path: StrPath, decks: int | None = None, burn: bool = False,
     `decks` is the size of the shoe the records came from (cards are checked
     against it): by default what the file declares (`shoe_decks`), else 8;
     `burn` applies the burn rule to card-level shoes.
+
+    Card-level text is read a line at a time, so that a file larger than a
+    megabyte (`text.HEAD_BYTES`) is never held whole as text, and with
+    `shoes` (so many are wanted) is read no further than the line of the
+    last; its format is told from its first megabyte. A smaller file, and
+    other formats, are read whole (with all of their shoes).
     """
     if decks is not None:
         _check_decks(decks)
     decks = shoe_decks(path, decks)
     if fmt is not None and fmt not in FORMATS:
         raise UsageError(f"unknown shoe file format {fmt!r}; known formats: {', '.join(FORMATS)}")
-    source, text = load_text(path)
-    kind = fmt if fmt is not None else _sniff(source, text)
+    source, head, whole = load_head(path)
+    kind = fmt if fmt is not None else _sniff(source, head)
     if burn and kind not in ("card-text", "card-csv"):
         raise UsageError(f"{source}: the burn rule applies to card-level shoes, and this file is "
                          f"an outcome-level record ({kind}) with no cards to burn")
     if kind == "card-text":
-        return deal_card_shoes(card_text_shoes(text, source), source, decks, burn)
+        if whole:
+            return deal_card_shoes(card_text_shoes(head, source), source, decks, burn)
+        return deal_card_shoes(card_text_shoes(stream_lines(path), source), source, decks, burn,
+                               shoes)
+    source, text = (source, head) if whole else load_text(path)
     if kind == "card-csv":
         return deal_card_shoes(card_csv_shoes(text, source), source, decks, burn)
     if kind == "outcome-csv":

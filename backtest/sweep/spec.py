@@ -450,7 +450,8 @@ def _digest(path: str | Path, seen: dict[str, str]) -> str:
     key = str(path)
     if key not in seen:
         try:
-            seen[key] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+            with open(path, "rb") as fh:   # a block at a time: a shoe file may be large
+                seen[key] = hashlib.file_digest(fh, "sha256").hexdigest()
         except OSError:
             seen[key] = "unreadable"
     return seen[key]
