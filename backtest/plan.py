@@ -152,10 +152,9 @@ def recorded_plan(config: RunConfig, shoes: int | None = None) -> RecordedPlan:
     """The plan of sessions over the file's first `shoes` shoes (None: all):
     sessions that take `max_shoes` shoes each play the same shoes in the plan
     of the whole file and in that of any of its first shoes that hold them."""
-    source = load_recorded(config, shoes)
+    _, starts, ends = _recorded(config, shoes)
     s = config.session
-    return _recorded_plan(tuple(np.unique(source.shoe, return_counts=True)[1].tolist()),
-                          s.max_shoes, s.max_hands)
+    return _recorded_plan(tuple((ends - starts).tolist()), s.max_shoes, s.max_hands)
 
 
 @lru_cache(maxsize=8)
@@ -208,43 +207,63 @@ def shoes_per_session(config: RunConfig) -> int:
     return max(1, math.ceil((s.max_hands or 1) / per_shoe))
 
 
-#: the shoes read of recorded files, by (path, decks, burn, time of change):
-#: (hands, whether that is the whole file)
-_RECORDED: dict[tuple[str, int, bool, float], tuple[Hands, bool]] = {}
+@dataclass(frozen=True)
+class _Read:
+    """Shoes read of a recorded file: the hands, where each shoe's rows start
+    and end, and whether that is all of the file."""
+
+    hands: Hands
+    starts: np.ndarray
+    ends: np.ndarray
+    whole: bool
+
+
+#: the shoes read of recorded files, by (path, decks, burn, time of change)
+_RECORDED: dict[tuple[str, int, bool, float], _Read] = {}
 
 
 def _read_recorded(path: str, decks: int, burn: bool, mtime: float,
-                   shoes: int | None) -> Hands:
-    """The first `shoes` shoes of the file (None: all), read once: a later
-    call for no more shoes than were read reads nothing."""
+                   shoes: int | None) -> _Read:
+    """At least the first `shoes` shoes of the file (None: all), read once: a
+    later call for no more shoes than were read reads nothing."""
     from backtest import recorded
 
     key = (path, decks, burn, mtime)
     held = _RECORDED.get(key)
-    if held is None or not (held[1] or (shoes is not None and held[0].n_shoes >= shoes)):
+    if held is None or not (held.whole or (shoes is not None and len(held.starts) >= shoes)):
         hands = recorded.read_shoes(path, decks=decks, burn=burn, shoes=shoes)
+        ids = np.unique(hands.shoe)   # (in file order: the readers number them so)
+        starts = np.searchsorted(hands.shoe, ids)
+        ends = np.searchsorted(hands.shoe, ids, side="right")
         # fewer shoes than asked (or more: a format read whole) is all of them
-        held = (hands, shoes is None or hands.n_shoes != shoes)
+        held = _Read(hands, starts, ends, shoes is None or len(ids) != shoes)
         while len(_RECORDED) >= 4:
             del _RECORDED[next(iter(_RECORDED))]
         _RECORDED[key] = held
-    hands = held[0]
-    if shoes is not None and hands.n_shoes > shoes:   # exactly those asked for
-        hands = hands.select(np.arange(int(np.searchsorted(hands.shoe, shoes))))
-    return hands
+    return held
 
 
-def load_recorded(config: RunConfig, shoes: int | None = None) -> Hands:
-    """The recorded shoes of the config: its file's first `shoes` (None: all)."""
+def _recorded(config: RunConfig, shoes: int | None) -> tuple[Hands, np.ndarray, np.ndarray]:
+    """The hands read of the config's file, with the start and end rows of
+    its first `shoes` shoes (None: all); the hands may hold more shoes."""
     rec = config.recorded
     assert rec is not None
     try:
-        return _read_recorded(str(rec.path), rec.decks, rec.burn, rec.path.stat().st_mtime,
+        held = _read_recorded(str(rec.path), rec.decks, rec.burn, rec.path.stat().st_mtime,
                               shoes)
     except UsageError as exc:
         # what the config asked of the file (e.g. the burn rule for a road), not
         # a command-line usage error: the config's key, exit 1
         raise ConfigError(f"{config.source}: shoes: {exc}") from None
+    return held.hands, held.starts[:shoes], held.ends[:shoes]
+
+
+def load_recorded(config: RunConfig, shoes: int | None = None) -> Hands:
+    """The recorded shoes of the config: its file's first `shoes` (None: all)."""
+    hands, starts, ends = _recorded(config, shoes)
+    if shoes is not None and len(ends) and ends[-1] < len(hands):
+        hands = hands.select(np.arange(int(ends[-1])))
+    return hands
 
 
 def hands_for(config: RunConfig, lo: int, hi: int) -> tuple[Hands, np.ndarray, np.ndarray]:
@@ -259,14 +278,11 @@ def hands_for(config: RunConfig, lo: int, hi: int) -> tuple[Hands, np.ndarray, n
         bounds = np.searchsorted(session, np.arange(lo, hi + 1))
         return hands, bounds.astype(np.int64), (hands.shoe & SHOE_MASK).astype(np.int32)
     needed = shoes_needed(config, hi)
-    source = load_recorded(config, needed)
-    shoe_ids = np.unique(source.shoe)
-    starts = np.searchsorted(source.shoe, shoe_ids)
-    ends = np.searchsorted(source.shoe, shoe_ids, side="right")
+    source, starts, ends = _recorded(config, needed)
     rows, shoe_no, session_bounds = [], [], [0]
     for first, per in recorded_plan(config, needed).sessions(lo, hi):
         for m in range(per):
-            k = (first + m) % len(shoe_ids)
+            k = (first + m) % len(starts)
             rows.append(np.arange(starts[k], ends[k]))
             shoe_no.append(np.full(ends[k] - starts[k], m, np.int32))
         session_bounds.append(session_bounds[-1] + sum(len(r) for r in rows[len(rows) - per:]))
@@ -290,8 +306,8 @@ def hands_bound(config: RunConfig, sessions: int | None = None) -> int:
     if config.shoe is not None:
         most = shoes_per_session(config) * config.shoe.max_hands
     else:
-        recorded = load_recorded(config, shoes_needed(config, sessions))
-        longest = int(recorded.hand.max()) if len(recorded) else 1
+        hands, starts, ends = _recorded(config, shoes_needed(config, sessions))
+        longest = int(hands.hand[:int(ends[-1])].max()) if len(starts) else 1
         if s.max_shoes is None:   # a session reads on until it reaches max_hands
             assert s.max_hands is not None
             return s.max_hands

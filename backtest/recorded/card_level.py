@@ -53,12 +53,15 @@ def card_text_shoes(text: str | Iterable[tuple[int, str]], source: str) -> Itera
             column = [m.start() + 1 for m in re.finditer(r"\S+", content)][k]
             return f"{source}, line {number}, column {column} (card {k + 1} of the shoe)"
 
-        codes = []
-        for k, token in enumerate(tokens):
-            try:
-                codes.append(card_code(token))
-            except ValueError as exc:
-                raise ShoeFormatError(f"{locate(k)}: {exc}") from None
+        try:   # the tokens seen before, at once; else one at a time, for the error
+            codes = [_CODES[token] for token in tokens]
+        except KeyError:
+            codes = []
+            for k, token in enumerate(tokens):
+                try:
+                    codes.append(card_code(token))
+                except ValueError as exc:
+                    raise ShoeFormatError(f"{locate(k)}: {exc}") from None
         yield _CardShoe(f"line {number}", np.array(codes, dtype=np.uint8), locate)
 
 
@@ -116,17 +119,42 @@ def burn_count(first: int) -> int:
     return 1 + (v if v else 10)
 
 
-#: shoes whose columns are joined into one block as they are dealt (a
-#: block a shoe would cost more in numpy's overhead than the hands)
-BLOCK_SHOES = 1024
+class _Growing:
+    """Hands' columns filled a shoe at a time, in arrays made once for at
+    most `capacity` hands (numpy's empty arrays take memory only as they are
+    written) and grown if a shoe needs more."""
+
+    def __init__(self, capacity: int) -> None:
+        self.n = 0
+        self.columns = {**empty_columns(0), "shoe": np.zeros(0, np.int64),
+                        "hand": np.zeros(0, np.int32)}
+        self._grow(max(capacity, 1024))
+
+    def _grow(self, capacity: int) -> None:
+        for name, old in self.columns.items():
+            new = np.empty((capacity, *old.shape[1:]), old.dtype)
+            new[:self.n] = old[:self.n]
+            self.columns[name] = new
+
+    def add(self, part: dict[str, np.ndarray]) -> None:
+        k = part["winner"].shape[0]
+        if self.n + k > self.columns["winner"].shape[0]:
+            self._grow(2 * (self.n + k))
+        for name, column in part.items():
+            self.columns[name][self.n:self.n + k] = column
+        self.n += k
+
+    def filled(self) -> dict[str, np.ndarray]:
+        return {name: column[:self.n] for name, column in self.columns.items()}
 
 
 def deal_card_shoes(shoes: Iterable[_CardShoe], source: str, decks: int, burn: bool,
-                    limit: int | None = None) -> Hands:
+                    limit: int | None = None, capacity: int = 0) -> Hands:
     """The hands of each shoe, dealt as the shoes come; with `limit`, the
-    first `limit` shoes with a hand in them, the rest not read."""
-    parts: list[dict[str, np.ndarray]] = []   # the shoes of the block being made
-    blocks: list[dict[str, np.ndarray]] = []
+    first `limit` shoes with a hand in them, the rest not read. `capacity`:
+    the most hands the shoes could hold (a file's size over 8 bytes: a hand
+    is four cards or more, each a character and a space or more)."""
+    hands = _Growing(capacity)
     burned: list[tuple[int, ...]] = []
     any_shoe = False
     dealt = 0   # shoes with hands
@@ -160,24 +188,18 @@ def deal_card_shoes(shoes: Iterable[_CardShoe], source: str, decks: int, burn: b
                 IncompleteHandWarning, stacklevel=3)
         if n == 0:
             continue
-        columns["shoe"] = np.full(n, dealt, dtype=np.int32)
+        columns["shoe"] = np.full(n, dealt, dtype=np.int64)
         columns["hand"] = np.arange(1, n + 1, dtype=np.int32)
-        parts.append(columns)
+        hands.add(columns)
         burned.append(shoe_burn)
         dealt += 1
-        if len(parts) == BLOCK_SHOES:
-            blocks.append({name: np.concatenate([p[name] for p in parts]) for name in parts[0]})
-            parts = []
     if not any_shoe:
         raise ShoeFormatError(f"{source}: no shoes: the file holds only comments and blank lines")
-    if parts:
-        blocks.append({name: np.concatenate([p[name] for p in parts]) for name in parts[0]})
-    if not blocks:
+    if not dealt:
         raise ShoeFormatError(f"{source}: no complete hand in any shoe (a hand takes 4 to 6 cards)")
-    merged = {name: np.concatenate([b[name] for b in blocks]) for name in blocks[0]}
-    del blocks
-    return Hands.from_columns(int(merged["winner"].shape[0]), known=ALL_KNOWN, source=source,
-                              burned=tuple(burned) if burn else (), **merged)
+    # (Hands keeps the filled part of each array as it is: no copy)
+    return Hands.from_columns(hands.n, known=ALL_KNOWN, source=source,
+                              burned=tuple(burned) if burn else (), **hands.filled())
 
 
 def empty_columns(size: int) -> dict[str, np.ndarray]:

@@ -117,9 +117,10 @@ def read_shoes(path: StrPath, decks: int | None = None, burn: bool = False,
                          f"an outcome-level record ({kind}) with no cards to burn")
     if kind == "card-text":
         if whole:
-            return deal_card_shoes(card_text_shoes(head, source), source, decks, burn)
+            return deal_card_shoes(card_text_shoes(head, source), source, decks, burn,
+                                   capacity=len(head) // 8 + 1)
         return deal_card_shoes(card_text_shoes(stream_lines(path), source), source, decks, burn,
-                               shoes)
+                               shoes, capacity=os.path.getsize(path) // 8 + 1)
     source, text = (source, head) if whole else load_text(path)
     if kind == "card-csv":
         return deal_card_shoes(card_csv_shoes(text, source), source, decks, burn)
