@@ -12,7 +12,7 @@ import sys
 import tempfile
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
@@ -56,6 +56,10 @@ class Command(TyperCommand):
 class Group(TyperGroup):
     def get_params(self, ctx: Any) -> Any:
         return _conventional(super().get_params(ctx))
+
+
+if TYPE_CHECKING:
+    from backtest.rules import Rules
 
 
 app = typer.Typer(
@@ -227,7 +231,10 @@ def shoe_generate(
     if out is None:
         _echo(text)
     else:
-        recorded.write_atomic(out, text)
+        try:
+            recorded.write_atomic(out, text)
+        except UsageError as exc:
+            raise UsageError(f"--out {exc}") from None
         _note(f"wrote {count} shoe(s), {len(hands)} hands, to {out}")
 
 
@@ -251,7 +258,7 @@ def odds_command(
     """Exact odds, EV and house edge of every bet the rules offer, for a shoe's composition."""
     from backtest import odds
     from backtest.cards import parse_cards
-    from backtest.rules import load_rules
+    from backtest.odds.events import check_cards_left
 
     if after_hands is not None and shoe is None:
         raise UsageError("--after-hands needs --shoe (a recorded file of shoes)")
@@ -261,16 +268,13 @@ def odds_command(
         removed = parse_cards(remove) if remove else []
     except ValueError as exc:
         raise UsageError(f"--remove: {exc}") from None
-    try:
-        table_rules = load_rules(rules)
-    except RulesError as exc:
-        if Path(rules).is_file():   # what the file says: exit 1
-            raise
-        raise UsageError(f"--rules: {exc}") from None   # no such preset or file
+    table_rules = _rules_option(rules)
     from backtest import recorded
 
     decks = recorded.decks_option(shoe, decks)
-    hands = recorded.read_shoes(shoe, decks=decks) if shoe is not None else None
+    # (the file is read only as far as the shoe asked for)
+    wanted = 1 if shoe_number is None else shoe_number if shoe_number >= 1 else None
+    hands = recorded.read_shoes(shoe, decks=decks, shoes=wanted) if shoe is not None else None
     # as odds.shoe_odds, with each option's error named as the option (exit 2)
     out: list[int] = []
     if hands is not None:
@@ -286,7 +290,24 @@ def odds_command(
         counts = odds.remove_cards(counts, removed)
     except RulesError as exc:
         raise UsageError(f"--remove: {exc}") from None
+    try:   # fewer than a hand may need: the option that took them out is wrong
+        check_cards_left(int(counts.sum()))
+    except RulesError as exc:
+        raise UsageError(f"{'--remove' if removed else '--after-hands'}: {exc}") from None
     _echo(odds.render(odds.exact_odds(counts, table_rules, decks), fmt.value))
+
+
+def _rules_option(rules: str) -> Rules:
+    """--rules of `odds` and `play`: no such preset or file is a usage error
+    naming the option (exit 2); what a rules file says is the file's error."""
+    from backtest.rules import load_rules
+
+    try:
+        return load_rules(rules)
+    except RulesError as exc:
+        if Path(rules).is_file():   # what the file says: exit 1
+            raise
+        raise UsageError(f"--rules: {exc}") from None   # no such preset or file
 
 
 @app.command(cls=Command)
@@ -347,8 +368,8 @@ def _run(config: Path, sessions: int | None, shoes: Path | None,
          mapping: dict[str, str] | None, out: Path | None, ledger: bool, fmt: Format,
          workers: int | None, executor: Executor, address: str | None,
          overrides: dict[str, object]) -> None:
-    from backtest import outputs, verdict
-    from backtest.config import load_config
+    from backtest import outputs, staging, verdict
+    from backtest.config import load_config, with_line
     from backtest.engine import PATH_SESSIONS
     from backtest.engine import run as run_engine
     from backtest.plan import TooManySessions
@@ -369,19 +390,23 @@ def _run(config: Path, sessions: int | None, shoes: Path | None,
     cfg = load_config(config, overrides, remove=("shoe",) if shoes is not None else (),
                       merge=("shoes",))
     made = outputs.check_out_dir(out) if out is not None else []
+    for stale in outputs.remove_stale_run_folders(out):
+        _note(f"removed {stale}, left by a run that was killed")
     if executor is Executor.LOCAL:
         _say_if_compiling()
     try:
         # the sessions frames go to disk chunk by chunk, so memory stays flat
-        with tempfile.TemporaryDirectory(dir=out, prefix=".sessions-") as spill:
+        with staging.staging_dir(out, outputs.SPILLED) as spill:
             with outputs.progress_bar(shown=not _quiet) as progress:
                 try:
                     result = run_engine(cfg, sessions=sessions, workers=workers, ledger=ledger,
-                                        progress=progress, spill=Path(spill),
+                                        progress=progress, spill=spill,
                                         executor=executor.value, address=address,
                                         paths=PATH_SESSIONS if out is not None else 0)
                 except TooManySessions as exc:
                     raise UsageError(f"--sessions: {exc.said}") from None
+                except BacktestError as exc:   # found as the run began: with the key's line
+                    raise with_line(exc, config, set(overrides)) from None
             if out is not None:
                 from backtest.engine import bankroll_paths
 
@@ -453,7 +478,8 @@ def sweep(
         from backtest.pool import check_workers
 
         check_workers(workers, "--workers", UsageError)
-    spec = sweeps.load_sweep(sweep_file, sessions=sessions)
+    with outputs.cells_checked() as checking:
+        spec = sweeps.load_sweep(sweep_file, sessions=sessions, progress=checking)
     metric = sort or spec.metric
     if metric not in ("edge",) and sort is not None:
         from backtest.metrics import metric_names
@@ -622,12 +648,16 @@ def roads_command(
 ) -> None:
     """Draw a shoe's roads: bead plate, big road, big eye boy, small road, cockroach pig."""
     from backtest import recorded, roads
+    from backtest.recorded.text import HEAD_BYTES, STDIN
 
     if color is None:
         color = colour_wanted()
-    hands = recorded.read_shoes(shoe_file, columns=_columns(columns))
+    # a large file is read only as far as the shoe (then how many it holds is not known)
+    hands = recorded.read_shoes(shoe_file, columns=_columns(columns),
+                                shoes=shoe if shoe >= 1 else None)
+    whole = str(shoe_file) == STDIN or os.path.getsize(shoe_file) <= HEAD_BYTES
     text = roads.render_shoe(hands, shoe, source=recorded.source_name(shoe_file), colour=color,
-                             width=width)
+                             width=width, all_shoes=whole)
     typer.echo(text, nl=False, color=color)  # color=True: keep the codes even when piped
 
 
@@ -709,7 +739,7 @@ def play_command(
     """
     from backtest import play
 
-    settings = play.open_table(rules=rules, decks=decks, bankroll=bankroll, seed=seed, shoe=shoe,
+    settings = play.open_table(rules=_rules_option(rules), decks=decks, bankroll=bankroll, seed=seed, shoe=shoe,
                                table_min=table_min, table_max=table_max)
     lines = iter(sys.stdin.readline, "")
     ask = None

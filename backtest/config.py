@@ -32,7 +32,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
@@ -46,6 +46,7 @@ from backtest.errors import (
     UsageError,
     describe_raised,
     shown,
+    shown_count,
 )
 from backtest.rules import Bet, Rules, load_rules
 from backtest.shoe import MAX_DECKS, ShoeSpec
@@ -218,11 +219,9 @@ def read_yaml(path: Path) -> Any:
     if not path.is_file():
         raise UsageError(f"config file {path} does not exist")
     try:
-        text = path.read_text(encoding="utf-8")
+        return yamlfile.load(yamlfile.read_text(path))
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot be read as UTF-8 text: {exc}") from None
-    try:
-        return yamlfile.load(text)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}:{yamlfile.describe(exc)}") from None
 
@@ -280,7 +279,10 @@ def _declares_decks(file: Any) -> bool:
     return isinstance(file, str) and declared_decks(file) is not None
 
 
-def with_line(exc: ConfigError, path: Path, overridden: set[str]) -> ConfigError:
+_Error = TypeVar("_Error", bound=BacktestError)
+
+
+def with_line(exc: _Error, path: Path, overridden: set[str]) -> _Error:
     """`exc` ("FILE: KEY PATH: what is wrong") with the line of the key it
     names, or of the nearest key above it that the file has; as it was for a
     key the file does not hold, or one an override replaced."""
@@ -300,17 +302,54 @@ def with_line(exc: ConfigError, path: Path, overridden: set[str]) -> ConfigError
         key = re.sub(r"(\.[^.\[]*|\[\d+\])$", "", key) if re.search(r"[.\[]", key) else ""
     if not key:
         return exc
-    return ConfigError(f"{path}: line {lines[key]}: {rest}")
+    return type(exc)(f"{path}: line {lines[key]}: {rest}")
+
+
+def plain_copy(value: Any) -> Any:
+    """A deep copy of what YAML reads (mappings, lists and scalars), quicker
+    than `copy.deepcopy` for it; anything else is deep-copied as usual.
+
+    >>> a = {"seats": [{"params": {"base": 10}}]}
+    >>> b = plain_copy(a); b["seats"][0]["params"]["base"] = 20
+    >>> a["seats"][0]["params"]["base"]
+    10
+    """
+    kind = type(value)
+    if kind is dict:
+        return {k: plain_copy(v) for k, v in value.items()}
+    if kind is list:
+        return [plain_copy(v) for v in value]
+    if kind in (str, int, float, bool) or value is None:
+        return value
+    return copy.deepcopy(value)
+
+
+def _memo(memo: dict[Any, Any] | None, key: tuple[Any, ...], make: Any) -> Any:
+    """`make()`, or what it gave for the same `key` before (with a `memo`:
+    a sweep's cells share most of their config, which is checked once)."""
+    if memo is None:
+        return make()
+    import json
+
+    full = (*key[:-1], json.dumps(key[-1], sort_keys=True, default=repr))
+    if full not in memo:
+        memo[full] = make()
+    return memo[full]
 
 
 def parse_config(data: Mapping[str, Any], base_dir: Path = Path("."),
-                 source: str = "config") -> RunConfig:
-    """Validate a config mapping into a RunConfig (nothing is run)."""
-    raw = copy.deepcopy(dict(data))
+                 source: str = "config", memo: dict[Any, Any] | None = None) -> RunConfig:
+    """Validate a config mapping into a RunConfig (nothing is run). `memo`,
+    a dict kept between calls, checks a section seen before (the same
+    settings, folder and file) only once."""
+    raw = plain_copy(dict(data))
     top = _Section(raw, "", source)
     top.check_keys(TOP_KEYS)
     seed = top.number("seed", 1, minimum=0, whole=True)
     sessions = top.number("sessions", None, minimum=1, whole=True, optional=True)
+    if sessions is not None and sessions > MAX_SESSIONS:
+        raise top.fail("sessions", f"at most {MAX_SESSIONS:,}, got {shown_count(sessions)}; "
+                                   "split a larger run into runs with other seeds")
     name = top.text("name", None) or Path(source).stem
     top.text("description", None)   # free text, but text
 
@@ -318,7 +357,8 @@ def parse_config(data: Mapping[str, Any], base_dir: Path = Path("."),
         raise top.fail("rules", "is empty: give a preset (commission, no-commission, ez, ...), "
                                 "a rules file, or a mapping; leave the key out for commission")
     try:
-        rules = load_rules(_resolve_rules(raw.get("rules", "commission"), base_dir))
+        rules = _memo(memo, ("rules", str(base_dir), raw.get("rules", "commission")),
+                      lambda: load_rules(_resolve_rules(raw.get("rules", "commission"), base_dir)))
     except RulesError as exc:
         raise ConfigError(f"{source}: rules: {str(exc).removeprefix('rules: ')}") from None
 
@@ -337,6 +377,12 @@ def parse_config(data: Mapping[str, Any], base_dir: Path = Path("."),
         if not fpath.is_file() and Path(file).is_file():
             fpath = Path(file)
         if not fpath.is_file():
+            if fpath.is_dir() or Path(file).is_dir():
+                raise sec.fail("file", f"{file} is a directory, not a shoe file (give one "
+                                       "file of shoes)")
+            if fpath.exists():
+                raise sec.fail("file", f"{file} is not a regular file (a device or a pipe); "
+                                       "give a file of shoes")
             raise sec.fail("file", f"file {file} does not exist (looked in {fpath.parent})")
         decks = sec.number("decks", None, minimum=1, maximum=MAX_DECKS, whole=True,
                            optional=True)
@@ -387,8 +433,11 @@ def parse_config(data: Mapping[str, Any], base_dir: Path = Path("."),
     if session.max_hands is None and session.max_shoes is None:
         raise sec.fail("max_shoes", "a session needs an end: give max_shoes or max_hands")
 
-    limits = _limits(raw.get("table"), source, rules)
-    seats = _seats(raw.get("seats"), source, base_dir)
+    # (the rules' object is the memo's own: one for each rules setting)
+    limits = _memo(memo, ("table", source, id(rules), raw.get("table")),
+                   lambda: _limits(raw.get("table"), source, rules))
+    seats = _memo(memo, ("seats", source, str(base_dir), raw.get("seats")),
+                  lambda: _seats(raw.get("seats"), source, base_dir))
     baseline = top.text("baseline", None)
     labels = [seat.label for seat in seats]
     if baseline is not None and baseline not in labels:

@@ -264,13 +264,30 @@ def _config_in_worker(text: str, base_dir: str, source: str, raw: dict[str, Any]
     return _WORKER_CONFIGS[key]
 
 
-def prepare(config: RunConfig, sessions: int | None = None) -> tuple[int, int, list[Strategy]]:
-    """Validate a run before any work: (sessions, hands in one session, strategies)."""
+def prepare(config: RunConfig, sessions: int | None = None,
+            memo: dict[Any, Any] | None = None) -> tuple[int, int, list[Strategy]]:
+    """Validate a run before any work: (sessions, hands in one session, strategies).
+
+    `memo`, a dict kept between calls (a sweep's cells), checks the seats once
+    for each setting of the seats, rules and table on the same kind of shoes;
+    the strategies are then those built for the first of them."""
     n = count_sessions(config, sessions)
-    check_money(config)
-    strategies = build_strategies(config)
+    check_money(config, n)
     probe, _, _ = hands_for(config, 0, 1)
+    key = None
+    if memo is not None:
+        import json
+
+        raw = config.raw
+        key = ("seats at the table", config.source, str(config.base_dir),
+               json.dumps([raw.get("seats"), raw.get("rules"), raw.get("table"),
+                           sorted(probe.known), probe.source], sort_keys=True, default=repr))
+        if key in memo:
+            return n, max(1, len(probe)), memo[key]
+    strategies = build_strategies(config)
     check_seats(config, strategies, probe)
+    if key is not None and memo is not None:
+        memo[key] = strategies
     return n, max(1, len(probe)), strategies
 
 

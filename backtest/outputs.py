@@ -50,7 +50,12 @@ def check_out_dir(out: Path, kind: str = "run") -> list[Path]:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         remove_made(made)
-        raise UsageError(f"--out {out}: cannot create the directory: {exc.strerror}") from None
+        why = exc.strerror
+        if isinstance(exc, FileNotFoundError) and missing.is_dir():
+            # the folder above is there but makes nothing new: /proc, /sys
+            why = (f"{missing} takes no new folders ({exc.strerror}; a filesystem of the "
+                   "kernel's, say); give a path on a disk")
+        raise UsageError(f"--out {out}: cannot create the directory: {why}") from None
     if not os.access(out, os.W_OK | os.X_OK):
         remove_made(made)
         raise UsageError(f"--out {out}: the directory is not writable; give one you can write to")
@@ -180,11 +185,34 @@ def write_run(out: Path, result: Any, paths: pl.DataFrame | None = None) -> list
                           "already there are unchanged") from None
 
 
+#: the hidden folders a run works in: its staged results (in --out) and its
+#: spilled sessions (in --out, or the temporary folder), and what they hold
+STAGED = ".run-"
+SPILLED = ".sessions-"
+_STAGED_FILES = (*RUN_FILES, ".*.tmp")
+_SPILLED_FILES = ("sessions-*.arrow", ".*.tmp")
+
+
+def remove_stale_run_folders(out: Path | None) -> list[Path]:
+    """Remove what runs killed outright (`kill -9`, a power cut) left: their
+    staged results and spilled sessions in `out`, and spilled sessions in the
+    temporary folder, each only when its owner is provably dead
+    (`staging.remove_stale`). Returns the folders removed."""
+    from backtest import staging
+
+    removed = staging.remove_stale(None, SPILLED, _SPILLED_FILES)
+    if out is not None and out.is_dir():
+        removed += staging.remove_stale(out, STAGED, _STAGED_FILES)
+        removed += staging.remove_stale(out, SPILLED, _SPILLED_FILES)
+    return removed
+
+
 def _write_run(out: Path, meta: dict[str, Any], result: Any,
                paths: pl.DataFrame | None) -> list[str]:
+    from backtest import staging
+
     tags = provenance(meta["seed"], meta["config_sha256"])
-    with tempfile.TemporaryDirectory(dir=out, prefix=".run-") as staging:
-        stage = Path(staging)
+    with staging.staging_dir(out, STAGED) as stage:
         write_parquet(result.sessions, stage / "sessions.parquet", tags)
         if paths is not None:
             write_parquet(paths, stage / "paths.parquet", tags)
@@ -243,6 +271,29 @@ def progress_bar(total_label: str = "sessions",
         def update(done: int, hands: int, total: int | None = None) -> None:
             bar.update(task, completed=done, total=total, hands=f"{hands:,}",
                        rate=_rate(hands, start))
+
+        yield update
+
+
+@contextmanager
+def cells_checked(shown: bool = True) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress callback for checking a sweep's cells, (checked, cells):
+    a bar on a terminal (from the first call) unless not `shown` (--quiet),
+    None elsewhere."""
+    if not shown or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    with Progress(TextColumn("checking the cells"), BarColumn(), MofNCompleteColumn(),
+                  transient=True, console=Console(stderr=True)) as bar:
+        tasks: list[Any] = []
+
+        def update(checked: int, cells: int) -> None:
+            if not tasks:
+                tasks.append(bar.add_task("cells", total=cells))
+            bar.update(tasks[0], completed=checked)
 
         yield update
 

@@ -29,7 +29,8 @@ class ReplayedShoesWarning(UserWarning):
 
 def count_sessions(config: RunConfig, override: int | None = None) -> int:
     """How many sessions the run has (and a check that a generated session's
-    shoes can be numbered)."""
+    shoes can be numbered). Of a recorded file, only the shoes the sessions
+    play are read (`shoes_needed`)."""
     if override is not None:
         if override < 1:
             raise ConfigError(f"the number of sessions must be at least 1, got {override}")
@@ -51,7 +52,7 @@ def count_sessions(config: RunConfig, override: int | None = None) -> int:
                               f"{SHOE_MASK + 1:,} shoes, and these sessions could need {shown_count(per)}; "
                               "ask for fewer hands or shoes, or deal bigger shoes")
         return n or 1000
-    plan = recorded_plan(config)
+    plan = recorded_plan(config, shoes_needed(config, n))
     path, shoes = config.recorded.path, plan.n_shoes
     if max(plan.takes, default=1) > SHOE_MASK + 1:
         raise ConfigError(f"{config.source}: session.max_hands: a session can play at most "
@@ -140,11 +141,21 @@ class RecordedPlan:
         return out
 
 
-def recorded_plan(config: RunConfig) -> RecordedPlan:
-    source = load_recorded(config)
+def shoes_needed(config: RunConfig, sessions: int | None) -> int | None:
+    """The recorded shoes `sessions` sessions play, when a session takes a
+    fixed number of them (`max_shoes`); None: all of the file (to play it
+    whole, or to count the shoes sessions of `max_hands` hands take)."""
+    max_shoes = config.session.max_shoes
+    return sessions * max_shoes if sessions and max_shoes is not None else None
+
+
+def recorded_plan(config: RunConfig, shoes: int | None = None) -> RecordedPlan:
+    """The plan of sessions over the file's first `shoes` shoes (None: all):
+    sessions that take `max_shoes` shoes each play the same shoes in the plan
+    of the whole file and in that of any of its first shoes that hold them."""
+    _, starts, ends = _recorded(config, shoes)
     s = config.session
-    return _recorded_plan(tuple(np.unique(source.shoe, return_counts=True)[1].tolist()),
-                          s.max_shoes, s.max_hands)
+    return _recorded_plan(tuple((ends - starts).tolist()), s.max_shoes, s.max_hands)
 
 
 @lru_cache(maxsize=8)
@@ -197,24 +208,64 @@ def shoes_per_session(config: RunConfig) -> int:
     return max(1, math.ceil((s.max_hands or 1) / per_shoe))
 
 
-@lru_cache(maxsize=4)
-def _read_recorded(path: str, decks: int, burn: bool, mtime: float,
-                   columns: tuple[tuple[str, str], ...] = ()) -> Hands:
+@dataclass(frozen=True)
+class _Read:
+    """Shoes read of a recorded file: the hands, where each shoe's rows start
+    and end, and whether that is all of the file."""
+
+    hands: Hands
+    starts: np.ndarray
+    ends: np.ndarray
+    whole: bool
+
+
+#: the shoes read of recorded files, by (path, decks, burn, time of change, column mapping)
+_RECORDED: dict[tuple[str, int, bool, float, tuple[tuple[str, str], ...]], _Read] = {}
+
+
+def _read_recorded(path: str, decks: int, burn: bool, mtime: float, shoes: int | None,
+                   columns: tuple[tuple[str, str], ...] = ()) -> _Read:
+    """At least the first `shoes` shoes of the file (None: all), read once: a
+    later call for no more shoes than were read reads nothing."""
     from backtest import recorded
 
-    return recorded.read_shoes(path, decks=decks, burn=burn, columns=dict(columns) or None)
+    key = (path, decks, burn, mtime, columns)
+    held = _RECORDED.get(key)
+    if held is None or not (held.whole or (shoes is not None and len(held.starts) >= shoes)):
+        hands = recorded.read_shoes(path, decks=decks, burn=burn, shoes=shoes,
+                                    columns=dict(columns) or None)
+        ids = np.unique(hands.shoe)   # (in file order: the readers number them so)
+        starts = np.searchsorted(hands.shoe, ids)
+        ends = np.searchsorted(hands.shoe, ids, side="right")
+        # fewer shoes than asked (or more: a format read whole) is all of them
+        held = _Read(hands, starts, ends, shoes is None or len(ids) != shoes)
+        while len(_RECORDED) >= 4:
+            del _RECORDED[next(iter(_RECORDED))]
+        _RECORDED[key] = held
+    return held
 
 
-def load_recorded(config: RunConfig) -> Hands:
+def _recorded(config: RunConfig, shoes: int | None) -> tuple[Hands, np.ndarray, np.ndarray]:
+    """The hands read of the config's file, with the start and end rows of
+    its first `shoes` shoes (None: all); the hands may hold more shoes."""
     rec = config.recorded
     assert rec is not None
     try:
-        return _read_recorded(str(rec.path), rec.decks, rec.burn, rec.path.stat().st_mtime,
-                              rec.columns)
+        held = _read_recorded(str(rec.path), rec.decks, rec.burn, rec.path.stat().st_mtime,
+                              shoes, rec.columns)
     except UsageError as exc:
         # what the config asked of the file (e.g. the burn rule for a road), not
         # a command-line usage error: the config's key, exit 1
         raise ConfigError(f"{config.source}: shoes: {exc}") from None
+    return held.hands, held.starts[:shoes], held.ends[:shoes]
+
+
+def load_recorded(config: RunConfig, shoes: int | None = None) -> Hands:
+    """The recorded shoes of the config: its file's first `shoes` (None: all)."""
+    hands, starts, ends = _recorded(config, shoes)
+    if shoes is not None and len(ends) and ends[-1] < len(hands):
+        hands = hands.select(np.arange(int(ends[-1])))
+    return hands
 
 
 def hands_for(config: RunConfig, lo: int, hi: int, buffers: Buffers | None = None
@@ -233,14 +284,12 @@ def hands_for(config: RunConfig, lo: int, hi: int, buffers: Buffers | None = Non
             (len(hands),), np.int32)
         np.bitwise_and(hands.shoe, SHOE_MASK, out=numbers, casting="unsafe")
         return hands, bounds.astype(np.int64), numbers
-    source = load_recorded(config)
-    shoe_ids = np.unique(source.shoe)
-    starts = np.searchsorted(source.shoe, shoe_ids)
-    ends = np.searchsorted(source.shoe, shoe_ids, side="right")
+    needed = shoes_needed(config, hi)
+    source, starts, ends = _recorded(config, needed)
     rows, shoe_no, session_bounds = [], [], [0]
-    for first, per in recorded_plan(config).sessions(lo, hi):
+    for first, per in recorded_plan(config, needed).sessions(lo, hi):
         for m in range(per):
-            k = (first + m) % len(shoe_ids)
+            k = (first + m) % len(starts)
             rows.append(np.arange(starts[k], ends[k]))
             shoe_no.append(np.full(ends[k] - starts[k], m, np.int32))
         session_bounds.append(session_bounds[-1] + sum(len(r) for r in rows[len(rows) - per:]))
@@ -257,14 +306,15 @@ def plan_chunks(n_sessions: int, per_session: int, workers: int) -> list[tuple[i
     return [(lo, min(n_sessions, lo + step)) for lo in range(0, n_sessions, step)]
 
 
-def hands_bound(config: RunConfig) -> int:
-    """An upper bound on the hands of one session."""
+def hands_bound(config: RunConfig, sessions: int | None = None) -> int:
+    """An upper bound on the hands of one session (of the first `sessions`,
+    which play the file's first shoes; None: any)."""
     s = config.session
     if config.shoe is not None:
         most = shoes_per_session(config) * config.shoe.max_hands
     else:
-        recorded = load_recorded(config)
-        longest = int(recorded.hand.max()) if len(recorded) else 1
+        hands, starts, ends = _recorded(config, shoes_needed(config, sessions))
+        longest = int(hands.hand[:int(ends[-1])].max()) if len(starts) else 1
         if s.max_shoes is None:   # a session reads on until it reaches max_hands
             assert s.max_hands is not None
             return s.max_hands

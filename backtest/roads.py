@@ -481,12 +481,15 @@ def render(hands: Hands, *, title: str = "", colour: bool = False,
 
 
 def render_shoe(hands: Hands, shoe: int = 1, *, source: str = "", colour: bool = False,
-                width: int | None = None) -> str:
-    """The roads of the `shoe`-th shoe (from 1) of `hands`, headed by its place."""
+                width: int | None = None, all_shoes: bool = True) -> str:
+    """The roads of the `shoe`-th shoe (from 1) of `hands`, headed by its
+    place (`all_shoes`: `hands` holds every shoe of the file, so the header
+    says how many there are; else the file was read only as far as `shoe`)."""
     numbers = _shoe_numbers(hands)
     if isinstance(shoe, bool) or not isinstance(shoe, int) or not 1 <= shoe <= len(numbers):
         have = (f"shoes 1 to {len(numbers)}" if len(numbers) > 1
                 else "one shoe" if numbers else "no shoes")
         raise UsageError(f"--shoe {shoe}: {source or 'the file'} has {have}")
-    title = f"{source + ', ' if source else ''}shoe {shoe} of {len(numbers)}"
+    title = f"{source + ', ' if source else ''}shoe {shoe}" + \
+        (f" of {len(numbers)}" if all_shoes or len(numbers) > shoe else "")
     return render(hands.shoe_slice(numbers[shoe - 1]), title=title, colour=colour, width=width)

@@ -477,7 +477,7 @@ def load_rules(spec: str | Path | Mapping[str, Any] | Rules) -> Rules:
         from backtest import yamlfile
 
         try:
-            data = yamlfile.load(path.read_text(encoding="utf-8"))
+            data = yamlfile.load(yamlfile.read_text(path))
         except UnicodeDecodeError as exc:
             raise RulesError(f"{text}: not UTF-8 text (byte {exc.start}); save the file "
                              "as UTF-8") from None

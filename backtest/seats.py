@@ -126,7 +126,7 @@ def _below(x: float) -> str:
     return f"{math.floor(x / step) * step:.3g}"
 
 
-def check_money(config: RunConfig) -> None:
+def check_money(config: RunConfig, sessions: int | None = None) -> None:
     """Refuse amounts too large to count exactly. The engine keeps money in
     ticks of 1 / (100 * D) of a currency unit (D, the rules' money
     denominator) in 64-bit integers, and in one hand a bankroll can grow by
@@ -146,7 +146,7 @@ def check_money(config: RunConfig) -> None:
             + (f" and a win goal of {s.win_goal:g}" if s.win_goal else "")
             + f" is too much to count to the cent under these rules (in 1/{den} units); "
             f"keep {'their sum' if s.win_goal else 'it'} below {_below(MONEY_LIMIT / (100 * den))}")
-    hands = hands_bound(config)
+    hands = hands_bound(config, sessions)
     best = max([1.0] + [float(rules.payout(b) or 0) for b in Bet])
     per_hand = sum(in_ticks(config.limits.maximum[b]) for b in Bet) * (1 + best)
     if start + hands * per_hand >= MONEY_LIMIT:

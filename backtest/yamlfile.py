@@ -10,6 +10,7 @@ and column.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -18,6 +19,9 @@ from yaml.constructor import ConstructorError
 #: the most values (mappings, lists and scalars, aliases counted each time
 #: they are used) a file may hold
 MAX_VALUES = 100_000
+#: the largest file read at all: a config is a few kB, and a sweep of
+#: MAX_VALUES values about a megabyte
+MAX_BYTES = 4 * 2 ** 20
 
 
 class DuplicateKey(ConstructorError):
@@ -29,10 +33,35 @@ class TooLarge(yaml.YAMLError):
 
     problem_mark = None
 
-    def __init__(self) -> None:
+    def __init__(self, aliases: bool = True) -> None:
         super().__init__()
-        self.problem = (f"it holds more than {MAX_VALUES:,} values once its aliases are "
-                        "expanded; a config is far smaller")
+        held = "once its aliases are expanded" if aliases else "(keys, lists and items)"
+        self.problem = (f"it holds more than {MAX_VALUES:,} values {held}; a config or a "
+                        "sweep is far smaller")
+
+
+class TooBig(yaml.YAMLError):
+    """A file of more than MAX_BYTES bytes (refused before it is parsed)."""
+
+    problem_mark = None
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.problem = (f"the file is {size / 2 ** 20:.1f} MB, more than the "
+                        f"{MAX_BYTES // 2 ** 20} MB a config, sweep or rules file may be (a "
+                        f"sweep of {MAX_VALUES:,} values is about 1 MB)")
+
+
+def read_text(path: str | Path) -> str:
+    """A YAML file's text (UTF-8), refused with TooBig past MAX_BYTES before
+    any more of it is read; OSError and UnicodeDecodeError as reading raises them."""
+    with open(path, "rb") as fh:
+        data = fh.read(MAX_BYTES + 1)
+        if len(data) > MAX_BYTES:
+            import os
+
+            raise TooBig(max(len(data), os.fstat(fh.fileno()).st_size))
+    return data.decode("utf-8")
 
 
 class TooDeep(yaml.YAMLError):
@@ -49,6 +78,7 @@ def load(text: str) -> Any:
     """Parse YAML text with `yaml.safe_load`, after checking its node tree (which
     builds no values); raises yaml.YAMLError (see `describe`)."""
     try:
+        _count_values(text)
         _check(yaml.compose(text, Loader=yaml.SafeLoader))
         return yaml.safe_load(text)
     except RecursionError:   # the parser recurses once a level
@@ -60,6 +90,9 @@ def key_lines(text: str) -> dict[str, int]:
     `load` reads, by its path as config errors name it: `seats[1].params.base`.
     Values merged in with `<<` have the lines of what they merge."""
     lines: dict[str, int] = {}
+    if len(text) > MAX_BYTES:   # (characters: at least as many bytes)
+        raise TooBig(len(text.encode()))
+    _count_values(text)   # a file `load` refuses costs nothing more here
     root = yaml.compose(text, Loader=yaml.SafeLoader)
     stack: list[tuple[yaml.Node, str]] = [] if root is None else [(root, "")]
     while stack and len(lines) < MAX_VALUES:
@@ -79,6 +112,26 @@ def key_lines(text: str) -> dict[str, int]:
                     lines.setdefault(inner, key_node.start_mark.line + 1)
                     stack.append((value, inner))
     return lines
+
+
+def _count_values(text: str) -> None:
+    """Refuse a file of more than MAX_VALUES values as soon as the parser has
+    met that many (libyaml's, when installed: fast), before any tree is built.
+    A file the parser refuses is left to `load`, whose messages are the pure
+    parser's."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    values = (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent)
+    count = 0
+    try:
+        for event in yaml.parse(text, Loader=loader):
+            if isinstance(event, values):
+                count += 1
+                if count > MAX_VALUES:
+                    raise TooLarge(aliases=False)
+    except TooLarge:
+        raise
+    except yaml.YAMLError:
+        return
 
 
 def _check(root: yaml.Node | None) -> None:
@@ -126,7 +179,7 @@ def describe(exc: yaml.YAMLError) -> str:
     mark = getattr(exc, "problem_mark", None)
     where = f" line {mark.line + 1}, column {mark.column + 1}:" if mark else ""
     problem = " ".join((getattr(exc, "problem", None) or str(exc)).split())
-    kind = "" if isinstance(exc, (DuplicateKey, TooLarge, TooDeep)) else " not valid YAML:"
+    kind = "" if isinstance(exc, (DuplicateKey, TooLarge, TooBig, TooDeep)) else " not valid YAML:"
     return f"{where}{kind} {problem}"
 
 

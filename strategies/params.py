@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import typing
+import weakref
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field
 from typing import Any, Literal, get_args, get_origin
@@ -108,8 +109,16 @@ def _type_name(tp: Any) -> str:
     return getattr(tp, "__name__", str(tp))
 
 
+_HINTS: weakref.WeakKeyDictionary[type, dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
 def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+    """The class's resolved annotations, worked out once a class (a sweep
+    checks each cell's parameters, and resolving them is most of the cost)."""
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = _HINTS[cls] = typing.get_type_hints(cls)
+    return hints
 
 
 def _coerce(value: Any, tp: Any, path: str) -> Any:

@@ -95,8 +95,8 @@ def _import(spec: str, base_dir: Path | None = None) -> type[Strategy]:
         if path.is_dir():
             raise StrategyError(f"strategy {spec!r}: {target} is a directory; name a .py file")
         if not path.is_file():
-            looked = f" (looked in {Path.cwd()}" + (f" and {base_dir.resolve()})" if base_dir
-                                                     is not None else ")")
+            folders = dict.fromkeys([Path.cwd(), *([base_dir.resolve()] if base_dir else [])])
+            looked = f" (looked in {' and '.join(map(str, folders))})"
             raise StrategyError(f"strategy {spec!r}: file {target} does not exist{looked}")
         _on_path(path.resolve().parent)   # so that it can import its neighbours
         # keyed by the file's time too: a file edited since is imported again

@@ -637,7 +637,8 @@ def test_more_sessions_than_the_shoes_make_names_where_the_number_came_from(
                       "seats: [{strategy: flat}]\n", encoding="utf-8")
     code, out, err = backtest_here(monkeypatch, capsys, "run", str(config))
     assert code == 1 and out == ""
-    assert err.startswith(f"error: {config}: sessions: {shoes + 1} sessions of 1 shoe need more "
+    assert err.startswith(f"error: {config}: line 2: sessions: {shoes + 1} sessions of 1 shoe "
+                          "need more "
                           f"shoes than the {shoes} shoes of {REPO / RECORDED}, which make "
                           f"{shoes}; ask for at most {shoes} sessions, or set shoes.loop: true")
     code, out, err = backtest_here(monkeypatch, capsys, "run", str(REPO / VERDICT), "--shoes",

@@ -39,6 +39,7 @@ from backtest import engine
 from backtest import sweep as sweeps
 from backtest.config import load_config
 from backtest.errors import BacktestError, ConfigError, UsageError
+from backtest.rules import Bet
 from backtest.sweep import execute as sweep_execute
 from backtest.sweep import load_sweep, run_sweep
 from backtest.sweep import spec as sweep_spec
@@ -227,9 +228,9 @@ BAD_SWEEPS = {
                       "cell 1 (session.bankroll.x=5): session.bankroll.x: session.bankroll is "
                       "not a mapping"),
     "not-a-key-path": ("grid:\n  seats[0]..base: [5]\n",
-                       "'seats[0]..base' is not a key path"),
+                       "grid.seats[0]..base: not a key path"),
     "both-grid-and-zip": ("grid:\n  table.max: [500]\nzip:\n  table.max: [1000]\n",
-                          "table.max is both in grid and zip"),
+                          "zip.table.max: also in grid; vary a key in one of them"),
     "unknown-sweep-key": ("gird:\n  table.max: [500]\n", "gird: unknown key; did you mean 'grid'?"),
     "unknown-metric": ("metric: ruin\ngrid:\n  table.max: [500]\n",
                        "metric: unknown metric 'ruin'; did you mean 'ruin_rate'?"),
@@ -289,14 +290,15 @@ def test_errors_in_an_inline_run_name_the_sweep_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as error:
         load_sweep(path)
     assert str(error.value).startswith(
-        f"{path}: cell 1 (sesion.bankroll=500): sesion: unknown key; did you mean 'session'")
+        f"{path}: line 14: cell 1 (sesion.bankroll=500): sesion: unknown key; did you mean 'session'")
 
 
 def test_a_params_value_that_is_not_a_mapping(tmp_path: Path) -> None:
     path = sweep_file(tmp_path, "grid:\n  seats[0].params: [{base: 5}, 5]\n")
     with pytest.raises(ConfigError) as error:
         load_sweep(path)
-    assert str(error.value).startswith(f"{path}: cell 2 (seats[0].params=5): seats[0].params")
+    assert str(error.value).startswith(f"{path}: line 3: cell 2 (seats[0].params=5): "
+                                       "seats[0].params")
 
 
 def test_a_bad_last_cell_fails_before_any_cell_runs(tmp_path: Path) -> None:
@@ -304,7 +306,7 @@ def test_a_bad_last_cell_fails_before_any_cell_runs(tmp_path: Path) -> None:
     out = tmp_path / "out"
     done = backtest("sweep", str(path), "--out", str(out), "--workers", "1")
     message = one_line_error(done.returncode, done.stderr, 1)
-    assert message == (f"error: {path}: cell 3 (session.bankroll=-5): session.bankroll: "
+    assert message == (f"error: {path}: line 4: cell 3 (session.bankroll=-5): session.bankroll: "
                        "must be more than 0, got -5")
     assert done.stdout == ""
     assert cell_files(out) == [] and not (out / "summary.parquet").exists()
@@ -324,7 +326,9 @@ def test_a_huge_whole_number_is_one_line_naming_the_cell_and_key(
     code, stdout, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(out),
                             "--workers", "1")
     message = one_line_error(code, err, 1)
-    assert message.startswith(f"error: {path}: cell 2 ({key}={HUGE[:37]}...): {key}"), message
+    # the line of the value, in the sweep file
+    assert message.startswith(f"error: {path}: line 4: cell 2 ({key}={HUGE[:37]}...): {key}"), \
+        message
     assert stdout == "" and not out.exists()
 
 
@@ -879,7 +883,10 @@ def test_resume_runs_only_the_missing_cells(
         return real(raw, *args)
 
     monkeypatch.setattr(engine, "run_task", counting)
-    again = run_sweep(load_sweep(path), out, workers=1, resume=True)
+    # the torn cell is named as it is run again
+    with pytest.warns(UserWarning, match=rf"cells/{broken.id}\.parquet cannot be read .*"
+                      rf"running cell {broken.index + 1} \("):
+        again = run_sweep(load_sweep(path), out, workers=1, resume=True)
     assert sorted(set(ran)) == sorted({missing.config.seed, broken.config.seed})
     assert_frame_equal(by_cell(again), by_cell(summary), check_exact=True)
     assert temp_files(out) == []
@@ -1080,8 +1087,13 @@ def test_a_dask_sweep_runs_outside_the_main_thread(tmp_path: Path) -> None:
 def test_a_value_given_twice_is_refused(tmp_path: Path) -> None:
     path = sweep_file(tmp_path, "sessions: 5\ngrid:\n  session.bankroll: [500, 1000, 500]\n")
     with pytest.raises(ConfigError, match=re.escape(
-            "cell 3 (session.bankroll=500): the same values as cell 1; a value given twice in "
-            "grid.session.bankroll would run (and count) one cell twice: give each value once")):
+            "line 4: grid.session.bankroll: 500 (item 3) is the same value as 500 (item 1); "
+            "give each value once")):
+        load_sweep(path)
+    # equal as numbers: one value, whatever way it is written
+    path = sweep_file(tmp_path, "sessions: 5\ngrid:\n  session.bankroll: [500, 500.0]\n")
+    with pytest.raises(ConfigError, match=re.escape(
+            "grid.session.bankroll: 500.0 (item 2) is the same value as 500 (item 1)")):
         load_sweep(path)
     zipped = sweep_file(tmp_path, "sessions: 5\nzip:\n  session.bankroll: [500, 900, 500]\n"
                         "  table.max: [600, 600, 600]\n", "zip.yaml")
@@ -1346,3 +1358,18 @@ def test_ready_sweeps_are_found() -> None:
     assert {p.stem for p in READY_SWEEPS} >= {"martingale-ruin", "progressions",
                                                "rules-and-decks"}
 
+
+
+def test_checking_many_cells_reports_progress_and_shares_the_checks(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the cells share is checked once; each cell still gets its own
+    values, and a long check says how far it is."""
+    monkeypatch.setattr(sweep_spec, "PROGRESS_CELLS", 10)
+    path = sweep_file(tmp_path, "sessions: 5\ngrid:\n  session.bankroll: [500, 600, 700]\n"
+                      "  table.max: [" + ", ".join(str(500 + i) for i in range(10)) + "]\n")
+    calls: list[tuple[int, int]] = []
+    sweep = load_sweep(path, progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(10, 30), (20, 30), (30, 30)]
+    assert [(c.config.session.bankroll, c.config.limits.maximum[Bet.TIE]) for c in sweep.cells] \
+        == [(b, float(m)) for b in (500, 600, 700) for m in range(500, 510)]
+    assert len({id(c.config.seats) for c in sweep.cells}) == 1   # checked once, shared

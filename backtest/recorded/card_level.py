@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,8 +43,9 @@ class _CardShoe:
     locate: Callable[[int], str]
 
 
-def card_text_shoes(text: str, source: str) -> list[_CardShoe]:
-    shoes = []
+def card_text_shoes(text: str | Iterable[tuple[int, str]], source: str) -> Iterator[_CardShoe]:
+    """The shoes of card-level text (or of its numbered lines, read as they
+    come: `text.stream_lines`), one a line, as they are read."""
     for number, content in content_lines(text):
         tokens = content.split()
 
@@ -52,14 +53,16 @@ def card_text_shoes(text: str, source: str) -> list[_CardShoe]:
             column = [m.start() + 1 for m in re.finditer(r"\S+", content)][k]
             return f"{source}, line {number}, column {column} (card {k + 1} of the shoe)"
 
-        codes = []
-        for k, token in enumerate(tokens):
-            try:
-                codes.append(card_code(token))
-            except ValueError as exc:
-                raise ShoeFormatError(f"{locate(k)}: {exc}") from None
-        shoes.append(_CardShoe(f"line {number}", np.array(codes, dtype=np.uint8), locate))
-    return shoes
+        try:   # the tokens seen before, at once; else one at a time, for the error
+            codes = [_CODES[token] for token in tokens]
+        except KeyError:
+            codes = []
+            for k, token in enumerate(tokens):
+                try:
+                    codes.append(card_code(token))
+                except ValueError as exc:
+                    raise ShoeFormatError(f"{locate(k)}: {exc}") from None
+        yield _CardShoe(f"line {number}", np.array(codes, dtype=np.uint8), locate)
 
 
 def card_csv_shoes(text: str, source: str,
@@ -118,12 +121,50 @@ def burn_count(first: int) -> int:
     return 1 + (v if v else 10)
 
 
-def deal_card_shoes(shoes: Sequence[_CardShoe], source: str, decks: int, burn: bool) -> Hands:
-    if not shoes:
-        raise ShoeFormatError(f"{source}: no shoes: the file holds only comments and blank lines")
-    parts: list[dict[str, np.ndarray]] = []
+class _Growing:
+    """Hands' columns filled a shoe at a time, in arrays made once for at
+    most `capacity` hands (numpy's empty arrays take memory only as they are
+    written) and grown if a shoe needs more."""
+
+    def __init__(self, capacity: int) -> None:
+        self.n = 0
+        self.columns = {**empty_columns(0), "shoe": np.zeros(0, np.int64),
+                        "hand": np.zeros(0, np.int32)}
+        self._grow(max(capacity, 1024))
+
+    def _grow(self, capacity: int) -> None:
+        for name, old in self.columns.items():
+            new = np.empty((capacity, *old.shape[1:]), old.dtype)
+            new[:self.n] = old[:self.n]
+            self.columns[name] = new
+
+    def add(self, part: dict[str, np.ndarray]) -> None:
+        k = part["winner"].shape[0]
+        if self.n + k > self.columns["winner"].shape[0]:
+            self._grow(2 * (self.n + k))
+        for name, column in part.items():
+            self.columns[name][self.n:self.n + k] = column
+        self.n += k
+
+    def filled(self) -> dict[str, np.ndarray]:
+        return {name: column[:self.n] for name, column in self.columns.items()}
+
+
+def deal_card_shoes(shoes: Iterable[_CardShoe], source: str, decks: int, burn: bool,
+                    limit: int | None = None, capacity: int = 0) -> Hands:
+    """The hands of each shoe, dealt as the shoes come; with `limit`, the
+    first `limit` shoes with a hand in them, the rest not read. `capacity`:
+    the most hands the shoes could hold (a file's size over 8 bytes: a hand
+    is four cards or more, each a character and a space or more)."""
+    hands = _Growing(capacity)
     burned: list[tuple[int, ...]] = []
+    any_shoe = False
+    dealt = 0   # shoes with hands
+    cards_dealt = 0
     for shoe in shoes:
+        if limit is not None and dealt >= limit:
+            break
+        any_shoe = True
         check_composition(shoe.cards, decks, shoe.locate)
         cards = shoe.cards
         shoe_burn: tuple[int, ...] = ()
@@ -135,7 +176,9 @@ def deal_card_shoes(shoes: Sequence[_CardShoe], source: str, decks: int, burn: b
                     f"{card_token(int(cards[0]))}, burns {n_burn - 1} more, but the shoe has "
                     f"only {cards.shape[0]} cards")
             shoe_burn, cards = tuple(int(c) for c in cards[:n_burn]), cards[n_burn:]
-        columns, used = deal_cards(cards)
+        # many shoes: the compiled kernel (once loaded, far quicker a hand)
+        columns, used = deal_cards(cards, compiled=cards_dealt > PYTHON_DEAL_CARDS or None)
+        cards_dealt += used
         n = columns["winner"].shape[0]
         left = cards.shape[0] - used
         if left:
@@ -147,15 +190,18 @@ def deal_card_shoes(shoes: Sequence[_CardShoe], source: str, decks: int, burn: b
                 IncompleteHandWarning, stacklevel=3)
         if n == 0:
             continue
-        columns["shoe"] = np.full(n, len(parts), dtype=np.int32)
+        columns["shoe"] = np.full(n, dealt, dtype=np.int64)
         columns["hand"] = np.arange(1, n + 1, dtype=np.int32)
-        parts.append(columns)
+        hands.add(columns)
         burned.append(shoe_burn)
-    if not parts:
+        dealt += 1
+    if not any_shoe:
+        raise ShoeFormatError(f"{source}: no shoes: the file holds only comments and blank lines")
+    if not dealt:
         raise ShoeFormatError(f"{source}: no complete hand in any shoe (a hand takes 4 to 6 cards)")
-    merged = {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
-    return Hands.from_columns(int(merged["winner"].shape[0]), known=ALL_KNOWN, source=source,
-                              burned=tuple(burned) if burn else (), **merged)
+    # (Hands keeps the filled part of each array as it is: no copy)
+    return Hands.from_columns(hands.n, known=ALL_KNOWN, source=source,
+                              burned=tuple(burned) if burn else (), **hands.filled())
 
 
 def empty_columns(size: int) -> dict[str, np.ndarray]:
@@ -173,11 +219,14 @@ def empty_columns(size: int) -> dict[str, np.ndarray]:
 PYTHON_DEAL_CARDS = 5_000
 
 
-def deal_cards(cards: np.ndarray | Sequence[int]) -> tuple[dict[str, np.ndarray], int]:
+def deal_cards(cards: np.ndarray | Sequence[int], compiled: bool | None = None
+               ) -> tuple[dict[str, np.ndarray], int]:
     """Deal every complete hand from an ordered sequence of card codes.
 
     Returns the `Hands` columns of the hands dealt (all but shoe and hand) and
     the number of cards they used; cards after the last complete hand are left.
+    `compiled`: deal with the compiled kernel (None: for a long sequence);
+    the hands are the same either way.
 
     >>> from backtest.cards import parse_cards
     >>> columns, used = deal_cards(parse_cards("5 K 9 2 3 8  2 9 3 K  4"))
@@ -187,7 +236,7 @@ def deal_cards(cards: np.ndarray | Sequence[int]) -> tuple[dict[str, np.ndarray]
     seq = np.ascontiguousarray(np.asarray(cards, dtype=np.uint8))
     out = empty_columns(seq.shape[0] // 4 + 1)
     n = pos = 0
-    if seq.shape[0] > PYTHON_DEAL_CARDS:
+    if compiled or (compiled is None and seq.shape[0] > PYTHON_DEAL_CARDS):
         from backtest import kernels
 
         dealt, used = kernels.deal_sequence(

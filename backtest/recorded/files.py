@@ -29,10 +29,12 @@ from backtest.recorded.text import (
     csv_cells,
     decks_words,
     load_bytes,
+    load_head,
     load_text,
     numbered_lines,
     source_name,
     stdin_bytes,
+    stream_lines,
 )
 from backtest.rules import Winner
 from backtest.shoe import MAX_DECKS
@@ -102,6 +104,8 @@ def decks_option(path: StrPath | None, decks: int | None) -> int:
     try:
         return shoe_decks(path, decks, "--decks")
     except ShoeFormatError as exc:
+        if not str(exc).startswith("--decks"):   # what the file says is wrong: its error
+            raise
         raise UsageError(str(exc)) from None
 
 
@@ -142,7 +146,8 @@ def check_columns(mapping: Mapping[str, Any], where: str) -> None:
 
 
 def read_shoes(path: StrPath, decks: int | None = None, burn: bool = False,
-               fmt: str | None = None, columns: Mapping[str, str] | None = None) -> Hands:
+               fmt: str | None = None, columns: Mapping[str, str] | None = None,
+               shoes: int | None = None) -> Hands:
     """Read every shoe of a recorded file, in any of `FORMATS`; `-` is standard input.
 
     The format is told from the extension and the content when `fmt` is None:
@@ -156,6 +161,12 @@ def read_shoes(path: StrPath, decks: int | None = None, burn: bool = False,
     against it): by default what the file declares (`shoe_decks`), else 8;
     `burn` applies the burn rule to card-level shoes. `columns` maps a CSV's
     or Parquet file's columns to ours (`{"winner": "Result"}`).
+
+    Card-level text in a file larger than a megabyte (`text.HEAD_BYTES`) is
+    read a line at a time, never held whole as text, and with `shoes` (so
+    many are wanted) no further than the line of the last; its format is
+    told from its first megabyte. Other files are read whole (with all of
+    their shoes).
     """
     if decks is not None:
         _check_decks(decks)
@@ -164,6 +175,9 @@ def read_shoes(path: StrPath, decks: int | None = None, burn: bool = False,
         raise UsageError(f"unknown shoe file format {fmt!r}; known formats: {', '.join(FORMATS)}")
     if columns:
         check_columns(columns, "columns")
+    streamed = _streamed_card_text(path, fmt, columns, decks, burn, shoes)
+    if streamed is not None:
+        return streamed
     source, data = load_bytes(path)
     if data.startswith(PARQUET_MAGIC) and fmt in (None, "parquet"):
         return _read_parquet(source, data, decks, burn, columns)
@@ -189,6 +203,27 @@ def read_shoes(path: StrPath, decks: int | None = None, burn: bool = False,
         raise _tried_all(text, source, decks, exc) from None
 
 
+def _streamed_card_text(path: StrPath, fmt: str | None, columns: Mapping[str, str] | None,
+                        decks: int, burn: bool, shoes: int | None) -> Hands | None:
+    """The shoes of a card-level text file larger than `text.HEAD_BYTES`, read
+    a line at a time (as far as `shoes` shoes, if given); None for any other
+    file (standard input, Parquet, a smaller file, another format), which is
+    read whole."""
+    if os.fspath(path) == STDIN or columns or fmt not in (None, "card-text"):
+        return None
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(len(PARQUET_MAGIC)) == PARQUET_MAGIC:
+                return None
+    except OSError:
+        return None   # load_bytes says what is wrong
+    source, head, whole = load_head(path)
+    if whole or (fmt is None and _sniff(source, head, None)[0] != "card-text"):
+        return None
+    return deal_card_shoes(card_text_shoes(stream_lines(path), source), source, decks, burn,
+                           shoes, capacity=os.path.getsize(path) // 8 + 1)
+
+
 _KIND_WORDS = {"card-text": "card text", "card-csv": "a card CSV", "outcome-csv": "an outcome CSV",
                "json": "JSON", "road": "a road", "parquet": "Parquet"}
 PARQUET_MAGIC = b"PAR1"
@@ -197,14 +232,44 @@ PARQUET_MAGIC = b"PAR1"
 def _read_kind(kind: str, text: str, source: str, decks: int, burn: bool,
                columns: Mapping[str, str] | None) -> Hands:
     if kind == "card-text":
-        return deal_card_shoes(card_text_shoes(text, source), source, decks, burn)
+        return deal_card_shoes(card_text_shoes(text, source), source, decks, burn,
+                               capacity=len(text) // 8 + 1)
     if kind == "card-csv":
         return deal_card_shoes(card_csv_shoes(text, source, columns), source, decks, burn)
     if kind == "outcome-csv":
-        return outcome_csv_hands(text, source, decks, columns)
-    if kind == "json":
-        return live_json_hands(text, source, decks)
-    return road_hands(text, source)
+        hands = outcome_csv_hands(text, source, decks, columns)
+    elif kind == "json":
+        hands = live_json_hands(text, source, decks)
+    else:
+        hands = road_hands(text, source)
+    _check_hands_fit(hands, decks, source, text if kind == "road" else None)
+    return hands
+
+
+#: the most hands a deck's cards make: a hand takes at least four of its 52
+HANDS_PER_DECK = 13
+
+
+def _check_hands_fit(hands: Hands, decks: int, source: str, road: str | None) -> None:
+    """Refuse a shoe of more hands than `decks` decks can deal (of an
+    outcome-level record, whose cards are not there to be checked);
+    `road`: the text of a road file, whose shoes are its lines."""
+    import numpy as np
+
+    most = HANDS_PER_DECK * decks
+    _, counts = np.unique(hands.shoe, return_counts=True)
+    over = np.flatnonzero(counts > most)
+    if not over.size:
+        return
+    k = int(over[0])
+    where = f"shoe {k + 1}"
+    lines = [n for n, _ in content_lines(road)] if road is not None else []
+    if len(lines) == len(counts):   # a shoe a line
+        where = f"line {lines[k]}"
+    raise ShoeFormatError(f"{source}, {where}: {int(counts[k]):,} hands in one shoe, more than "
+                          f"{decks_words(decks)} can deal (at most {most:,}: a hand takes at "
+                          f"least 4 of the {52 * decks:,} cards); give the decks the records "
+                          "came from")
 
 
 def _tried_all(text: str, source: str, decks: int, first: ShoeFormatError) -> ShoeFormatError:

@@ -6,8 +6,9 @@ import csv
 import difflib
 import os
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 from backtest.errors import ShoeFormatError, UsageError, shown
 
@@ -75,6 +76,77 @@ def load_text(path: StrPath, data: bytes | None = None) -> tuple[str, str]:
     return source, text
 
 
+#: the most of a file `load_head` reads to tell its format
+HEAD_BYTES = 1 << 20
+
+
+def _open(path: StrPath, source: str) -> BinaryIO:
+    """The file, opened to read bytes; load_text's usage errors when it cannot be."""
+    try:
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise UsageError(f"{source}: no such file") from None
+    except IsADirectoryError:
+        raise UsageError(f"{source}: is a directory, not a shoe file") from None
+    except OSError as exc:
+        raise UsageError(f"{source}: cannot read the file: {exc.strerror}") from None
+
+
+def load_head(path: StrPath) -> tuple[str, str, bool]:
+    """(name, text, whole) as `load_text` gives them, of the file's first
+    HEAD_BYTES cut after its last whole line (`whole`: that is all of it); the
+    same errors, as far as the head shows them."""
+    source = os.fspath(path)
+    with _open(path, source) as fh:
+        try:
+            data = fh.read(HEAD_BYTES + 1)
+        except OSError as exc:
+            raise UsageError(f"{source}: cannot read the file: {exc.strerror}") from None
+    whole = len(data) <= HEAD_BYTES
+    if not whole:
+        data = data[:data.rfind(b"\n", 0, HEAD_BYTES) + 1]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ShoeFormatError(f"{source}, line {line}: not UTF-8 text ({exc.reason} at byte "
+                              f"{exc.start}); save the file as UTF-8") from None
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    if whole and not text.strip():
+        raise ShoeFormatError(f"{source}: no shoes: the file is empty")
+    return source, text, whole
+
+
+def stream_lines(path: StrPath) -> Iterator[tuple[int, str]]:
+    """(line number, line) as `numbered_lines` gives them for `load_text`'s
+    text, read from the file a line at a time (a big file is never held
+    whole), with load_text's errors; the file closes when the iterator does."""
+    source = os.fspath(path)
+    number = 0
+    offset = 0
+    seen_text = False
+    with _open(path, source) as fh:
+        for index, raw in enumerate(fh):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ShoeFormatError(f"{source}, line {index + 1}: not UTF-8 text ({exc.reason} "
+                                      f"at byte {offset + exc.start}); save the file as "
+                                      "UTF-8") from None
+            offset += len(raw)
+            if index == 0:
+                text = text.removeprefix("\ufeff")
+            lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+            if text.endswith(("\n", "\r")):
+                lines.pop()   # the next line starts after the line end
+            for line in lines:
+                number += 1
+                seen_text = seen_text or bool(line.strip())
+                yield number, line
+    if not seen_text:
+        raise ShoeFormatError(f"{source}: no shoes: the file is empty")
+
+
 def numbered_lines(text: str) -> Iterator[tuple[int, str]]:
     """(line number, line) for every line of `load_text`'s text (its line ends are LF)."""
     return enumerate(text.split("\n"), start=1)
@@ -97,9 +169,10 @@ def csv_cells(line: str, source: str, number: int) -> list[str]:
         raise ShoeFormatError(f"{source}, line {number}: {problem}") from None
 
 
-def content_lines(text: str) -> Iterator[tuple[int, str]]:
-    """(line number, text before any `#` comment) for lines with something on them."""
-    for number, line in numbered_lines(text):
+def content_lines(text: str | Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+    """(line number, text before any `#` comment) for lines with something on
+    them, of a text or of numbered lines (`stream_lines`)."""
+    for number, line in numbered_lines(text) if isinstance(text, str) else text:
         content = line.split("#", 1)[0]
         if content.strip():
             yield number, content

@@ -37,6 +37,8 @@ def write_atomic(path: StrPath, text: str) -> None:
     from backtest import outputs
 
     target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{target}: cannot write: it is a directory; give a file name")
     try:
         with outputs.atomic_path(target) as tmp:
             with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
@@ -44,7 +46,12 @@ def write_atomic(path: StrPath, text: str) -> None:
                 fh.flush()
                 if tmp.is_file():
                     os.fsync(fh.fileno())
-    except FileNotFoundError:
-        raise UsageError(f"{target}: cannot write: no directory {target.parent}") from None
+    except FileNotFoundError as exc:
+        if not target.parent.is_dir():
+            raise UsageError(f"{target}: cannot write: no directory {target.parent}") from None
+        # the folder is there but makes no new files: a filesystem of the kernel's (/proc, /sys)
+        raise UsageError(f"{target}: cannot write: {target.parent} takes no new files "
+                         f"({exc.strerror}; a filesystem of the kernel's, say); give a path "
+                         "on a disk") from None
     except OSError as exc:
         raise UsageError(f"{target}: cannot write: {exc.strerror}") from None

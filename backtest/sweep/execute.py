@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import time
+import warnings
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -201,6 +202,7 @@ def _write_out(out: Path, meta: Mapping[str, Any], torn: Sequence[Path]) -> None
     (out / "cells").mkdir(exist_ok=True)
     for folder in (out, out / "cells"):
         outputs.remove_stale_temporaries(folder)
+    outputs.remove_stale_run_folders(None)   # a killed run's spilled sessions
     for f in torn:
         f.unlink(missing_ok=True)
     outputs.write_json(dict(meta), out / "sweep.json")
@@ -235,6 +237,12 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
         client = (stack.enter_context(cluster.dask_client(workers, address))
                   if executor == "dask" and tasks else None)
         _write_out(out, meta, torn)
+        by_id = {c.id: c for c in sweep.cells}
+        for f in torn:   # said once the sweep is sure to run
+            cell = by_id[f.stem]
+            warnings.warn(f"--out {out}: {f.relative_to(out)} cannot be read (cut short when "
+                          f"the sweep was stopped, or damaged since); running cell "
+                          f"{cell.index + 1} ({cell.label()}) again", stacklevel=2)
         if progress:
             progress(len(done), len(sweep.cells), 0, expected_hands)
         written, summary = -1, pl.DataFrame()

@@ -11,16 +11,24 @@ import json
 import math
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import yaml
 
-from backtest import engine
-from backtest.config import RunConfig, parse_config, read_yaml, shown_short, with_line
-from backtest.errors import BacktestError, ConfigError
+from backtest import engine, yamlfile
+from backtest.config import (
+    MAX_SESSIONS,
+    RunConfig,
+    parse_config,
+    read_yaml,
+    shown_short,
+    with_line,
+)
+from backtest.errors import BacktestError, ConfigError, shown_count
 
 SWEEP_KEYS = ("name", "description", "base", "run", "grid", "zip", "sessions", "seed",
               "metric", "common_shoes")
@@ -145,6 +153,35 @@ def set_path(data: dict[str, Any], path: str, value: Any) -> None:
         node[last] = copy.deepcopy(value)
 
 
+def _copied_along(data: Mapping[str, Any], paths: Sequence[str]) -> dict[str, Any]:
+    """`data` with the mappings and lists on each key path copied (not those
+    beside them), so that setting values at those paths leaves `data` as it was.
+
+    >>> base = {"session": {"bankroll": 10}, "table": {"max": 5}}
+    >>> raw = _copied_along(base, ["session.bankroll"])
+    >>> raw["session"]["bankroll"] = 20
+    >>> base["session"]["bankroll"], raw["table"] is base["table"]
+    (10, True)
+    """
+    out = dict(data)
+    for path in paths:
+        node: Any = out
+        for part in parse_path(path)[:-1]:
+            try:
+                child = node[part]
+            except (KeyError, IndexError, TypeError):
+                break
+            if isinstance(child, dict):
+                child = dict(child)
+            elif isinstance(child, list):
+                child = list(child)
+            else:
+                break
+            node[part] = child
+            node = child
+    return out
+
+
 def _join(parts: Sequence[str | int]) -> str:
     out = ""
     for p in parts:
@@ -172,17 +209,25 @@ def _cell_seed(master: int, key: str) -> int:
     return int(state[0]) << 31 | int(state[1]) >> 1
 
 
-def load_sweep(path: str | Path, sessions: int | None = None) -> Sweep:
+#: cells checked between two calls of `load_sweep`'s progress callback
+PROGRESS_CELLS = 1000
+
+
+def load_sweep(path: str | Path, sessions: int | None = None,
+               progress: Callable[[int, int], None] | None = None) -> Sweep:
     """Read and validate a sweep: every cell's config is checked before any runs.
-    An error names the file, the key and its line."""
+    An error names the file, the key and its line. What the cells share is
+    checked once; progress(cells checked, cells) is called every
+    PROGRESS_CELLS cells of a sweep of more."""
     path = Path(path)
     try:
-        return _load_sweep(path, sessions)
+        return _load_sweep(path, sessions, progress)
     except ConfigError as exc:
         raise with_line(exc, path, set()) from None
 
 
-def _load_sweep(path: Path, sessions: int | None) -> Sweep:
+def _load_sweep(path: Path, sessions: int | None,
+                progress: Callable[[int, int], None] | None) -> Sweep:
     data = read_yaml(path)
     source = str(path)
     if not isinstance(data, Mapping):
@@ -229,11 +274,11 @@ def _load_sweep(path: Path, sessions: int | None) -> Sweep:
         try:
             parse_path(key)
         except ValueError:
-            raise ConfigError(f"{source}: {key!r} is not a key path (write e.g. "
-                              "session.bankroll or seats[0].params.base)") from None
-    both = set(grid) & set(zipped)
+            raise ConfigError(f"{source}: {'grid' if key in grid else 'zip'}.{key}: not a key "
+                              "path (write e.g. session.bankroll or seats[0].params.base)") from None
+    both = [key for key in zipped if key in grid]
     if both:
-        raise ConfigError(f"{source}: {', '.join(sorted(both))} is both in grid and zip")
+        raise ConfigError(f"{source}: zip.{both[0]}: also in grid; vary a key in one of them")
     n_cells = math.prod(len(v) for v in grid.values()) * (len(next(iter(zipped.values())))
                                                            if zipped else 1)
     if n_cells > MAX_CELLS:
@@ -252,6 +297,10 @@ def _load_sweep(path: Path, sessions: int | None) -> Sweep:
                                    or n_sessions < 1):
         raise ConfigError(f"{source}: sessions: expected a whole number of at least 1, "
                           f"got {shown_short(n_sessions)}")
+    if n_sessions is not None and n_sessions > MAX_SESSIONS:
+        raise ConfigError(f"{source}: sessions: at most {MAX_SESSIONS:,}, got "
+                          f"{shown_count(n_sessions)}; split a larger sweep into sweeps with "
+                          "other seeds")
     common = data.get("common_shoes", False)
     if not isinstance(common, bool):
         raise ConfigError(f"{source}: common_shoes: expected true or false, got {shown_short(common)}")
@@ -271,24 +320,30 @@ def _load_sweep(path: Path, sessions: int | None) -> Sweep:
     seed_varied = any(top_key(k) == "seed" for k in keys)
     grid_items = [list(zip([k] * len(v), v)) for k, v in grid.items()]
     zip_rows = list(zip(*[[(k, x) for x in v] for k, v in zipped.items()])) if zipped else [()]
+    memo: dict[Any, Any] = {}   # what the cells share is checked once
+    _check_shared(path, base, "base" in data, run_dir, run_source, keys, memo,
+                  {"seed": seed, **({"sessions": n_sessions} if n_sessions is not None else {})})
     cells = []
-    first_of: dict[str, int] = {}
+    first_of: dict[Any, int] = {}
     for index, (combo, zrow) in enumerate(itertools.product(itertools.product(*grid_items),
                                                             zip_rows)):
         values = tuple(combo) + tuple(zrow)
-        raw = copy.deepcopy(base)
+        raw = _copied_along(base, keys)   # set_path changes only what it passes through
         where = f"{source}: cell {index + 1} ({cell_label(values)})"
-        twin = first_of.setdefault(cell_key(values), index)
+        twin = first_of.setdefault(_as_compared(dict(values)), index)
         if twin != index:
             varied = " or ".join(f"{'grid' if k in grid else 'zip'}.{k}" for k, _ in values)
-            raise ConfigError(f"{where}: the same values as cell {twin + 1}; a value given twice "
-                              f"in {varied} would run (and count) one cell twice: give each "
-                              "value once")
+            line = _varied_line(path, values[-1][0], index, grid, zipped)
+            raise ConfigError(f"{source}: {line}{where.removeprefix(source + ': ')}: the same "
+                              f"values as cell {twin + 1}; a value given twice in {varied} would "
+                              "run (and count) one cell twice: give each value once")
         for key, value in values:
             try:
                 set_path(raw, key, value)
             except KeyError as exc:
-                raise ConfigError(f"{where}: {key}: {exc.args[0]}") from None
+                line = _varied_line(path, key, index, grid, zipped)
+                raise ConfigError(f"{source}: {line}{where.removeprefix(source + ': ')}: "
+                                  f"{key}: {exc.args[0]}") from None
         # a seed the cell varies is its seed (checked below as any run's); else
         # common shoes: the sweep's seed; own shoes: one derived from the cell's values
         if not seed_varied:
@@ -296,14 +351,19 @@ def _load_sweep(path: Path, sessions: int | None) -> Sweep:
         if n_sessions is not None:
             raw["sessions"] = n_sessions
         try:
-            config = parse_config(raw, run_dir, run_source)
-            count, per_session, _ = engine.prepare(config)
+            config = parse_config(raw, run_dir, run_source, memo)
+            count, per_session, _ = engine.prepare(config, memo=memo)
         except BacktestError as exc:
             message = str(exc)
             if message.startswith(run_source + ": "):
                 message = message[len(run_source) + 2:]
-            raise ConfigError(f"{where}: {message}") from None
+            line = _varied_line(path, message, index, grid, zipped)
+            raise ConfigError(f"{source}: {line}{where.removeprefix(source + ': ')}: "
+                              f"{message}") from None
         cells.append(Cell(index, values, config, count, per_session))
+        if progress is not None and n_cells > PROGRESS_CELLS and \
+                (index + 1) % PROGRESS_CELLS == 0:
+            progress(index + 1, n_cells)
     hashed: dict[str, Any] = {"base": base, "cells": [c.key for c in cells], "seed": seed,
                               "sessions": [c.sessions for c in cells], "common_shoes": common}
     if seed_varied and not common:
@@ -326,11 +386,72 @@ def _load_sweep(path: Path, sessions: int | None) -> Sweep:
                          **files})
 
 
+def _check_shared(path: Path, base: Mapping[str, Any], from_file: bool, run_dir: Path,
+                  run_source: str, keys: Sequence[str], memo: dict[Any, Any],
+                  fixed: Mapping[str, Any]) -> None:
+    """The run config alone, once, before the cells: an error in a setting no
+    cell varies (nor depends on: a table's limits on the rules) is the run
+    config's, named by its own file and line (or the sweep's `run:`)."""
+    try:
+        parse_config({**base, **fixed}, run_dir, run_source, memo)
+    except ConfigError as exc:
+        message = str(exc)
+        if not message.startswith(run_source + ": "):
+            return
+        rest = message[len(run_source) + 2:]
+        named = top_key(re.split(r"[: ]", rest, maxsplit=1)[0])
+        varied = {top_key(k) for k in keys}
+        if named is None or named in varied or (named == "table" and "rules" in varied) \
+                or named in fixed:
+            return   # the cells say it, each with its values
+        if from_file:
+            raise with_line(exc, Path(run_source), set()) from None
+        lines = _lines(path)
+        key = re.split(r"[: ]", rest, maxsplit=1)[0]
+        while key and f"run.{key}" not in lines:
+            key = re.sub(r"(\.[^.\[]*|\[\d+\])$", "", key) if re.search(r"[.\[]", key) else ""
+        where = f"line {lines[f'run.{key}']}: " if key else ""
+        raise ConfigError(f"{path}: {where}run.{rest}") from None
+
+
+def _lines(path: Path) -> dict[str, int]:
+    try:
+        return yamlfile.key_lines(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
+        return {}
+
+
+def _varied_line(path: Path, message: str, index: int, grid: Mapping[str, list[Any]],
+                 zipped: Mapping[str, list[Any]]) -> str:
+    """'line L: ' of the value in the sweep file that cell `index` takes for
+    the varied key `message` is about (it starts with a key path); '' when it
+    is about no varied key, or the file cannot be read again."""
+    named = re.split(r"[: ]", message, maxsplit=1)[0]
+    # the cell's position in each list: the grid's last key varies fastest, then the zip
+    rows = len(next(iter(zipped.values()))) if zipped else 1
+    flat, position = divmod(index, rows)
+    positions = {key: position for key in zipped}
+    for key in reversed(list(grid)):
+        flat, positions[key] = divmod(flat, len(grid[key]))
+    for key, at in positions.items():
+        if named == key or named.startswith((f"{key}.", f"{key}[")) or \
+                key.startswith((f"{named}.", f"{named}[")):
+            section = "grid" if key in grid else "zip"
+            try:
+                lines = yamlfile.key_lines(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
+                return ""
+            line = lines.get(f"{section}.{key}[{at}]", lines.get(f"{section}.{key}"))
+            return f"line {line}: " if line else ""
+    return ""
+
+
 def _digest(path: str | Path, seen: dict[str, str]) -> str:
     key = str(path)
     if key not in seen:
         try:
-            seen[key] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+            with open(path, "rb") as fh:   # a block at a time: a shoe file may be large
+                seen[key] = hashlib.file_digest(fh, "sha256").hexdigest()
         except OSError:
             seen[key] = "unreadable"
     return seen[key]
@@ -369,5 +490,31 @@ def _lists(data: Any, name: str, source: str) -> dict[str, list[Any]]:
         if not isinstance(values, list) or not values:
             raise ConfigError(f"{source}: {name}.{key}: expected a non-empty list of values, "
                               f"got {shown_short(values)}")
+        seen: dict[Any, int] = {}
+        for i, value in enumerate(values if name == "grid" else ()):   # a zip's may repeat
+            first = seen.setdefault(_as_compared(value), i)
+            if first != i:
+                raise ConfigError(f"{source}: {name}.{key}: {shown_short(value)} (item {i + 1}) "
+                                  f"is the same value as {shown_short(values[first])} (item "
+                                  f"{first + 1}); give each value once")
         out[str(key)] = values
     return out
+
+
+def _as_compared(value: Any) -> Any:
+    """A hashable stand-in for a varied value under which values a run reads
+    alike are equal: numbers by their value (500 and 500.0), while true stays
+    apart from 1 and text from numbers.
+
+    >>> _as_compared(500) == _as_compared(500.0), _as_compared(True) == _as_compared(1)
+    (True, False)
+    """
+    if isinstance(value, bool) or value is None:
+        return ("const", value)
+    if isinstance(value, (int, float)):
+        return ("number", value) if value == value else ("nan",)
+    if isinstance(value, Mapping):
+        return ("mapping", frozenset((str(k), _as_compared(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return ("list", tuple(_as_compared(v) for v in value))
+    return (type(value).__name__, str(value))
