@@ -147,7 +147,7 @@ def test_every_parquet_file_says_where_it_came_from(
     meta = json.loads((out / "run.json").read_text(encoding="utf-8"))
     files = sorted(out.glob("*.parquet"))
     assert {f.name for f in files} == {"summary.parquet", "sessions.parquet", "paths.parquet",
-                                       "ledger.parquet"}
+                                       "ledger.parquet", "comparisons.parquet"}
     for f in files:
         tags = pl.read_parquet_metadata(f)
         assert tags["backtest.version"] == __version__
