@@ -151,7 +151,8 @@ def t95(sessions: np.ndarray) -> np.ndarray:
 
 #: the summary's columns after seat and strategy, in order
 METRICS = ("sessions", "hands", "bets", "wagered", "net", "edge", "edge_ci_low", "edge_ci_high",
-           "expected_edge", "z", "z_hands", "edge_hands_ci_low", "edge_hands_ci_high", "ruin_rate", "ruined_net", "win_goal_rate", "stop_loss_rate",
+           "expected_edge", "z", "z_hands", "edge_hands_ci_low", "edge_hands_ci_high",
+           "ruin_rate", "ruined_net", "median_ruin_hand", "win_goal_rate", "stop_loss_rate",
            "winning_sessions", "mean_net", "median_net", "mean_max_drawdown",
            "longest_losing_streak", "largest_stake", "max_hits", "bankroll_stops",
            "raised_to_min", *(f"final_bankroll_p{q}" for q in PERCENTILES))
@@ -312,6 +313,7 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
         n = ruined = goals = stopped = winning = 0
         sums = {c: ExactSum() for c in _SUMMED}
         ruined_net = ExactSum()
+        ruin_hands: list[np.ndarray] = []   # the hands the ruined sessions lasted
         counted = dict.fromkeys(_COUNTED, 0)
         streak = 0
         largest = -math.inf
@@ -343,6 +345,7 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
             ruin = (ended == "ruin").to_numpy()
             ruined += int(ruin.sum())
             ruined_net.add(block["net"].to_numpy()[ruin])
+            ruin_hands.append(block["hands"].to_numpy()[ruin])
             goals += int((ended == "win-goal").sum())
             stopped += int((ended == "stop-loss").sum())
             winning += int((block["net"] > 0).sum())
@@ -390,7 +393,8 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
             "z_hands": z_hands,
             "edge_hands_ci_low": edge - half_hands if half_hands is not None else None,
             "edge_hands_ci_high": edge + half_hands if half_hands is not None else None,
-            "ruin_rate": ruined / n, "ruined_net": ruined_net.value(), "win_goal_rate": goals / n,
+            "ruin_rate": ruined / n, "ruined_net": ruined_net.value(),
+            "median_ruin_hand": float(np.median(np.concatenate(ruin_hands))) if ruined else None, "win_goal_rate": goals / n,
             "stop_loss_rate": stopped / n,
             "winning_sessions": winning / n, "mean_net": net / n, "median_net": median,
             "mean_max_drawdown": sums["max_drawdown"].value() / n,

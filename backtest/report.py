@@ -59,7 +59,8 @@ MONEY_KEYS = frozenset({"bankroll", "win_goal", "stop_loss", "min", "max", "base
 SUMMARY_COLUMNS = ("seat", "sessions", "hands", "wagered", "net", "edge", "edge_ci_low",
                    "edge_ci_high", "expected_edge", "z", "ruin_rate", "win_goal_rate",
                    "winning_sessions", "median_net")
-SESSION_COLUMNS = ("seat", "session", "hands", "wagered", "net", "expected_net", "final_bankroll")
+SESSION_COLUMNS = ("seat", "session", "hands", "wagered", "net", "expected_net", "final_bankroll",
+                   "ended_by")
 PATH_COLUMNS = ("seat", "session", "hand", "bankroll")
 
 
@@ -500,6 +501,59 @@ def plot_final_bankroll(results: Results) -> Plot:
     return Plot("final-bankroll", title, caption, _png(fig))
 
 
+def ruin_curve(sessions: pl.DataFrame) -> pl.DataFrame:
+    """Per seat, for each hand n from 1 to its longest session: the share of
+    its sessions ruined by hand n (ruined, having played n hands or fewer),
+    with a 95% Wilson interval (sessions are independent)."""
+    from backtest.metrics import Z95
+
+    out = []
+    for (seat,), mine in sessions.partition_by("seat", as_dict=True, maintain_order=True).items():
+        n = mine.height
+        last = int(mine["hands"].max() or 0)  # type: ignore[arg-type]
+        ruined = mine.filter(pl.col("ended_by").cast(pl.String) == "ruin")["hands"].to_numpy()
+        by_hand = np.cumsum(np.bincount(ruined.astype(np.int64), minlength=last + 1))[1:]
+        share_ = by_hand / n
+        z2 = Z95 * Z95
+        centre = (share_ + z2 / (2 * n)) / (1 + z2 / n)
+        half = Z95 * np.sqrt(share_ * (1 - share_) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+        out.append(pl.DataFrame({"seat": [seat] * last, "hand": np.arange(1, last + 1),
+                                 "ruined": share_, "low": np.maximum(centre - half, 0.0),
+                                 "high": np.minimum(centre + half, 1.0)}))
+    return pl.concat(out) if out else pl.DataFrame(
+        schema={"seat": pl.String, "hand": pl.Int64, "ruined": pl.Float64, "low": pl.Float64,
+                "high": pl.Float64})
+
+
+def plot_ruin(results: Results) -> Plot:
+    assert results.sessions is not None
+    curve = ruin_curve(results.sessions.with_columns(pl.col("seat").cast(pl.String)))
+    seats = _seats(results)
+    fig, axes = _figure(len(seats), share=True)
+    title = "Ruin over time"
+    for i, (ax, seat) in enumerate(zip(axes, seats)):
+        mine = curve.filter(pl.col("seat") == seat)
+        x = mine["hand"].to_numpy()
+        ax.fill_between(x, 100 * mine["low"].to_numpy(), 100 * mine["high"].to_numpy(),
+                        step="post", color=_colour(i), alpha=0.2, lw=0, label="95% interval")
+        final = float(mine["ruined"][-1]) if mine.height else 0.0
+        ax.step(x, 100 * mine["ruined"].to_numpy(), where="post", color=_colour(i), lw=1.6,
+                label=f"ruined by then: {100 * final:.1f}% at the end")
+        ax.set_title(seat)
+        ax.set_xlabel("hands into the session")
+        ax.set_ylabel("sessions ruined (%)")
+        ax.tick_params(labelleft=True, labelbottom=True)
+        _percent_axis(ax.yaxis)
+        ax.legend(fontsize="small", loc="upper left")
+        ax.grid(alpha=0.3)
+    fig.suptitle(f"{title} ({results.name}; the seats share their axes)")
+    caption = ("The share of sessions ruined by each hand of the session (the bankroll left "
+               "could not cover the next stake), with its 95% interval (Wilson's, over "
+               "independent sessions). A session that ended otherwise, or ran out of hands, "
+               "counts as not ruined throughout.")
+    return Plot("ruin-over-time", title, caption, _png(fig))
+
+
 def plot_edge(results: Results) -> Plot:
     assert results.sessions is not None
     curve = edge_convergence(results.sessions)
@@ -742,9 +796,14 @@ def drawn(results: Results) -> tuple[list[Plot], list[str]]:
         plots = [plot_paths(results)] if results.paths is not None and \
             not results.paths.is_empty() else []
         plots.append(plot_final_bankroll(results))
+        notes = []
+        if results.summary.filter(pl.col("ruin_rate") > 0).is_empty():
+            notes.append("No ruin plot: no session was ruined.")
+        else:
+            plots.append(plot_ruin(results))
         if results.summary.filter(pl.col("wagered") > 0).is_empty():
-            return plots, ["No edge plot: no seat placed a bet."]
-        return plots + [plot_edge(results)], []
+            return plots, [*notes, "No edge plot: no seat placed a bet."]
+        return plots + [plot_edge(results)], notes
     rows = sweep_rows(results.summary, results.keys)
     keys = results.keys
     notes = []

@@ -99,6 +99,8 @@ def _seat_verdict(r: dict[str, Any], bankroll: float) -> str:
     parts.append(_edge_words(r))
     if ruin:
         text = ruined
+        if r.get("median_ruin_hand") is not None:
+            text += f"; half of those were ruined by hand {r['median_ruin_hand']:,.0f}"
         lost = -(r.get("ruined_net") or 0.0)
         others = net + lost   # what the sessions not ruined made
         if others > 0 and lost > others:

@@ -40,6 +40,8 @@ def oracle(frame: pl.DataFrame) -> dict[str, object]:
         pl.col("net_variance").sum().alias("net_variance"),
         (pl.col("ended_by") == "ruin").cast(pl.Float64).mean().alias("ruin_rate"),
         pl.col("net").filter(pl.col("ended_by") == "ruin").sum().alias("ruined_net"),
+        pl.col("hands").filter(pl.col("ended_by") == "ruin").cast(pl.Float64).median()
+        .alias("median_ruin_hand"),
         (pl.col("ended_by") == "win-goal").cast(pl.Float64).mean().alias("win_goal_rate"),
         (pl.col("ended_by") == "stop-loss").cast(pl.Float64).mean().alias("stop_loss_rate"),
         (pl.col("net") > 0).cast(pl.Float64).mean().alias("winning_sessions"),

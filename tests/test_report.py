@@ -60,8 +60,9 @@ seats:
   params: {bet: banker, base: 10}
 """
 
+
 RUN_TITLES = ("Bankroll through the session", "Final bankroll of each session",
-              "Measured edge converging on the exact edge")
+              "Ruin over time", "Measured edge converging on the exact edge")
 
 SWEEP_RUN = """\
 rules: commission
@@ -179,7 +180,7 @@ def test_a_run_report_embeds_every_plot_and_writes_them_as_png(
     assert written.html == run_dir / "report.html"
     assert written.plot_dir == run_dir / "report-plots"
     assert [p.name for p in written.plots] == ["bankroll-paths.png", "final-bankroll.png",
-                                               "edge-convergence.png"]
+                                               "ruin-over-time.png", "edge-convergence.png"]
     embedded = images(page)
     assert len(embedded) == len(RUN_TITLES)
     assert [p.read_bytes() for p in written.plots] == embedded
@@ -221,11 +222,11 @@ def test_a_run_without_paths_gets_the_other_plots(run_dir: Path, tmp_path: Path)
         (tmp_path / name).write_bytes((run_dir / name).read_bytes())
     written = report.write_report(tmp_path, tmp_path / "out" / "no-paths.html")
     page = written.html.read_text(encoding="utf-8")
-    assert len(images(page)) == 2
+    assert len(images(page)) == 3
     assert "no paths.parquet" in page
     assert written.plot_dir == tmp_path / "out" / "no-paths-plots"
-    assert sorted(p.name for p in written.plot_dir.iterdir()) == ["edge-convergence.png",
-                                                                  "final-bankroll.png"]
+    assert sorted(p.name for p in written.plot_dir.iterdir()) == [
+        "edge-convergence.png", "final-bankroll.png", "ruin-over-time.png"]
 
 
 def test_a_failed_drawing_writes_nothing(run_dir: Path, tmp_path: Path,
@@ -446,12 +447,12 @@ def test_the_report_command_writes_where_out_says(run_dir: Path, tmp_path: Path,
     code, out, err = cli(monkeypatch, capsys, "report", str(run_dir), "--out", str(good))
     assert code == 0, err
     assert out == ""
-    assert err.strip() == f"wrote {good} and 3 plot(s) in {good.parent / 'mine-plots'}"
-    assert len(images(good.read_text(encoding="utf-8"))) == 3
+    assert err.strip() == f"wrote {good} and 4 plot(s) in {good.parent / 'mine-plots'}"
+    assert len(images(good.read_text(encoding="utf-8"))) == 4
     assert written_files(tmp_path) == [
         "reports", "reports/mine-plots", "reports/mine-plots/bankroll-paths.png",
         "reports/mine-plots/edge-convergence.png", "reports/mine-plots/final-bankroll.png",
-        "reports/mine.html"]
+        "reports/mine-plots/ruin-over-time.png", "reports/mine.html"]
 
 
 # --- plots that do not over-read ------------------------------------------------------
@@ -490,9 +491,10 @@ def test_run_plots_share_axes_show_the_start_and_name_the_seats(
     monkeypatch.setattr(report, "_png", keep)
     results = report.load_results(run_dir)
     plots, notes = report.drawn(results)
-    assert notes == [] and len(plots) == 3
+    assert notes == [] and len(plots) == 4
     seats = pl.read_parquet(run_dir / "summary.parquet")["seat"].to_list()
-    for title in ("Bankroll through the session", "Final bankroll of each session"):
+    for title in ("Bankroll through the session", "Final bankroll of each session",
+                  "Ruin over time"):
         axes = [ax for ax in figures[title].axes if ax.get_visible()]
         assert [ax.get_title() for ax in axes] == seats
         first, second = axes[0], axes[1]
@@ -557,7 +559,8 @@ def test_new_results_remove_the_report_of_the_old(run_dir: Path, tmp_path: Path)
     (directory / "paths.parquet").unlink()
     written = report.write_report(directory)
     assert sorted(p.name for p in (directory / "report-plots").iterdir()) == \
-        sorted(p.name for p in written.plots) == ["edge-convergence.png", "final-bankroll.png"]
+        sorted(p.name for p in written.plots) == ["edge-convergence.png", "final-bankroll.png",
+                                                  "ruin-over-time.png"]
     # a new run written there: the report told of the old one, and goes
     result = engine.run(parse_config(yaml.safe_load(RUN)), sessions=5, workers=1)
     outputs.write_run(directory, result)
@@ -567,3 +570,16 @@ def test_new_results_remove_the_report_of_the_old(run_dir: Path, tmp_path: Path)
     (directory / "report.html").write_text("<p>my notes</p>", encoding="utf-8")
     outputs.write_run(directory, result)
     assert (directory / "report.html").read_text(encoding="utf-8") == "<p>my notes</p>"
+
+
+def test_the_ruin_curve_counts_sessions_ruined_by_each_hand() -> None:
+    """Four sessions: ruined after 2 and after 5 hands, one that reached its
+    limit after 3, one never ruined in 6; the share by hand n and an interval
+    that holds it."""
+    sessions = pl.DataFrame({"seat": ["a"] * 4, "session": [1, 2, 3, 4], "hands": [2, 5, 3, 6],
+                             "ended_by": ["ruin", "ruin", "limit", "win-goal"]})
+    curve = report.ruin_curve(sessions)
+    assert curve["hand"].to_list() == [1, 2, 3, 4, 5, 6]
+    assert curve["ruined"].to_list() == [0.0, 0.25, 0.25, 0.25, 0.5, 0.5]
+    assert (curve["low"] <= curve["ruined"]).all() and (curve["ruined"] <= curve["high"]).all()
+    assert curve["low"][0] == 0.0 and 0 < curve["high"][0] < 1
