@@ -505,7 +505,7 @@ def sweep(
         _echo(paragraphs([f"{spec.name}: {len(spec.cells)} cells, seed {spec.seed}; "
                           f"results in {out}"], width) + "\n")
         _echo(sweeps.render_table(summary, spec.keys, metric, width) + "\n")
-        lines = sweeps.trends(summary, spec.keys, metric)
+        lines = sweeps.trends(summary, spec.keys, metric) + sweeps.closing_lines(summary)
         if lines:
             _echo(paragraphs(lines, width))
 

@@ -621,6 +621,11 @@ def plot_sweep_key(results: Results, rows: pl.DataFrame, key: str,
     fig, axes = _figure(2 if ruin else 1, width=5.6)
     ax_ruin, ax_edge = (axes[0], axes[1]) if ruin else (None, axes[0])
     seat_list = rows.select("seat_no", "seat_label").unique(maintain_order=True).rows()
+    from backtest.metrics import Z95
+    from backtest.sweep.family import band_z
+
+    # every cell's seat is a test: the band that holds all of them at once
+    widen = band_z(rows.height) / Z95
     for no, label in seat_list:
         mine = means.filter(pl.col("seat_no") == no)
         at = {v: r for v, r in zip(mine[key].to_list(), mine.iter_rows(named=True))}
@@ -636,6 +641,10 @@ def plot_sweep_key(results: Results, rows: pl.DataFrame, key: str,
                              yerr=[[_percent(at[v]["ruin_low"]) for v in shown],
                                    [_percent(at[v]["ruin_high"]) for v in shown]],
                              marker="o", ls=line, color=colour, capsize=3, label=label)
+        ax_edge.errorbar(xs, [_percent(at[v]["edge"]) for v in shown],
+                         yerr=[widen * _percent(at[v]["edge_half"]) for v in shown],
+                         ls="none", color=colour, alpha=0.25, elinewidth=5,
+                         label=f"{label}: family-wise 95% band ({rows.height} tests)")
         ax_edge.errorbar(xs, [_percent(at[v]["edge"]) for v in shown],
                          yerr=[_percent(at[v]["edge_half"]) for v in shown],
                          marker="o", ls=line, color=colour, capsize=3,
@@ -671,7 +680,10 @@ def plot_sweep_key(results: Results, rows: pl.DataFrame, key: str,
     caption = (("Each seat's share of sessions ended in ruin, and its" if ruin else "Each seat's")
                + f" measured edge (dots) beside the exact edge of the bets it placed (dashes), "
                f"at each value of {key}, with 95% intervals (the edge's: Student's t over the "
-               "sessions; the ruin rate's: Wilson's score interval)"
+               "sessions; the ruin rate's: Wilson's score interval). The wide light bars are "
+               f"the family-wise band over the sweep's {rows.height} cells and seats "
+               "(Bonferroni): all of them hold the exact edge at once in 95% of sweeps, so a "
+               "measured edge outside only its narrow interval is what many tries give"
                + (f"; each point is the mean over the cells of the other key(s) "
                   f"({', '.join(others)}), its interval taking the cells as independent."
                   if others else "."))

@@ -35,12 +35,14 @@ scheduler that cannot be reached leaves DIR as it was.
 
 The package, by job: `spec` (the sweep file and its cells), `execute`
 (running them, the output folder, resuming), `trends` (what each key does,
-beyond the noise), `render` (the table).
+beyond the noise), `family` (which cells differ from the exact edge beyond
+chance, corrected for how many were tried), `render` (the table).
 """
 
 from __future__ import annotations
 
 from backtest.sweep.execute import Task, run_sweep
+from backtest.sweep.family import closing_lines
 from backtest.sweep.render import render_table
 from backtest.sweep.spec import (
                                  MAX_CELLS,
@@ -56,5 +58,5 @@ from backtest.sweep.spec import (
 from backtest.sweep.trends import SIGNIFICANCE, trends
 
 __all__ = ["MAX_CELLS", "SIGNIFICANCE", "SWEEP_KEYS", "Cell", "Sweep", "Task", "cell_key",
-           "cell_label", "load_sweep", "parse_path", "render_table", "run_sweep", "set_path",
+           "cell_label", "closing_lines", "load_sweep", "parse_path", "render_table", "run_sweep", "set_path",
            "trends"]

@@ -20,7 +20,8 @@ def render_table(summary: pl.DataFrame, keys: Sequence[str], metric: str,
     if summary.is_empty():
         return "no finished cells"
     cols = ["cell", "seat", *[k for k in keys if k in summary.columns], "sessions", "hands",
-            "edge", "expected_edge", "z", "ruin_rate", "win_goal_rate", "median_net"]
+            "edge", "expected_edge", "z_hands", "ruin_rate", "win_goal_rate", "median_net"]
+    cols = [c for c in cols if c in summary.columns or c not in ("z_hands",)]
     if metric not in cols:
         cols.append(metric)
     frame = summary.sort(metric, descending=True, nulls_last=True).select(cols)
@@ -30,7 +31,7 @@ def render_table(summary: pl.DataFrame, keys: Sequence[str], metric: str,
 
 def _cell_text(col: str, v: Any) -> str:
     if isinstance(v, float):
-        if col in ("z",):
+        if col in ("z", "z_hands"):
             return f"{v:+.2f}"
         if col in ("hands", "sessions"):
             return f"{v:,.0f}"
