@@ -77,6 +77,18 @@ def check_seats(config: RunConfig, strategies: Sequence[Strategy], hands: Hands)
         if strat.uses_cards and "cards" not in hands.known:
             raise MissingDataError(f"{where}: this strategy counts cards, but {hands.source} "
                                    "records no cards")
+        bets = strat.possible_bets()
+        if rules.pairs_need_main_bet and bets and bets <= {Bet.PLAYER_PAIR, Bet.BANKER_PAIR} \
+                and not any(side.values()):
+            warnings.warn(f"{where}: may bet only {' and '.join(sorted(b.value for b in bets))}, "
+                          f"and at the {rules.name} table a pair bet needs a Player, Banker or "
+                          "Tie bet beside it: this seat will never bet (let it bet a main bet "
+                          "too, or choose a table that takes pair bets alone)",
+                          NeverBetsWarning, stacklevel=2)
+
+
+class NeverBetsWarning(UserWarning):
+    """A seat the table's rules leave no bet to place."""
 
 
 class BelowMinimumWarning(UserWarning):

@@ -112,3 +112,4 @@ def test_a_baseline_that_names_no_seat_is_refused(tmp_path: Path) -> None:
                                           r"'Flat'\?\); the seats are 'Flat', 'martingale'"):
         parse_config({"baseline": "Flt", "seats": [{"strategy": "flat", "name": "Flat"},
                                                    {"strategy": "martingale"}]})
+

@@ -1114,3 +1114,23 @@ def test_the_bankroll_paths_are_kept_as_the_run_plays_them() -> None:
         again = engine.bankroll_paths(plain, 30)   # played again: the run kept none
         assert kept.paths.equals(again)
         assert engine.bankroll_paths(kept, 10).equals(again.filter(pl.col("session") <= 10))
+
+
+def test_a_counter_that_can_bet_only_pairs_where_pairs_need_a_main_bet_is_warned() -> None:
+    from backtest.seats import NeverBetsWarning
+
+    cfg = parse_config({"rules": "no-commission", "sessions": 2, "shoe": {"decks": 8},
+                        "seats": [{"strategy": "counter",
+                                   "params": {"bets": ["player_pair", "banker_pair"]}}]},
+                       source="pairs.yaml")
+    with pytest.warns(NeverBetsWarning, match=r"pairs.yaml: seats\[0\] \(counter\): may bet "
+                                               r"only banker_pair and player_pair.*never bet"):
+        result = engine.run(cfg, workers=1)
+    assert result.summary["bets"].to_list() == [0]
+    # at a table that takes pair bets alone, no word
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NeverBetsWarning)
+        engine.run(parse_config({**cfg.raw, "rules": "commission"}, source="pairs.yaml"),
+                   workers=1)
