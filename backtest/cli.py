@@ -478,7 +478,7 @@ def sweep(
         from backtest.pool import check_workers
 
         check_workers(workers, "--workers", UsageError)
-    with outputs.cells_checked() as checking:
+    with outputs.cells_checked(shown=not _quiet) as checking:
         spec = sweeps.load_sweep(sweep_file, sessions=sessions, progress=checking)
     metric = sort or spec.metric
     if metric not in ("edge",) and sort is not None:
@@ -487,8 +487,8 @@ def sweep(
         names = metric_names()
         if metric not in names:
             raise UsageError(f"--sort: unknown metric {metric!r} (metrics: {', '.join(names)})")
-    if executor is Executor.LOCAL:
-        _say_if_compiling()
+    if executor is Executor.LOCAL and not sweeps.all_finished(spec, out):
+        _say_if_compiling()   # (a finished sweep is printed again: nothing runs)
     with outputs.sweep_progress(shown=not _quiet) as progress:
         summary = sweeps.run_sweep(spec, out, workers=workers, executor=executor.value,
                                    address=address, resume=resume, progress=progress)

@@ -208,6 +208,12 @@ def _write_out(out: Path, meta: Mapping[str, Any], torn: Sequence[Path]) -> None
     outputs.write_json(dict(meta), out / "sweep.json")
 
 
+def all_finished(sweep: Sweep, out: Path) -> bool:
+    """Whether every cell of `sweep` has its file in `out` (it is printed
+    again, nothing run)."""
+    return all((out / "cells" / f"{c.id}.parquet").is_file() for c in sweep.cells)
+
+
 def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str = "local",
               address: str | None = None, resume: bool = False,
               progress: Callable[[int, int, int, int], None] | None = None) -> pl.DataFrame:
@@ -224,7 +230,7 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
     meta = _check_out(out, sweep, resume)
     engine.forget_configs()   # rebuilt from the files as they are now
     # every cell finished already: read, nothing run (cells torn by a kill run again)
-    resume = resume or all((out / "cells" / f"{c.id}.parquet").is_file() for c in sweep.cells)
+    resume = resume or all_finished(sweep, out)
     done, torn = _read_cells(out, sweep) if resume else ({}, [])
     todo = [c.index for c in sweep.cells if c.index not in done]
     tasks = _tasks(sweep, todo, workers)
