@@ -487,11 +487,12 @@ def sweep(
         names = metric_names()
         if metric not in names:
             raise UsageError(f"--sort: unknown metric {metric!r} (metrics: {', '.join(names)})")
-    if executor is Executor.LOCAL and not sweeps.all_finished(spec, out):
-        _say_if_compiling()   # (a finished sweep is printed again: nothing runs)
     with outputs.sweep_progress(shown=not _quiet) as progress:
+        # said once the checks pass and cells are to run (a finished sweep is printed again)
         summary = sweeps.run_sweep(spec, out, workers=workers, executor=executor.value,
-                                   address=address, resume=resume, progress=progress)
+                                   address=address, resume=resume, progress=progress,
+                                   starting=_say_if_compiling if executor is Executor.LOCAL
+                                   else None)
     if fmt is Format.JSON:
         from backtest.verdict import to_json
 

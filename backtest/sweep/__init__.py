@@ -41,7 +41,7 @@ chance, corrected for how many were tried), `render` (the table).
 
 from __future__ import annotations
 
-from backtest.sweep.execute import Task, all_finished, run_sweep
+from backtest.sweep.execute import Task, run_sweep
 from backtest.sweep.family import closing_lines
 from backtest.sweep.render import render_table
 from backtest.sweep.spec import (
@@ -57,7 +57,6 @@ from backtest.sweep.spec import (
 )
 from backtest.sweep.trends import SIGNIFICANCE, trends
 
-__all__ = ["MAX_CELLS", "SIGNIFICANCE", "SWEEP_KEYS", "Cell", "Sweep", "Task", "all_finished",
-           "cell_key",
+__all__ = ["MAX_CELLS", "SIGNIFICANCE", "SWEEP_KEYS", "Cell", "Sweep", "Task", "cell_key",
            "cell_label", "closing_lines", "load_sweep", "parse_path", "render_table", "run_sweep", "set_path",
            "trends"]

@@ -216,12 +216,14 @@ def all_finished(sweep: Sweep, out: Path) -> bool:
 
 def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str = "local",
               address: str | None = None, resume: bool = False,
-              progress: Callable[[int, int, int, int], None] | None = None) -> pl.DataFrame:
+              progress: Callable[[int, int, int, int], None] | None = None,
+              starting: Callable[[], None] | None = None) -> pl.DataFrame:
     """Run every cell not yet finished in `out`; return the summary of all cells.
 
     Everything is checked, and a Dask scheduler reached, before anything is
     written into `out`. progress(cells_done, cells_total, hands_done,
-    hands_expected) after each task.
+    hands_expected) after each task; starting() once the checks have passed,
+    if there are cells to run.
     """
     if workers is None:
         workers = default_workers()
@@ -234,6 +236,8 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
     done, torn = _read_cells(out, sweep) if resume else ({}, [])
     todo = [c.index for c in sweep.cells if c.index not in done]
     tasks = _tasks(sweep, todo, workers)
+    if tasks and starting is not None:
+        starting()
     expected_hands = sum(sweep.cells[i].sessions * sweep.cells[i].per_session for i in todo)
     pending = {i: len([t for t in tasks if t.cell == i]) for i in todo}
     parts: dict[int, dict[int, tuple[list[engine.SeatResult], int]]] = {i: {} for i in todo}
