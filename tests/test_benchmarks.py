@@ -11,7 +11,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
+
+#: the benchmarks run as processes: the slow tier
+pytestmark = pytest.mark.slow
 
 
 def run(script: str, *args: str) -> str:

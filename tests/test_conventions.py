@@ -175,6 +175,7 @@ def test_every_parquet_file_says_where_it_came_from(
         assert tags["backtest.command"].startswith("backtest sweep progressions")
 
 
+@pytest.mark.slow
 def test_shell_completion_completes_the_commands() -> None:
     import os
     import subprocess

@@ -31,6 +31,9 @@ TABLE = {"min": 1, "max": 100_000}
 # the exact edges (8 decks, 5% commission)
 BANKER, PLAYER, TIE = -0.010579, -0.012351, -0.143596
 
+#: long statistical runs: the slow tier
+pytestmark = pytest.mark.slow
+
 
 def _run(seats: list[dict[str, Any]], sessions: int) -> dict[str, dict[str, Any]]:
     cfg = parse_config({

@@ -50,6 +50,7 @@ def assert_same_hands(a: Hands, b: Hands) -> None:
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
 
 
+@pytest.mark.slow
 def test_generate_to_a_file_reads_back_as_the_same_hands(cli: tuple[Path, dict[str, Run]]) -> None:
     tmp, runs = cli
     run = runs["generate-out"]
@@ -65,6 +66,7 @@ def test_generate_to_a_file_reads_back_as_the_same_hands(cli: tuple[Path, dict[s
     assert [p.name for p in tmp.iterdir() if p.name.startswith(".")] == []
 
 
+@pytest.mark.slow
 def test_generate_to_stdout(cli: tuple[Path, dict[str, Run]]) -> None:
     run = cli[1]["generate-stdout"]
     assert run.returncode == 0, run.stderr
@@ -73,6 +75,7 @@ def test_generate_to_stdout(cli: tuple[Path, dict[str, Run]]) -> None:
     assert body == format_card_text(expected)
 
 
+@pytest.mark.slow
 def test_deal_table(cli: tuple[Path, dict[str, Run]]) -> None:
     run = cli[1]["deal-table"]
     assert run.returncode == 0, run.stderr
@@ -85,6 +88,7 @@ def test_deal_table(cli: tuple[Path, dict[str, Run]]) -> None:
                          "player pairs 0, banker pairs 2")
 
 
+@pytest.mark.slow
 def test_deal_csv(cli: tuple[Path, dict[str, Run]]) -> None:
     run = cli[1]["deal-csv"]
     assert run.returncode == 0, run.stderr
@@ -95,6 +99,7 @@ def test_deal_csv(cli: tuple[Path, dict[str, Run]]) -> None:
     assert len(lines) == 1 + 241 and lines[-1].startswith("3,80,")
 
 
+@pytest.mark.slow
 def test_bad_file_is_one_line_and_exit_1(cli: tuple[Path, dict[str, Run]]) -> None:
     run = cli[1]["bad-cards"]
     assert run.returncode == 1
@@ -105,6 +110,7 @@ def test_bad_file_is_one_line_and_exit_1(cli: tuple[Path, dict[str, Run]]) -> No
         assert part in run.stderr, run.stderr
 
 
+@pytest.mark.slow
 def test_missing_file_is_exit_2(cli: tuple[Path, dict[str, Run]]) -> None:
     run = cli[1]["missing"]
     assert run.returncode == 2
@@ -112,6 +118,7 @@ def test_missing_file_is_exit_2(cli: tuple[Path, dict[str, Run]]) -> None:
     assert run.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_incomplete_hand_is_a_warning_and_json_stays_clean(
         cli: tuple[Path, dict[str, Run]]) -> None:
     run = cli[1]["incomplete-json"]

@@ -825,6 +825,7 @@ def test_cli_unknown_rules_key_in_a_yaml_file(monkeypatch: pytest.MonkeyPatch,
     (["--decks", "1", "--remove", "K K K K K"], 2, "error: --remove: cannot remove K: no K left"),
     (["--remove", "11"], 2, "error: --remove: unknown card '11'"),
 ])
+@pytest.mark.slow
 def test_cli_errors_in_a_real_process(args: list[str], code: int, message: str) -> None:
     done = subprocess.run([sys.executable, "-m", "backtest", "odds", *args],
                           capture_output=True, text=True, timeout=120)

@@ -533,6 +533,7 @@ def test_money_and_chips() -> None:
 # --- the command, as a user runs it --------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_play_command_in_a_process(tmp_path: Path) -> None:
     (tmp_path / "road.txt").write_text("BPPBT\n", encoding="utf-8")
     runs = {

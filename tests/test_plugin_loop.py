@@ -252,6 +252,7 @@ def test_the_first_run_says_it_compiles_the_table(monkeypatch: pytest.MonkeyPatc
     assert capsys.readouterr().err == ""
 
 
+@pytest.mark.slow
 def test_importing_the_package_leaves_numba_and_warnings_as_they_were(tmp_path: Path) -> None:
     """Its functions cache in its own keyed folder; a user's own numba code
     caches where numba puts it; no environment variable, numba setting or

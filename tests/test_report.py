@@ -331,6 +331,7 @@ def one_line_error(code: int, err: str, expected_code: int, *says: str) -> None:
 cli = backtest_here
 
 
+@pytest.mark.slow
 def test_bad_directories_and_no_matplotlib_as_processes(run_dir: Path, tmp_path: Path) -> None:
     """`python -m backtest report` processes, started at once: one line on stderr, the
     exit code, and nothing written."""

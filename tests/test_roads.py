@@ -387,6 +387,7 @@ def cli() -> dict[str, Run]:
 LABELS = ("Bead plate", "Big road", "Big eye boy", "Small road", "Cockroach pig")
 
 
+@pytest.mark.slow
 def test_cli_draws_a_generated_shoe(cli):
     run = cli["generated"]
     assert run.returncode == 0, run.stderr
@@ -402,6 +403,7 @@ def test_cli_draws_a_generated_shoe(cli):
     assert ESC not in run.stdout
 
 
+@pytest.mark.slow
 def test_cli_draws_an_outcome_level_shoe(cli):
     run = cli["live"]
     assert run.returncode == 0, run.stderr
@@ -412,6 +414,7 @@ def test_cli_draws_an_outcome_level_shoe(cli):
     assert sum(row.split().count("Bb") for row in lines[bead + 1:bead + 7]) == 2
 
 
+@pytest.mark.slow
 def test_cli_shoe_and_width(cli):
     run = cli["piped"]
     assert run.returncode == 0, run.stderr
@@ -422,6 +425,7 @@ def test_cli_shoe_and_width(cli):
     assert all(len(line.split()) <= 6 for line in lines[big + 1:big + 7])
 
 
+@pytest.mark.slow
 def test_cli_bad_shoe_number(cli):
     run = cli["bad-shoe"]
     assert run.returncode == 2
@@ -429,6 +433,7 @@ def test_cli_bad_shoe_number(cli):
     assert run.stderr == f"error: --shoe 4: {ROADS} has shoes 1 to 3\n"
 
 
+@pytest.mark.slow
 def test_cli_colour_only_when_asked(cli):
     run = cli["colour"]
     assert run.returncode == 0, run.stderr

@@ -184,6 +184,7 @@ def _strict(constant: str) -> None:
     raise ValueError(f"{constant} is not JSON")
 
 
+@pytest.mark.slow
 def test_json_summary(runs: tuple[Path, dict[str, Run]]) -> None:
     rows = json.loads(ok(runs[1]["json"]).stdout, parse_constant=_strict)
     assert isinstance(rows, list) and [r["seat"] for r in rows] == SEATS
@@ -198,6 +199,7 @@ def test_json_summary(runs: tuple[Path, dict[str, Run]]) -> None:
     assert rows[0]["expected_edge"] == pytest.approx(-0.010579, abs=5e-7)
 
 
+@pytest.mark.slow
 def test_the_seed_decides_the_numbers(runs: tuple[Path, dict[str, Run]]) -> None:
     r = runs[1]
     assert ok(r["json-again"]).stdout == ok(r["json"]).stdout
@@ -207,6 +209,7 @@ def test_the_seed_decides_the_numbers(runs: tuple[Path, dict[str, Run]]) -> None
     assert [x["net"] for x in a] != [x["net"] for x in b]
 
 
+@pytest.mark.slow
 def test_table_and_verdict(runs: tuple[Path, dict[str, Run]]) -> None:
     out = ok(runs[1]["table"]).stdout
     rows = json.loads(runs[1]["json"].stdout)
@@ -223,12 +226,14 @@ def test_table_and_verdict(runs: tuple[Path, dict[str, Run]]) -> None:
     assert "exact edge" in out   # the table's header (stacked in 80 columns)
 
 
+@pytest.mark.slow
 def test_csv_summary(runs: tuple[Path, dict[str, Run]]) -> None:
     frame = pl.read_csv(ok(runs[1]["csv"]).stdout.encode())
     assert frame["seat"].to_list() == SEATS
     assert frame["sessions"].to_list() == [10, 10, 10]
 
 
+@pytest.mark.slow
 def test_out_writes_parquet_and_run_json(runs: tuple[Path, dict[str, Run]]) -> None:
     tmp, r = runs
     run = ok(r["out-ledger"])
@@ -263,6 +268,7 @@ def test_out_writes_parquet_and_run_json(runs: tuple[Path, dict[str, Run]]) -> N
     assert sessions.columns == pl.read_parquet(tmp / "out-no-ledger" / "sessions.parquet").columns
 
 
+@pytest.mark.slow
 def test_shoes_plays_a_recorded_file(runs: tuple[Path, dict[str, Run]]) -> None:
     rows = json.loads(ok(runs[1]["shoes"]).stdout)
     hands = read_shoes(REPO / RECORDED)
@@ -270,6 +276,7 @@ def test_shoes_plays_a_recorded_file(runs: tuple[Path, dict[str, Run]]) -> None:
     assert rows[0]["hands"] == len(hands)                              # flat never stops
 
 
+@pytest.mark.slow
 def test_shoes_replaces_the_generated_shoes_of_a_config(runs: tuple[Path, dict[str, Run]]) -> None:
     # `--shoes` plays recorded shoes "instead of generated ones": configs/verdict.yaml
     # has a `shoe:` section, which the option replaces
@@ -278,6 +285,7 @@ def test_shoes_replaces_the_generated_shoes_of_a_config(runs: tuple[Path, dict[s
     assert rows[0]["hands"] == len(read_shoes(REPO / RECORDED))
 
 
+@pytest.mark.slow
 def test_strategies_lists_every_builtin_with_its_parameters(
         runs: tuple[Path, dict[str, Run]]) -> None:
     """Each strategy with its own parameters, and its other names; the edges
@@ -338,6 +346,7 @@ def one_line_error(run: Run, code: int = 1) -> str:
 
 
 @pytest.mark.parametrize("name", BAD_CONFIGS)
+@pytest.mark.slow
 def test_config_errors(runs: tuple[Path, dict[str, Run]], name: str) -> None:
     tmp, r = runs
     message = one_line_error(r[name])
@@ -346,10 +355,12 @@ def test_config_errors(runs: tuple[Path, dict[str, Run]], name: str) -> None:
     assert r[name].stdout == ""
 
 
+@pytest.mark.slow
 def test_missing_config_file(runs: tuple[Path, dict[str, Run]]) -> None:
     assert one_line_error(runs[1]["missing"], code=2) == "error: config file nope.yaml does not exist"
 
 
+@pytest.mark.slow
 def test_out_pointing_at_a_file_is_a_usage_error(runs: tuple[Path, dict[str, Run]]) -> None:
     tmp, r = runs
     message = one_line_error(r["out-is-a-file"], code=2)

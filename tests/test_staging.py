@@ -83,6 +83,7 @@ def test_the_next_run_clears_a_killed_runs_leftovers(
     assert list(temp.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_a_run_killed_while_running_leaves_what_the_next_removes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:

@@ -19,6 +19,7 @@ SHOE = str(ROOT / "data" / "generated-6deck-seed2.txt")
                                   ["deal", SHOE], ["roads", SHOE], ["shoe", "--help"],
                                   ["strategies"], ["strategies", "martingale", "counter"]],
                          ids=lambda a: " ".join(a)[:20])
+@pytest.mark.slow
 def test_a_command_that_compiles_nothing_loads_no_numba(args: list[str]) -> None:
     code = ("import sys; from backtest.cli import main; sys.argv = ['backtest', *sys.argv[1:]]\n"
             "try:\n    main()\nexcept SystemExit as exc:\n    assert not exc.code, exc.code\n"

@@ -743,6 +743,7 @@ grid:
 """
 
 
+@pytest.mark.slow
 def test_a_killed_sweep_resumed_gives_the_same_table(tmp_path: Path) -> None:
     path = write(tmp_path / "kill.yaml", KILL_SWEEP)
     killed, whole = tmp_path / "killed", tmp_path / "whole"
@@ -794,6 +795,7 @@ def test_a_killed_sweep_resumed_gives_the_same_table(tmp_path: Path) -> None:
     (signal.SIGTERM, 143, "terminated", "local", False),
     (signal.SIGINT, 130, "interrupted", "local", False),
     (signal.SIGINT, 130, "interrupted", "dask", True)])
+@pytest.mark.slow
 def test_a_signal_stops_the_sweep_and_its_workers_at_once(tmp_path: Path, sig: int, code: int,
                                                           word: str, executor: str,
                                                           group: bool) -> None:
