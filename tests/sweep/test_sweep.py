@@ -44,7 +44,7 @@ from backtest.sweep import execute as sweep_execute
 from backtest.sweep import load_sweep, run_sweep
 from backtest.sweep import spec as sweep_spec
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 READY_SWEEPS = sorted((REPO / "configs" / "sweeps").glob("*.yaml"))
 
 #: a run config with one Martingale seat (the base of most sweeps here)

@@ -28,7 +28,7 @@ from backtest.errors import StrategyError
 from strategies import compiled, registry
 from strategies.registry import BUILTIN_NAMES
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def _readme_compiled() -> type:

@@ -740,7 +740,7 @@ def test_cli_after_hands_of_a_recorded_shoe(tmp_path: Path) -> None:
         odds.outcome_table(counts).counts[Event.PLAYER]
 
 
-REPO_DATA = Path(__file__).resolve().parents[1] / "data"
+REPO_DATA = Path(__file__).resolve().parents[2] / "data"
 
 
 def run_main(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
@@ -789,7 +789,7 @@ def test_cli_errors(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixtu
 def test_cli_after_hands_errors_name_the_option(monkeypatch: pytest.MonkeyPatch,
                                                 capsys: pytest.CaptureFixture[str],
                                                 after: str, message: str) -> None:
-    shoe = Path(__file__).resolve().parents[1] / "data" / "generated-8deck-seed1.txt"
+    shoe = Path(__file__).resolve().parents[2] / "data" / "generated-8deck-seed1.txt"
     code, err = run_main(monkeypatch, capsys, "--shoe", str(shoe), "--after-hands", after)
     assert (code, err.count("\n")) == (2, 1)
     assert err.startswith(message), err

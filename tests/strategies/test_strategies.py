@@ -42,7 +42,7 @@ from strategies.base import Strategy
 from strategies.patterns import TABLE_WIDTH
 from strategies.registry import BUILTIN_NAMES
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 GOLDEN_CARDS = DATA / "golden-cards.txt"
 LEDGER_COLUMNS = ("session", "shoe", "hand", "winner", "stake_player", "stake_banker",
                   "stake_tie", "net", "bankroll")
@@ -1024,7 +1024,7 @@ class DoubleAfterLoss(Strategy):
 def _readme_block(after: str) -> str:
     """The first ```python block of the README after the text `after`: the
     tests run the README's own code, not a copy that could drift from it."""
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     start = text.index("```python\n", text.index(after)) + len("```python\n")
     return text[start:text.index("```", start)]
 
@@ -1970,7 +1970,7 @@ def test_the_counter_places_no_lone_pair_bet_where_the_table_takes_none() -> Non
 
 def test_the_readme_s_python_example_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     """The README's 'From Python' block, as written (from the project's folder)."""
-    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
     scope: dict[str, Any] = {}
     exec(compile(_readme_block("## From Python"), "README.md", "exec"), scope)
     result = scope["result"]

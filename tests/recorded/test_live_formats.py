@@ -24,7 +24,7 @@ from backtest.plan import load_recorded
 from backtest.recorded import parse_columns, read_shoes
 from backtest.rules import Winner
 
-DATA = Path(__file__).resolve().parent.parent / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 OUTCOME_KNOWN = frozenset({"player_total", "banker_total", "natural", "player_pair",
                            "banker_pair"})
 

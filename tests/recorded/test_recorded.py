@@ -20,7 +20,7 @@ from backtest.recorded import IncompleteHandWarning, deal_cards, format_card_tex
 from backtest.rules import Bet, Rules, Winner, deal_hand, deal_hands
 from backtest.shoe import ShoeSpec, generate_hands
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "data"
 LIVE = DATA / "live-table-shoe-state.json"
 COLUMNS = ("shoe", "hand", "cards", "player_total", "banker_total", "winner", "natural",

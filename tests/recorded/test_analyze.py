@@ -15,7 +15,7 @@ from backtest.errors import UsageError
 from backtest.recorded import deal_cards, format_card_text, read_shoes
 from backtest.shoe import ShoeSpec, generate_hands
 
-DATA = Path(__file__).resolve().parent.parent / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 
 
 def planted_road(tmp_path: Path, shoes: int = 30, hands: int = 80, seed: int = 5) -> Path:
