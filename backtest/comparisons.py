@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from backtest.special import t_quantile, t_within
+from backtest.special import normal_cdf, t_within
 
 #: the columns of a comparison, one row per seat against the baseline
 COLUMNS = ("seat_a", "seat_b", "sessions", "mean_net_a", "mean_net_b", "mean_net_diff",
@@ -93,6 +93,23 @@ def _pair(seat_a: str, seat_b: str, both: pl.DataFrame) -> tuple[Any, ...]:
             _mean(won_a), _mean(won_b), _mean(won_b) - _mean(won_a), mcnemar(won_a, won_b))
 
 
+#: degrees of freedom from which a t test's p is the normal one (below 3e-4 apart)
+_NORMAL_DF = 1000
+
+
+def _t97(n: int) -> float:
+    """The t quantile of a 95% interval over n sessions (`metrics.t95`)."""
+    from backtest.metrics import t95
+
+    return float(t95(np.array([n]))[0])
+
+
+def _p_two_sided(t: float, df: int) -> float:
+    """P(|T| >= t) for Student's T with df degrees of freedom (the normal's
+    from _NORMAL_DF on: the series takes a term per two degrees)."""
+    return 1.0 - t_within(t, df) if df < _NORMAL_DF else 2.0 * normal_cdf(-t)
+
+
 def _mean(x: np.ndarray) -> float:
     return float(np.mean(x)) if len(x) else math.nan
 
@@ -107,8 +124,8 @@ def _t_interval(d: np.ndarray) -> tuple[float, float, float, float]:
     se = float(np.std(d, ddof=1)) / math.sqrt(n)
     if se == 0:
         return mean, mean, mean, (1.0 if mean == 0 else 0.0)
-    half = t_quantile(n - 1, 0.975) * se
-    return mean, mean - half, mean + half, 1.0 - t_within(abs(mean) / se, n - 1)
+    half = _t97(n) * se
+    return mean, mean - half, mean + half, _p_two_sided(abs(mean) / se, n - 1)
 
 
 def _ratio_difference(net_a: np.ndarray, wag_a: np.ndarray, net_b: np.ndarray, wag_b: np.ndarray
@@ -132,8 +149,8 @@ def _ratio_difference(net_a: np.ndarray, wag_a: np.ndarray, net_b: np.ndarray, w
     se = math.sqrt(float(np.sum(u * u)) * n / (n - 1))
     if se == 0:
         return ea, eb, d, d, d, (1.0 if d == 0 else 0.0)
-    half = t_quantile(n - 1, 0.975) * se
-    return ea, eb, d, d - half, d + half, 1.0 - t_within(abs(d) / se, n - 1)
+    half = _t97(n) * se
+    return ea, eb, d, d - half, d + half, _p_two_sided(abs(d) / se, n - 1)
 
 
 def mcnemar(a: np.ndarray, b: np.ndarray) -> float:

@@ -44,7 +44,7 @@ from strategies.dispatch import user_functions
 #: sessions whose bankroll after every hand is kept for plots (`--out`)
 PATH_SESSIONS = 100
 #: chunks' sessions are made frames (and spilled) in blocks of at least this many
-BLOCK_SESSIONS = 1 << 16
+BLOCK_SESSIONS = 1 << 14
 #: runs this large use every core by default (below it, starting processes costs more)
 PARALLEL_HANDS = 4_000_000
 #: a hand at a table with a counting seat, in hands of that measure: the exact
