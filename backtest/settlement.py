@@ -64,6 +64,16 @@ EVENT_NEEDS: dict[SettleEvent, tuple[str, ...]] = {
 }
 
 
+#: how a person names the hand that shows each event
+EVENT_WORDS: dict[SettleEvent, str] = {
+    E.PLAYER_WINS: "a Player win", E.BANKER_WINS: "a Banker win", E.TIE: "a tie",
+    E.BANKER_SIX: "a winning Banker 6",
+    E.BANKER_THREE_CARD_SEVEN: "a winning Banker three-card 7",
+    E.PLAYER_THREE_CARD_EIGHT: "a winning Player three-card 8",
+    E.PLAYER_PAIR: "a Player pair", E.BANKER_PAIR: "a Banker pair",
+}
+
+
 @dataclass(frozen=True)
 class Term:
     """`event` gives `net` per unit staked; `note` is how the odds table

@@ -12,6 +12,7 @@ from typing import Literal, Protocol
 
 import numpy as np
 
+from backtest import settlement
 from backtest.cards import card_token, value
 from backtest.errors import RulesError, shown
 from backtest.play.board import ROAD_COLUMNS_SHOWN, big_road, render_big_road
@@ -437,11 +438,8 @@ class PlaySession:
         for bet in r.offered_bets():
             payout = r.payout(bet)
             assert payout is not None  # offered_bets lists only paid bets
-            note = ""
-            if bet is Bet.BANKER and r.banker_six_payout is not None:
-                note = f"; a winning Banker 6 pays {payout_words(r.banker_six_payout)}"
-            if bet is Bet.BANKER and r.banker_three_card_seven_push:
-                note += "; a winning Banker three-card 7 pushes"
+            # the terms beside the plain payout (a Banker 6 paid half, a 3-card 7 pushed)
+            note = "".join(f"; {_term_words(t)}" for t in settlement.terms(bet, r) if t.note)
             lines.append(f"  {BET_NAMES[bet]:<12} pays {payout_words(payout)}{note}")
         if not r.player_and_banker_together:
             lines.append("  Player and Banker may not both be bet in one box.")
@@ -782,17 +780,25 @@ class PlaySession:
         self._undo = []
 
     def _win_note(self, bet: Bet, hand: Hand) -> str:
-        six = self.rules.banker_six_payout
-        if bet is Bet.BANKER and six is not None and hand.banker_total == 6:
-            return f" (a winning Banker 6 pays {payout_words(six)})"
+        """The term beside the plain payout that paid this win, if any."""
+        for t in settlement.terms(bet, self.rules):
+            if t.note and t.net != 0 and settlement.shows(t.event, hand, bet):
+                return f" ({_term_words(t)})"
         return ""
 
     def _push_note(self, bet: Bet, hand: Hand) -> str:
         if hand.winner is Winner.TIE:
             return " (tie)"
-        if bet is Bet.BANKER:
-            return " (a winning Banker three-card 7 pushes)"
+        for t in settlement.terms(bet, self.rules):
+            if t.note and t.net == 0 and settlement.shows(t.event, hand, bet):
+                return f" ({_term_words(t)})"
         return ""
+
+
+def _term_words(term: settlement.Term) -> str:
+    """'a winning Banker 6 pays 1 to 2', 'a winning Banker three-card 7 pushes'."""
+    said = "pushes" if term.net == 0 else f"pays {payout_words(term.net)}"
+    return f"{settlement.EVENT_WORDS[term.event]} {said}"
 
 
 def _side_line(name: str, cards: Sequence[int]) -> str:
