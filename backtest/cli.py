@@ -18,7 +18,7 @@ import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from backtest import __version__
-from backtest.errors import BacktestError, RulesError, UsageError, shown_count
+from backtest.core.errors import BacktestError, RulesError, UsageError, shown_count
 
 
 def _conventional(params: list[Any]) -> list[Any]:
@@ -59,7 +59,7 @@ class Group(TyperGroup):
 
 
 if TYPE_CHECKING:
-    from backtest.rules import Rules
+    from backtest.core.rules import Rules
 
 
 app = typer.Typer(
@@ -130,7 +130,7 @@ COMPILE_SECONDS = 20
 def _say_if_compiling() -> None:
     """Say once, on stderr, that this run compiles the table (the session
     loop is not in numba's cache yet), rather than show a bar stuck at 0."""
-    from backtest import session_loop
+    from backtest.loop import session_loop
 
     if not session_loop.loop_cached():
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
@@ -144,7 +144,7 @@ ColumnsOption = Annotated[Optional[str], typer.Option(
 
 
 def _columns(text: str | None) -> dict[str, str] | None:
-    from backtest import recorded
+    from backtest.shoes import recorded
 
     return recorded.parse_columns(text) if text is not None else None
 
@@ -161,7 +161,8 @@ def deal(
     columns: ColumnsOption = None,
 ) -> None:
     """Print every hand of a recorded shoe."""
-    from backtest import recorded, render
+    from backtest.present import render
+    from backtest.shoes import recorded
 
     mapping = _columns(columns)
     decks = recorded.decks_option(shoe_file, decks)
@@ -190,8 +191,8 @@ def shoe_generate(
     quiet: Quiet = False,
 ) -> None:
     """Write generated shoes in the card-level text format (one shoe per line)."""
-    from backtest import recorded
-    from backtest.shoe import ShoeSpec, generate_hands
+    from backtest.shoes import recorded
+    from backtest.shoes.shoe import ShoeSpec, generate_hands
 
     _be_quiet(quiet)
     if not 1 <= count <= MAX_GENERATED_SHOES:
@@ -212,8 +213,8 @@ def shoe_generate(
         raise UsageError(f"--{field.replace('_', '-')} {rest}") from None
     first = 0
     if session is not None:
-        from backtest.config import MAX_SESSIONS
-        from backtest.plan import SHOE_BITS
+        from backtest.run.config import MAX_SESSIONS
+        from backtest.run.plan import SHOE_BITS
 
         if not 1 <= session <= MAX_SESSIONS:
             raise UsageError(f"--session must be from 1 to {MAX_SESSIONS:,}, got "
@@ -257,7 +258,7 @@ def odds_command(
 ) -> None:
     """Exact odds, EV and house edge of every bet the rules offer, for a shoe's composition."""
     from backtest import odds
-    from backtest.cards import parse_cards
+    from backtest.core.cards import parse_cards
     from backtest.odds.events import check_cards_left
 
     if after_hands is not None and shoe is None:
@@ -269,7 +270,7 @@ def odds_command(
     except ValueError as exc:
         raise UsageError(f"--remove: {exc}") from None
     table_rules = _rules_option(rules)
-    from backtest import recorded
+    from backtest.shoes import recorded
 
     decks = recorded.decks_option(shoe, decks)
     # (the file is read only as far as the shoe asked for)
@@ -300,7 +301,7 @@ def odds_command(
 def _rules_option(rules: str) -> Rules:
     """--rules of `odds` and `play`: no such preset or file is a usage error
     naming the option (exit 2); what a rules file says is the file's error."""
-    from backtest.rules import load_rules
+    from backtest.core.rules import load_rules
 
     try:
         return load_rules(rules)
@@ -329,8 +330,8 @@ def run(
     quiet: Quiet = False,
 ) -> None:
     """Run the seats of a config over its shoes and print the verdict."""
-    from backtest.pool import check_workers
-    from backtest.ready import resolve
+    from backtest.run.pool import check_workers
+    from backtest.run.ready import resolve
 
     _be_quiet(quiet)
     config = resolve(config, "run")
@@ -350,7 +351,7 @@ def run(
     with tempfile.TemporaryDirectory(prefix="backtest-stdin-") as stdin_dir:
         if shoes is not None and str(shoes) == "-":
             # the sessions' workers read the file by its path: standard input goes to one
-            from backtest.recorded import stdin_bytes
+            from backtest.shoes.recorded import stdin_bytes
 
             shoes = Path(stdin_dir) / "standard-input"
             shoes.write_bytes(stdin_bytes())
@@ -368,11 +369,12 @@ def _run(config: Path, sessions: int | None, shoes: Path | None,
          mapping: dict[str, str] | None, out: Path | None, ledger: bool, fmt: Format,
          workers: int | None, executor: Executor, address: str | None,
          overrides: dict[str, object]) -> None:
-    from backtest import outputs, staging, verdict
-    from backtest.config import load_config, with_line
-    from backtest.engine import PATH_SESSIONS
-    from backtest.engine import run as run_engine
-    from backtest.plan import TooManySessions
+    from backtest.present import outputs, verdict
+    from backtest.run import staging
+    from backtest.run.config import load_config, with_line
+    from backtest.run.engine import PATH_SESSIONS
+    from backtest.run.engine import run as run_engine
+    from backtest.run.plan import TooManySessions
 
     if shoes is not None:
         if shoes.is_dir():
@@ -408,7 +410,7 @@ def _run(config: Path, sessions: int | None, shoes: Path | None,
                 except BacktestError as exc:   # found as the run began: with the key's line
                     raise with_line(exc, config, set(overrides)) from None
             if out is not None:
-                from backtest.engine import bankroll_paths
+                from backtest.run.engine import bankroll_paths
 
                 written = outputs.write_run(out, result, bankroll_paths(result))
                 _note(f"wrote {', '.join(written)} to {out}")
@@ -420,7 +422,7 @@ def _run(config: Path, sessions: int | None, shoes: Path | None,
     elif fmt is Format.CSV:
         _echo(verdict.to_csv(result.summary))
     else:
-        from backtest.tables import paragraphs, terminal_width
+        from backtest.core.tables import paragraphs, terminal_width
 
         width = terminal_width()
         _echo(paragraphs([f"{cfg.name}: {result.hands:,} hands, seed {result.seed}, "
@@ -440,7 +442,7 @@ def _check_seed(seed: int) -> None:
 
 def _check_sessions(sessions: int | None) -> None:
     """--sessions, of `run` and `sweep`: a usage error naming the option."""
-    from backtest.config import MAX_SESSIONS
+    from backtest.run.config import MAX_SESSIONS
 
     if sessions is not None and not 1 <= sessions <= MAX_SESSIONS:
         raise UsageError(f"--sessions must be from 1 to {MAX_SESSIONS:,}, got {shown_count(sessions)}")
@@ -464,9 +466,9 @@ def sweep(
 
     A sweep whose cells are all in --out already is printed again, nothing run.
     """
-    from backtest import outputs
     from backtest import sweep as sweeps
-    from backtest.ready import resolve
+    from backtest.present import outputs
+    from backtest.run.ready import resolve
 
     _be_quiet(quiet)
     sweep_file = resolve(sweep_file, "sweep")
@@ -475,14 +477,14 @@ def sweep(
         raise UsageError("--address goes with --executor dask")
     _check_sessions(sessions)
     if workers is not None:   # a usage error before anything the sweep file says
-        from backtest.pool import check_workers
+        from backtest.run.pool import check_workers
 
         check_workers(workers, "--workers", UsageError)
     with outputs.cells_checked(shown=not _quiet) as checking:
         spec = sweeps.load_sweep(sweep_file, sessions=sessions, progress=checking)
     metric = sort or spec.metric
     if metric not in ("edge",) and sort is not None:
-        from backtest.metrics import metric_names
+        from backtest.run.metrics import metric_names
 
         names = metric_names()
         if metric not in names:
@@ -494,13 +496,13 @@ def sweep(
                                    starting=_say_if_compiling if executor is Executor.LOCAL
                                    else None)
     if fmt is Format.JSON:
-        from backtest.verdict import to_json
+        from backtest.present.verdict import to_json
 
         _echo(to_json(summary))
     elif fmt is Format.CSV:
         _echo(summary.write_csv())
     else:
-        from backtest.tables import paragraphs, terminal_width
+        from backtest.core.tables import paragraphs, terminal_width
 
         width = terminal_width()
         _echo(paragraphs([f"{spec.name}: {len(spec.cells)} cells, seed {spec.seed}; "
@@ -596,7 +598,8 @@ def configs_command(
     Name one in place of a file: `backtest run verdict`, `backtest sweep progressions`,
     `backtest odds --rules german`.
     """
-    from backtest import ready, tables
+    from backtest.core import tables
+    from backtest.run import ready
 
     found = ready.ready_configs()
     rows = [(r.name, r.kind, r.description, str(r.path)) for r in found]
@@ -624,7 +627,7 @@ def _wrapped(text: str, indent: str, then: str) -> str:
     """`text` wrapped at word boundaries to the terminal's width."""
     import textwrap
 
-    from backtest.tables import terminal_width
+    from backtest.core.tables import terminal_width
 
     return textwrap.fill(text, terminal_width(), initial_indent=indent, subsequent_indent=then,
                          break_long_words=False, break_on_hyphens=False)
@@ -648,8 +651,8 @@ def roads_command(
     columns: ColumnsOption = None,
 ) -> None:
     """Draw a shoe's roads: bead plate, big road, big eye boy, small road, cockroach pig."""
-    from backtest import recorded, roads
-    from backtest.recorded.text import HEAD_BYTES, STDIN
+    from backtest.shoes import recorded, roads
+    from backtest.shoes.recorded.text import HEAD_BYTES, STDIN
 
     if color is None:
         color = colour_wanted()
@@ -697,9 +700,9 @@ def analyze_command(
     """
     import json
 
-    from backtest import recorded
-    from backtest.analyze import analyze
-    from backtest.rules import load_rules
+    from backtest.core.rules import load_rules
+    from backtest.present.analyze import analyze
+    from backtest.shoes import recorded
 
     if not 1 <= simulations <= 1_000_000:
         raise UsageError(f"--simulations must be from 1 to 1,000,000, got "
@@ -774,7 +777,7 @@ def report_command(
 
     The plots are embedded. Needs matplotlib (the `plot` extra of the package).
     """
-    from backtest import report
+    from backtest.present import report
 
     _be_quiet(quiet)
     written = report.write_report(directory, out)

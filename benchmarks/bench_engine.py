@@ -34,9 +34,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from backtest import engine, payouts, plan, python_loop, session_loop  # noqa: E402
-from backtest.config import parse_config  # noqa: E402
-from backtest.shoe import ShoeSpec, generate_hands  # noqa: E402
+from backtest.loop import payouts, python_loop, session_loop
+from backtest.run import engine, plan  # noqa: E402
+from backtest.run.config import parse_config  # noqa: E402
+from backtest.shoes.shoe import ShoeSpec, generate_hands  # noqa: E402
 from strategies import registry  # noqa: E402
 from strategies.base import Strategy  # noqa: E402
 from strategies.dispatch import user_functions  # noqa: E402

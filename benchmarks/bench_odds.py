@@ -20,7 +20,7 @@ import numpy as np
 
 def random_compositions(n: int, seed: int) -> list[np.ndarray]:
     """8-deck shoes with 0 to 400 random cards taken out."""
-    from backtest.cards import deck_cards
+    from backtest.core.cards import deck_cards
     from backtest.odds import composition
 
     rng = np.random.default_rng(seed)
@@ -46,7 +46,7 @@ def main() -> None:
 
     start = time.perf_counter()
     from backtest import odds
-    from backtest.rules import Rules
+    from backtest.core.rules import Rules
     imported = time.perf_counter()
     rules = Rules.preset("ez")
     odds.bet_evs(odds.composition(8), rules)
@@ -70,8 +70,8 @@ def main() -> None:
               f"max {max(times) * 1e3:.3f} ms over {len(times)} random compositions")
 
     # a shoe's hands priced LANES at a time, as the counter's loop does
-    from backtest.lanes import LANES
-    from backtest.shoe import ShoeSpec, generate_hands
+    from backtest.jit.lanes import LANES
+    from backtest.shoes.shoe import ShoeSpec, generate_hands
     hands = generate_hands(ShoeSpec(decks=8), max(1, args.calls // 60), args.seed)
     full = odds.composition(8)
     rows = np.zeros((len(hands.hand), odds.N_BETS))
@@ -97,7 +97,7 @@ def main() -> None:
         odds.exact._outcome_table.cache_clear()
         odds.exact_odds(odds.composition(8), Rules.preset(name), decks=8)
     print(f"full exact 8-deck table, in process:  {(time.perf_counter() - t) / 3 * 1e3:8.1f} ms")
-    cold = fresh_process_seconds("from backtest import odds; from backtest.rules import Rules; "
+    cold = fresh_process_seconds("from backtest import odds; from backtest.core.rules import Rules; "
                                  "odds.exact_odds(None, Rules.preset('ez'), decks=8)")
     print(f"same in a fresh interpreter:          {cold * 1e3:8.1f} ms (start-up, imports included)")
     cli = fresh_process_seconds("import sys; sys.argv = ['backtest', 'odds']; "

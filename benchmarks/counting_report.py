@@ -21,8 +21,8 @@ import numpy as np
 from numba import njit
 
 from backtest import odds
-from backtest.rules import Bet, Rules
-from backtest.shoe import ShoeSpec, generate_hands
+from backtest.core.rules import Bet, Rules
+from backtest.shoes.shoe import ShoeSpec, generate_hands
 
 SPEC = ShoeSpec(decks=8, cut_card=14, burn=False)
 TABLES = (Rules.preset("commission"), Rules.preset("ez"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from backtest.lazy_jit import jit
+from backtest.jit.lazy_jit import jit
 from strategies.base import P_ON_PUSH
 
 # The kernel functions of a strategy that keeps no state (plain functions: the
@@ -66,7 +66,7 @@ def road_marks(hist: np.ndarray, offset: int, lengths: np.ndarray) -> tuple[int,
     big-road columns, the last column's side (0 P, 1 B, -1 none), the colour
     of the derived road's last mark (+1 red, -1 blue, 0 none yet), the colour
     a Banker win would add next (+1, -1, or 0 if the road has not started)).
-    The rules are those of `backtest.roads` (offset 1 big eye boy, 2 small
+    The rules are those of `backtest.shoes.roads` (offset 1 big eye boy, 2 small
     road, 3 cockroach pig).
     """
     ncols = cur = 0

@@ -39,8 +39,8 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
-from backtest.errors import StrategyError
-from backtest.rules import Bet, Rules, Winner
+from backtest.core.errors import StrategyError
+from backtest.core.rules import Bet, Rules, Winner
 from strategies.params import CommonParams, build_params, describe_params
 
 N_BETS = len(Bet)

@@ -1,6 +1,6 @@
 """Strategies as plug-ins of the one compiled session loop: which they are.
 
-The session loop (`backtest.session_loop`) is compiled once, for every
+The session loop (`backtest.loop.session_loop`) is compiled once, for every
 strategy. It reaches a strategy's four functions (`k_reset`, `k_init`,
 `k_decide`, `k_update`: see `strategies.base.Compiled`) in one of two ways
 (`strategies.dispatch` builds both; this module, which does not load numba,

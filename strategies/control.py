@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from backtest.rng import seed_state, uniform
-from backtest.rules import Bet
+from backtest.core.rules import Bet
+from backtest.shoes.rng import seed_state, uniform
 from strategies._common import stateless_reset, stateless_update
 from strategies.base import P_OWN, Builtin
 from strategies.params import CommonParams, Money, param

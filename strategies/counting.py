@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from backtest.errors import StrategyError
-from backtest.lazy_jit import jit
-from backtest.rules import Bet
+from backtest.core.errors import StrategyError
+from backtest.core.rules import Bet
+from backtest.jit.lazy_jit import jit
 from strategies._common import stateless_reset, stateless_update
 from strategies.base import N_BETS, P_OWN, P_PAIRS_ALONE, SEVERAL, Builtin
 from strategies.params import CommonParams, Money, param

@@ -4,7 +4,7 @@
 its kind (`strategies.compiled.BUILTINS`), each branch its own function,
 inlined; `user_functions` makes a user's class four first-class functions
 the loop calls through a pointer. See `strategies.compiled` for the two
-ways, and `backtest.session_loop` for the loop. This module loads numba.
+ways, and `backtest.loop.session_loop` for the loop. This module loads numba.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from backtest.errors import StrategyError
+from backtest.core.errors import StrategyError
 from strategies._common import stateless_update
 from strategies.base import CTX_SIZE, N_BETS, SEVERAL, STATE_FLOATS, STATE_INTS, Compiled
 from strategies.compiled import BUILTINS, USER, kind_of
@@ -178,7 +178,7 @@ def _kernel(fn: Callable[..., Any]) -> Any:
     if fn not in _KERNELS:
         from numba import njit
 
-        from backtest import numba_cache
+        from backtest.jit import numba_cache
 
         numba_cache.install()   # before the function is decorated for numba's cache
         # `_nrt` is a private numba option, which numba's type stubs do not list

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from backtest.errors import StrategyError
-from backtest.rules import Bet
+from backtest.core.errors import StrategyError
+from backtest.core.rules import Bet
 from strategies._common import stateless_reset, stateless_update
 from strategies.base import N_BETS, P_OWN, Builtin
 from strategies.params import CommonParams, Money, param

@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field
 from typing import Any, Literal, get_args, get_origin
 
-from backtest.errors import StrategyError
-from backtest.rules import Bet
-from backtest.yamlfile import number_hint
+from backtest.core.errors import StrategyError
+from backtest.core.rules import Bet
+from backtest.core.yamlfile import number_hint
 
 MAIN_SIDES = ("player", "banker")
 

@@ -10,9 +10,9 @@ from typing import Literal
 
 import numpy as np
 
-from backtest.errors import StrategyError
-from backtest.lazy_jit import jit
-from backtest.rules import Bet
+from backtest.core.errors import StrategyError
+from backtest.core.rules import Bet
+from backtest.jit.lazy_jit import jit
 from strategies._common import last_decisive, stateless_reset, stateless_update
 from strategies.base import P_OWN, Builtin
 from strategies.params import CommonParams, Money, param

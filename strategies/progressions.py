@@ -30,9 +30,9 @@ from typing import Literal
 
 import numpy as np
 
-from backtest.errors import StrategyError
-from backtest.lazy_jit import jit
-from backtest.rules import Bet
+from backtest.core.errors import StrategyError
+from backtest.core.rules import Bet
+from backtest.jit.lazy_jit import jit
 from strategies._common import _HUGE, outcome, restarted
 from strategies.base import P_ON_PUSH, P_OWN, STATE_FLOATS, Builtin
 from strategies.params import CommonParams, Money, param

@@ -17,7 +17,7 @@ import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from backtest.errors import StrategyError
+from backtest.core.errors import StrategyError
 from strategies.base import Strategy
 from strategies.compiled import BUILTINS
 

@@ -14,8 +14,8 @@ from typing import Literal
 
 import numpy as np
 
-from backtest.lazy_jit import jit
-from backtest.rules import Bet
+from backtest.core.rules import Bet
+from backtest.jit.lazy_jit import jit
 from strategies._common import derived_mark, road_step, stateless_reset, stateless_update
 from strategies.base import P_OWN, Builtin
 from strategies.params import CommonParams, Money, param

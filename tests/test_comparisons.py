@@ -9,9 +9,9 @@ import polars as pl
 import pytest
 from cli_helpers import backtest_here
 
-from backtest import comparisons, engine
-from backtest.config import parse_config
-from backtest.errors import ConfigError
+from backtest.core.errors import ConfigError
+from backtest.run import comparisons, engine
+from backtest.run.config import parse_config
 
 #: exact house edges of the full 8-deck shoe (RULES.md): Player 1.2351%, Banker 1.0579%
 PLAYER_MINUS_BANKER = -(0.012351 - 0.010579)

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from cli_helpers import backtest_here
 
-from backtest import cli, ready
+from backtest import cli
+from backtest.run import ready
 
 REPO = Path(__file__).resolve().parents[1]
 WIDTH = 80

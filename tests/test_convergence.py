@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from backtest import engine
-from backtest.config import parse_config
+from backtest.run import engine
+from backtest.run.config import parse_config
 from strategies.registry import BUILTIN_NAMES
 
 # about 81.5 hands a shoe, one shoe a session: just over 10^7 hands per seat

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from cli_helpers import Run, backtest_here, backtest_processes
 
-from backtest.hands import Hands
-from backtest.recorded import format_card_text, read_shoes
-from backtest.shoe import ShoeSpec, generate_hands
+from backtest.core.hands import Hands
+from backtest.shoes.recorded import format_card_text, read_shoes
+from backtest.shoes.shoe import ShoeSpec, generate_hands
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 LIVE = DATA / "live-table-shoe-state.json"
@@ -140,9 +140,9 @@ def test_generate_a_session_s_shoes_as_backtest_run_deals_them(
     """`shoe generate --seed S --session N` writes the shoes session N of a
     run with seed S plays (a run numbers each session's shoes apart), so a
     session can be looked at, or played again, card by card."""
-    from backtest import plan
-    from backtest.config import parse_config
-    from backtest.recorded import read_shoes
+    from backtest.run import plan
+    from backtest.run.config import parse_config
+    from backtest.shoes.recorded import read_shoes
 
     path = tmp_path / "s3.txt"
     code, _, err = backtest_here(monkeypatch, capsys, "shoe", "generate", "--seed", "5",

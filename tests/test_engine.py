@@ -16,11 +16,11 @@ import polars as pl
 import pytest
 import scipy.stats
 
-from backtest import engine, plan, pool
-from backtest import seats as seat_checks
-from backtest.config import RunConfig, parse_config
-from backtest.errors import ConfigError, MissingDataError, StrategyError, UsageError
-from backtest.rules import Bet
+from backtest.core.errors import ConfigError, MissingDataError, StrategyError, UsageError
+from backtest.core.rules import Bet
+from backtest.run import engine, plan, pool
+from backtest.run import seats as seat_checks
+from backtest.run.config import RunConfig, parse_config
 from strategies import registry
 from strategies._common import stateless_reset as _stateless_reset
 from strategies._common import stateless_update as _stateless_update
@@ -106,7 +106,7 @@ def road_file(tmp_path: Path) -> Path:
 def test_the_frames_a_run_writes_join_on_seat(tmp_path: Path) -> None:
     """summary, sessions, ledger and paths share the seat's type, in memory and
     as Parquet, so a reader can join any two of them."""
-    from backtest import outputs
+    from backtest.present import outputs
 
     cfg = generated([{"strategy": "flat"}, {"strategy": "martingale"}], sessions=3)
     result = engine.run(cfg, workers=1, ledger=True)
@@ -686,7 +686,7 @@ def test_a_side_bet_over_its_table_maximum_is_refused_before_any_hand() -> None:
 def test_stakes_under_the_table_minimum_are_said_and_counted() -> None:
     """A Martingale from 5 at a table of minimum 10 bets 10, 10, 20, ...: a
     warning before the run, and the raised stakes in the frames and verdict."""
-    from backtest import verdict
+    from backtest.present import verdict
 
     seats = [{"strategy": "martingale", "params": {"base": 5}},
              {"strategy": "flat", "params": {"bets": {"banker": 20, "tie": 0.5}}},
@@ -834,9 +834,9 @@ class _BadParamsClass(_Asks):
 
 @pytest.mark.parametrize(("cls", "message"), [
     (_SaysFive, "user.yaml: seats[0] (says-five): possible_bets() must return a set of "
-                "backtest.rules.Bet members, got 5"),
+                "backtest.core.rules.Bet members, got 5"),
     (_SaysNames, "user.yaml: seats[0] (says-names): possible_bets() must return a set of "
-                 "backtest.rules.Bet members, got {'banker'}"),
+                 "backtest.core.rules.Bet members, got {'banker'}"),
 ], ids=["int", "names"])
 def test_a_wrong_possible_bets_is_refused_before_any_hand(
         monkeypatch: pytest.MonkeyPatch, cls: type[Strategy], message: str) -> None:
@@ -1117,7 +1117,7 @@ def test_the_bankroll_paths_are_kept_as_the_run_plays_them() -> None:
 
 
 def test_a_counter_that_can_bet_only_pairs_where_pairs_need_a_main_bet_is_warned() -> None:
-    from backtest.seats import NeverBetsWarning
+    from backtest.run.seats import NeverBetsWarning
 
     cfg = parse_config({"rules": "no-commission", "sessions": 2, "shoe": {"decks": 8},
                         "seats": [{"strategy": "counter",

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from backtest import payouts
-from backtest.recorded import read_shoes
-from backtest.rules import MAX_PAYOUT, MAX_PAYOUT_DENOMINATOR, PRESETS, Bet, Rules
-from backtest.settlement import bet_result
-from backtest.shoe import ShoeSpec, generate_hands
+from backtest.core.rules import MAX_PAYOUT, MAX_PAYOUT_DENOMINATOR, PRESETS, Bet, Rules
+from backtest.core.settlement import bet_result
+from backtest.loop import payouts
+from backtest.shoes.recorded import read_shoes
+from backtest.shoes.shoe import ShoeSpec, generate_hands
 
 ROADS = Path(__file__).resolve().parent.parent / "data" / "roads-8deck-seed1.txt"
 

@@ -23,7 +23,8 @@ from typing import Any
 import pytest
 import rich
 
-from backtest import cli, engine
+from backtest import cli
+from backtest.run import engine
 
 CONFIG = """\
 name: progress

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from backtest import engine, plan, seats
-from backtest.config import RunConfig, load_config
-from backtest.recorded import IncompleteHandWarning
+from backtest.run import engine, plan, seats
+from backtest.run.config import RunConfig, load_config
+from backtest.shoes.recorded import IncompleteHandWarning
 from strategies import registry
 from strategies.registry import BUILTIN_NAMES
 

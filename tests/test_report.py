@@ -30,10 +30,11 @@ import pytest
 import yaml
 from cli_helpers import backtest_here
 
-from backtest import engine, outputs, report
-from backtest.config import parse_config
-from backtest.errors import BacktestError, UsageError
-from backtest.metrics import Z95
+from backtest.core.errors import BacktestError, UsageError
+from backtest.present import outputs, report
+from backtest.run import engine
+from backtest.run.config import parse_config
+from backtest.run.metrics import Z95
 from backtest.sweep import load_sweep, run_sweep
 
 pytest.importorskip("matplotlib")

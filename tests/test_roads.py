@@ -15,10 +15,11 @@ from cli_helpers import Run, backtest_processes
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backtest.errors import UsageError
-from backtest.hands import Hands
-from backtest.recorded import read_shoes
-from backtest.roads import (
+from backtest.core.errors import UsageError
+from backtest.core.hands import Hands
+from backtest.core.rules import Winner
+from backtest.shoes.recorded import read_shoes
+from backtest.shoes.roads import (
     Colour,
     bead_plate,
     big_road,
@@ -31,7 +32,6 @@ from backtest.roads import (
     render_shoe,
     winners_from_text,
 )
-from backtest.rules import Winner
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 LIVE = DATA / "live-table-shoe-state.json"

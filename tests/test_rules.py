@@ -20,13 +20,12 @@ from typing import Any, NamedTuple
 import numpy as np
 import pytest
 
-import backtest.cards
-import backtest.rules
-import backtest.shoe
-from backtest import kernels
-from backtest.cards import cards_text, make_card, parse_cards
-from backtest.errors import RulesError
-from backtest.rules import (
+import backtest.core.cards
+import backtest.core.rules
+import backtest.shoes.shoe
+from backtest.core.cards import cards_text, make_card, parse_cards
+from backtest.core.errors import RulesError
+from backtest.core.rules import (
     PRESETS,
     Bet,
     Rules,
@@ -38,7 +37,8 @@ from backtest.rules import (
     load_rules,
     rule_reasons,
 )
-from backtest.settlement import bet_result, settle
+from backtest.core.settlement import bet_result, settle
+from backtest.shoes import kernels
 
 # --- the oracle -------------------------------------------------------------------
 
@@ -668,7 +668,7 @@ def test_rule_reasons_wording() -> None:
         "Player 4 draws", "Banker 4 stands: Player's third card is T (value 0)"]
 
 
-@pytest.mark.parametrize("module", [backtest.cards, backtest.rules, backtest.shoe])
+@pytest.mark.parametrize("module", [backtest.core.cards, backtest.core.rules, backtest.shoes.shoe])
 def test_doctests(module) -> None:
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0

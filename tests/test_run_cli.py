@@ -18,9 +18,9 @@ import pytest
 import yaml
 from cli_helpers import Run, backtest_here, backtest_process, backtest_processes
 
-from backtest.errors import ConfigError
-from backtest.metrics import metric_names
-from backtest.recorded import read_shoes
+from backtest.core.errors import ConfigError
+from backtest.run.metrics import metric_names
+from backtest.shoes.recorded import read_shoes
 from strategies.registry import BUILTIN_NAMES
 
 REPO = Path(__file__).resolve().parents[1]
@@ -372,8 +372,8 @@ def test_an_unwritable_out_directory_is_refused_before_any_work(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
-    from backtest import outputs
-    from backtest.errors import UsageError
+    from backtest.core.errors import UsageError
+    from backtest.present import outputs
 
     monkeypatch.setattr(os, "access", lambda path, mode: False)
     with pytest.raises(UsageError, match="not writable"):
@@ -388,7 +388,7 @@ def test_a_full_disk_while_writing_is_one_line_not_a_traceback(
     what was there before is kept."""
     import polars as pl
 
-    from backtest import outputs
+    from backtest.present import outputs
 
     out = tmp_path / "out"
     out.mkdir()
@@ -467,7 +467,7 @@ def test_bad_options_are_click_usage_errors(name: str, monkeypatch: pytest.Monke
 
 def test_ctrl_c_exits_130_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                       capsys: pytest.CaptureFixture[str]) -> None:
-    from backtest import engine
+    from backtest.run import engine
 
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
@@ -508,7 +508,7 @@ def test_a_rerun_without_a_ledger_removes_the_old_one(
 def test_a_rerun_that_fails_while_writing_leaves_the_earlier_run_whole(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    from backtest import outputs
+    from backtest.present import outputs
 
     out = tmp_path / "out"
     assert _run_into(out, monkeypatch, capsys, "--ledger")[0] == 0
@@ -526,8 +526,8 @@ def test_a_rerun_that_fails_while_writing_leaves_the_earlier_run_whole(
 def test_a_run_and_a_sweep_do_not_share_a_directory(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    from backtest import outputs
-    from backtest.errors import UsageError
+    from backtest.core.errors import UsageError
+    from backtest.present import outputs
 
     swept = tmp_path / "swept"
     swept.mkdir()
@@ -547,7 +547,7 @@ def test_a_run_and_a_sweep_do_not_share_a_directory(
 def test_a_directory_in_the_way_of_a_result_file_is_refused_before_any_work(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    from backtest import engine
+    from backtest.run import engine
 
     def must_not_run(*args: object, **kwargs: object) -> None:
         raise AssertionError("the run started")
@@ -605,8 +605,8 @@ def test_numbers_out_of_range_are_usage_errors(name: str, tmp_path: Path,
 
 
 def test_a_session_that_could_need_more_shoes_than_can_be_numbered_is_refused() -> None:
-    from backtest.config import parse_config
-    from backtest.engine import prepare
+    from backtest.run.config import parse_config
+    from backtest.run.engine import prepare
 
     cfg = parse_config({"seed": 1, "sessions": 1, "shoe": {"decks": 1, "cut_card": 46},
                         "session": {"bankroll": 1000, "max_hands": 1_048_577}, "seats": [
@@ -663,7 +663,7 @@ def test_shoes_in_place_of_generated_shoes_are_of_their_decks(tmp_path: Path) ->
     """`run --shoes` on a config of generated 6-deck shoes reads the file as
     6-deck shoes (a counter's cards left, the settled bets), not the default 8,
     and plays all of it, whatever number of sessions the config gave."""
-    from backtest.config import load_config
+    from backtest.run.config import load_config
 
     config = tmp_path / "gen6.yaml"
     config.write_text("sessions: 500\nshoe: {decks: 6, burn: false}\n"
@@ -727,8 +727,8 @@ def test_strategies_as_csv_has_a_row_per_parameter(monkeypatch: pytest.MonkeyPat
 def test_a_config_error_gives_the_line_of_the_key_it_names(tmp_path: Path) -> None:
     """The line of the key, of the nearest key above it for one the file does
     not write, of what a `<<` merge brings in; none for a key an option set."""
-    from backtest.config import load_config
-    from backtest.errors import ConfigError
+    from backtest.core.errors import ConfigError
+    from backtest.run.config import load_config
 
     def error(text: str, **overrides: object) -> str:
         path = tmp_path / "lines.yaml"

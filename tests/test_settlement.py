@@ -7,9 +7,10 @@ from fractions import Fraction
 
 import pytest
 
-from backtest import odds, settlement
-from backtest.rules import PRESETS, Bet, Rules
-from backtest.settlement import E, Term
+from backtest import odds
+from backtest.core import settlement
+from backtest.core.rules import PRESETS, Bet, Rules
+from backtest.core.settlement import E, Term
 
 F = Fraction
 

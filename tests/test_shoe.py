@@ -16,12 +16,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from backtest import kernels
-from backtest import rng as generator
-from backtest.errors import RulesError
-from backtest.hands import Hands
-from backtest.rules import Hand, Winner, deal_hand, deal_hands
-from backtest.shoe import ShoeSpec, generate_hands, iter_generated, shoe_order
+from backtest.core.errors import RulesError
+from backtest.core.hands import Hands
+from backtest.core.rules import Hand, Winner, deal_hand, deal_hands
+from backtest.shoes import kernels
+from backtest.shoes import rng as generator
+from backtest.shoes.shoe import ShoeSpec, generate_hands, iter_generated, shoe_order
 
 #: columns of `Hands.cards` in the order the cards leave the shoe: P1 B1 P2 B2 P3 B3
 DEAL_ORDER = [0, 3, 1, 4, 2, 5]

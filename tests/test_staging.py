@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 from cli_helpers import backtest_here
 
-from backtest import outputs, staging
+from backtest.present import outputs
+from backtest.run import staging
 
 REPO = Path(__file__).resolve().parents[1]
 SMALL = "seed: 1\nsessions: 5\nseats: [{strategy: flat}]\n"
@@ -28,7 +29,7 @@ SMALL = "seed: 1\nsessions: 5\nseats: [{strategy: flat}]\n"
 
 def killed_owner(parent: Path, prefix: str, files: dict[str, bytes]) -> Path:
     """A staging folder whose process died holding it (SIGKILL, no clean-up)."""
-    code = ("import os, sys\nfrom pathlib import Path\nfrom backtest import staging\n"
+    code = ("import os, sys\nfrom pathlib import Path\nfrom backtest.run import staging\n"
             f"with staging.staging_dir(Path({str(parent)!r}), {prefix!r}) as p:\n"
             f"    for name, data in {files!r}.items():\n"
             "        (p / name).write_bytes(data)\n"

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backtest.recorded import card_level
+from backtest.shoes.recorded import card_level
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOE = str(ROOT / "data" / "generated-6deck-seed2.txt")
@@ -52,7 +52,7 @@ def test_a_lazily_compiled_function_is_inlined_and_called_alike() -> None:
     inlined into compiled code, gives what its Python form gives."""
     from numba import njit
 
-    from backtest.lazy_jit import kernel
+    from backtest.jit.lazy_jit import kernel
 
     @kernel(inline=True)
     def inlined(x: int) -> int:

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from backtest import engine
-from backtest.cards import full_shoe_counts
-from backtest.config import parse_config
+from backtest.core.cards import full_shoe_counts
+from backtest.core.rules import Bet, Rules
 from backtest.odds import shoe_odds, unit_covariance
-from backtest.rules import Bet, Rules
+from backtest.run import engine
+from backtest.run.config import parse_config
 
 
 def _run(seed: int, sessions: int, seats: list[dict], table_max: float = 1000,

@@ -41,6 +41,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from backtest.core.rules import Bet, Rules  # noqa: F401 (the doctest above uses them)
+from backtest.core.settlement import payout_text
 from backtest.odds.compositions import (
     cards_before,
     check_counts,
@@ -63,8 +65,6 @@ from backtest.odds.exact import (
     unit_covariance,
 )
 from backtest.odds.render import RENDERERS, render, render_csv, render_json, render_table
-from backtest.rules import Bet, Rules  # noqa: F401 (the doctest above uses them)
-from backtest.settlement import payout_text
 
 #: the compiled path's names, imported when first asked for: the exact path
 #: (`backtest odds`) then never loads numba

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from backtest.cards import RANK_SYMBOLS, card_token, full_shoe_counts, parse_cards
-from backtest.errors import MissingDataError, RulesError, ShoeFormatError, shown
-from backtest.shoe import MAX_DECKS
+from backtest.core.cards import RANK_SYMBOLS, card_token, full_shoe_counts, parse_cards
+from backtest.core.errors import MissingDataError, RulesError, ShoeFormatError, shown
+from backtest.shoes.shoe import MAX_DECKS
 
 if TYPE_CHECKING:
-    from backtest.hands import Hands
+    from backtest.core.hands import Hands
 
 
 def check_counts(counts: Sequence[int] | np.ndarray) -> np.ndarray:

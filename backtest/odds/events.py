@@ -11,8 +11,8 @@ from enum import StrEnum
 
 import numpy as np
 
-from backtest.errors import RulesError
-from backtest.rules import Bet, banker_draws, is_natural, player_draws
+from backtest.core.errors import RulesError
+from backtest.core.rules import Bet, banker_draws, is_natural, player_draws
 
 #: cards a hand may need; a composition with fewer has no exact odds here
 HAND_CARDS = 6

@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from backtest import settlement
-from backtest.cards import DECK_SIZE, RANK_SYMBOLS, full_shoe_counts
-from backtest.errors import RulesError
+from backtest.core import settlement
+from backtest.core.cards import DECK_SIZE, RANK_SYMBOLS, full_shoe_counts
+from backtest.core.errors import RulesError
+from backtest.core.rules import Bet, Rules
 from backtest.odds.compositions import (
     cards_before,
     check_counts,
@@ -41,10 +42,9 @@ from backtest.odds.events import (
     Event,
     check_cards_left,
 )
-from backtest.rules import Bet, Rules
 
 if TYPE_CHECKING:
-    from backtest.hands import Hands
+    from backtest.core.hands import Hands
 
 
 def _deal_bins(v, stage, draws, bins):

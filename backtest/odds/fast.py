@@ -11,8 +11,11 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from backtest import numba_cache, settlement
-from backtest.lanes import LANES, lane_products, lane_sums
+from backtest.core import settlement
+from backtest.core.rules import Bet, Rules
+from backtest.core.settlement import E
+from backtest.jit import numba_cache
+from backtest.jit.lanes import LANES, lane_products, lane_sums
 from backtest.odds.compositions import check_counts
 from backtest.odds.events import (
     B_BANKER,
@@ -38,8 +41,6 @@ from backtest.odds.events import (
     STAGE,
     check_cards_left,
 )
-from backtest.rules import Bet, Rules
-from backtest.settlement import E
 
 numba_cache.install()   # before this module's functions are decorated for numba's cache
 

@@ -7,11 +7,11 @@ import io
 import json
 import math
 
-from backtest import tables
-from backtest.errors import RulesError
+from backtest.core import tables
+from backtest.core.errors import RulesError
+from backtest.core.settlement import number_text, payout_text
 from backtest.odds.events import Event
 from backtest.odds.exact import OddsResult
-from backtest.settlement import number_text, payout_text
 
 _COLUMNS = ("bet", "payout", "p_win", "p_push", "p_loss", "ev", "house_edge",
             "edge_per_resolved", "std_dev", "terms")

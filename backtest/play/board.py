@@ -1,10 +1,10 @@
-"""The big road under the table, drawn by `backtest.roads`, as text."""
+"""The big road under the table, drawn by `backtest.shoes.roads`, as text."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from backtest import roads
+from backtest.shoes import roads
 
 #: rows of the big road
 ROAD_ROWS = 6
@@ -35,7 +35,7 @@ def big_road(winners: Iterable[str]) -> list[list[str]]:
         if letter not in ("P", "B", "T"):
             raise ValueError(f"not a result: {w!r} (expected P, B or T, or a Winner)")
         codes.append("PBT".index(letter))
-    # drawn by `backtest.roads`, as `backtest roads` draws it
+    # drawn by `backtest.shoes.roads`, as `backtest roads` draws it
     road = roads.big_road(codes, rows=ROAD_ROWS)
     if not road.columns:
         if road.leading_ties:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from backtest.errors import shown
+from backtest.core.errors import shown
 
 #: the chip values on the table; any whole amount is a sum of them
 CHIPS = (1, 5, 25, 100, 500)

@@ -12,9 +12,20 @@ from typing import Literal, Protocol
 
 import numpy as np
 
-from backtest import settlement
-from backtest.cards import card_token, value
-from backtest.errors import RulesError, shown
+from backtest.core import settlement
+from backtest.core.cards import card_token, value
+from backtest.core.errors import RulesError, shown
+from backtest.core.rules import (
+    MAIN_BETS,
+    PAIR_BETS,
+    Bet,
+    Hand,
+    Winner,
+    check_bets,
+    deal_hand,
+    rule_reasons,
+)
+from backtest.core.settlement import settle
 from backtest.play.board import ROAD_COLUMNS_SHOWN, big_road, render_big_road
 from backtest.play.money import (
     AMOUNT_PATTERN,
@@ -26,18 +37,7 @@ from backtest.play.money import (
     whole_number,
 )
 from backtest.play.table import TableSettings, open_table, parse_bankroll
-from backtest.rules import (
-    MAIN_BETS,
-    PAIR_BETS,
-    Bet,
-    Hand,
-    Winner,
-    check_bets,
-    deal_hand,
-    rule_reasons,
-)
-from backtest.settlement import settle
-from backtest.shoe import ShoeSpec, shoe_order
+from backtest.shoes.shoe import ShoeSpec, shoe_order
 
 BET_NAMES: Mapping[Bet, str] = {
     Bet.PLAYER: "Player", Bet.BANKER: "Banker", Bet.TIE: "Tie",
@@ -684,8 +684,9 @@ class PlaySession:
 
     def _odds_text(self) -> str:
         """Exact odds and EV of every bet for the cards not yet seen in this shoe."""
-        from backtest import odds, tables
-        from backtest.settlement import payout_text
+        from backtest import odds
+        from backtest.core import tables
+        from backtest.core.settlement import payout_text
 
         seen = self._seen()
         try:

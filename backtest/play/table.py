@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 
-from backtest.errors import UsageError, shown
+from backtest.core.errors import UsageError, shown
+from backtest.core.rules import Rules, load_rules
 from backtest.play.money import AMOUNT_DIGITS, money
-from backtest.rules import Rules, load_rules
-from backtest.shoe import MAX_DECKS, new_seed
+from backtest.shoes.shoe import MAX_DECKS, new_seed
 
 #: cards left behind the cut card
 CUT_CARD = 14
@@ -76,7 +76,7 @@ def open_table(rules: str | Rules = "commission", decks: int | None = None,
     """Check every option and build the settings; a bad option raises a
     BacktestError before anything is dealt. `seed` None picks a fresh one;
     `decks` None: 8, or those a `shoe` file says it was dealt from."""
-    from backtest.recorded import decks_option
+    from backtest.shoes.recorded import decks_option
 
     decks = decks_option(shoe, decks)
     table_rules = load_rules(rules)
@@ -92,7 +92,7 @@ def open_table(rules: str | Rules = "commission", decks: int | None = None,
 
 
 def _recorded_shoes(path: str | Path, decks: int) -> tuple[tuple[int, ...], ...]:
-    from backtest import recorded
+    from backtest.shoes import recorded
 
     hands = recorded.read_shoes(path, decks=decks)
     if "cards" not in hands.known:

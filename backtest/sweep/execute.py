@@ -15,9 +15,10 @@ from typing import Any
 
 import polars as pl
 
-from backtest import cluster, engine, outputs, plan, report
-from backtest.errors import BacktestError, UsageError
-from backtest.pool import check_workers, default_workers, process_pool
+from backtest.core.errors import BacktestError, UsageError
+from backtest.present import outputs, report
+from backtest.run import cluster, engine, plan
+from backtest.run.pool import check_workers, default_workers, process_pool
 from backtest.sweep.spec import Cell, Sweep, short_value, value_label
 
 

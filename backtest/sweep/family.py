@@ -19,41 +19,14 @@ dependence.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
 
 import polars as pl
 
-from backtest.special import normal_cdf, normal_quantile
+from backtest.core.special import ALPHA, holm, two_sided_p
 
-#: the family-wise error rate held
-ALPHA = 0.05
 #: the most cells named in a line
 SHOWN = 5
-
-
-def two_sided_p(zs: Sequence[float]) -> list[float]:
-    """P(|Z| >= |z|) for each z, Z standard normal."""
-    return [2.0 * normal_cdf(-abs(z)) for z in zs]
-
-
-def holm(ps: Sequence[float]) -> list[float]:
-    """Holm's adjusted p-values, in the order given: the k-th smallest is
-    max over j <= k of (m - j + 1) p_(j), at most 1."""
-    m = len(ps)
-    order = sorted(range(m), key=lambda i: ps[i])
-    adjusted = [0.0] * m
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * ps[i]))
-        adjusted[i] = running
-    return adjusted
-
-
-def band_z(tests: int) -> float:
-    """The z that holds all `tests` intervals at once with 95% confidence
-    (Bonferroni: Holm's first step)."""
-    return normal_quantile(1.0 - ALPHA / (2 * max(tests, 1)))
 
 
 def adjusted(summary: pl.DataFrame) -> pl.DataFrame:

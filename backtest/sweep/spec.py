@@ -19,8 +19,10 @@ from typing import Any
 import numpy as np
 import yaml
 
-from backtest import engine, yamlfile
-from backtest.config import (
+from backtest.core import yamlfile
+from backtest.core.errors import BacktestError, ConfigError, shown_count
+from backtest.run import engine
+from backtest.run.config import (
     MAX_SESSIONS,
     RunConfig,
     parse_config,
@@ -28,7 +30,6 @@ from backtest.config import (
     shown_short,
     with_line,
 )
-from backtest.errors import BacktestError, ConfigError, shown_count
 
 SWEEP_KEYS = ("name", "description", "base", "run", "grid", "zip", "sessions", "seed",
               "metric", "common_shoes")
@@ -305,7 +306,7 @@ def _load_sweep(path: Path, sessions: int | None,
     if not isinstance(common, bool):
         raise ConfigError(f"{source}: common_shoes: expected true or false, got {shown_short(common)}")
     metric = data.get("metric", "edge")
-    from backtest.metrics import metric_names
+    from backtest.run.metrics import metric_names
 
     names = metric_names()
     if metric not in names:

@@ -115,7 +115,7 @@ def _standard_error(summary: pl.DataFrame, metric: str) -> pl.Expr:
     """Each row's standard error of `metric` (null where the summary gives none)."""
     n = pl.col("sessions").cast(pl.Float64)
     if metric in ("edge", "edge_ci_low", "edge_ci_high") and "edge_ci_high" in summary.columns:
-        from backtest.metrics import t95
+        from backtest.run.metrics import t95
 
         t = pl.Series(t95(summary["sessions"].cast(pl.Float64).to_numpy()))
         return (pl.col("edge_ci_high") - pl.col("edge_ci_low")) / 2 / pl.lit(t)
@@ -136,7 +136,7 @@ def _verdict(means: list[float], errors: list[float], metric: str, group: Sequen
         return _QUIET
     if min(errors) <= 0:
         return None
-    from backtest.special import chi2_sf, normal_cdf, normal_quantile
+    from backtest.core.special import chi2_sf, normal_cdf, normal_quantile
 
     w = [1 / e ** 2 for e in errors]
     centre = sum(wi * m for wi, m in zip(w, means)) / sum(w)

@@ -27,7 +27,8 @@ from numba import njit
 from typer.testing import CliRunner
 
 from backtest import odds
-from backtest.cards import (
+from backtest.cli import app, main
+from backtest.core.cards import (
     card_token,
     deck_cards,
     full_shoe_counts,
@@ -35,15 +36,14 @@ from backtest.cards import (
     parse_cards,
     rank_counts,
 )
-from backtest.cli import app, main
-from backtest.errors import MissingDataError, RulesError, ShoeFormatError
-from backtest.hands import HandRecord, Hands
-from backtest.lanes import LANES, lane_sums
+from backtest.core.errors import MissingDataError, RulesError, ShoeFormatError
+from backtest.core.hands import HandRecord, Hands
+from backtest.core.rules import PRESETS, Bet, Rules, deal_hand, outcome
+from backtest.core.settlement import bet_result
+from backtest.jit.lanes import LANES, lane_sums
 from backtest.odds import Event
 from backtest.odds import fast as odds_fast
-from backtest.rules import PRESETS, Bet, Rules, deal_hand, outcome
-from backtest.settlement import bet_result
-from backtest.shoe import ShoeSpec, generate_hands
+from backtest.shoes.shoe import ShoeSpec, generate_hands
 
 COMMISSION = Rules.preset("commission")
 NO_COMMISSION = Rules.preset("no-commission")
@@ -728,7 +728,7 @@ def test_cli_csv_and_table() -> None:
 
 
 def test_cli_after_hands_of_a_recorded_shoe(tmp_path: Path) -> None:
-    recorded = pytest.importorskip("backtest.recorded")
+    recorded = pytest.importorskip("backtest.shoes.recorded")
     hands = generate_hands(ShoeSpec(decks=8, cut_card=14, burn=False), 1, seed=11)
     path = tmp_path / "shoe.txt"
     path.write_text(recorded.format_card_text(hands), encoding="utf-8")
@@ -798,7 +798,7 @@ def test_cli_after_hands_errors_name_the_option(monkeypatch: pytest.MonkeyPatch,
 def test_cli_reads_a_shoe_file_s_decks() -> None:
     """Without --decks, a file's `decks=N` comment gives the shoe's size (else
     8); without --after-hands, the composition before its first hand."""
-    from backtest import recorded
+    from backtest.shoes import recorded
 
     six = REPO_DATA / "generated-6deck-seed2.txt"
     hands = recorded.read_shoes(six)
@@ -861,7 +861,7 @@ def test_terms_say_the_exceptions_to_a_payout_in_csv_and_json() -> None:
 
 
 def _three_shoes(tmp_path: Path, decks: int = 1) -> tuple[Path, Hands]:
-    recorded = pytest.importorskip("backtest.recorded")
+    recorded = pytest.importorskip("backtest.shoes.recorded")
     hands = generate_hands(ShoeSpec(decks=decks, cut_card=14, burn=False), 3, seed=5)
     path = tmp_path / "three.txt"
     path.write_text(recorded.format_card_text(hands), encoding="utf-8")

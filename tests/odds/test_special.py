@@ -1,4 +1,4 @@
-"""The special functions of `backtest.special`, against scipy's (the tests'
+"""The special functions of `backtest.core.special`, against scipy's (the tests'
 independent oracle: the package itself does not need scipy)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.special import chdtrc, ndtr, ndtri, stdtr, stdtrit
 
-from backtest import special
+from backtest.core import special
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 4, 5, 9, 10, 51, 150, 199])

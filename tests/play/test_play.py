@@ -19,10 +19,10 @@ import numpy as np
 import pytest
 
 from backtest import play
-from backtest.cards import card_token
-from backtest.errors import BacktestError, RulesError, UsageError, shown
-from backtest.rules import Hand, deal_hand, rule_reasons
-from backtest.shoe import ShoeSpec, generate_hands, shoe_order
+from backtest.core.cards import card_token
+from backtest.core.errors import BacktestError, RulesError, UsageError, shown
+from backtest.core.rules import Hand, deal_hand, rule_reasons
+from backtest.shoes.shoe import ShoeSpec, generate_hands, shoe_order
 
 # --- an independent reference --------------------------------------------------------------
 
@@ -288,7 +288,7 @@ def test_a_negative_stake_is_refused_as_such(typed: str) -> None:
 
 def test_odds_and_count_at_the_table_are_the_cards_not_seen() -> None:
     from backtest import odds
-    from backtest.rules import PRESETS
+    from backtest.core.rules import PRESETS
 
     summary, out = session(["10", "done", "done", "odds", "count", "quit"], seed=2)
     pack = [int(c) for c in shoe_order(ShoeSpec(decks=8, cut=10), 2, 0)]
@@ -511,7 +511,7 @@ def test_big_road_dragon_tail() -> None:
 
 
 def test_big_road_accepts_winners_and_renders() -> None:
-    from backtest.rules import Winner
+    from backtest.core.rules import Winner
 
     assert play.big_road([Winner.BANKER, Winner.TIE, Winner.PLAYER])[0] == ["B1", "P"]
     with pytest.raises(ValueError, match="not a result"):
@@ -574,9 +574,9 @@ def test_a_shoe_file_s_declared_decks_are_the_table_s(tmp_path: Path) -> None:
     """`play --shoe` reads the decks a file says it was dealt from (else 8);
     a --decks that says otherwise is refused, naming both."""
     from backtest import play
-    from backtest.errors import UsageError
-    from backtest.recorded import format_card_text
-    from backtest.shoe import ShoeSpec, generate_hands
+    from backtest.core.errors import UsageError
+    from backtest.shoes.recorded import format_card_text
+    from backtest.shoes.shoe import ShoeSpec, generate_hands
 
     path = tmp_path / "one.txt"
     path.write_text(format_card_text(generate_hands(ShoeSpec(decks=1), 2, 3),
@@ -592,7 +592,7 @@ def test_a_shoe_file_s_declared_decks_are_the_table_s(tmp_path: Path) -> None:
 def test_the_table_s_big_road_is_backtest_roads() -> None:
     """Play draws the big road of `backtest roads`: the same cell for every
     win, dragon tails that turn included, on a run of random shoes."""
-    from backtest import roads as road_module
+    from backtest.shoes import roads as road_module
 
     rng = np.random.default_rng(7)
     shoes = ["BBBBBBBBPBBBBBBB", "PPPPPPPPPPBPPPPPPPPP", "TTBTTPPPPPPPT"]

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from cli_helpers import backtest_here
 
-from backtest.analyze import analyze
-from backtest.cards import deck_cards, rank_of
-from backtest.errors import UsageError
-from backtest.recorded import deal_cards, format_card_text, read_shoes
-from backtest.shoe import ShoeSpec, generate_hands
+from backtest.core.cards import deck_cards, rank_of
+from backtest.core.errors import UsageError
+from backtest.present.analyze import analyze
+from backtest.shoes.recorded import deal_cards, format_card_text, read_shoes
+from backtest.shoes.shoe import ShoeSpec, generate_hands
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 
@@ -92,7 +92,7 @@ def test_a_shoe_missing_cards_fails_the_card_composition(tmp_path: Path) -> None
         order = rng.permutation(pack)
         columns, _ = deal_cards(order)
         shoes.append(columns)
-    from backtest.hands import Hands
+    from backtest.core.hands import Hands
 
     n = [c["winner"].shape[0] for c in shoes]
     merged = {k: np.concatenate([c[k] for c in shoes]) for k in shoes[0]}

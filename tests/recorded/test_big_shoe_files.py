@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 from cli_helpers import backtest_here
 
-from backtest.errors import ShoeFormatError
-from backtest.recorded import format_card_text, read_shoes
-from backtest.recorded.card_level import card_text_shoes, deal_card_shoes
-from backtest.recorded.text import HEAD_BYTES
-from backtest.shoe import ShoeSpec, generate_hands
+from backtest.core.errors import ShoeFormatError
+from backtest.shoes.recorded import format_card_text, read_shoes
+from backtest.shoes.recorded.card_level import card_text_shoes, deal_card_shoes
+from backtest.shoes.recorded.text import HEAD_BYTES
+from backtest.shoes.shoe import ShoeSpec, generate_hands
 
 BAD_TAIL = "KS 9H ZZ 7D\n"
 

@@ -16,13 +16,13 @@ import polars as pl
 import pytest
 from cli_helpers import backtest_here
 
-from backtest.cards import card_token, parse_card
-from backtest.config import parse_config
-from backtest.errors import ShoeFormatError, UsageError
-from backtest.hands import ALL_KNOWN
-from backtest.plan import load_recorded
-from backtest.recorded import parse_columns, read_shoes
-from backtest.rules import Winner
+from backtest.core.cards import card_token, parse_card
+from backtest.core.errors import ShoeFormatError, UsageError
+from backtest.core.hands import ALL_KNOWN
+from backtest.core.rules import Winner
+from backtest.run.config import parse_config
+from backtest.run.plan import load_recorded
+from backtest.shoes.recorded import parse_columns, read_shoes
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 OUTCOME_KNOWN = frozenset({"player_total", "banker_total", "natural", "player_pair",

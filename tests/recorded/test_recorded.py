@@ -12,13 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backtest import kernels, recorded, render
-from backtest.cards import make_card, parse_cards
-from backtest.errors import ConfigError, MissingDataError, ShoeFormatError, UsageError
-from backtest.hands import ALL_KNOWN, Hands
-from backtest.recorded import IncompleteHandWarning, deal_cards, format_card_text, read_shoes
-from backtest.rules import Bet, Rules, Winner, deal_hand, deal_hands
-from backtest.shoe import ShoeSpec, generate_hands
+from backtest.core.cards import make_card, parse_cards
+from backtest.core.errors import ConfigError, MissingDataError, ShoeFormatError, UsageError
+from backtest.core.hands import ALL_KNOWN, Hands
+from backtest.core.rules import Bet, Rules, Winner, deal_hand, deal_hands
+from backtest.present import render
+from backtest.shoes import kernels, recorded
+from backtest.shoes.recorded import IncompleteHandWarning, deal_cards, format_card_text, read_shoes
+from backtest.shoes.shoe import ShoeSpec, generate_hands
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "data"
@@ -595,7 +596,7 @@ def test_a_file_s_declared_decks(tmp_path: Path) -> None:
     """`decks=N` in the comments that open a file (as `shoe generate` writes)
     is the shoe's size unless the reader is told one; a different size given
     is an error naming both; no such comment: 8."""
-    from backtest.config import parse_config
+    from backtest.run.config import parse_config
 
     six = DATA / "generated-6deck-seed2.txt"
     assert recorded.declared_decks(six) == (6, 1)
@@ -632,7 +633,7 @@ def test_a_file_s_declared_decks(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"r.yaml: shoes.decks is 8, but .* 6 decks"):
         parse_config({"shoes": {"file": str(six), "decks": 8}, "seats": seats}, source="r.yaml")
     # run --shoes: the file's decks, else those of the generated shoes it replaces
-    from backtest.config import load_config
+    from backtest.run.config import load_config
 
     def played(config: Path, file: Path) -> int:
         cfg = load_config(config, {"shoes": {"file": str(file)}}, remove=("shoe",),

@@ -22,9 +22,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from backtest import engine, session_loop
-from backtest.config import parse_config
-from backtest.errors import StrategyError
+from backtest.core.errors import StrategyError
+from backtest.loop import session_loop
+from backtest.run import engine
+from backtest.run.config import parse_config
 from strategies import compiled, registry
 from strategies.registry import BUILTIN_NAMES
 
@@ -265,8 +266,8 @@ def test_importing_the_package_leaves_numba_and_warnings_as_they_were(tmp_path: 
     script.write_text(textwrap.dedent('''
         import os, warnings
         before = list(warnings.filters)
-        import backtest.engine
-        from backtest import kernels
+        import backtest.run.engine
+        from backtest.shoes import kernels
         from numba import njit
         from numba.core import config
         assert "NUMBA_CACHE_DIR" not in os.environ and not config.CACHE_DIR
@@ -305,7 +306,7 @@ def test_a_users_compiled_counter_reads_the_exact_evs_as_in_python(
     """A user's `Compiled` class with `uses_cards` reads the EVs of the cards
     left, alone at its table and beside the built-in counter (the table's
     shared EV rows): the same ledger as the same class run in Python."""
-    from backtest.rules import Bet
+    from backtest.core.rules import Bet
     from strategies._common import stateless_reset, stateless_update
 
     cls = type("MyCounter", (README_CLASS,), {

@@ -13,8 +13,8 @@ import math
 import numpy as np
 import pytest
 
-from backtest.lazy_jit import jit
-from backtest.rules import Bet
+from backtest.core.rules import Bet
+from backtest.jit.lazy_jit import jit
 from strategies import registry
 from strategies.base import N_BETS
 from strategies.params import build_params

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from backtest import engine
-from backtest.config import parse_config
-from backtest.errors import ConfigError, StrategyError
+from backtest.core.errors import ConfigError, StrategyError
+from backtest.run import engine
+from backtest.run.config import parse_config
 from strategies import registry
 from strategies.base import Strategy, View
 from strategies.params import Money

@@ -1,13 +1,14 @@
 """The road-reading strategy: its compiled reading of the roads agrees with
-`backtest.roads`, and it bets the side that gives the wanted colour."""
+`backtest.shoes.roads`, and it bets the side that gives the wanted colour."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from backtest import engine, roads
-from backtest.config import parse_config
+from backtest.run import engine
+from backtest.run.config import parse_config
+from backtest.shoes import roads
 from strategies._common import road_marks
 from strategies.base import STATE_FLOATS, STATE_INTS
 from strategies.patterns import PatternTable, Streak
@@ -71,7 +72,7 @@ def test_both_paths_agree_and_the_edge_is_the_house_edge() -> None:
 def _bets_as_the_roads_module_says(strat: RoadReader, state: tuple[np.ndarray, np.ndarray],
                                    w: np.ndarray, i: int, signals: np.ndarray) -> bool:
     """Decide before hand `i` of the shoe `w` (the reader keeps its roads in
-    `state` from call to call) and check the bet against `backtest.roads`:
+    `state` from call to call) and check the bet against `backtest.shoes.roads`:
     the side whose mark repeats (follow) or breaks (chop) the derived road's
     last colour, no bet before the road has a mark. `signals`: the road's
     `derived_signals` column. Whether it bet."""
@@ -96,7 +97,7 @@ def _bets_as_the_roads_module_says(strat: RoadReader, state: tuple[np.ndarray, n
 @pytest.mark.parametrize("mode", ["follow", "chop"])
 def test_a_shoe_read_hand_by_hand_bets_as_the_roads_module_says(road: str, mode: str) -> None:
     """The reader keeps its roads from hand to hand (it reads only the new
-    hands); before every hand of random shoes it bets as `backtest.roads`
+    hands); before every hand of random shoes it bets as `backtest.shoes.roads`
     draws the derived road."""
     strat = RoadReader({"base": 10, "road": road, "mode": mode})
     state = np.zeros(520), np.zeros(8, np.int64)
@@ -115,7 +116,7 @@ def test_a_shoe_of_more_columns_than_any_dealt_shoe_is_read_to_its_end() -> None
     at most three columns back), so a recorded shoe of any length fits: here
     1,500 hands, mostly alternating, make over 1,000 big-road columns, more
     than the hands a 64-deck shoe can deal (832). Read a few hands at a time,
-    it bets as `backtest.roads` says to the last hand."""
+    it bets as `backtest.shoes.roads` says to the last hand."""
     rng = np.random.default_rng(5)
     w = np.arange(1500) % 2
     w[rng.random(1500) < 0.05] = 2                       # ties

@@ -32,11 +32,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backtest import engine, odds, plan
-from backtest.config import RunConfig, parse_config
-from backtest.errors import ConfigError, StrategyError
-from backtest.rules import Bet, Rules
-from backtest.session_loop import S_BANKROLL_STOPS, S_BELOW_MIN, S_BETS, S_MAX_HITS
+from backtest import odds
+from backtest.core.errors import ConfigError, StrategyError
+from backtest.core.rules import Bet, Rules
+from backtest.loop.session_loop import S_BANKROLL_STOPS, S_BELOW_MIN, S_BETS, S_MAX_HITS
+from backtest.run import engine, plan
+from backtest.run.config import RunConfig, parse_config
 from strategies import registry
 from strategies.base import Strategy
 from strategies.patterns import TABLE_WIDTH
@@ -783,7 +784,7 @@ import copy
 import math
 import pickle
 from strategies.base import Result, Strategy
-from backtest.rules import Bet
+from backtest.core.rules import Bet
 
 
 class Keeper(Strategy):
@@ -848,7 +849,7 @@ def test_results_kept_by_a_strategy_keep_their_values(tmp_path: Path) -> None:
 def test_the_result_is_not_reused_under_a_tracer() -> None:
     """A debugger or a tracer may hold the loop's variables, which the
     reference count would take for the loop's own: no reuse then."""
-    from backtest.python_loop import _untraced
+    from backtest.loop.python_loop import _untraced
     trace, profile = sys.gettrace(), sys.getprofile()   # a coverage tool's, say
     try:
         sys.settrace(None)
@@ -1059,9 +1060,9 @@ def settled_again(config: RunConfig, led: pl.DataFrame) -> np.ndarray:
     dealt again by the shoe generator (session j's m-th shoe is stream
     (j << SHOE_BITS) + m of the master seed), and its stakes settled by the
     rules core (`settlement.settle`, which also refuses bets the table does not take)."""
-    from backtest.rules import Winner
-    from backtest.settlement import settle
-    from backtest.shoe import generate_shoes
+    from backtest.core.rules import Winner
+    from backtest.core.settlement import settle
+    from backtest.shoes.shoe import generate_shoes
 
     assert config.shoe is not None
     streams = ((led["session"].to_numpy() - 1) << plan.SHOE_BITS) + led["shoe"].to_numpy() - 1
@@ -1267,7 +1268,7 @@ def _shared_rows(monkeypatch: pytest.MonkeyPatch, poison: float | None) -> list[
     """Catch the table's shared EV rows, made for a lone counting seat too;
     with `poison`, hand the seats rows already written with that EV for
     every bet."""
-    from backtest import session_loop
+    from backtest.loop import session_loop
 
     made: list[tuple[Any, ...]] = []
     real = session_loop.shared_evs
@@ -1291,7 +1292,7 @@ def test_a_counting_seat_reads_the_table_s_rows_and_works_out_those_not_yet_writ
     saying each bet is worth +1 a unit, a Tie counter bets every hand. Rows
     not yet written are the exact EVs of the cards not yet seen, as an
     independent count of the shoe's cards and `ev_array` give them."""
-    from backtest.cards import full_shoe_counts
+    from backtest.core.cards import full_shoe_counts
     from backtest.odds import ev_array, payout_vector
 
     cfg = _counting_table([{"strategy": "counter", "params": {"bets": ["tie"]}}])
@@ -1354,7 +1355,7 @@ def test_compiled_and_python_ledgers_are_identical(scenario: str, seed: int) -> 
 # scenarios above, the ledgers and session frames must be the same.
 
 MIRRORS = '''
-from backtest.rules import Bet
+from backtest.core.rules import Bet
 from strategies.base import Strategy
 from strategies.flat import FlatParams
 from strategies.patterns import FollowParams
@@ -1472,7 +1473,7 @@ def test_plain_user_classes_match_their_built_ins(mirrors: Path, scenario: str,
 
 
 RECORDER = '''
-from backtest.rules import Bet
+from backtest.core.rules import Bet
 from strategies.base import Strategy
 
 PLAN = [{"banker": 5}, {"player": 10.0}, {Bet.TIE: 10}, None, {}, {"banker": 0},

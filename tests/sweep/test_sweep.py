@@ -35,11 +35,11 @@ import pytest
 from cli_helpers import Run, backtest_here, backtest_process
 from polars.testing import assert_frame_equal
 
-from backtest import engine
 from backtest import sweep as sweeps
-from backtest.config import load_config
-from backtest.errors import BacktestError, ConfigError, UsageError
-from backtest.rules import Bet
+from backtest.core.errors import BacktestError, ConfigError, UsageError
+from backtest.core.rules import Bet
+from backtest.run import engine
+from backtest.run.config import load_config
 from backtest.sweep import execute as sweep_execute
 from backtest.sweep import load_sweep, run_sweep
 from backtest.sweep import spec as sweep_spec
@@ -900,7 +900,7 @@ def test_a_finished_sweep_is_printed_again_and_a_part_needs_resume(
     path, out, _, summary = finished
     cells = {f: f.stat().st_mtime_ns for f in cell_files(out)}
     # as on a fresh machine: nothing compiles to print a finished sweep, so nothing says so
-    from backtest import session_loop
+    from backtest.loop import session_loop
 
     monkeypatch.setattr(session_loop, "loop_cached", lambda: False)
     code, printed, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(out),
@@ -1243,7 +1243,7 @@ def made_summary(cells: Sequence[dict[str, Any]], seats: Sequence[str],
                  ruin: Sequence[Sequence[float]] | None = None) -> pl.DataFrame:
     """A sweep's summary as `run_sweep` returns it: the cells' varied values,
     each seat's (edge, its standard error), and ruin rates if given."""
-    from backtest.metrics import t95
+    from backtest.run.metrics import t95
 
     t = float(t95([sessions])[0])
     rows = []

@@ -1,0 +1,1 @@
+"""The table over hands: unit results, the one session loop, its plain-Python form."""

@@ -1,0 +1,598 @@
+"""The session loop for any `Strategy` object, in plain Python.
+
+`run_python` follows the table rules of `session_loop.run_sessions`, written
+out in Python numbers (calling the compiled helpers from Python costs more
+than the work they do), with a short path for the common hand. Tests run
+every built-in strategy, and user classes that mirror some of them, through
+both and compare the ledgers and every session statistic.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable
+from sys import getrefcount
+from typing import Any
+
+import numpy as np
+
+from backtest.core.errors import StrategyError, describe_raised, shown
+from backtest.core.rules import Bet, Winner
+from backtest.loop.session_loop import (
+    ENDED_LIMIT,
+    ENDED_RUIN,
+    MAX_CENTS,
+    PLACE_OK,
+    PLACE_RUIN,
+    S_BANKROLL_STOPS,
+    S_BELOW_MIN,
+    S_BETS,
+    S_CUR_STREAK,
+    S_DRAWDOWN,
+    S_ENDED,
+    S_FINAL,
+    S_HANDS,
+    S_LARGEST,
+    S_LOSING_STREAK,
+    S_LOSSES,
+    S_MAX_HITS,
+    S_NET,
+    S_PEAK,
+    S_PUSHES,
+    S_WAGERED,
+    S_WINS,
+    Dealt,
+    Outputs,
+    SharedEvs,
+    Stops,
+    Table,
+    ended_by,
+    limits,
+    place,
+    plays_on,
+    session_seed,
+    short_path_bounds,
+)
+from backtest.odds import ahead_rows, ev_array, ev_fill_ahead, ev_work
+from strategies.base import (
+    N_BETS,
+    P_ON_BANKROLL,
+    P_ON_MAX,
+    P_SIDE,
+    Result,
+    Strategy,
+    View,
+    head_params,
+    winners_of,
+)
+
+_BETS = tuple(Bet)
+_BET_BY_NAME = {b.value: b for b in Bet} | {b: b for b in Bet}
+_CODE_BY_NAME = {key: bet.code for key, bet in _BET_BY_NAME.items()}
+_CACHE_SIZE = 4096
+_NUMBERS = frozenset((float, int))
+_UNSEEN = (-1, ())   # a stake the short path has not seen (its cents, the bets placed)
+
+
+def run_python(strategy: Strategy, seat_key: np.uint64, dealt: Dealt, table: Table,
+               stop_rules: Stops, shared: SharedEvs, outputs: Outputs) -> tuple[int, int, int]:
+    """`session_loop.run_sessions`'s table rules, for any Strategy object, in plain Python.
+
+    Most hands take a short path: the strategy asks for one bet (or none), with
+    no side bets, within the table's limits and the bankroll. Any other hand
+    goes through `_place`, the general rules written out as `limits` and
+    `place` are. Money is summed in whole cents and multiplied by the
+    denominator once a session, which is the same integer. Only what a
+    strategy reads of its `View` and `Result` is worked out.
+    """
+    winner, hand_no, shoe_no, unit, cards, bounds, session_ids = dealt
+    den, min_c, max_c, offered, pb_together, pairs_need_main, full_counts, ev_table, evs_full, \
+        cov_a = table
+    bankroll0, stop_loss, win_goal, max_hands, ruin_below = stop_rules
+    ev_rows, ev_done, ev_deals = shared
+    stats, wagered, expected, variance, ledger, led_idx, led_cents, led_net, led_bank = outputs
+    cov = cov_a.tolist()
+    use_cards = bool(strategy.uses_cards)
+    p = [float(x) for x in head_params(strategy)]
+    side = [p[P_SIDE + b] for b in range(N_BETS)]
+    has_side = any(x > 0.0 for x in side)
+    reset_on_max = p[P_ON_MAX] == 0.0
+    all_in = p[P_ON_BANKROLL] != 0.0
+    min_l = [int(x) for x in min_c]
+    rules = _Rules(side, min_c, max_c, offered, pb_together, pairs_need_main, den, all_in,
+                   reset_on_max)
+    # the short path's bounds on a single stake, by bet code; code 7, an unknown
+    # bet, never takes it
+    fast = np.zeros((2, N_BETS), np.int64)
+    short_path_bounds(min_c, max_c, offered, pairs_need_main, 1 if has_side else 0, fast)
+    low = fast[0].tolist() + [1]
+    high = fast[1].tolist() + [0]
+    hand_l = hand_no.tolist()
+    cols: list[list[int] | None] = [None] * N_BETS   # unit results by bet, as they are needed
+    winner_ro = winner.view()
+    winner_ro.flags.writeable = False
+    scale = 100.0 * den
+    view = View(winner_ro, hand_l, shoe_no, scale)
+    counts = full_counts.copy()
+    evs = evs_full.copy()
+    evs_ro = evs.view()
+    evs_ro.flags.writeable = False
+    # what a strategy reads (read-only): NaN for a bet the rules do not offer,
+    # as ev_fill gives a counter (the loop's own copy has 0 there, never used)
+    view._evs = evs_ro if use_cards else ev_array(full_counts, ev_table)
+    # what a strategy reads of the cards seen, read-only: the loop's own counts
+    counts_ro = counts.view()
+    counts_ro.flags.writeable = False
+    view._counts = counts_ro if use_cards else None
+    shared = ev_rows.shape[0] != 0
+    rows_ro = ev_rows.view()
+    rows_ro.flags.writeable = False
+    ev_tables = ev_work(use_cards, ahead=use_cards)
+    # a lone counter's EVs of hands ahead_lo .. ahead_hi - 1 (`ev_fill_ahead`)
+    ahead = ahead_rows(ev_tables[2]) if use_cards and not shared else None
+    ahead_lo = ahead_hi = 0
+    seed_work = np.zeros(4, np.uint64)
+    evs_l = evs.tolist()
+    ask = strategy.stakes
+    tell = None if _no_update(strategy) else strategy.update
+    keep = tell is not None or ledger  # what is placed is kept for a Result or the ledger
+    # (a plain Result is never made: there is no update to give it to)
+    new_result: Callable[[], Any] = \
+        _results_of(winner, unit, den) if tell is not None else Result  # type: ignore[assignment]
+    # one Result serves every hand while nothing but this loop holds it: a
+    # strategy that keeps one (a reference the count sees) gets a new one next.
+    # `held`: the count where the loop reads it, when only the loop holds it,
+    # read on the first hand; never under a debugger or a tracer, which may
+    # keep a copy of the loop's variables that the count would take for the loop
+    result: Any = new_result() if tell is not None else None
+    held = -1 if _untraced() else -2
+    cents_of: dict[float, int] = {}
+    # by bet code (7 an unknown bet): stakes whose cents lie within the short
+    # path's bounds, and their cents with the bets placed, ((code, cents),)
+    fits: list[dict[float, tuple[int, tuple[tuple[int, int]]]]] = [
+        {} for _ in range(N_BETS + 1)]
+    code_of = _CODE_BY_NAME
+    keep_lo, keep_hi = (int(x) for x in plays_on(ruin_below, stop_loss, win_goal, bankroll0))
+    placed: tuple[tuple[int, int], ...] = ()
+    rows = 0
+    led_i: list[int] = []
+    led_c: list[list[int]] = []
+    led_n: list[int] = []
+    led_b: list[int] = []
+    i = int(bounds[0]) if len(bounds) else 0   # the hand an error is reported on
+    try:
+        for j in range(session_ids.shape[0]):
+            # counted as they happen: wins, losses, pushes (hands with a stake) and the
+            # stakes by bet, in cents; hands, bets, wagered and net follow from them
+            final = peak = bankroll0
+            drawdown = longest = cur = largest = 0
+            max_hits = stops = wins = losses = pushes = below_min = 0
+            wag = [0] * N_BETS
+            exp_net = 0.0
+            var_net = 0.0   # as run_sessions: sum of s' C s over the hands
+            ended = ENDED_LIMIT
+            strategy.start_session(int(session_seed(seat_key, int(session_ids[j]), seed_work)))
+            lo, hi = int(bounds[j]), int(bounds[j + 1])
+            end = hi if max_hands < 0 else min(hi, lo + max_hands)
+            if not keep_lo <= final < keep_hi:   # as run_sessions: before the first hand
+                ended = int(ended_by(final, ruin_below, stop_loss, bankroll0))
+                end = lo
+            view._lo = view._first = lo
+            view._ticks = final
+            view._last_ticks = 0
+            hands = end - lo  # unless the session ends early
+            for i in range(lo, end):
+                if hand_l[i] == 1:
+                    view._lo = i
+                    if use_cards:
+                        counts[:] = full_counts
+                if use_cards:
+                    # the table's EVs, worked out by the first seat to play the hand,
+                    # for it and the hands after it in its shoe, as run_sessions
+                    # does (what the strategy sees is read-only: other seats read
+                    # the row)
+                    if not shared:
+                        if not ahead_lo <= i < ahead_hi:
+                            ahead_hi = i + ev_fill_ahead(counts, cards, hand_no, i, ev_table,
+                                                         ahead, *ev_tables, ev_deals)
+                            ahead_lo = i
+                        evs[:] = ahead[i - ahead_lo]
+                    else:
+                        if not ev_done[i]:
+                            priced = ev_fill_ahead(counts, cards, hand_no, i, ev_table,
+                                                   ev_rows[i:], *ev_tables, ev_deals)
+                            ev_done[i:i + priced] = True
+                        view._evs = rows_ro[i]
+                    evs_l = view._evs.tolist()
+                view._i = i
+                asked = ask(view)
+                # the short path: no bet, or one bet within the limits and the bankroll
+                b = -1
+                if type(asked) is dict:
+                    if len(asked) == 1:
+                        for key in asked:
+                            b = code_of.get(key, 7)
+                        x = asked[key]
+                        # a stake seen before within the bet's bounds: its cents,
+                        # and the bets placed if it is placed (`seen` says both
+                        # for the stake the short path places)
+                        try:
+                            seen = fits[b].get(x, _UNSEEN)
+                        except TypeError:   # unhashable: the general path says why
+                            seen = _UNSEEN
+                        c = seen[0]
+                        if c == 100 and type(x) not in _NUMBERS:
+                            c = -1   # True equals 1 and hashes as 1: not a stake
+                        if c >= 0 and c * den <= final:
+                            pass
+                        else:
+                            c = _short_cents(x, b, low, high, fits, cents_of)
+                            if low[b] <= c <= high[b] and c * den <= final:
+                                seen = (c, ((b, c),))
+                            elif b == 7 or c < 0:
+                                b = -1
+                            elif c == 0:
+                                b = -2
+                            elif c < min_l[b] and min_l[b] <= high[b] and \
+                                    min_l[b] * den <= final:
+                                c = min_l[b]
+                                seen = (c, ((b, c),))
+                                below_min += 1
+                            else:
+                                b = -1
+                    elif not asked:
+                        b = -2
+                elif asked is None:
+                    b = -2
+                if b >= 0:
+                    col = cols[b]
+                    if col is None:
+                        col = cols[b] = unit[b].tolist()
+                    net = c * col[i]
+                    wag[b] += c
+                    if use_cards:
+                        exp_net += c * 0.01 * evs_l[b]
+                    var_net += (c * 0.01) * (c * 0.01) * cov[b][b]
+                    if c > largest:
+                        largest = c
+                    staked = True
+                    if keep:
+                        placed = seen[1]
+                elif b == -2 and final >= 0:
+                    net = 0
+                    staked = False
+                    placed = ()
+                else:
+                    code, cents, raised_n, hits, stop_n = _place(asked, strategy, view, rules, final)
+                    stops += stop_n
+                    if code == PLACE_RUIN:   # unplayed: its raises and hits not counted
+                        ended = ENDED_RUIN
+                        hands = i - lo
+                        break
+                    below_min += raised_n
+                    max_hits += hits
+                    if code != PLACE_OK:
+                        return code, i, _flush(rows, led_i, led_c, led_n, led_b, led_idx, led_cents,
+                                               led_net, led_bank)
+                    # book: settle and count
+                    net = 0
+                    total = 0
+                    for b in range(N_BETS):
+                        c = cents[b]
+                        if c > 0:
+                            col = cols[b]
+                            if col is None:
+                                col = cols[b] = unit[b].tolist()
+                            net += c * col[i]
+                            total += c
+                            wag[b] += c
+                            if use_cards:
+                                exp_net += c * 0.01 * evs_l[b]
+                            for b2 in range(N_BETS):
+                                c2 = cents[b2]
+                                if c2 > 0:
+                                    var_net += (c * 0.01) * (c2 * 0.01) * cov[b][b2]
+                    if total > largest:
+                        largest = total
+                    staked = total > 0
+                    placed = tuple((b, c) for b, c in enumerate(cents) if c > 0)
+                if not staked:
+                    pass
+                elif net > 0:
+                    wins += 1
+                    cur = 0
+                    final += net
+                    if final > peak:
+                        peak = final
+                elif net < 0:
+                    losses += 1
+                    cur += 1
+                    if cur > longest:
+                        longest = cur
+                    final += net
+                    if peak - final > drawdown:
+                        drawdown = peak - final
+                else:
+                    pushes += 1
+                if tell is not None:
+                    # raw numbers; the dicts are worked out if the strategy reads them
+                    count = getrefcount(result)
+                    if count != held:
+                        if held == -1:   # the first hand: no strategy has seen it yet
+                            held = count
+                        else:
+                            result = new_result()
+                    result.net = net / scale
+                    result._placed = placed
+                    result._i = i
+                    tell(view, result)
+                view._ticks = final
+                view._last_ticks = net
+                if ledger:
+                    led_i.append(i)
+                    row = [0] * N_BETS
+                    for b, c in placed:
+                        row[b] = c
+                    led_c.append(row)
+                    led_n.append(net)
+                    led_b.append(final)
+                if use_cards:
+                    for card in cards[i]:
+                        if card:
+                            counts[card & 15] -= 1
+                if keep_lo <= final < keep_hi:
+                    continue
+                ended = int(ended_by(final, ruin_below, stop_loss, bankroll0))
+                hands = i + 1 - lo
+                break
+            wag_total = sum(wag)
+            if not use_cards:   # as run_sessions: from the cents on each bet, once
+                for b in range(N_BETS):
+                    if wag[b] != 0:
+                        exp_net += wag[b] * 0.01 * evs_l[b]
+            st = stats[j]
+            st[S_HANDS], st[S_BETS], st[S_WAGERED], st[S_NET] = \
+                hands, wins + losses + pushes, wag_total * den, final - bankroll0
+            st[S_FINAL], st[S_PEAK], st[S_DRAWDOWN], st[S_LOSING_STREAK] = final, peak, drawdown, longest
+            st[S_LARGEST], st[S_MAX_HITS], st[S_BANKROLL_STOPS], st[S_ENDED] = \
+                largest * den, max_hits, stops, ended
+            st[S_WINS], st[S_LOSSES], st[S_PUSHES], st[S_CUR_STREAK] = wins, losses, pushes, cur
+            st[S_BELOW_MIN] = below_min
+            wagered[j] = [w * den for w in wag]
+            expected[j] = exp_net
+            variance[j] = var_net
+            if ledger:
+                rows = _flush(rows, led_i, led_c, led_n, led_b, led_idx, led_cents, led_net, led_bank)
+    except (Exception, SystemExit) as exc:   # the strategy's code raised (or exited), or the
+        raise Raised(i, exc) from exc         # loop's checks of what it returned did
+    return PLACE_OK, -1, rows
+
+
+class Raised(Exception):
+    """The strategy's code (or a check of what it returned) raised an error
+    while the loop played hand index `at`; the engine says which seat, hand,
+    shoe and session."""
+
+    def __init__(self, at: int, error: BaseException) -> None:
+        super().__init__(at, error)
+        self.at = at
+        self.error = error
+
+    def describe(self) -> str:
+        """The error in words, and where a strategy's own code raised it."""
+        return describe_raised(self.error)
+
+
+def _results_of(winner: np.ndarray, unit: np.ndarray, den: int) -> type[Result]:
+    """A `Result` class for one run's hands.
+
+    A hand's Result holds raw numbers: its net, the bets placed as (bet code,
+    cents) pairs in `Bet` order, and the hand's index into the run's columns.
+    What every hand shares (the unit results, the winners) is held by the
+    class, and the winner and the three dicts are worked out each time they
+    are read, never kept: the loop fills one Result again for the next hand
+    when the strategy has not kept it, so nothing read from it may outlive
+    its hand inside it."""
+    won = winners_of(winner)
+    scale = 100.0 * den
+
+    class HandResult(Result):
+        __slots__ = ("_placed", "_i")
+        __init__ = object.__init__   # type: ignore[assignment]
+        _placed: tuple[tuple[int, int], ...]
+        _i: int
+
+        @property
+        def winner(self) -> Winner:  # type: ignore[override]
+            """The hand's winner."""
+            return won[self._i]
+
+        @property  # type: ignore[misc]
+        def stakes(self) -> dict[Bet, float]:
+            """The stakes actually placed (after table limits), by bet."""
+            return {_BETS[b]: c * 0.01 for b, c in self._placed}
+
+        @property  # type: ignore[misc]
+        def nets(self) -> dict[Bet, float]:
+            """Net result of each placed bet."""
+            row = unit[:, self._i].tolist()
+            return {_BETS[b]: c * row[b] / scale for b, c in self._placed}
+
+        @property  # type: ignore[misc]
+        def units(self) -> dict[Bet, float]:
+            """Result per unit staked of every bet on this hand (payout, 0 push, -1 loss)."""
+            return {bet: (u / den if u > -(2 ** 62) else 0.0)
+                    for bet, u in zip(_BETS, unit[:, self._i].tolist())}
+
+        def __reduce__(self) -> tuple[type[Result], tuple[Any, ...]]:
+            # a copy (or a pickle) is a plain Result with its dicts
+            return Result, (self.winner, self.net, self.stakes, self.nets, self.units)
+
+    HandResult.__name__ = HandResult.__qualname__ = "Result"
+    return HandResult
+
+
+def _untraced() -> bool:
+    """Whether no trace or profile function (a debugger, a coverage tool) is
+    set, nor a debugger on `sys.monitoring`."""
+    monitoring = getattr(sys, "monitoring", None)
+    return sys.gettrace() is None and sys.getprofile() is None and \
+        (monitoring is None or monitoring.get_tool(monitoring.DEBUGGER_ID) is None)
+
+
+def _no_update(strategy: Strategy) -> bool:
+    """Whether the strategy's `update` is the base class's, which does nothing."""
+    return "update" not in vars(strategy) and type(strategy).update is Strategy.update
+
+
+def _cents_of(x: object, cache: dict[float, int]) -> int:
+    """One stake in whole cents as `session_loop.limits` converts it, or -1 for anything
+    the general path must see (a bad stake or value). Numbers are remembered."""
+    if type(x) is not float and type(x) is not int:
+        return -1
+    try:
+        f = float(x)
+    except OverflowError:
+        return -1
+    if not f >= 0.0:
+        return -1
+    c = _whole_cents(f)
+    if len(cache) >= _CACHE_SIZE:
+        cache.clear()
+    cache[x] = c  # type: ignore[index]
+    return c
+
+
+def _short_cents(x: object, b: int, low: list[int], high: list[int],
+                 fits: list[dict[float, tuple[int, tuple[tuple[int, int]]]]],
+                 cents_of: dict[float, int]) -> int:
+    """The stake `x` on bet code `b` in whole cents, or -1 for anything the
+    general path must see; a number whose cents lie within the short path's
+    bounds for the bet is remembered in `fits[b]`, with its bets placed."""
+    if type(x) is not float and type(x) is not int:
+        return -1
+    c = cents_of.get(x, -1)
+    if c < 0:
+        c = _cents_of(x, cents_of)
+    if low[b] <= c <= high[b]:
+        fit = fits[b]
+        if len(fit) >= _CACHE_SIZE:
+            fit.clear()
+        fit[x] = (c, ((b, c),))
+    return c
+
+
+def _flush(rows: int, led_i: list[int], led_c: list[list[int]], led_n: list[int],
+           led_b: list[int], led_idx: np.ndarray, led_cents: np.ndarray, led_net: np.ndarray,
+           led_bank: np.ndarray) -> int:
+    """Write the ledger rows kept so far into the ledger's arrays; the rows written."""
+    n = len(led_i)
+    if n:
+        led_idx[rows:rows + n] = led_i
+        led_cents[rows:rows + n] = led_c
+        led_net[rows:rows + n] = led_n
+        led_bank[rows:rows + n] = led_b
+        for kept in (led_i, led_c, led_n, led_b):
+            kept.clear()
+    return rows + n
+
+
+class _Rules:
+    """The table rules' arrays for `_place`: the general path runs
+    `session_loop.limits` and `session_loop.place` themselves, in their
+    Python form (numba's `py_func`), on these."""
+
+    def __init__(self, side: list[float], min_c: np.ndarray, max_c: np.ndarray,
+                 offered: np.ndarray, pb_together: bool, pairs_need_main: bool, den: int,
+                 all_in: bool, reset_on_max: bool) -> None:
+        self.side_c = np.array([_whole_cents(x) if x > 0.0 else 0 for x in side], np.int64)
+        self.min_c, self.max_c = min_c, max_c
+        self.offered, self.pb_together, self.pairs_need_main = offered, pb_together, pairs_need_main
+        self.den, self.all_in, self.reset_on_max = den, all_in, reset_on_max
+        self.active = np.arange(N_BETS, dtype=np.uint64)   # a Python strategy may place any bet
+        self.out = np.zeros(N_BETS)
+        self.cents = np.zeros(N_BETS, np.int64)
+
+    def limits(self) -> tuple[int, int]:
+        """`session_loop.limits` of the stakes in `out`, into `cents`. A stake
+        past every float's cents is the largest stake, as in the compiled loop
+        (numpy's scalars would say so with a warning that means nothing here)."""
+        with np.errstate(over="ignore"):
+            return _limits(self.out, self.side_c, self.cents, self.min_c, self.max_c,
+                           self.active)
+
+
+_limits = limits.py_func
+_place_stakes = place.py_func
+
+
+def _place(first: object, strategy: Strategy, view: View, rules: _Rules, final: int
+           ) -> tuple[int, list[int], int, int, int]:
+    """The general rules (`session_loop.limits` and `place`) for stakes the
+    short path does not take, starting from the strategy's answer `first`:
+    (a PLACE_* code, the cents placed, stakes raised to the minimum, times
+    over the maximum, bankroll stops)."""
+    out, cents = rules.out, rules.cents
+    out[:] = _stake_list(first, strategy)
+    code, below_min = rules.limits()
+    max_hits = 0
+    if code >= 10:
+        max_hits = 1
+        code -= 10
+        if rules.reset_on_max:
+            strategy.restart_progression()
+            out[:] = _stake_list(strategy.stakes(view), strategy)
+            code, below = rules.limits()
+            below_min += below
+            code %= 10
+    stops = 0
+    if code == PLACE_OK:
+        code, stops = _place_stakes(rules.all_in, cents, rules.min_c, rules.max_c, final,
+                                    rules.den, rules.offered, rules.pb_together,
+                                    rules.pairs_need_main, rules.active)
+    return int(code), cents.tolist(), int(below_min), max_hits, int(stops)
+
+
+def _whole_cents(x: float) -> int:
+    """A stake (currency, not negative) in whole cents, as `session_loop.limits`
+    converts it."""
+    y = x * 100.0 + 1e-6
+    # as the compiled loop: anything from 2**52 cents up (infinity too) is 2**52
+    return math.floor(y) if y < MAX_CENTS else MAX_CENTS
+
+
+def _stake_list(stakes: object, strategy: Strategy) -> list[float]:
+    """A strategy's stakes mapping as a list in `Bet` order."""
+    out = [0.0] * N_BETS
+    if not stakes:
+        return out
+    _fill(out, stakes, strategy)
+    return out
+
+
+def _fill(out: list[float], stakes: object, strategy: Strategy) -> None:
+    """A strategy's stakes mapping into the stake list (Bet order)."""
+    try:
+        items = stakes.items()  # type: ignore[attr-defined]
+    except AttributeError:
+        raise StrategyError(f"strategy {strategy.name or type(strategy).__name__}: stakes() must "
+                            f"return a mapping of bet to stake, got {stakes!r}") from None
+    for key, value in items:
+        bet = _BET_BY_NAME.get(key)
+        if bet is None:
+            raise StrategyError(f"strategy {strategy.name or type(strategy).__name__}: unknown bet "
+                                f"{key!r} (bets are {', '.join(b.value for b in Bet)})")
+        if isinstance(value, (str, bytes, bool, np.bool_)):   # not numbers, though float() takes them
+            raise StrategyError(f"strategy {strategy.name or type(strategy).__name__}: the stake "
+                                f"on {bet} must be a number, got {shown(value)}")
+        try:
+            out[bet.code] = float(value)
+        except OverflowError:   # an integer beyond any float: as large as a stake gets
+            out[bet.code] = math.inf if value > 0 else -math.inf
+        except (TypeError, ValueError):
+            raise StrategyError(f"strategy {strategy.name or type(strategy).__name__}: the stake "
+                                f"on {bet} must be a number, got {shown(value)}") from None
+        if not out[bet.code] >= 0.0:   # negative, or NaN
+            raise StrategyError(f"strategy {strategy.name or type(strategy).__name__}: the stake "
+                                f"on {bet} must be 0 or more, got {shown(value)}")

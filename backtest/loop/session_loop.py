@@ -1,0 +1,874 @@
+"""The session loop: one seat, over the hands of many sessions.
+
+One loop (`run_sessions`) applies the table rules for every strategy: the
+limits (`limits`: stakes to cents, side bets, the table minimum), `place`
+(the table maximum, the table's rules, the bankroll), settlement and the
+session statistics. It is compiled once for the built-ins, which it reaches
+by their kind (`strategies.compiled`), and once for any other `Compiled`
+class, whose functions it calls through pointers; neither is compiled again
+for another strategy. Its inputs travel as a few NamedTuples (`Dealt`,
+`Table`, `Stops`, `SharedEvs`, `Outputs`, `Seat`, `Work`). A plain-Python
+`Strategy` runs in `python_loop.run_python`, whose general path calls
+`limits` and `place` themselves in their Python form; a test runs every
+built-in and a user's compiled class through both and compares the ledgers.
+
+Money is exact: stakes are whole cents, results are cents times the unit
+results of `payouts.unit_results` (whole 1/D units), so one currency unit
+is 100 * D ticks and every sum is an integer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from backtest.core.rules import PAIR_BETS
+from backtest.odds import ahead_rows_compiled, ev_fill_ahead, ev_work, pair_counts, pair_evs
+from backtest.shoes import kernels
+from backtest.shoes.kernels import njit_nrt_free
+from strategies import compiled, dispatch
+from strategies.base import (
+    CTX_BANKROLL,
+    CTX_HAND,
+    CTX_LAST_NET,
+    CTX_SESSION_HAND,
+    CTX_SHOE,
+    CTX_SIZE,
+    N_BETS,
+    P_ON_BANKROLL,
+    P_ON_MAX,
+    P_SIDE,
+    SEVERAL,
+    STATE_FLOATS,
+    STATE_INTS,
+    Compiled,
+    Strategy,
+)
+
+# how a session ended
+ENDED_LIMIT, ENDED_RUIN, ENDED_STOP_LOSS, ENDED_WIN_GOAL = 0, 1, 2, 3
+ENDED_BY = ("limit", "ruin", "stop-loss", "win-goal")
+
+# columns of the per-session statistics (int64 ticks and counts)
+S_HANDS, S_BETS, S_WAGERED, S_NET, S_FINAL, S_PEAK, S_DRAWDOWN, S_LOSING_STREAK, \
+    S_LARGEST, S_MAX_HITS, S_BANKROLL_STOPS, S_ENDED, S_WINS, S_LOSSES, S_PUSHES, \
+    S_CUR_STREAK, S_BELOW_MIN = range(17)
+N_STATS = 17
+STAT_NAMES = ("hands", "bets", "wagered", "net", "final_bankroll", "peak_bankroll",
+              "max_drawdown", "longest_losing_streak", "largest_stake", "max_hits",
+              "bankroll_stops", "ended_by", "wins", "losses", "pushes", "", "raised_to_min")
+
+# place() results
+PLACE_OK, PLACE_RUIN, PLACE_BAD_STAKE, PLACE_FORBIDDEN, PLACE_NOT_SETTLED, PLACE_UNDECLARED = \
+    0, 1, 2, 3, 4, 5
+PLACE_ERRORS = {
+    PLACE_BAD_STAKE: "asked for a negative or non-numeric stake",
+    PLACE_UNDECLARED: "staked a bet it does not declare (main_bets() and side_bets say the bets "
+                      "it may place)",
+    PLACE_FORBIDDEN: "placed a combination of bets the table does not take",
+    PLACE_NOT_SETTLED: "placed a bet this table or this recorded shoe cannot settle",
+}
+
+#: the largest stake, in cents: a larger one (infinity too) is this
+MAX_CENTS = 2 ** 52
+_NEVER = 2 ** 62   # a bankroll no session reaches
+
+
+@njit_nrt_free(inline=True)
+def limits(out: np.ndarray, side_c: np.ndarray, cents: np.ndarray, min_c: np.ndarray,
+           max_c: np.ndarray, active: np.ndarray) -> tuple[int, int]:
+    """The strategy's stakes (currency, in `out`) to whole cents in `cents`, with
+    the side bets (`side_c`, cents) beside a main bet, raised to the table
+    minimum. Only the bets in `active` (those the strategy can place) are read
+    or written.
+
+    Returns (code, stakes raised to the minimum): code is PLACE_BAD_STAKE for
+    a negative or NaN stake, else PLACE_OK, plus 10 if a stake is over the
+    table maximum.
+    """
+    any_bet = False
+    for a in range(active.shape[0]):
+        b = active[a]
+        x = out[b]
+        if not (x >= 0.0):
+            return PLACE_BAD_STAKE, 0
+        c = np.floor(x * 100.0 + 1e-6)
+        cents[b] = MAX_CENTS if c > MAX_CENTS else np.int64(c)
+        if cents[b] > 0:
+            any_bet = True
+    over = 0
+    below = 0
+    for a in range(active.shape[0]):
+        b = active[a]
+        if any_bet:
+            cents[b] += side_c[b]
+        c = cents[b]
+        if c > 0:
+            if c < min_c[b]:
+                cents[b] = min_c[b]
+                below += 1
+            if cents[b] > max_c[b]:
+                over = 1
+    return 10 * over, below
+
+
+@njit_nrt_free(inline=True)
+def place(all_in: bool, cents: np.ndarray, min_c: np.ndarray, max_c: np.ndarray,
+          bankroll: int, den: int, offered: np.ndarray, pb_together: bool,
+          pairs_need_main: bool, active: np.ndarray) -> tuple[int, int]:
+    """Finish placing the stakes in `cents` (after `limits` and any restart of
+    the progression): cap at the table maximum, check the table's rules, and
+    hold the total to the bankroll (`all_in`: scale down to what is left).
+    Returns (PLACE_* code, 1 if the bankroll stopped the stakes else 0)."""
+    total = 0
+    for a in range(active.shape[0]):
+        b = active[a]
+        if cents[b] > max_c[b]:
+            cents[b] = max_c[b]
+        if cents[b] > 0 and not offered[b]:
+            return PLACE_NOT_SETTLED, 0
+        total += cents[b]
+    if not pb_together and cents[0] > 0 and cents[1] > 0:
+        return PLACE_FORBIDDEN, 0
+    if pairs_need_main and (cents[3] > 0 or cents[4] > 0) and \
+            cents[0] == 0 and cents[1] == 0 and cents[2] == 0:
+        return PLACE_FORBIDDEN, 0
+    if total * den <= bankroll:
+        return PLACE_OK, 0
+    if not all_in:
+        return PLACE_RUIN, 1
+    # all-in: scale every stake down to what is left, whole cents
+    left = bankroll // den
+    placed = 0
+    for a in range(active.shape[0]):
+        b = active[a]
+        cents[b] = cents[b] * left // total
+        placed += cents[b]
+    if placed == 0:
+        return PLACE_RUIN, 1
+    for a in range(active.shape[0]):
+        b = active[a]
+        if 0 < cents[b] < min_c[b]:
+            return PLACE_RUIN, 1
+    return PLACE_OK, 1
+
+
+@njit_nrt_free(inline=True)
+def short_path_bounds(min_c: np.ndarray, max_c: np.ndarray, offered: np.ndarray,
+                      pairs_need_main: bool, sides: int, fast_c: np.ndarray) -> None:
+    """The common hand's bounds on its one stake, in cents, by bet, into
+    `fast_c` (2, N_BETS): from fast_c[0] (the minimum, at least one cent) to
+    fast_c[1] (the maximum; 0 for a bet that never takes the short path: one
+    not offered, a pair bet that needs a main bet, any bet of a seat with
+    `sides` side bets). Both loops ask this."""
+    for b in range(N_BETS):
+        fast_c[0, b] = max(min_c[b], 1)
+        alone = offered[b] and sides == 0 and not (pairs_need_main and (b == 3 or b == 4))
+        fast_c[1, b] = max_c[b] if alone else 0
+
+
+@njit_nrt_free(inline=True)
+def plays_on(ruin_below: int, stop_loss: int, win_goal: int, bankroll0: int) -> tuple[int, int]:
+    """The stop rules as one interval of bankrolls that play on, [lo, hi):
+    below lo is ruin or the stop-loss, from hi the win goal (both loops ask this)."""
+    lo = ruin_below if stop_loss < 0 else max(ruin_below, bankroll0 - stop_loss + 1)
+    hi = bankroll0 + win_goal if win_goal >= 0 else _NEVER
+    return lo, hi
+
+
+@njit_nrt_free(inline=True)
+def ended_by(final: int, ruin_below: int, stop_loss: int, bankroll0: int) -> int:
+    """Why a session that left the bankrolls that play on ended: ruin before
+    the stop-loss, the stop-loss before the win goal (both loops ask this)."""
+    if final < ruin_below:
+        return ENDED_RUIN
+    if stop_loss >= 0 and bankroll0 - final >= stop_loss:
+        return ENDED_STOP_LOSS
+    return ENDED_WIN_GOAL
+
+
+@njit_nrt_free(inline=True)
+def session_seed(seat_key: np.uint64, session_id: int, state: np.ndarray) -> int:
+    """The random seed a strategy gets for one session (from the seat's key);
+    `state` is four words of scratch."""
+    kernels.seed_state(seat_key, np.uint64(session_id), state)
+    # signed in compiled code (see kernels.bounded); mypy cannot see numba's int64 -> int
+    return np.int64(state[0] >> np.uint64(1))  # type: ignore[return-value]
+
+
+def needs_deals(strategy: Strategy, compiled_path: bool) -> bool:
+    """Whether a counting seat reads EVs that need the deals counted: not a
+    built-in run compiled that can bet only the pairs (their EVs have a
+    closed form); a strategy run in Python may read any bet's EV."""
+    return not compiled_path or bool(strategy.possible_bets() - set(PAIR_BETS))
+
+
+def shared_evs(n_hands: int, counting_seats: int, deals: bool
+               ) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The table's exact EVs before each of its hands, shared by its counting
+    seats (three arguments of both loops): a row per hand, written by the
+    first seat to play the hand (with the rows of the hands after it in its
+    shoe that `odds.ev_fill_ahead` prices in the same pass) and read by the
+    others (the EVs depend on the table's cards alone, and each seat counts
+    them from its shoe's first hand); whether each row is written; and
+    whether the EVs count the deals
+    (False when every counting seat needs only the pair bets, whose other
+    EVs are then NaN). No rows for a table with one counting seat or none:
+    a lone counter works its EVs out for itself, in memory it keeps warm."""
+    rows = n_hands if counting_seats > 1 else 0
+    return np.zeros((rows, N_BETS)), np.zeros(rows, np.bool_), deals
+
+
+
+# --- the loop's inputs ----------------------------------------------------------------------
+
+class Dealt(NamedTuple):
+    """The hands of a chunk of sessions, and where each session starts."""
+
+    winner: np.ndarray       # int8 (n,): 0 Player, 1 Banker, 2 Tie
+    hand_no: np.ndarray      # int32 (n,): number of the hand in its shoe (1-based)
+    shoe_no: np.ndarray      # int32 (n,): number of its shoe in its session (0-based)
+    unit: np.ndarray         # int64 (N_BETS, n): `payouts.unit_results`
+    cards: np.ndarray        # uint8 (n, 6): the cards (rank in the low 4 bits, 0 none)
+    bounds: np.ndarray       # int64 (sessions + 1,): session j is hands bounds[j]..bounds[j+1]-1
+    session_ids: np.ndarray  # int64 (sessions,): each session's number in the run
+
+
+class Table(NamedTuple):
+    """The table: its money, limits, the bets it settles, and the exact EVs."""
+
+    den: int                  # the money denominator: a cent is `den` ticks
+    min_c: np.ndarray         # int64 (N_BETS,): minimum stake by bet, cents
+    max_c: np.ndarray         # int64 (N_BETS,): maximum stake by bet, cents
+    offered: np.ndarray       # bool (N_BETS,): the bets the table (and the shoe) settles
+    pb_together: bool         # Player and Banker may be staked on one hand
+    pairs_need_main: bool     # a pair bet needs a main bet beside it
+    full_counts: np.ndarray   # int64 (14,): the full shoe's rank counts
+    ev_table: np.ndarray      # float64: `odds.payout_vector`
+    evs_full: np.ndarray      # float64 (N_BETS,): the full shoe's EV by bet (0 where not offered)
+    cov: np.ndarray           # float64 (N_BETS, N_BETS): the unit results' covariance
+                              # (`odds.unit_covariance`; 0 where not offered)
+
+
+class Stops(NamedTuple):
+    """A seat's session rules, in ticks (-1: none)."""
+
+    bankroll0: int
+    stop_loss: int
+    win_goal: int
+    max_hands: int
+    ruin_below: int           # a bankroll below this cannot stake any bet the seat may place
+
+
+class SharedEvs(NamedTuple):
+    """The table's exact EVs before each hand, shared by its counting seats (`shared_evs`)."""
+
+    rows: np.ndarray          # float64 (n or 0, N_BETS)
+    done: np.ndarray          # bool (n or 0,)
+    deals: bool
+
+
+class Outputs(NamedTuple):
+    """Where the loop writes: each session's statistics, and the ledger."""
+
+    stats: np.ndarray         # int64 (sessions, N_STATS)
+    wagered: np.ndarray       # int64 (sessions, N_BETS)
+    expected: np.ndarray      # float64 (sessions,)
+    variance: np.ndarray      # float64 (sessions,): the net's variance given the stakes placed
+    ledger: bool
+    led_idx: np.ndarray       # int64 (n or 0,)
+    led_cents: np.ndarray     # int64 (n or 0, N_BETS)
+    led_net: np.ndarray       # int64 (n or 0,)
+    led_bank: np.ndarray      # int64 (n or 0,)
+
+
+class Seat(NamedTuple):
+    """The strategy in the seat: its kind (`strategies.compiled`), parameters and facts."""
+
+    kind: int
+    key: np.uint64            # its sessions' random seeds come from this
+    p: np.ndarray             # float64: its parameter vector (`Compiled.encode`)
+    active: np.ndarray        # uint64: the bets it may place, by code
+    slot: int
+    picks: bool
+    writes_out: bool
+    learns: bool
+    reads_ctx: bool
+    cards_seen: bool
+
+
+class Work(NamedTuple):
+    """Work arrays: the loop allocates nothing."""
+
+    s: np.ndarray
+    si: np.ndarray
+    ctx: np.ndarray
+    out: np.ndarray
+    stakes: np.ndarray
+    unit_f: np.ndarray
+    cents: np.ndarray
+    side_c: np.ndarray
+    counts: np.ndarray
+    evs: np.ndarray
+    seed_work: np.ndarray
+    ev_nodes: np.ndarray
+    ev_coef: np.ndarray
+    ev_work: np.ndarray
+    fast_c: np.ndarray
+    allowed: np.ndarray
+    evs_seen: np.ndarray      # a user's copy of the EVs (what it writes there goes nowhere)
+    hist_seen: np.ndarray     # a user's copy of the shoe's winners (int8, a shoe's length)
+
+
+def seat_of(strategy: Compiled, key: np.uint64) -> Seat:
+    """The `Seat` of a Compiled strategy, with its random key."""
+    facts = compiled.facts(type(strategy))
+    active = np.array(sorted(b.code for b in strategy.possible_bets()), np.uint64)
+    kind = compiled.kind_of(strategy)
+    p = np.array(strategy.encode(), np.float64)
+    slot = facts.slot
+    if kind == compiled.USER:
+        p.flags.writeable = False   # a session cannot change what the next one plays
+        slot = -1   # its update is given every bet's stake and result, as in Python
+    return Seat(kind, np.uint64(key), p, active, slot, facts.picks, facts.writes_out,
+                facts.learns, facts.reads_ctx, facts.cards_seen)
+
+
+def work_for(seat: Seat, dealt: Dealt) -> Work:
+    """The work arrays of the loop for `seat` over the hands of `dealt`."""
+    shoe_hands = dealt.winner.shape[0]   # room for a user's copy of a shoe's winners
+    allowed = np.zeros(N_BETS, np.bool_)
+    allowed[seat.active.astype(np.int64)] = True
+    return Work(np.zeros(STATE_FLOATS), np.zeros(STATE_INTS, np.int64), np.zeros(CTX_SIZE),
+                np.zeros(N_BETS), np.zeros(N_BETS), np.zeros(N_BETS),
+                np.zeros(N_BETS, np.int64), np.zeros(N_BETS, np.int64), np.zeros(14, np.int64),
+                np.zeros(N_BETS), np.zeros(4, np.uint64),
+                *ev_work(seat.cards_seen, ahead=seat.cards_seen),
+                np.zeros((2, N_BETS), np.int64), allowed, np.zeros(N_BETS),
+                np.zeros(shoe_hands if seat.kind == compiled.USER else 0, np.int8))
+
+
+def run_sessions(seat: Seat, fns: tuple[Any, ...] | None, dealt: Dealt, table: Table, stops: Stops,
+                 shared: SharedEvs, outputs: Outputs, work: Work) -> tuple[int, int, int]:
+    """Run the sessions of `dealt` for one seat of a Compiled strategy; `fns`
+    is `dispatch.user_functions(strategy)`. Returns (a PLACE_* code, the hand
+    index of an error or -1, ledger rows written).
+
+    The loop is compiled once for every built-in (and cached on disk), and
+    once for every other Compiled class: the first call in a process gives
+    it its one signature, in which `fns` are first-class functions, so a
+    user's functions never compile it again."""
+    if work.hist_seen.shape[0] < (dealt.winner.shape[0] if fns is not None else 0):
+        raise ValueError("run_sessions: work is not for these hands (work_for(seat, dealt))")
+    args = (seat, fns, dealt, table, stops, shared, outputs, work)
+    loop = _compiled_loop(fns is not None)
+    with _quiet_numba():
+        if not loop.signatures:
+            if fns is None:
+                _wait_background()
+            loop.compile(_signature(args))
+            # one signature: other functions in `fns` are converted to it, never compiled anew
+            loop.disable_compile()
+        code, at, rows = loop(*args)
+    return int(code), int(at), int(rows)
+
+
+def _signature(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The loop's argument types for `args`: `fns` (the second) as the
+    first-class functions' types, whatever functions it holds."""
+    from numba import typeof
+
+    return tuple(dispatch.function_types() if k == 1 and a is not None else typeof(a)
+                 for k, a in enumerate(args))
+
+
+@contextmanager
+def _quiet_numba() -> Iterator[None]:
+    """numba calls first-class functions experimental, at every call: not news."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+@cache
+def _compiled_loop(user: bool) -> Any:
+    """The loop's dispatcher for the built-ins, or for the user's functions
+    (one signature each, cached on disk in one index)."""
+    with _quiet_numba():
+        return njit_nrt_free()(_loop)
+
+
+def loop_cached() -> bool:
+    """Whether the built-ins' session loop is in numba's cache on disk (so the
+    first run in a process loads it in a fraction of a second, rather than
+    compiling it)."""
+    loop = _compiled_loop(False)
+    if loop.signatures:
+        return True
+    try:   # numba's index of the cached signatures of `_loop`
+        index = loop._cache._cache_file._load_index()
+    except Exception:   # no cache (a read-only install), or a format numba changed
+        return False
+    return any(_builtin_signature(key[0]) for key in index)
+
+
+def _builtin_signature(args: Any) -> bool:
+    from numba import types
+
+    return isinstance(args, tuple) and len(args) > 1 and isinstance(args[1], types.NoneType)
+
+
+def example_args() -> tuple[Any, ...]:
+    """Arguments of `run_sessions` for a built-in, of the types every run
+    gives (a test holds a run's to them): what `compile_loop` compiles for."""
+    z8, z32, z64 = np.zeros(0, np.int8), np.zeros(0, np.int32), np.zeros(0, np.int64)
+    bets_i, bets_f = np.zeros(N_BETS, np.int64), np.zeros(N_BETS)
+    seat = Seat(0, np.uint64(0), np.zeros(1), np.zeros(1, np.uint64), -1, False, True, False,
+                False, False)
+    dealt = Dealt(z8, z32, z32, np.zeros((N_BETS, 0), np.int64), np.zeros((0, 6), np.uint8),
+                  np.zeros(1, np.int64), z64)
+    table = Table(1, bets_i, bets_i, np.zeros(N_BETS, np.bool_), True, False,
+                  np.zeros(14, np.int64), np.zeros(9), bets_f, np.zeros((N_BETS, N_BETS)))
+    shared = SharedEvs(*shared_evs(0, 0, False))
+    outputs = Outputs(np.zeros((0, N_STATS), np.int64), np.zeros((0, N_BETS), np.int64),
+                      np.zeros(0), np.zeros(0), False, z64, np.zeros((0, N_BETS), np.int64),
+                      z64, z64)
+    return (seat, None, dealt, table, Stops(0, -1, -1, -1, 0), shared, outputs,
+            work_for(seat, dealt))
+
+
+def compile_loop() -> None:
+    """Compile the built-ins' session loop (or load it from the cache)."""
+    loop = _compiled_loop(False)
+    if not loop.signatures:
+        loop.compile(_signature(example_args()))
+
+
+_background: Any = None   # the process compiling the loop, if one was started
+#: seconds the first run waits for that process (it takes about 20)
+COMPILE_WAIT = 600
+
+
+def compile_in_background() -> bool:
+    """Start compiling the built-ins' session loop in a child process (on
+    another core) if it is not cached: the caller deals its first shoes and
+    compiles the other kernels meanwhile, and the loop's first use waits for
+    the child and loads what it cached. True if a child was started."""
+    global _background
+    import os
+    import subprocess
+    import sys
+
+    if _background is not None or loop_cached() or (os.cpu_count() or 1) < 2:
+        return False
+    try:
+        # it finds the same cache folder (`numba_cache`, or NUMBA_CACHE_DIR, inherited)
+        _background = subprocess.Popen(
+            [sys.executable, "-c", "import backtest.loop.session_loop as s; s.compile_loop()"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=_end_with_parent if sys.platform.startswith("linux") else None)
+    except OSError:
+        return False
+    return True
+
+
+def _end_with_parent() -> None:
+    """In the child (Linux): a SIGTERM when its parent dies."""
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _wait_background() -> None:
+    """Wait for the child compiling the loop, if one was started (it ends
+    with its parent's run, whatever it did: the loop is compiled here if
+    the child cached nothing)."""
+    global _background
+    import subprocess
+
+    child, _background = _background, None
+    if child is not None:
+        try:
+            child.wait(timeout=COMPILE_WAIT)
+        except subprocess.TimeoutExpired:   # (never seen) it compiles here instead
+            child.kill()
+        except BaseException:
+            child.kill()
+            raise
+
+
+@njit_nrt_free(inline=True)
+def _put(out: np.ndarray, pick: int, x: float) -> None:
+    """The stake `x` on bet `pick` into `out`, if `pick` is a bet."""
+    if 0 <= pick < N_BETS:
+        out[pick] = x
+
+
+@njit_nrt_free(inline=True)
+def _undeclared(pick: int, x: float, out: np.ndarray, allowed: np.ndarray) -> bool:
+    """Whether a user's decide staked a bet outside `allowed` (its bet
+    `pick` with stake x, or with SEVERAL its stakes in `out`)."""
+    if pick == SEVERAL:
+        for b in range(N_BETS):
+            if out[b] != 0.0 and not allowed[b]:
+                return True
+        return False
+    return x != 0.0 and not (0 <= pick < N_BETS and allowed[pick])
+
+
+def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignore[no-untyped-def]
+    """`run_sessions`, compiled: sessions bounds[j]..bounds[j+1] (hand
+    indices) for one seat.
+
+    A counter reads the exact EVs before each hand from the table's shared
+    rows (`shared_evs`), working them out for a hand no seat has played yet.
+    The loop reads and writes only the bets the strategy can place
+    (`seat.active`). Compiled without reference counting, it allocates
+    nothing; a session's statistics live in local variables until it ends.
+    """
+    kind = seat.kind
+    p = seat.p
+    active = seat.active
+    winner, hand_no, shoe_no, unit, cards = (dealt.winner, dealt.hand_no, dealt.shoe_no,
+                                             dealt.unit, dealt.cards)
+    bounds, session_ids = dealt.bounds, dealt.session_ids
+    den, min_c, max_c, offered = table.den, table.min_c, table.max_c, table.offered
+    pb_together, pairs_need_main = table.pb_together, table.pairs_need_main
+    full_counts, ev_table, evs_full = table.full_counts, table.ev_table, table.evs_full
+    cov = table.cov
+    bankroll0, stop_loss, win_goal = stops.bankroll0, stops.stop_loss, stops.win_goal
+    max_hands, ruin_below = stops.max_hands, stops.ruin_below
+    ev_rows, ev_done, ev_deals = shared.rows, shared.done, shared.deals
+    stats, wagered, expected, ledger = (outputs.stats, outputs.wagered, outputs.expected,
+                                        outputs.ledger)
+    variance = outputs.variance
+    led_idx, led_cents, led_net, led_bank = (outputs.led_idx, outputs.led_cents,
+                                             outputs.led_net, outputs.led_bank)
+    s, si, ctx, out, stakes, unit_f = work.s, work.si, work.ctx, work.out, work.stakes, work.unit_f
+    cents, side_c, counts, evs, seed_work = (work.cents, work.side_c, work.counts, work.evs,
+                                             work.seed_work)
+    ev_nodes, ev_coef, ev_work_, fast_c, allowed = (work.ev_nodes, work.ev_coef, work.ev_work,
+                                                    work.fast_c, work.allowed)
+    evs_seen, hist_seen = work.evs_seen, work.hist_seen
+    user = dispatch.is_user(fns)   # known while compiling
+    counted = -1   # the hand `counts` is brought up to (the cards before it taken out)
+    # the cards left and the ordered pairs of one rank among them, kept as the
+    # cards come out: all the pair bets' EVs need (`pair_evs`)
+    full_left, full_same = pair_counts(full_counts)
+    left = full_left
+    same = full_same
+    sides = 0   # side bets the strategy always places (a count: one test a hand)
+    for b in range(N_BETS):
+        evs[b] = evs_full[b]
+        out[b] = 0.0
+        cents[b] = 0
+        stakes[b] = 0.0
+        unit_f[b] = 0.0
+        # whole cents, at most 2**52 as `limits` holds the main stakes
+        side_c[b] = np.int64(min(np.floor(p[P_SIDE + b] * 100.0 + 1e-6), float(MAX_CENTS))) \
+            if p[P_SIDE + b] > 0.0 else 0
+        sides += 1 if side_c[b] > 0 else 0
+    short_path_bounds(min_c, max_c, offered, pairs_need_main, sides, fast_c)
+    reset_on_max = p[P_ON_MAX] == 0.0
+    cards_seen = seat.cards_seen
+    shared_rows = ev_rows.shape[0] != 0   # the table's EV rows, when two seats or more count
+    # a lone counter's EVs, worked out LANES hands at a time: those of hands
+    # ahead_lo .. ahead_hi - 1 (whatever the session: they depend on the cards)
+    ahead = ev_rows
+    if cards_seen and ev_deals and not shared_rows:
+        ahead = ahead_rows_compiled(ev_work_)
+    ahead_lo = ahead_hi = 0
+    if cards_seen and not ev_deals:
+        for b in range(N_BETS):
+            evs[b] = np.nan   # `pair_evs` writes the pair bets' places alone
+    all_in = p[P_ON_BANKROLL] != 0.0
+    na = active.shape[0]
+    # a strategy that stakes one bet, on every hand: its update reads that bet alone
+    single = seat.slot >= 0
+    the_bet = int(p[seat.slot]) if single else -1
+    writes_out = seat.writes_out
+    learns = seat.learns
+    reads_ctx = seat.reads_ctx
+    rows = 0
+    scale = 100.0 * den
+    keep_lo, keep_hi = plays_on(ruin_below, stop_loss, win_goal, bankroll0)
+    for j in range(session_ids.shape[0]):
+        wag = wagered[j]   # this session's stakes by bet: cents, then ticks at its end
+        for b in range(N_BETS):
+            wag[b] = 0
+        final = peak = bankroll0
+        hands = bets = drawdown = longest = cur = largest = 0
+        max_hits = stops_n = wins = losses = below_min = 0
+        exp_net = 0.0
+        var_net = 0.0   # the net's variance, given the stakes: sum of s' C s over the hands
+        ended = ENDED_LIMIT
+        dispatch.init_any(kind, fns, p, s, si,
+                          session_seed(seat.key, session_ids[j], seed_work))
+        last_net = 0
+        shoe_start = lo = bounds[j]
+        end = bounds[j + 1] if max_hands < 0 else min(bounds[j + 1], lo + max_hands)
+        if not keep_lo <= final < keep_hi:
+            # a bankroll below every table minimum the seat could bet: ruined
+            # before the first hand, whether or not it would bet on that hand
+            ended = ended_by(final, ruin_below, stop_loss, bankroll0)
+            end = lo
+        for k in range(lo, end):
+            i = np.uint64(k)   # unsigned: its uses skip the negative-index fix-up
+            if hand_no[i] == 1:
+                shoe_start = k
+            if cards_seen:
+                # the exact EVs for the cards not yet seen: the table's, worked
+                # out once by the first seat to play this hand (microseconds),
+                # for it and the hands after it in its shoe; the counts are
+                # brought up to it only then, from the shoe's first hand or
+                # from the last hand counted
+                if shared_rows and ev_done[i]:
+                    for b in range(N_BETS):
+                        evs[b] = ev_rows[i, b]
+                elif not shared_rows and ahead_lo <= k < ahead_hi:
+                    for b in range(N_BETS):
+                        evs[b] = ahead[k - ahead_lo, b]
+                else:
+                    if counted < shoe_start:
+                        for r in range(14):
+                            counts[r] = full_counts[r]
+                        left = full_left
+                        same = full_same
+                        counted = shoe_start
+                    for h in range(counted, k):
+                        # each side's first two cards (slots 0, 1, 3, 4) are
+                        # always there, in every shoe whose cards are known (a
+                        # test holds each source to it): no mask for them
+                        for c in (0, 1, 3, 4):
+                            r = cards[h, c] & 15
+                            counts[r] -= 1
+                            same -= 2 * counts[r]
+                        left -= 4
+                        for c in (2, 5):
+                            # without a branch: whether a side drew a third card
+                            # is a coin toss to the processor (an empty slot is
+                            # rank 0 and changes nothing)
+                            r = cards[h, c] & 15
+                            m = np.int64(r != 0)
+                            counts[r] -= m
+                            same -= 2 * m * counts[r]
+                            left -= m
+                    counted = k
+                    if ev_deals:
+                        rows_k = ev_rows[k:] if shared_rows else ahead
+                        priced = ev_fill_ahead(counts, cards, hand_no, k, ev_table, rows_k,
+                                               ev_nodes, ev_coef, ev_work_)
+                        for b in range(N_BETS):
+                            evs[b] = rows_k[0, b]
+                        if shared_rows:
+                            for h in range(k, k + priced):
+                                ev_done[h] = True
+                        else:
+                            ahead_lo = k
+                            ahead_hi = k + priced
+                    else:
+                        pair_evs(float(same), float(left), ev_table, evs)
+                        if shared_rows:
+                            for b in range(N_BETS):
+                                ev_rows[i, b] = evs[b]
+                            ev_done[i] = True
+            if reads_ctx:
+                ctx[CTX_BANKROLL] = final / scale
+                ctx[CTX_HAND] = hand_no[i]
+                ctx[CTX_SESSION_HAND] = hands
+                ctx[CTX_LAST_NET] = last_net / scale
+                ctx[CTX_SHOE] = shoe_no[i]
+            hist = winner[shoe_start:k]
+            evs_d = evs
+            if user:
+                # a user's function reads copies: what it writes there changes
+                # nothing of the table's (the winners, the shared EVs) nor of
+                # the loop's (the EVs its expected net is priced at)
+                if k > shoe_start:
+                    hist_seen[k - shoe_start - 1] = winner[k - 1]
+                hist = hist_seen[:k - shoe_start]
+                for b in range(N_BETS):
+                    evs_seen[b] = evs[b]
+                evs_d = evs_seen
+            # the common hand: one bet, no side bets, within the limits and the
+            # bankroll, settled in registers (the general rules below give the
+            # same result for it; they run for every other hand)
+            if writes_out or user:
+                for a in range(na):
+                    out[active[a]] = 0.0
+            pick, x = dispatch.decide_any(kind, fns, p, s, si, ctx, hist, evs_d, out)
+            if user and _undeclared(pick, x, out, allowed):
+                return PLACE_UNDECLARED, k, rows
+            one = -1
+            if pick == SEVERAL:
+                # the stakes are in `out`: one bet, or several (-2)
+                for a in range(na):
+                    y = out[active[a]]
+                    if y != 0.0:
+                        one = int(np.int64(active[a])) if one == -1 else -2
+                        x = y
+            else:
+                # without a branch: for the shoe readers, whether they bet is a
+                # coin toss to the processor
+                one = pick if x != 0.0 else -1
+            cc = 0
+            u1 = np.uint64(one)
+            if one >= 0 and x > 0.0:
+                # whole cents: truncation is the floor of a positive number
+                cc = int(min(x * 100.0 + 1e-6, float(MAX_CENTS)))
+                if not (fast_c[0, u1] <= cc and cc <= fast_c[1, u1] and cc * den <= final):
+                    cc = 0
+            quiet = one == -1   # every stake zero: the hand is sat out
+            if cc > 0:
+                net = cc * unit[u1, i]
+                total = cc
+                wag[u1] += cc
+                if cards_seen:
+                    exp_net += cc * 0.01 * evs[u1]
+                var_net += (cc * 0.01) * (cc * 0.01) * cov[u1, u1]
+            else:
+                one = -1
+            if quiet:
+                # what the general rules make of no stakes: nothing placed or settled
+                for a in range(na):
+                    cents[active[a]] = 0
+                net = 0
+                total = 0
+            elif one < 0:
+                # a stake the bankroll refuses ends the session unplayed: its
+                # raises and maximum hits are not counted
+                below_before = below_min
+                hits_before = max_hits
+                if pick != SEVERAL:
+                    # the stake the strategy returned, where the general rules read it
+                    for a in range(na):
+                        out[active[a]] = 0.0
+                    _put(out, pick, x)
+                code, below = limits(out, side_c, cents, min_c, max_c, active)
+                below_min += below
+                if code >= 10:
+                    max_hits += 1
+                    code -= 10
+                    if reset_on_max:
+                        dispatch.reset_any(kind, fns, p, s, si)
+                        for a in range(na):
+                            out[active[a]] = 0.0
+                        pick, x = dispatch.decide_again(kind, fns, p, s, si, ctx, hist, evs_d,
+                                                        out)
+                        if user and _undeclared(pick, x, out, allowed):
+                            return PLACE_UNDECLARED, k, rows
+                        if pick != SEVERAL:
+                            _put(out, pick, x)
+                        code, below = limits(out, side_c, cents, min_c, max_c, active)
+                        below_min += below
+                        code %= 10
+                if code == PLACE_OK:
+                    code, stopped = place(all_in, cents, min_c, max_c, final, den, offered,
+                                          pb_together, pairs_need_main, active)
+                    stops_n += stopped
+                if code == PLACE_RUIN:
+                    below_min = below_before
+                    max_hits = hits_before
+                    ended = ENDED_RUIN
+                    break
+                if code != PLACE_OK:
+                    return code, k, rows
+                # settle, and count
+                net = 0
+                total = 0
+                for a in range(na):
+                    b = active[a]
+                    c = cents[b]
+                    if c > 0:
+                        net += c * unit[b, i]
+                        total += c
+                        wag[b] += c
+                        if cards_seen:
+                            exp_net += c * 0.01 * evs[b]
+                        for a2 in range(na):
+                            c2 = cents[active[a2]]
+                            if c2 > 0:
+                                var_net += (c * 0.01) * (c2 * 0.01) * cov[b, active[a2]]
+            hands += 1
+            # counted without branches: the outcome of a hand is a coin toss
+            # to the processor's branch predictor
+            placed = int(total > 0)
+            won = int(net > 0)
+            lost = int(net < 0)
+            bets += placed
+            largest = max(largest, total)
+            wins += won
+            losses += lost
+            cur = (cur + lost) * (1 - won)
+            longest = max(longest, cur)
+            final += net
+            peak = max(peak, final)
+            drawdown = max(drawdown, peak - final)
+            last_net = net
+            if learns:
+                if single:
+                    # a progression reads its one bet's stake and result alone
+                    ub = np.uint64(the_bet)
+                    stakes[ub] = cc * 0.01 if one >= 0 else cents[ub] * 0.01
+                    u = unit[ub, i]
+                    unit_f[ub] = u / den if u > -(2 ** 62) else 0.0
+                else:
+                    for a in range(na):
+                        b = active[a]
+                        if one < 0:
+                            stakes[b] = cents[b] * 0.01
+                        else:
+                            stakes[b] = cc * 0.01 if np.int64(b) == one else 0.0
+                        u = unit[b, i]
+                        unit_f[b] = u / den if u > -(2 ** 62) else 0.0
+                dispatch.update_any(kind, fns, p, s, si, ctx, stakes, unit_f, net / scale)
+            if ledger:
+                led_idx[rows] = k
+                for b in range(N_BETS):
+                    led_cents[rows, b] = cents[b] if one < 0 else (cc if b == one else 0)
+                led_net[rows] = net
+                led_bank[rows] = final
+                rows += 1
+            if keep_lo <= final < keep_hi:
+                continue
+            ended = ended_by(final, ruin_below, stop_loss, bankroll0)
+            break
+        st = stats[j]
+        # the stakes were summed in cents, and the expected net is worked out
+        # from them once, unless the EVs change from hand to hand (a counter)
+        wag_total = 0
+        for b in range(N_BETS):
+            if not cards_seen and wag[b] != 0:
+                exp_net += wag[b] * 0.01 * evs[b]
+            wag_total += wag[b] * den
+            wag[b] *= den
+        st[S_HANDS] = hands
+        st[S_BETS] = bets
+        st[S_WAGERED] = wag_total
+        st[S_NET] = final - bankroll0
+        st[S_FINAL] = final
+        st[S_PEAK] = peak
+        st[S_DRAWDOWN] = drawdown
+        st[S_LOSING_STREAK] = longest
+        st[S_LARGEST] = largest * den
+        st[S_MAX_HITS] = max_hits
+        st[S_BANKROLL_STOPS] = stops_n
+        st[S_ENDED] = ended
+        st[S_WINS] = wins
+        st[S_LOSSES] = losses
+        st[S_PUSHES] = bets - wins - losses
+        st[S_CUR_STREAK] = cur
+        st[S_BELOW_MIN] = below_min
+        expected[j] = exp_net
+        variance[j] = var_net
+    return PLACE_OK, -1, rows

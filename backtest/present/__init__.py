@@ -1,0 +1,1 @@
+"""What a person reads: the verdict, tables, the report, files written, a record's tests."""

@@ -1,0 +1,1 @@
+"""A run: its config and plan, the seats' checks, the engine, workers, statistics."""

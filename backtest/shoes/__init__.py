@@ -1,0 +1,1 @@
+"""Shoes: the random streams, generated shoes and their deal, recorded shoes, roads."""

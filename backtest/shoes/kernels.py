@@ -1,0 +1,303 @@
+"""The compiled hot paths: the shuffle and the deal.
+
+The deal's numba code lives here (the exact odds and the session loop have
+their own, and go through `njit_nrt_free` for its one option); the random
+generator is in `rng`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
+
+import numpy as np
+from numba import njit
+
+from backtest.core.cards import RANK_VALUE
+from backtest.core.rules import banker_draws, is_natural, player_draws
+from backtest.jit import numba_cache
+from backtest.jit.lazy_jit import register_with_numba
+from backtest.shoes.rng import MASK32, bounded, bounded_words, lemire, seed_state, xoshiro
+
+if TYPE_CHECKING:
+    from numba.core.dispatcher import Dispatcher
+
+numba_cache.install()   # before this module's functions are decorated for numba's cache
+register_with_numba()   # the generator's functions are compiled on first use
+
+_FunctionT = TypeVar("_FunctionT", bound=Callable[..., object])
+
+
+def njit_nrt_free(inline: bool = False) -> Callable[[_FunctionT], Dispatcher[_FunctionT]]:
+    """`njit(cache=True)` compiled without reference counting (`_nrt=False`; see
+    `jit`), and inlined where it is called if `inline`."""
+    # `_nrt` is a private numba option, which numba's type stubs do not list
+    if inline:
+        return njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+    return njit(cache=True, _nrt=False)  # type: ignore[call-overload]
+
+
+# --- the tableau as one lookup ---------------------------------------------------
+
+def _build_hand_table() -> np.ndarray:
+    """TABLE[p2, b2, v5, v6]: packed result of a hand from the two-card totals
+    and the values of the fifth and sixth cards dealt.
+
+    bits 0-3 Player total, 4-7 Banker total, 8 Player drew, 9 Banker drew,
+    10 Banker's third card is the fifth card (the Player stood), 11 a natural,
+    12-13 the winner (0 Player, 1 Banker, 2 tie).
+    Built from the pure rules functions, so the two can never disagree.
+    """
+    table = np.zeros((10, 10, 10, 10), dtype=np.uint16)
+    for p2 in range(10):
+        for b2 in range(10):
+            for v5 in range(10):
+                for v6 in range(10):
+                    pt, bt, pdrew, bdrew, b_fifth = p2, b2, 0, 0, 0
+                    if not (is_natural(p2) or is_natural(b2)):
+                        if player_draws(p2):
+                            pdrew = 1
+                            pt = (p2 + v5) % 10
+                            if banker_draws(b2, v5):
+                                bdrew = 1
+                                bt = (b2 + v6) % 10
+                        elif banker_draws(b2, None):
+                            bdrew, b_fifth = 1, 1
+                            bt = (b2 + v5) % 10
+                    natural = 1 if is_natural(p2) or is_natural(b2) else 0
+                    winner = 0 if pt > bt else (1 if bt > pt else 2)
+                    table[p2, b2, v5, v6] = (pt | (bt << 4) | (pdrew << 8) | (bdrew << 9)
+                                             | (b_fifth << 10) | (natural << 11) | (winner << 12))
+    return table
+
+
+HAND_TABLE = _build_hand_table()
+CARD_VALUE = RANK_VALUE.astype(np.int64)
+#: value of each card code (rank in the low four bits), for any uint8 code: indexed
+#: by a code itself, unsigned, so compiled code needs no check for a negative index
+CODE_VALUE = RANK_VALUE[np.minimum(np.arange(256) & 15, 13)].astype(np.uint8)
+_U1, _U2, _U3, _U4, _U5, _U10 = (np.uint64(k) for k in (1, 2, 3, 4, 5, 10))
+
+
+@njit_nrt_free(inline=True)
+def _shuffle(order: np.ndarray, state: np.ndarray) -> None:
+    """Forward Fisher-Yates over all of `order`, in place: position i takes a
+    uniform pick of positions i..n-1. Each 64-bit output of the stream gives
+    two picks, its high half for an even position and its low half for the
+    next one (`lemire`), which halves the generator's work; the last
+    position is left as it is. `order` may hold indices or the cards
+    themselves: the same swaps give the same permutation.
+    """
+    n = order.shape[0]
+    last = n - 1
+    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
+    i = 0
+    while i + 1 < last:
+        r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
+        k, s0, s1, s2, s3 = lemire(r >> np.uint64(32), np.uint64(n - i), s0, s1, s2, s3)
+        order[i], order[i + k] = order[i + k], order[i]
+        k, s0, s1, s2, s3 = lemire(r & MASK32, np.uint64(n - i - 1), s0, s1, s2, s3)
+        order[i + 1], order[i + 1 + k] = order[i + 1 + k], order[i + 1]
+        i += 2
+    if i < last:
+        k, s0, s1, s2, s3 = bounded_words(n - i, s0, s1, s2, s3)
+        order[i], order[i + k] = order[i + k], order[i]
+    state[0] = s0
+    state[1] = s1
+    state[2] = s2
+    state[3] = s3
+
+
+@njit_nrt_free(inline=True)
+def _write_hand(h: int, c1: int, c2: int, c3: int, c4: int, c5: int, c6: int, packed: int,
+                out_cards: np.ndarray, out_pt: np.ndarray, out_bt: np.ndarray,
+                out_win: np.ndarray, out_nat: np.ndarray, out_ppair: np.ndarray,
+                out_bpair: np.ndarray, out_pn: np.ndarray, out_bn: np.ndarray) -> int:
+    """Write hand h from its first six cards (c5, c6 used only as drawn) and its
+    packed table entry; returns the number of cards it used."""
+    i = np.uint64(h)  # an unsigned index: no negative-index wrap-around in compiled code
+    pdrew = (packed >> 8) & 1
+    bdrew = (packed >> 9) & 1
+    pt = packed & 15
+    bt = (packed >> 4) & 15
+    out_cards[i, 0] = c1
+    out_cards[i, 1] = c3
+    out_cards[i, 2] = c5 if pdrew else 0
+    out_cards[i, 3] = c2
+    out_cards[i, 4] = c4
+    out_cards[i, 5] = (c6 if pdrew else c5) if bdrew else 0
+    out_pt[i] = pt
+    out_bt[i] = bt
+    out_win[i] = (packed >> 12) & 3
+    out_nat[i] = (packed & 0x800) != 0
+    out_ppair[i] = (c1 & 15) == (c3 & 15)
+    out_bpair[i] = (c2 & 15) == (c4 & 15)
+    out_pn[i] = 2 + pdrew
+    out_bn[i] = 2 + bdrew
+    return 4 + pdrew + bdrew
+
+
+@njit(cache=True, inline="always")
+def _card_value(code: np.uint8) -> np.uint64:
+    """The value of a card code, by arithmetic (rank if below 10, else 0: the
+    same as CODE_VALUE, checked below), so that a loop over cards vectorises."""
+    rank = code & np.uint8(15)
+    return np.uint64(rank) if rank < np.uint8(10) else np.uint64(0)
+
+
+_ranks = np.arange(256) & 15
+assert np.array_equal(CODE_VALUE, np.where(_ranks < 10, _ranks, 0)), "_card_value is CODE_VALUE"
+del _ranks
+
+
+@njit_nrt_free(inline=True)
+def _deal_hand(dealt: np.ndarray, keys: np.ndarray, pos: int, h: int, table: np.ndarray,
+               out_cards: np.ndarray, out_pt: np.ndarray, out_bt: np.ndarray,
+               out_win: np.ndarray, out_nat: np.ndarray, out_ppair: np.ndarray,
+               out_bpair: np.ndarray, out_pn: np.ndarray, out_bn: np.ndarray) -> int:
+    """Deal hand h from dealt[pos:pos + 6], whose entry in the flattened hand
+    table (`table`) is keys[pos]; returns the number of cards it used."""
+    p = np.uint64(pos)
+    c1 = dealt[p]
+    c2 = dealt[p + _U1]
+    c3 = dealt[p + _U2]
+    c4 = dealt[p + _U3]
+    c5 = dealt[p + _U4]
+    c6 = dealt[p + _U5]
+    packed = table[keys[p]]
+    return _write_hand(h, c1, c2, c3, c4, c5, c6, packed, out_cards, out_pt, out_bt,
+                       out_win, out_nat, out_ppair, out_bpair, out_pn, out_bn)
+
+
+@njit_nrt_free()
+def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
+               cut_card: int, extra_hands: int, burn: bool, cut_mode: int, cut_at: int,
+               table: np.ndarray, values: np.ndarray, max_hands: int,
+               out_shoe: np.ndarray, out_hand: np.ndarray, out_cards: np.ndarray,
+               out_pt: np.ndarray, out_bt: np.ndarray, out_win: np.ndarray,
+               out_nat: np.ndarray, out_ppair: np.ndarray, out_bpair: np.ndarray,
+               out_pn: np.ndarray, out_bn: np.ndarray, out_burn: np.ndarray,
+               shuffled: np.ndarray, cut: np.ndarray, keys: np.ndarray,
+               state: np.ndarray) -> int:
+    """Shuffle and deal the shoes numbered `shoe_ids` (each its own random stream).
+
+    pack: the unshuffled cards (codes). table: HAND_TABLE; values: CODE_VALUE
+    (for the burn). cut_mode: 0 no cut, 1 cut `cut_at` cards from the top to
+    the bottom, 2 cut at a random position. Dealing stops `extra_hands` hands
+    after the hand during which the cut card (placed `cut_card` cards from the
+    end; 0 = none) comes out, or when fewer than six cards are left.
+    out_burn[k] receives the number of cards burned from shoe k. shuffled and
+    cut (uint8, one per card), keys (uint16, one per card) and state (4
+    uint64) are work arrays: compiled without reference counting, this
+    allocates nothing. Returns the number of hands written.
+
+    Where each hand starts depends on how many cards the one before took, a
+    chain of loads and arithmetic from hand to hand. So the table entry of a
+    hand starting at each position of the shoe is computed first, in one loop
+    that vectorises, and the chain is one lookup per hand. Indices are
+    unsigned throughout: numba checks a signed index for a negative value,
+    which cost more here than the lookups.
+    """
+    n = pack.shape[0]
+    limit = n - cut_card
+    flat = table.reshape(table.size)
+    h = 0
+    for k in range(shoe_ids.shape[0]):
+        shoe_index = shoe_ids[k]
+        seed_state(key, np.uint64(shoe_index), state)
+        for i in range(n):
+            shuffled[i] = pack[i]
+        _shuffle(shuffled, state)
+        c = 0
+        if cut_mode == 1:
+            c = cut_at
+        elif cut_mode == 2:
+            c = bounded(state, n + 1)
+        dealt = shuffled
+        if 0 < c < n:
+            # the top c cards go to the bottom
+            for i in range(n - c):
+                cut[i] = shuffled[c + i]
+            for i in range(c):
+                cut[n - c + i] = shuffled[i]
+            dealt = cut
+        # keys[i]: the flat table index of a hand starting at card i
+        for i in range(np.uint64(n - 5)):
+            v1 = _card_value(dealt[i])
+            v2 = _card_value(dealt[i + _U1])
+            v3 = _card_value(dealt[i + _U2])
+            v4 = _card_value(dealt[i + _U3])
+            v5 = _card_value(dealt[i + _U4])
+            v6 = _card_value(dealt[i + _U5])
+            p2 = v1 + v3
+            p2 = p2 - _U10 if p2 >= _U10 else p2
+            b2 = v2 + v4
+            b2 = b2 - _U10 if b2 >= _U10 else b2
+            keys[i] = ((p2 * _U10 + b2) * _U10 + v5) * _U10 + v6
+        pos = 0
+        if burn:
+            v = values[dealt[0]]
+            pos = 1 + (10 if v == 0 else v)
+        out_burn[k] = pos
+        h0 = h
+        h_end = h + max_hands
+        # hands while six cards are left, up to the one during which the cut
+        # card comes out (noticed after a hand, so never before the first) ...
+        top = n - 6
+        while pos <= top and h < h_end:
+            pos += _deal_hand(dealt, keys, pos, h, flat, out_cards, out_pt, out_bt, out_win,
+                              out_nat, out_ppair, out_bpair, out_pn, out_bn)
+            h += 1
+            if pos > limit:
+                break
+        # ... then, if it came out, extra_hands more
+        for _ in range(extra_hands):
+            if pos + 6 > n or h >= h_end:
+                break
+            pos += _deal_hand(dealt, keys, pos, h, flat, out_cards, out_pt, out_bt, out_win,
+                              out_nat, out_ppair, out_bpair, out_pn, out_bn)
+            h += 1
+        for i in range(np.uint64(h0), np.uint64(h)):
+            out_shoe[i] = shoe_index
+            out_hand[i] = i - np.uint64(h0) + _U1
+    return h
+
+
+@njit_nrt_free()
+def deal_sequence(cards: np.ndarray, table: np.ndarray, values: np.ndarray,
+                  out_cards: np.ndarray, out_pt: np.ndarray, out_bt: np.ndarray,
+                  out_win: np.ndarray, out_nat: np.ndarray, out_ppair: np.ndarray,
+                  out_bpair: np.ndarray, out_pn: np.ndarray, out_bn: np.ndarray) -> tuple[int, int]:
+    """Deal every complete hand from an ordered card sequence.
+
+    Returns (hands written, cards used); cards after the last complete hand
+    are left (an incomplete hand is not dealt).
+    """
+    n = cards.shape[0]
+    pos = 0
+    h = 0
+    while pos + 4 <= n:
+        c1 = cards[pos]
+        c2 = cards[pos + 1]
+        c3 = cards[pos + 2]
+        c4 = cards[pos + 3]
+        p2 = (values[c1 & 15] + values[c3 & 15]) % 10
+        b2 = (values[c2 & 15] + values[c4 & 15]) % 10
+        c5 = 0
+        c6 = 0
+        packed = table[p2, b2, 0, 0]
+        if p2 < 8 and b2 < 8 and (p2 <= 5 or b2 <= 5):
+            if pos + 4 >= n:
+                break
+            c5 = cards[pos + 4]
+            v5 = values[c5 & 15]
+            packed = table[p2, b2, v5, 0]
+            if (packed >> 8) & 1 and (packed >> 9) & 1:
+                if pos + 5 >= n:
+                    break
+                c6 = cards[pos + 5]
+                packed = table[p2, b2, v5, values[c6 & 15]]
+        pos += _write_hand(h, c1, c2, c3, c4, c5, c6, packed, out_cards, out_pt, out_bt,
+                           out_win, out_nat, out_ppair, out_bpair, out_pn, out_bn)
+        h += 1
+    return h, pos

@@ -1,0 +1,268 @@
+"""A live table's JSON: shoe-state messages (one document, a list, or JSON
+Lines, merged into shoes), lists of hand records, or per-round results."""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+from backtest.core.errors import ShoeFormatError
+from backtest.core.hands import Hands
+from backtest.shoes.recorded.outcomes import check_hand, outcome_hands, parse_winner
+from backtest.shoes.recorded.rounds import is_round, round_hands
+from backtest.shoes.recorded.text import numbered_lines
+
+_JSON_SHAPES = ("a shoe-state message (an object with args.history_v2), a list of hand "
+                "entries, a list of such messages, or a list of lists of entries")
+_LIVE_NAMES = {"winner": "winner", "player_total": "playerScore", "banker_total": "bankerScore",
+               "natural": "natural", "player_pair": "playerPair", "banker_pair": "bankerPair"}
+
+
+def _json_type(v: Any) -> str:
+    return {dict: "object", list: "list", str: "string", bool: "true/false",
+            type(None): "null"}.get(type(v), "number")
+
+
+#: a time stamp before a captured message: `[08:46:12] {...}`
+_TIME_PREFIX = re.compile(r"^\s*\[\s*\d[\d:.,T/+Z -]*\]\s*")
+
+
+def live_json_hands(text: str, source: str, decks: int = 8) -> Hands:
+    """A JSON document, or JSON Lines (a message a line, with or without a
+    `[time] ` prefix): shoe-state snapshots (merged into shoes), lists of
+    hand entries, or per-round records."""
+    lines = json_lines(text, source)
+    if lines is not None:
+        return _items_hands(lines, source, decks)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.msg == "Extra data" or _one_value_a_line(text):
+            return _items_hands(json_lines(text, source, force=True) or [], source, decks)
+        raise ShoeFormatError(f"{source}, line {exc.lineno}, column {exc.colno}: not valid "
+                              f"JSON: {exc.msg}") from None
+    except RecursionError:
+        raise ShoeFormatError(f"{source}: its JSON nests lists or objects too deeply to be a "
+                              "shoe's records") from None
+    if is_round(data) or (isinstance(data, list) and data and is_round(data[0])
+                          and "playerScore" not in data[0]):
+        one_line = len([line for line in text.split("\n") if line.strip()]) == 1
+        items = [("line 1" if one_line else "the record", data)] if isinstance(data, dict) \
+            else [(f"[{i}]", item) for i, item in enumerate(data)]
+        return round_hands(items, source, decks)
+    if isinstance(data, list) and data and isinstance(data[0], dict) and "args" in data[0]:
+        for i, item in enumerate(data):
+            if not isinstance(item, dict) or "args" not in item:
+                raise ShoeFormatError(f"{source}, [{i}]: expected a shoe-state message (an "
+                                      f"object with args.history_v2) like [0], got a JSON "
+                                      f"{_json_type(item)}")
+        return _merged_snapshots([(f"[{i}]", item) for i, item in enumerate(data)], source)
+    records = []
+    shoe = 0
+    for path, entries in _json_shoes(data, source):
+        for i, entry in enumerate(entries):
+            records.append(_live_entry(entry, f"{source}, {path}[{i}]", shoe, i + 1))
+        shoe += 1 if entries else 0
+    if not records:
+        raise ShoeFormatError(f"{source}: no shoes: no hand entries in the file")
+    return outcome_hands(records, _KNOWN, source)
+
+
+_KNOWN = frozenset({"player_total", "banker_total", "natural", "player_pair", "banker_pair"})
+
+
+def _one_value_a_line(text: str) -> bool:
+    """Whether every line with something on it opens an object or a list (as
+    JSON Lines do; a document written over several lines has lines that close
+    them, or hold a key)."""
+    lines = [line.strip() for _, line in numbered_lines(text) if line.strip()]
+    closed = sum(line.endswith(("}", "]")) for line in lines)
+    return closed > 1 and all(line.startswith(("{", "[")) for line in lines)
+
+
+def json_lines(text: str, source: str, force: bool = False) -> list[tuple[str, Any]] | None:
+    """(`line N`, value) for each line of a JSON Lines text; None when no line
+    starts with a time stamp in brackets (`[08:46:12] `), unless `force`: then
+    the text may be one document. A line that is not JSON (a message cut
+    short) is an error naming it."""
+    numbered = [(n, line) for n, line in numbered_lines(text) if line.strip()]
+    stamped = [(n, _TIME_PREFIX.sub("", line, count=1)) for n, line in numbered]
+    if not force and all(a == b for (_, a), (_, b) in zip(numbered, stamped)):
+        return None
+    out = []
+    for number, line in stamped:
+        try:
+            out.append((f"line {number}", json.loads(line)))
+        except json.JSONDecodeError as exc:
+            short = exc.msg.startswith("Unterminated") or exc.pos >= len(line.rstrip()) - 1
+            cut = "; the message is cut short" if short else ""
+            raise ShoeFormatError(f"{source}, line {number}, column {exc.colno}: not valid "
+                                  f"JSON: {exc.msg}{cut}") from None
+        except RecursionError:
+            raise ShoeFormatError(f"{source}, line {number}: its JSON nests lists or objects "
+                                  "too deeply to be a shoe's records") from None
+    return out
+
+
+def _is_snapshot(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("args"), dict) \
+        and "history_v2" in value["args"]
+
+
+def _items_hands(items: list[tuple[str, Any]], source: str, decks: int) -> Hands:
+    """Hands from JSON values one after another (the lines of JSON Lines, the
+    items of a list): snapshots, or round records; other messages (a table
+    publishes many kinds) are skipped, with a warning that counts them."""
+    snapshots = [(p, v) for p, v in items if _is_snapshot(v)]
+    rounds = [(p, v) for p, v in items if is_round(v)]
+    if snapshots and rounds:
+        raise ShoeFormatError(
+            f"{source}, {rounds[0][0] if items.index(rounds[0]) > items.index(snapshots[0]) else snapshots[0][0]}: "
+            f"the file mixes shoe-state snapshots ({snapshots[0][0]}) and per-round records "
+            f"({rounds[0][0]}); give one kind of record a file")
+    kept = snapshots or rounds
+    if not kept:
+        first = items[0][1]
+        raise ShoeFormatError(
+            f"{source}, {items[0][0]}: expected {_JSON_SHAPES}, or a round's result (an object "
+            f"with a winner); got {_described(first)}")
+    others = [v for _, v in items if not (_is_snapshot(v) or is_round(v))]
+    if others:
+        kinds = sorted({str(v.get("type")) for v in others if isinstance(v, dict)
+                        and isinstance(v.get("type"), str)})
+        said = f" ({', '.join(kinds[:3])}{', ...' if len(kinds) > 3 else ''})" if kinds else ""
+        many = len(others) > 1
+        warnings.warn(f"{source}: {len(others)} line{'s' if many else ''} that "
+                      f"hold{'' if many else 's'} no hands{said} skipped", stacklevel=3)
+    if rounds:
+        return round_hands(rounds, source, decks)
+    return _merged_snapshots(snapshots, source)
+
+
+def _described(v: Any) -> str:
+    if isinstance(v, dict):
+        keys = ", ".join(list(v)[:5])
+        return f"an object with the keys {keys}" if keys else "an empty object"
+    return f"a JSON {_json_type(v)}"
+
+
+#: where a snapshot may say which shoe it is of
+_SHOE_IDS = ("shoeId", "shoe_id", "shoeNumber", "shoe")
+
+
+def _shoe_id(message: Mapping[str, Any]) -> Any:
+    for holder in (message.get("args"), message):
+        if isinstance(holder, dict):
+            for key in _SHOE_IDS:
+                if key in holder and not isinstance(holder[key], (dict, list)):
+                    return holder[key]
+    return None
+
+
+def _merged_snapshots(snapshots: list[tuple[str, Any]], source: str) -> Hands:
+    """Each message holds the whole shoe so far: one that extends the shoe
+    before it continues it (a repeat adds nothing); a shorter one, or one of
+    another shoe id, starts a new shoe; one as long or longer that does not
+    begin with the hands before it contradicts them."""
+    shoes: list[list[dict[str, Any]]] = []
+    last_place, last_id = "", None
+    for place, message in snapshots:
+        entries = _history(message, "", f"{source}, {place}")
+        recs = [_live_entry(e, f"{source}, {place}, args.history_v2[{i}]", 0, i + 1)
+                for i, e in enumerate(entries)]
+        shoe_id = _shoe_id(message)
+        if not shoes or (shoe_id is not None and shoe_id != last_id) \
+                or len(recs) < len(shoes[-1]):
+            shoes.append(recs)
+        else:
+            before = shoes[-1]
+            for i, (a, b) in enumerate(zip(before, recs)):
+                if a != b:
+                    raise ShoeFormatError(
+                        f"{source}, {place}, args.history_v2[{i}]: this snapshot contradicts "
+                        f"the one before it ({last_place}), which has hand {i + 1} as "
+                        f"{_entry_text(a)}, not {_entry_text(b)}; a snapshot either extends "
+                        "the shoe so far or, with fewer hands, starts a new shoe")
+            shoes[-1] = recs
+        last_place, last_id = place, shoe_id
+    records = []
+    for shoe, recs in enumerate(s for s in shoes if s):
+        for rec in recs:
+            records.append(rec | {"shoe": shoe})
+    if not records:
+        raise ShoeFormatError(f"{source}: no shoes: no hand entries in the file")
+    return outcome_hands(records, _KNOWN, source)
+
+
+def _entry_text(rec: Mapping[str, Any]) -> str:
+    flags = [f for f in ("natural", "player_pair", "banker_pair") if rec.get(f)]
+    return (f"{rec['winner']} {rec['player_total']}-{rec['banker_total']}"
+            + (f" ({', '.join(f.replace('_', ' ') for f in flags)})" if flags else ""))
+
+
+def _json_shoes(data: Any, source: str) -> list[tuple[str, list[Any]]]:
+    """(JSON path of the entry list, entries) for each shoe in the document."""
+    if isinstance(data, dict):
+        return [("args.history_v2", _history(data, "", source))]
+    if not isinstance(data, list):
+        raise ShoeFormatError(f"{source}: expected {_JSON_SHAPES}; got a JSON {_json_type(data)}")
+    if not data:
+        raise ShoeFormatError(f"{source}: no shoes: the JSON list is empty")
+    if isinstance(data[0], list):
+        for i, item in enumerate(data):
+            if not isinstance(item, list):
+                raise ShoeFormatError(f"{source}, [{i}]: expected a list of hand entries like "
+                                      f"the others, got a JSON {_json_type(item)}")
+        return [(f"[{i}]", item) for i, item in enumerate(data)]
+    messages = isinstance(data[0], dict) and "args" in data[0]
+    if not messages:
+        return [("", data)]
+    shoes = []
+    for i, item in enumerate(data):
+        if not isinstance(item, dict) or "args" not in item:
+            raise ShoeFormatError(f"{source}, [{i}]: expected a shoe-state message (an object "
+                                  f"with args.history_v2) like [0], got a JSON "
+                                  f"{_json_type(item)}")
+        shoes.append((f"[{i}].args.history_v2", _history(item, f"[{i}].", source)))
+    return shoes
+
+
+def _history(message: Mapping[str, Any], prefix: str, source: str) -> list[Any]:
+    args = message.get("args")
+    if not isinstance(args, dict):
+        raise ShoeFormatError(f"{source}, {prefix}args: expected {_JSON_SHAPES}; this object has "
+                              "no args object")
+    history = args.get("history_v2")
+    if not isinstance(history, list):
+        raise ShoeFormatError(f"{source}, {prefix}args.history_v2: expected the list of hand "
+                              f"entries, got {'nothing' if history is None else 'a JSON ' + _json_type(history)}")
+    return history
+
+
+def _live_entry(entry: Any, where: str, shoe: int, hand: int) -> dict[str, Any]:
+    if not isinstance(entry, dict):
+        raise ShoeFormatError(f"{where}: expected a hand entry (an object with winner, "
+                              f"playerScore, bankerScore), got a JSON {_json_type(entry)}")
+    if "winner" not in entry:
+        raise ShoeFormatError(f"{where}: the entry has no winner (Player, Banker or Tie)")
+    rec: dict[str, Any] = {"shoe": shoe, "hand": hand,
+                           "winner": parse_winner(entry["winner"], f"{where}.winner")}
+    for field, key in (("player_total", "playerScore"), ("banker_total", "bankerScore")):
+        if key not in entry:
+            raise ShoeFormatError(f"{where}: the entry has no {key} (the hand's total, 0 to 9)")
+        v = entry[key]
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 9:
+            raise ShoeFormatError(f"{where}.{key}: impossible total {json.dumps(v)}: a hand's "
+                                  "total is a whole number from 0 to 9")
+        rec[field] = v
+    for field, key in (("natural", "natural"), ("player_pair", "playerPair"),
+                       ("banker_pair", "bankerPair")):
+        v = entry.get(key, False)
+        if not isinstance(v, bool):
+            raise ShoeFormatError(f"{where}.{key}: expected true or false, got {json.dumps(v)}")
+        rec[field] = v
+    check_hand(rec, where, _LIVE_NAMES)
+    return rec
