@@ -54,11 +54,11 @@ def test_a_lazily_compiled_function_is_inlined_and_called_alike() -> None:
 
     from backtest.jit.lazy_jit import kernel
 
-    @kernel(inline=True)
+    @kernel(inline=True, cache=False)
     def inlined(x: int) -> int:
         return 3 * x + 1
 
-    @kernel()
+    @kernel(cache=False)
     def called(x: int) -> int:
         return inlined(x) * 2
 
@@ -68,4 +68,4 @@ def test_a_lazily_compiled_function_is_inlined_and_called_alike() -> None:
 
     assert inlined(4) == inlined.py_func(4) == 13
     assert called(4) == 26 and caller(4) == 39
-    assert inlined.targetoptions == {"inline": "always"}
+    assert inlined.targetoptions == {"cache": False, "inline": "always"}

@@ -47,7 +47,8 @@ class Kernel(Generic[_P, _R]):
 
             register_with_numba()
             numba_cache.install()   # before the function is decorated for numba's cache
-            self._dispatcher = njit(cache=True, **self.options)(self.py_func)
+            options = {k: v for k, v in self.options.items() if k != "cache"}
+            self._dispatcher = njit(cache=self.options.get("cache", True), **options)(self.py_func)
         return self._dispatcher
 
     @property
@@ -63,12 +64,12 @@ class Kernel(Generic[_P, _R]):
         return f"<compiled-on-use {self.py_func.__module__}.{self.py_func.__qualname__}>"
 
 
-def kernel(*, inline: bool = False, nrt: bool = True
+def kernel(*, inline: bool = False, nrt: bool = True, cache: bool = True
            ) -> Callable[[Callable[_P, _R]], Kernel[_P, _R]]:
-    """Mark a function for numba: `njit(cache=True)`, inlined where it is
+    """Mark a function for numba: `njit(cache=cache)`, inlined where it is
     called if `inline`, compiled without reference counting unless `nrt`
     (such a function must not allocate arrays)."""
-    options: dict[str, Any] = {}
+    options: dict[str, Any] = {} if cache else {"cache": False}
     if inline:
         options["inline"] = "always"
     if not nrt:

@@ -17,7 +17,7 @@ from backtest.loop import payouts
 from backtest.shoes.recorded import read_shoes
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
-ROADS = Path(__file__).resolve().parent.parent / "data" / "roads-8deck-seed1.txt"
+ROADS = Path(__file__).resolve().parents[2] / "data" / "roads-8deck-seed1.txt"
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))

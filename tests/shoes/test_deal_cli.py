@@ -19,7 +19,7 @@ from backtest.core.hands import Hands
 from backtest.shoes.recorded import format_card_text, read_shoes
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
-DATA = Path(__file__).resolve().parent.parent / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 LIVE = DATA / "live-table-shoe-state.json"
 GENERATED = DATA / "generated-8deck-seed1.txt"
 COLUMNS = ("shoe", "hand", "cards", "player_total", "banker_total", "winner", "natural",

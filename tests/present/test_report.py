@@ -39,7 +39,7 @@ from backtest.sweep import load_sweep, run_sweep
 
 pytest.importorskip("matplotlib")
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 IMG = re.compile(r'<img src="data:image/png;base64,([^"]*)"')
 

@@ -33,7 +33,7 @@ from backtest.shoes.roads import (
     winners_from_text,
 )
 
-DATA = Path(__file__).resolve().parent.parent / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 LIVE = DATA / "live-table-shoe-state.json"
 GENERATED = DATA / "generated-8deck-seed1.txt"
 #: the winners of GENERATED's shoes, as road strings (read without dealing any cards)

@@ -18,7 +18,7 @@ from backtest.shoes.recorded import IncompleteHandWarning
 from strategies import registry
 from strategies.registry import BUILTIN_NAMES
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 READY = sorted((REPO / "configs" / "strategies").glob("*.yaml"))
 #: sessions of a smoke run (a counting seat works out exact odds before every hand)
 SMOKE_SESSIONS = 3

@@ -21,7 +21,7 @@ from backtest.shoes import kernels, recorded
 from backtest.shoes.recorded import IncompleteHandWarning, deal_cards, format_card_text, read_shoes
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 DATA = REPO / "data"
 LIVE = DATA / "live-table-shoe-state.json"
 COLUMNS = ("shoe", "hand", "cards", "player_total", "banker_total", "winner", "natural",

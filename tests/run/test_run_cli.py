@@ -23,7 +23,7 @@ from backtest.run.metrics import metric_names
 from backtest.shoes.recorded import read_shoes
 from strategies.registry import BUILTIN_NAMES
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 VERDICT = "configs/verdict.yaml"
 RECORDED = "data/generated-8deck-seed1.txt"
 ROADS = "data/roads-8deck-seed1.txt"

@@ -23,7 +23,7 @@ from cli_helpers import backtest_here
 from backtest.present import outputs
 from backtest.run import staging
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SMALL = "seed: 1\nsessions: 5\nseats: [{strategy: flat}]\n"
 
 

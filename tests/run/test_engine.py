@@ -27,8 +27,8 @@ from strategies._common import stateless_update as _stateless_update
 from strategies.base import Builtin, Strategy
 from strategies.params import CommonParams
 
-DATA = Path(__file__).resolve().parent / "data"
-REPO_DATA = Path(__file__).resolve().parents[1] / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
+REPO_DATA = Path(__file__).resolve().parents[2] / "data"
 GOLDEN_CARDS = DATA / "golden-cards.txt"
 ROADS = ("BPPBT", "PPBTB", "TBBPP")
 

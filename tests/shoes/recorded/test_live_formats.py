@@ -24,7 +24,7 @@ from backtest.run.config import parse_config
 from backtest.run.plan import load_recorded
 from backtest.shoes.recorded import parse_columns, read_shoes
 
-DATA = Path(__file__).resolve().parents[2] / "data"
+DATA = Path(__file__).resolve().parents[3] / "data"
 OUTCOME_KNOWN = frozenset({"player_total", "banker_total", "natural", "player_pair",
                            "banker_pair"})
 
