@@ -167,7 +167,8 @@ def deal(
     mapping = _columns(columns)
     decks = recorded.decks_option(shoe_file, decks)
     hands = recorded.read_shoes(shoe_file, decks=decks, burn=burn, columns=mapping)
-    _echo(render.hands(hands, fmt.value))
+    for piece in render.pieces(hands, fmt.value):   # a big record's text is never held whole
+        typer.echo(piece, nl=False)
 
 
 # shoes one `shoe generate` writes at most (about 0.6 GB of text)

@@ -14,6 +14,7 @@ shoe,hand,player_cards,banker_cards,player_total,banker_total,winner,natural,pla
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -25,23 +26,61 @@ from backtest.core.hands import Hands
 FORMATS = ("table", "csv", "json")
 
 
+#: hands rendered at a time by `pieces` (text for them is a few hundred bytes a hand)
+BLOCK_HANDS = 50_000
+
+
 def hands(hands: Hands, fmt: str) -> str:
     """Render `hands` as "table", "csv" (header and one row per hand) or "json"
     (a list of objects, one per hand)."""
+    return "".join(pieces(hands, fmt))
+
+
+def pieces(hands: Hands, fmt: str) -> Iterator[str]:
+    """`hands(hands, fmt)` a block of about BLOCK_HANDS hands at a time (whole
+    shoes), for a caller to write as they come: the text of a big record is
+    never held whole. The pieces join to exactly `hands`' text."""
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    blocks = _blocks(hands)
     if fmt == "table":
-        return table(hands)
-    if fmt == "csv":
-        return hands.to_frame().write_csv()
-    if fmt == "json":   # indented, as every command's JSON
+        yield from _table_pieces(hands, blocks)
+    elif fmt == "csv":
+        for k, block in enumerate(blocks):
+            yield block.to_frame().write_csv(include_header=k == 0)
+    else:   # a JSON list, indented as every command's JSON, written a block of items at a time
         import json
 
-        return json.dumps(json.loads(hands.to_frame().write_json()), indent=2) + "\n"
-    raise UsageError(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        yield "["
+        for k, block in enumerate(blocks):
+            items = json.dumps(json.loads(block.to_frame().write_json()), indent=2)
+            if items != "[]":
+                yield ("," if k else "") + items[1:-2]
+        yield "\n]\n" if len(hands) else "]\n"
+
+
+def _blocks(hands: Hands) -> list[Hands]:
+    """The hands in blocks of whole shoes of about BLOCK_HANDS hands (one
+    block, the hands themselves, when they are fewer)."""
+    if len(hands) <= BLOCK_HANDS:
+        return [hands]
+    starts = np.flatnonzero(np.r_[True, hands.shoe[1:] != hands.shoe[:-1]])
+    cuts = [0]
+    for start in starts.tolist():
+        if start - cuts[-1] >= BLOCK_HANDS:
+            cuts.append(start)
+    cuts.append(len(hands))
+    return [hands.take(np.arange(a, b)) for a, b in zip(cuts, cuts[1:]) if b > a]
 
 
 def table(hands: Hands) -> str:
     """A fixed-width table per shoe, then a line counting the wins."""
-    frame = hands.to_frame()
+    return "".join(_table_pieces(hands, _blocks(hands)))
+
+
+def _table_pieces(hands: Hands, blocks: list[Hands]) -> Iterator[str]:
+    """`table`, a block at a time: the columns' widths from a first pass over
+    the blocks (so every block is laid out alike), then the rows."""
     k = hands.known
     columns: list[tuple[str, str, bool]] = [("hand", "hand", True)]  # (title, key, right-aligned)
     if "cards" in k:
@@ -54,28 +93,37 @@ def table(hands: Hands) -> str:
         columns.append(("B", "banker_total", True))
     columns += [("winner", "winner", False), ("", "flags", False)]
 
-    rows = [_cells(r, k) for r in frame.iter_rows(named=True)]
-    widths = {key: max([len(title)] + [len(r[key]) for r in rows]) for title, key, _ in columns}
+    widths = {key: len(title) for title, key, _ in columns}
+    for block in blocks:
+        for r in block.to_frame().iter_rows(named=True):
+            cells = _cells(r, k)
+            for _, key, _ in columns:
+                widths[key] = max(widths[key], len(cells[key]))
 
     def line(cells: dict[str, str]) -> str:
         parts = [cells[key].rjust(widths[key]) if right else cells[key].ljust(widths[key])
                  for _, key, right in columns]
         return "  ".join(parts).rstrip()
 
-    out: list[str] = []
-    shoes = frame["shoe"].to_list()
-    for i, cells in enumerate(rows):
-        if i == 0 or shoes[i] != shoes[i - 1]:
-            if out:
-                out.append("")
-            n = shoes.count(shoes[i])
-            out.append(f"shoe {shoes[i]}: {n} hand{'s' if n != 1 else ''}")
-            out.append(line({key: title for title, key, _ in columns}))
-        out.append(line(cells))
-    if out:
-        out.append("")
-    out.append(summary(hands))
-    return "\n".join(out) + "\n"
+    ids, counts = np.unique(hands.shoe, return_counts=True)
+    per_shoe = dict(zip((ids + 1).tolist(), counts.tolist()))
+    first = True
+    for block in blocks:
+        frame = block.to_frame()
+        out: list[str] = []
+        shoes = frame["shoe"].to_list()
+        for i, r in enumerate(frame.iter_rows(named=True)):
+            if i == 0 or shoes[i] != shoes[i - 1]:
+                if not first:
+                    out.append("")
+                first = False
+                n = per_shoe[shoes[i]]
+                out.append(f"shoe {shoes[i]}: {n} hand{'s' if n != 1 else ''}")
+                out.append(line({key: title for title, key, _ in columns}))
+            out.append(line(_cells(r, k)))
+        if out:
+            yield "\n".join(out) + "\n"
+    yield ("\n" if not first else "") + summary(hands) + "\n"
 
 
 def _cells(row: dict[str, Any], known: frozenset[str]) -> dict[str, str]:
@@ -99,4 +147,4 @@ def summary(hands: Hands) -> str:
     return text + ("; " + ", ".join(pairs) if pairs else "")
 
 
-__all__ = ["FORMATS", "hands", "summary", "table"]
+__all__ = ["BLOCK_HANDS", "FORMATS", "hands", "pieces", "summary", "table"]

@@ -159,3 +159,19 @@ def test_generate_a_session_s_shoes_as_backtest_run_deals_them(
         np.testing.assert_array_equal(getattr(written, name), getattr(hands, name), err_msg=name)
     code, _, err = backtest_here(monkeypatch, capsys, "shoe", "generate", "--session", "0")
     assert (code, err.strip()) == (2, "error: --session must be from 1 to 1,000,000,000, got 0")
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+def test_a_big_record_is_printed_a_block_of_shoes_at_a_time_to_the_same_text(
+        fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of whole shoes, widths from every block: the same text as in one piece."""
+    from backtest.present import render
+    from backtest.shoes import recorded
+
+    hands = recorded.read_shoes(DATA / "generated-8deck-seed1.txt")
+    whole = render.hands(hands, fmt)
+    monkeypatch.setattr(render, "BLOCK_HANDS", 100)
+    pieces = list(render.pieces(hands, fmt))
+    assert len(pieces) > 3 and "".join(pieces) == whole
+    if fmt == "json":
+        assert "".join(render.pieces(hands.take(np.arange(0)), fmt)) == "[]\n"
