@@ -170,8 +170,8 @@ def test_a_big_record_is_printed_a_block_of_shoes_at_a_time_to_the_same_text(
 
     hands = recorded.read_shoes(DATA / "generated-8deck-seed1.txt")
     whole = render.hands(hands, fmt)
-    monkeypatch.setattr(render, "BLOCK_HANDS", 100)
+    monkeypatch.setattr(render, "BLOCK_HANDS", 50)   # a block a shoe: three
     pieces = list(render.pieces(hands, fmt))
-    assert len(pieces) > 3 and "".join(pieces) == whole
+    assert len(pieces) >= 3 and "".join(pieces) == whole
     if fmt == "json":
         assert "".join(render.pieces(hands.take(np.arange(0)), fmt)) == "[]\n"
