@@ -34,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from backtest.loop import payouts, python_loop, session_loop
+from backtest.loop import inputs, payouts, python_loop, session_loop, table_rules
 from backtest.run import engine, plan  # noqa: E402
 from backtest.run.config import parse_config  # noqa: E402
 from backtest.shoes.shoe import ShoeSpec, generate_hands  # noqa: E402
@@ -153,16 +153,16 @@ def chunk_args(cfg: object, sessions: int, strat: Strategy | None = None,
     """A chunk's hands and the loops' arguments after the seat (dealt, table,
     stops, shared EVs, outputs) for one seat (`strat`, if it counts cards) at
     a table of `counting_seats` counting seats (from two, they share the EVs:
-    `session_loop.shared_evs`)."""
+    `inputs.shared_evs`)."""
     hands, bounds, shoe_no, table, unit, stats, wag, ex = _dealt(cfg, sessions)
     z = np.zeros(0, np.int64)
     uses = bool(strat is not None and strat.uses_cards)
-    shared = session_loop.SharedEvs(*session_loop.shared_evs(
-        len(hands), counting_seats if uses else 0, uses and session_loop.needs_deals(strat, True)))
-    dealt = session_loop.Dealt(hands.winner, hands.hand, shoe_no, unit, hands.cards, bounds,
+    shared = inputs.SharedEvs(*inputs.shared_evs(
+        len(hands), counting_seats if uses else 0, uses and inputs.needs_deals(strat, True)))
+    dealt = inputs.Dealt(hands.winner, hands.hand, shoe_no, unit, hands.cards, bounds,
                                np.arange(sessions, dtype=np.int64))
-    stops = session_loop.Stops(10 ** 15 * table.den, -1, -1, -1, 0)
-    outputs = session_loop.Outputs(stats, wag, ex, np.zeros_like(ex), False, z,
+    stops = inputs.Stops(10 ** 15 * table.den, -1, -1, -1, 0)
+    outputs = inputs.Outputs(stats, wag, ex, np.zeros_like(ex), False, z,
                                    np.zeros((0, 7), np.int64), z, z)
     return hands, (dealt, table, stops, shared, outputs)
 
@@ -178,18 +178,18 @@ def _dealt(cfg: object, sessions: int) -> tuple:
         hands, bounds, shoe_no = plan.hands_for(cfg, 0, sessions)
         _DEALT[sessions] = (hands, bounds, shoe_no, engine._table(cfg, hands),
                             payouts.unit_results(hands, cfg.rules),
-                            np.zeros((sessions, session_loop.N_STATS), np.int64),
+                            np.zeros((sessions, table_rules.N_STATS), np.int64),
                             np.zeros((sessions, 7), np.int64), np.zeros(sessions))
     return _DEALT[sessions]
 
 
 def compiled_once(strat: Strategy, args: tuple):  # type: ignore[no-untyped-def]
     """One timed run of the compiled loop, from a fresh state."""
-    seat = session_loop.seat_of(strat, np.uint64(5))
+    seat = inputs.seat_of(strat, np.uint64(5))
     fns = user_functions(strat)
 
     def once() -> float:
-        work = session_loop.work_for(seat, args[0])
+        work = inputs.work_for(seat, args[0])
         t = time.perf_counter()
         session_loop.run_sessions(seat, fns, *args, work)
         return time.perf_counter() - t

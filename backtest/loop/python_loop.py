@@ -19,7 +19,8 @@ import numpy as np
 
 from backtest.core.errors import StrategyError, describe_raised, shown
 from backtest.core.rules import Bet, Winner
-from backtest.loop.session_loop import (
+from backtest.loop.inputs import Dealt, Outputs, SharedEvs, Stops, Table
+from backtest.loop.table_rules import (
     ENDED_LIMIT,
     ENDED_RUIN,
     MAX_CENTS,
@@ -42,11 +43,6 @@ from backtest.loop.session_loop import (
     S_PUSHES,
     S_WAGERED,
     S_WINS,
-    Dealt,
-    Outputs,
-    SharedEvs,
-    Stops,
-    Table,
     ended_by,
     limits,
     place,
@@ -447,7 +443,7 @@ def _no_update(strategy: Strategy) -> bool:
 
 
 def _cents_of(x: object, cache: dict[float, int]) -> int:
-    """One stake in whole cents as `session_loop.limits` converts it, or -1 for anything
+    """One stake in whole cents as `table_rules.limits` converts it, or -1 for anything
     the general path must see (a bad stake or value). Numbers are remembered."""
     if type(x) is not float and type(x) is not int:
         return -1
@@ -500,7 +496,7 @@ def _flush(rows: int, led_i: list[int], led_c: list[list[int]], led_n: list[int]
 
 class _Rules:
     """The table rules' arrays for `_place`: the general path runs
-    `session_loop.limits` and `session_loop.place` themselves, in their
+    `table_rules.limits` and `table_rules.place` themselves, in their
     Python form (numba's `py_func`), on these."""
 
     def __init__(self, side: list[float], min_c: np.ndarray, max_c: np.ndarray,
@@ -515,7 +511,7 @@ class _Rules:
         self.cents = np.zeros(N_BETS, np.int64)
 
     def limits(self) -> tuple[int, int]:
-        """`session_loop.limits` of the stakes in `out`, into `cents`. A stake
+        """`table_rules.limits` of the stakes in `out`, into `cents`. A stake
         past every float's cents is the largest stake, as in the compiled loop
         (numpy's scalars would say so with a warning that means nothing here)."""
         with np.errstate(over="ignore"):
@@ -529,7 +525,7 @@ _place_stakes = place.py_func
 
 def _place(first: object, strategy: Strategy, view: View, rules: _Rules, final: int
            ) -> tuple[int, list[int], int, int, int]:
-    """The general rules (`session_loop.limits` and `place`) for stakes the
+    """The general rules (`table_rules.limits` and `place`) for stakes the
     short path does not take, starting from the strategy's answer `first`:
     (a PLACE_* code, the cents placed, stakes raised to the minimum, times
     over the maximum, bankroll stops)."""
@@ -555,7 +551,7 @@ def _place(first: object, strategy: Strategy, view: View, rules: _Rules, final: 
 
 
 def _whole_cents(x: float) -> int:
-    """A stake (currency, not negative) in whole cents, as `session_loop.limits`
+    """A stake (currency, not negative) in whole cents, as `table_rules.limits`
     converts it."""
     y = x * 100.0 + 1e-6
     # as the compiled loop: anything from 2**52 cents up (infinity too) is 2**52

@@ -22,334 +22,68 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from backtest.core.rules import PAIR_BETS
-from backtest.odds import ahead_rows_compiled, ev_fill_ahead, ev_work, pair_counts, pair_evs
-from backtest.shoes import kernels
+from backtest.loop.inputs import (
+    Dealt,
+    Outputs,
+    Seat,
+    SharedEvs,
+    Stops,
+    Table,
+    Work,
+    shared_evs,
+    work_for,
+)
+from backtest.loop.table_rules import (
+    ENDED_LIMIT,
+    ENDED_RUIN,
+    MAX_CENTS,
+    N_STATS,
+    PLACE_OK,
+    PLACE_RUIN,
+    PLACE_UNDECLARED,
+    S_BANKROLL_STOPS,
+    S_BELOW_MIN,
+    S_BETS,
+    S_CUR_STREAK,
+    S_DRAWDOWN,
+    S_ENDED,
+    S_FINAL,
+    S_HANDS,
+    S_LARGEST,
+    S_LOSING_STREAK,
+    S_LOSSES,
+    S_MAX_HITS,
+    S_NET,
+    S_PEAK,
+    S_PUSHES,
+    S_WAGERED,
+    S_WINS,
+    ended_by,
+    limits,
+    place,
+    plays_on,
+    session_seed,
+    short_path_bounds,
+)
+from backtest.odds import ahead_rows_compiled, ev_fill_ahead, pair_counts, pair_evs
 from backtest.shoes.kernels import njit_nrt_free
-from strategies import compiled, dispatch
+from strategies import dispatch
 from strategies.base import (
     CTX_BANKROLL,
     CTX_HAND,
     CTX_LAST_NET,
     CTX_SESSION_HAND,
     CTX_SHOE,
-    CTX_SIZE,
     N_BETS,
     P_ON_BANKROLL,
     P_ON_MAX,
     P_SIDE,
     SEVERAL,
-    STATE_FLOATS,
-    STATE_INTS,
-    Compiled,
-    Strategy,
 )
-
-# how a session ended
-ENDED_LIMIT, ENDED_RUIN, ENDED_STOP_LOSS, ENDED_WIN_GOAL = 0, 1, 2, 3
-ENDED_BY = ("limit", "ruin", "stop-loss", "win-goal")
-
-# columns of the per-session statistics (int64 ticks and counts)
-S_HANDS, S_BETS, S_WAGERED, S_NET, S_FINAL, S_PEAK, S_DRAWDOWN, S_LOSING_STREAK, \
-    S_LARGEST, S_MAX_HITS, S_BANKROLL_STOPS, S_ENDED, S_WINS, S_LOSSES, S_PUSHES, \
-    S_CUR_STREAK, S_BELOW_MIN = range(17)
-N_STATS = 17
-STAT_NAMES = ("hands", "bets", "wagered", "net", "final_bankroll", "peak_bankroll",
-              "max_drawdown", "longest_losing_streak", "largest_stake", "max_hits",
-              "bankroll_stops", "ended_by", "wins", "losses", "pushes", "", "raised_to_min")
-
-# place() results
-PLACE_OK, PLACE_RUIN, PLACE_BAD_STAKE, PLACE_FORBIDDEN, PLACE_NOT_SETTLED, PLACE_UNDECLARED = \
-    0, 1, 2, 3, 4, 5
-PLACE_ERRORS = {
-    PLACE_BAD_STAKE: "asked for a negative or non-numeric stake",
-    PLACE_UNDECLARED: "staked a bet it does not declare (main_bets() and side_bets say the bets "
-                      "it may place)",
-    PLACE_FORBIDDEN: "placed a combination of bets the table does not take",
-    PLACE_NOT_SETTLED: "placed a bet this table or this recorded shoe cannot settle",
-}
-
-#: the largest stake, in cents: a larger one (infinity too) is this
-MAX_CENTS = 2 ** 52
-_NEVER = 2 ** 62   # a bankroll no session reaches
-
-
-@njit_nrt_free(inline=True)
-def limits(out: np.ndarray, side_c: np.ndarray, cents: np.ndarray, min_c: np.ndarray,
-           max_c: np.ndarray, active: np.ndarray) -> tuple[int, int]:
-    """The strategy's stakes (currency, in `out`) to whole cents in `cents`, with
-    the side bets (`side_c`, cents) beside a main bet, raised to the table
-    minimum. Only the bets in `active` (those the strategy can place) are read
-    or written.
-
-    Returns (code, stakes raised to the minimum): code is PLACE_BAD_STAKE for
-    a negative or NaN stake, else PLACE_OK, plus 10 if a stake is over the
-    table maximum.
-    """
-    any_bet = False
-    for a in range(active.shape[0]):
-        b = active[a]
-        x = out[b]
-        if not (x >= 0.0):
-            return PLACE_BAD_STAKE, 0
-        c = np.floor(x * 100.0 + 1e-6)
-        cents[b] = MAX_CENTS if c > MAX_CENTS else np.int64(c)
-        if cents[b] > 0:
-            any_bet = True
-    over = 0
-    below = 0
-    for a in range(active.shape[0]):
-        b = active[a]
-        if any_bet:
-            cents[b] += side_c[b]
-        c = cents[b]
-        if c > 0:
-            if c < min_c[b]:
-                cents[b] = min_c[b]
-                below += 1
-            if cents[b] > max_c[b]:
-                over = 1
-    return 10 * over, below
-
-
-@njit_nrt_free(inline=True)
-def place(all_in: bool, cents: np.ndarray, min_c: np.ndarray, max_c: np.ndarray,
-          bankroll: int, den: int, offered: np.ndarray, pb_together: bool,
-          pairs_need_main: bool, active: np.ndarray) -> tuple[int, int]:
-    """Finish placing the stakes in `cents` (after `limits` and any restart of
-    the progression): cap at the table maximum, check the table's rules, and
-    hold the total to the bankroll (`all_in`: scale down to what is left).
-    Returns (PLACE_* code, 1 if the bankroll stopped the stakes else 0)."""
-    total = 0
-    for a in range(active.shape[0]):
-        b = active[a]
-        if cents[b] > max_c[b]:
-            cents[b] = max_c[b]
-        if cents[b] > 0 and not offered[b]:
-            return PLACE_NOT_SETTLED, 0
-        total += cents[b]
-    if not pb_together and cents[0] > 0 and cents[1] > 0:
-        return PLACE_FORBIDDEN, 0
-    if pairs_need_main and (cents[3] > 0 or cents[4] > 0) and \
-            cents[0] == 0 and cents[1] == 0 and cents[2] == 0:
-        return PLACE_FORBIDDEN, 0
-    if total * den <= bankroll:
-        return PLACE_OK, 0
-    if not all_in:
-        return PLACE_RUIN, 1
-    # all-in: scale every stake down to what is left, whole cents
-    left = bankroll // den
-    placed = 0
-    for a in range(active.shape[0]):
-        b = active[a]
-        cents[b] = cents[b] * left // total
-        placed += cents[b]
-    if placed == 0:
-        return PLACE_RUIN, 1
-    for a in range(active.shape[0]):
-        b = active[a]
-        if 0 < cents[b] < min_c[b]:
-            return PLACE_RUIN, 1
-    return PLACE_OK, 1
-
-
-@njit_nrt_free(inline=True)
-def short_path_bounds(min_c: np.ndarray, max_c: np.ndarray, offered: np.ndarray,
-                      pairs_need_main: bool, sides: int, fast_c: np.ndarray) -> None:
-    """The common hand's bounds on its one stake, in cents, by bet, into
-    `fast_c` (2, N_BETS): from fast_c[0] (the minimum, at least one cent) to
-    fast_c[1] (the maximum; 0 for a bet that never takes the short path: one
-    not offered, a pair bet that needs a main bet, any bet of a seat with
-    `sides` side bets). Both loops ask this."""
-    for b in range(N_BETS):
-        fast_c[0, b] = max(min_c[b], 1)
-        alone = offered[b] and sides == 0 and not (pairs_need_main and (b == 3 or b == 4))
-        fast_c[1, b] = max_c[b] if alone else 0
-
-
-@njit_nrt_free(inline=True)
-def plays_on(ruin_below: int, stop_loss: int, win_goal: int, bankroll0: int) -> tuple[int, int]:
-    """The stop rules as one interval of bankrolls that play on, [lo, hi):
-    below lo is ruin or the stop-loss, from hi the win goal (both loops ask this)."""
-    lo = ruin_below if stop_loss < 0 else max(ruin_below, bankroll0 - stop_loss + 1)
-    hi = bankroll0 + win_goal if win_goal >= 0 else _NEVER
-    return lo, hi
-
-
-@njit_nrt_free(inline=True)
-def ended_by(final: int, ruin_below: int, stop_loss: int, bankroll0: int) -> int:
-    """Why a session that left the bankrolls that play on ended: ruin before
-    the stop-loss, the stop-loss before the win goal (both loops ask this)."""
-    if final < ruin_below:
-        return ENDED_RUIN
-    if stop_loss >= 0 and bankroll0 - final >= stop_loss:
-        return ENDED_STOP_LOSS
-    return ENDED_WIN_GOAL
-
-
-@njit_nrt_free(inline=True)
-def session_seed(seat_key: np.uint64, session_id: int, state: np.ndarray) -> int:
-    """The random seed a strategy gets for one session (from the seat's key);
-    `state` is four words of scratch."""
-    kernels.seed_state(seat_key, np.uint64(session_id), state)
-    # signed in compiled code (see kernels.bounded); mypy cannot see numba's int64 -> int
-    return np.int64(state[0] >> np.uint64(1))  # type: ignore[return-value]
-
-
-def needs_deals(strategy: Strategy, compiled_path: bool) -> bool:
-    """Whether a counting seat reads EVs that need the deals counted: not a
-    built-in run compiled that can bet only the pairs (their EVs have a
-    closed form); a strategy run in Python may read any bet's EV."""
-    return not compiled_path or bool(strategy.possible_bets() - set(PAIR_BETS))
-
-
-def shared_evs(n_hands: int, counting_seats: int, deals: bool
-               ) -> tuple[np.ndarray, np.ndarray, bool]:
-    """The table's exact EVs before each of its hands, shared by its counting
-    seats (three arguments of both loops): a row per hand, written by the
-    first seat to play the hand (with the rows of the hands after it in its
-    shoe that `odds.ev_fill_ahead` prices in the same pass) and read by the
-    others (the EVs depend on the table's cards alone, and each seat counts
-    them from its shoe's first hand); whether each row is written; and
-    whether the EVs count the deals
-    (False when every counting seat needs only the pair bets, whose other
-    EVs are then NaN). No rows for a table with one counting seat or none:
-    a lone counter works its EVs out for itself, in memory it keeps warm."""
-    rows = n_hands if counting_seats > 1 else 0
-    return np.zeros((rows, N_BETS)), np.zeros(rows, np.bool_), deals
-
-
-
-# --- the loop's inputs ----------------------------------------------------------------------
-
-class Dealt(NamedTuple):
-    """The hands of a chunk of sessions, and where each session starts."""
-
-    winner: np.ndarray       # int8 (n,): 0 Player, 1 Banker, 2 Tie
-    hand_no: np.ndarray      # int32 (n,): number of the hand in its shoe (1-based)
-    shoe_no: np.ndarray      # int32 (n,): number of its shoe in its session (0-based)
-    unit: np.ndarray         # int64 (N_BETS, n): `payouts.unit_results`
-    cards: np.ndarray        # uint8 (n, 6): the cards (rank in the low 4 bits, 0 none)
-    bounds: np.ndarray       # int64 (sessions + 1,): session j is hands bounds[j]..bounds[j+1]-1
-    session_ids: np.ndarray  # int64 (sessions,): each session's number in the run
-
-
-class Table(NamedTuple):
-    """The table: its money, limits, the bets it settles, and the exact EVs."""
-
-    den: int                  # the money denominator: a cent is `den` ticks
-    min_c: np.ndarray         # int64 (N_BETS,): minimum stake by bet, cents
-    max_c: np.ndarray         # int64 (N_BETS,): maximum stake by bet, cents
-    offered: np.ndarray       # bool (N_BETS,): the bets the table (and the shoe) settles
-    pb_together: bool         # Player and Banker may be staked on one hand
-    pairs_need_main: bool     # a pair bet needs a main bet beside it
-    full_counts: np.ndarray   # int64 (14,): the full shoe's rank counts
-    ev_table: np.ndarray      # float64: `odds.payout_vector`
-    evs_full: np.ndarray      # float64 (N_BETS,): the full shoe's EV by bet (0 where not offered)
-    cov: np.ndarray           # float64 (N_BETS, N_BETS): the unit results' covariance
-                              # (`odds.unit_covariance`; 0 where not offered)
-
-
-class Stops(NamedTuple):
-    """A seat's session rules, in ticks (-1: none)."""
-
-    bankroll0: int
-    stop_loss: int
-    win_goal: int
-    max_hands: int
-    ruin_below: int           # a bankroll below this cannot stake any bet the seat may place
-
-
-class SharedEvs(NamedTuple):
-    """The table's exact EVs before each hand, shared by its counting seats (`shared_evs`)."""
-
-    rows: np.ndarray          # float64 (n or 0, N_BETS)
-    done: np.ndarray          # bool (n or 0,)
-    deals: bool
-
-
-class Outputs(NamedTuple):
-    """Where the loop writes: each session's statistics, and the ledger."""
-
-    stats: np.ndarray         # int64 (sessions, N_STATS)
-    wagered: np.ndarray       # int64 (sessions, N_BETS)
-    expected: np.ndarray      # float64 (sessions,)
-    variance: np.ndarray      # float64 (sessions,): the net's variance given the stakes placed
-    ledger: bool
-    led_idx: np.ndarray       # int64 (n or 0,)
-    led_cents: np.ndarray     # int64 (n or 0, N_BETS)
-    led_net: np.ndarray       # int64 (n or 0,)
-    led_bank: np.ndarray      # int64 (n or 0,)
-
-
-class Seat(NamedTuple):
-    """The strategy in the seat: its kind (`strategies.compiled`), parameters and facts."""
-
-    kind: int
-    key: np.uint64            # its sessions' random seeds come from this
-    p: np.ndarray             # float64: its parameter vector (`Compiled.encode`)
-    active: np.ndarray        # uint64: the bets it may place, by code
-    slot: int
-    picks: bool
-    writes_out: bool
-    learns: bool
-    reads_ctx: bool
-    cards_seen: bool
-
-
-class Work(NamedTuple):
-    """Work arrays: the loop allocates nothing."""
-
-    s: np.ndarray
-    si: np.ndarray
-    ctx: np.ndarray
-    out: np.ndarray
-    stakes: np.ndarray
-    unit_f: np.ndarray
-    cents: np.ndarray
-    side_c: np.ndarray
-    counts: np.ndarray
-    evs: np.ndarray
-    seed_work: np.ndarray
-    ev_nodes: np.ndarray
-    ev_coef: np.ndarray
-    ev_work: np.ndarray
-    fast_c: np.ndarray
-    allowed: np.ndarray
-    evs_seen: np.ndarray      # a user's copy of the EVs (what it writes there goes nowhere)
-    hist_seen: np.ndarray     # a user's copy of the shoe's winners (int8, a shoe's length)
-
-
-def seat_of(strategy: Compiled, key: np.uint64) -> Seat:
-    """The `Seat` of a Compiled strategy, with its random key."""
-    facts = compiled.facts(type(strategy))
-    active = np.array(sorted(b.code for b in strategy.possible_bets()), np.uint64)
-    kind = compiled.kind_of(strategy)
-    p = np.array(strategy.encode(), np.float64)
-    slot = facts.slot
-    if kind == compiled.USER:
-        p.flags.writeable = False   # a session cannot change what the next one plays
-        slot = -1   # its update is given every bet's stake and result, as in Python
-    return Seat(kind, np.uint64(key), p, active, slot, facts.picks, facts.writes_out,
-                facts.learns, facts.reads_ctx, facts.cards_seen)
-
-
-def work_for(seat: Seat, dealt: Dealt) -> Work:
-    """The work arrays of the loop for `seat` over the hands of `dealt`."""
-    shoe_hands = dealt.winner.shape[0]   # room for a user's copy of a shoe's winners
-    allowed = np.zeros(N_BETS, np.bool_)
-    allowed[seat.active.astype(np.int64)] = True
-    return Work(np.zeros(STATE_FLOATS), np.zeros(STATE_INTS, np.int64), np.zeros(CTX_SIZE),
-                np.zeros(N_BETS), np.zeros(N_BETS), np.zeros(N_BETS),
-                np.zeros(N_BETS, np.int64), np.zeros(N_BETS, np.int64), np.zeros(14, np.int64),
-                np.zeros(N_BETS), np.zeros(4, np.uint64),
-                *ev_work(seat.cards_seen, ahead=seat.cards_seen),
-                np.zeros((2, N_BETS), np.int64), allowed, np.zeros(N_BETS),
-                np.zeros(shoe_hands if seat.kind == compiled.USER else 0, np.int8))
 
 
 def run_sessions(seat: Seat, fns: tuple[Any, ...] | None, dealt: Dealt, table: Table, stops: Stops,

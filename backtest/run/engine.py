@@ -31,7 +31,7 @@ from backtest.core.errors import StrategyError, UsageError
 from backtest.core.hands import Hands
 from backtest.core.rules import Bet
 from backtest.jit.buffers import Buffers
-from backtest.loop import payouts, python_loop, session_loop
+from backtest.loop import inputs, payouts, python_loop, session_loop, table_rules
 from backtest.odds import ev_array, payout_vector, unit_covariance
 from backtest.run.config import RunConfig, build_strategies, parse_config, ticks
 from backtest.run.plan import count_sessions, hands_for, plan_chunks
@@ -91,7 +91,7 @@ class RunResult:
 
 # --- running one chunk ----------------------------------------------------------------
 
-def _table(config: RunConfig, hands: Hands) -> session_loop.Table:
+def _table(config: RunConfig, hands: Hands) -> inputs.Table:
     """The table the session loop plays at, for these hands."""
     rules = config.rules
     den = rules.money_denominator
@@ -103,7 +103,7 @@ def _table(config: RunConfig, hands: Hands) -> session_loop.Table:
     full = full_shoe_counts(decks)
     pv = payout_vector(rules)
     evs = ev_array(full, pv)
-    return session_loop.Table(int(den), min_c, max_c, offered,
+    return inputs.Table(int(den), min_c, max_c, offered,
                               bool(rules.player_and_banker_together),
                               bool(rules.pairs_need_main_bet), full, pv,
                               np.nan_to_num(evs, nan=0.0),
@@ -144,31 +144,31 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
     max_hands = -1 if s.max_hands is None else s.max_hands
     n_sessions = hi - lo
     # the exact EVs before each hand: worked out once, for every counting seat
-    ev_shared = session_loop.SharedEvs(*session_loop.shared_evs(
+    ev_shared = inputs.SharedEvs(*inputs.shared_evs(
         len(hands), sum(bool(strat.uses_cards) for strat in strategies),
-        any(strat.uses_cards and session_loop.needs_deals(
+        any(strat.uses_cards and inputs.needs_deals(
             strat, runs_compiled(strat) and kind_of(strat) != USER and not force_python)
             for strat in strategies)))
     results = []
-    dealt = session_loop.Dealt(hands.winner, hands.hand, shoe_no, unit, hands.cards, bounds,
+    dealt = inputs.Dealt(hands.winner, hands.hand, shoe_no, unit, hands.cards, bounds,
                                session_ids)
     for k, strat in enumerate(strategies):
         bets = strat.possible_bets()
         ruin_below = min(int(table.min_c[b.code]) for b in bets) * table.den if bets else 0
         size = len(hands) if ledger else 0
-        outputs = session_loop.Outputs(
-            np.zeros((n_sessions, session_loop.N_STATS), np.int64),
+        outputs = inputs.Outputs(
+            np.zeros((n_sessions, table_rules.N_STATS), np.int64),
             np.zeros((n_sessions, len(BETS)), np.int64), np.zeros(n_sessions), np.zeros(n_sessions),
             bool(ledger),
             np.zeros(size, np.int64), np.zeros((size, len(BETS)), np.int64),
             np.zeros(size, np.int64), np.zeros(size, np.int64))
-        stops = session_loop.Stops(int(bankroll0), int(stop_loss), int(win_goal), int(max_hands),
+        stops = inputs.Stops(int(bankroll0), int(stop_loss), int(win_goal), int(max_hands),
                                    int(ruin_below))
         key = _seat_key(config.seed, k)
         if runs_compiled(strat) and not force_python:
             fns = user_functions(strat)
-            in_loop = session_loop.seat_of(strat, key)
-            work = session_loop.work_for(in_loop, dealt)
+            in_loop = inputs.seat_of(strat, key)
+            work = inputs.work_for(in_loop, dealt)
             code, at, rows = session_loop.run_sessions(in_loop, fns, dealt, table, stops,
                                                        ev_shared, outputs, work)
         else:
@@ -179,11 +179,11 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
                 raise StrategyError(f"{config.source}: seats[{k}] ({config.seats[k].label}): "
                                     f"{raised.describe()}, "
                                     f"{_hand_words(hands, shoe_no, bounds, lo, raised.at)}") from None
-        if code != session_loop.PLACE_OK:
+        if code != table_rules.PLACE_OK:
             seat = config.seats[k]
             raise StrategyError(
                 f"{config.source}: seats[{k}] ({seat.label}) "
-                f"{session_loop.PLACE_ERRORS[int(code)]} "
+                f"{table_rules.PLACE_ERRORS[int(code)]} "
                 f"{_hand_words(hands, shoe_no, bounds, lo, at)}{_why(int(code), config, table)}")
         ledger_cols = None
         if ledger:
@@ -201,13 +201,13 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
     return results, int((lengths if max_hands < 0 else np.minimum(lengths, max_hands)).sum())
 
 
-def _why(code: int, config: RunConfig, table: session_loop.Table) -> str:
+def _why(code: int, config: RunConfig, table: inputs.Table) -> str:
     """What the table's rules say of a refused placement, in brackets."""
     rules = config.rules
-    if code == session_loop.PLACE_NOT_SETTLED:
+    if code == table_rules.PLACE_NOT_SETTLED:
         unsettled = [b.value for b in BETS if not table.offered[b.code]]
         return f" (this table or shoe does not settle {', '.join(unsettled)})" if unsettled else ""
-    if code == session_loop.PLACE_FORBIDDEN:
+    if code == table_rules.PLACE_FORBIDDEN:
         reasons = []
         if not rules.player_and_banker_together:
             reasons.append(f"the {rules.name} table does not take Player and Banker together")

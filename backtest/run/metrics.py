@@ -22,7 +22,7 @@ import numpy as np
 import polars as pl
 
 from backtest.core.rules import Bet
-from backtest.loop.session_loop import (
+from backtest.loop.table_rules import (
     ENDED_BY,
     S_BANKROLL_STOPS,
     S_BELOW_MIN,

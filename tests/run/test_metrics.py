@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backtest.loop.session_loop import ENDED_BY
+from backtest.loop.table_rules import ENDED_BY
 from backtest.run import metrics
 
 FLOAT_SUMS = ("wagered", "net", "ruined_net", "mean_net", "mean_max_drawdown")

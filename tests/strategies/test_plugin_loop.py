@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from backtest.core.errors import StrategyError
-from backtest.loop import session_loop
+from backtest.loop import inputs, session_loop
 from backtest.run import engine
 from backtest.run.config import parse_config
 from strategies import compiled, registry
@@ -235,7 +235,7 @@ def test_dispatch_covers_every_built_in() -> None:
         assert facts.writes_out == (cls.bet_slot < 0 and not cls.picks_one)
         assert facts.cards_seen == cls.uses_cards
     example = session_loop.example_args()
-    assert np.array_equal(session_loop.work_for(example[0], example[2]).allowed,
+    assert np.array_equal(inputs.work_for(example[0], example[2]).allowed,
                           [True] + [False] * 6)
 
 

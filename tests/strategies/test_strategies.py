@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 from backtest import odds
 from backtest.core.errors import ConfigError, StrategyError
 from backtest.core.rules import Bet, Rules
-from backtest.loop.session_loop import S_BANKROLL_STOPS, S_BELOW_MIN, S_BETS, S_MAX_HITS
+from backtest.loop.table_rules import S_BANKROLL_STOPS, S_BELOW_MIN, S_BETS, S_MAX_HITS
 from backtest.run import engine, plan
 from backtest.run.config import RunConfig, parse_config
 from strategies import registry
@@ -1268,10 +1268,10 @@ def _shared_rows(monkeypatch: pytest.MonkeyPatch, poison: float | None) -> list[
     """Catch the table's shared EV rows, made for a lone counting seat too;
     with `poison`, hand the seats rows already written with that EV for
     every bet."""
-    from backtest.loop import session_loop
+    from backtest.loop import inputs
 
     made: list[tuple[Any, ...]] = []
-    real = session_loop.shared_evs
+    real = inputs.shared_evs
 
     def shared(n_hands: int, counting_seats: int, deals: bool) -> tuple[Any, ...]:
         rows, done, deals = real(n_hands, max(2, counting_seats), deals)
@@ -1281,7 +1281,7 @@ def _shared_rows(monkeypatch: pytest.MonkeyPatch, poison: float | None) -> list[
         made.append((rows, done, deals))
         return rows, done, deals
 
-    monkeypatch.setattr(session_loop, "shared_evs", shared)
+    monkeypatch.setattr(inputs, "shared_evs", shared)
     return made
 
 
