@@ -24,6 +24,7 @@ from backtest.shoes.recorded.live_json import live_json_hands
 from backtest.shoes.recorded.outcome_csv import OUTCOME_COLUMNS, outcome_csv_hands
 from backtest.shoes.recorded.road_strings import ROAD_CHARS, TOKEN, road_hands, token_results
 from backtest.shoes.recorded.text import (
+    HEAD_BYTES,
     STDIN,
     StrPath,
     content_lines,
@@ -211,14 +212,16 @@ def _streamed_card_text(path: StrPath, fmt: str | None, columns: Mapping[str, st
     read whole."""
     if os.fspath(path) == STDIN or columns or fmt not in (None, "card-text"):
         return None
-    try:
+    try:   # a file the head holds whole is read once, whole, by the caller
+        if os.path.getsize(path) <= HEAD_BYTES:
+            return None
         with open(path, "rb") as fh:
             if fh.read(len(PARQUET_MAGIC)) == PARQUET_MAGIC:
                 return None
     except OSError:
         return None   # load_bytes says what is wrong
-    source, head, whole = load_head(path)
-    if whole or (fmt is None and _sniff(source, head, None)[0] != "card-text"):
+    source, head, _ = load_head(path)
+    if fmt is None and _sniff(source, head, None)[0] != "card-text":
         return None
     return deal_card_shoes(card_text_shoes(stream_lines(path), source), source, decks, burn,
                            shoes, capacity=os.path.getsize(path) // 8 + 1)

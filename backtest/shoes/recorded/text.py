@@ -7,7 +7,6 @@ import difflib
 import os
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import BinaryIO
 
 from backtest.core.errors import ShoeFormatError, UsageError, shown
@@ -47,14 +46,7 @@ def load_bytes(path: StrPath) -> tuple[str, bytes]:
     source = source_name(path)
     if os.fspath(path) == STDIN:
         return source, stdin_bytes()
-    try:
-        return source, Path(path).read_bytes()
-    except FileNotFoundError:
-        raise UsageError(f"{source}: no such file") from None
-    except IsADirectoryError:
-        raise UsageError(f"{source}: is a directory, not a shoe file") from None
-    except OSError as exc:
-        raise UsageError(f"{source}: cannot read the file: {exc.strerror}") from None
+    return source, _read(path, source)
 
 
 def load_text(path: StrPath, data: bytes | None = None) -> tuple[str, str]:
@@ -63,17 +55,23 @@ def load_text(path: StrPath, data: bytes | None = None) -> tuple[str, str]:
         source, data = load_bytes(path)
     else:
         source = source_name(path)
+    text = _decoded(data, source)
+    if not text.strip():
+        raise ShoeFormatError(f"{source}: no shoes: the file is empty")
+    return source, text
+
+
+def _decoded(data: bytes, source: str) -> str:
+    """The text of a file's bytes: UTF-8 (else an error naming the line), its
+    byte-order mark dropped, and every line ending (CR LF, LF, a lone CR as
+    old Mac files have) a line feed."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise ShoeFormatError(f"{source}, line {line}: not UTF-8 text ({exc.reason} at byte "
                               f"{exc.start}); save the file as UTF-8") from None
-    # every line ending (CR LF, LF, a lone CR as old Mac files have) is a line end
-    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
-    if not text.strip():
-        raise ShoeFormatError(f"{source}: no shoes: the file is empty")
-    return source, text
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
 
 
 #: the most of a file `load_head` reads to tell its format
@@ -92,26 +90,26 @@ def _open(path: StrPath, source: str) -> BinaryIO:
         raise UsageError(f"{source}: cannot read the file: {exc.strerror}") from None
 
 
+def _read(path: StrPath, source: str, size: int = -1) -> bytes:
+    """The file's bytes (its first `size`, if given); load_text's usage errors
+    when it cannot be read."""
+    with _open(path, source) as fh:
+        try:
+            return fh.read(size)
+        except OSError as exc:
+            raise UsageError(f"{source}: cannot read the file: {exc.strerror}") from None
+
+
 def load_head(path: StrPath) -> tuple[str, str, bool]:
     """(name, text, whole) as `load_text` gives them, of the file's first
     HEAD_BYTES cut after its last whole line (`whole`: that is all of it); the
     same errors, as far as the head shows them."""
     source = os.fspath(path)
-    with _open(path, source) as fh:
-        try:
-            data = fh.read(HEAD_BYTES + 1)
-        except OSError as exc:
-            raise UsageError(f"{source}: cannot read the file: {exc.strerror}") from None
+    data = _read(path, source, HEAD_BYTES + 1)
     whole = len(data) <= HEAD_BYTES
     if not whole:
         data = data[:data.rfind(b"\n", 0, HEAD_BYTES) + 1]
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise ShoeFormatError(f"{source}, line {line}: not UTF-8 text ({exc.reason} at byte "
-                              f"{exc.start}); save the file as UTF-8") from None
-    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    text = _decoded(data, source)
     if whole and not text.strip():
         raise ShoeFormatError(f"{source}: no shoes: the file is empty")
     return source, text, whole
