@@ -34,7 +34,7 @@ import math
 import os
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -297,16 +297,24 @@ def with_intervals(rows: pl.DataFrame) -> pl.DataFrame:
     """Each cell's 95% half-widths: the edge's (from its interval), and the ruin
     rate's (Wilson's score interval for a share of `sessions`; as half-widths
     below and above the rate: `ruin_low`, `ruin_high`)."""
-    from backtest.run.metrics import Z95
 
-    n = pl.col("sessions").cast(pl.Float64)
     p = pl.col("ruin_rate")
-    centre = (p + Z95 ** 2 / (2 * n)) / (1 + Z95 ** 2 / n)
-    spread = Z95 * ((p * (1 - p) / n + Z95 ** 2 / (4 * n * n)).sqrt()) / (1 + Z95 ** 2 / n)
+    centre, spread = wilson(p, pl.col("sessions").cast(pl.Float64), lambda x: x.sqrt())
     return rows.with_columns(
         ((pl.col("edge_ci_high") - pl.col("edge_ci_low")) / 2).alias("edge_half"),
         (p - (centre - spread)).clip(lower_bound=0).alias("ruin_low"),
         (centre + spread - p).clip(lower_bound=0).alias("ruin_high"))
+
+
+def wilson(p: Any, n: Any, sqrt: Callable[[Any], Any] = np.sqrt) -> tuple[Any, Any]:
+    """Wilson's 95% score interval for a share `p` of `n` independent trials,
+    as (centre, half-width), for numbers, numpy arrays or polars expressions
+    (`sqrt` the square root of their kind)."""
+    from backtest.run.metrics import Z95
+
+    z2 = Z95 ** 2
+    return ((p + z2 / (2 * n)) / (1 + z2 / n),
+            Z95 * sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n))
 
 
 def _names(seats: Sequence[str]) -> str:
@@ -505,8 +513,6 @@ def ruin_curve(sessions: pl.DataFrame) -> pl.DataFrame:
     """Per seat, for each hand n from 1 to its longest session: the share of
     its sessions ruined by hand n (ruined, having played n hands or fewer),
     with a 95% Wilson interval (sessions are independent)."""
-    from backtest.run.metrics import Z95
-
     out = []
     for (seat,), mine in sessions.partition_by("seat", as_dict=True, maintain_order=True).items():
         n = mine.height
@@ -514,9 +520,7 @@ def ruin_curve(sessions: pl.DataFrame) -> pl.DataFrame:
         ruined = mine.filter(pl.col("ended_by").cast(pl.String) == "ruin")["hands"].to_numpy()
         by_hand = np.cumsum(np.bincount(ruined.astype(np.int64), minlength=last + 1))[1:]
         share_ = by_hand / n
-        z2 = Z95 * Z95
-        centre = (share_ + z2 / (2 * n)) / (1 + z2 / n)
-        half = Z95 * np.sqrt(share_ * (1 - share_) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+        centre, half = wilson(share_, n)
         out.append(pl.DataFrame({"seat": [seat] * last, "hand": np.arange(1, last + 1),
                                  "ruined": share_, "low": np.maximum(centre - half, 0.0),
                                  "high": np.minimum(centre + half, 1.0)}))
