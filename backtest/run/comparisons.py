@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from backtest.core.special import normal_cdf, t_within
+from backtest.core.special import t_within, two_sided_p
 
 #: the columns of a comparison, one row per seat against the baseline
 COLUMNS = ("seat_a", "seat_b", "sessions", "mean_net_a", "mean_net_b", "mean_net_diff",
@@ -107,7 +107,7 @@ def _t97(n: int) -> float:
 def _p_two_sided(t: float, df: int) -> float:
     """P(|T| >= t) for Student's T with df degrees of freedom (the normal's
     from _NORMAL_DF on: the series takes a term per two degrees)."""
-    return 1.0 - t_within(t, df) if df < _NORMAL_DF else 2.0 * normal_cdf(-t)
+    return 1.0 - t_within(t, df) if df < _NORMAL_DF else two_sided_p([t])[0]
 
 
 def _mean(x: np.ndarray) -> float:
