@@ -19,9 +19,14 @@ from typing import Any, Literal
 import numpy as np
 
 from backtest.core.errors import StrategyError
+from backtest.jit.lazy_jit import register_with_numba
 from strategies._common import stateless_update
 from strategies.base import CTX_SIZE, N_BETS, SEVERAL, STATE_FLOATS, STATE_INTS, Compiled
 from strategies.compiled import BUILTINS, USER, kind_of
+
+# the built-ins' functions call helpers marked with `lazy_jit.jit`, which numba
+# must see as their dispatchers before it compiles them here
+register_with_numba()
 
 # --- the built-ins, by kind ---------------------------------------------------------------
 
