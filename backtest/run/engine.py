@@ -44,7 +44,7 @@ from strategies.dispatch import user_functions
 #: sessions whose bankroll after every hand is kept for plots (`--out`)
 PATH_SESSIONS = 100
 #: chunks' sessions are made frames (and spilled) in blocks of at least this many
-BLOCK_SESSIONS = 1 << 14
+FRAME_SESSIONS = 1 << 14
 #: runs this large use every core by default (below it, starting processes costs more)
 PARALLEL_HANDS = 4_000_000
 #: a hand at a table with a counting seat, in hands of that measure: the exact
@@ -436,7 +436,7 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
     def collect(lo: int, hi: int, part: tuple[list[SeatResult], int]) -> None:
         nonlocal done_s, done_h
         pending.append((lo, part))
-        if ledger or sum(len(p[0][0].stats) for _, p in pending if p[0]) >= BLOCK_SESSIONS:
+        if ledger or sum(len(p[0][0].stats) for _, p in pending if p[0]) >= FRAME_SESSIONS:
             flush()
         done_s += hi - lo
         done_h += part[1]

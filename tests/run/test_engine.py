@@ -221,7 +221,7 @@ def test_spilled_sessions_are_the_same_frames(monkeypatch: pytest.MonkeyPatch,
                      {"strategy": "follow-the-shoe", "name": "Follow"}], sessions=90, seed=5)
     whole = engine.run(cfg, workers=1)
     monkeypatch.setattr(plan, "CHUNK_HANDS", 2000)
-    monkeypatch.setattr(engine, "BLOCK_SESSIONS", 40)
+    monkeypatch.setattr(engine, "FRAME_SESSIONS", 40)
     for workers in (1, 2):
         folder = tmp_path / f"w{workers}"
         folder.mkdir()
