@@ -81,9 +81,17 @@ class PlainMartingale(Strategy):
 
 
 def config(seats: list[dict], sessions: int, bankroll: float = 1e9) -> object:
-    return parse_config({"seed": 7, "sessions": sessions, "rules": "commission",
-                         "shoe": {"decks": 8}, "session": {"bankroll": bankroll},
-                         "table": {"min": 1, "max": 1e8}, "seats": seats})
+    return parse_config(
+        {
+            "seed": 7,
+            "sessions": sessions,
+            "rules": "commission",
+            "shoe": {"decks": 8},
+            "session": {"bankroll": bankroll},
+            "table": {"min": 1, "max": 1e8},
+            "seats": seats,
+        }
+    )
 
 
 def rate(hands: int, seconds: float) -> str:
@@ -112,7 +120,7 @@ class Timed:
 
     def add(self, label: str, hands: int, once) -> None:  # type: ignore[no-untyped-def]
         """`once()` runs the figure's work once and returns its seconds."""
-        once()   # compiled, or loaded from numba's cache, and memory touched
+        once()  # compiled, or loaded from numba's cache, and memory touched
         self.parts.append((label, hands, once))
 
     def report(self, rounds: int) -> None:
@@ -144,12 +152,14 @@ def bench_deal(timed: Timed, shoes: int) -> None:
         t = time.perf_counter()
         generate_hands(spec, shoes, 1)
         return time.perf_counter() - t
+
     timed.add(f"deal {shoes:,} 8-deck shoes, {per_call:,} a call", hands, chunked)
     timed.add(f"deal {shoes:,} 8-deck shoes in one call", hands, once)
 
 
-def chunk_args(cfg: object, sessions: int, strat: Strategy | None = None,
-               counting_seats: int = 1) -> tuple:
+def chunk_args(
+    cfg: object, sessions: int, strat: Strategy | None = None, counting_seats: int = 1
+) -> tuple:
     """A chunk's hands and the loops' arguments after the seat (dealt, table,
     stops, shared EVs, outputs) for one seat (`strat`, if it counts cards) at
     a table of `counting_seats` counting seats (from two, they share the EVs:
@@ -157,13 +167,24 @@ def chunk_args(cfg: object, sessions: int, strat: Strategy | None = None,
     hands, bounds, shoe_no, table, unit, stats, wag, ex = _dealt(cfg, sessions)
     z = np.zeros(0, np.int64)
     uses = bool(strat is not None and strat.uses_cards)
-    shared = inputs.SharedEvs(*inputs.shared_evs(
-        len(hands), counting_seats if uses else 0, uses and inputs.needs_deals(strat, True)))
-    dealt = inputs.Dealt(hands.winner, hands.hand, shoe_no, unit, hands.cards, bounds,
-                               np.arange(sessions, dtype=np.int64))
-    stops = inputs.Stops(10 ** 15 * table.den, -1, -1, -1, 0)
-    outputs = inputs.Outputs(stats, wag, ex, np.zeros_like(ex), False, z,
-                                   np.zeros((0, 7), np.int64), z, z)
+    shared = inputs.SharedEvs(
+        *inputs.shared_evs(
+            len(hands), counting_seats if uses else 0, uses and inputs.needs_deals(strat, True)
+        )
+    )
+    dealt = inputs.Dealt(
+        hands.winner,
+        hands.hand,
+        shoe_no,
+        unit,
+        hands.cards,
+        bounds,
+        np.arange(sessions, dtype=np.int64),
+    )
+    stops = inputs.Stops(10**15 * table.den, -1, -1, -1, 0)
+    outputs = inputs.Outputs(
+        stats, wag, ex, np.zeros_like(ex), False, z, np.zeros((0, 7), np.int64), z, z
+    )
     return hands, (dealt, table, stops, shared, outputs)
 
 
@@ -176,10 +197,16 @@ def _dealt(cfg: object, sessions: int) -> tuple:
     differ only in their seats, and each run writes every output row."""
     if sessions not in _DEALT:
         hands, bounds, shoe_no = plan.hands_for(cfg, 0, sessions)
-        _DEALT[sessions] = (hands, bounds, shoe_no, engine._table(cfg, hands),
-                            payouts.unit_results(hands, cfg.rules),
-                            np.zeros((sessions, table_rules.N_STATS), np.int64),
-                            np.zeros((sessions, 7), np.int64), np.zeros(sessions))
+        _DEALT[sessions] = (
+            hands,
+            bounds,
+            shoe_no,
+            engine._table(cfg, hands),
+            payouts.unit_results(hands, cfg.rules),
+            np.zeros((sessions, table_rules.N_STATS), np.int64),
+            np.zeros((sessions, 7), np.int64),
+            np.zeros(sessions),
+        )
     return _DEALT[sessions]
 
 
@@ -193,6 +220,7 @@ def compiled_once(strat: Strategy, args: tuple):  # type: ignore[no-untyped-def]
         t = time.perf_counter()
         session_loop.run_sessions(seat, fns, *args, work)
         return time.perf_counter() - t
+
     return once
 
 
@@ -221,6 +249,7 @@ def bench_strategies(timed: Timed, sessions: int) -> None:
             t = time.perf_counter()
             python_loop.run_python(plain, np.uint64(5), *args)
             return time.perf_counter() - t
+
         timed.add(f"plain Python {plain.name}", len(hands), once)
 
 
@@ -235,9 +264,10 @@ def bench_user_compiled(timed: Timed, sessions: int) -> None:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     start = text.index("```python\n", text.index("### Your own strategy, compiled")) + 10
     folder = Path(tempfile.mkdtemp())
-    (folder / "readme_compiled.py").write_text(text[start:text.index("```", start)])
+    (folder / "readme_compiled.py").write_text(text[start : text.index("```", start)])
     name = f"{folder / 'readme_compiled.py'}:" + re.search(
-        r"class (\w+)\(Compiled\)", text[start:]).group(1)  # type: ignore[union-attr]
+        r"class (\w+)\(Compiled\)", text[start:]
+    ).group(1)  # type: ignore[union-attr]
     cfg = config([{"strategy": name}], sessions)
     strat = engine.build_strategies(cfg)[0]
     hands, args = chunk_args(cfg, sessions, strat)
@@ -250,13 +280,14 @@ def bench_against_c(rounds: int) -> None:
     import shutil
     import subprocess
 
-    cfg = config([{"strategy": "martingale", "params": {"base": 10}}], 10 ** 7 // 81)
+    cfg = config([{"strategy": "martingale", "params": {"base": 10}}], 10**7 // 81)
     engine.run(config([{"strategy": "martingale"}], 100), workers=1)
     binary = None
     if C_REFERENCE.is_file() and shutil.which("gcc"):
         binary = Path(tempfile.mkdtemp()) / "c_reference"
-        subprocess.run(["gcc", "-O3", "-march=native", "-o", str(binary), str(C_REFERENCE)],
-                       check=True)
+        subprocess.run(
+            ["gcc", "-O3", "-march=native", "-o", str(binary), str(C_REFERENCE)], check=True
+        )
     ours: list[float] = []
     theirs: list[float] = []
     for _ in range(rounds):
@@ -264,14 +295,20 @@ def bench_against_c(rounds: int) -> None:
         result = engine.run(cfg, workers=1)
         ours.append(result.hands / (time.perf_counter() - t))
         if binary is not None:
-            out = subprocess.run([str(binary), "gen", "125000", "1", "1", "1", "1"],
-                                 capture_output=True, text=True, check=True).stdout
+            out = subprocess.run(
+                [str(binary), "gen", "125000", "1", "1", "1", "1"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
             theirs.append(float(out.split("e2e_hps=")[1].split()[0]))
     line = f"engine.run, Martingale, 10**7 hands, 1 worker: best {max(ours) / 1e6:.1f} M hands/s"
     if theirs:
         ratios = sorted(a / b for a, b in zip(ours, theirs))
-        line += (f"; C reference best {max(theirs) / 1e6:.1f} M hands/s; ratio median "
-                 f"{ratios[len(ratios) // 2]:.2f}x (range {ratios[0]:.2f}-{ratios[-1]:.2f})")
+        line += (
+            f"; C reference best {max(theirs) / 1e6:.1f} M hands/s; ratio median "
+            f"{ratios[len(ratios) // 2]:.2f}x (range {ratios[0]:.2f}-{ratios[-1]:.2f})"
+        )
     else:
         line += "; no C reference (gcc or ../shared/bench missing)"
     print(line)
@@ -282,16 +319,21 @@ def bench_startup(rounds: int = 5) -> None:
     import subprocess
 
     shoe = str(ROOT / "data" / "generated-6deck-seed2.txt")
-    commands = {"run (50 sessions)": ["run", str(ROOT / "configs" / "verdict.yaml"),
-                                      "--sessions", "50"],
-                "odds": ["odds"], "deal": ["deal", shoe], "roads": ["roads", shoe],
-                "strategies": ["strategies"], "--help": ["--help"]}
+    commands = {
+        "run (50 sessions)": ["run", str(ROOT / "configs" / "verdict.yaml"), "--sessions", "50"],
+        "odds": ["odds"],
+        "deal": ["deal", shoe],
+        "roads": ["roads", shoe],
+        "strategies": ["strategies"],
+        "--help": ["--help"],
+    }
     for label, args in commands.items():
         best = float("inf")
         for _ in range(rounds):
             t = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "backtest", *args], capture_output=True,
-                           check=True)
+            subprocess.run(
+                [sys.executable, "-m", "backtest", *args], capture_output=True, check=True
+            )
             best = min(best, time.perf_counter() - t)
         print(f"warm start-up, backtest {label:<20} {best:5.2f} s")
 
@@ -304,20 +346,31 @@ def bench_cold() -> None:
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache}
         verdict = str(ROOT / "configs" / "verdict.yaml")
-        for label, args in (("backtest run configs/verdict.yaml", ["run", verdict]),
-                            ("then a first run of labouchere",
-                             ["run", str(ROOT / "configs" / "strategies" / "labouchere.yaml"),
-                              "--sessions", "50"])):
+        for label, args in (
+            ("backtest run configs/verdict.yaml", ["run", verdict]),
+            (
+                "then a first run of labouchere",
+                [
+                    "run",
+                    str(ROOT / "configs" / "strategies" / "labouchere.yaml"),
+                    "--sessions",
+                    "50",
+                ],
+            ),
+        ):
             t = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "backtest", *args], capture_output=True,
-                           check=True, env=env)
+            subprocess.run(
+                [sys.executable, "-m", "backtest", *args], capture_output=True, check=True, env=env
+            )
             print(f"cold numba cache: {label:<40} {time.perf_counter() - t:6.1f} s")
 
 
 def bench_run(total: int, workers: int) -> None:
-    seats = [{"strategy": "flat", "params": {"bets": {"banker": 10}}},
-             {"strategy": "martingale", "params": {"base": 10}},
-             {"strategy": "follow-the-shoe", "params": {"base": 10}}]
+    seats = [
+        {"strategy": "flat", "params": {"bets": {"banker": 10}}},
+        {"strategy": "martingale", "params": {"base": 10}},
+        {"strategy": "follow-the-shoe", "params": {"base": 10}},
+    ]
     sessions = max(1, total // 81)
     cfg = config(seats, sessions)
     engine.run(config(seats, 100), workers=1)
@@ -327,29 +380,45 @@ def bench_run(total: int, workers: int) -> None:
         dt = time.perf_counter() - t
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"backtest run, 3 seats, {result.hands:,} hands, {workers} worker(s): {dt:6.1f} s "
-          f"{rate(result.hands, dt)} (table), {rate(3 * result.hands, dt)} (seat-hands); "
-          f"peak memory {peak:.0f} MiB (workers {children:.0f} MiB)")
+    print(
+        f"backtest run, 3 seats, {result.hands:,} hands, {workers} worker(s): {dt:6.1f} s "
+        f"{rate(result.hands, dt)} (table), {rate(3 * result.hands, dt)} (seat-hands); "
+        f"peak memory {peak:.0f} MiB (workers {children:.0f} MiB)"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=float, default=1e7, help="hands for the whole-run figure")
     parser.add_argument("--quick", action="store_true", help="small sizes, to check it runs")
-    parser.add_argument("--run-only", action="store_true",
-                        help="only the whole-run figures (e.g. --hands 1e8 for flat memory)")
-    parser.add_argument("--workers", type=int, default=0,
-                        help="with --run-only: this many workers only (a fresh process "
-                             "for each figure measures memory without the other's)")
-    parser.add_argument("--rounds", type=int, default=7,
-                        help="rounds of the per-part figures (best and median printed)")
-    parser.add_argument("--cold", action="store_true",
-                        help="also time the main job and one more strategy on a fresh numba cache")
+    parser.add_argument(
+        "--run-only",
+        action="store_true",
+        help="only the whole-run figures (e.g. --hands 1e8 for flat memory)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        help="with --run-only: this many workers only (a fresh process "
+        "for each figure measures memory without the other's)",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=7,
+        help="rounds of the per-part figures (best and median printed)",
+    )
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="also time the main job and one more strategy on a fresh numba cache",
+    )
     args = parser.parse_args()
     cores = len(os.sched_getaffinity(0))
     print(f"machine: {cpu_model()}, {cores} core(s), numpy {np.__version__}")
     if args.run_only:
-        for workers in ([args.workers] if args.workers else [1] + ([cores] if cores > 1 else [])):
+        for workers in [args.workers] if args.workers else [1] + ([cores] if cores > 1 else []):
             bench_run(int(args.hands), workers)
         return
     timed = Timed()

@@ -47,6 +47,7 @@ def main() -> None:
     start = time.perf_counter()
     from backtest import odds
     from backtest.core.rules import Rules
+
     imported = time.perf_counter()
     rules = Rules.preset("ez")
     odds.bet_evs(odds.composition(8), rules)
@@ -57,25 +58,29 @@ def main() -> None:
     shoes = random_compositions(args.calls, args.seed)
     payouts = odds.payout_vector(rules)
     out, work = np.zeros(odds.N_BETS), odds.ev_work(ahead=True)
-    for label, call in (("bet_evs (checks input, dict out)", lambda c: odds.bet_evs(c, rules)),
-                        ("ev_array (array out)", lambda c: odds.ev_array(c, payouts)),
-                        ("ev_fill (the counter's call)",
-                         lambda c: odds.ev_fill(c, payouts, out, *work))):
+    for label, call in (
+        ("bet_evs (checks input, dict out)", lambda c: odds.bet_evs(c, rules)),
+        ("ev_array (array out)", lambda c: odds.ev_array(c, payouts)),
+        ("ev_fill (the counter's call)", lambda c: odds.ev_fill(c, payouts, out, *work)),
+    ):
         times = []
         for counts in shoes:
             t = time.perf_counter()
             call(counts)
             times.append(time.perf_counter() - t)
-        print(f"{label:37s} median {statistics.median(times) * 1e3:.3f} ms, "
-              f"max {max(times) * 1e3:.3f} ms over {len(times)} random compositions")
+        print(
+            f"{label:37s} median {statistics.median(times) * 1e3:.3f} ms, "
+            f"max {max(times) * 1e3:.3f} ms over {len(times)} random compositions"
+        )
 
     # a shoe's hands priced LANES at a time, as the counter's loop does
     from backtest.jit.lanes import LANES
     from backtest.shoes.shoe import ShoeSpec, generate_hands
+
     hands = generate_hands(ShoeSpec(decks=8), max(1, args.calls // 60), args.seed)
     full = odds.composition(8)
     rows = np.zeros((len(hands.hand), odds.N_BETS))
-    odds.ev_fill_ahead(full, hands.cards, hands.hand, 0, payouts, rows, *work)   # compiled
+    odds.ev_fill_ahead(full, hands.cards, hands.hand, 0, payouts, rows, *work)  # compiled
     for rules_name in ("commission", "ez"):
         pay = odds.payout_vector(Rules.preset(rules_name))
         spent, k, counts = 0.0, 0, full.copy()
@@ -85,23 +90,30 @@ def main() -> None:
             t = time.perf_counter()
             m = odds.ev_fill_ahead(counts, hands.cards, hands.hand, k, pay, rows[k:], *work)
             spent += time.perf_counter() - t
-            for card in hands.cards[k:k + m].ravel():
+            for card in hands.cards[k : k + m].ravel():
                 counts[card & 15] -= card != 0
             k += m
         per = spent / len(hands.hand)
-        print(f"ev_fill_ahead, {LANES} hands a call, {rules_name:10s} {per * 1e6:8.2f} us a hand "
-              f"over {len(hands.hand)} hands of {len(np.unique(hands.shoe))} shoes")
+        print(
+            f"ev_fill_ahead, {LANES} hands a call, {rules_name:10s} {per * 1e6:8.2f} us a hand "
+            f"over {len(hands.hand)} hands of {len(np.unique(hands.shoe))} shoes"
+        )
 
     t = time.perf_counter()
     for name in ("commission", "no-commission", "ez"):
         odds.exact._outcome_table.cache_clear()
         odds.exact_odds(odds.composition(8), Rules.preset(name), decks=8)
     print(f"full exact 8-deck table, in process:  {(time.perf_counter() - t) / 3 * 1e3:8.1f} ms")
-    cold = fresh_process_seconds("from backtest import odds; from backtest.core.rules import Rules; "
-                                 "odds.exact_odds(None, Rules.preset('ez'), decks=8)")
-    print(f"same in a fresh interpreter:          {cold * 1e3:8.1f} ms (start-up, imports included)")
-    cli = fresh_process_seconds("import sys; sys.argv = ['backtest', 'odds']; "
-                                "from backtest.cli import main; main()")
+    cold = fresh_process_seconds(
+        "from backtest import odds; from backtest.core.rules import Rules; "
+        "odds.exact_odds(None, Rules.preset('ez'), decks=8)"
+    )
+    print(
+        f"same in a fresh interpreter:          {cold * 1e3:8.1f} ms (start-up, imports included)"
+    )
+    cli = fresh_process_seconds(
+        "import sys; sys.argv = ['backtest', 'odds']; from backtest.cli import main; main()"
+    )
     print(f"`backtest odds` command, end to end:  {cli * 1e3:8.1f} ms")
 
 

@@ -27,11 +27,18 @@ from backtest import sweep  # noqa: E402
 def write_sweep(folder: Path, hands: int) -> Path:
     cells = 4
     sessions = max(1, hands // (cells * 81))
-    doc = {"name": "bench", "seed": 1, "sessions": sessions,
-           "run": {"shoe": {"decks": 8}, "session": {"bankroll": 1000, "max_shoes": 1},
-                   "table": {"min": 10, "max": 1000},
-                   "seats": [{"strategy": "martingale", "params": {"base": 10}}]},
-           "grid": {"session.bankroll": [500, 1000, 2000, 5000]}}
+    doc = {
+        "name": "bench",
+        "seed": 1,
+        "sessions": sessions,
+        "run": {
+            "shoe": {"decks": 8},
+            "session": {"bankroll": 1000, "max_shoes": 1},
+            "table": {"min": 10, "max": 1000},
+            "seats": [{"strategy": "martingale", "params": {"base": 10}}],
+        },
+        "grid": {"session.bankroll": [500, 1000, 2000, 5000]},
+    }
     path = folder / "bench.yaml"
     path.write_text(yaml.safe_dump(doc), encoding="utf-8")
     return path
@@ -53,15 +60,21 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         spec = sweep.load_sweep(write_sweep(folder, int(args.hands)))
-        warm = sweep.load_sweep(write_sweep(folder / "w" if (folder / "w").mkdir() is None else folder, 10_000))
+        warm = sweep.load_sweep(
+            write_sweep(folder / "w" if (folder / "w").mkdir() is None else folder, 10_000)
+        )
         sweep.run_sweep(warm, folder / "warm", workers=1)
         one, hands = timed(spec, folder / "one", 1, args.executor)
-        print(f"sweep of {hands:,} hands, {len(spec.cells)} cells, 1 worker: {one:6.1f} s "
-              f"{hands / one / 1e6:6.2f} M hands/s")
+        print(
+            f"sweep of {hands:,} hands, {len(spec.cells)} cells, 1 worker: {one:6.1f} s "
+            f"{hands / one / 1e6:6.2f} M hands/s"
+        )
         if cores > 1:
             many, hands = timed(spec, folder / "many", cores, args.executor)
-            print(f"sweep of {hands:,} hands, {len(spec.cells)} cells, {cores} workers: {many:6.1f} s "
-                  f"{hands / many / 1e6:6.2f} M hands/s; scaling {one / many:.2f}x")
+            print(
+                f"sweep of {hands:,} hands, {len(spec.cells)} cells, {cores} workers: {many:6.1f} s "
+                f"{hands / many / 1e6:6.2f} M hands/s; scaling {one / many:.2f}x"
+            )
 
 
 if __name__ == "__main__":

@@ -40,9 +40,19 @@ ROWS = (
 
 
 @njit(cache=True)
-def scan(shoe: np.ndarray, cards: np.ndarray, full: np.ndarray, payouts: np.ndarray,
-         hits: np.ndarray, ev_sum: np.ndarray, ev_max: np.ndarray, shoes_hit: np.ndarray,
-         nodes: np.ndarray, coef: np.ndarray, work: np.ndarray) -> int:
+def scan(
+    shoe: np.ndarray,
+    cards: np.ndarray,
+    full: np.ndarray,
+    payouts: np.ndarray,
+    hits: np.ndarray,
+    ev_sum: np.ndarray,
+    ev_max: np.ndarray,
+    shoes_hit: np.ndarray,
+    nodes: np.ndarray,
+    coef: np.ndarray,
+    work: np.ndarray,
+) -> int:
     """Price every bet of every table before each hand; accumulate, per table and
     bet, the hands with EV > 0, their EV sum and maximum, and the shoes with
     at least one such hand. Hands must be grouped by shoe, in deal order.
@@ -83,13 +93,22 @@ class Tally:
     @classmethod
     def zero(cls) -> Tally:
         shape = (len(TABLES), len(Bet))
-        return cls(0, np.zeros(shape, np.int64), np.zeros(shape), np.zeros(shape),
-                   np.zeros(shape, np.int64))
+        return cls(
+            0,
+            np.zeros(shape, np.int64),
+            np.zeros(shape),
+            np.zeros(shape),
+            np.zeros(shape, np.int64),
+        )
 
     def add(self, other: Tally) -> Tally:
-        return Tally(self.hands + other.hands, self.hits + other.hits,
-                     self.ev_sum + other.ev_sum, np.maximum(self.ev_max, other.ev_max),
-                     self.shoes_hit + other.shoes_hit)
+        return Tally(
+            self.hands + other.hands,
+            self.hits + other.hits,
+            self.ev_sum + other.ev_sum,
+            np.maximum(self.ev_max, other.ev_max),
+            self.shoes_hit + other.shoes_hit,
+        )
 
 
 def run_block(first_shoe: int, n_shoes: int, seed: int) -> Tally:
@@ -97,8 +116,17 @@ def run_block(first_shoe: int, n_shoes: int, seed: int) -> Tally:
     hands = generate_hands(SPEC, n_shoes, seed, first_shoe=first_shoe)
     tally = Tally.zero()
     payouts = np.stack([odds.payout_vector(r) for r in TABLES])
-    tally.hands = scan(hands.shoe.astype(np.int64), hands.cards, SPEC.counts(), payouts,
-                       tally.hits, tally.ev_sum, tally.ev_max, tally.shoes_hit, *odds.ev_work())
+    tally.hands = scan(
+        hands.shoe.astype(np.int64),
+        hands.cards,
+        SPEC.counts(),
+        payouts,
+        tally.hits,
+        tally.ev_sum,
+        tally.ev_max,
+        tally.shoes_hit,
+        *odds.ev_work(),
+    )
     return tally
 
 
@@ -109,15 +137,22 @@ def report(tally: Tally, shoes: int) -> str:
         b = bet.code
         hits = int(tally.hits[t, b])
         mean = tally.ev_sum[t, b] / hits if hits else float("nan")
-        rows.append((label, f"{hits:,}", f"{100 * hits / tally.hands:.4f}%",
-                     f"{100 * mean:+.3f}%" if hits else "-",
-                     f"{100 * tally.ev_max[t, b]:+.3f}%" if hits else "-",
-                     f"{100 * tally.shoes_hit[t, b] / shoes:.2f}%"))
+        rows.append(
+            (
+                label,
+                f"{hits:,}",
+                f"{100 * hits / tally.hands:.4f}%",
+                f"{100 * mean:+.3f}%" if hits else "-",
+                f"{100 * tally.ev_max[t, b]:+.3f}%" if hits else "-",
+                f"{100 * tally.shoes_hit[t, b] / shoes:.2f}%",
+            )
+        )
     widths = [max(len(r[i]) for r in (head, *rows)) for i in range(len(head))]
 
     def line(cells: tuple[str, ...]) -> str:
-        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths)))
+        return "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))
+        )
 
     return "\n".join([line(head), line(tuple("-" * w for w in widths)), *map(line, rows)])
 
@@ -141,9 +176,11 @@ def main() -> None:
     elapsed = time.perf_counter() - start
 
     print(f"{args.shoes:,} shoes of 8 decks, cut card 14 from the end, no burn; seed {args.seed}")
-    print(f"{total.hands:,} hands priced exactly before the deal "
-          f"({total.hands / args.shoes:.1f} per shoe), in {elapsed:.1f} s on {args.workers} "
-          f"worker(s)")
+    print(
+        f"{total.hands:,} hands priced exactly before the deal "
+        f"({total.hands / args.shoes:.1f} per shoe), in {elapsed:.1f} s on {args.workers} "
+        f"worker(s)"
+    )
     print("EV per unit staked; '% of shoes': shoes with at least one such hand\n")
     print(report(total, args.shoes))
 

@@ -10,18 +10,27 @@ from strategies.base import P_ON_PUSH
 # The kernel functions of a strategy that keeps no state (plain functions: the
 # session loop compiles them into each strategy that uses them).
 
+
 def stateless_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
     """Nothing to restart."""
 
 
-def stateless_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                     stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
+def stateless_update(
+    p: np.ndarray,
+    s: np.ndarray,
+    si: np.ndarray,
+    ctx: np.ndarray,
+    stakes: np.ndarray,
+    unit: np.ndarray,
+    net: float,
+) -> None:
     """Nothing learned from a hand."""
 
 
 @jit
-def outcome(p: np.ndarray, bet: int, stakes: np.ndarray,
-            unit: np.ndarray) -> tuple[bool, bool, bool, bool]:
+def outcome(
+    p: np.ndarray, bet: int, stakes: np.ndarray, unit: np.ndarray
+) -> tuple[bool, bool, bool, bool]:
     """How the main bet `bet` went, as flags for an update without branches:
     (placed, won, lost, pushed and `on_push` is `reset`)."""
     r = unit[bet]
@@ -73,14 +82,14 @@ def road_marks(hist: np.ndarray, offset: int, lengths: np.ndarray) -> tuple[int,
     side = -1
     last = 0
     for i in range(hist.shape[0]):
-        ncols, cur, side, last = road_step(lengths, ncols, cur, side, last, offset,
-                                           int(hist[i]))
+        ncols, cur, side, last = road_step(lengths, ncols, cur, side, last, offset, int(hist[i]))
     return ncols, side, last, derived_mark(lengths, ncols, cur, side, offset, 1)
 
 
 @jit
-def road_step(lengths: np.ndarray, ncols: int, cur: int, side: int, last: int, offset: int,
-              w: int) -> tuple[int, int, int, int]:
+def road_step(
+    lengths: np.ndarray, ncols: int, cur: int, side: int, last: int, offset: int, w: int
+) -> tuple[int, int, int, int]:
     """Add one winner `w` (0 P, 1 B, 2 tie) to the roads of `road_marks`: the
     new (number of columns, last column's length, its side, last derived
     mark). Without branches: which side wins is a coin toss to the
@@ -100,8 +109,7 @@ def road_step(lengths: np.ndarray, ncols: int, cur: int, side: int, last: int, o
 
 
 @jit
-def derived_mark(lengths: np.ndarray, ncols: int, cur: int, side: int, offset: int,
-                 w: int) -> int:
+def derived_mark(lengths: np.ndarray, ncols: int, cur: int, side: int, offset: int, w: int) -> int:
     """The mark a win of side `w` (0 P, 1 B) adds to the derived road: +1
     red, -1 blue, 0 none (the road starts at column `offset` + 1's second
     row). Down the last column it is blue when the column `offset` before

@@ -46,20 +46,20 @@ from strategies.params import CommonParams, build_params, describe_params
 N_BETS = len(Bet)
 
 # layout of the context array a compiled strategy reads
-CTX_BANKROLL = 0      # bankroll before the hand, in currency units
-CTX_HAND = 1          # number of the coming hand in its shoe (1-based)
+CTX_BANKROLL = 0  # bankroll before the hand, in currency units
+CTX_HAND = 1  # number of the coming hand in its shoe (1-based)
 CTX_SESSION_HAND = 2  # hands already dealt in this session
-CTX_LAST_NET = 3      # the seat's net on its previous hand (0 at the start)
-CTX_SHOE = 4          # shoe number within the session (0-based)
+CTX_LAST_NET = 3  # the seat's net on its previous hand (0 at the start)
+CTX_SHOE = 4  # shoe number within the session (0-based)
 CTX_SIZE = 8
 
 # layout of the head of every built-in strategy's parameter vector
-P_ON_MAX = 0          # 0 reset, 1 cap
-P_ON_BANKROLL = 1     # 0 stop, 1 all-in
-P_ON_PUSH = 2         # 0 stand, 1 reset
-P_SIDE = 3            # 3 .. 9: side-bet stakes in Bet order
-P_PAIRS_ALONE = 10    # 1 when the table takes a pair bet with no main bet (see `at_table`)
-P_OWN = 11            # first strategy-specific slot
+P_ON_MAX = 0  # 0 reset, 1 cap
+P_ON_BANKROLL = 1  # 0 stop, 1 all-in
+P_ON_PUSH = 2  # 0 stand, 1 reset
+P_SIDE = 3  # 3 .. 9: side-bet stakes in Bet order
+P_PAIRS_ALONE = 10  # 1 when the table takes a pair bet with no main bet (see `at_table`)
+P_OWN = 11  # first strategy-specific slot
 
 #: the bet a `picks_one` strategy's decide returns when it stakes more than
 #: one bet on the hand: it has then written every stake in `out`
@@ -80,11 +80,30 @@ class View:
     each property works out its value when read, so a strategy pays only for
     what it reads."""
 
-    __slots__ = ("_ticks", "_last_ticks", "_scale", "_i", "_lo", "_first", "_hands",
-                 "_shoes", "_winners", "_road_all", "_won", "_decisive", "_evs", "_counts")
+    __slots__ = (
+        "_ticks",
+        "_last_ticks",
+        "_scale",
+        "_i",
+        "_lo",
+        "_first",
+        "_hands",
+        "_shoes",
+        "_winners",
+        "_road_all",
+        "_won",
+        "_decisive",
+        "_evs",
+        "_counts",
+    )
 
-    def __init__(self, winners: np.ndarray | None = None, hands: list[int] | None = None,
-                 shoes: np.ndarray | None = None, scale: float = 1.0) -> None:
+    def __init__(
+        self,
+        winners: np.ndarray | None = None,
+        hands: list[int] | None = None,
+        shoes: np.ndarray | None = None,
+        scale: float = 1.0,
+    ) -> None:
         #: bankroll and last net in ticks (1 / scale of a currency unit)
         self._ticks = 0
         self._last_ticks = 0
@@ -133,23 +152,24 @@ class View:
     @property
     def history(self) -> np.ndarray:
         """Winners of this shoe's hands so far: 0 Player, 1 Banker, 2 Tie (read-only)."""
-        return self._winners[self._lo:self._i]
+        return self._winners[self._lo : self._i]
 
     @property
     def _history(self) -> np.ndarray:
-        return self._winners[self._lo:self._i]
+        return self._winners[self._lo : self._i]
 
     def _road(self) -> str:
         road = self._road_all
         if road is None:
             # every hand's winner as one letter, worked out once per run of the engine
-            road = self._road_all = np.frombuffer(b"PBT", np.uint8)[self._winners].tobytes() \
-                .decode("ascii")
+            road = self._road_all = (
+                np.frombuffer(b"PBT", np.uint8)[self._winners].tobytes().decode("ascii")
+            )
         return road
 
     def road(self) -> str:
         """The shoe so far as a string of P, B and T."""
-        return self._road()[self._lo:self._i]
+        return self._road()[self._lo : self._i]
 
     def _winner_tables(self) -> tuple[list[Winner], list[int]]:
         """Every hand's winner, and before each hand the index of the last hand
@@ -212,8 +232,14 @@ class Result:
 
     __slots__ = ("winner", "net", "_stakes", "_nets", "_units")
 
-    def __init__(self, winner: Winner, net: float, stakes: dict[Bet, float],
-                 nets: dict[Bet, float], units: dict[Bet, float]) -> None:
+    def __init__(
+        self,
+        winner: Winner,
+        net: float,
+        stakes: dict[Bet, float],
+        nets: dict[Bet, float],
+        units: dict[Bet, float],
+    ) -> None:
         self.winner = winner
         #: total net of the hand, in currency units
         self.net = net
@@ -313,13 +339,31 @@ class _Init(Protocol):
 
 
 class _Decide(Protocol):
-    def __call__(self, p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                 hist: np.ndarray, evs: np.ndarray, out: np.ndarray, /) -> float | tuple[int, float] | None: ...
+    def __call__(
+        self,
+        p: np.ndarray,
+        s: np.ndarray,
+        si: np.ndarray,
+        ctx: np.ndarray,
+        hist: np.ndarray,
+        evs: np.ndarray,
+        out: np.ndarray,
+        /,
+    ) -> float | tuple[int, float] | None: ...
 
 
 class _Update(Protocol):
-    def __call__(self, p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                 stakes: np.ndarray, unit: np.ndarray, net: float, /) -> None: ...
+    def __call__(
+        self,
+        p: np.ndarray,
+        s: np.ndarray,
+        si: np.ndarray,
+        ctx: np.ndarray,
+        stakes: np.ndarray,
+        unit: np.ndarray,
+        net: float,
+        /,
+    ) -> None: ...
 
 
 class Compiled(Strategy):
@@ -366,7 +410,7 @@ class Compiled(Strategy):
 
     # the four functions, which each built-in gives as staticmethods
     k_reset: ClassVar[_Reset]
-    k_init: ClassVar[_Init | None] = None   # None: a session starts as `k_reset` does
+    k_init: ClassVar[_Init | None] = None  # None: a session starts as `k_reset` does
     k_decide: ClassVar[_Decide]
     k_update: ClassVar[_Update]
 
@@ -409,7 +453,7 @@ class Compiled(Strategy):
     def _arrays(self) -> None:
         if not hasattr(self, "_p"):
             self._p = self.encode()
-            self._p.flags.writeable = False   # a session cannot change what the next one plays
+            self._p.flags.writeable = False  # a session cannot change what the next one plays
             self._s = np.zeros(STATE_FLOATS)
             self._si = np.zeros(STATE_INTS, np.int64)
             self._ctx = np.zeros(CTX_SIZE)
@@ -443,11 +487,11 @@ class Compiled(Strategy):
         out = self._out
         out[:] = 0.0
         value = type(self).k_decide(self._p, self._s, self._si, ctx, view._history, view._evs, out)
-        if isinstance(value, tuple):   # picks_one: (bet, stake), or SEVERAL with `out` written
+        if isinstance(value, tuple):  # picks_one: (bet, stake), or SEVERAL with `out` written
             bet, stake = value
             if stake != 0.0 and bet != SEVERAL:
                 out[int(bet)] = stake
-        elif value is not None:        # bet_slot: the stake on that bet
+        elif value is not None:  # bet_slot: the stake on that bet
             out[int(self._p[self.bet_slot])] = value
         return {b: float(out[i]) for i, b in enumerate(Bet) if out[i] != 0.0}
 
@@ -456,8 +500,9 @@ class Compiled(Strategy):
         for i, b in enumerate(Bet):
             self._stakes[i] = result.stakes.get(b, 0.0)
             self._unit[i] = result.units[b]
-        type(self).k_update(self._p, self._s, self._si, self._ctx, self._stakes, self._unit,
-                            result.net)
+        type(self).k_update(
+            self._p, self._s, self._si, self._ctx, self._stakes, self._unit, result.net
+        )
 
 
 #: the built-ins' name for `Compiled`
@@ -473,15 +518,20 @@ def head_params(strategy: Strategy) -> np.ndarray:
     try:
         params = strategy.params
     except AttributeError:
-        raise StrategyError(f"{type(strategy).__name__} has no params: its __init__ must call "
-                            "super().__init__(params)") from None
-    for slot, key, choices, default in ((P_ON_MAX, "on_max", ON_MAX, "reset"),
-                                        (P_ON_BANKROLL, "on_bankroll", ON_BANKROLL, "stop"),
-                                        (P_ON_PUSH, "on_push", ON_PUSH, "stand")):
+        raise StrategyError(
+            f"{type(strategy).__name__} has no params: its __init__ must call "
+            "super().__init__(params)"
+        ) from None
+    for slot, key, choices, default in (
+        (P_ON_MAX, "on_max", ON_MAX, "reset"),
+        (P_ON_BANKROLL, "on_bankroll", ON_BANKROLL, "stop"),
+        (P_ON_PUSH, "on_push", ON_PUSH, "stand"),
+    ):
         value = getattr(params, key, default)
         if value not in choices:
-            raise StrategyError(f"params.{key} must be {' or '.join(map(repr, choices))}, "
-                                f"got {value!r}")
+            raise StrategyError(
+                f"params.{key} must be {' or '.join(map(repr, choices))}, got {value!r}"
+            )
         head[slot] = choices[value]
     for name, stake in dict(getattr(params, "side_bets", {}) or {}).items():
         head[P_SIDE + Bet(name).code] = stake

@@ -52,8 +52,23 @@ from strategies.progressions import (
 from strategies.roadreader import RoadReader
 
 BUILTINS: tuple[type[Compiled], ...] = (
-    Flat, Martingale, GrandMartingale, Paroli, Fibonacci, DAlembert, Labouchere, OneThreeTwoSix,
-    OscarsGrind, FollowTheShoe, Chop, Streak, PatternTable, RandomBettor, ExactCounter, RoadReader)
+    Flat,
+    Martingale,
+    GrandMartingale,
+    Paroli,
+    Fibonacci,
+    DAlembert,
+    Labouchere,
+    OneThreeTwoSix,
+    OscarsGrind,
+    FollowTheShoe,
+    Chop,
+    Streak,
+    PatternTable,
+    RandomBettor,
+    ExactCounter,
+    RoadReader,
+)
 
 #: the kind of a strategy the loop reaches through `user_functions`
 USER = -1
@@ -81,12 +96,12 @@ def kind_of(strategy: Compiled) -> int:
 class Facts(NamedTuple):
     """What the loop prepares for a strategy, and how it reads its decide."""
 
-    slot: int          # the parameter slot of its one bet (`bet_slot`), or -1
-    picks: bool        # its decide returns (bet, stake)
-    writes_out: bool   # its decide writes `out` (neither of the above)
-    learns: bool       # its update does something
-    reads_ctx: bool    # it reads the context array (bankroll, hand numbers, last net)
-    cards_seen: bool   # it reads the exact EVs of the cards not yet seen
+    slot: int  # the parameter slot of its one bet (`bet_slot`), or -1
+    picks: bool  # its decide returns (bet, stake)
+    writes_out: bool  # its decide writes `out` (neither of the above)
+    learns: bool  # its update does something
+    reads_ctx: bool  # it reads the context array (bankroll, hand numbers, last net)
+    cards_seen: bool  # it reads the exact EVs of the cards not yet seen
 
 
 @cache
@@ -96,8 +111,14 @@ def facts(cls: type[Compiled]) -> Facts:
     picks = bool(cls.picks_one) and slot < 0
     builtin = cls in BUILTINS
     # a user's class always has the context filled: it says nothing of what it reads
-    return Facts(slot, picks, slot < 0 and not picks, cls.k_update is not stateless_update,
-                 bool(cls.reads_context) if builtin else True, bool(cls.uses_cards))
+    return Facts(
+        slot,
+        picks,
+        slot < 0 and not picks,
+        cls.k_update is not stateless_update,
+        bool(cls.reads_context) if builtin else True,
+        bool(cls.uses_cards),
+    )
 
 
 def learns(kind: int) -> bool:

@@ -26,8 +26,15 @@ def _random_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> Non
     seed_state(np.uint64(seed), np.uint64(0), si.view(np.uint64)[:4])
 
 
-def _random_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                   hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> tuple[int, float]:
+def _random_decide(
+    p: np.ndarray,
+    s: np.ndarray,
+    si: np.ndarray,
+    ctx: np.ndarray,
+    hist: np.ndarray,
+    evs: np.ndarray,
+    out: np.ndarray,
+) -> tuple[int, float]:
     state = si.view(np.uint64)[:4]
     if uniform(state) < p[BASE + 2]:
         return 0, 0.0

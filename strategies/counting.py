@@ -22,11 +22,14 @@ _TIE, _PLAYER_PAIR, _BANKER_PAIR = Bet.TIE.code, Bet.PLAYER_PAIR.code, Bet.BANKE
 
 @dataclass(frozen=True)
 class CounterParams(CommonParams):
-    base: Money = param(10.0, "the stake on each favourable bet, in currency",
-                        min=0, exclusive_min=True)
+    base: Money = param(
+        10.0, "the stake on each favourable bet, in currency", min=0, exclusive_min=True
+    )
     min_ev: float = param(0.0, "bet only when the expected value per unit is above this")
-    bets: list[str] = param(["player", "banker", "tie", "player_pair", "banker_pair"],
-                            "the bets considered (add dragon7 and panda8 at an EZ table)")
+    bets: list[str] = param(
+        ["player", "banker", "tie", "player_pair", "banker_pair"],
+        "the bets considered (add dragon7 and panda8 at an EZ table)",
+    )
 
     def validate(self, path: str) -> None:
         names = [b.value for b in Bet]
@@ -34,10 +37,14 @@ class CounterParams(CommonParams):
             raise StrategyError(f"{path}.bets: name at least one bet")
         for i, b in enumerate(self.bets):
             if b not in names:
-                raise StrategyError(f"{path}.bets[{i}]: unknown bet {b!r}; bets are {', '.join(names)}")
+                raise StrategyError(
+                    f"{path}.bets[{i}]: unknown bet {b!r}; bets are {', '.join(names)}"
+                )
             if b in self.bets[:i]:
-                raise StrategyError(f"{path}.bets[{i}]: {b!r} is given twice (first as "
-                                    f"bets[{self.bets.index(b)}]); name each bet once")
+                raise StrategyError(
+                    f"{path}.bets[{i}]: {b!r} is given twice (first as "
+                    f"bets[{self.bets.index(b)}]); name each bet once"
+                )
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -48,12 +55,22 @@ class CounterParams(CommonParams):
 def _favourable(p: np.ndarray, evs: np.ndarray, b: int, pairs: bool) -> bool:
     """Whether the counter stakes bet `b`: one it considers, whose EV is above
     `min_ev`; a pair bet only with `pairs`."""
-    return p[MASK + b] == 1.0 and evs[b] > p[MIN_EV] and \
-        (pairs or (b != _PLAYER_PAIR and b != _BANKER_PAIR))
+    return (
+        p[MASK + b] == 1.0
+        and evs[b] > p[MIN_EV]
+        and (pairs or (b != _PLAYER_PAIR and b != _BANKER_PAIR))
+    )
 
 
-def _counter_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                    hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> tuple[int, float]:
+def _counter_decide(
+    p: np.ndarray,
+    s: np.ndarray,
+    si: np.ndarray,
+    ctx: np.ndarray,
+    hist: np.ndarray,
+    evs: np.ndarray,
+    out: np.ndarray,
+) -> tuple[int, float]:
     n = 0
     pick = 0
     main = False
@@ -63,14 +80,14 @@ def _counter_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarra
             pick = b
             main = main or b <= _TIE
     pairs = main or p[P_PAIRS_ALONE] != 0.0
-    if not pairs:   # a pair bet the table takes only beside a main bet: the others alone
+    if not pairs:  # a pair bet the table takes only beside a main bet: the others alone
         n = 0
         pick = 0
         for b in range(N_BETS):
             if _favourable(p, evs, b, False):
                 n += 1
                 pick = b
-    if n <= 1:   # as on almost every hand: one bet or none, returned
+    if n <= 1:  # as on almost every hand: one bet or none, returned
         return pick, p[BASE] if n == 1 else 0.0
     for b in range(N_BETS):
         out[b] = p[BASE] if _favourable(p, evs, b, pairs) else 0.0
@@ -88,7 +105,7 @@ class ExactCounter(Builtin):
     description = "Bet only when a bet's exact EV for the remaining cards is positive."
     Params = CounterParams
     uses_cards = True
-    picks_one = True   # (bet, stake), or (SEVERAL, stake) with the stakes in `out`
+    picks_one = True  # (bet, stake), or (SEVERAL, stake) with the stakes in `out`
 
     def encode_own(self) -> list[float]:
         mask = [0.0] * N_BETS

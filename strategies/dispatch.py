@@ -47,12 +47,17 @@ _POINTER_ARGS = {
     "decide": "pp, n_p, sp, sip, ctxp, histp, n_hist, evsp, outp",
     "update": "pp, n_p, sp, sip, ctxp, stakesp, unitp, net",
 }
-_ARRAYS = {"p": "pp, n_p, f8", "s": "sp, STATE_FLOATS, f8", "si": "sip, STATE_INTS, i8",
-           "ctx": "ctxp, CTX_SIZE, f8", "hist": "histp, n_hist, i1", "evs": "evsp, N_BETS, f8",
-           "out": "outp, N_BETS, f8", "stakes": "stakesp, N_BETS, f8",
-           "unit": "unitp, N_BETS, f8"}
-
-
+_ARRAYS = {
+    "p": "pp, n_p, f8",
+    "s": "sp, STATE_FLOATS, f8",
+    "si": "sip, STATE_INTS, i8",
+    "ctx": "ctxp, CTX_SIZE, f8",
+    "hist": "histp, n_hist, i1",
+    "evs": "evsp, N_BETS, f8",
+    "out": "outp, N_BETS, f8",
+    "stakes": "stakesp, N_BETS, f8",
+    "unit": "unitp, N_BETS, f8",
+}
 
 
 def _branch(cls: type[Compiled], hook: str, name: str) -> tuple[str, Callable[..., Any] | None]:
@@ -61,7 +66,7 @@ def _branch(cls: type[Compiled], hook: str, name: str) -> tuple[str, Callable[..
     if hook == "reset":
         return f"{name}(p, s, si)", cls.k_reset
     if hook == "init":
-        if cls.k_init is None:   # a session starts as the progression restarts
+        if cls.k_init is None:  # a session starts as the progression restarts
             return f"{name}(p, s, si)", cls.k_reset
         return f"{name}(p, s, si, seed)", cls.k_init
     if hook == "update":
@@ -89,10 +94,13 @@ def _address_intrinsic() -> Any:
             return None
 
         def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-            data = cgutils.create_struct_proxy(signature.args[0])(context, builder,
-                                                                   value=args[0]).data
+            data = cgutils.create_struct_proxy(signature.args[0])(
+                context, builder, value=args[0]
+            ).data
             return builder.bitcast(data, cgutils.voidptr_t)
+
         return types.voidptr(arr), codegen
+
     return address
 
 
@@ -116,23 +124,30 @@ def _dispatch(hook: str, inline: Literal["never", "always"] = "always") -> Calla
     lines.append("    return SEVERAL, 0.0" if hook == "decide" else "    return")
     user = f"fns[{_USER_SLOT[hook]}]({_address_args(hook)})"
     names["addr"] = _address_intrinsic()
-    lines += [f"def {hook}_user(kind, fns, {_ARGS[hook]}):",
-              f"    return {user}" if hook == "decide" else f"    {user}"]
+    lines += [
+        f"def {hook}_user(kind, fns, {_ARGS[hook]}):",
+        f"    return {user}" if hook == "decide" else f"    {user}",
+    ]
     exec(compile("\n".join(lines), f"<{hook}_any>", "exec"), names)
     builtin, users = names[f"{hook}_builtin"], names[f"{hook}_user"]
 
     # a Python function of the hook's arguments, and its compiled form by the type of `fns`
     stub_names: dict[str, Any] = {}
-    exec(f"def {hook}_any(kind, fns, {_ARGS[hook]}):\n"
-         f"    raise TypeError('{hook}_any is called by the compiled session loop alone')\n",
-         stub_names)
+    exec(
+        f"def {hook}_any(kind, fns, {_ARGS[hook]}):\n"
+        f"    raise TypeError('{hook}_any is called by the compiled session loop alone')\n",
+        stub_names,
+    )
     stub = stub_names[f"{hook}_any"]
 
     def typed(kind, fns, *args):  # type: ignore[no-untyped-def]
         return builtin if isinstance(fns, types.NoneType) else users
 
-    exec(f"def chosen(kind, fns, {_ARGS[hook]}):\n    return typed(kind, fns)\n",
-         {"typed": typed}, stub_names)
+    exec(
+        f"def chosen(kind, fns, {_ARGS[hook]}):\n    return typed(kind, fns)\n",
+        {"typed": typed},
+        stub_names,
+    )
     overload(stub, inline=inline)(stub_names["chosen"])
     return stub  # type: ignore[no-any-return]
 
@@ -166,6 +181,7 @@ def _is_user_overload() -> None:
 
         def impl(fns):  # type: ignore[no-untyped-def]
             return answer
+
         return impl
 
 
@@ -185,10 +201,11 @@ def _kernel(fn: Callable[..., Any]) -> Any:
 
         from backtest.jit import numba_cache
 
-        numba_cache.install()   # before the function is decorated for numba's cache
+        numba_cache.install()  # before the function is decorated for numba's cache
         # `_nrt` is a private numba option, which numba's type stubs do not list
         _KERNELS[fn] = njit(cache=True, _nrt=False, forceinline=True)(  # type: ignore[call-overload]
-            getattr(fn, "py_func", fn))
+            getattr(fn, "py_func", fn)
+        )
     return _KERNELS[fn]
 
 
@@ -203,13 +220,14 @@ update_any = _dispatch("update")
 
 # --- any other class, through first-class functions -------------------------------------------
 
+
 def signatures() -> dict[str, Any]:
     """The numba signatures of the four functions the loop calls through a
     pointer (`user_functions`)."""
     from numba import types
 
     f8, i8, w = types.float64[::1], types.int64[::1], types.int8[::1]
-    p = types.Array(types.float64, 1, "C", readonly=True)   # the parameters: read-only
+    p = types.Array(types.float64, 1, "C", readonly=True)  # the parameters: read-only
     return {
         "reset": types.void(p, f8, i8),
         "init": types.void(p, f8, i8, types.int64),
@@ -250,7 +268,7 @@ def _adapted(cls: type[Compiled], hook: str) -> Callable[..., Any]:
     body, fn = _branch(cls, hook, "f")
     names: dict[str, Any] = {"np": np, "SEVERAL": np.int64(SEVERAL)}
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")   # numba calls first-class functions experimental
+        warnings.simplefilter("ignore")  # numba calls first-class functions experimental
         if fn is not None:
             own = njit(_own_args(hook, body))(getattr(fn, "py_func", fn))
             names["f"] = own
@@ -258,13 +276,24 @@ def _adapted(cls: type[Compiled], hook: str) -> Callable[..., Any]:
                 body = _decide_body(cls, own.nopython_signatures[0].return_type, types)
         if body == "return":
             body = "pass"
-        arrays = "".join(f"    {name} = carray({_ARRAYS[name]})\n"
-                         for name in _ARGS[hook].split(", ") if name in _ARRAYS)
-        src = (f"def {hook}({_POINTER_ARGS[hook]}):\n{arrays}    {body}\n"
-               .replace("\n        ", "\n    "))
-        names.update(carray=carray, f8=np.float64, i8=np.int64, i1=np.int8,
-                     STATE_FLOATS=STATE_FLOATS, STATE_INTS=STATE_INTS, CTX_SIZE=CTX_SIZE,
-                     N_BETS=N_BETS)
+        arrays = "".join(
+            f"    {name} = carray({_ARRAYS[name]})\n"
+            for name in _ARGS[hook].split(", ")
+            if name in _ARRAYS
+        )
+        src = f"def {hook}({_POINTER_ARGS[hook]}):\n{arrays}    {body}\n".replace(
+            "\n        ", "\n    "
+        )
+        names.update(
+            carray=carray,
+            f8=np.float64,
+            i8=np.int64,
+            i1=np.int8,
+            STATE_FLOATS=STATE_FLOATS,
+            STATE_INTS=STATE_INTS,
+            CTX_SIZE=CTX_SIZE,
+            N_BETS=N_BETS,
+        )
         exec(compile(src, f"<{cls.__name__}.{hook}>", "exec"), names)
         return njit(pointer_signatures()[hook])(names[hook])  # type: ignore[no-any-return]
 
@@ -277,8 +306,10 @@ def _decide_body(cls: type[Compiled], returns: Any, types: Any) -> str:
         return f"b, x = {call}\n    return np.int64(b), np.float64(x)"
     if isinstance(returns, types.Number) and cls.bet_slot >= 0:
         return f"return np.int64(p[{int(cls.bet_slot)}]), np.float64({call})"
-    raise TypeError(f"k_decide returns {returns}: it must write the stakes into `out` and "
-                    f"return nothing, or return (bet, stake)")
+    raise TypeError(
+        f"k_decide returns {returns}: it must write the stakes into `out` and "
+        f"return nothing, or return (bet, stake)"
+    )
 
 
 def _own_args(hook: str, body: str) -> tuple[Any, ...]:
@@ -305,7 +336,7 @@ def user_functions(strategy: Compiled) -> tuple[Callable[..., Any], ...] | None:
         for hook in _ARGS:
             try:
                 compiled.append(_adapted(cls, hook))
-            except Exception as exc:   # numba's errors, and anything its compiler raised
+            except Exception as exc:  # numba's errors, and anything its compiler raised
                 raise StrategyError(_compile_error(cls, hook, exc)) from None
         _USER_CACHE[cls] = tuple(compiled)
     return _USER_CACHE[cls]
@@ -328,15 +359,21 @@ def _compile_error(cls: type[Compiled], hook: str, exc: BaseException) -> str:
     text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
     # numba names a file relative to the working folder
     places = [(os.path.abspath(f), n) for f, n in _WHERE.findall(text)]
-    mine = [(f, n) for f, n in places
-            if own is not None and os.path.abspath(f) == os.path.abspath(own)] or places
+    mine = [
+        (f, n) for f, n in places if own is not None and os.path.abspath(f) == os.path.abspath(own)
+    ] or places
     where = f"{mine[-1][0]}:{mine[-1][1]}" if mine else (own or cls.__module__)
     lines = [line.strip() for line in text.splitlines()]
-    said = [line for line in lines if line and not line.startswith(("Failed in", "During:"))
-            and "pipeline" not in line]
+    said = [
+        line
+        for line in lines
+        if line and not line.startswith(("Failed in", "During:")) and "pipeline" not in line
+    ]
     reason = said[0] if said else type(exc).__name__
-    if reason.endswith(":") and len(said) > 1:   # "... found for signature:", then it
+    if reason.endswith(":") and len(said) > 1:  # "... found for signature:", then it
         reason = f"{reason} {said[1].removeprefix('>>> ')}"
-    return (f"{where}: {cls.__name__}.k_{hook} cannot be compiled: {reason} (a compiled "
-            f"strategy's functions must be in the subset of Python numba compiles; a "
-            f"plain-Python Strategy, with stakes() and update(), runs any Python)")
+    return (
+        f"{where}: {cls.__name__}.k_{hook} cannot be compiled: {reason} (a compiled "
+        f"strategy's functions must be in the subset of Python numba compiles; a "
+        f"plain-Python Strategy, with stakes() and update(), runs any Python)"
+    )

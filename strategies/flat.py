@@ -15,8 +15,9 @@ from strategies.params import CommonParams, Money, param
 
 @dataclass(frozen=True)
 class FlatParams(CommonParams):
-    bets: dict[str, Money] = param({"banker": 10.0},
-                                   "stake on each bet, every hand, e.g. {banker: 10, tie: 1}")
+    bets: dict[str, Money] = param(
+        {"banker": 10.0}, "stake on each bet, every hand, e.g. {banker: 10, tie: 1}"
+    )
 
     def validate(self, path: str) -> None:
         if not any(v > 0 for v in self.bets.values()):
@@ -27,8 +28,15 @@ class FlatParams(CommonParams):
         self.validate("params")
 
 
-def _flat_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                 hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> None:
+def _flat_decide(
+    p: np.ndarray,
+    s: np.ndarray,
+    si: np.ndarray,
+    ctx: np.ndarray,
+    hist: np.ndarray,
+    evs: np.ndarray,
+    out: np.ndarray,
+) -> None:
     for b in range(N_BETS):
         out[b] = p[P_OWN + b]
 

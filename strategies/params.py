@@ -38,8 +38,9 @@ class FrozenDict(dict):  # type: ignore[type-arg]
     and serialises as the dict it is, hashes by its items, and pickles."""
 
     def _frozen(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError("strategy parameters cannot be changed: build new Params instead "
-                        "(dataclasses.replace)")
+        raise TypeError(
+            "strategy parameters cannot be changed: build new Params instead (dataclasses.replace)"
+        )
 
     __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _frozen  # type: ignore
     __ior__ = _frozen  # type: ignore[assignment]
@@ -54,8 +55,14 @@ class FrozenDict(dict):  # type: ignore[type-arg]
         return dict.__repr__(self)
 
 
-def param(default: Any, help: str, *, min: float | None = None, max: float | None = None,
-          exclusive_min: bool = False) -> Any:
+def param(
+    default: Any,
+    help: str,
+    *,
+    min: float | None = None,
+    max: float | None = None,
+    exclusive_min: bool = False,
+) -> Any:
     """A dataclass field with its help text and bounds."""
     meta = {"help": help, "min": min, "max": max, "exclusive_min": exclusive_min}
     if isinstance(default, (list, dict)):
@@ -68,22 +75,29 @@ class CommonParams:
     """What every built-in strategy shares: its behaviour at the table's edges."""
 
     on_max: Literal["reset", "cap"] = param(
-        "reset", "when a stake exceeds the table maximum: `reset` the progression to its "
-                 "first stake, or `cap` the stake at the maximum")
+        "reset",
+        "when a stake exceeds the table maximum: `reset` the progression to its "
+        "first stake, or `cap` the stake at the maximum",
+    )
     on_bankroll: Literal["stop", "all-in"] = param(
-        "stop", "when the stakes exceed the bankroll: `stop` (the session is ruined) or "
-                "`all-in` (bet what is left)")
+        "stop",
+        "when the stakes exceed the bankroll: `stop` (the session is ruined) or "
+        "`all-in` (bet what is left)",
+    )
     on_push: Literal["stand", "reset"] = param(
-        "stand", "what a push (a tie under Player/Banker) does to the progression: "
-                 "`stand` still, or `reset` it")
+        "stand",
+        "what a push (a tie under Player/Banker) does to the progression: "
+        "`stand` still, or `reset` it",
+    )
     side_bets: dict[str, Money] = param(
-        {}, "flat side bets placed beside every main bet, e.g. {tie: 1, player_pair: 1}")
+        {}, "flat side bets placed beside every main bet, e.g. {tie: 1, player_pair: 1}"
+    )
 
     def __post_init__(self) -> None:
         check_params(self)
 
 
-_WHOLE_LIMIT = 2 ** 53
+_WHOLE_LIMIT = 2**53
 
 
 def _digits(n: int) -> int:
@@ -96,8 +110,11 @@ def _type_name(tp: Any) -> str:
     if origin is Literal:
         return " or ".join(repr(a) for a in get_args(tp))
     if origin in (list, tuple):
-        return f"a list of {_type_name(get_args(tp)[0]).removeprefix('a ')}s" \
-            if get_args(tp) else "a list"
+        return (
+            f"a list of {_type_name(get_args(tp)[0]).removeprefix('a ')}s"
+            if get_args(tp)
+            else "a list"
+        )
     if origin is dict:
         return "a mapping"
     if tp in (int, float):
@@ -124,7 +141,9 @@ def _hints(cls: type) -> dict[str, Any]:
 def _coerce(value: Any, tp: Any, path: str) -> Any:
     """Check `value` against the annotation `tp`; return it in canonical form."""
     origin = get_origin(tp)
-    if origin is typing.Union or (origin is not None and str(origin) == "<class 'types.UnionType'>"):
+    if origin is typing.Union or (
+        origin is not None and str(origin) == "<class 'types.UnionType'>"
+    ):
         args = get_args(tp)
         if value is None and type(None) in args:
             return None
@@ -135,8 +154,10 @@ def _coerce(value: Any, tp: Any, path: str) -> Any:
         if value not in choices:
             close = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise StrategyError(f"{path}: {value!r} is not allowed; expected "
-                                f"{' or '.join(repr(c) for c in choices)}{hint}")
+            raise StrategyError(
+                f"{path}: {value!r} is not allowed; expected "
+                f"{' or '.join(repr(c) for c in choices)}{hint}"
+            )
         return value
     if tp is bool:
         if not isinstance(value, bool):
@@ -149,17 +170,20 @@ def _coerce(value: Any, tp: Any, path: str) -> Any:
             value = int(value)
         # the compiled strategies read their parameters as floats: exact up to 2**53
         if abs(value) > _WHOLE_LIMIT:
-            raise StrategyError(f"{path}: expected a whole number of at most {_WHOLE_LIMIT:,} "
-                                f"in size, got one of about {_digits(value)} digits")
+            raise StrategyError(
+                f"{path}: expected a whole number of at most {_WHOLE_LIMIT:,} "
+                f"in size, got one of about {_digits(value)} digits"
+            )
         return value
     if tp is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise StrategyError(f"{path}: expected a number, got {value!r}{number_hint(value)}")
         try:
             number = float(value)
-        except OverflowError:   # an integer beyond any float
-            raise StrategyError(f"{path}: expected a finite number, got one of about "
-                                f"{_digits(int(value))} digits") from None
+        except OverflowError:  # an integer beyond any float
+            raise StrategyError(
+                f"{path}: expected a finite number, got one of about {_digits(int(value))} digits"
+            ) from None
         if number != number or number in (float("inf"), float("-inf")):
             raise StrategyError(f"{path}: expected a finite number, got {value!r}")
         return number
@@ -179,8 +203,9 @@ def _coerce(value: Any, tp: Any, path: str) -> Any:
         if not isinstance(value, Mapping):
             raise StrategyError(f"{path}: expected a mapping, got {value!r}")
         kt, vt = get_args(tp) or (Any, Any)
-        return FrozenDict({_coerce(k, kt, f"{path}"): _coerce(v, vt, f"{path}.{k}")
-                           for k, v in value.items()})
+        return FrozenDict(
+            {_coerce(k, kt, f"{path}"): _coerce(v, vt, f"{path}.{k}") for k, v in value.items()}
+        )
     # any other annotation (Any, a Sequence, a class of the strategy's own):
     # the value as it is, but frozen, so no session can change the next one's
     return _frozen(value)
@@ -192,8 +217,10 @@ def _amount(value: Any, path: str, zero: bool = True) -> float:
     if amount < 0:
         raise StrategyError(f"{path}: an amount cannot be negative, got {value!r}")
     if 0 < amount < 0.01 or (amount == 0 and not zero):
-        raise StrategyError(f"{path}: must be at least 0.01{' (or 0)' if zero else ''}: stakes "
-                            f"are whole cents, got {value!r}")
+        raise StrategyError(
+            f"{path}: must be at least 0.01{' (or 0)' if zero else ''}: stakes "
+            f"are whole cents, got {value!r}"
+        )
     return amount
 
 
@@ -215,9 +242,12 @@ def check_params(params: Any, path: str = "params") -> None:
     for f in dataclasses.fields(params):
         raw = getattr(params, f.name)
         where = f"{path}.{f.name}"
-        if hints[f.name] is Money and f.metadata.get("min") == 0 \
-                and f.metadata.get("exclusive_min"):
-            _amount(raw, where, zero=False)   # says what is allowed: no "(or 0)"
+        if (
+            hints[f.name] is Money
+            and f.metadata.get("min") == 0
+            and f.metadata.get("exclusive_min")
+        ):
+            _amount(raw, where, zero=False)  # says what is allowed: no "(or 0)"
         value = _coerce(raw, hints[f.name], where)
         lo, hi = f.metadata.get("min"), f.metadata.get("max")
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -246,12 +276,16 @@ def _check_bet_mapping(value: dict[str, float], where: str) -> FrozenDict:
 def build_params(cls: type, data: Mapping[str, Any] | None, path: str = "params") -> Any:
     """The Params dataclass `cls` from a config mapping; unknown keys fail with suggestions."""
     if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
-        raise StrategyError(f"{path}: the strategy's Params must be a dataclass (a subclass of "
-                            f"strategies.params.CommonParams, say), got {cls!r}")
+        raise StrategyError(
+            f"{path}: the strategy's Params must be a dataclass (a subclass of "
+            f"strategies.params.CommonParams, say), got {cls!r}"
+        )
     if not cls.__dataclass_params__.frozen:  # type: ignore[attr-defined]
         # a strategy that could change its own parameters would play another system
-        raise StrategyError(f"{path}: the strategy's Params, {cls.__name__}, must be a frozen "
-                            "dataclass: write @dataclass(frozen=True)")
+        raise StrategyError(
+            f"{path}: the strategy's Params, {cls.__name__}, must be a frozen "
+            "dataclass: write @dataclass(frozen=True)"
+        )
     if data is not None and not isinstance(data, Mapping):
         raise StrategyError(f"{path}: expected a mapping of parameters (name: value), got {data!r}")
     data = dict(data or {})
@@ -260,8 +294,9 @@ def build_params(cls: type, data: Mapping[str, Any] | None, path: str = "params"
         if key not in names:
             close = difflib.get_close_matches(str(key), names, n=2)
             hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-            raise StrategyError(f"{path}: unknown parameter {key!r}{hint} "
-                                f"(parameters: {', '.join(names)})")
+            raise StrategyError(
+                f"{path}: unknown parameter {key!r}{hint} (parameters: {', '.join(names)})"
+            )
     obj: Any = object.__new__(cls)
     for f in dataclasses.fields(cls):
         if f.name in data:
@@ -284,7 +319,10 @@ def describe_params(cls: type) -> list[tuple[str, str, Any, str]]:
     hints = _hints(cls)
     rows = []
     for f in dataclasses.fields(cls):
-        default = f.default if f.default is not MISSING else (
-            f.default_factory() if f.default_factory is not MISSING else None)
+        default = (
+            f.default
+            if f.default is not MISSING
+            else (f.default_factory() if f.default_factory is not MISSING else None)
+        )
         rows.append((f.name, _type_name(hints[f.name]), default, f.metadata.get("help", "")))
     return rows

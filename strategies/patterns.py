@@ -24,7 +24,7 @@ MAX_PATTERNS = 64
 MAX_PATTERN_LENGTH = 16
 PATTERN_SLOT = 3
 _CODE_MASK = (1 << (2 * MAX_PATTERN_LENGTH)) - 1
-TABLE_WIDTH = 6   # 4**6 entries: 32 KiB
+TABLE_WIDTH = 6  # 4**6 entries: 32 KiB
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class ShoeReaderParams(CommonParams):
 
 class ShoeReader(Builtin):
     Params = ShoeReaderParams
-    picks_one = True   # every decide returns (bet, stake)
+    picks_one = True  # every decide returns (bet, stake)
 
     def main_bets(self) -> set[Bet]:
         return {Bet.PLAYER, Bet.BANKER}
@@ -45,16 +45,31 @@ class ShoeReader(Builtin):
 
 # --- follow the shoe, and chop --------------------------------------------------------
 
-def _follow_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                   hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> tuple[int, float]:
+
+def _follow_decide(
+    p: np.ndarray,
+    s: np.ndarray,
+    si: np.ndarray,
+    ctx: np.ndarray,
+    hist: np.ndarray,
+    evs: np.ndarray,
+    out: np.ndarray,
+) -> tuple[int, float]:
     side = last_decisive(hist)
     if side < 0:
         side = int(p[ARG])
     return (side, p[BASE]) if side >= 0 else (0, 0.0)
 
 
-def _chop_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                 hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> tuple[int, float]:
+def _chop_decide(
+    p: np.ndarray,
+    s: np.ndarray,
+    si: np.ndarray,
+    ctx: np.ndarray,
+    hist: np.ndarray,
+    evs: np.ndarray,
+    out: np.ndarray,
+) -> tuple[int, float]:
     side = last_decisive(hist)
     if side >= 0:
         return 1 - side, p[BASE]
@@ -66,7 +81,8 @@ def _chop_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
 @dataclass(frozen=True)
 class FollowParams(ShoeReaderParams):
     first: Literal["skip", "player", "banker"] = param(
-        "skip", "what to bet before the shoe has a decisive result")
+        "skip", "what to bet before the shoe has a decisive result"
+    )
 
 
 class FollowTheShoe(ShoeReader):
@@ -102,6 +118,7 @@ class Chop(ShoeReader):
 # hands (a new shoe, whose history is shorter, starts again), and bets or not
 # without a branch on the run: that choice is a coin toss to the processor.
 
+
 @jit
 def _clear_streak(si: np.ndarray) -> None:
     si[0] = 0
@@ -113,8 +130,15 @@ def _streak_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> Non
     _clear_streak(si)
 
 
-def _streak_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                   hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> tuple[int, float]:
+def _streak_decide(
+    p: np.ndarray,
+    s: np.ndarray,
+    si: np.ndarray,
+    ctx: np.ndarray,
+    hist: np.ndarray,
+    evs: np.ndarray,
+    out: np.ndarray,
+) -> tuple[int, float]:
     n = hist.shape[0]
     if n < si[0] or n == 0:
         _clear_streak(si)
@@ -141,7 +165,8 @@ def _streak_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray
 class StreakParams(ShoeReaderParams):
     length: int = param(3, "how many wins in a row of one side start the bet", min=1)
     mode: Literal["follow", "fade"] = param(
-        "follow", "`follow` bets the streak goes on, `fade` bets it ends")
+        "follow", "`follow` bets the streak goes on, `fade` bets it ends"
+    )
 
 
 class Streak(ShoeReader):
@@ -179,6 +204,7 @@ class Streak(ShoeReader):
 # been read, a hand looks its bet up, whatever the number of patterns. Before
 # that (the first hands of a shoe) it compares the patterns one by one.
 
+
 def pattern_code(outcomes: list[int]) -> int:
     """The code of outcomes (0 P, 1 B, 2 T) listed oldest first."""
     code = 0
@@ -203,8 +229,15 @@ def _pattern_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> No
     si[5] = (np.int64(1) << (2 * si[3])) - 1
 
 
-def _pattern_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                    hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> tuple[int, float]:
+def _pattern_decide(
+    p: np.ndarray,
+    s: np.ndarray,
+    si: np.ndarray,
+    ctx: np.ndarray,
+    hist: np.ndarray,
+    evs: np.ndarray,
+    out: np.ndarray,
+) -> tuple[int, float]:
     n = hist.shape[0]
     if n < si[0] or n == 0:
         _clear_pattern(si)
@@ -242,13 +275,14 @@ def _lookup_table(listed: list[tuple[int, int, int]], width: int) -> list[float]
     """For each code of `width` outcomes, the bet + 1 of the longest of the
     patterns `listed` ((length, bet, code), in order) it ends with (the first
     listed, of equal lengths), or 0."""
-    table = np.zeros(4 ** width)
+    table = np.zeros(4**width)
     # the codes that end with a pattern of length L are its code plus any
     # multiple of 4**L; written shortest first, and of equal lengths the
     # first listed last, the one that matches stays
-    for length, _, bet, pattern in sorted((length, -k, bet, pattern) for k, (length, bet, pattern)
-                                          in enumerate(listed)):
-        table[pattern::4 ** length] = bet + 1.0
+    for length, _, bet, pattern in sorted(
+        (length, -k, bet, pattern) for k, (length, bet, pattern) in enumerate(listed)
+    ):
+        table[pattern :: 4**length] = bet + 1.0
     return table.tolist()
 
 
@@ -257,7 +291,8 @@ class PatternParams(ShoeReaderParams):
     patterns: dict[str, str] = param(
         {"PPP": "B", "BBB": "P"},
         "recent outcomes (oldest first, letters P B T) mapped to the bet to place (P, B or T); "
-        "the longest matching pattern wins")
+        "the longest matching pattern wins",
+    )
     ignore_ties: bool = param(True, "read the shoe without its ties, as the big road does")
 
     def validate(self, path: str) -> None:
@@ -268,15 +303,21 @@ class PatternParams(ShoeReaderParams):
             where = f"{path}.patterns.{pattern}"
             text = str(pattern).upper()
             if not 1 <= len(text) <= MAX_PATTERN_LENGTH or set(text) - set("PBT"):
-                raise StrategyError(f"{where}: a pattern is 1 to {MAX_PATTERN_LENGTH} letters "
-                                    f"P, B or T, got {pattern!r}")
-            if text in seen:   # `ppb` and `PPB` are one pattern: which bet would it place?
-                raise StrategyError(f"{where}: the pattern {text} is given twice (as "
-                                    f"{seen[text]!r} and {pattern!r}); keep one")
+                raise StrategyError(
+                    f"{where}: a pattern is 1 to {MAX_PATTERN_LENGTH} letters "
+                    f"P, B or T, got {pattern!r}"
+                )
+            if text in seen:  # `ppb` and `PPB` are one pattern: which bet would it place?
+                raise StrategyError(
+                    f"{where}: the pattern {text} is given twice (as "
+                    f"{seen[text]!r} and {pattern!r}); keep one"
+                )
             seen[text] = pattern
             if self.ignore_ties and "T" in text:
-                raise StrategyError(f"{where}: a pattern with T never matches when ignore_ties "
-                                    "is true; set ignore_ties: false")
+                raise StrategyError(
+                    f"{where}: a pattern with T never matches when ignore_ties "
+                    "is true; set ignore_ties: false"
+                )
             if str(bet).upper() not in ("P", "B", "T"):
                 raise StrategyError(f"{where}: the bet must be P, B or T, got {bet!r}")
 
@@ -297,9 +338,14 @@ class PatternTable(ShoeReader):
     def encode_own(self) -> list[float]:
         code = {"P": 0, "B": 1, "T": 2}
         # (length, bet, code) of each pattern, as listed
-        listed = [(len(str(pattern)), code[str(bet).upper()],
-                   pattern_code([code[c] for c in str(pattern).upper()]))
-                  for pattern, bet in self.params.patterns.items()]
+        listed = [
+            (
+                len(str(pattern)),
+                code[str(bet).upper()],
+                pattern_code([code[c] for c in str(pattern).upper()]),
+            )
+            for pattern, bet in self.params.patterns.items()
+        ]
         own = [self.params.base, 1.0 if self.params.ignore_ties else 0.0, len(listed)]
         for slot in listed:
             own += slot
@@ -312,7 +358,7 @@ class PatternTable(ShoeReader):
         names = {"P": Bet.PLAYER, "B": Bet.BANKER, "T": Bet.TIE}
         return {names[str(b).upper()] for b in self.params.patterns.values()}
 
-    k_init = staticmethod(_pattern_init)   # as the streak's
+    k_init = staticmethod(_pattern_init)  # as the streak's
     k_reset = staticmethod(stateless_reset)
     k_decide = staticmethod(_pattern_decide)
 

@@ -39,9 +39,9 @@ from strategies.params import CommonParams, Money, param
 
 BetName = Literal["player", "banker", "tie", "player_pair", "banker_pair", "dragon7", "panda8"]
 
-BET = P_OWN          # the bet's code
-BASE = P_OWN + 1     # base stake
-ARG = P_OWN + 2      # first argument of the progression
+BET = P_OWN  # the bet's code
+BASE = P_OWN + 1  # base stake
+ARG = P_OWN + 2  # first argument of the progression
 
 MAX_LINE = STATE_FLOATS - 8
 
@@ -65,7 +65,7 @@ class Progression(Builtin):
     """A progression on one bet; subclasses add their arguments."""
 
     Params = ProgressionParams
-    bet_slot = BET   # every decide returns its stake on the bet p[BET]
+    bet_slot = BET  # every decide returns its stake on the bet p[BET]
 
     def encode_own(self) -> list[float]:
         return [Bet(self.params.bet).code, self.params.base, *self.arguments()]
@@ -79,6 +79,7 @@ class Progression(Builtin):
 
 # --- Martingale ------------------------------------------------------------------
 
+
 def _level_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
     s[0] = 0.0
 
@@ -86,19 +87,34 @@ def _level_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
 # state of the multiplying progressions: s[0] the level, s[1] multiplier ** level
 # (kept as a running product: a power per hand would cost more than the hand)
 
+
 def _factor_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
     s[0] = 0.0
     s[1] = 1.0
 
 
-def _factor_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                   hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> float:
+def _factor_decide(
+    p: np.ndarray,
+    s: np.ndarray,
+    si: np.ndarray,
+    ctx: np.ndarray,
+    hist: np.ndarray,
+    evs: np.ndarray,
+    out: np.ndarray,
+) -> float:
     """Martingale and Paroli: the base stake times the running product."""
     return p[BASE] * s[1]
 
 
-def _martingale_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                       stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
+def _martingale_update(
+    p: np.ndarray,
+    s: np.ndarray,
+    si: np.ndarray,
+    ctx: np.ndarray,
+    stakes: np.ndarray,
+    unit: np.ndarray,
+    net: float,
+) -> None:
     placed, win, loss, push_reset = outcome(p, int(p[BET]), stakes, unit)
     if placed:
         level = s[0]
@@ -131,18 +147,33 @@ class Martingale(Progression):
 
 # --- Grand Martingale --------------------------------------------------------------
 
+
 def _units_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
     s[0] = 1.0
     s[1] = 0.0
 
 
-def _units_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                  hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> float:
+def _units_decide(
+    p: np.ndarray,
+    s: np.ndarray,
+    si: np.ndarray,
+    ctx: np.ndarray,
+    hist: np.ndarray,
+    evs: np.ndarray,
+    out: np.ndarray,
+) -> float:
     return p[BASE] * s[0]
 
 
-def _grand_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                  stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
+def _grand_update(
+    p: np.ndarray,
+    s: np.ndarray,
+    si: np.ndarray,
+    ctx: np.ndarray,
+    stakes: np.ndarray,
+    unit: np.ndarray,
+    net: float,
+) -> None:
     placed, win, loss, push_reset = outcome(p, int(p[BET]), stakes, unit)
     if placed:
         units = s[0]
@@ -168,8 +199,16 @@ class GrandMartingale(Progression):
 
 # --- Paroli (reverse Martingale) ----------------------------------------------------
 
-def _paroli_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                   stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
+
+def _paroli_update(
+    p: np.ndarray,
+    s: np.ndarray,
+    si: np.ndarray,
+    ctx: np.ndarray,
+    stakes: np.ndarray,
+    unit: np.ndarray,
+    net: float,
+) -> None:
     placed, win, loss, push_reset = outcome(p, int(p[BET]), stakes, unit)
     if placed:
         level = s[0]
@@ -193,7 +232,9 @@ class Paroli(Progression):
     until `target` wins in a row, then back to one unit; a loss resets."""
 
     name = "paroli"
-    description = "Reverse Martingale: double after each win up to a target streak; reset on a loss."
+    description = (
+        "Reverse Martingale: double after each win up to a target streak; reset on a loss."
+    )
     Params = ParoliParams
 
     def arguments(self) -> list[float]:
@@ -206,7 +247,7 @@ class Paroli(Progression):
 
 # --- Fibonacci ----------------------------------------------------------------------
 
-FIBONACCI_STEPS = 1400   # the furthest step along the sequence
+FIBONACCI_STEPS = 1400  # the furthest step along the sequence
 
 
 def fibonacci_numbers() -> list[float]:
@@ -219,15 +260,29 @@ def fibonacci_numbers() -> list[float]:
     return numbers
 
 
-def _fibonacci_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                      hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> float:
+def _fibonacci_decide(
+    p: np.ndarray,
+    s: np.ndarray,
+    si: np.ndarray,
+    ctx: np.ndarray,
+    hist: np.ndarray,
+    evs: np.ndarray,
+    out: np.ndarray,
+) -> float:
     # the numbers are in the parameter vector: a loop up to the step would end
     # at a different count each hand, a branch the processor cannot predict
     return p[BASE] * p[ARG + 1 + int(s[0])]
 
 
-def _fibonacci_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                      stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
+def _fibonacci_update(
+    p: np.ndarray,
+    s: np.ndarray,
+    si: np.ndarray,
+    ctx: np.ndarray,
+    stakes: np.ndarray,
+    unit: np.ndarray,
+    net: float,
+) -> None:
     placed, win, loss, push_reset = outcome(p, int(p[BET]), stakes, unit)
     if placed:
         step = s[0]
@@ -264,8 +319,16 @@ class Fibonacci(Progression):
 
 # --- D'Alembert -----------------------------------------------------------------------
 
-def _dalembert_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                      stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
+
+def _dalembert_update(
+    p: np.ndarray,
+    s: np.ndarray,
+    si: np.ndarray,
+    ctx: np.ndarray,
+    stakes: np.ndarray,
+    unit: np.ndarray,
+    net: float,
+) -> None:
     placed, win, loss, push_reset = outcome(p, int(p[BET]), stakes, unit)
     if placed:
         units = s[0]
@@ -308,6 +371,7 @@ class DAlembert(Progression):
 # out both outcomes and chooses with selects (see the module docstring); only
 # a new line, once a series, branches.
 
+
 @jit
 def _new_line(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
     n = int(p[ARG])
@@ -321,16 +385,30 @@ def _labouchere_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
     _new_line(p, s, si)
 
 
-def _labouchere_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                       hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> float:
-    n = si[0]   # at least 1: the update starts a new line when one is crossed out
+def _labouchere_decide(
+    p: np.ndarray,
+    s: np.ndarray,
+    si: np.ndarray,
+    ctx: np.ndarray,
+    hist: np.ndarray,
+    evs: np.ndarray,
+    out: np.ndarray,
+) -> float:
+    n = si[0]  # at least 1: the update starts a new line when one is crossed out
     first = si[1]
     last = s[first + n - 1]
     return s[first] + (last if n > 1 else 0.0)
 
 
-def _labouchere_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                       stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
+def _labouchere_update(
+    p: np.ndarray,
+    s: np.ndarray,
+    si: np.ndarray,
+    ctx: np.ndarray,
+    stakes: np.ndarray,
+    unit: np.ndarray,
+    net: float,
+) -> None:
     bet = int(p[BET])
     # `outcome`'s flags, written out: through the helper this loop measured
     # 3 per cent slower (four in-process comparisons)
@@ -340,7 +418,7 @@ def _labouchere_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.nda
     r = unit[bet]
     n = si[0]
     first = si[1]
-    if first + n >= STATE_FLOATS:   # no room after the line: move it to the front
+    if first + n >= STATE_FLOATS:  # no room after the line: move it to the front
         for i in range(n):
             s[i] = s[first + i]
         first = 0
@@ -359,8 +437,9 @@ def _labouchere_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.nda
 
 @dataclass(frozen=True)
 class LabouchereParams(ProgressionParams):
-    line: list[float] = param([1.0, 2.0, 3.0, 4.0],
-                              "the starting line, in units; the stake is its first plus last number")
+    line: list[float] = param(
+        [1.0, 2.0, 3.0, 4.0], "the starting line, in units; the stake is its first plus last number"
+    )
 
     def validate(self, path: str) -> None:
         check_units(self.line, f"{path}.line")
@@ -379,7 +458,9 @@ class Labouchere(Progression):
     is abandoned for a new one."""
 
     name = "labouchere"
-    description = "Cancellation system: bet first+last of a line, cross out on a win, append on a loss."
+    description = (
+        "Cancellation system: bet first+last of a line, cross out on a win, append on a loss."
+    )
     Params = LabouchereParams
 
     def arguments(self) -> list[float]:
@@ -392,18 +473,33 @@ class Labouchere(Progression):
 
 # --- 1-3-2-6 ---------------------------------------------------------------------------------
 
-def _sequence_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                     hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> float:
+
+def _sequence_decide(
+    p: np.ndarray,
+    s: np.ndarray,
+    si: np.ndarray,
+    ctx: np.ndarray,
+    hist: np.ndarray,
+    evs: np.ndarray,
+    out: np.ndarray,
+) -> float:
     return p[BASE] * p[ARG + 1 + int(s[0])]
 
 
-def _sequence_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                     stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
+def _sequence_update(
+    p: np.ndarray,
+    s: np.ndarray,
+    si: np.ndarray,
+    ctx: np.ndarray,
+    stakes: np.ndarray,
+    unit: np.ndarray,
+    net: float,
+) -> None:
     placed, win, loss, push_reset = outcome(p, int(p[BET]), stakes, unit)
     if placed:
         step = s[0]
         on = 1.0 if win else 0.0
-        done = on * (1.0 if step + 1.0 >= p[ARG] else 0.0)   # as in `_paroli_update`
+        done = on * (1.0 if step + 1.0 >= p[ARG] else 0.0)  # as in `_paroli_update`
         keep = (0.0 if loss | push_reset else 1.0) * (1.0 - done)
         s[0] = (step + on) * keep
 
@@ -425,7 +521,9 @@ class OneThreeTwoSix(Progression):
     sequence starts again at the first step."""
 
     name = "1-3-2-6"
-    description = "Positive progression 1-3-2-6 units over four wins; reset on a loss or at the end."
+    description = (
+        "Positive progression 1-3-2-6 units over four wins; reset on a loss or at the end."
+    )
     Params = SequenceParams
 
     def arguments(self) -> list[float]:
@@ -452,7 +550,7 @@ class OneThreeTwoSix(Progression):
 # stakes); the slack keeps a series that needs exactly a whole number of units
 # from asking one unit more.
 
-_OSCAR_SLACK = 1e-9   # in units
+_OSCAR_SLACK = 1e-9  # in units
 
 
 @jit
@@ -479,13 +577,27 @@ def _oscar_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
     s[2] = _oscar_ask(base, base, s[1])
 
 
-def _oscar_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                  hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> float:
+def _oscar_decide(
+    p: np.ndarray,
+    s: np.ndarray,
+    si: np.ndarray,
+    ctx: np.ndarray,
+    hist: np.ndarray,
+    evs: np.ndarray,
+    out: np.ndarray,
+) -> float:
     return s[2]
 
 
-def _oscar_update(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                  stakes: np.ndarray, unit: np.ndarray, net: float) -> None:
+def _oscar_update(
+    p: np.ndarray,
+    s: np.ndarray,
+    si: np.ndarray,
+    ctx: np.ndarray,
+    stakes: np.ndarray,
+    unit: np.ndarray,
+    net: float,
+) -> None:
     bet = int(p[BET])
     placed, win, loss, push_reset = outcome(p, bet, stakes, unit)
     if placed:
@@ -532,7 +644,9 @@ class OscarsGrind(Progression):
     the next hand); when the goal is reached, start a new series."""
 
     name = "oscars-grind"
-    description = "Raise a unit after each win, never more than needed to finish the series +1 unit."
+    description = (
+        "Raise a unit after each win, never more than needed to finish the series +1 unit."
+    )
     Params = OscarParams
 
     def arguments(self) -> list[float]:
@@ -543,5 +657,13 @@ class OscarsGrind(Progression):
     k_update = staticmethod(_oscar_update)
 
 
-PROGRESSIONS = (Martingale, GrandMartingale, Paroli, Fibonacci, DAlembert, Labouchere,
-                OneThreeTwoSix, OscarsGrind)
+PROGRESSIONS = (
+    Martingale,
+    GrandMartingale,
+    Paroli,
+    Fibonacci,
+    DAlembert,
+    Labouchere,
+    OneThreeTwoSix,
+    OscarsGrind,
+)

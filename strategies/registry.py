@@ -74,13 +74,17 @@ def get(name: str, base_dir: Path | None = None) -> type[Strategy]:
         except StrategyError:
             raise
         except (Exception, SystemExit) as exc:
-            raise StrategyError(f"strategy {name!r} (an installed plug-in) failed to load: {exc}") from None
+            raise StrategyError(
+                f"strategy {name!r} (an installed plug-in) failed to load: {exc}"
+            ) from None
     choices = sorted(set(BUILTIN_NAMES) | set(eps) | set(ALIASES))
     close = difflib.get_close_matches(name, choices, n=3)
     hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-    raise StrategyError(f"unknown strategy {name!r}{hint} "
-                        "(run `backtest strategies` to list them, or name your own class as "
-                        "`module:Class` or `file.py:Class`)")
+    raise StrategyError(
+        f"unknown strategy {name!r}{hint} "
+        "(run `backtest strategies` to list them, or name your own class as "
+        "`module:Class` or `file.py:Class`)"
+    )
 
 
 def _import(spec: str, base_dir: Path | None = None) -> type[Strategy]:
@@ -89,8 +93,12 @@ def _import(spec: str, base_dir: Path | None = None) -> type[Strategy]:
         raise StrategyError(f"strategy {spec!r}: expected `module:Class` or `file.py:Class`")
     if target.endswith(".py") or "/" in target or "\\" in target:
         path = Path(target)
-        if not path.is_file() and base_dir is not None and not path.is_absolute() \
-                and (base_dir / path).is_file():
+        if (
+            not path.is_file()
+            and base_dir is not None
+            and not path.is_absolute()
+            and (base_dir / path).is_file()
+        ):
             path = base_dir / path
         if path.is_dir():
             raise StrategyError(f"strategy {spec!r}: {target} is a directory; name a .py file")
@@ -98,7 +106,7 @@ def _import(spec: str, base_dir: Path | None = None) -> type[Strategy]:
             folders = dict.fromkeys([Path.cwd(), *([base_dir.resolve()] if base_dir else [])])
             looked = f" (looked in {' and '.join(map(str, folders))})"
             raise StrategyError(f"strategy {spec!r}: file {target} does not exist{looked}")
-        _on_path(path.resolve().parent)   # so that it can import its neighbours
+        _on_path(path.resolve().parent)  # so that it can import its neighbours
         # keyed by the file's time too: a file edited since is imported again
         resolved = path.resolve()
         stat = resolved.stat()
@@ -115,8 +123,9 @@ def _import(spec: str, base_dir: Path | None = None) -> type[Strategy]:
                 loader_spec.loader.exec_module(module)
             except (Exception, SystemExit) as exc:
                 del sys.modules[mod_name]
-                raise StrategyError(f"strategy {spec!r}: {target} failed to import: "
-                                    f"{type(exc).__name__}: {exc}") from None
+                raise StrategyError(
+                    f"strategy {spec!r}: {target} failed to import: {type(exc).__name__}: {exc}"
+                ) from None
     else:
         # a module in the current folder, as `python -m backtest` would find it
         if "" not in sys.path:
@@ -124,11 +133,15 @@ def _import(spec: str, base_dir: Path | None = None) -> type[Strategy]:
         try:
             module = importlib.import_module(target)
         except (Exception, SystemExit) as exc:
-            raise StrategyError(f"strategy {spec!r}: cannot import module {target!r}: "
-                                f"{type(exc).__name__}: {exc}") from None
+            raise StrategyError(
+                f"strategy {spec!r}: cannot import module {target!r}: {type(exc).__name__}: {exc}"
+            ) from None
     if not hasattr(module, attr):
-        names = [n for n, v in vars(module).items() if inspect.isclass(v) and issubclass(v, Strategy)
-                 and v.__module__ == module.__name__]
+        names = [
+            n
+            for n, v in vars(module).items()
+            if inspect.isclass(v) and issubclass(v, Strategy) and v.__module__ == module.__name__
+        ]
         close = difflib.get_close_matches(attr, names, n=3)
         hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
         raise StrategyError(f"strategy {spec!r}: {target} has no {attr!r}{hint}")

@@ -28,10 +28,13 @@ ROADS = {"big-eye-boy": 1, "small-road": 2, "cockroach-pig": 3}
 class RoadParams(CommonParams):
     base: Money = param(10.0, "the stake, in currency", min=0, exclusive_min=True)
     road: Literal["big-eye-boy", "small-road", "cockroach-pig"] = param(
-        "big-eye-boy", "the derived road to read")
+        "big-eye-boy", "the derived road to read"
+    )
     mode: Literal["follow", "chop"] = param(
-        "follow", "`follow`: bet so the road's next mark repeats its last colour; "
-                  "`chop`: so that it changes colour")
+        "follow",
+        "`follow`: bet so the road's next mark repeats its last colour; "
+        "`chop`: so that it changes colour",
+    )
 
 
 # state: s[0..7] the big road's column lengths (the ring of
@@ -40,6 +43,7 @@ class RoadParams(CommonParams):
 # colour, si[4] the last column's length. Each hand reads only the hands new
 # since the last (a new shoe, whose history is shorter, starts the roads
 # again), so a shoe costs its length, not its length squared.
+
 
 @jit
 def _clear_roads(si: np.ndarray) -> None:
@@ -54,8 +58,15 @@ def _road_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
     _clear_roads(si)
 
 
-def _road_decide(p: np.ndarray, s: np.ndarray, si: np.ndarray, ctx: np.ndarray,
-                 hist: np.ndarray, evs: np.ndarray, out: np.ndarray) -> tuple[int, float]:
+def _road_decide(
+    p: np.ndarray,
+    s: np.ndarray,
+    si: np.ndarray,
+    ctx: np.ndarray,
+    hist: np.ndarray,
+    evs: np.ndarray,
+    out: np.ndarray,
+) -> tuple[int, float]:
     offset = int(p[BASE + 1])
     n = hist.shape[0]
     if n < si[0] or n == 0:
@@ -88,8 +99,11 @@ class RoadReader(Builtin):
     picks_one = True
 
     def encode_own(self) -> list[float]:
-        return [self.params.base, ROADS[self.params.road],
-                0.0 if self.params.mode == "follow" else 1.0]
+        return [
+            self.params.base,
+            ROADS[self.params.road],
+            0.0 if self.params.mode == "follow" else 1.0,
+        ]
 
     def main_bets(self) -> set[Bet]:
         return {Bet.PLAYER, Bet.BANKER}

@@ -24,21 +24,31 @@ class Run:
 
 def backtest_process(args: Sequence[str], cwd: Path | None = None, timeout: float = 600) -> Run:
     """`python -m backtest ARGS` in a new process (the real error boundary and exit codes)."""
-    proc = subprocess.run([sys.executable, "-m", "backtest", *args], cwd=cwd,
-                          capture_output=True, text=True, encoding="utf-8", timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, "-m", "backtest", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=timeout,
+    )
     return Run(proc.returncode, proc.stdout, proc.stderr)
 
 
-def backtest_processes(commands: Mapping[str, Sequence[str]], cwd: Path | None = None,
-                       at_once: int = 4) -> dict[str, Run]:
+def backtest_processes(
+    commands: Mapping[str, Sequence[str]], cwd: Path | None = None, at_once: int = 4
+) -> dict[str, Run]:
     """Several commands, `at_once` processes at a time, by name."""
     with ThreadPoolExecutor(max_workers=at_once) as pool:
-        futures = {name: pool.submit(backtest_process, args, cwd) for name, args in commands.items()}
+        futures = {
+            name: pool.submit(backtest_process, args, cwd) for name, args in commands.items()
+        }
         return {name: future.result() for name, future in futures.items()}
 
 
-def backtest_here(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-                  *args: str) -> tuple[int, str, str]:
+def backtest_here(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, str, str]:
     """The real entry point in this process: (exit code, stdout, stderr)."""
     monkeypatch.setattr(sys, "argv", ["backtest", *args])
     # an interrupted command exits at once (os._exit), which would end the tests

@@ -40,22 +40,34 @@ def write_files(folder: Path, files: dict[str, Any]) -> None:
             path.write_text(with_repo(content), encoding="utf-8")
         elif "hex" in content:
             path.write_bytes(bytes.fromhex(content["hex"]))
-        else:   # a big file: a head, then one line many times
-            path.write_text(content.get("head", "") + content["repeat"] * content["times"],
-                            encoding="utf-8")
+        else:  # a big file: a head, then one line many times
+            path.write_text(
+                content.get("head", "") + content["repeat"] * content["times"], encoding="utf-8"
+            )
 
 
 def snapshot(folder: Path) -> dict[str, bytes] | None:
     """Every file under `folder`, with its contents (None: no such folder)."""
     if not folder.is_dir():
         return None
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file()}
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
 
 
 #: the words of the command itself, which name nothing of the input
-COMMAND_WORDS = {"run", "sweep", "odds", "deal", "roads", "play", "shoe", "generate", "report",
-                 "strategies"}
+COMMAND_WORDS = {
+    "run",
+    "sweep",
+    "odds",
+    "deal",
+    "roads",
+    "play",
+    "shoe",
+    "generate",
+    "report",
+    "strategies",
+}
 
 
 def names_its_place(error: str, case: dict[str, Any]) -> bool:
@@ -63,14 +75,21 @@ def names_its_place(error: str, case: dict[str, Any]) -> bool:
     option, one of the files, or the argument it refuses."""
     if re.search(r"\bline \d+|--[a-z]", error):
         return True
-    things = [a for a in case["args"] if a not in COMMAND_WORDS and not a.startswith("-")
-              and len(a) > 1 and not a.isdigit()]
+    things = [
+        a
+        for a in case["args"]
+        if a not in COMMAND_WORDS and not a.startswith("-") and len(a) > 1 and not a.isdigit()
+    ]
     things += [name.split("/")[0] for name in case.get("files", {})]
     return any(with_repo(t) in error for t in things)
 
 
-def run_case(case: dict[str, Any], folder: Path, monkeypatch: pytest.MonkeyPatch,
-             capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+def run_case(
+    case: dict[str, Any],
+    folder: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> tuple[int, str, str]:
     write_files(folder, case.get("files", {}))
     monkeypatch.chdir(folder)
     monkeypatch.setattr(sys, "stdin", io.StringIO(case.get("stdin", "")))
@@ -95,15 +114,27 @@ def test_the_corpus_is_large_and_its_cases_named_once() -> None:
     assert len(ids) == len(set(ids))
     assert len(CASES) >= 150
     commands = {c["args"][0] for c in CASES}
-    assert {"run", "sweep", "odds", "deal", "roads", "play", "shoe", "report",
-            "strategies"} <= commands
+    assert {
+        "run",
+        "sweep",
+        "odds",
+        "deal",
+        "roads",
+        "play",
+        "shoe",
+        "report",
+        "strategies",
+    } <= commands
     assert all(c["says"] for c in CASES)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
-def test_a_bad_input_is_refused_cleanly(case: dict[str, Any], tmp_path: Path,
-                                        monkeypatch: pytest.MonkeyPatch,
-                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_bad_input_is_refused_cleanly(
+    case: dict[str, Any],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     args = [with_repo(a) for a in case["args"]]
     out = tmp_path / args[args.index("--out") + 1] if "--out" in args else None
     # what --out held before the run (the case's own files in it, or nothing)

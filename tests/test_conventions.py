@@ -18,8 +18,9 @@ REPO = Path(__file__).resolve().parents[1]
 WIDTH = 80
 
 
-def run_here(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-             *args: str) -> tuple[int, str, str]:
+def run_here(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, str, str]:
     return backtest_here(monkeypatch, capsys, *args)
 
 
@@ -35,7 +36,8 @@ def test_version(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[
 
 
 def test_help_names_arguments_in_capitals_and_shows_no_bool(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("COLUMNS", "100")
     code, out, _ = run_here(monkeypatch, capsys, "run", "--help")
     assert code == 0
@@ -54,7 +56,7 @@ def test_no_color_only_when_set_and_not_empty(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.delenv("NO_COLOR", raising=False)
     assert cli.colour_wanted()
     monkeypatch.setenv("NO_COLOR", "")
-    assert cli.colour_wanted()   # empty: as if unset
+    assert cli.colour_wanted()  # empty: as if unset
     monkeypatch.setenv("NO_COLOR", "1")
     assert not cli.colour_wanted()
     monkeypatch.delenv("NO_COLOR")
@@ -62,8 +64,9 @@ def test_no_color_only_when_set_and_not_empty(monkeypatch: pytest.MonkeyPatch) -
     assert not cli.colour_wanted()
 
 
-def test_quiet_says_nothing_on_stderr(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_quiet_says_nothing_on_stderr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     args = ("shoe", "generate", "--count", "2", "--out", str(tmp_path / "s.txt"))
     code, _, err = run_here(monkeypatch, capsys, *args)
     assert code == 0 and err.startswith("wrote 2 shoe(s)")
@@ -83,7 +86,8 @@ def test_quiet_says_nothing_on_stderr(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 def test_the_ready_configs_are_listed_and_named(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, _ = run_here(monkeypatch, capsys, "configs", "-f", "json")
     assert code == 0
     listed = {(r["name"], r["kind"]) for r in json.loads(out)}
@@ -103,26 +107,42 @@ def test_the_ready_configs_are_listed_and_named(
 
 
 def test_run_sweep_odds_strategies_fit_80_columns(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("COLUMNS", str(WIDTH))
-    monkeypatch.chdir(tmp_path)   # the ready config by name, from anywhere
-    code, out, err = run_here(monkeypatch, capsys, "run", "verdict", "--sessions", "30",
-                              "--workers", "1")
+    monkeypatch.chdir(tmp_path)  # the ready config by name, from anywhere
+    code, out, err = run_here(
+        monkeypatch, capsys, "run", "verdict", "--sessions", "30", "--workers", "1"
+    )
     assert code == 0, err
     assert not too_wide(out), too_wide(out)
     # every number of the wide table is there, in the stacked one
     monkeypatch.setenv("COLUMNS", "400")
-    _, wide, _ = run_here(monkeypatch, capsys, "run", "verdict", "--sessions", "30",
-                          "--workers", "1")
-    numbers = lambda text: sorted(w for w in text.split()  # noqa: E731
-                                  if any(c.isdigit() for c in w))
-    table_of = lambda text: text.split("\n\n" + "Flat Banker: won")[0]  # noqa: E731
+    _, wide, _ = run_here(
+        monkeypatch, capsys, "run", "verdict", "--sessions", "30", "--workers", "1"
+    )
+
+    def numbers(text: str) -> list[str]:
+        return sorted(w for w in text.split() if any(c.isdigit() for c in w))
+
+    def table_of(text: str) -> str:
+        return text.split("\n\n" + "Flat Banker: won")[0]
+
     assert numbers(table_of(wide)) == sorted(numbers(table_of(out)))
     assert "Flat Banker: won money in" in out
     monkeypatch.setenv("COLUMNS", str(WIDTH))
-    code, out, err = run_here(monkeypatch, capsys, "sweep", "progressions", "--sessions", "3",
-                              "--out", str(tmp_path / "sweep"), "--workers", "1")
+    code, out, err = run_here(
+        monkeypatch,
+        capsys,
+        "sweep",
+        "progressions",
+        "--sessions",
+        "3",
+        "--out",
+        str(tmp_path / "sweep"),
+        "--workers",
+        "1",
+    )
     assert code == 0, err
     assert not too_wide(out), too_wide(out)
     for args in (("odds", "--rules", "ez"), ("odds",), ("strategies",)):
@@ -135,38 +155,78 @@ def test_run_sweep_odds_strategies_fit_80_columns(
 
 
 def test_every_parquet_file_says_where_it_came_from(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     import polars as pl
 
     from backtest import __version__
 
     out = tmp_path / "run"
-    code, _, err = run_here(monkeypatch, capsys, "run", "verdict", "--sessions", "5",
-                            "--seed", "7", "--workers", "1", "--out", str(out), "--ledger")
+    code, _, err = run_here(
+        monkeypatch,
+        capsys,
+        "run",
+        "verdict",
+        "--sessions",
+        "5",
+        "--seed",
+        "7",
+        "--workers",
+        "1",
+        "--out",
+        str(out),
+        "--ledger",
+    )
     assert code == 0, err
     meta = json.loads((out / "run.json").read_text(encoding="utf-8"))
     files = sorted(out.glob("*.parquet"))
-    assert {f.name for f in files} == {"summary.parquet", "sessions.parquet", "paths.parquet",
-                                       "ledger.parquet", "comparisons.parquet"}
+    assert {f.name for f in files} == {
+        "summary.parquet",
+        "sessions.parquet",
+        "paths.parquet",
+        "ledger.parquet",
+        "comparisons.parquet",
+    }
     for f in files:
         tags = pl.read_parquet_metadata(f)
         assert tags["backtest.version"] == __version__
-        assert tags["backtest.command"] == ("backtest run verdict --sessions 5 --seed 7 "
-                                            f"--workers 1 --out {out} --ledger")
+        assert tags["backtest.command"] == (
+            f"backtest run verdict --sessions 5 --seed 7 --workers 1 --out {out} --ledger"
+        )
         assert tags["backtest.seed"] == "7"
         assert tags["backtest.config_sha256"] == meta["config_sha256"]
         assert len(meta["config_sha256"]) == 64
     # another seed: another config as run
-    code, _, err = run_here(monkeypatch, capsys, "run", "verdict", "--sessions", "5",
-                            "--workers", "1", "--out", str(tmp_path / "other"))
+    code, _, err = run_here(
+        monkeypatch,
+        capsys,
+        "run",
+        "verdict",
+        "--sessions",
+        "5",
+        "--workers",
+        "1",
+        "--out",
+        str(tmp_path / "other"),
+    )
     other = pl.read_parquet_metadata(tmp_path / "other" / "summary.parquet")
     assert other["backtest.seed"] == "1"
     assert other["backtest.config_sha256"] != meta["config_sha256"]
     # a sweep's cells and summary: the sweep's seed and the hash sweep.json keeps
     sweep_out = tmp_path / "sweep"
-    code, _, err = run_here(monkeypatch, capsys, "sweep", "progressions", "--sessions", "2",
-                            "--out", str(sweep_out), "--workers", "1", "-q")
+    code, _, err = run_here(
+        monkeypatch,
+        capsys,
+        "sweep",
+        "progressions",
+        "--sessions",
+        "2",
+        "--out",
+        str(sweep_out),
+        "--workers",
+        "1",
+        "-q",
+    )
     assert code == 0, err
     sweep_meta = json.loads((sweep_out / "sweep.json").read_text(encoding="utf-8"))
     for f in [sweep_out / "summary.parquet", *(sweep_out / "cells").glob("*.parquet")]:
@@ -181,8 +241,12 @@ def test_shell_completion_completes_the_commands() -> None:
     import os
     import subprocess
 
-    environ = os.environ | {"_BACKTEST_COMPLETE": "complete_bash", "COMP_WORDS": "backtest ru",
-                            "COMP_CWORD": "1"}
-    done = subprocess.run([sys.executable, "-m", "backtest"], env=environ, capture_output=True,
-                          text=True, timeout=60)
+    environ = os.environ | {
+        "_BACKTEST_COMPLETE": "complete_bash",
+        "COMP_WORDS": "backtest ru",
+        "COMP_CWORD": "1",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "backtest"], env=environ, capture_output=True, text=True, timeout=60
+    )
     assert (done.returncode, done.stdout.split()) == (0, ["run"])

@@ -18,10 +18,21 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 #: each package's layer, lowest first (`strategies` plugs into the loop, and
 #: reads the game, the shoes' random streams and the odds)
-LAYERS = {"backtest.core": 0, "backtest.jit": 1, "backtest.shoes": 2, "backtest.odds": 3,
-          "strategies": 4, "backtest.loop": 5, "backtest.run": 6, "backtest.present": 7,
-          "backtest.sweep": 8, "backtest.play": 9, "backtest.cli": 10, "backtest.__main__": 10,
-          "backtest": 0}
+LAYERS = {
+    "backtest.core": 0,
+    "backtest.jit": 1,
+    "backtest.shoes": 2,
+    "backtest.odds": 3,
+    "strategies": 4,
+    "backtest.loop": 5,
+    "backtest.run": 6,
+    "backtest.present": 7,
+    "backtest.sweep": 8,
+    "backtest.play": 9,
+    "backtest.cli": 10,
+    "backtest.__main__": 10,
+    "backtest": 0,
+}
 
 
 def layer(module: str) -> int:
@@ -54,8 +65,10 @@ def imported(name: str, path: Path) -> list[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1]
-                                + ([base] if base else []))
+                base = ".".join(
+                    package.split(".")[: len(package.split(".")) - node.level + 1]
+                    + ([base] if base else [])
+                )
             out += [f"{base}.{a.name}" for a in node.names]
     return [m for m in out if m.split(".")[0] in ("backtest", "strategies")]
 

@@ -30,17 +30,36 @@ def _setuptools_builds_it() -> bool:
 @pytest.mark.skipif(not _setuptools_builds_it(), reason="needs setuptools>=77 (the test extra)")
 def test_the_wheel_installs_and_runs_a_ready_config_from_anywhere(tmp_path: Path) -> None:
     # a clean checkout: the files git knows, nothing built or cached
-    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO,
-                           capture_output=True, text=True, check=True).stdout.split()
+    files = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     source = tmp_path / "source"
     for name in files:
         if name.startswith(("tests/", "benchmarks/", "data/")) or not (REPO / name).is_file():
             continue
         (source / name).parent.mkdir(parents=True, exist_ok=True)
         (source / name).write_bytes((REPO / name).read_bytes())
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
-                    "--no-build-isolation", "--no-index", "-w", str(tmp_path / "dist"),
-                    str(source)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-w",
+            str(tmp_path / "dist"),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+    )
     wheel = next((tmp_path / "dist").glob("*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     # every module of the checkout, every ready config, and the licence
@@ -55,19 +74,48 @@ def test_the_wheel_installs_and_runs_a_ready_config_from_anywhere(tmp_path: Path
     env_dir = tmp_path / "venv"
     venv.create(env_dir, system_site_packages=True, with_pip=False)
     python = env_dir / "bin" / "python"
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q",
-                    "--no-deps", "--no-index", str(wheel)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-index",
+            str(wheel),
+        ],
+        check=True,
+        capture_output=True,
+    )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     environ = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"COLUMNS": "80"}
-    run = subprocess.run([str(env_dir / "bin" / "backtest"), "run", "verdict", "--sessions",
-                          "50", "--workers", "1"], cwd=elsewhere, env=environ,
-                         capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [str(env_dir / "bin" / "backtest"), "run", "verdict", "--sessions", "50", "--workers", "1"],
+        cwd=elsewhere,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("verdict: ") and "Flat Banker: won money in" in run.stdout
-    where = subprocess.run([str(python), "-c", "import backtest; print(backtest.__file__)"],
-                           cwd=elsewhere, env=environ, capture_output=True, text=True)
-    assert str(env_dir) in where.stdout   # the installed copy ran, not the checkout
-    listed = subprocess.run([str(env_dir / "bin" / "backtest"), "configs"], cwd=elsewhere,
-                            env=environ, capture_output=True, text=True)
+    where = subprocess.run(
+        [str(python), "-c", "import backtest; print(backtest.__file__)"],
+        cwd=elsewhere,
+        env=environ,
+        capture_output=True,
+        text=True,
+    )
+    assert str(env_dir) in where.stdout  # the installed copy ran, not the checkout
+    listed = subprocess.run(
+        [str(env_dir / "bin" / "backtest"), "configs"],
+        cwd=elsewhere,
+        env=environ,
+        capture_output=True,
+        text=True,
+    )
     assert listed.returncode == 0 and "progressions" in listed.stdout

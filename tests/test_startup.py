@@ -15,17 +15,30 @@ ROOT = Path(__file__).resolve().parents[1]
 SHOE = str(ROOT / "data" / "generated-6deck-seed2.txt")
 
 
-@pytest.mark.parametrize("args", [["--help"], ["odds"], ["odds", "--decks", "1", "--remove", "5 5"],
-                                  ["deal", SHOE], ["roads", SHOE], ["shoe", "--help"],
-                                  ["strategies"], ["strategies", "martingale", "counter"]],
-                         ids=lambda a: " ".join(a)[:20])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["odds"],
+        ["odds", "--decks", "1", "--remove", "5 5"],
+        ["deal", SHOE],
+        ["roads", SHOE],
+        ["shoe", "--help"],
+        ["strategies"],
+        ["strategies", "martingale", "counter"],
+    ],
+    ids=lambda a: " ".join(a)[:20],
+)
 @pytest.mark.slow
 def test_a_command_that_compiles_nothing_loads_no_numba(args: list[str]) -> None:
-    code = ("import sys; from backtest.cli import main; sys.argv = ['backtest', *sys.argv[1:]]\n"
-            "try:\n    main()\nexcept SystemExit as exc:\n    assert not exc.code, exc.code\n"
-            "assert 'numba' not in sys.modules, 'numba was loaded'\n")
-    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+    code = (
+        "import sys; from backtest.cli import main; sys.argv = ['backtest', *sys.argv[1:]]\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n    assert not exc.code, exc.code\n"
+        "assert 'numba' not in sys.modules, 'numba was loaded'\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout
 
@@ -35,9 +48,10 @@ def test_short_and_long_card_sequences_are_dealt_alike(monkeypatch: pytest.Monke
     same columns and cards used, whichever deals (a tail of 0 to 5 cards)."""
     rng = np.random.default_rng(11)
     for length in (0, 3, 4, 5, 6, 7, 97, 2_000):
-        cards = rng.integers(1, 14, size=length, dtype=np.uint8) | (rng.integers(
-            0, 4, size=length, dtype=np.uint8) << 4)
-        monkeypatch.setattr(card_level, "PYTHON_DEAL_CARDS", 10 ** 9)
+        cards = rng.integers(1, 14, size=length, dtype=np.uint8) | (
+            rng.integers(0, 4, size=length, dtype=np.uint8) << 4
+        )
+        monkeypatch.setattr(card_level, "PYTHON_DEAL_CARDS", 10**9)
         by_rules, used_rules = card_level.deal_cards(cards)
         monkeypatch.setattr(card_level, "PYTHON_DEAL_CARDS", 0)
         by_kernel, used_kernel = card_level.deal_cards(cards)

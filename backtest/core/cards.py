@@ -26,8 +26,20 @@ NO_CARD = 0
 RANKS = tuple(range(1, 14))
 RANK_SYMBOLS = "A23456789TJQK"
 SUIT_SYMBOLS = "SHDC"
-_SUIT_ALIASES = {"S": 1, "H": 2, "D": 3, "C": 4, "♠": 1, "♥": 2, "♦": 3, "♣": 4,
-                 "♤": 1, "♡": 2, "♢": 3, "♧": 4}
+_SUIT_ALIASES = {
+    "S": 1,
+    "H": 2,
+    "D": 3,
+    "C": 4,
+    "♠": 1,
+    "♥": 2,
+    "♦": 3,
+    "♣": 4,
+    "♤": 1,
+    "♡": 2,
+    "♢": 3,
+    "♧": 4,
+}
 _RANK_ALIASES = {s: i + 1 for i, s in enumerate(RANK_SYMBOLS)} | {"10": 10}
 
 #: baccarat value of each rank, indexed by rank (index 0 unused)

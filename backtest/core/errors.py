@@ -58,39 +58,51 @@ def describe_raised(error: BaseException) -> str:
 
     # where code that is not a strategy's own lives: this package's, and (an
     # installed strategy aside) the standard library's and installed packages'
-    engine_code = tuple(str(Path(__file__).resolve().parents[2] / d)
-                        for d in ("backtest", "strategies"))
-    library_code = tuple(sorted({*(sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib",
-                                                                       "purelib", "platlib")),
-                                 "<"}))
-    frames = [f for f in traceback.extract_tb(error.__traceback__)
-              if not f.filename.startswith(engine_code)]
+    engine_code = tuple(
+        str(Path(__file__).resolve().parents[2] / d) for d in ("backtest", "strategies")
+    )
+    library_code = tuple(
+        sorted(
+            {
+                *(sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")),
+                "<",
+            }
+        )
+    )
+    frames = [
+        f
+        for f in traceback.extract_tb(error.__traceback__)
+        if not f.filename.startswith(engine_code)
+    ]
     own = [f for f in frames if not f.filename.startswith(library_code)] or frames
-    where = (f" ({own[-1].filename}, line {own[-1].lineno}, in {own[-1].name})" if own else
-             " (when the engine called it: check the methods' signatures, stakes(self, view), "
-             "update(self, view, result), start_session(self, seed), __init__(self, params))")
-    message = " ".join(str(error).split())   # one line
+    where = (
+        f" ({own[-1].filename}, line {own[-1].lineno}, in {own[-1].name})"
+        if own
+        else " (when the engine called it: check the methods' signatures, stakes(self, view), "
+        "update(self, view, result), start_session(self, seed), __init__(self, params))"
+    )
+    message = " ".join(str(error).split())  # one line
     return f"raised {type(error).__name__}: {message}{where}"
 
 
 def shown_count(n: int) -> str:
     """A count for a message: with thousands separators, or by its size when huge."""
-    return f"{n:,}" if abs(n) < 10 ** 30 else shown(n)
+    return f"{n:,}" if abs(n) < 10**30 else shown(n)
 
 
 def shown(value: object, limit: int = 40) -> str:
     """`repr(value)` for an error message, cut to about `limit` characters
     (with the length of a longer text): a message is one line, whatever the
     input held."""
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** 30:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
         # by its size (a number past 4,300 digits has no repr)
         sign = "a negative" if value < 0 else "a"
         bits = abs(value).bit_length()
-        if bits < 14_000:   # within what str() converts
+        if bits < 14_000:  # within what str() converts
             return f"{sign} number of {len(str(abs(value)))} digits"
         return f"{sign} number of about {int(bits * 0.30103) + 1:,} digits"
     text = repr(value)
     if len(text) <= limit:
         return text
     size = f" ({len(value):,} characters)" if isinstance(value, str) else ""
-    return f"{text[:limit - 1]}…{size}"
+    return f"{text[: limit - 1]}…{size}"

@@ -24,8 +24,15 @@ from backtest.core.rules import Bet, Rules, Winner
 #: columns every Hands has
 ALWAYS = frozenset({"shoe", "hand", "winner"})
 #: columns a source may or may not record
-OPTIONAL = ("cards", "player_total", "banker_total", "natural", "player_pair", "banker_pair",
-            "card_counts")
+OPTIONAL = (
+    "cards",
+    "player_total",
+    "banker_total",
+    "natural",
+    "player_pair",
+    "banker_pair",
+    "card_counts",
+)
 ALL_KNOWN = frozenset(OPTIONAL)
 
 # card matrix columns
@@ -55,15 +62,15 @@ class Hands:
     """Columnar hands. Arrays all have one entry per hand (cards: shape (n, 6),
     columns P1 P2 P3 B1 B2 B3). Columns not in `known` hold zeros."""
 
-    shoe: np.ndarray          # int64, shoe number (0-based, in source order)
-    hand: np.ndarray          # int32, hand number within its shoe (1-based)
-    cards: np.ndarray         # uint8 (n, 6)
+    shoe: np.ndarray  # int64, shoe number (0-based, in source order)
+    hand: np.ndarray  # int32, hand number within its shoe (1-based)
+    cards: np.ndarray  # uint8 (n, 6)
     player_total: np.ndarray  # int8
     banker_total: np.ndarray  # int8
-    winner: np.ndarray        # int8: 0 player, 1 banker, 2 tie
-    natural: np.ndarray       # bool
-    player_pair: np.ndarray   # bool
-    banker_pair: np.ndarray   # bool
+    winner: np.ndarray  # int8: 0 player, 1 banker, 2 tie
+    natural: np.ndarray  # bool
+    player_pair: np.ndarray  # bool
+    banker_pair: np.ndarray  # bool
     player_card_count: np.ndarray  # int8: 2 or 3
     banker_card_count: np.ndarray  # int8: 2 or 3
     known: frozenset[str] = ALL_KNOWN
@@ -85,15 +92,22 @@ class Hands:
         return cls.from_columns(0, known=known, source=source)
 
     @classmethod
-    def from_columns(cls, n: int, *, known: frozenset[str] = ALL_KNOWN, source: str = "generated",
-                     **columns: Any) -> Hands:
+    def from_columns(
+        cls, n: int, *, known: frozenset[str] = ALL_KNOWN, source: str = "generated", **columns: Any
+    ) -> Hands:
         """Build from whichever columns are given; the rest are zero."""
         spec: dict[str, tuple[Any, tuple[int, ...]]] = {
-            "shoe": (np.int64, (n,)), "hand": (np.int32, (n,)), "cards": (np.uint8, (n, 6)),
-            "player_total": (np.int8, (n,)), "banker_total": (np.int8, (n,)),
-            "winner": (np.int8, (n,)), "natural": (np.bool_, (n,)),
-            "player_pair": (np.bool_, (n,)), "banker_pair": (np.bool_, (n,)),
-            "player_card_count": (np.int8, (n,)), "banker_card_count": (np.int8, (n,)),
+            "shoe": (np.int64, (n,)),
+            "hand": (np.int32, (n,)),
+            "cards": (np.uint8, (n, 6)),
+            "player_total": (np.int8, (n,)),
+            "banker_total": (np.int8, (n,)),
+            "winner": (np.int8, (n,)),
+            "natural": (np.bool_, (n,)),
+            "player_pair": (np.bool_, (n,)),
+            "banker_pair": (np.bool_, (n,)),
+            "player_card_count": (np.int8, (n,)),
+            "banker_card_count": (np.int8, (n,)),
         }
         arrays: dict[str, Any] = {}
         for name, (dtype, shape) in spec.items():
@@ -117,12 +131,27 @@ class Hands:
         for p in parts:
             shoes.append(p.shoe.astype(np.int64) + offset)
             offset += int(p.shoe.max()) + 1 if len(p) else 0
-        names = ("hand", "cards", "player_total", "banker_total", "winner", "natural",
-                 "player_pair", "banker_pair", "player_card_count", "banker_card_count")
+        names = (
+            "hand",
+            "cards",
+            "player_total",
+            "banker_total",
+            "winner",
+            "natural",
+            "player_pair",
+            "banker_pair",
+            "player_card_count",
+            "banker_card_count",
+        )
         cols = {name: np.concatenate([getattr(p, name) for p in parts]) for name in names}
-        return cls.from_columns(sum(len(p) for p in parts), known=known,
-                                source=parts[0].source, shoe=np.concatenate(shoes),
-                                burned=tuple(b for p in parts for b in p.burned), **cols)
+        return cls.from_columns(
+            sum(len(p) for p in parts),
+            known=known,
+            source=parts[0].source,
+            shoe=np.concatenate(shoes),
+            burned=tuple(b for p in parts for b in p.burned),
+            **cols,
+        )
 
     # -- reading
 
@@ -137,13 +166,15 @@ class Hands:
                     raise MissingDataError(
                         f"{self.source}: the {bet} bet needs the {describe_column(need)} of each hand, "
                         f"which this recorded shoe does not have (it records: "
-                        f"{', '.join(sorted(self.known | ALWAYS)) or 'winner only'})")
+                        f"{', '.join(sorted(self.known | ALWAYS)) or 'winner only'})"
+                    )
 
     def record(self, i: int) -> HandRecord:
         k = self.known
         c = self.cards[i]
         return HandRecord(
-            shoe=int(self.shoe[i]), hand=int(self.hand[i]),
+            shoe=int(self.shoe[i]),
+            hand=int(self.hand[i]),
             winner=Winner.from_code(int(self.winner[i])),
             player_total=int(self.player_total[i]) if "player_total" in k else None,
             banker_total=int(self.banker_total[i]) if "banker_total" in k else None,
@@ -161,11 +192,27 @@ class Hands:
         return self.select(index)
 
     def select(self, mask: np.ndarray) -> Hands:
-        names = ("shoe", "hand", "cards", "player_total", "banker_total", "winner", "natural",
-                 "player_pair", "banker_pair", "player_card_count", "banker_card_count")
+        names = (
+            "shoe",
+            "hand",
+            "cards",
+            "player_total",
+            "banker_total",
+            "winner",
+            "natural",
+            "player_pair",
+            "banker_pair",
+            "player_card_count",
+            "banker_card_count",
+        )
         cols = {name: getattr(self, name)[mask] for name in names}
-        return Hands.from_columns(int(cols["winner"].shape[0]), known=self.known,
-                                  source=self.source, burned=self.burned, **cols)
+        return Hands.from_columns(
+            int(cols["winner"].shape[0]),
+            known=self.known,
+            source=self.source,
+            burned=self.burned,
+            **cols,
+        )
 
     def shoe_slice(self, shoe: int) -> Hands:
         """The hands of one shoe (by its number)."""
@@ -193,7 +240,8 @@ class Hands:
         if "banker_total" in k:
             data["banker_total"] = self.banker_total
         data["winner"] = pl.Series(self.winner.astype(np.int64)).replace_strict(
-            {0: "player", 1: "banker", 2: "tie"}, return_dtype=pl.String)
+            {0: "player", 1: "banker", 2: "tie"}, return_dtype=pl.String
+        )
         for name in ("natural", "player_pair", "banker_pair"):
             if name in k:
                 data[name] = getattr(self, name)
@@ -205,5 +253,6 @@ class Hands:
 
 def describe_column(need: str) -> str:
     """A recorded column in words, as an error names what a shoe lacks."""
-    return {"card_counts": "number of cards (two or three) of each side",
-            "cards": "cards"}.get(need, need.replace("_", " "))
+    return {"card_counts": "number of cards (two or three) of each side", "cards": "cards"}.get(
+        need, need.replace("_", " ")
+    )

@@ -178,8 +178,11 @@ class Hand:
 
     @property
     def natural(self) -> bool:
-        return len(self.player_cards) == 2 and len(self.banker_cards) == 2 and (
-            is_natural(self.player_total) or is_natural(self.banker_total))
+        return (
+            len(self.player_cards) == 2
+            and len(self.banker_cards) == 2
+            and (is_natural(self.player_total) or is_natural(self.banker_total))
+        )
 
     @property
     def player_pair(self) -> bool:
@@ -246,7 +249,7 @@ def deal_hands(cards: Sequence[int]) -> list[Hand]:
     pos = 0
     while True:
         try:
-            hand = deal_hand(cards[pos:pos + 6])
+            hand = deal_hand(cards[pos : pos + 6])
         except RulesError:
             return hands
         hands.append(hand)
@@ -275,8 +278,10 @@ def _fraction(name: str, raw: Any) -> Fraction:
     if result > MAX_PAYOUT:
         raise RulesError(f"rules: {name} must be at most {MAX_PAYOUT} (to 1), got {raw!r}")
     if result.denominator > MAX_PAYOUT_DENOMINATOR:
-        raise RulesError(f"rules: {name} must be a whole number of thousandths of the stake "
-                         f"(such as 0.95 or 0.975), got {raw!r}")
+        raise RulesError(
+            f"rules: {name} must be a whole number of thousandths of the stake "
+            f"(such as 0.95 or 0.975), got {raw!r}"
+        )
     return result
 
 
@@ -313,15 +318,24 @@ class Rules:
             raw = getattr(self, name)
             if raw is not None:
                 object.__setattr__(self, name, _fraction(name, raw))
-        for name in ("banker_three_card_seven_push", "player_and_banker_together",
-                     "pairs_need_main_bet"):
+        for name in (
+            "banker_three_card_seven_push",
+            "player_and_banker_together",
+            "pairs_need_main_bet",
+        ):
             if not isinstance(getattr(self, name), bool):
-                raise RulesError(f"rules: {name} must be true or false, "
-                                 f"got {getattr(self, name)!r}")
-        if isinstance(self.boxes, bool) or not isinstance(self.boxes, int) \
-                or not 1 <= self.boxes <= MAX_BOXES:
-            raise RulesError(f"rules: boxes must be a whole number from 1 to {MAX_BOXES} (a "
-                             f"table's betting boxes), got {shown(self.boxes)}")
+                raise RulesError(
+                    f"rules: {name} must be true or false, got {getattr(self, name)!r}"
+                )
+        if (
+            isinstance(self.boxes, bool)
+            or not isinstance(self.boxes, int)
+            or not 1 <= self.boxes <= MAX_BOXES
+        ):
+            raise RulesError(
+                f"rules: boxes must be a whole number from 1 to {MAX_BOXES} (a "
+                f"table's betting boxes), got {shown(self.boxes)}"
+            )
         if not isinstance(self.name, str) or not self.name:
             raise RulesError(f"rules: name must be a non-empty string, got {self.name!r}")
 
@@ -339,12 +353,14 @@ class Rules:
     def from_mapping(cls, data: Mapping[str, Any], source: str = "rules") -> Rules:
         """Build from a mapping such as a YAML file's; `base:` names a preset to start from."""
         if not isinstance(data, Mapping):
-            raise RulesError(f"{source}: expected a mapping of rules settings, got {type(data).__name__}")
+            raise RulesError(
+                f"{source}: expected a mapping of rules settings, got {type(data).__name__}"
+            )
         data = dict(data)
         base_name = data.pop("base", None)
         try:
             base = cls.preset(str(base_name)) if base_name is not None else cls()
-        except RulesError as exc:   # `base:` names a preset, never a file
+        except RulesError as exc:  # `base:` names a preset, never a file
             raise RulesError(f"{source}: base: {exc}") from None
         known = {f.name for f in dataclasses.fields(cls)}
         for key in data:
@@ -379,7 +395,9 @@ class Rules:
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
             v = getattr(self, f.name)
-            out[f.name] = (int(v) if v.denominator == 1 else float(v)) if isinstance(v, Fraction) else v
+            out[f.name] = (
+                (int(v) if v.denominator == 1 else float(v)) if isinstance(v, Fraction) else v
+            )
         return out
 
     @property
@@ -387,8 +405,14 @@ class Rules:
         """Least common denominator of every payout: nets are whole multiples of
         1/money_denominator of a stake unit."""
         den = 1
-        for p in (self.banker_payout, self.banker_six_payout, self.tie_payout, self.pair_payout,
-                  self.dragon7_payout, self.panda8_payout):
+        for p in (
+            self.banker_payout,
+            self.banker_six_payout,
+            self.tie_payout,
+            self.pair_payout,
+            self.dragon7_payout,
+            self.panda8_payout,
+        ):
             if p is not None:
                 den = den * p.denominator // _gcd(den, p.denominator)
         return den
@@ -427,7 +451,7 @@ _EZ = Rules(
     dragon7_payout=Fraction(40),
     panda8_payout=Fraction(25),
     description="EZ Baccarat: a Banker three-card 7 win pushes the Banker bet; "
-                "Dragon 7 pays 40 to 1, Panda 8 pays 25 to 1.",
+    "Dragon 7 pays 40 to 1, Panda 8 pays 25 to 1.",
 )
 
 #: the named presets: the three games, and each source document's own table
@@ -437,19 +461,33 @@ PRESETS: Mapping[str, Rules] = {
         _COMMISSION,
         _NO_COMMISSION,
         _EZ,
-        dataclasses.replace(_NO_COMMISSION, name="macedonian",
-                            description="The Macedonian (and English) house rules: no commission, "
-                                        "6 pays half, pairs 11 to 1 beside a main bet."),
-        dataclasses.replace(_NO_COMMISSION, name="vietnamese",
-                            description="The Vietnamese house rules: no commission, 6 pays half, "
-                                        "pairs 11 to 1 beside a main bet."),
-        dataclasses.replace(_COMMISSION, name="bulgarian", pair_payout=None,
-                            description="The Bulgarian house rules: 5% commission, Tie 8 to 1, "
-                                        "no pair bets, up to three boxes."),
-        dataclasses.replace(_COMMISSION, name="german", pair_payout=None,
-                            player_and_banker_together=False,
-                            description="The German house rules: 5% commission, Tie 8 to 1, no pair "
-                                        "bets; Player+Tie or Banker+Tie, never Player+Banker."),
+        dataclasses.replace(
+            _NO_COMMISSION,
+            name="macedonian",
+            description="The Macedonian (and English) house rules: no commission, "
+            "6 pays half, pairs 11 to 1 beside a main bet.",
+        ),
+        dataclasses.replace(
+            _NO_COMMISSION,
+            name="vietnamese",
+            description="The Vietnamese house rules: no commission, 6 pays half, "
+            "pairs 11 to 1 beside a main bet.",
+        ),
+        dataclasses.replace(
+            _COMMISSION,
+            name="bulgarian",
+            pair_payout=None,
+            description="The Bulgarian house rules: 5% commission, Tie 8 to 1, "
+            "no pair bets, up to three boxes.",
+        ),
+        dataclasses.replace(
+            _COMMISSION,
+            name="german",
+            pair_payout=None,
+            player_and_banker_together=False,
+            description="The German house rules: 5% commission, Tie 8 to 1, no pair "
+            "bets; Player+Tie or Banker+Tie, never Player+Banker.",
+        ),
     )
 }
 
@@ -464,8 +502,9 @@ def load_rules(spec: str | Path | Mapping[str, Any] | Rules) -> Rules:
     if text in PRESETS:
         return PRESETS[text]
     if not text.strip():
-        raise RulesError(f"no rules given (an empty name): give a preset "
-                         f"({', '.join(PRESETS)}) or a rules file")
+        raise RulesError(
+            f"no rules given (an empty name): give a preset ({', '.join(PRESETS)}) or a rules file"
+        )
     path = Path(text)
     if path.suffix.lower() in (".yaml", ".yml") or path.exists():
         if path.is_dir():
@@ -479,15 +518,17 @@ def load_rules(spec: str | Path | Mapping[str, Any] | Rules) -> Rules:
         try:
             data = yamlfile.load(yamlfile.read_text(path))
         except UnicodeDecodeError as exc:
-            raise RulesError(f"{text}: not UTF-8 text (byte {exc.start}); save the file "
-                             "as UTF-8") from None
+            raise RulesError(
+                f"{text}: not UTF-8 text (byte {exc.start}); save the file as UTF-8"
+            ) from None
         except yaml.YAMLError as exc:
             raise RulesError(f"{text}:{yamlfile.describe(exc)}") from None
         if isinstance(data, Mapping) and "rules" in data and len(data) == 1:
             data = data["rules"]
         if data is None:
-            raise RulesError(f"{text}: the rules file is empty; give rules settings, e.g. "
-                             "base: commission")
+            raise RulesError(
+                f"{text}: the rules file is empty; give rules settings, e.g. base: commission"
+            )
         return Rules.from_mapping(data, source=text)
     return Rules.preset(text)
 
@@ -506,17 +547,35 @@ def check_bets(bets: Mapping[Bet, Stake], rules: Rules) -> None:
     for bet in placed:
         if rules.payout(bet) is None:
             offered = ", ".join(rules.offered_bets())
-            raise RulesError(f"the {rules.name} table does not offer the {bet} bet (offered: {offered})")
+            raise RulesError(
+                f"the {rules.name} table does not offer the {bet} bet (offered: {offered})"
+            )
     if not rules.player_and_banker_together and {Bet.PLAYER, Bet.BANKER} <= placed:
-        raise RulesError(f"the {rules.name} table does not take Player and Banker on one hand: "
-                         "bet Player (with Tie) or Banker (with Tie)")
+        raise RulesError(
+            f"the {rules.name} table does not take Player and Banker on one hand: "
+            "bet Player (with Tie) or Banker (with Tie)"
+        )
     if rules.pairs_need_main_bet and placed & set(PAIR_BETS) and not placed & set(MAIN_BETS):
-        raise RulesError(f"at the {rules.name} table a pair bet needs a Player, Banker or Tie "
-                         "bet beside it")
+        raise RulesError(
+            f"at the {rules.name} table a pair bet needs a Player, Banker or Tie bet beside it"
+        )
 
 
 __all__ = [
-    "Bet", "Hand", "HandResult", "PRESETS", "Rules", "Winner", "banker_draws",
-    "check_bets", "deal_hand", "deal_hands", "hand_total", "is_natural", "load_rules",
-    "outcome", "player_draws", "rule_reasons",
+    "Bet",
+    "Hand",
+    "HandResult",
+    "PRESETS",
+    "Rules",
+    "Winner",
+    "banker_draws",
+    "check_bets",
+    "deal_hand",
+    "deal_hands",
+    "hand_total",
+    "is_natural",
+    "load_rules",
+    "outcome",
+    "player_draws",
+    "rule_reasons",
 ]

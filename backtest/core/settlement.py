@@ -41,10 +41,10 @@ class SettleEvent(IntEnum):
     PLAYER_WINS = 0
     BANKER_WINS = 1
     TIE = 2
-    BANKER_SIX = 3                 # the Banker wins with a total of 6
-    BANKER_THREE_CARD_SEVEN = 4    # the Banker wins with three cards totalling 7
-    PLAYER_THREE_CARD_EIGHT = 5    # the Player wins with three cards totalling 8
-    PLAYER_PAIR = 6                # the Player's first two cards are a pair
+    BANKER_SIX = 3  # the Banker wins with a total of 6
+    BANKER_THREE_CARD_SEVEN = 4  # the Banker wins with three cards totalling 7
+    PLAYER_THREE_CARD_EIGHT = 5  # the Player wins with three cards totalling 8
+    PLAYER_PAIR = 6  # the Player's first two cards are a pair
     BANKER_PAIR = 7
 
     @property
@@ -56,21 +56,27 @@ E = SettleEvent
 N_EVENTS = len(SettleEvent)
 #: the columns of a hand an event reads, beyond the winner (`Hands.known` names)
 EVENT_NEEDS: dict[SettleEvent, tuple[str, ...]] = {
-    E.PLAYER_WINS: (), E.BANKER_WINS: (), E.TIE: (),
+    E.PLAYER_WINS: (),
+    E.BANKER_WINS: (),
+    E.TIE: (),
     E.BANKER_SIX: ("banker_total",),
     E.BANKER_THREE_CARD_SEVEN: ("card_counts", "banker_total"),
     E.PLAYER_THREE_CARD_EIGHT: ("card_counts", "player_total"),
-    E.PLAYER_PAIR: ("player_pair",), E.BANKER_PAIR: ("banker_pair",),
+    E.PLAYER_PAIR: ("player_pair",),
+    E.BANKER_PAIR: ("banker_pair",),
 }
 
 
 #: how a person names the hand that shows each event
 EVENT_WORDS: dict[SettleEvent, str] = {
-    E.PLAYER_WINS: "a Player win", E.BANKER_WINS: "a Banker win", E.TIE: "a tie",
+    E.PLAYER_WINS: "a Player win",
+    E.BANKER_WINS: "a Banker win",
+    E.TIE: "a tie",
     E.BANKER_SIX: "a winning Banker 6",
     E.BANKER_THREE_CARD_SEVEN: "a winning Banker three-card 7",
     E.PLAYER_THREE_CARD_EIGHT: "a winning Player three-card 8",
-    E.PLAYER_PAIR: "a Player pair", E.BANKER_PAIR: "a Banker pair",
+    E.PLAYER_PAIR: "a Player pair",
+    E.BANKER_PAIR: "a Banker pair",
 }
 
 
@@ -99,14 +105,24 @@ def terms(bet: Bet, rules: Rules) -> tuple[Term, ...]:
     if bet is Bet.BANKER:
         out = [Term(E.TIE, PUSH), Term(E.PLAYER_WINS, LOSE)]
         if rules.banker_six_payout is not None:
-            out.append(Term(E.BANKER_SIX, rules.banker_six_payout,
-                            f"6 pays {number_text(rules.banker_six_payout)}"))
+            out.append(
+                Term(
+                    E.BANKER_SIX,
+                    rules.banker_six_payout,
+                    f"6 pays {number_text(rules.banker_six_payout)}",
+                )
+            )
         if rules.banker_three_card_seven_push:
             out.append(Term(E.BANKER_THREE_CARD_SEVEN, PUSH, "3-card 7 pushes"))
         out.append(Term(E.BANKER_WINS, payout))
         return tuple(out)
-    wins = {Bet.TIE: E.TIE, Bet.PLAYER_PAIR: E.PLAYER_PAIR, Bet.BANKER_PAIR: E.BANKER_PAIR,
-            Bet.DRAGON_7: E.BANKER_THREE_CARD_SEVEN, Bet.PANDA_8: E.PLAYER_THREE_CARD_EIGHT}[bet]
+    wins = {
+        Bet.TIE: E.TIE,
+        Bet.PLAYER_PAIR: E.PLAYER_PAIR,
+        Bet.BANKER_PAIR: E.BANKER_PAIR,
+        Bet.DRAGON_7: E.BANKER_THREE_CARD_SEVEN,
+        Bet.PANDA_8: E.PLAYER_THREE_CARD_EIGHT,
+    }[bet]
     return (Term(wins, payout),)
 
 
@@ -134,11 +150,13 @@ def net_on(bet: Bet, events: Collection[SettleEvent], rules: Rules) -> Fraction:
 
 # --- one hand --------------------------------------------------------------------------
 
+
 def _field(hand: HandResult, name: str, bet: Bet) -> object:
     v = getattr(hand, name)
     if v is None:
-        raise MissingDataError(f"the {bet} bet needs the {name} of each hand, "
-                               f"which this recorded shoe does not have")
+        raise MissingDataError(
+            f"the {bet} bet needs the {name} of each hand, which this recorded shoe does not have"
+        )
     return v
 
 
@@ -156,11 +174,17 @@ def shows(event: SettleEvent, hand: HandResult, bet: Bet) -> bool:
     if event is E.BANKER_SIX:
         return w is Winner.BANKER and _field(hand, "banker_total", bet) == 6
     if event is E.BANKER_THREE_CARD_SEVEN:
-        return (w is Winner.BANKER and _field(hand, "banker_card_count", bet) == 3
-                and _field(hand, "banker_total", bet) == 7)
+        return (
+            w is Winner.BANKER
+            and _field(hand, "banker_card_count", bet) == 3
+            and _field(hand, "banker_total", bet) == 7
+        )
     if event is E.PLAYER_THREE_CARD_EIGHT:
-        return (w is Winner.PLAYER and _field(hand, "player_card_count", bet) == 3
-                and _field(hand, "player_total", bet) == 8)
+        return (
+            w is Winner.PLAYER
+            and _field(hand, "player_card_count", bet) == 3
+            and _field(hand, "player_total", bet) == 8
+        )
     if event is E.PLAYER_PAIR:
         return bool(_field(hand, "player_pair", bet))
     return bool(_field(hand, "banker_pair", bet))
@@ -192,6 +216,7 @@ def settle(bets: Mapping[Bet, Stake], hand: HandResult, rules: Rules) -> dict[Be
 
 
 # --- every hand at once, and the exact counts ------------------------------------------------
+
 
 @lru_cache(maxsize=64)
 def unit_table(rules: Rules) -> tuple[tuple[int, ...], ...]:
@@ -226,17 +251,21 @@ WINNER_ATOMS = (
 )
 
 
-def _pair_atoms(event: SettleEvent, counted: str) -> tuple[tuple[tuple[SettleEvent, ...],
-                                                                tuple[str, ...], tuple[str, ...]], ...]:
+def _pair_atoms(
+    event: SettleEvent, counted: str
+) -> tuple[tuple[tuple[SettleEvent, ...], tuple[str, ...], tuple[str, ...]], ...]:
     return (((event,), (counted,), ()), ((), ("all",), (counted,)))
 
 
-PAIR_ATOMS = {E.PLAYER_PAIR: _pair_atoms(E.PLAYER_PAIR, "player_pair"),
-              E.BANKER_PAIR: _pair_atoms(E.BANKER_PAIR, "banker_pair")}
+PAIR_ATOMS = {
+    E.PLAYER_PAIR: _pair_atoms(E.PLAYER_PAIR, "player_pair"),
+    E.BANKER_PAIR: _pair_atoms(E.BANKER_PAIR, "banker_pair"),
+}
 
 
-def outcome_atoms(bet: Bet, rules: Rules
-                  ) -> tuple[tuple[Fraction, tuple[str, ...], tuple[str, ...]], ...]:
+def outcome_atoms(
+    bet: Bet, rules: Rules
+) -> tuple[tuple[Fraction, tuple[str, ...], tuple[str, ...]], ...]:
     """The net of `bet` on each kind of hand an exact count tells apart:
     (net, counts to add, counts to take away), the counts named by
     `odds.Event` values ('all' for every hand). The kinds partition the

@@ -50,7 +50,7 @@ def chi2_sf(k: int, x: float) -> float:
         return 1.0
     k = int(k)
     half = x / 2.0
-    if k % 2 == 0:   # e^(-x/2) * sum over i < k/2 of (x/2)^i / i!
+    if k % 2 == 0:  # e^(-x/2) * sum over i < k/2 of (x/2)^i / i!
         terms, term = [], 1.0
         for i in range(k // 2):
             if i:
@@ -81,7 +81,7 @@ def t_within(t: float, df: int) -> float:
     s, c = math.sin(theta), math.cos(theta)
     c2 = c * c
     terms, term = [], 1.0
-    if df % 2 == 0:   # sin(theta) (1 + c^2/2 + 1*3/(2*4) c^4 + ...), df/2 terms
+    if df % 2 == 0:  # sin(theta) (1 + c^2/2 + 1*3/(2*4) c^4 + ...), df/2 terms
         for i in range(df // 2):
             if i:
                 term *= c2 * (2 * i - 1) / (2 * i)

@@ -33,14 +33,7 @@ from rich.console import Console
 from rich.table import Table
 
 #: a rule of dashes under the headers and nothing else (two spaces between columns)
-_RULE = box.Box("    \n"
-                "    \n"
-                " -  \n"
-                "    \n"
-                "    \n"
-                "    \n"
-                "    \n"
-                "    \n", ascii=True)
+_RULE = box.Box("    \n    \n -  \n    \n    \n    \n    \n    \n", ascii=True)
 
 
 def terminal_width() -> int:
@@ -48,20 +41,40 @@ def terminal_width() -> int:
     return max(shutil.get_terminal_size((80, 24)).columns, 20)
 
 
-def _draw(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool],
-          width: int, wrap: Sequence[int]) -> str:
-    table = Table(box=_RULE, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0),
-                  highlight=False, expand=False)
+def _draw(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    right: Sequence[bool],
+    width: int,
+    wrap: Sequence[int],
+) -> str:
+    table = Table(
+        box=_RULE,
+        show_edge=False,
+        pad_edge=False,
+        padding=(0, 1, 0, 0),
+        highlight=False,
+        expand=False,
+    )
     for i, (title, is_right) in enumerate(zip(headers, right)):
-        table.add_column(title, justify="right" if is_right else "left",
-                         no_wrap=i not in wrap, overflow="fold")
+        table.add_column(
+            title, justify="right" if is_right else "left", no_wrap=i not in wrap, overflow="fold"
+        )
     for row in rows:
         table.add_row(*row)
     buf = io.StringIO()
-    Console(file=buf, width=width, color_system=None, highlight=False, emoji=False,
-            markup=False, legacy_windows=False, soft_wrap=False).print(table)
+    Console(
+        file=buf,
+        width=width,
+        color_system=None,
+        highlight=False,
+        emoji=False,
+        markup=False,
+        legacy_windows=False,
+        soft_wrap=False,
+    ).print(table)
     lines = [line.rstrip() for line in buf.getvalue().splitlines()]
-    if len(lines) > 1:   # the rule runs under the padding too: end each column's dashes with it
+    if len(lines) > 1:  # the rule runs under the padding too: end each column's dashes with it
         lines[1] = _rule_under(lines[1])
     return "\n".join(lines)
 
@@ -69,8 +82,11 @@ def _draw(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence
 def _rule_under(rule: str) -> str:
     """The rule without the dash under each column's padding (all but the last column's)."""
     runs = rule.rstrip().split(" ")
-    return " ".join([run[:-1] + " " if run else run for run in runs[:-1]] + runs[-1:]).rstrip() \
-        if runs else rule
+    return (
+        " ".join([run[:-1] + " " if run else run for run in runs[:-1]] + runs[-1:]).rstrip()
+        if runs
+        else rule
+    )
 
 
 def _width(headers: Sequence[str], rows: Sequence[Sequence[str]], i: int) -> int:
@@ -91,9 +107,15 @@ def _split(widths: Sequence[int], room: int) -> list[list[int]]:
     return parts
 
 
-def render(headers: Sequence[str], rows: Sequence[Sequence[str]], *,
-           right: Sequence[bool] | None = None, key: int = 1, width: int | None = None,
-           wrap: Sequence[int] = ()) -> str:
+def render(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    *,
+    right: Sequence[bool] | None = None,
+    key: int = 1,
+    width: int | None = None,
+    wrap: Sequence[int] = (),
+) -> str:
     """`rows` of text under `headers`, fitted to `width` (default: the terminal's).
 
     `right`: which columns are right-aligned (default: all but the key columns).
@@ -119,8 +141,15 @@ def render(headers: Sequence[str], rows: Sequence[Sequence[str]], *,
     drawn = []
     for part in parts:
         cols = keys + part
-        drawn.append(_draw([headers[i] for i in cols], [[row[i] for i in cols] for row in rows],
-                           [right[i] for i in cols], max(width, 10 ** 4), ()))
+        drawn.append(
+            _draw(
+                [headers[i] for i in cols],
+                [[row[i] for i in cols] for row in rows],
+                [right[i] for i in cols],
+                max(width, 10**4),
+                (),
+            )
+        )
     return "\n\n".join(drawn)
 
 
@@ -128,8 +157,10 @@ def paragraphs(texts: Sequence[str], width: int | None = None, gap: bool = False
     """Each text wrapped at word boundaries to `width` (default: the terminal's);
     a blank line between them if `gap`."""
     width = terminal_width() if width is None else width
-    wrapped = [textwrap.fill(text, width=width, break_long_words=False, break_on_hyphens=False)
-               for text in texts]
+    wrapped = [
+        textwrap.fill(text, width=width, break_long_words=False, break_on_hyphens=False)
+        for text in texts
+    ]
     return ("\n\n" if gap else "\n").join(wrapped)
 
 

@@ -21,7 +21,7 @@ from yaml.constructor import ConstructorError
 MAX_VALUES = 100_000
 #: the largest file read at all: a config is a few kB, and a sweep of
 #: MAX_VALUES values about a megabyte
-MAX_BYTES = 4 * 2 ** 20
+MAX_BYTES = 4 * 2**20
 
 
 class DuplicateKey(ConstructorError):
@@ -36,8 +36,9 @@ class TooLarge(yaml.YAMLError):
     def __init__(self, aliases: bool = True) -> None:
         super().__init__()
         held = "once its aliases are expanded" if aliases else "(keys, lists and items)"
-        self.problem = (f"it holds more than {MAX_VALUES:,} values {held}; a config or a "
-                        "sweep is far smaller")
+        self.problem = (
+            f"it holds more than {MAX_VALUES:,} values {held}; a config or a sweep is far smaller"
+        )
 
 
 class TooBig(yaml.YAMLError):
@@ -47,9 +48,11 @@ class TooBig(yaml.YAMLError):
 
     def __init__(self, size: int) -> None:
         super().__init__()
-        self.problem = (f"the file is {size / 2 ** 20:.1f} MB, more than the "
-                        f"{MAX_BYTES // 2 ** 20} MB a config, sweep or rules file may be (a "
-                        f"sweep of {MAX_VALUES:,} values is about 1 MB)")
+        self.problem = (
+            f"the file is {size / 2**20:.1f} MB, more than the "
+            f"{MAX_BYTES // 2**20} MB a config, sweep or rules file may be (a "
+            f"sweep of {MAX_VALUES:,} values is about 1 MB)"
+        )
 
 
 def read_text(path: str | Path) -> str:
@@ -81,7 +84,7 @@ def load(text: str) -> Any:
         _count_values(text)
         _check(yaml.compose(text, Loader=yaml.SafeLoader))
         return yaml.safe_load(text)
-    except RecursionError:   # the parser recurses once a level
+    except RecursionError:  # the parser recurses once a level
         raise TooDeep() from None
 
 
@@ -90,9 +93,9 @@ def key_lines(text: str) -> dict[str, int]:
     `load` reads, by its path as config errors name it: `seats[1].params.base`.
     Values merged in with `<<` have the lines of what they merge."""
     lines: dict[str, int] = {}
-    if len(text) > MAX_BYTES:   # (characters: at least as many bytes)
+    if len(text) > MAX_BYTES:  # (characters: at least as many bytes)
         raise TooBig(len(text.encode()))
-    _count_values(text)   # a file `load` refuses costs nothing more here
+    _count_values(text)  # a file `load` refuses costs nothing more here
     root = yaml.compose(text, Loader=yaml.SafeLoader)
     stack: list[tuple[yaml.Node, str]] = [] if root is None else [(root, "")]
     while stack and len(lines) < MAX_VALUES:
@@ -138,7 +141,7 @@ def _check(root: yaml.Node | None) -> None:
     """No key twice in a mapping, and at most MAX_VALUES values, an alias
     counted each time it is used (the walk stops there, so a bomb costs
     nothing)."""
-    keys = yaml.SafeLoader("")   # builds the keys alone, as safe_load would
+    keys = yaml.SafeLoader("")  # builds the keys alone, as safe_load would
     checked: set[int] = set()
     stack = [] if root is None else [root]
     count = 0
@@ -151,7 +154,7 @@ def _check(root: yaml.Node | None) -> None:
             stack.extend(node.value)
         elif isinstance(node, yaml.MappingNode):
             stack.extend(value for _, value in node.value)
-            if id(node) not in checked:   # an aliased mapping once
+            if id(node) not in checked:  # an aliased mapping once
                 checked.add(id(node))
                 _no_key_twice(node, keys)
 
@@ -159,16 +162,20 @@ def _check(root: yaml.Node | None) -> None:
 def _no_key_twice(node: yaml.MappingNode, keys: yaml.SafeLoader) -> None:
     seen: dict[Any, int] = {}
     for key_node, _ in node.value:
-        if key_node.tag == "tag:yaml.org,2002:merge":   # `<<: *defaults` merges, by design
+        if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *defaults` merges, by design
             continue
         key = keys.construct_object(key_node, deep=True)
         try:
             first = seen.get(key)
-        except TypeError:   # an unhashable key: safe_load says so
+        except TypeError:  # an unhashable key: safe_load says so
             return
         if first is not None:
-            raise DuplicateKey(None, None, f"the key {key!r} is given twice (first on "
-                               f"line {first + 1}); remove one", key_node.start_mark)
+            raise DuplicateKey(
+                None,
+                None,
+                f"the key {key!r} is given twice (first on line {first + 1}); remove one",
+                key_node.start_mark,
+            )
         seen[key] = key_node.start_mark.line
 
 

@@ -29,7 +29,7 @@ from numba.np.arrayobj import make_array
 
 from backtest.jit import numba_cache
 
-numba_cache.install()   # before this module's functions are decorated for numba's cache
+numba_cache.install()  # before this module's functions are decorated for numba's cache
 
 #: compositions a row holds: sixteen doubles, two AVX-512 registers (four
 #: AVX2). On a 2.8 GHz Xeon a counter's EVs cost 2.7 us a hand with 8 lanes,
@@ -42,13 +42,16 @@ _SPLAT = ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES)
 
 
 def _rows(ty: Any) -> bool:
-    return isinstance(ty, types.Array) and ty.ndim == 2 and ty.layout == "C" \
+    return (
+        isinstance(ty, types.Array)
+        and ty.ndim == 2
+        and ty.layout == "C"
         and ty.dtype == types.float64
+    )
 
 
 def _vector(ty: Any, dtype: Any) -> bool:
-    return isinstance(ty, types.Array) and ty.ndim == 1 and ty.layout == "C" \
-        and ty.dtype == dtype
+    return isinstance(ty, types.Array) and ty.ndim == 1 and ty.layout == "C" and ty.dtype == dtype
 
 
 def _data(context: Any, builder: Any, ty: Any, value: Any) -> Any:
@@ -65,18 +68,25 @@ def _product(builder: Any, fd: Any, gd: Any, pd: Any, qd: Any, i: Any) -> Any:
     """f[parent[i]] * g[factor[i]], a row."""
     p = builder.zext(builder.load(builder.gep(pd, [i])), _I64)
     q = builder.zext(builder.load(builder.gep(qd, [i])), _I64)
-    return builder.fmul(builder.load(_row(builder, fd, p), align=8),
-                        builder.load(_row(builder, gd, q), align=8))
+    return builder.fmul(
+        builder.load(_row(builder, fd, p), align=8), builder.load(_row(builder, gd, q), align=8)
+    )
 
 
 @intrinsic
-def lane_products(typingctx: Any, f: Any, g: Any, parent: Any, factor: Any, lo: Any,
-                  hi: Any) -> Any:
+def lane_products(
+    typingctx: Any, f: Any, g: Any, parent: Any, factor: Any, lo: Any, hi: Any
+) -> Any:
     """f[i] = f[parent[i]] * g[factor[i]], row by row, for i in lo..hi-1 (in
     order: a parent comes before its children). parent and factor: uint32."""
-    if not (_rows(f) and _rows(g) and _vector(parent, types.uint32)
-            and _vector(factor, types.uint32)
-            and isinstance(lo, types.Integer) and isinstance(hi, types.Integer)):
+    if not (
+        _rows(f)
+        and _rows(g)
+        and _vector(parent, types.uint32)
+        and _vector(factor, types.uint32)
+        and isinstance(lo, types.Integer)
+        and isinstance(hi, types.Integer)
+    ):
         return None
     sig = types.void(f, g, parent, factor, lo, hi)
 
@@ -85,8 +95,10 @@ def lane_products(typingctx: Any, f: Any, g: Any, parent: Any, factor: Any, lo: 
         fd, gd, pd, qd = (_data(context, builder, a[k], args[k]) for k in range(4))
         start = context.cast(builder, args[4], a[4], types.int64)
         stop = context.cast(builder, args[5], a[5], types.int64)
-        with cgutils.for_range_slice(builder, start, stop, ir.Constant(_I64, 1),
-                                     inc=True) as (i, _):
+        with cgutils.for_range_slice(builder, start, stop, ir.Constant(_I64, 1), inc=True) as (
+            i,
+            _,
+        ):
             builder.store(_product(builder, fd, gd, pd, qd, i), _row(builder, fd, i), align=8)
         return context.get_dummy_value()
 
@@ -94,16 +106,35 @@ def lane_products(typingctx: Any, f: Any, g: Any, parent: Any, factor: Any, lo: 
 
 
 @intrinsic
-def lane_sums(typingctx: Any, f: Any, g: Any, parent: Any, factor: Any, ca: Any, cb: Any,
-              offset: Any, lo: Any, hi: Any, store: Any, acc: Any) -> Any:
+def lane_sums(
+    typingctx: Any,
+    f: Any,
+    g: Any,
+    parent: Any,
+    factor: Any,
+    ca: Any,
+    cb: Any,
+    offset: Any,
+    lo: Any,
+    hi: Any,
+    store: Any,
+    acc: Any,
+) -> Any:
     """For i in lo..hi-1: x = f[parent[i]] * g[factor[i]] (a row), stored in
     f[i] if `store`; acc[0] += ca[i - offset] * x and acc[1] += cb[i - offset] * x.
     Two rows a step into two partial sums each, so that consecutive adds do
     not wait on each other: exact sums only (see the module)."""
-    if not (_rows(f) and _rows(g) and _rows(acc) and _vector(parent, types.uint32)
-            and _vector(factor, types.uint32) and _vector(ca, types.float64)
-            and _vector(cb, types.float64) and isinstance(store, types.Boolean)
-            and all(isinstance(x, types.Integer) for x in (offset, lo, hi))):
+    if not (
+        _rows(f)
+        and _rows(g)
+        and _rows(acc)
+        and _vector(parent, types.uint32)
+        and _vector(factor, types.uint32)
+        and _vector(ca, types.float64)
+        and _vector(cb, types.float64)
+        and isinstance(store, types.Boolean)
+        and all(isinstance(x, types.Integer) for x in (offset, lo, hi))
+    ):
         return None
     sig = types.void(f, g, parent, factor, ca, cb, offset, lo, hi, store, acc)
 
@@ -111,8 +142,7 @@ def lane_sums(typingctx: Any, f: Any, g: Any, parent: Any, factor: Any, ca: Any,
         a = signature.args
         fd, gd, pd, qd, cad, cbd = (_data(context, builder, a[k], args[k]) for k in range(6))
         accd = _data(context, builder, a[10], args[10])
-        offset, start, stop = (context.cast(builder, args[k], a[k], types.int64)
-                               for k in (6, 7, 8))
+        offset, start, stop = (context.cast(builder, args[k], a[k], types.int64) for k in (6, 7, 8))
         store = args[9]
         zero = cgutils.get_null_value(_VEC)
         sums = [cgutils.alloca_once_value(builder, zero) for _ in range(4)]
@@ -123,21 +153,26 @@ def lane_sums(typingctx: Any, f: Any, g: Any, parent: Any, factor: Any, ca: Any,
                 builder.store(x, _row(builder, fd, i), align=8)
             k = builder.sub(i, offset)
             for total, cd in ((s_a, cad), (s_b, cbd)):
-                c = builder.insert_element(zero, builder.load(builder.gep(cd, [k])),
-                                           ir.Constant(ir.IntType(32), 0))
+                c = builder.insert_element(
+                    zero, builder.load(builder.gep(cd, [k])), ir.Constant(ir.IntType(32), 0)
+                )
                 c = builder.shuffle_vector(c, c, _SPLAT)
                 product = builder.fmul(c, x, flags=("contract",))
-                builder.store(builder.fadd(builder.load(total), product, flags=("contract",)),
-                              total)
+                builder.store(
+                    builder.fadd(builder.load(total), product, flags=("contract",)), total
+                )
 
         # the rows in pairs, then the last one if their number is odd (none
         # when stop <= start)
         one = ir.Constant(_I64, 1)
-        count = builder.select(builder.icmp_signed(">", stop, start), builder.sub(stop, start),
-                               ir.Constant(_I64, 0))
+        count = builder.select(
+            builder.icmp_signed(">", stop, start), builder.sub(stop, start), ir.Constant(_I64, 0)
+        )
         pairs_end = builder.sub(builder.add(start, count), builder.and_(count, one))
-        with cgutils.for_range_slice(builder, start, pairs_end, ir.Constant(_I64, 2),
-                                     inc=True) as (i, _):
+        with cgutils.for_range_slice(builder, start, pairs_end, ir.Constant(_I64, 2), inc=True) as (
+            i,
+            _,
+        ):
             add(i, sums[0], sums[1])
             add(builder.add(i, one), sums[2], sums[3])
         with builder.if_then(builder.icmp_signed("<", pairs_end, stop)):

@@ -46,7 +46,7 @@ class Kernel(Generic[_P, _R]):
             from backtest.jit import numba_cache
 
             register_with_numba()
-            numba_cache.install()   # before the function is decorated for numba's cache
+            numba_cache.install()  # before the function is decorated for numba's cache
             options = {k: v for k, v in self.options.items() if k != "cache"}
             self._dispatcher = njit(cache=self.options.get("cache", True), **options)(self.py_func)
         return self._dispatcher
@@ -64,8 +64,9 @@ class Kernel(Generic[_P, _R]):
         return f"<compiled-on-use {self.py_func.__module__}.{self.py_func.__qualname__}>"
 
 
-def kernel(*, inline: bool = False, nrt: bool = True, cache: bool = True
-           ) -> Callable[[Callable[_P, _R]], Kernel[_P, _R]]:
+def kernel(
+    *, inline: bool = False, nrt: bool = True, cache: bool = True
+) -> Callable[[Callable[_P, _R]], Kernel[_P, _R]]:
     """Mark a function for numba: `njit(cache=cache)`, inlined where it is
     called if `inline`, compiled without reference counting unless `nrt`
     (such a function must not allocate arrays)."""
@@ -73,7 +74,7 @@ def kernel(*, inline: bool = False, nrt: bool = True, cache: bool = True
     if inline:
         options["inline"] = "always"
     if not nrt:
-        options["_nrt"] = False   # a private numba option
+        options["_nrt"] = False  # a private numba option
     return lambda fn: Kernel(fn, options)
 
 

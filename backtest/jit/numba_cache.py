@@ -83,7 +83,7 @@ def install() -> None:
         @classmethod
         def from_function(cls, py_func, py_file):  # type: ignore[no-untyped-def]
             if config.CACHE_DIR or not _ours(py_file):
-                return None   # the user's folder, or not this package's code: numba's own way
+                return None  # the user's folder, or not this package's code: numba's own way
             folder = cache_folder()
             if folder is None:
                 return None

@@ -29,8 +29,9 @@ def needs_deals(strategy: Strategy, compiled_path: bool) -> bool:
     return not compiled_path or bool(strategy.possible_bets() - set(PAIR_BETS))
 
 
-def shared_evs(n_hands: int, counting_seats: int, deals: bool
-               ) -> tuple[np.ndarray, np.ndarray, bool]:
+def shared_evs(
+    n_hands: int, counting_seats: int, deals: bool
+) -> tuple[np.ndarray, np.ndarray, bool]:
     """The table's exact EVs before each of its hands, shared by its counting
     seats (three arguments of both loops): a row per hand, written by the
     first seat to play the hand (with the rows of the hands after it in its
@@ -45,35 +46,35 @@ def shared_evs(n_hands: int, counting_seats: int, deals: bool
     return np.zeros((rows, N_BETS)), np.zeros(rows, np.bool_), deals
 
 
-
 # --- the loop's inputs ----------------------------------------------------------------------
+
 
 class Dealt(NamedTuple):
     """The hands of a chunk of sessions, and where each session starts."""
 
-    winner: np.ndarray       # int8 (n,): 0 Player, 1 Banker, 2 Tie
-    hand_no: np.ndarray      # int32 (n,): number of the hand in its shoe (1-based)
-    shoe_no: np.ndarray      # int32 (n,): number of its shoe in its session (0-based)
-    unit: np.ndarray         # int64 (N_BETS, n): `payouts.unit_results`
-    cards: np.ndarray        # uint8 (n, 6): the cards (rank in the low 4 bits, 0 none)
-    bounds: np.ndarray       # int64 (sessions + 1,): session j is hands bounds[j]..bounds[j+1]-1
+    winner: np.ndarray  # int8 (n,): 0 Player, 1 Banker, 2 Tie
+    hand_no: np.ndarray  # int32 (n,): number of the hand in its shoe (1-based)
+    shoe_no: np.ndarray  # int32 (n,): number of its shoe in its session (0-based)
+    unit: np.ndarray  # int64 (N_BETS, n): `payouts.unit_results`
+    cards: np.ndarray  # uint8 (n, 6): the cards (rank in the low 4 bits, 0 none)
+    bounds: np.ndarray  # int64 (sessions + 1,): session j is hands bounds[j]..bounds[j+1]-1
     session_ids: np.ndarray  # int64 (sessions,): each session's number in the run
 
 
 class Table(NamedTuple):
     """The table: its money, limits, the bets it settles, and the exact EVs."""
 
-    den: int                  # the money denominator: a cent is `den` ticks
-    min_c: np.ndarray         # int64 (N_BETS,): minimum stake by bet, cents
-    max_c: np.ndarray         # int64 (N_BETS,): maximum stake by bet, cents
-    offered: np.ndarray       # bool (N_BETS,): the bets the table (and the shoe) settles
-    pb_together: bool         # Player and Banker may be staked on one hand
-    pairs_need_main: bool     # a pair bet needs a main bet beside it
-    full_counts: np.ndarray   # int64 (14,): the full shoe's rank counts
-    ev_table: np.ndarray      # float64: `odds.payout_vector`
-    evs_full: np.ndarray      # float64 (N_BETS,): the full shoe's EV by bet (0 where not offered)
-    cov: np.ndarray           # float64 (N_BETS, N_BETS): the unit results' covariance
-                              # (`odds.unit_covariance`; 0 where not offered)
+    den: int  # the money denominator: a cent is `den` ticks
+    min_c: np.ndarray  # int64 (N_BETS,): minimum stake by bet, cents
+    max_c: np.ndarray  # int64 (N_BETS,): maximum stake by bet, cents
+    offered: np.ndarray  # bool (N_BETS,): the bets the table (and the shoe) settles
+    pb_together: bool  # Player and Banker may be staked on one hand
+    pairs_need_main: bool  # a pair bet needs a main bet beside it
+    full_counts: np.ndarray  # int64 (14,): the full shoe's rank counts
+    ev_table: np.ndarray  # float64: `odds.payout_vector`
+    evs_full: np.ndarray  # float64 (N_BETS,): the full shoe's EV by bet (0 where not offered)
+    cov: np.ndarray  # float64 (N_BETS, N_BETS): the unit results' covariance
+    # (`odds.unit_covariance`; 0 where not offered)
 
 
 class Stops(NamedTuple):
@@ -83,38 +84,38 @@ class Stops(NamedTuple):
     stop_loss: int
     win_goal: int
     max_hands: int
-    ruin_below: int           # a bankroll below this cannot stake any bet the seat may place
+    ruin_below: int  # a bankroll below this cannot stake any bet the seat may place
 
 
 class SharedEvs(NamedTuple):
     """The table's exact EVs before each hand, shared by its counting seats (`shared_evs`)."""
 
-    rows: np.ndarray          # float64 (n or 0, N_BETS)
-    done: np.ndarray          # bool (n or 0,)
+    rows: np.ndarray  # float64 (n or 0, N_BETS)
+    done: np.ndarray  # bool (n or 0,)
     deals: bool
 
 
 class Outputs(NamedTuple):
     """Where the loop writes: each session's statistics, and the ledger."""
 
-    stats: np.ndarray         # int64 (sessions, N_STATS)
-    wagered: np.ndarray       # int64 (sessions, N_BETS)
-    expected: np.ndarray      # float64 (sessions,)
-    variance: np.ndarray      # float64 (sessions,): the net's variance given the stakes placed
+    stats: np.ndarray  # int64 (sessions, N_STATS)
+    wagered: np.ndarray  # int64 (sessions, N_BETS)
+    expected: np.ndarray  # float64 (sessions,)
+    variance: np.ndarray  # float64 (sessions,): the net's variance given the stakes placed
     ledger: bool
-    led_idx: np.ndarray       # int64 (n or 0,)
-    led_cents: np.ndarray     # int64 (n or 0, N_BETS)
-    led_net: np.ndarray       # int64 (n or 0,)
-    led_bank: np.ndarray      # int64 (n or 0,)
+    led_idx: np.ndarray  # int64 (n or 0,)
+    led_cents: np.ndarray  # int64 (n or 0, N_BETS)
+    led_net: np.ndarray  # int64 (n or 0,)
+    led_bank: np.ndarray  # int64 (n or 0,)
 
 
 class Seat(NamedTuple):
     """The strategy in the seat: its kind (`strategies.compiled`), parameters and facts."""
 
     kind: int
-    key: np.uint64            # its sessions' random seeds come from this
-    p: np.ndarray             # float64: its parameter vector (`Compiled.encode`)
-    active: np.ndarray        # uint64: the bets it may place, by code
+    key: np.uint64  # its sessions' random seeds come from this
+    p: np.ndarray  # float64: its parameter vector (`Compiled.encode`)
+    active: np.ndarray  # uint64: the bets it may place, by code
     slot: int
     picks: bool
     writes_out: bool
@@ -142,8 +143,8 @@ class Work(NamedTuple):
     ev_work: np.ndarray
     fast_c: np.ndarray
     allowed: np.ndarray
-    evs_seen: np.ndarray      # a user's copy of the EVs (what it writes there goes nowhere)
-    hist_seen: np.ndarray     # a user's copy of the shoe's winners (int8, a shoe's length)
+    evs_seen: np.ndarray  # a user's copy of the EVs (what it writes there goes nowhere)
+    hist_seen: np.ndarray  # a user's copy of the shoe's winners (int8, a shoe's length)
 
 
 def seat_of(strategy: Compiled, key: np.uint64) -> Seat:
@@ -154,21 +155,42 @@ def seat_of(strategy: Compiled, key: np.uint64) -> Seat:
     p = np.array(strategy.encode(), np.float64)
     slot = facts.slot
     if kind == compiled.USER:
-        p.flags.writeable = False   # a session cannot change what the next one plays
-        slot = -1   # its update is given every bet's stake and result, as in Python
-    return Seat(kind, np.uint64(key), p, active, slot, facts.picks, facts.writes_out,
-                facts.learns, facts.reads_ctx, facts.cards_seen)
+        p.flags.writeable = False  # a session cannot change what the next one plays
+        slot = -1  # its update is given every bet's stake and result, as in Python
+    return Seat(
+        kind,
+        np.uint64(key),
+        p,
+        active,
+        slot,
+        facts.picks,
+        facts.writes_out,
+        facts.learns,
+        facts.reads_ctx,
+        facts.cards_seen,
+    )
 
 
 def work_for(seat: Seat, dealt: Dealt) -> Work:
     """The work arrays of the loop for `seat` over the hands of `dealt`."""
-    shoe_hands = dealt.winner.shape[0]   # room for a user's copy of a shoe's winners
+    shoe_hands = dealt.winner.shape[0]  # room for a user's copy of a shoe's winners
     allowed = np.zeros(N_BETS, np.bool_)
     allowed[seat.active.astype(np.int64)] = True
-    return Work(np.zeros(STATE_FLOATS), np.zeros(STATE_INTS, np.int64), np.zeros(CTX_SIZE),
-                np.zeros(N_BETS), np.zeros(N_BETS), np.zeros(N_BETS),
-                np.zeros(N_BETS, np.int64), np.zeros(N_BETS, np.int64), np.zeros(14, np.int64),
-                np.zeros(N_BETS), np.zeros(4, np.uint64),
-                *ev_work(seat.cards_seen, ahead=seat.cards_seen),
-                np.zeros((2, N_BETS), np.int64), allowed, np.zeros(N_BETS),
-                np.zeros(shoe_hands if seat.kind == compiled.USER else 0, np.int8))
+    return Work(
+        np.zeros(STATE_FLOATS),
+        np.zeros(STATE_INTS, np.int64),
+        np.zeros(CTX_SIZE),
+        np.zeros(N_BETS),
+        np.zeros(N_BETS),
+        np.zeros(N_BETS),
+        np.zeros(N_BETS, np.int64),
+        np.zeros(N_BETS, np.int64),
+        np.zeros(14, np.int64),
+        np.zeros(N_BETS),
+        np.zeros(4, np.uint64),
+        *ev_work(seat.cards_seen, ahead=seat.cards_seen),
+        np.zeros((2, N_BETS), np.int64),
+        allowed,
+        np.zeros(N_BETS),
+        np.zeros(shoe_hands if seat.kind == compiled.USER else 0, np.int8),
+    )

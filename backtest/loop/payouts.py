@@ -22,14 +22,15 @@ from backtest.core.rules import Bet, Rules
 from backtest.jit import numba_cache
 from backtest.jit.buffers import Buffers
 
-numba_cache.install()   # before this module's functions are decorated for numba's cache
+numba_cache.install()  # before this module's functions are decorated for numba's cache
 
 #: marks a result the recorded shoe cannot give (a needed column is missing)
 UNKNOWN = np.iinfo(np.int64).min
 
 
-def unit_results(hands: Hands, rules: Rules, bets: Collection[Bet] | None = None,
-                 buffers: Buffers | None = None) -> np.ndarray:
+def unit_results(
+    hands: Hands, rules: Rules, bets: Collection[Bet] | None = None, buffers: Buffers | None = None
+) -> np.ndarray:
     """(7, n) int64: row b is bet b's net per unit staked on every hand, in
     1/rules.money_denominator.
 
@@ -48,14 +49,31 @@ def unit_results(hands: Hands, rules: Rules, bets: Collection[Bet] | None = None
     """
     wanted = set(Bet) if bets is None else set(bets)
     # per row: 0 not wanted, 1 worked out, 2 UNKNOWN (not offered, or not settleable)
-    rows = np.array([0 if b not in wanted else
-                     2 if rules.payout(b) is None or missing_for(b, hands, rules) else 1
-                     for b in Bet], dtype=np.int8)
+    rows = np.array(
+        [
+            0
+            if b not in wanted
+            else 2
+            if rules.payout(b) is None or missing_for(b, hands, rules)
+            else 1
+            for b in Bet
+        ],
+        dtype=np.int8,
+    )
     shape = (len(Bet), len(hands))
     out = np.zeros(shape, np.int64) if buffers is None else buffers.empty("unit", shape, np.int64)
-    _unit_results(hands.winner, hands.player_total, hands.banker_total, hands.player_pair,
-                  hands.banker_pair, hands.player_card_count, hands.banker_card_count,
-                  _unit_table(rules), rows, out)
+    _unit_results(
+        hands.winner,
+        hands.player_total,
+        hands.banker_total,
+        hands.player_pair,
+        hands.banker_pair,
+        hands.player_card_count,
+        hands.banker_card_count,
+        _unit_table(rules),
+        rows,
+        out,
+    )
     return out
 
 
@@ -71,9 +89,18 @@ assert [_PW, _BW, _TIE, _B6, _B7, _P8, _PP, _BP] == [e.bit for e in settlement.S
 
 
 @njit(cache=True)
-def _unit_results(winner: np.ndarray, pt: np.ndarray, bt: np.ndarray, ppair: np.ndarray,
-                  bpair: np.ndarray, pn: np.ndarray, bn: np.ndarray, table: np.ndarray,
-                  rows: np.ndarray, out: np.ndarray) -> None:
+def _unit_results(
+    winner: np.ndarray,
+    pt: np.ndarray,
+    bt: np.ndarray,
+    ppair: np.ndarray,
+    bpair: np.ndarray,
+    pn: np.ndarray,
+    bn: np.ndarray,
+    table: np.ndarray,
+    rows: np.ndarray,
+    out: np.ndarray,
+) -> None:
     """Each hand's event mask (the bits of `settlement.SettleEvent`), then
     out[b, i] = table[b, mask] for every row b worked out: two loops without
     branches, which the compiler vectorises. Columns a shoe does not record
@@ -85,10 +112,16 @@ def _unit_results(winner: np.ndarray, pt: np.ndarray, bt: np.ndarray, ppair: np.
         w = winner[i]
         pw = w == 0
         bw = w == 1
-        masks[i] = (pw * _PW | bw * _BW | (w == 2) * _TIE | (bw & (bt[i] == 6)) * _B6
-                    | (bw & (bn[i] == 3) & (bt[i] == 7)) * _B7
-                    | (pw & (pn[i] == 3) & (pt[i] == 8)) * _P8
-                    | (ppair[i] != 0) * _PP | (bpair[i] != 0) * _BP)
+        masks[i] = (
+            pw * _PW
+            | bw * _BW
+            | (w == 2) * _TIE
+            | (bw & (bt[i] == 6)) * _B6
+            | (bw & (bn[i] == 3) & (bt[i] == 7)) * _B7
+            | (pw & (pn[i] == 3) & (pt[i] == 8)) * _P8
+            | (ppair[i] != 0) * _PP
+            | (bpair[i] != 0) * _BP
+        )
     for b in range(rows.shape[0]):
         r = out[b]
         if rows[b] == 2:

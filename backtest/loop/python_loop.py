@@ -68,11 +68,18 @@ _BET_BY_NAME = {b.value: b for b in Bet} | {b: b for b in Bet}
 _CODE_BY_NAME = {key: bet.code for key, bet in _BET_BY_NAME.items()}
 _CACHE_SIZE = 4096
 _NUMBERS = frozenset((float, int))
-_UNSEEN = (-1, ())   # a stake the short path has not seen (its cents, the bets placed)
+_UNSEEN = (-1, ())  # a stake the short path has not seen (its cents, the bets placed)
 
 
-def run_python(strategy: Strategy, seat_key: np.uint64, dealt: Dealt, table: Table,
-               stop_rules: Stops, shared: SharedEvs, outputs: Outputs) -> tuple[int, int, int]:
+def run_python(
+    strategy: Strategy,
+    seat_key: np.uint64,
+    dealt: Dealt,
+    table: Table,
+    stop_rules: Stops,
+    shared: SharedEvs,
+    outputs: Outputs,
+) -> tuple[int, int, int]:
     """`session_loop.run_sessions`'s table rules, for any Strategy object, in plain Python.
 
     Most hands take a short path: the strategy asks for one bet (or none), with
@@ -83,8 +90,18 @@ def run_python(strategy: Strategy, seat_key: np.uint64, dealt: Dealt, table: Tab
     strategy reads of its `View` and `Result` is worked out.
     """
     winner, hand_no, shoe_no, unit, cards, bounds, session_ids = dealt
-    den, min_c, max_c, offered, pb_together, pairs_need_main, full_counts, ev_table, evs_full, \
-        cov_a = table
+    (
+        den,
+        min_c,
+        max_c,
+        offered,
+        pb_together,
+        pairs_need_main,
+        full_counts,
+        ev_table,
+        evs_full,
+        cov_a,
+    ) = table
     bankroll0, stop_loss, win_goal, max_hands, ruin_below = stop_rules
     ev_rows, ev_done, ev_deals = shared
     stats, wagered, expected, variance, ledger, led_idx, led_cents, led_net, led_bank = outputs
@@ -96,8 +113,9 @@ def run_python(strategy: Strategy, seat_key: np.uint64, dealt: Dealt, table: Tab
     reset_on_max = p[P_ON_MAX] == 0.0
     all_in = p[P_ON_BANKROLL] != 0.0
     min_l = [int(x) for x in min_c]
-    rules = _Rules(side, min_c, max_c, offered, pb_together, pairs_need_main, den, all_in,
-                   reset_on_max)
+    rules = _Rules(
+        side, min_c, max_c, offered, pb_together, pairs_need_main, den, all_in, reset_on_max
+    )
     # the short path's bounds on a single stake, by bet code; code 7, an unknown
     # bet, never takes it
     fast = np.zeros((2, N_BETS), np.int64)
@@ -105,7 +123,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, dealt: Dealt, table: Tab
     low = fast[0].tolist() + [1]
     high = fast[1].tolist() + [0]
     hand_l = hand_no.tolist()
-    cols: list[list[int] | None] = [None] * N_BETS   # unit results by bet, as they are needed
+    cols: list[list[int] | None] = [None] * N_BETS  # unit results by bet, as they are needed
     winner_ro = winner.view()
     winner_ro.flags.writeable = False
     scale = 100.0 * den
@@ -134,8 +152,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, dealt: Dealt, table: Tab
     tell = None if _no_update(strategy) else strategy.update
     keep = tell is not None or ledger  # what is placed is kept for a Result or the ledger
     # (a plain Result is never made: there is no update to give it to)
-    new_result: Callable[[], Any] = \
-        _results_of(winner, unit, den) if tell is not None else Result  # type: ignore[assignment]
+    new_result: Callable[[], Any] = _results_of(winner, unit, den) if tell is not None else Result  # type: ignore[assignment]
     # one Result serves every hand while nothing but this loop holds it: a
     # strategy that keeps one (a reference the count sees) gets a new one next.
     # `held`: the count where the loop reads it, when only the loop holds it,
@@ -146,8 +163,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, dealt: Dealt, table: Tab
     cents_of: dict[float, int] = {}
     # by bet code (7 an unknown bet): stakes whose cents lie within the short
     # path's bounds, and their cents with the bets placed, ((code, cents),)
-    fits: list[dict[float, tuple[int, tuple[tuple[int, int]]]]] = [
-        {} for _ in range(N_BETS + 1)]
+    fits: list[dict[float, tuple[int, tuple[tuple[int, int]]]]] = [{} for _ in range(N_BETS + 1)]
     code_of = _CODE_BY_NAME
     keep_lo, keep_hi = (int(x) for x in plays_on(ruin_below, stop_loss, win_goal, bankroll0))
     placed: tuple[tuple[int, int], ...] = ()
@@ -156,7 +172,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, dealt: Dealt, table: Tab
     led_c: list[list[int]] = []
     led_n: list[int] = []
     led_b: list[int] = []
-    i = int(bounds[0]) if len(bounds) else 0   # the hand an error is reported on
+    i = int(bounds[0]) if len(bounds) else 0  # the hand an error is reported on
     try:
         for j in range(session_ids.shape[0]):
             # counted as they happen: wins, losses, pushes (hands with a stake) and the
@@ -166,12 +182,12 @@ def run_python(strategy: Strategy, seat_key: np.uint64, dealt: Dealt, table: Tab
             max_hits = stops = wins = losses = pushes = below_min = 0
             wag = [0] * N_BETS
             exp_net = 0.0
-            var_net = 0.0   # as run_sessions: sum of s' C s over the hands
+            var_net = 0.0  # as run_sessions: sum of s' C s over the hands
             ended = ENDED_LIMIT
             strategy.start_session(int(session_seed(seat_key, int(session_ids[j]), seed_work)))
             lo, hi = int(bounds[j]), int(bounds[j + 1])
             end = hi if max_hands < 0 else min(hi, lo + max_hands)
-            if not keep_lo <= final < keep_hi:   # as run_sessions: before the first hand
+            if not keep_lo <= final < keep_hi:  # as run_sessions: before the first hand
                 ended = int(ended_by(final, ruin_below, stop_loss, bankroll0))
                 end = lo
             view._lo = view._first = lo
@@ -190,15 +206,24 @@ def run_python(strategy: Strategy, seat_key: np.uint64, dealt: Dealt, table: Tab
                     # the row)
                     if not shared:
                         if not ahead_lo <= i < ahead_hi:
-                            ahead_hi = i + ev_fill_ahead(counts, cards, hand_no, i, ev_table,
-                                                         ahead, *ev_tables, ev_deals)
+                            ahead_hi = i + ev_fill_ahead(
+                                counts, cards, hand_no, i, ev_table, ahead, *ev_tables, ev_deals
+                            )
                             ahead_lo = i
                         evs[:] = ahead[i - ahead_lo]
                     else:
                         if not ev_done[i]:
-                            priced = ev_fill_ahead(counts, cards, hand_no, i, ev_table,
-                                                   ev_rows[i:], *ev_tables, ev_deals)
-                            ev_done[i:i + priced] = True
+                            priced = ev_fill_ahead(
+                                counts,
+                                cards,
+                                hand_no,
+                                i,
+                                ev_table,
+                                ev_rows[i:],
+                                *ev_tables,
+                                ev_deals,
+                            )
+                            ev_done[i : i + priced] = True
                         view._evs = rows_ro[i]
                     evs_l = view._evs.tolist()
                 view._i = i
@@ -215,11 +240,11 @@ def run_python(strategy: Strategy, seat_key: np.uint64, dealt: Dealt, table: Tab
                         # for the stake the short path places)
                         try:
                             seen = fits[b].get(x, _UNSEEN)
-                        except TypeError:   # unhashable: the general path says why
+                        except TypeError:  # unhashable: the general path says why
                             seen = _UNSEEN
                         c = seen[0]
                         if c == 100 and type(x) not in _NUMBERS:
-                            c = -1   # True equals 1 and hashes as 1: not a stake
+                            c = -1  # True equals 1 and hashes as 1: not a stake
                         if c >= 0 and c * den <= final:
                             pass
                         else:
@@ -230,8 +255,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, dealt: Dealt, table: Tab
                                 b = -1
                             elif c == 0:
                                 b = -2
-                            elif c < min_l[b] and min_l[b] <= high[b] and \
-                                    min_l[b] * den <= final:
+                            elif c < min_l[b] and min_l[b] <= high[b] and min_l[b] * den <= final:
                                 c = min_l[b]
                                 seen = (c, ((b, c),))
                                 below_min += 1
@@ -260,17 +284,32 @@ def run_python(strategy: Strategy, seat_key: np.uint64, dealt: Dealt, table: Tab
                     staked = False
                     placed = ()
                 else:
-                    code, cents, raised_n, hits, stop_n = _place(asked, strategy, view, rules, final)
+                    code, cents, raised_n, hits, stop_n = _place(
+                        asked, strategy, view, rules, final
+                    )
                     stops += stop_n
-                    if code == PLACE_RUIN:   # unplayed: its raises and hits not counted
+                    if code == PLACE_RUIN:  # unplayed: its raises and hits not counted
                         ended = ENDED_RUIN
                         hands = i - lo
                         break
                     below_min += raised_n
                     max_hits += hits
                     if code != PLACE_OK:
-                        return code, i, _flush(rows, led_i, led_c, led_n, led_b, led_idx, led_cents,
-                                               led_net, led_bank)
+                        return (
+                            code,
+                            i,
+                            _flush(
+                                rows,
+                                led_i,
+                                led_c,
+                                led_n,
+                                led_b,
+                                led_idx,
+                                led_cents,
+                                led_net,
+                                led_bank,
+                            ),
+                        )
                     # book: settle and count
                     net = 0
                     total = 0
@@ -315,7 +354,7 @@ def run_python(strategy: Strategy, seat_key: np.uint64, dealt: Dealt, table: Tab
                     # raw numbers; the dicts are worked out if the strategy reads them
                     count = getrefcount(result)
                     if count != held:
-                        if held == -1:   # the first hand: no strategy has seen it yet
+                        if held == -1:  # the first hand: no strategy has seen it yet
                             held = count
                         else:
                             result = new_result()
@@ -343,25 +382,40 @@ def run_python(strategy: Strategy, seat_key: np.uint64, dealt: Dealt, table: Tab
                 hands = i + 1 - lo
                 break
             wag_total = sum(wag)
-            if not use_cards:   # as run_sessions: from the cents on each bet, once
+            if not use_cards:  # as run_sessions: from the cents on each bet, once
                 for b in range(N_BETS):
                     if wag[b] != 0:
                         exp_net += wag[b] * 0.01 * evs_l[b]
             st = stats[j]
-            st[S_HANDS], st[S_BETS], st[S_WAGERED], st[S_NET] = \
-                hands, wins + losses + pushes, wag_total * den, final - bankroll0
-            st[S_FINAL], st[S_PEAK], st[S_DRAWDOWN], st[S_LOSING_STREAK] = final, peak, drawdown, longest
-            st[S_LARGEST], st[S_MAX_HITS], st[S_BANKROLL_STOPS], st[S_ENDED] = \
-                largest * den, max_hits, stops, ended
+            st[S_HANDS], st[S_BETS], st[S_WAGERED], st[S_NET] = (
+                hands,
+                wins + losses + pushes,
+                wag_total * den,
+                final - bankroll0,
+            )
+            st[S_FINAL], st[S_PEAK], st[S_DRAWDOWN], st[S_LOSING_STREAK] = (
+                final,
+                peak,
+                drawdown,
+                longest,
+            )
+            st[S_LARGEST], st[S_MAX_HITS], st[S_BANKROLL_STOPS], st[S_ENDED] = (
+                largest * den,
+                max_hits,
+                stops,
+                ended,
+            )
             st[S_WINS], st[S_LOSSES], st[S_PUSHES], st[S_CUR_STREAK] = wins, losses, pushes, cur
             st[S_BELOW_MIN] = below_min
             wagered[j] = [w * den for w in wag]
             expected[j] = exp_net
             variance[j] = var_net
             if ledger:
-                rows = _flush(rows, led_i, led_c, led_n, led_b, led_idx, led_cents, led_net, led_bank)
-    except (Exception, SystemExit) as exc:   # the strategy's code raised (or exited), or the
-        raise Raised(i, exc) from exc         # loop's checks of what it returned did
+                rows = _flush(
+                    rows, led_i, led_c, led_n, led_b, led_idx, led_cents, led_net, led_bank
+                )
+    except (Exception, SystemExit) as exc:  # the strategy's code raised (or exited), or the
+        raise Raised(i, exc) from exc  # loop's checks of what it returned did
     return PLACE_OK, -1, rows
 
 
@@ -395,7 +449,7 @@ def _results_of(winner: np.ndarray, unit: np.ndarray, den: int) -> type[Result]:
 
     class HandResult(Result):
         __slots__ = ("_placed", "_i")
-        __init__ = object.__init__   # type: ignore[assignment]
+        __init__ = object.__init__  # type: ignore[assignment]
         _placed: tuple[tuple[int, int], ...]
         _i: int
 
@@ -418,8 +472,10 @@ def _results_of(winner: np.ndarray, unit: np.ndarray, den: int) -> type[Result]:
         @property  # type: ignore[misc]
         def units(self) -> dict[Bet, float]:
             """Result per unit staked of every bet on this hand (payout, 0 push, -1 loss)."""
-            return {bet: (u / den if u > -(2 ** 62) else 0.0)
-                    for bet, u in zip(_BETS, unit[:, self._i].tolist())}
+            return {
+                bet: (u / den if u > -(2**62) else 0.0)
+                for bet, u in zip(_BETS, unit[:, self._i].tolist())
+            }
 
         def __reduce__(self) -> tuple[type[Result], tuple[Any, ...]]:
             # a copy (or a pickle) is a plain Result with its dicts
@@ -433,8 +489,11 @@ def _untraced() -> bool:
     """Whether no trace or profile function (a debugger, a coverage tool) is
     set, nor a debugger on `sys.monitoring`."""
     monitoring = getattr(sys, "monitoring", None)
-    return sys.gettrace() is None and sys.getprofile() is None and \
-        (monitoring is None or monitoring.get_tool(monitoring.DEBUGGER_ID) is None)
+    return (
+        sys.gettrace() is None
+        and sys.getprofile() is None
+        and (monitoring is None or monitoring.get_tool(monitoring.DEBUGGER_ID) is None)
+    )
 
 
 def _no_update(strategy: Strategy) -> bool:
@@ -460,9 +519,14 @@ def _cents_of(x: object, cache: dict[float, int]) -> int:
     return c
 
 
-def _short_cents(x: object, b: int, low: list[int], high: list[int],
-                 fits: list[dict[float, tuple[int, tuple[tuple[int, int]]]]],
-                 cents_of: dict[float, int]) -> int:
+def _short_cents(
+    x: object,
+    b: int,
+    low: list[int],
+    high: list[int],
+    fits: list[dict[float, tuple[int, tuple[tuple[int, int]]]]],
+    cents_of: dict[float, int],
+) -> int:
     """The stake `x` on bet code `b` in whole cents, or -1 for anything the
     general path must see; a number whose cents lie within the short path's
     bounds for the bet is remembered in `fits[b]`, with its bets placed."""
@@ -479,16 +543,24 @@ def _short_cents(x: object, b: int, low: list[int], high: list[int],
     return c
 
 
-def _flush(rows: int, led_i: list[int], led_c: list[list[int]], led_n: list[int],
-           led_b: list[int], led_idx: np.ndarray, led_cents: np.ndarray, led_net: np.ndarray,
-           led_bank: np.ndarray) -> int:
+def _flush(
+    rows: int,
+    led_i: list[int],
+    led_c: list[list[int]],
+    led_n: list[int],
+    led_b: list[int],
+    led_idx: np.ndarray,
+    led_cents: np.ndarray,
+    led_net: np.ndarray,
+    led_bank: np.ndarray,
+) -> int:
     """Write the ledger rows kept so far into the ledger's arrays; the rows written."""
     n = len(led_i)
     if n:
-        led_idx[rows:rows + n] = led_i
-        led_cents[rows:rows + n] = led_c
-        led_net[rows:rows + n] = led_n
-        led_bank[rows:rows + n] = led_b
+        led_idx[rows : rows + n] = led_i
+        led_cents[rows : rows + n] = led_c
+        led_net[rows : rows + n] = led_n
+        led_bank[rows : rows + n] = led_b
         for kept in (led_i, led_c, led_n, led_b):
             kept.clear()
     return rows + n
@@ -499,14 +571,23 @@ class _Rules:
     `table_rules.limits` and `table_rules.place` themselves, in their
     Python form (numba's `py_func`), on these."""
 
-    def __init__(self, side: list[float], min_c: np.ndarray, max_c: np.ndarray,
-                 offered: np.ndarray, pb_together: bool, pairs_need_main: bool, den: int,
-                 all_in: bool, reset_on_max: bool) -> None:
+    def __init__(
+        self,
+        side: list[float],
+        min_c: np.ndarray,
+        max_c: np.ndarray,
+        offered: np.ndarray,
+        pb_together: bool,
+        pairs_need_main: bool,
+        den: int,
+        all_in: bool,
+        reset_on_max: bool,
+    ) -> None:
         self.side_c = np.array([_whole_cents(x) if x > 0.0 else 0 for x in side], np.int64)
         self.min_c, self.max_c = min_c, max_c
         self.offered, self.pb_together, self.pairs_need_main = offered, pb_together, pairs_need_main
         self.den, self.all_in, self.reset_on_max = den, all_in, reset_on_max
-        self.active = np.arange(N_BETS, dtype=np.uint64)   # a Python strategy may place any bet
+        self.active = np.arange(N_BETS, dtype=np.uint64)  # a Python strategy may place any bet
         self.out = np.zeros(N_BETS)
         self.cents = np.zeros(N_BETS, np.int64)
 
@@ -515,16 +596,16 @@ class _Rules:
         past every float's cents is the largest stake, as in the compiled loop
         (numpy's scalars would say so with a warning that means nothing here)."""
         with np.errstate(over="ignore"):
-            return _limits(self.out, self.side_c, self.cents, self.min_c, self.max_c,
-                           self.active)
+            return _limits(self.out, self.side_c, self.cents, self.min_c, self.max_c, self.active)
 
 
 _limits = limits.py_func
 _place_stakes = place.py_func
 
 
-def _place(first: object, strategy: Strategy, view: View, rules: _Rules, final: int
-           ) -> tuple[int, list[int], int, int, int]:
+def _place(
+    first: object, strategy: Strategy, view: View, rules: _Rules, final: int
+) -> tuple[int, list[int], int, int, int]:
     """The general rules (`table_rules.limits` and `place`) for stakes the
     short path does not take, starting from the strategy's answer `first`:
     (a PLACE_* code, the cents placed, stakes raised to the minimum, times
@@ -544,9 +625,18 @@ def _place(first: object, strategy: Strategy, view: View, rules: _Rules, final: 
             code %= 10
     stops = 0
     if code == PLACE_OK:
-        code, stops = _place_stakes(rules.all_in, cents, rules.min_c, rules.max_c, final,
-                                    rules.den, rules.offered, rules.pb_together,
-                                    rules.pairs_need_main, rules.active)
+        code, stops = _place_stakes(
+            rules.all_in,
+            cents,
+            rules.min_c,
+            rules.max_c,
+            final,
+            rules.den,
+            rules.offered,
+            rules.pb_together,
+            rules.pairs_need_main,
+            rules.active,
+        )
     return int(code), cents.tolist(), int(below_min), max_hits, int(stops)
 
 
@@ -572,23 +662,35 @@ def _fill(out: list[float], stakes: object, strategy: Strategy) -> None:
     try:
         items = stakes.items()  # type: ignore[attr-defined]
     except AttributeError:
-        raise StrategyError(f"strategy {strategy.name or type(strategy).__name__}: stakes() must "
-                            f"return a mapping of bet to stake, got {stakes!r}") from None
+        raise StrategyError(
+            f"strategy {strategy.name or type(strategy).__name__}: stakes() must "
+            f"return a mapping of bet to stake, got {stakes!r}"
+        ) from None
     for key, value in items:
         bet = _BET_BY_NAME.get(key)
         if bet is None:
-            raise StrategyError(f"strategy {strategy.name or type(strategy).__name__}: unknown bet "
-                                f"{key!r} (bets are {', '.join(b.value for b in Bet)})")
-        if isinstance(value, (str, bytes, bool, np.bool_)):   # not numbers, though float() takes them
-            raise StrategyError(f"strategy {strategy.name or type(strategy).__name__}: the stake "
-                                f"on {bet} must be a number, got {shown(value)}")
+            raise StrategyError(
+                f"strategy {strategy.name or type(strategy).__name__}: unknown bet "
+                f"{key!r} (bets are {', '.join(b.value for b in Bet)})"
+            )
+        if isinstance(
+            value, (str, bytes, bool, np.bool_)
+        ):  # not numbers, though float() takes them
+            raise StrategyError(
+                f"strategy {strategy.name or type(strategy).__name__}: the stake "
+                f"on {bet} must be a number, got {shown(value)}"
+            )
         try:
             out[bet.code] = float(value)
-        except OverflowError:   # an integer beyond any float: as large as a stake gets
+        except OverflowError:  # an integer beyond any float: as large as a stake gets
             out[bet.code] = math.inf if value > 0 else -math.inf
         except (TypeError, ValueError):
-            raise StrategyError(f"strategy {strategy.name or type(strategy).__name__}: the stake "
-                                f"on {bet} must be a number, got {shown(value)}") from None
-        if not out[bet.code] >= 0.0:   # negative, or NaN
-            raise StrategyError(f"strategy {strategy.name or type(strategy).__name__}: the stake "
-                                f"on {bet} must be 0 or more, got {shown(value)}")
+            raise StrategyError(
+                f"strategy {strategy.name or type(strategy).__name__}: the stake "
+                f"on {bet} must be a number, got {shown(value)}"
+            ) from None
+        if not out[bet.code] >= 0.0:  # negative, or NaN
+            raise StrategyError(
+                f"strategy {strategy.name or type(strategy).__name__}: the stake "
+                f"on {bet} must be 0 or more, got {shown(value)}"
+            )

@@ -86,8 +86,16 @@ from strategies.base import (
 )
 
 
-def run_sessions(seat: Seat, fns: tuple[Any, ...] | None, dealt: Dealt, table: Table, stops: Stops,
-                 shared: SharedEvs, outputs: Outputs, work: Work) -> tuple[int, int, int]:
+def run_sessions(
+    seat: Seat,
+    fns: tuple[Any, ...] | None,
+    dealt: Dealt,
+    table: Table,
+    stops: Stops,
+    shared: SharedEvs,
+    outputs: Outputs,
+    work: Work,
+) -> tuple[int, int, int]:
     """Run the sessions of `dealt` for one seat of a Compiled strategy; `fns`
     is `dispatch.user_functions(strategy)`. Returns (a PLACE_* code, the hand
     index of an error or -1, ledger rows written).
@@ -116,8 +124,10 @@ def _signature(args: tuple[Any, ...]) -> tuple[Any, ...]:
     first-class functions' types, whatever functions it holds."""
     from numba import typeof
 
-    return tuple(dispatch.function_types() if k == 1 and a is not None else typeof(a)
-                 for k, a in enumerate(args))
+    return tuple(
+        dispatch.function_types() if k == 1 and a is not None else typeof(a)
+        for k, a in enumerate(args)
+    )
 
 
 @contextmanager
@@ -145,9 +155,9 @@ def loop_cached() -> bool:
     loop = _compiled_loop(False)
     if loop.signatures:
         return True
-    try:   # numba's index of the cached signatures of `_loop`
+    try:  # numba's index of the cached signatures of `_loop`
         index = loop._cache._cache_file._load_index()
-    except Exception:   # no cache (a read-only install), or a format numba changed
+    except Exception:  # no cache (a read-only install), or a format numba changed
         return False
     return any(_builtin_signature(key[0]) for key in index)
 
@@ -163,18 +173,52 @@ def example_args() -> tuple[Any, ...]:
     gives (a test holds a run's to them): what `compile_loop` compiles for."""
     z8, z32, z64 = np.zeros(0, np.int8), np.zeros(0, np.int32), np.zeros(0, np.int64)
     bets_i, bets_f = np.zeros(N_BETS, np.int64), np.zeros(N_BETS)
-    seat = Seat(0, np.uint64(0), np.zeros(1), np.zeros(1, np.uint64), -1, False, True, False,
-                False, False)
-    dealt = Dealt(z8, z32, z32, np.zeros((N_BETS, 0), np.int64), np.zeros((0, 6), np.uint8),
-                  np.zeros(1, np.int64), z64)
-    table = Table(1, bets_i, bets_i, np.zeros(N_BETS, np.bool_), True, False,
-                  np.zeros(14, np.int64), np.zeros(9), bets_f, np.zeros((N_BETS, N_BETS)))
+    seat = Seat(
+        0, np.uint64(0), np.zeros(1), np.zeros(1, np.uint64), -1, False, True, False, False, False
+    )
+    dealt = Dealt(
+        z8,
+        z32,
+        z32,
+        np.zeros((N_BETS, 0), np.int64),
+        np.zeros((0, 6), np.uint8),
+        np.zeros(1, np.int64),
+        z64,
+    )
+    table = Table(
+        1,
+        bets_i,
+        bets_i,
+        np.zeros(N_BETS, np.bool_),
+        True,
+        False,
+        np.zeros(14, np.int64),
+        np.zeros(9),
+        bets_f,
+        np.zeros((N_BETS, N_BETS)),
+    )
     shared = SharedEvs(*shared_evs(0, 0, False))
-    outputs = Outputs(np.zeros((0, N_STATS), np.int64), np.zeros((0, N_BETS), np.int64),
-                      np.zeros(0), np.zeros(0), False, z64, np.zeros((0, N_BETS), np.int64),
-                      z64, z64)
-    return (seat, None, dealt, table, Stops(0, -1, -1, -1, 0), shared, outputs,
-            work_for(seat, dealt))
+    outputs = Outputs(
+        np.zeros((0, N_STATS), np.int64),
+        np.zeros((0, N_BETS), np.int64),
+        np.zeros(0),
+        np.zeros(0),
+        False,
+        z64,
+        np.zeros((0, N_BETS), np.int64),
+        z64,
+        z64,
+    )
+    return (
+        seat,
+        None,
+        dealt,
+        table,
+        Stops(0, -1, -1, -1, 0),
+        shared,
+        outputs,
+        work_for(seat, dealt),
+    )
 
 
 def compile_loop() -> None:
@@ -184,7 +228,7 @@ def compile_loop() -> None:
         loop.compile(_signature(example_args()))
 
 
-_background: Any = None   # the process compiling the loop, if one was started
+_background: Any = None  # the process compiling the loop, if one was started
 #: seconds the first run waits for that process (it takes about 20)
 COMPILE_WAIT = 600
 
@@ -205,8 +249,11 @@ def compile_in_background() -> bool:
         # it finds the same cache folder (`numba_cache`, or NUMBA_CACHE_DIR, inherited)
         _background = subprocess.Popen(
             [sys.executable, "-c", "import backtest.loop.session_loop as s; s.compile_loop()"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            preexec_fn=_end_with_parent if sys.platform.startswith("linux") else None)
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=_end_with_parent if sys.platform.startswith("linux") else None,
+        )
     except OSError:
         return False
     return True
@@ -218,7 +265,7 @@ def _end_with_parent() -> None:
     import signal
 
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
 
@@ -234,7 +281,7 @@ def _wait_background() -> None:
     if child is not None:
         try:
             child.wait(timeout=COMPILE_WAIT)
-        except subprocess.TimeoutExpired:   # (never seen) it compiles here instead
+        except subprocess.TimeoutExpired:  # (never seen) it compiles here instead
             child.kill()
         except BaseException:
             child.kill()
@@ -273,8 +320,13 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
     kind = seat.kind
     p = seat.p
     active = seat.active
-    winner, hand_no, shoe_no, unit, cards = (dealt.winner, dealt.hand_no, dealt.shoe_no,
-                                             dealt.unit, dealt.cards)
+    winner, hand_no, shoe_no, unit, cards = (
+        dealt.winner,
+        dealt.hand_no,
+        dealt.shoe_no,
+        dealt.unit,
+        dealt.cards,
+    )
     bounds, session_ids = dealt.bounds, dealt.session_ids
     den, min_c, max_c, offered = table.den, table.min_c, table.max_c, table.offered
     pb_together, pairs_need_main = table.pb_together, table.pairs_need_main
@@ -283,25 +335,43 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
     bankroll0, stop_loss, win_goal = stops.bankroll0, stops.stop_loss, stops.win_goal
     max_hands, ruin_below = stops.max_hands, stops.ruin_below
     ev_rows, ev_done, ev_deals = shared.rows, shared.done, shared.deals
-    stats, wagered, expected, ledger = (outputs.stats, outputs.wagered, outputs.expected,
-                                        outputs.ledger)
+    stats, wagered, expected, ledger = (
+        outputs.stats,
+        outputs.wagered,
+        outputs.expected,
+        outputs.ledger,
+    )
     variance = outputs.variance
-    led_idx, led_cents, led_net, led_bank = (outputs.led_idx, outputs.led_cents,
-                                             outputs.led_net, outputs.led_bank)
+    led_idx, led_cents, led_net, led_bank = (
+        outputs.led_idx,
+        outputs.led_cents,
+        outputs.led_net,
+        outputs.led_bank,
+    )
     s, si, ctx, out, stakes, unit_f = work.s, work.si, work.ctx, work.out, work.stakes, work.unit_f
-    cents, side_c, counts, evs, seed_work = (work.cents, work.side_c, work.counts, work.evs,
-                                             work.seed_work)
-    ev_nodes, ev_coef, ev_work_, fast_c, allowed = (work.ev_nodes, work.ev_coef, work.ev_work,
-                                                    work.fast_c, work.allowed)
+    cents, side_c, counts, evs, seed_work = (
+        work.cents,
+        work.side_c,
+        work.counts,
+        work.evs,
+        work.seed_work,
+    )
+    ev_nodes, ev_coef, ev_work_, fast_c, allowed = (
+        work.ev_nodes,
+        work.ev_coef,
+        work.ev_work,
+        work.fast_c,
+        work.allowed,
+    )
     evs_seen, hist_seen = work.evs_seen, work.hist_seen
-    user = dispatch.is_user(fns)   # known while compiling
-    counted = -1   # the hand `counts` is brought up to (the cards before it taken out)
+    user = dispatch.is_user(fns)  # known while compiling
+    counted = -1  # the hand `counts` is brought up to (the cards before it taken out)
     # the cards left and the ordered pairs of one rank among them, kept as the
     # cards come out: all the pair bets' EVs need (`pair_evs`)
     full_left, full_same = pair_counts(full_counts)
     left = full_left
     same = full_same
-    sides = 0   # side bets the strategy always places (a count: one test a hand)
+    sides = 0  # side bets the strategy always places (a count: one test a hand)
     for b in range(N_BETS):
         evs[b] = evs_full[b]
         out[b] = 0.0
@@ -309,13 +379,16 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
         stakes[b] = 0.0
         unit_f[b] = 0.0
         # whole cents, at most 2**52 as `limits` holds the main stakes
-        side_c[b] = np.int64(min(np.floor(p[P_SIDE + b] * 100.0 + 1e-6), float(MAX_CENTS))) \
-            if p[P_SIDE + b] > 0.0 else 0
+        side_c[b] = (
+            np.int64(min(np.floor(p[P_SIDE + b] * 100.0 + 1e-6), float(MAX_CENTS)))
+            if p[P_SIDE + b] > 0.0
+            else 0
+        )
         sides += 1 if side_c[b] > 0 else 0
     short_path_bounds(min_c, max_c, offered, pairs_need_main, sides, fast_c)
     reset_on_max = p[P_ON_MAX] == 0.0
     cards_seen = seat.cards_seen
-    shared_rows = ev_rows.shape[0] != 0   # the table's EV rows, when two seats or more count
+    shared_rows = ev_rows.shape[0] != 0  # the table's EV rows, when two seats or more count
     # a lone counter's EVs, worked out LANES hands at a time: those of hands
     # ahead_lo .. ahead_hi - 1 (whatever the session: they depend on the cards)
     ahead = ev_rows
@@ -324,7 +397,7 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
     ahead_lo = ahead_hi = 0
     if cards_seen and not ev_deals:
         for b in range(N_BETS):
-            evs[b] = np.nan   # `pair_evs` writes the pair bets' places alone
+            evs[b] = np.nan  # `pair_evs` writes the pair bets' places alone
     all_in = p[P_ON_BANKROLL] != 0.0
     na = active.shape[0]
     # a strategy that stakes one bet, on every hand: its update reads that bet alone
@@ -337,17 +410,16 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
     scale = 100.0 * den
     keep_lo, keep_hi = plays_on(ruin_below, stop_loss, win_goal, bankroll0)
     for j in range(session_ids.shape[0]):
-        wag = wagered[j]   # this session's stakes by bet: cents, then ticks at its end
+        wag = wagered[j]  # this session's stakes by bet: cents, then ticks at its end
         for b in range(N_BETS):
             wag[b] = 0
         final = peak = bankroll0
         hands = bets = drawdown = longest = cur = largest = 0
         max_hits = stops_n = wins = losses = below_min = 0
         exp_net = 0.0
-        var_net = 0.0   # the net's variance, given the stakes: sum of s' C s over the hands
+        var_net = 0.0  # the net's variance, given the stakes: sum of s' C s over the hands
         ended = ENDED_LIMIT
-        dispatch.init_any(kind, fns, p, s, si,
-                          session_seed(seat.key, session_ids[j], seed_work))
+        dispatch.init_any(kind, fns, p, s, si, session_seed(seat.key, session_ids[j], seed_work))
         last_net = 0
         shoe_start = lo = bounds[j]
         end = bounds[j + 1] if max_hands < 0 else min(bounds[j + 1], lo + max_hands)
@@ -357,7 +429,7 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
             ended = ended_by(final, ruin_below, stop_loss, bankroll0)
             end = lo
         for k in range(lo, end):
-            i = np.uint64(k)   # unsigned: its uses skip the negative-index fix-up
+            i = np.uint64(k)  # unsigned: its uses skip the negative-index fix-up
             if hand_no[i] == 1:
                 shoe_start = k
             if cards_seen:
@@ -400,8 +472,9 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
                     counted = k
                     if ev_deals:
                         rows_k = ev_rows[k:] if shared_rows else ahead
-                        priced = ev_fill_ahead(counts, cards, hand_no, k, ev_table, rows_k,
-                                               ev_nodes, ev_coef, ev_work_)
+                        priced = ev_fill_ahead(
+                            counts, cards, hand_no, k, ev_table, rows_k, ev_nodes, ev_coef, ev_work_
+                        )
                         for b in range(N_BETS):
                             evs[b] = rows_k[0, b]
                         if shared_rows:
@@ -430,7 +503,7 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
                 # the loop's (the EVs its expected net is priced at)
                 if k > shoe_start:
                     hist_seen[k - shoe_start - 1] = winner[k - 1]
-                hist = hist_seen[:k - shoe_start]
+                hist = hist_seen[: k - shoe_start]
                 for b in range(N_BETS):
                     evs_seen[b] = evs[b]
                 evs_d = evs_seen
@@ -462,7 +535,7 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
                 cc = int(min(x * 100.0 + 1e-6, float(MAX_CENTS)))
                 if not (fast_c[0, u1] <= cc and cc <= fast_c[1, u1] and cc * den <= final):
                     cc = 0
-            quiet = one == -1   # every stake zero: the hand is sat out
+            quiet = one == -1  # every stake zero: the hand is sat out
             if cc > 0:
                 net = cc * unit[u1, i]
                 total = cc
@@ -497,8 +570,7 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
                         dispatch.reset_any(kind, fns, p, s, si)
                         for a in range(na):
                             out[active[a]] = 0.0
-                        pick, x = dispatch.decide_again(kind, fns, p, s, si, ctx, hist, evs_d,
-                                                        out)
+                        pick, x = dispatch.decide_again(kind, fns, p, s, si, ctx, hist, evs_d, out)
                         if user and _undeclared(pick, x, out, allowed):
                             return PLACE_UNDECLARED, k, rows
                         if pick != SEVERAL:
@@ -507,8 +579,18 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
                         below_min += below
                         code %= 10
                 if code == PLACE_OK:
-                    code, stopped = place(all_in, cents, min_c, max_c, final, den, offered,
-                                          pb_together, pairs_need_main, active)
+                    code, stopped = place(
+                        all_in,
+                        cents,
+                        min_c,
+                        max_c,
+                        final,
+                        den,
+                        offered,
+                        pb_together,
+                        pairs_need_main,
+                        active,
+                    )
                     stops_n += stopped
                 if code == PLACE_RUIN:
                     below_min = below_before
@@ -555,7 +637,7 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
                     ub = np.uint64(the_bet)
                     stakes[ub] = cc * 0.01 if one >= 0 else cents[ub] * 0.01
                     u = unit[ub, i]
-                    unit_f[ub] = u / den if u > -(2 ** 62) else 0.0
+                    unit_f[ub] = u / den if u > -(2**62) else 0.0
                 else:
                     for a in range(na):
                         b = active[a]
@@ -564,7 +646,7 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
                         else:
                             stakes[b] = cc * 0.01 if np.int64(b) == one else 0.0
                         u = unit[b, i]
-                        unit_f[b] = u / den if u > -(2 ** 62) else 0.0
+                        unit_f[b] = u / den if u > -(2**62) else 0.0
                 dispatch.update_any(kind, fns, p, s, si, ctx, stakes, unit_f, net / scale)
             if ledger:
                 led_idx[rows] = k

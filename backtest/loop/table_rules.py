@@ -20,33 +20,77 @@ ENDED_LIMIT, ENDED_RUIN, ENDED_STOP_LOSS, ENDED_WIN_GOAL = 0, 1, 2, 3
 ENDED_BY = ("limit", "ruin", "stop-loss", "win-goal")
 
 # columns of the per-session statistics (int64 ticks and counts)
-S_HANDS, S_BETS, S_WAGERED, S_NET, S_FINAL, S_PEAK, S_DRAWDOWN, S_LOSING_STREAK, \
-    S_LARGEST, S_MAX_HITS, S_BANKROLL_STOPS, S_ENDED, S_WINS, S_LOSSES, S_PUSHES, \
-    S_CUR_STREAK, S_BELOW_MIN = range(17)
+(
+    S_HANDS,
+    S_BETS,
+    S_WAGERED,
+    S_NET,
+    S_FINAL,
+    S_PEAK,
+    S_DRAWDOWN,
+    S_LOSING_STREAK,
+    S_LARGEST,
+    S_MAX_HITS,
+    S_BANKROLL_STOPS,
+    S_ENDED,
+    S_WINS,
+    S_LOSSES,
+    S_PUSHES,
+    S_CUR_STREAK,
+    S_BELOW_MIN,
+) = range(17)
 N_STATS = 17
-STAT_NAMES = ("hands", "bets", "wagered", "net", "final_bankroll", "peak_bankroll",
-              "max_drawdown", "longest_losing_streak", "largest_stake", "max_hits",
-              "bankroll_stops", "ended_by", "wins", "losses", "pushes", "", "raised_to_min")
+STAT_NAMES = (
+    "hands",
+    "bets",
+    "wagered",
+    "net",
+    "final_bankroll",
+    "peak_bankroll",
+    "max_drawdown",
+    "longest_losing_streak",
+    "largest_stake",
+    "max_hits",
+    "bankroll_stops",
+    "ended_by",
+    "wins",
+    "losses",
+    "pushes",
+    "",
+    "raised_to_min",
+)
 
 # place() results
-PLACE_OK, PLACE_RUIN, PLACE_BAD_STAKE, PLACE_FORBIDDEN, PLACE_NOT_SETTLED, PLACE_UNDECLARED = \
-    0, 1, 2, 3, 4, 5
+PLACE_OK, PLACE_RUIN, PLACE_BAD_STAKE, PLACE_FORBIDDEN, PLACE_NOT_SETTLED, PLACE_UNDECLARED = (
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+)
 PLACE_ERRORS = {
     PLACE_BAD_STAKE: "asked for a negative or non-numeric stake",
     PLACE_UNDECLARED: "staked a bet it does not declare (main_bets() and side_bets say the bets "
-                      "it may place)",
+    "it may place)",
     PLACE_FORBIDDEN: "placed a combination of bets the table does not take",
     PLACE_NOT_SETTLED: "placed a bet this table or this recorded shoe cannot settle",
 }
 
 #: the largest stake, in cents: a larger one (infinity too) is this
-MAX_CENTS = 2 ** 52
-_NEVER = 2 ** 62   # a bankroll no session reaches
+MAX_CENTS = 2**52
+_NEVER = 2**62  # a bankroll no session reaches
 
 
 @njit_nrt_free(inline=True)
-def limits(out: np.ndarray, side_c: np.ndarray, cents: np.ndarray, min_c: np.ndarray,
-           max_c: np.ndarray, active: np.ndarray) -> tuple[int, int]:
+def limits(
+    out: np.ndarray,
+    side_c: np.ndarray,
+    cents: np.ndarray,
+    min_c: np.ndarray,
+    max_c: np.ndarray,
+    active: np.ndarray,
+) -> tuple[int, int]:
     """The strategy's stakes (currency, in `out`) to whole cents in `cents`, with
     the side bets (`side_c`, cents) beside a main bet, raised to the table
     minimum. Only the bets in `active` (those the strategy can place) are read
@@ -83,9 +127,18 @@ def limits(out: np.ndarray, side_c: np.ndarray, cents: np.ndarray, min_c: np.nda
 
 
 @njit_nrt_free(inline=True)
-def place(all_in: bool, cents: np.ndarray, min_c: np.ndarray, max_c: np.ndarray,
-          bankroll: int, den: int, offered: np.ndarray, pb_together: bool,
-          pairs_need_main: bool, active: np.ndarray) -> tuple[int, int]:
+def place(
+    all_in: bool,
+    cents: np.ndarray,
+    min_c: np.ndarray,
+    max_c: np.ndarray,
+    bankroll: int,
+    den: int,
+    offered: np.ndarray,
+    pb_together: bool,
+    pairs_need_main: bool,
+    active: np.ndarray,
+) -> tuple[int, int]:
     """Finish placing the stakes in `cents` (after `limits` and any restart of
     the progression): cap at the table maximum, check the table's rules, and
     hold the total to the bankroll (`all_in`: scale down to what is left).
@@ -100,8 +153,13 @@ def place(all_in: bool, cents: np.ndarray, min_c: np.ndarray, max_c: np.ndarray,
         total += cents[b]
     if not pb_together and cents[0] > 0 and cents[1] > 0:
         return PLACE_FORBIDDEN, 0
-    if pairs_need_main and (cents[3] > 0 or cents[4] > 0) and \
-            cents[0] == 0 and cents[1] == 0 and cents[2] == 0:
+    if (
+        pairs_need_main
+        and (cents[3] > 0 or cents[4] > 0)
+        and cents[0] == 0
+        and cents[1] == 0
+        and cents[2] == 0
+    ):
         return PLACE_FORBIDDEN, 0
     if total * den <= bankroll:
         return PLACE_OK, 0
@@ -124,8 +182,14 @@ def place(all_in: bool, cents: np.ndarray, min_c: np.ndarray, max_c: np.ndarray,
 
 
 @njit_nrt_free(inline=True)
-def short_path_bounds(min_c: np.ndarray, max_c: np.ndarray, offered: np.ndarray,
-                      pairs_need_main: bool, sides: int, fast_c: np.ndarray) -> None:
+def short_path_bounds(
+    min_c: np.ndarray,
+    max_c: np.ndarray,
+    offered: np.ndarray,
+    pairs_need_main: bool,
+    sides: int,
+    fast_c: np.ndarray,
+) -> None:
     """The common hand's bounds on its one stake, in cents, by bet, into
     `fast_c` (2, N_BETS): from fast_c[0] (the minimum, at least one cent) to
     fast_c[1] (the maximum; 0 for a bet that never takes the short path: one

@@ -68,12 +68,28 @@ from backtest.odds.render import RENDERERS, render, render_csv, render_json, ren
 
 #: the compiled path's names, imported when first asked for: the exact path
 #: (`backtest odds`) then never loads numba
-_FAST = frozenset({"ALL_EVENTS", "EV_WORK", "EV_WORK_AHEAD", "EXACT_CARDS", "ahead_rows",
-                   "ahead_rows_compiled", "bet_evs", "ev_array", "ev_events", "ev_fill",
-                   "ev_fill_ahead", "ev_work", "pair_counts", "pair_evs", "payout_vector"})
+_FAST = frozenset(
+    {
+        "ALL_EVENTS",
+        "EV_WORK",
+        "EV_WORK_AHEAD",
+        "EXACT_CARDS",
+        "ahead_rows",
+        "ahead_rows_compiled",
+        "bet_evs",
+        "ev_array",
+        "ev_events",
+        "ev_fill",
+        "ev_fill_ahead",
+        "ev_work",
+        "pair_counts",
+        "pair_evs",
+        "payout_vector",
+    }
+)
 
 
-if TYPE_CHECKING:   # the names as they are, for a type checker
+if TYPE_CHECKING:  # the names as they are, for a type checker
     from backtest.odds.fast import (
         ALL_EVENTS,
         EV_WORK,
@@ -100,12 +116,47 @@ def __getattr__(name: str) -> Any:
         return getattr(fast, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 __all__ = [
-    "ALL_EVENTS", "EV_WORK", "EV_WORK_AHEAD", "EXACT_CARDS", "HAND_CARDS", "N_BETS", "N_PAYOUTS",
-    "RENDERERS", "BetOdds", "Event", "OddsResult", "OutcomeTable", "ahead_rows",
-    "ahead_rows_compiled", "bet_evs", "bet_odds", "bet_outcomes", "cards_before", "check_counts",
-    "check_suited", "composition", "composition_after", "ev_array", "ev_events", "ev_fill",
-    "ev_fill_ahead", "ev_work", "exact_odds", "ordered_draws", "outcome_table", "pair_counts",
-    "pair_evs", "payout_text", "payout_vector", "remove_cards", "render", "render_csv",
-    "render_json", "render_table", "shoe_odds", "unit_covariance",
+    "ALL_EVENTS",
+    "EV_WORK",
+    "EV_WORK_AHEAD",
+    "EXACT_CARDS",
+    "HAND_CARDS",
+    "N_BETS",
+    "N_PAYOUTS",
+    "RENDERERS",
+    "BetOdds",
+    "Event",
+    "OddsResult",
+    "OutcomeTable",
+    "ahead_rows",
+    "ahead_rows_compiled",
+    "bet_evs",
+    "bet_odds",
+    "bet_outcomes",
+    "cards_before",
+    "check_counts",
+    "check_suited",
+    "composition",
+    "composition_after",
+    "ev_array",
+    "ev_events",
+    "ev_fill",
+    "ev_fill_ahead",
+    "ev_work",
+    "exact_odds",
+    "ordered_draws",
+    "outcome_table",
+    "pair_counts",
+    "pair_evs",
+    "payout_text",
+    "payout_vector",
+    "remove_cards",
+    "render",
+    "render_csv",
+    "render_json",
+    "render_table",
+    "shoe_odds",
+    "unit_covariance",
 ]

@@ -21,8 +21,10 @@ def check_counts(counts: Sequence[int] | np.ndarray) -> np.ndarray:
     """The rank counts as an int64 array of 14 (index 0 unused, zero), or RulesError."""
     arr = np.asarray(counts)
     if arr.shape != (14,):
-        raise RulesError(f"a composition is 14 rank counts (index 0 unused, then A 2-9 T J Q K), "
-                         f"got shape {arr.shape}")
+        raise RulesError(
+            f"a composition is 14 rank counts (index 0 unused, then A 2-9 T J Q K), "
+            f"got shape {arr.shape}"
+        )
     if arr.dtype.kind not in "iu":
         whole = arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))
         if not whole:
@@ -45,8 +47,11 @@ def composition(decks: int = 8, remove: str | Iterable[int] | None = None) -> np
     >>> composition(1, remove="A A K")[[1, 13]].tolist()
     [2, 3]
     """
-    if isinstance(decks, bool) or not isinstance(decks, (int, np.integer)) \
-            or not 1 <= decks <= MAX_DECKS:
+    if (
+        isinstance(decks, bool)
+        or not isinstance(decks, (int, np.integer))
+        or not 1 <= decks <= MAX_DECKS
+    ):
         raise RulesError(f"decks must be a whole number from 1 to {MAX_DECKS}, got {shown(decks)}")
     counts = full_shoe_counts(int(decks))
     if remove is None:
@@ -71,8 +76,10 @@ def remove_cards(counts: Sequence[int] | np.ndarray, cards: Iterable[int]) -> np
         if not 1 <= rank <= 13 or int(card) >> 4 > 4:
             raise RulesError(f"not a card code: {card}")
         if out[rank] == 0:
-            raise RulesError(f"cannot remove {card_token(int(card))}: no {RANK_SYMBOLS[rank - 1]} "
-                             f"left in the shoe (it held {start[rank]})")
+            raise RulesError(
+                f"cannot remove {card_token(int(card))}: no {RANK_SYMBOLS[rank - 1]} "
+                f"left in the shoe (it held {start[rank]})"
+            )
         out[rank] -= 1
     return out
 
@@ -86,9 +93,11 @@ def check_suited(cards: Iterable[int], decks: int) -> None:
         if code >> 4:
             seen[code] = seen.get(code, 0) + 1
             if seen[code] > decks:
-                raise RulesError(f"{card_token(code)} would be out {seen[code]} times, but "
-                                 f"{decks} deck{'s hold' if decks != 1 else ' holds'} "
-                                 f"{decks if decks != 1 else 'one'}")
+                raise RulesError(
+                    f"{card_token(code)} would be out {seen[code]} times, but "
+                    f"{decks} deck{'s hold' if decks != 1 else ' holds'} "
+                    f"{decks if decks != 1 else 'one'}"
+                )
 
 
 def composition_after(hands: Hands, k: int, decks: int = 8, shoe: int = 1) -> np.ndarray:
@@ -108,16 +117,23 @@ def cards_before(hands: Hands, k: int, decks: int = 8, shoe: int = 1) -> list[in
     its burned cards (when recorded) and the cards of its first `k` hands
     (`composition_after`'s errors)."""
     if "cards" not in hands.known:
-        raise MissingDataError(f"{hands.source}: the composition after a hand needs the cards "
-                               "dealt, which this recorded shoe does not have")
+        raise MissingDataError(
+            f"{hands.source}: the composition after a hand needs the cards "
+            "dealt, which this recorded shoe does not have"
+        )
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
         raise RulesError(f"after_hands must be a whole number of at least 0, got {k!r}")
     full = composition(decks)
-    ids = np.unique(hands.shoe)   # sorted, as the readers number shoes in file order
-    if isinstance(shoe, bool) or not isinstance(shoe, (int, np.integer)) \
-            or not 1 <= shoe <= max(1, len(ids)):
-        raise RulesError(f"shoe must be a whole number from 1 to {max(1, len(ids))} (the shoes "
-                         f"in {hands.source}), got {shoe!r}")
+    ids = np.unique(hands.shoe)  # sorted, as the readers number shoes in file order
+    if (
+        isinstance(shoe, bool)
+        or not isinstance(shoe, (int, np.integer))
+        or not 1 <= shoe <= max(1, len(ids))
+    ):
+        raise RulesError(
+            f"shoe must be a whole number from 1 to {max(1, len(ids))} (the shoes "
+            f"in {hands.source}), got {shoe!r}"
+        )
     if len(hands) == 0:
         if k:
             raise RulesError(f"after_hands must be 0: {hands.source} has no hands")
@@ -125,14 +141,17 @@ def cards_before(hands: Hands, k: int, decks: int = 8, shoe: int = 1) -> list[in
     shoe_no = int(ids[shoe - 1])
     one = hands.shoe_slice(shoe_no)
     if k > len(one):
-        raise RulesError(f"after_hands must be from 0 to {len(one)} (the hands in shoe "
-                         f"{shoe} of {hands.source}), got {k}")
+        raise RulesError(
+            f"after_hands must be from 0 to {len(one)} (the hands in shoe "
+            f"{shoe} of {hands.source}), got {k}"
+        )
     burned = hands.burned[shoe_no] if shoe_no < len(hands.burned) else ()
     cards = [*burned, *one.select(np.arange(len(one)) < k).dealt_cards().tolist()]
     try:
         check_suited(cards, decks)
         remove_cards(full, cards)
     except RulesError as exc:
-        raise ShoeFormatError(f"{hands.source}: shoe {shoe}, hands 1 to {k}: {exc}; "
-                              f"is it really a {decks}-deck shoe?") from None
+        raise ShoeFormatError(
+            f"{hands.source}: shoe {shoe}, hands 1 to {k}: {exc}; is it really a {decks}-deck shoe?"
+        ) from None
     return cards

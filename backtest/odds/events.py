@@ -21,19 +21,19 @@ HAND_CARDS = 6
 class Event(StrEnum):
     """What the outcome table counts (for the first six cards of the shoe)."""
 
-    PLAYER = "player"                                    # Player wins
-    BANKER = "banker"                                    # Banker wins
+    PLAYER = "player"  # Player wins
+    BANKER = "banker"  # Banker wins
     TIE = "tie"
-    BANKER_SIX_TWO_CARD = "banker_six_two_card"          # Banker wins with a two-card 6
-    BANKER_SIX_THREE_CARD = "banker_six_three_card"      # Banker wins with a three-card 6
+    BANKER_SIX_TWO_CARD = "banker_six_two_card"  # Banker wins with a two-card 6
+    BANKER_SIX_THREE_CARD = "banker_six_three_card"  # Banker wins with a three-card 6
     BANKER_THREE_CARD_SEVEN = "banker_three_card_seven"  # Banker wins with a three-card 7
     PLAYER_THREE_CARD_EIGHT = "player_three_card_eight"  # Player wins with a three-card 8
     PLAYER_NATURAL_8 = "player_natural_8"
     PLAYER_NATURAL_9 = "player_natural_9"
     BANKER_NATURAL_8 = "banker_natural_8"
     BANKER_NATURAL_9 = "banker_natural_9"
-    NATURAL = "natural"                                  # either side has a natural
-    BANKER_SIX = "banker_six"                            # Banker wins with a 6 (2 or 3 cards)
+    NATURAL = "natural"  # either side has a natural
+    BANKER_SIX = "banker_six"  # Banker wins with a 6 (2 or 3 cards)
     PLAYER_PAIR = "player_pair"
     BANKER_PAIR = "banker_pair"
     EITHER_PAIR = "either_pair"
@@ -62,8 +62,8 @@ B_PLAYER_PAIR, B_BANKER_PAIR = Bet.PLAYER_PAIR.code, Bet.BANKER_PAIR.code
 B_DRAGON_7, B_PANDA_8 = Bet.DRAGON_7.code, Bet.PANDA_8.code
 
 
-
 # --- the tableau as tables ----------------------------------------------------------
+
 
 def stage_table() -> np.ndarray:
     """STAGE[p2, b2]: 0 both stand, 1 only the Banker draws, 2 the Player draws
@@ -82,14 +82,16 @@ def stage_table() -> np.ndarray:
 
 STAGE = stage_table()
 #: BANKER_DRAWS[b2, v]: the Banker draws on b2 after a Player's third card of value v
-BANKER_DRAWS = np.array([[banker_draws(b2, v) for v in range(10)] for b2 in range(10)],
-                         dtype=np.bool_)
-
+BANKER_DRAWS = np.array(
+    [[banker_draws(b2, v) for v in range(10)] for b2 in range(10)], dtype=np.bool_
+)
 
 
 def check_cards_left(n: int) -> None:
     if n == 0:
         raise RulesError("the shoe is empty: a hand needs up to 6 cards")
     if n < HAND_CARDS:
-        raise RulesError(f"only {n} card{'s' if n != 1 else ''} left in the shoe: exact odds "
-                         f"need at least {HAND_CARDS} (a hand may use six)")
+        raise RulesError(
+            f"only {n} card{'s' if n != 1 else ''} left in the shoe: exact odds "
+            f"need at least {HAND_CARDS} (a hand may use six)"
+        )

@@ -167,10 +167,15 @@ def _exact_pair_events(counts: Sequence[int]) -> dict[Event, int]:
     s = sum(pairs)
     one = s * ordered_draws(n - 2, 4)
     # both pairs: (P1, P2) and (B1, B2) pairs, of the same rank or of two ranks
-    both = (s * s - sum(p * p for p in pairs)
-            + sum(c * (c - 1) * (c - 2) * (c - 3) for c in ranks)) * ordered_draws(n - 4, 2)
-    return {Event.PLAYER_PAIR: one, Event.BANKER_PAIR: one,
-            Event.EITHER_PAIR: 2 * one - both, Event.BOTH_PAIRS: both}
+    both = (
+        s * s - sum(p * p for p in pairs) + sum(c * (c - 1) * (c - 2) * (c - 3) for c in ranks)
+    ) * ordered_draws(n - 4, 2)
+    return {
+        Event.PLAYER_PAIR: one,
+        Event.BANKER_PAIR: one,
+        Event.EITHER_PAIR: 2 * one - both,
+        Event.BOTH_PAIRS: both,
+    }
 
 
 # --- the outcome table ----------------------------------------------------------------
@@ -209,11 +214,15 @@ def _outcome_table(counts: tuple[int, ...]) -> OutcomeTable:
     v = [sum(counts[10:14]), *counts[1:10]]
     deal = _exact_deal_events(v)
     events = {e: deal[i] for i, e in enumerate(list(Event)[:N_DEAL_EVENTS])}
-    events[Event.BANKER_SIX] = (events[Event.BANKER_SIX_TWO_CARD]
-                                + events[Event.BANKER_SIX_THREE_CARD])
+    events[Event.BANKER_SIX] = (
+        events[Event.BANKER_SIX_TWO_CARD] + events[Event.BANKER_SIX_THREE_CARD]
+    )
     events |= _exact_pair_events(counts)
-    return OutcomeTable(rank_counts=counts, combinations=ordered_draws(n, HAND_CARDS),
-                        counts=MappingProxyType(events))
+    return OutcomeTable(
+        rank_counts=counts,
+        combinations=ordered_draws(n, HAND_CARDS),
+        counts=MappingProxyType(events),
+    )
 
 
 # --- bets under a table's rules -------------------------------------------------------
@@ -263,7 +272,7 @@ class BetOdds:
     def std_dev(self) -> float:
         """Standard deviation of the net result per unit staked."""
         second = Fraction(sum(net * net * n for net, n in self.outcomes), self.combinations)
-        return math.sqrt(float(second - self.ev ** 2))
+        return math.sqrt(float(second - self.ev**2))
 
 
 def bet_outcomes(bet: Bet, table: OutcomeTable, rules: Rules) -> tuple[tuple[Fraction, int], ...]:
@@ -274,8 +283,9 @@ def bet_outcomes(bet: Bet, table: OutcomeTable, rules: Rules) -> tuple[tuple[Fra
     e = table.counts
     merged: dict[Fraction, int] = {}
     for net, add, sub in settlement.outcome_atoms(bet, rules):
-        n = sum(table.combinations if a == "all" else e[Event(a)] for a in add) \
-            - sum(e[Event(c)] for c in sub)
+        n = sum(table.combinations if a == "all" else e[Event(a)] for a in add) - sum(
+            e[Event(c)] for c in sub
+        )
         merged[net] = merged.get(net, 0) + n
     return tuple(sorted((net, n) for net, n in merged.items() if n))
 
@@ -333,8 +343,10 @@ class OddsResult:
             "counts": {e.value: n for e, n in t.counts.items()},
             "probabilities": {e.value: n / t.combinations for e, n in t.counts.items()},
             "house_edge": {b.bet.value: b.house_edge for b in self.bets},
-            "bets": {b.bet.value: {**_bet_json(b), "terms": settlement.payout_text(b.bet, self.rules)}
-                     for b in self.bets},
+            "bets": {
+                b.bet.value: {**_bet_json(b), "terms": settlement.payout_text(b.bet, self.rules)}
+                for b in self.bets
+            },
         }
 
 
@@ -357,13 +369,18 @@ def _bet_json(b: BetOdds) -> dict[str, Any]:
 
 def bet_odds(table: OutcomeTable, rules: Rules, decks: int | None = None) -> OddsResult:
     """Price every bet `rules` offers from an outcome table."""
-    bets = tuple(BetOdds(bet, _offered_payout(bet, rules), bet_outcomes(bet, table, rules),
-                         table.combinations) for bet in rules.offered_bets())
+    bets = tuple(
+        BetOdds(
+            bet, _offered_payout(bet, rules), bet_outcomes(bet, table, rules), table.combinations
+        )
+        for bet in rules.offered_bets()
+    )
     return OddsResult(table=table, rules=rules, bets=bets, decks=decks)
 
 
-def exact_odds(counts: Sequence[int] | np.ndarray | None, rules: Rules,
-               decks: int | None = None) -> OddsResult:
+def exact_odds(
+    counts: Sequence[int] | np.ndarray | None, rules: Rules, decks: int | None = None
+) -> OddsResult:
     """Exact odds of every bet `rules` offers for `counts` (None: `decks` full decks, or 8).
 
     `decks`, when given, also describes the shoe in the output.
@@ -374,8 +391,14 @@ def exact_odds(counts: Sequence[int] | np.ndarray | None, rules: Rules,
     return bet_odds(outcome_table(counts), rules, decks)
 
 
-def shoe_odds(rules: Rules, decks: int = 8, remove: Iterable[int] = (),
-              hands: Hands | None = None, after_hands: int = 0, shoe: int = 1) -> OddsResult:
+def shoe_odds(
+    rules: Rules,
+    decks: int = 8,
+    remove: Iterable[int] = (),
+    hands: Hands | None = None,
+    after_hands: int = 0,
+    shoe: int = 1,
+) -> OddsResult:
     """Exact odds for `decks` decks, less the burn and first `after_hands` hands
     of shoe number `shoe` in `hands` (when given), less the cards in `remove`."""
     out = [] if hands is None else cards_before(hands, after_hands, decks, shoe)
@@ -418,8 +441,12 @@ def _unit_covariance(counts: tuple[int, ...], rules: Rules) -> np.ndarray:
     pair_bets = [b for b in (Bet.PLAYER_PAIR, Bet.BANKER_PAIR) if offered[b.code]]
     one, both = e[Event.PLAYER_PAIR], e[Event.BOTH_PAIRS]
     # (player pair, banker pair) shown: both, the player's alone, the banker's alone, neither
-    for pp, bp, count in ((True, True, both), (True, False, one - both),
-                          (False, True, one - both), (False, False, total - 2 * one + both)):
+    for pp, bp, count in (
+        (True, True, both),
+        (True, False, one - both),
+        (False, True, one - both),
+        (False, False, total - 2 * one + both),
+    ):
         weight = Fraction(count, total)
         pair_shown = {settlement.E.PLAYER_PAIR} if pp else set()
         pair_shown |= {settlement.E.BANKER_PAIR} if bp else set()

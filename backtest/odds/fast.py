@@ -42,7 +42,7 @@ from backtest.odds.events import (
     check_cards_left,
 )
 
-numba_cache.install()   # before this module's functions are decorated for numba's cache
+numba_cache.install()  # before this module's functions are decorated for numba's cache
 
 # --- the fast path: floats, compiled ---------------------------------------------------
 
@@ -94,13 +94,13 @@ def _payout_vector(rules: Rules) -> np.ndarray:
 # integer below 2**53, so the float sums are exact in any order and the fast
 # path gives the exact event counts.
 
-_MULTISETS = tuple(math.comb(size + 9, 9) for size in range(7))   # of 0..6 values
+_MULTISETS = tuple(math.comb(size + 9, 9) for size in range(7))  # of 0..6 values
 #: _LEVEL[s]: index of the first multiset of s values; the multisets of s
 #: values are _LEVEL[s] .. _LEVEL[s + 1] - 1 (the empty one is 0)
 _LEVEL = tuple(sum(_MULTISETS[:s]) for s in range(8))
 _N_SETS = _LEVEL[7]
-_FIRST_HAND = _LEVEL[4]                 # a hand has at least four cards
-_N_HANDS = _N_SETS - _FIRST_HAND        # multisets that can be a hand: 7,722
+_FIRST_HAND = _LEVEL[4]  # a hand has at least four cards
+_N_HANDS = _N_SETS - _FIRST_HAND  # multisets that can be a hand: 7,722
 #: events the fast path counts, in the rows of the coefficient table
 _C_PLAYER, _C_BANKER, _C_TIE, _C_B6, _C_B7_3, _C_P8_3 = range(6)
 _N_COLUMNS = 6
@@ -174,8 +174,8 @@ def _build_ev_tables(stage, draws):
     values, that deal multiset i and end in the event.
     """
     nodes = np.zeros((2, _N_SETS), np.uint32)
-    top = np.zeros(_N_SETS, np.int64)     # largest value of the multiset
-    run = np.zeros(_N_SETS, np.int64)     # how many of it
+    top = np.zeros(_N_SETS, np.int64)  # largest value of the multiset
+    run = np.zeros(_N_SETS, np.int64)  # how many of it
     child = np.full((_N_SETS, 10), -1, np.int64)
     k = 1
     for size in range(6):
@@ -226,8 +226,7 @@ def _ev_tables() -> tuple[np.ndarray, np.ndarray]:
     return nodes, coef
 
 
-def ev_work(needed: bool = True, ahead: bool = False
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def ev_work(needed: bool = True, ahead: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The last three arguments of `ev_fill` and `ev_events`: the shared
     (read-only) multiset tree and coefficients, and a new work array; with
     `ahead`, one large enough for `ev_fill_ahead` too (464 kB, not 65 kB).
@@ -409,8 +408,9 @@ def _wanted_events(payouts):  # type: ignore[no-untyped-def]
     wanted = (1 << _C_PLAYER) | (1 << _C_BANKER)
     if payouts[PAY_BANKER_SIX] != payouts[PAY_BANKER]:
         wanted |= 1 << _C_B6
-    if payouts[PAY_BANKER_THREE_CARD_SEVEN] != payouts[PAY_BANKER] \
-            or not np.isnan(payouts[PAY_DRAGON_7]):
+    if payouts[PAY_BANKER_THREE_CARD_SEVEN] != payouts[PAY_BANKER] or not np.isnan(
+        payouts[PAY_DRAGON_7]
+    ):
         wanted |= 1 << _C_B7_3
     if not np.isnan(payouts[PAY_PANDA_8]):
         wanted |= 1 << _C_P8_3
@@ -427,8 +427,12 @@ def _price_deals(e, n, payouts, out):  # type: ignore[no-untyped-def]
     t = (deals - e[_C_PLAYER] - e[_C_BANKER]) * scale
     six, seven, p83 = e[_C_B6] * scale, e[_C_B7_3] * scale, e[_C_P8_3] * scale
     out[B_PLAYER] = payouts[PAY_PLAYER] * p - b
-    out[B_BANKER] = (payouts[PAY_BANKER] * (b - six - seven) + payouts[PAY_BANKER_SIX] * six
-                      + payouts[PAY_BANKER_THREE_CARD_SEVEN] * seven - p)
+    out[B_BANKER] = (
+        payouts[PAY_BANKER] * (b - six - seven)
+        + payouts[PAY_BANKER_SIX] * six
+        + payouts[PAY_BANKER_THREE_CARD_SEVEN] * seven
+        - p
+    )
     out[B_TIE] = payouts[PAY_TIE] * t - (1.0 - t)
     out[B_DRAGON_7] = payouts[PAY_DRAGON_7] * seven - (1.0 - seven)
     out[B_PANDA_8] = payouts[PAY_PANDA_8] * p83 - (1.0 - p83)
@@ -479,8 +483,18 @@ def _cards_left(g, lane):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, _nrt=False)  # type: ignore[call-overload]
-def ev_fill_ahead(counts, cards, hand_no, k, payouts, rows, nodes, coef,  # type: ignore[no-untyped-def]
-                  work, deals=True):
+def ev_fill_ahead(
+    counts,
+    cards,
+    hand_no,
+    k,
+    payouts,
+    rows,
+    nodes,
+    coef,  # type: ignore[no-untyped-def]
+    work,
+    deals=True,
+):
     """`ev_fill` for hand index `k` and the hands after it in its shoe, up to
     LANES of them, at once: rows[m] gets the EVs before hand k + m.
 
@@ -505,7 +519,7 @@ def ev_fill_ahead(counts, cards, hand_no, k, payouts, rows, nodes, coef,  # type
         for r in range(14):
             ranks[m, r] = ranks[m - 1, r]
         for c in range(6):
-            ranks[m, cards[k + m - 1, c] & 15] -= 1.0   # an empty slot: rank 0, not read
+            ranks[m, cards[k + m - 1, c] & 15] -= 1.0  # an empty slot: rank 0, not read
         m += 1
     n0 = 0.0
     for r in range(1, 14):
@@ -560,16 +574,28 @@ def ev_fill_ahead(counts, cards, hand_no, k, payouts, rows, nodes, coef,  # type
             for lane in range(LANES):
                 s[0, lane] = 0.0
                 s[1, lane] = 0.0
-            lane_sums(f, g, parent, factor, coef[ea], coef[eb], _FIRST_HAND,
-                      _LEVEL[size], _LEVEL[size + 1], walk == 0 and size < 6, s)
+            lane_sums(
+                f,
+                g,
+                parent,
+                factor,
+                coef[ea],
+                coef[eb],
+                _FIRST_HAND,
+                _LEVEL[size],
+                _LEVEL[size + 1],
+                walk == 0 and size < 6,
+                s,
+            )
         for lane in range(m):
             n = _cards_left(g, lane)
             four = (n - 4.0) * (n - 5.0)
             five = n - 5.0
             for x in range(2):
                 if (wanted >> (ea + x)) & 1:
-                    events[lane, ea + x] = sums[0, x, lane] * four + sums[1, x, lane] * five \
-                        + sums[2, x, lane]
+                    events[lane, ea + x] = (
+                        sums[0, x, lane] * four + sums[1, x, lane] * five + sums[2, x, lane]
+                    )
     for lane in range(m):
         n = _cards_left(g, lane)
         if n >= HAND_CARDS:

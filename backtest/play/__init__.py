@@ -33,6 +33,22 @@ from backtest.play.money import CHIPS, chips_text, money, parse_amount
 from backtest.play.session import BET_NAMES, BET_WORDS, PlaySession, SessionSummary, Writer
 from backtest.play.table import CUT_CARD, TableSettings, open_table, parse_bankroll
 
-__all__ = ["BET_NAMES", "BET_WORDS", "CHIPS", "CUT_CARD", "ROAD_COLUMNS_SHOWN", "ROAD_ROWS",
-           "PlaySession", "SessionSummary", "TableSettings", "Writer", "big_road", "chips_text",
-           "money", "open_table", "parse_amount", "parse_bankroll", "render_big_road"]
+__all__ = [
+    "BET_NAMES",
+    "BET_WORDS",
+    "CHIPS",
+    "CUT_CARD",
+    "ROAD_COLUMNS_SHOWN",
+    "ROAD_ROWS",
+    "PlaySession",
+    "SessionSummary",
+    "TableSettings",
+    "Writer",
+    "big_road",
+    "chips_text",
+    "money",
+    "open_table",
+    "parse_amount",
+    "parse_bankroll",
+    "render_big_road",
+]

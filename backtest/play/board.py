@@ -12,7 +12,6 @@ ROAD_ROWS = 6
 ROAD_COLUMNS_SHOWN = 24
 
 
-
 def big_road(winners: Iterable[str]) -> list[list[str]]:
     """The big road of a shoe's results: a grid of 6 rows, `grid[row][column]`.
 
@@ -41,9 +40,13 @@ def big_road(winners: Iterable[str]) -> list[list[str]]:
         if road.leading_ties:
             return [[f"T{road.leading_ties}"]] + [[""] for _ in range(ROAD_ROWS - 1)]
         return [[] for _ in range(ROAD_ROWS)]
-    return [["" if entry is None else
-             f"{entry.leading_ties or ''}{entry.letter}{entry.ties or ''}" for entry in row]
-            for row in road.grid]
+    return [
+        [
+            "" if entry is None else f"{entry.leading_ties or ''}{entry.letter}{entry.ties or ''}"
+            for entry in row
+        ]
+        for row in road.grid
+    ]
 
 
 def render_big_road(grid: Sequence[Sequence[str]], max_columns: int | None = None) -> str:

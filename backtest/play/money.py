@@ -11,7 +11,6 @@ from backtest.core.errors import shown
 CHIPS = (1, 5, 25, 100, 500)
 
 
-
 def money(amount: Fraction | int, signed: bool = False) -> str:
     """Money with two decimals, halves of a cent rounded away from zero.
 
@@ -37,7 +36,7 @@ def chips_text(amount: int) -> str:
 
 
 AMOUNT_PATTERN = re.compile(r"\$?([0-9]+)(?:\.([0-9]*))?")
-AMOUNT_DIGITS = 15   # the most digits an amount of money is read with
+AMOUNT_DIGITS = 15  # the most digits an amount of money is read with
 
 
 def whole_number(text: str) -> int | None:
@@ -58,13 +57,16 @@ def parse_amount(text: str) -> int:
     for part in text.split("+"):
         match = AMOUNT_PATTERN.fullmatch(part)
         if match is None:
-            raise ValueError(f"{shown(text)} is not an amount: type a whole number such as 25 "
-                             f"(or a sum of chips, 25+5)")
+            raise ValueError(
+                f"{shown(text)} is not an amount: type a whole number such as 25 "
+                f"(or a sum of chips, 25+5)"
+            )
         if len(match.group(1)) > AMOUNT_DIGITS:
             raise ValueError(f"{shown(text)} is more than any table takes")
         if match.group(2) and match.group(2).strip("0"):
-            raise ValueError(f"{text} has cents: bets are made of whole chips "
-                             f"({' '.join(map(str, CHIPS))})")
+            raise ValueError(
+                f"{text} has cents: bets are made of whole chips ({' '.join(map(str, CHIPS))})"
+            )
         total += int(match.group(1))
     if total == 0:
         raise ValueError(f"a bet of {text} is no bet: the smallest chip is {CHIPS[0]}")

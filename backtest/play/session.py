@@ -40,24 +40,46 @@ from backtest.play.table import TableSettings, open_table, parse_bankroll
 from backtest.shoes.shoe import ShoeSpec, shoe_order
 
 BET_NAMES: Mapping[Bet, str] = {
-    Bet.PLAYER: "Player", Bet.BANKER: "Banker", Bet.TIE: "Tie",
-    Bet.PLAYER_PAIR: "Player Pair", Bet.BANKER_PAIR: "Banker Pair",
-    Bet.DRAGON_7: "Dragon 7", Bet.PANDA_8: "Panda 8",
+    Bet.PLAYER: "Player",
+    Bet.BANKER: "Banker",
+    Bet.TIE: "Tie",
+    Bet.PLAYER_PAIR: "Player Pair",
+    Bet.BANKER_PAIR: "Banker Pair",
+    Bet.DRAGON_7: "Dragon 7",
+    Bet.PANDA_8: "Panda 8",
 }
 #: what a player may type for each bet (after lower-casing, `-` read as `_`)
 BET_WORDS: Mapping[str, Bet] = {
-    "p": Bet.PLAYER, "player": Bet.PLAYER,
-    "b": Bet.BANKER, "banker": Bet.BANKER, "bank": Bet.BANKER,
-    "t": Bet.TIE, "tie": Bet.TIE,
-    "pp": Bet.PLAYER_PAIR, "player_pair": Bet.PLAYER_PAIR, "playerpair": Bet.PLAYER_PAIR,
-    "bp": Bet.BANKER_PAIR, "banker_pair": Bet.BANKER_PAIR, "bankerpair": Bet.BANKER_PAIR,
-    "dragon7": Bet.DRAGON_7, "dragon_7": Bet.DRAGON_7, "dragon": Bet.DRAGON_7, "d7": Bet.DRAGON_7,
-    "panda8": Bet.PANDA_8, "panda_8": Bet.PANDA_8, "panda": Bet.PANDA_8, "p8": Bet.PANDA_8,
+    "p": Bet.PLAYER,
+    "player": Bet.PLAYER,
+    "b": Bet.BANKER,
+    "banker": Bet.BANKER,
+    "bank": Bet.BANKER,
+    "t": Bet.TIE,
+    "tie": Bet.TIE,
+    "pp": Bet.PLAYER_PAIR,
+    "player_pair": Bet.PLAYER_PAIR,
+    "playerpair": Bet.PLAYER_PAIR,
+    "bp": Bet.BANKER_PAIR,
+    "banker_pair": Bet.BANKER_PAIR,
+    "bankerpair": Bet.BANKER_PAIR,
+    "dragon7": Bet.DRAGON_7,
+    "dragon_7": Bet.DRAGON_7,
+    "dragon": Bet.DRAGON_7,
+    "d7": Bet.DRAGON_7,
+    "panda8": Bet.PANDA_8,
+    "panda_8": Bet.PANDA_8,
+    "panda": Bet.PANDA_8,
+    "p8": Bet.PANDA_8,
 }
 _SHORT_WORDS: Mapping[Bet, str] = {
-    Bet.PLAYER: "p/player", Bet.BANKER: "b/banker", Bet.TIE: "t/tie",
-    Bet.PLAYER_PAIR: "pp/player_pair", Bet.BANKER_PAIR: "bp/banker_pair",
-    Bet.DRAGON_7: "d7/dragon7", Bet.PANDA_8: "p8/panda8",
+    Bet.PLAYER: "p/player",
+    Bet.BANKER: "b/banker",
+    Bet.TIE: "t/tie",
+    Bet.PLAYER_PAIR: "pp/player_pair",
+    Bet.BANKER_PAIR: "bp/banker_pair",
+    Bet.DRAGON_7: "d7/dragon7",
+    Bet.PANDA_8: "p8/panda8",
 }
 _FILLER = frozenset({"bet", "on", "at", "chips", "chip", "and"})
 _QUIT = frozenset({"quit", "exit", "q", "leave"})
@@ -73,7 +95,6 @@ class Writer(Protocol):
     """Where the table writes: a text stream, or anything with `write(str)`."""
 
     def write(self, text: str, /) -> object: ...
-
 
 
 @dataclass(frozen=True)
@@ -97,17 +118,22 @@ class SessionSummary:
         win = money(self.biggest_win, signed=True) if self.biggest_win > 0 else "none"
         loss = money(self.biggest_loss, signed=True) if self.biggest_loss < 0 else "none"
         r = self.results
-        return "\n".join([
-            "Session summary",
-            f"  hands played     {self.hands} ({self.hands_bet} with bets)",
-            f"  total wagered    {money(self.wagered)}",
-            f"  net              {money(self.net, signed=True)}",
-            f"  final bankroll   {money(self.bankroll)} (started with {money(self.start_bankroll)})",
-            f"  biggest win      {win}",
-            f"  biggest loss     {loss}",
-            f"  results          Player {r[Winner.PLAYER]}, Banker {r[Winner.BANKER]}, "
-            f"Tie {r[Winner.TIE]}",
-        ]) + "\n"
+        return (
+            "\n".join(
+                [
+                    "Session summary",
+                    f"  hands played     {self.hands} ({self.hands_bet} with bets)",
+                    f"  total wagered    {money(self.wagered)}",
+                    f"  net              {money(self.net, signed=True)}",
+                    f"  final bankroll   {money(self.bankroll)} (started with {money(self.start_bankroll)})",
+                    f"  biggest win      {win}",
+                    f"  biggest loss     {loss}",
+                    f"  results          Player {r[Winner.PLAYER]}, Banker {r[Winner.BANKER]}, "
+                    f"Tie {r[Winner.TIE]}",
+                ]
+            )
+            + "\n"
+        )
 
 
 class _SessionOver(Exception):
@@ -159,8 +185,14 @@ class PlaySession:
     (1, 25)
     """
 
-    def __init__(self, settings: TableSettings, lines: Iterable[str], out: Writer,
-                 echo: bool = False, ask: Callable[[str], str | None] | None = None) -> None:
+    def __init__(
+        self,
+        settings: TableSettings,
+        lines: Iterable[str],
+        out: Writer,
+        echo: bool = False,
+        ask: Callable[[str], str | None] | None = None,
+    ) -> None:
         """`ask(prompt)`, when given, reads each line in place of `lines`: it shows the
         prompt itself (as `input` does, with readline's editing and history on a
         terminal) and returns None at the end of input."""
@@ -228,23 +260,33 @@ class PlaySession:
 
     def summary(self) -> SessionSummary:
         t = self._tally
-        return SessionSummary(hands=t.hands, hands_bet=t.hands_bet, wagered=t.wagered,
-                              start_bankroll=self.settings.bankroll, bankroll=self.bankroll,
-                              biggest_win=t.biggest_win, biggest_loss=t.biggest_loss,
-                              results=dict(t.results))
+        return SessionSummary(
+            hands=t.hands,
+            hands_bet=t.hands_bet,
+            wagered=t.wagered,
+            start_bankroll=self.settings.bankroll,
+            bankroll=self.bankroll,
+            biggest_win=t.biggest_win,
+            biggest_loss=t.biggest_loss,
+            results=dict(t.results),
+        )
 
     def _intro(self) -> str:
         s = self.settings
         if s.recorded is not None:
             shoes = f"{len(s.recorded)} recorded shoe{'s' if len(s.recorded) > 1 else ''} from {s.source}"
         else:
-            shoes = (f"{s.decks}-deck shoes shuffled from seed {s.seed} (--seed {s.seed} deals "
-                     f"the same shoes again)")
-        return (f"Mini baccarat at the {self.rules.name} table. {self.rules.description}\n"
-                f"Boxes: {self.rules.boxes}. Chips: {' '.join(map(str, CHIPS))}. "
-                f"Bets from {s.table_min} to {s.table_max}. Bankroll {money(self.bankroll)}.\n"
-                f"Cards: {shoes}.\n"
-                f"Type help for the commands, quit to leave.\n")
+            shoes = (
+                f"{s.decks}-deck shoes shuffled from seed {s.seed} (--seed {s.seed} deals "
+                f"the same shoes again)"
+            )
+        return (
+            f"Mini baccarat at the {self.rules.name} table. {self.rules.description}\n"
+            f"Boxes: {self.rules.boxes}. Chips: {' '.join(map(str, CHIPS))}. "
+            f"Bets from {s.table_min} to {s.table_max}. Bankroll {money(self.bankroll)}.\n"
+            f"Cards: {shoes}.\n"
+            f"Type help for the commands, quit to leave.\n"
+        )
 
     def _play_shoe(self) -> bool:
         """Deal one shoe to its end; False when there is no further shoe."""
@@ -259,19 +301,25 @@ class PlaySession:
         while shoe.has_hand():
             hand_no += 1
             last = " This is the last hand of the shoe." if cut_card_out else ""
-            self._write(f"\nShoe {shoe.number}, hand {hand_no}: place your bets, then done.{last} "
-                        f"Bankroll {money(self.bankroll)}.\n")
+            self._write(
+                f"\nShoe {shoe.number}, hand {hand_no}: place your bets, then done.{last} "
+                f"Bankroll {money(self.bankroll)}.\n"
+            )
             self._take_bets()
-            hand = deal_hand(shoe.cards[shoe.pos:shoe.pos + 6])
+            hand = deal_hand(shoe.cards[shoe.pos : shoe.pos + 6])
             shoe.pos += hand.cards_used
             self._write(self._hand_text(shoe.number, hand_no, hand))
             self._settle(hand)
             self._winners.append(hand.winner)
-            self._write(f"\nBig road, shoe {shoe.number}:\n"
-                        f"{render_big_road(big_road(self._winners), ROAD_COLUMNS_SHOWN)}\n")
+            self._write(
+                f"\nBig road, shoe {shoe.number}:\n"
+                f"{render_big_road(big_road(self._winners), ROAD_COLUMNS_SHOWN)}\n"
+            )
             if self.bankroll < self.settings.table_min:
-                self._write(f"\nYour bankroll of {money(self.bankroll)} is below the table "
-                            f"minimum of {self.settings.table_min}: the session ends.\n")
+                self._write(
+                    f"\nYour bankroll of {money(self.bankroll)} is below the table "
+                    f"minimum of {self.settings.table_min}: the session ends.\n"
+                )
                 raise _SessionOver("bankroll")
             if cut_card_out:
                 break
@@ -291,26 +339,32 @@ class PlaySession:
             if index >= len(recorded):
                 return None
             self._shoes_started += 1
-            self._write(f"\nRecorded shoe {index + 1} of {len(recorded)}: "
-                        f"{len(recorded[index])} cards, dealt as recorded.\n")
+            self._write(
+                f"\nRecorded shoe {index + 1} of {len(recorded)}: "
+                f"{len(recorded[index])} cards, dealt as recorded.\n"
+            )
             return _Shoe(index + 1, recorded[index], 0, None)
         n_cards = 52 * self.settings.decks
         fresh = "A fresh shoe is shuffled" if index else "The shoe is shuffled"
         decks = f"{self.settings.decks} deck{'s' if self.settings.decks > 1 else ''}"
-        self._write(f"\n{fresh} (shoe {index + 1}: {decks}, {n_cards} cards).\n"
-                    f"Cut the deck: type a position from 1 to {n_cards - 1} (that many cards go "
-                    f"from the top to the bottom), or press Enter for a random cut.\n")
+        self._write(
+            f"\n{fresh} (shoe {index + 1}: {decks}, {n_cards} cards).\n"
+            f"Cut the deck: type a position from 1 to {n_cards - 1} (that many cards go "
+            f"from the top to the bottom), or press Enter for a random cut.\n"
+        )
         cut = self._ask_cut(n_cards)
         self._shoes_started += 1
         pack, position = self._cut_pack(cut, index)
         self._write(f"Cut at {position}: {position} cards moved from the top to the bottom.\n")
         first = pack[0]
         burn = value(first) or 10
-        burned = " ".join(card_token(c) for c in pack[1:1 + burn])
-        self._write(f"Burn: the first card is {card_token(first)} (value {value(first)}), so "
-                    f"{burn} more {'is' if burn == 1 else 'are'} burned: {burned}.\n"
-                    f"The cut card goes {self.settings.cut_card} cards from the end; "
-                    f"{n_cards - 1 - burn} cards to deal.\n")
+        burned = " ".join(card_token(c) for c in pack[1 : 1 + burn])
+        self._write(
+            f"Burn: the first card is {card_token(first)} (value {value(first)}), so "
+            f"{burn} more {'is' if burn == 1 else 'are'} burned: {burned}.\n"
+            f"The cut card goes {self.settings.cut_card} cards from the end; "
+            f"{n_cards - 1 - burn} cards to deal.\n"
+        )
         return _Shoe(index + 1, pack, 1 + burn, n_cards - self.settings.cut_card)
 
     def _ask_cut(self, n_cards: int) -> int | Literal["random"]:
@@ -321,15 +375,19 @@ class PlaySession:
             if text in ("", "random", "r"):
                 return "random"
             if text in _HELP:
-                self._write(f"Type a number from 1 to {n_cards - 1}: that many cards are moved "
-                            "from the top of the pack to the bottom. Enter alone cuts at random; "
-                            "quit leaves the table.\n")
+                self._write(
+                    f"Type a number from 1 to {n_cards - 1}: that many cards are moved "
+                    "from the top of the pack to the bottom. Enter alone cuts at random; "
+                    "quit leaves the table.\n"
+                )
                 continue
             position = whole_number(text)
             if position is not None and 1 <= position < n_cards:
                 return position
-            self._write(f"A cut is a position from 1 to {n_cards - 1}, or Enter for a random "
-                        f"cut; got {shown(text)}.\n")
+            self._write(
+                f"A cut is a position from 1 to {n_cards - 1}, or Enter for a random "
+                f"cut; got {shown(text)}.\n"
+            )
 
     def _cut_pack(self, cut: int | Literal["random"], index: int) -> tuple[tuple[int, ...], int]:
         """The pack in dealing order after the cut, and where it was cut."""
@@ -340,8 +398,9 @@ class PlaySession:
         if cut == "random":
             # the shoe module draws the position; find it by rolling the uncut pack
             plain = shoe_order(replace(spec, cut=None), s.seed, index)
-            position = next(c for c in range(len(plain))
-                            if np.array_equal(np.roll(plain, -c), pack))
+            position = next(
+                c for c in range(len(plain)) if np.array_equal(np.roll(plain, -c), pack)
+            )
         return tuple(int(c) for c in pack), int(position)
 
     # -- betting
@@ -357,16 +416,19 @@ class PlaySession:
                 if self._command(command):
                     return
             except _Refused as refusal:
-                self._write(f"Refused: {refusal}. Nothing changed; bankroll "
-                            f"{money(self.bankroll)}.\n")
+                self._write(
+                    f"Refused: {refusal}. Nothing changed; bankroll {money(self.bankroll)}.\n"
+                )
 
     def _command(self, line: str) -> bool:
         """Carry out one command; True when the hand is to be dealt."""
         text = re.sub(r"\s*\+\s*", "+", line.strip().lower().replace(",", " "))
         words = text.split()
         if not words:
-            self._write(f"{self._bets_text()}\nPlace chips (e.g. banker 25), then done; "
-                        "help lists the commands.\n")
+            self._write(
+                f"{self._bets_text()}\nPlace chips (e.g. banker 25), then done; "
+                "help lists the commands.\n"
+            )
             return False
         head, rest = words[0], words[1:]
         if head in _QUIT:
@@ -385,7 +447,7 @@ class PlaySession:
                 self._write(f"Undone. {self._bets_text()}\n")
         elif head == "clear":
             self._change(self._no_bets(), "All bets taken back.")
-        elif head == "cancel" and not rest:   # cancel: the current box's bets
+        elif head == "cancel" and not rest:  # cancel: the current box's bets
             self._take(["box", str(self._box)])
         elif head in _TAKE:
             self._take(rest)
@@ -430,7 +492,8 @@ class PlaySession:
             "  quit                 leave the table and see the summary (end of input too)\n"
             f"Bets at this table: {offered}.\n"
             f"Amounts are whole numbers made of chips {' '.join(map(str, CHIPS))}; "
-            f"each bet from {self.settings.table_min} to {self.settings.table_max}.\n")
+            f"each bet from {self.settings.table_min} to {self.settings.table_max}.\n"
+        )
 
     def _rules_text(self) -> str:
         r = self.rules
@@ -445,16 +508,19 @@ class PlaySession:
             lines.append("  Player and Banker may not both be bet in one box.")
         if r.pairs_need_main_bet:
             lines.append("  A pair bet needs a Player, Banker or Tie bet beside it in its box.")
-        lines.append(f"  Boxes: {r.boxes}. Each bet from {self.settings.table_min} to "
-                     f"{self.settings.table_max}; all bets together at most your bankroll.")
+        lines.append(
+            f"  Boxes: {r.boxes}. Each bet from {self.settings.table_min} to "
+            f"{self.settings.table_max}; all bets together at most your bankroll."
+        )
         return "\n".join(lines) + "\n"
 
     def _bets_text(self) -> str:
         parts = []
         for i, box in enumerate(self._bets, start=1):
             if box:
-                parts.append(f"box {i}: " + ", ".join(
-                    f"{BET_NAMES[b]} {box[b]}" for b in Bet if b in box))
+                parts.append(
+                    f"box {i}: " + ", ".join(f"{BET_NAMES[b]} {box[b]}" for b in Bet if b in box)
+                )
         if not parts:
             return "No bets on the table."
         return f"On the table: {'; '.join(parts)} (total {_staked(self._bets)})."
@@ -481,8 +547,9 @@ class PlaySession:
             asked = whole_number(number)
             if asked is None or not 1 <= asked <= self.rules.boxes:
                 said = number if asked is not None else shown(number)
-                raise _Refused(f"there is no box {said}: this table has boxes 1 to "
-                               f"{self.rules.boxes}")
+                raise _Refused(
+                    f"there is no box {said}: this table has boxes 1 to {self.rules.boxes}"
+                )
             if box is not None and box != asked:
                 raise _Refused("one box to a line, please")
             box = asked
@@ -496,8 +563,11 @@ class PlaySession:
         i = 0
         while i < len(words):
             word = words[i].replace("-", "_")
-            if word in ("player", "p", "banker", "b") and i + 1 < len(words) and \
-                    words[i + 1] in ("pair", "pairs"):
+            if (
+                word in ("player", "p", "banker", "b")
+                and i + 1 < len(words)
+                and words[i + 1] in ("pair", "pairs")
+            ):
                 out.append(Bet.PLAYER_PAIR if word.startswith("p") else Bet.BANKER_PAIR)
                 i += 2
                 continue
@@ -508,8 +578,10 @@ class PlaySession:
     def _place(self, words: list[str]) -> None:
         negative = next((w for w in words if _NEGATIVE.match(w)), None)
         if negative is not None:
-            raise _Refused(f"a stake must be a positive amount, got {negative} (chips come "
-                           f"back with take, e.g. take banker {negative[1:]})")
+            raise _Refused(
+                f"a stake must be a positive amount, got {negative} (chips come "
+                f"back with take, e.g. take banker {negative[1:]})"
+            )
         box, words = self._parse_box(words)
         items = [w for w in self._bet_words(words) if w not in _FILLER]
         if box is not None and not items:
@@ -520,8 +592,9 @@ class PlaySession:
             first = next((w for w in items if not AMOUNT_PATTERN.match(str(w))), None)
             if first is None:
                 # only amounts, or only words such as 'bet on'
-                raise _Refused(f"on what? e.g. banker {items[0] if items else 25} "
-                               "(help lists the bets)")
+                raise _Refused(
+                    f"on what? e.g. banker {items[0] if items else 25} (help lists the bets)"
+                )
             self._write(f"Unknown command {first!r}: type help for the commands.\n")
             return
         stakes: list[tuple[Bet, int]] = []
@@ -530,21 +603,25 @@ class PlaySession:
         for item in items:
             if isinstance(item, Bet):
                 if pending_bet is not None:
-                    raise _Refused(f"how much on {BET_NAMES[pending_bet]}? e.g. "
-                                   f"{pending_bet.value} 25")
+                    raise _Refused(
+                        f"how much on {BET_NAMES[pending_bet]}? e.g. {pending_bet.value} 25"
+                    )
                 pending_bet = item
             else:
                 try:
                     amount = parse_amount(item)
                 except ValueError as exc:
                     if not item[:1].isdigit() and not item.startswith("$"):
-                        raise _Refused(f"unknown bet {item!r}; bets at this table: "
-                                       + ", ".join(_SHORT_WORDS[b] for b in self.rules.offered_bets())
-                                       ) from None
+                        raise _Refused(
+                            f"unknown bet {item!r}; bets at this table: "
+                            + ", ".join(_SHORT_WORDS[b] for b in self.rules.offered_bets())
+                        ) from None
                     raise _Refused(str(exc)) from None
                 if pending_amount is not None:
-                    raise _Refused(f"two amounts in a row ({pending_amount} and {amount}): "
-                                   "put a bet between them")
+                    raise _Refused(
+                        f"two amounts in a row ({pending_amount} and {amount}): "
+                        "put a bet between them"
+                    )
                 pending_amount = amount
             if pending_bet is not None and pending_amount is not None:
                 stakes.append((pending_bet, pending_amount))
@@ -559,7 +636,7 @@ class PlaySession:
             new[target - 1][bet] = new[target - 1].get(bet, 0) + amount
         placed = ", ".join(f"{BET_NAMES[b]} {a} (chips: {chips_text(a)})" for b, a in stakes)
         self._change(new, f"Box {target}: {placed}.")
-        if box is not None:   # only a bet the table took moves the current box
+        if box is not None:  # only a bet the table took moves the current box
             self._box = box
         note = self._pair_alone(new[target - 1])
         if note:
@@ -599,8 +676,9 @@ class PlaySession:
             except ValueError as exc:
                 raise _Refused(str(exc)) from None
             if amount > new[target - 1][bet]:
-                raise _Refused(f"there are only {new[target - 1][bet]} on {BET_NAMES[bet]} in "
-                               f"box {target}")
+                raise _Refused(
+                    f"there are only {new[target - 1][bet]} on {BET_NAMES[bet]} in box {target}"
+                )
             new[target - 1][bet] -= amount
             if not new[target - 1][bet]:
                 del new[target - 1][bet]
@@ -633,25 +711,36 @@ class PlaySession:
                 return f"box {i}: {exc}"
             for bet, stake in box.items():
                 if stake > self.settings.table_max:
-                    return (f"{BET_NAMES[bet]} {stake} in box {i} is above the table maximum "
-                            f"of {self.settings.table_max}")
+                    return (
+                        f"{BET_NAMES[bet]} {stake} in box {i} is above the table maximum "
+                        f"of {self.settings.table_max}"
+                    )
         if not self.rules.player_and_banker_together:
             player = [i for i, box in enumerate(boxes, start=1) if Bet.PLAYER in box]
             banker = [i for i, box in enumerate(boxes, start=1) if Bet.BANKER in box]
             if player and banker:
-                return (f"Player (box {player[0]}) and Banker (box {banker[0]}) together: at "
-                        f"the {self.rules.name} table one player bets one side, in every box")
+                return (
+                    f"Player (box {player[0]}) and Banker (box {banker[0]}) together: at "
+                    f"the {self.rules.name} table one player bets one side, in every box"
+                )
         total = _staked(boxes)
         if total > self.bankroll:
-            return (f"the bets would come to {total} over all boxes, more than your bankroll "
-                    f"of {money(self.bankroll)}")
+            return (
+                f"the bets would come to {total} over all boxes, more than your bankroll "
+                f"of {money(self.bankroll)}"
+            )
         return None
 
     def _pair_alone(self, box: Mapping[Bet, int]) -> str | None:
-        if self.rules.pairs_need_main_bet and any(b in box for b in PAIR_BETS) and \
-                not any(b in box for b in MAIN_BETS):
-            return (f"at the {self.rules.name} table a pair bet needs a Player, Banker or Tie "
-                    "bet beside it")
+        if (
+            self.rules.pairs_need_main_bet
+            and any(b in box for b in PAIR_BETS)
+            and not any(b in box for b in MAIN_BETS)
+        ):
+            return (
+                f"at the {self.rules.name} table a pair bet needs a Player, Banker or Tie "
+                "bet beside it"
+            )
         return None
 
     def _ready(self) -> bool:
@@ -663,14 +752,18 @@ class PlaySession:
                 problems.append(f"box {i}: {note}")
             for bet in Bet:
                 if bet in box and box[bet] < self.settings.table_min:
-                    problems.append(f"{BET_NAMES[bet]} {box[bet]} in box {i} is below the table "
-                                    f"minimum of {self.settings.table_min}")
+                    problems.append(
+                        f"{BET_NAMES[bet]} {box[bet]} in box {i} is below the table "
+                        f"minimum of {self.settings.table_min}"
+                    )
         refusal = self._refusal(self._bets)
         if refusal:
             problems.append(refusal)
         if problems:
-            self._write(f"Not dealt: {'; '.join(problems)}. Change the bets (take, undo, "
-                        f"clear) and type done again. Bankroll {money(self.bankroll)}.\n")
+            self._write(
+                f"Not dealt: {'; '.join(problems)}. Change the bets (take, undo, "
+                f"clear) and type done again. Bankroll {money(self.bankroll)}.\n"
+            )
             return False
         return True
 
@@ -680,7 +773,7 @@ class PlaySession:
         """The cards of this shoe seen so far: the burn (turned face up) and every card
         dealt; none before the first shoe."""
         shoe = self._shoe
-        return [] if shoe is None else list(shoe.cards[:shoe.pos])
+        return [] if shoe is None else list(shoe.cards[: shoe.pos])
 
     def _odds_text(self) -> str:
         """Exact odds and EV of every bet for the cards not yet seen in this shoe."""
@@ -694,13 +787,23 @@ class PlaySession:
             result = odds.exact_odds(counts, self.rules, self.settings.decks)
         except RulesError as exc:
             return f"No odds: {exc}.\n"
-        rows = [(BET_NAMES[b.bet], payout_text(b.bet, self.rules), f"{float(b.p_win):.4%}",
-                 f"{float(b.p_push):.4%}", f"{float(b.p_loss):.4%}", f"{float(b.ev):+.4f}")
-                for b in result.bets]
+        rows = [
+            (
+                BET_NAMES[b.bet],
+                payout_text(b.bet, self.rules),
+                f"{float(b.p_win):.4%}",
+                f"{float(b.p_push):.4%}",
+                f"{float(b.p_loss):.4%}",
+                f"{float(b.ev):+.4f}",
+            )
+            for b in result.bets
+        ]
         head = ("bet", "pays", "P(win)", "P(push)", "P(loss)", "EV per unit")
-        return (f"Exact odds for the next hand, the {len(seen)} cards seen taken out "
-                f"({result.shoe_description}):\n"
-                f"{tables.render(head, rows, key=1)}\n")
+        return (
+            f"Exact odds for the next hand, the {len(seen)} cards seen taken out "
+            f"({result.shoe_description}):\n"
+            f"{tables.render(head, rows, key=1)}\n"
+        )
 
     def _count_text(self) -> str:
         """The cards seen in this shoe, by value (tens and faces as 0), and those left."""
@@ -709,20 +812,23 @@ class PlaySession:
         order = [1, 2, 3, 4, 5, 6, 7, 8, 9, 0]
         counted = {v: seen.count(v) for v in order}
         decks = self.settings.decks
-        head = "value  " + "  ".join(f"{'A' if v == 1 else '0' if v == 0 else v:>3}"
-                                     for v in order)
+        head = "value  " + "  ".join(f"{'A' if v == 1 else '0' if v == 0 else v:>3}" for v in order)
         seen_line = "seen   " + "  ".join(f"{counted[v]:>3}" for v in order)
-        left_line = "left   " + "  ".join(f"{per_deck[v] * decks - counted[v]:>3}"
-                                          for v in order)
-        return (f"Cards seen in this shoe: {len(seen)} (burn and hands; 0 is a ten or a face "
-                f"card):\n{head}\n{seen_line}\n{left_line}\n")
+        left_line = "left   " + "  ".join(f"{per_deck[v] * decks - counted[v]:>3}" for v in order)
+        return (
+            f"Cards seen in this shoe: {len(seen)} (burn and hands; 0 is a ten or a face "
+            f"card):\n{head}\n{seen_line}\n{left_line}\n"
+        )
 
     # -- the deal and the settlement
 
     def _hand_text(self, shoe: int, number: int, hand: Hand) -> str:
         p, b = hand.player_cards, hand.banker_cards
-        lines = [f"\n== Shoe {shoe}, hand {number} ==",
-                 _side_line("Player", p[:2]), _side_line("Banker", b[:2])]
+        lines = [
+            f"\n== Shoe {shoe}, hand {number} ==",
+            _side_line("Player", p[:2]),
+            _side_line("Banker", b[:2]),
+        ]
         reasons = rule_reasons(hand)
         for reason in reasons:
             if reason.startswith("Player") and " draws" in reason.split(":")[0]:
@@ -773,8 +879,9 @@ class PlaySession:
         t.wagered += staked
         t.biggest_win = max(t.biggest_win, net)
         t.biggest_loss = min(t.biggest_loss, net)
-        lines.append(f"  Net {money(net, signed=True)}: bankroll {money(before)} -> "
-                     f"{money(self.bankroll)}")
+        lines.append(
+            f"  Net {money(net, signed=True)}: bankroll {money(before)} -> {money(self.bankroll)}"
+        )
         self._write("\n".join(lines) + "\n")
         self._last_bets = self._bets
         self._bets = self._no_bets()
@@ -817,6 +924,16 @@ def _copy(boxes: Boxes) -> Boxes:
 
 
 __all__ = [
-    "BET_WORDS", "CHIPS", "PlaySession", "SessionSummary", "TableSettings", "big_road",
-    "chips_text", "money", "open_table", "parse_amount", "parse_bankroll", "render_big_road",
+    "BET_WORDS",
+    "CHIPS",
+    "PlaySession",
+    "SessionSummary",
+    "TableSettings",
+    "big_road",
+    "chips_text",
+    "money",
+    "open_table",
+    "parse_amount",
+    "parse_bankroll",
+    "render_big_road",
 ]

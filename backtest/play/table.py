@@ -18,7 +18,6 @@ from backtest.shoes.shoe import MAX_DECKS, new_seed
 CUT_CARD = 14
 
 
-
 @dataclass(frozen=True)
 class TableSettings:
     """Everything fixed for a session at the table.
@@ -39,7 +38,12 @@ class TableSettings:
 
     def __post_init__(self) -> None:
         def whole(name: str, option: str, v: object, lo: int, hi: int | None) -> None:
-            if isinstance(v, bool) or not isinstance(v, int) or v < lo or (hi is not None and v > hi):
+            if (
+                isinstance(v, bool)
+                or not isinstance(v, int)
+                or v < lo
+                or (hi is not None and v > hi)
+            ):
                 span = f"from {lo} to {hi}" if hi is not None else f"of at least {lo}"
                 raise UsageError(f"{option} must be a whole number {span}, got {v!r}")
 
@@ -50,8 +54,10 @@ class TableSettings:
         whole("cut_card", "the cut card", self.cut_card, 0, 52 * self.decks - 6)
         object.__setattr__(self, "bankroll", Fraction(self.bankroll))
         if self.bankroll < self.table_min:
-            raise UsageError(f"--bankroll {money(self.bankroll)} is below the table minimum "
-                             f"of {self.table_min} (--min): there would be no bet to make")
+            raise UsageError(
+                f"--bankroll {money(self.bankroll)} is below the table minimum "
+                f"of {self.table_min} (--min): there would be no bet to make"
+            )
 
 
 def parse_bankroll(text: str | int | Fraction) -> Fraction:
@@ -59,20 +65,29 @@ def parse_bankroll(text: str | int | Fraction) -> Fraction:
     if isinstance(text, (int, Fraction)) and not isinstance(text, bool):
         amount = Fraction(text)
     else:
-        match = re.fullmatch(rf"\$?([0-9]{{1,{AMOUNT_DIGITS}}}(?:\.[0-9]{{1,2}})?)", str(text).strip())
+        match = re.fullmatch(
+            rf"\$?([0-9]{{1,{AMOUNT_DIGITS}}}(?:\.[0-9]{{1,2}})?)", str(text).strip()
+        )
         if match is None:
-            raise UsageError(f"--bankroll must be an amount of money such as 1000 or 250.50 "
-                             f"(at most {AMOUNT_DIGITS} digits before the point), got {shown(text)}")
+            raise UsageError(
+                f"--bankroll must be an amount of money such as 1000 or 250.50 "
+                f"(at most {AMOUNT_DIGITS} digits before the point), got {shown(text)}"
+            )
         amount = Fraction(match.group(1))
     if amount <= 0:
         raise UsageError(f"--bankroll must be more than 0, got {shown(text)}")
     return amount
 
 
-def open_table(rules: str | Rules = "commission", decks: int | None = None,
-               bankroll: str | int | Fraction = 1000, seed: int | None = None,
-               shoe: str | Path | None = None, table_min: int = 1,
-               table_max: int = 1000) -> TableSettings:
+def open_table(
+    rules: str | Rules = "commission",
+    decks: int | None = None,
+    bankroll: str | int | Fraction = 1000,
+    seed: int | None = None,
+    shoe: str | Path | None = None,
+    table_min: int = 1,
+    table_max: int = 1000,
+) -> TableSettings:
     """Check every option and build the settings; a bad option raises a
     BacktestError before anything is dealt. `seed` None picks a fresh one;
     `decks` None: 8, or those a `shoe` file says it was dealt from."""
@@ -86,9 +101,16 @@ def open_table(rules: str | Rules = "commission", decks: int | None = None,
     if shoe is not None:
         recorded = _recorded_shoes(shoe, decks)
         source = str(shoe)
-    return TableSettings(rules=table_rules, decks=decks, bankroll=amount,
-                         seed=new_seed() if seed is None else seed, table_min=table_min,
-                         table_max=table_max, recorded=recorded, source=source)
+    return TableSettings(
+        rules=table_rules,
+        decks=decks,
+        bankroll=amount,
+        seed=new_seed() if seed is None else seed,
+        table_min=table_min,
+        table_max=table_max,
+        recorded=recorded,
+        source=source,
+    )
 
 
 def _recorded_shoes(path: str | Path, decks: int) -> tuple[tuple[int, ...], ...]:
@@ -99,6 +121,8 @@ def _recorded_shoes(path: str | Path, decks: int) -> tuple[tuple[int, ...], ...]
         raise UsageError(
             f"{path}: the table deals real cards, so --shoe needs a card-level shoe (the cards "
             f"in order, e.g. 'KS 9H 2C 7D ...', or a shoe,card CSV); this file records only "
-            f"the outcomes of the hands")
-    return tuple(tuple(int(c) for c in hands.shoe_slice(int(s)).dealt_cards())
-                 for s in np.unique(hands.shoe))
+            f"the outcomes of the hands"
+        )
+    return tuple(
+        tuple(int(c) for c in hands.shoe_slice(int(s)).dealt_cards()) for s in np.unique(hands.shoe)
+    )

@@ -103,29 +103,49 @@ class Analysis:
 
     def deviations(self, alpha: float = ALPHA) -> list[Statistic]:
         """The tests whose adjusted p is at most `alpha`, the furthest from chance first."""
-        return sorted((t for t in self.tests if t.adjusted_p <= alpha),
-                      key=lambda t: (t.adjusted_p, -t.z))
+        return sorted(
+            (t for t in self.tests if t.adjusted_p <= alpha), key=lambda t: (t.adjusted_p, -t.z)
+        )
 
     def verdict(self, alpha: float = ALPHA) -> str:
         """The finding in words."""
         head = f"{_count(self.hands, 'hand')} in {_count(self.shoes, 'shoe')}"
         found = self.deviations(alpha)
         if not found:
-            return (f"{head}: nothing beyond chance (smallest adjusted p "
-                    f"{_equals(p_text(self.smallest.adjusted_p, self.simulations))})")
-        said = "; ".join(f"{t.name}{': ' + t.detail if t.detail else ''} (adjusted p "
-                         f"{_equals(p_text(t.adjusted_p, self.simulations))})" for t in found[:3])
+            return (
+                f"{head}: nothing beyond chance (smallest adjusted p "
+                f"{_equals(p_text(self.smallest.adjusted_p, self.simulations))})"
+            )
+        said = "; ".join(
+            f"{t.name}{': ' + t.detail if t.detail else ''} (adjusted p "
+            f"{_equals(p_text(t.adjusted_p, self.simulations))})"
+            for t in found[:3]
+        )
         more = f"; and {len(found) - 3} more" if len(found) > 3 else ""
         return f"{head}: beyond chance: {said}{more}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"source": self.source, "hands": self.hands, "shoes": self.shoes,
-                "decks": self.decks, "rules": self.rules, "simulations": self.simulations,
-                "seed": self.seed, "verdict": self.verdict(),
-                "tests": [{"name": t.name, "statistic": round(t.statistic, 6),
-                           "p_value": t.p_value, "adjusted_p": t.adjusted_p,
-                           "detail": t.detail} for t in self.tests],
-                "notes": list(self.notes)}
+        return {
+            "source": self.source,
+            "hands": self.hands,
+            "shoes": self.shoes,
+            "decks": self.decks,
+            "rules": self.rules,
+            "simulations": self.simulations,
+            "seed": self.seed,
+            "verdict": self.verdict(),
+            "tests": [
+                {
+                    "name": t.name,
+                    "statistic": round(t.statistic, 6),
+                    "p_value": t.p_value,
+                    "adjusted_p": t.adjusted_p,
+                    "detail": t.detail,
+                }
+                for t in self.tests
+            ],
+            "notes": list(self.notes),
+        }
 
     def table(self) -> str:
         """The tests as a text table (the patterns only where p < 0.05 or the
@@ -136,22 +156,44 @@ class Analysis:
             low = [t for t in patterns if t.p_value < 0.05]
             shown += low or [min(patterns, key=lambda t: t.p_value)]
         rows = [("test", "statistic", "p", "adjusted p", "what it saw")]
-        rows += [(t.name, f"{t.statistic:.2f}", p_text(t.p_value, self.simulations),
-                  p_text(t.adjusted_p, self.simulations), t.detail) for t in shown]
+        rows += [
+            (
+                t.name,
+                f"{t.statistic:.2f}",
+                p_text(t.p_value, self.simulations),
+                p_text(t.adjusted_p, self.simulations),
+                t.detail,
+            )
+            for t in shown
+        ]
         widths = [max(len(r[i]) for r in rows) for i in range(4)]
-        lines = [f"{self.source}: {_count(self.hands, 'hand')} in {_count(self.shoes, 'shoe')}, {self.decks} "
-                 f"decks, rules {self.rules}; each test against {self.simulations:,} simulated "
-                 f"fair records (seed {self.seed})", ""]
+        lines = [
+            f"{self.source}: {_count(self.hands, 'hand')} in {_count(self.shoes, 'shoe')}, {self.decks} "
+            f"decks, rules {self.rules}; each test against {self.simulations:,} simulated "
+            f"fair records (seed {self.seed})",
+            "",
+        ]
         for r in rows:
-            lines.append("  ".join([r[0].ljust(widths[0]), *(c.rjust(w) for c, w in
-                                                              zip(r[1:4], widths[1:4])), r[4]])
-                         .rstrip())
+            lines.append(
+                "  ".join(
+                    [
+                        r[0].ljust(widths[0]),
+                        *(c.rjust(w) for c, w in zip(r[1:4], widths[1:4])),
+                        r[4],
+                    ]
+                ).rstrip()
+            )
         if patterns:
-            lines.append(f"({len(patterns)} patterns tested; those not shown have p >= 0.05)"
-                         if len(shown) else "")
+            lines.append(
+                f"({len(patterns)} patterns tested; those not shown have p >= 0.05)"
+                if len(shown)
+                else ""
+            )
         lines += ["", *self.notes, "" if self.notes else "", self.verdict()]
-        return "\n".join(line for i, line in enumerate(lines)
-                         if line or (i and lines[i - 1])).rstrip() + "\n"
+        return (
+            "\n".join(line for i, line in enumerate(lines) if line or (i and lines[i - 1])).rstrip()
+            + "\n"
+        )
 
 
 def _equals(p: str) -> str:
@@ -186,9 +228,9 @@ class _Shape:
     """Which shoe each hand is of, and where each shoe starts (the same for the
     record and every simulated record)."""
 
-    lengths: np.ndarray      # hands of each shoe
-    shoe_of: np.ndarray      # (N,) the shoe of each hand, 0 ..
-    first: np.ndarray        # (N,) the column of the first hand of its shoe
+    lengths: np.ndarray  # hands of each shoe
+    shoe_of: np.ndarray  # (N,) the shoe of each hand, 0 ..
+    first: np.ndarray  # (N,) the column of the first hand of its shoe
 
     @property
     def n(self) -> int:
@@ -212,29 +254,36 @@ def _shape(hands: Hands) -> _Shape:
 class _Batch:
     """Records of one shape, a row each: winners, and what else is known."""
 
-    winner: np.ndarray                  # (m, N) int8
-    player_pair: np.ndarray | None      # (m, N) bool
+    winner: np.ndarray  # (m, N) int8
+    player_pair: np.ndarray | None  # (m, N) bool
     banker_pair: np.ndarray | None
-    dragon: np.ndarray | None           # Banker wins with a three-card 7
-    panda: np.ndarray | None            # Player wins with a three-card 8
+    dragon: np.ndarray | None  # Banker wins with a three-card 7
+    panda: np.ndarray | None  # Player wins with a three-card 8
 
 
 def _batch(columns: dict[str, np.ndarray | None]) -> _Batch:
     winner = columns["winner"]
     assert winner is not None
-    return _Batch(winner, columns["player_pair"], columns["banker_pair"], columns["dragon"],
-                  columns["panda"])
+    return _Batch(
+        winner, columns["player_pair"], columns["banker_pair"], columns["dragon"], columns["panda"]
+    )
 
 
 def _record_batch(hands: Hands, want: set[str]) -> _Batch:
-    return _batch({k: v[None, ...] if v is not None else None
-                   for k, v in _columns(hands, want).items()})
+    return _batch(
+        {k: v[None, ...] if v is not None else None for k, v in _columns(hands, want).items()}
+    )
 
 
 def _columns(hands: Hands, want: set[str]) -> dict[str, np.ndarray | None]:
     w = hands.winner.astype(np.int8)
-    out: dict[str, np.ndarray | None] = {"winner": w, "player_pair": None, "banker_pair": None,
-                                         "dragon": None, "panda": None}
+    out: dict[str, np.ndarray | None] = {
+        "winner": w,
+        "player_pair": None,
+        "banker_pair": None,
+        "dragon": None,
+        "panda": None,
+    }
     if "pairs" in want:
         out["player_pair"], out["banker_pair"] = hands.player_pair, hands.banker_pair
     if "ez" in want:
@@ -283,9 +332,9 @@ class _Stats:
     words about the record are made from."""
 
     values: dict[str, np.ndarray] = field(default_factory=dict)
-    streaks: np.ndarray | None = None          # (m, STREAK_BINS) counts
-    pattern_counts: dict[str, np.ndarray] = field(default_factory=dict)   # (m, 3)
-    freq: np.ndarray | None = None             # (m, 3)
+    streaks: np.ndarray | None = None  # (m, STREAK_BINS) counts
+    pattern_counts: dict[str, np.ndarray] = field(default_factory=dict)  # (m, 3)
+    freq: np.ndarray | None = None  # (m, 3)
 
 
 def _statistics(b: _Batch, shape: _Shape, exact: dict[str, float], decks: int) -> _Stats:
@@ -297,10 +346,16 @@ def _statistics(b: _Batch, shape: _Shape, exact: dict[str, float], decks: int) -
     out.freq = counts / max(n, 1)
     probs = np.array([exact["player"], exact["banker"], exact["tie"]])
     out.values["outcome frequencies"] = _chi(counts, n * probs[None, :])
-    side = [(name, arr) for name, arr in (("player_pair", b.player_pair),
-                                          ("banker_pair", b.banker_pair),
-                                          ("dragon_7", b.dragon), ("panda_8", b.panda))
-            if arr is not None]
+    side = [
+        (name, arr)
+        for name, arr in (
+            ("player_pair", b.player_pair),
+            ("banker_pair", b.banker_pair),
+            ("dragon_7", b.dragon),
+            ("panda_8", b.panda),
+        )
+        if arr is not None
+    ]
     if side:
         total = np.zeros(m)
         for name, arr in side:
@@ -335,8 +390,7 @@ def _statistics(b: _Batch, shape: _Shape, exact: dict[str, float], decks: int) -
     tot = n_p + n_b
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = np.where(tot > 0, 1 + 2 * n_p * n_b / tot, 0.0)
-        var = np.where(tot > 1, 2 * n_p * n_b * (2 * n_p * n_b - tot) / (tot ** 2 * (tot - 1)),
-                       0.0)
+        var = np.where(tot > 1, 2 * n_p * n_b * (2 * n_p * n_b - tot) / (tot**2 * (tot - 1)), 0.0)
     sd = np.sqrt(var.sum(axis=1))
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(sd > 0, (runs.sum(axis=1) - mean.sum(axis=1)) / sd, 0.0)
@@ -380,7 +434,7 @@ def _dealt_ranks(hands: Hands) -> np.ndarray:
     ranks = (hands.cards & 0xF).astype(np.int64)
     key = np.broadcast_to(shoes[:, None], ranks.shape) * 14 + ranks
     counts = np.bincount(key[ranks > 0], minlength=(int(shoes.max()) + 1) * 14).reshape(-1, 14)
-    for shoe, burned in enumerate(hands.burned[:counts.shape[0]]):
+    for shoe, burned in enumerate(hands.burned[: counts.shape[0]]):
         counts[shoe] += np.bincount([c & 0xF for c in burned], minlength=14)
     return counts[:, 1:].astype(float)
 
@@ -388,8 +442,9 @@ def _dealt_ranks(hands: Hands) -> np.ndarray:
 # --- simulated fair records ------------------------------------------------------------
 
 
-def _simulated(shape: _Shape, decks: int, count: int, seed: int, first_record: int,
-               want: set[str]) -> _Batch:
+def _simulated(
+    shape: _Shape, decks: int, count: int, seed: int, first_record: int, want: set[str]
+) -> _Batch:
     """`count` fair records of the record's shape: shoe k of record r is the
     generated shoe r * shoes + k, dealt to the end and cut to the recorded
     shoe's hands. A recorded shoe longer than its generated counterpart runs
@@ -400,7 +455,7 @@ def _simulated(shape: _Shape, decks: int, count: int, seed: int, first_record: i
     s = shape.shoes
     need = np.tile(shape.lengths, count)
     slots = np.arange(need.shape[0])
-    slot_start = np.cumsum(need) - need          # where each slot's hands go
+    slot_start = np.cumsum(need) - need  # where each slot's hands go
     index = np.empty(int(need.sum()), np.int64)
     filled = np.zeros_like(need)
     parts: list[dict[str, np.ndarray | None]] = []
@@ -422,11 +477,14 @@ def _simulated(shape: _Shape, decks: int, count: int, seed: int, first_record: i
         filled[todo] += take
         todo = todo[filled[todo] < need[todo]]
         level += 1
-    columns = {k: (np.concatenate([p[k] for p in parts]) if v is not None else None)  # type: ignore[misc]
-               for k, v in parts[0].items()}
+    columns = {
+        k: (np.concatenate([p[k] for p in parts]) if v is not None else None)  # type: ignore[misc]
+        for k, v in parts[0].items()
+    }
     n = shape.n
-    return _batch({k: (v[index].reshape(count, n) if v is not None else None)
-                   for k, v in columns.items()})
+    return _batch(
+        {k: (v[index].reshape(count, n) if v is not None else None) for k, v in columns.items()}
+    )
 
 
 # --- the p-values ----------------------------------------------------------------------
@@ -470,8 +528,13 @@ def _upper_share(null: np.ndarray, values: np.ndarray) -> np.ndarray:
     return (null.shape[0] - np.searchsorted(null, values - tol, side="left")) / null.shape[0]
 
 
-def analyze(hands: Hands, decks: int = 8, rules: Rules | None = None,
-            simulations: int = SIMULATIONS, seed: int = 1) -> Analysis:
+def analyze(
+    hands: Hands,
+    decks: int = 8,
+    rules: Rules | None = None,
+    simulations: int = SIMULATIONS,
+    seed: int = 1,
+) -> Analysis:
     """Statistic a record of shoes for what fair shuffles would not give."""
     from backtest.odds import Event, composition, outcome_table
 
@@ -481,20 +544,26 @@ def analyze(hands: Hands, decks: int = 8, rules: Rules | None = None,
         raise UsageError(f"{hands.source}: no hands to analyze")
     rules = rules if rules is not None else Rules.preset("commission")
     table = outcome_table(composition(decks))
-    exact = {str(e): float(table.probability(e)) for e in (
-        Event.PLAYER, Event.BANKER, Event.TIE, Event.PLAYER_PAIR, Event.BANKER_PAIR)}
+    exact = {
+        str(e): float(table.probability(e))
+        for e in (Event.PLAYER, Event.BANKER, Event.TIE, Event.PLAYER_PAIR, Event.BANKER_PAIR)
+    }
     exact["dragon_7"] = float(table.probability(Event.BANKER_THREE_CARD_SEVEN))
     exact["panda_8"] = float(table.probability(Event.PLAYER_THREE_CARD_EIGHT))
     offered = set(rules.offered_bets())
     want: set[str] = set()
-    if {"player_pair", "banker_pair"} <= hands.known and \
-            {Bet.PLAYER_PAIR, Bet.BANKER_PAIR} <= offered:
+    if {"player_pair", "banker_pair"} <= hands.known and {
+        Bet.PLAYER_PAIR,
+        Bet.BANKER_PAIR,
+    } <= offered:
         want.add("pairs")
-    if {"card_counts", "player_total", "banker_total"} <= hands.known and \
-            {Bet.DRAGON_7, Bet.PANDA_8} <= offered:
+    if {"card_counts", "player_total", "banker_total"} <= hands.known and {
+        Bet.DRAGON_7,
+        Bet.PANDA_8,
+    } <= offered:
         want.add("ez")
     shape = _shape(hands)
-    order = np.argsort(hands.shoe, kind="stable")   # shoes in their order in the file
+    order = np.argsort(hands.shoe, kind="stable")  # shoes in their order in the file
     record = _statistics(_record_batch(hands.take(order), want), shape, exact, decks)
 
     per_batch = max(1, _BATCH_HANDS // max(shape.n, 1))
@@ -520,8 +589,13 @@ def analyze(hands: Hands, decks: int = 8, rules: Rules | None = None,
         dealt = _dealt_ranks(hands)
         rng = np.random.default_rng([seed, 13])
         pack = np.full(13, 4 * decks)
-        drawn = np.stack([rng.multivariate_hypergeometric(pack, int(c), size=simulations)
-                          for c in dealt.sum(axis=1)], axis=1)
+        drawn = np.stack(
+            [
+                rng.multivariate_hypergeometric(pack, int(c), size=simulations)
+                for c in dealt.sum(axis=1)
+            ],
+            axis=1,
+        )
         names.append("card composition")
         null = np.column_stack([null, _composition_chi(drawn.astype(float), decks)])
         observed.append(float(_composition_chi(dealt, decks)))
@@ -534,47 +608,75 @@ def analyze(hands: Hands, decks: int = 8, rules: Rules | None = None,
     p_obs = np.array([_upper_share(ordered[:, j], pool[:1, j])[0] for j in range(len(names))])
     z = _z_scores(names, pool, shape.shoes)
     most = np.sort(z.max(axis=1))
-    adjusted = (most.shape[0] - np.searchsorted(most, z[0] * (1 - 1e-12) - 1e-12, side="left")
-                ) / pool.shape[0]
+    adjusted = (
+        most.shape[0] - np.searchsorted(most, z[0] * (1 - 1e-12) - 1e-12, side="left")
+    ) / pool.shape[0]
 
     tests = []
     for j, name in enumerate(names):
-        tests.append(Statistic(name, float(observed[j]), float(p_obs[j]), float(adjusted[j]),
-                               _detail(name, record, streak_mean, hands, exact), float(z[0, j])))
+        tests.append(
+            Statistic(
+                name,
+                float(observed[j]),
+                float(p_obs[j]),
+                float(adjusted[j]),
+                _detail(name, record, streak_mean, hands, exact),
+                float(z[0, j]),
+            )
+        )
     front = [t for t in tests if not t.name.startswith("after ")]
     back = [t for t in tests if t.name.startswith("after ")]
-    return Analysis(source=hands.source, hands=len(hands), shoes=shape.shoes, decks=decks,
-                    rules=rules.name, simulations=simulations, seed=seed,
-                    tests=tuple(front + back), notes=tuple(_notes(hands, shape, decks)))
+    return Analysis(
+        source=hands.source,
+        hands=len(hands),
+        shoes=shape.shoes,
+        decks=decks,
+        rules=rules.name,
+        simulations=simulations,
+        seed=seed,
+        tests=tuple(front + back),
+        notes=tuple(_notes(hands, shape, decks)),
+    )
 
 
-def _detail(name: str, st: _Stats, streak_mean: np.ndarray, hands: Hands,
-            exact: dict[str, float]) -> str:
+def _detail(
+    name: str, st: _Stats, streak_mean: np.ndarray, hands: Hands, exact: dict[str, float]
+) -> str:
     """What a test saw in the record, in words."""
     assert st.freq is not None
     n = len(hands)
     if name == "outcome frequencies":
         f = st.freq[0]
-        return (f"player {f[0]:.1%}, banker {f[1]:.1%}, tie {f[2]:.1%} (fair: "
-                f"{exact['player']:.1%}, {exact['banker']:.1%}, {exact['tie']:.1%})")
+        return (
+            f"player {f[0]:.1%}, banker {f[1]:.1%}, tie {f[2]:.1%} (fair: "
+            f"{exact['player']:.1%}, {exact['banker']:.1%}, {exact['tie']:.1%})"
+        )
     if name in ("pair frequencies", "side-bet frequencies"):
-        parts = [f"player pairs {hands.player_pair.sum() / n:.1%}, banker pairs "
-                 f"{hands.banker_pair.sum() / n:.1%} (fair: {exact['player_pair']:.1%} each)"]
+        parts = [
+            f"player pairs {hands.player_pair.sum() / n:.1%}, banker pairs "
+            f"{hands.banker_pair.sum() / n:.1%} (fair: {exact['player_pair']:.1%} each)"
+        ]
         if name == "side-bet frequencies":
-            dragon = ((hands.winner == 1) & (hands.banker_total == 7)
-                      & (hands.banker_card_count == 3)).sum()
-            panda = ((hands.winner == 0) & (hands.player_total == 8)
-                     & (hands.player_card_count == 3)).sum()
-            parts.append(f"Dragon 7 {dragon / n:.2%} (fair {exact['dragon_7']:.2%}), "
-                         f"Panda 8 {panda / n:.2%} (fair {exact['panda_8']:.2%})")
+            dragon = (
+                (hands.winner == 1) & (hands.banker_total == 7) & (hands.banker_card_count == 3)
+            ).sum()
+            panda = (
+                (hands.winner == 0) & (hands.player_total == 8) & (hands.player_card_count == 3)
+            ).sum()
+            parts.append(
+                f"Dragon 7 {dragon / n:.2%} (fair {exact['dragon_7']:.2%}), "
+                f"Panda 8 {panda / n:.2%} (fair {exact['panda_8']:.2%})"
+            )
         return "; ".join(parts)
     if name == "streak lengths":
         assert st.streaks is not None
         got = st.streaks[0]
         k = int(np.argmax(np.abs(got - streak_mean) / np.sqrt(np.maximum(streak_mean, 1e-9))))
         length = f"{k + 1}" if k + 1 < STREAK_BINS else f"{STREAK_BINS} or more"
-        return (f"{int(got.sum())} streaks; most off: length {length}, {int(got[k])} against "
-                f"{streak_mean[k]:.1f} in fair shoes")
+        return (
+            f"{int(got.sum())} streaks; most off: length {length}, {int(got[k])} against "
+            f"{streak_mean[k]:.1f} in fair shoes"
+        )
     if name.startswith("runs"):
         runs, expected = _runs(hands)
         return f"{runs} runs of one winner, {expected:.1f} expected"
@@ -587,15 +689,19 @@ def _detail(name: str, st: _Stats, streak_mean: np.ndarray, hands: Hands,
         dev = (counts - seen * f) / np.sqrt(np.maximum(seen * f, 1e-9))
         k = int(np.argmax(np.abs(dev)))
         word = ("player", "banker", "tie")[k]
-        return (f"{word} {counts[k] / seen:.0%} of {_count(int(seen), 'time')} (against "
-                f"{f[k]:.1%} in all)")
+        return (
+            f"{word} {counts[k] / seen:.0%} of {_count(int(seen), 'time')} (against "
+            f"{f[k]:.1%} in all)"
+        )
     if name == "card composition":
         dealt = _dealt_ranks(hands)
         expected = dealt.sum(axis=1, keepdims=True) / 13
         dev = (dealt - expected) / np.sqrt(np.maximum(expected, 1e-9))
         shoe, rank = np.unravel_index(int(np.argmax(np.abs(dev))), dev.shape)
-        return (f"most off: {RANK_SYMBOLS[rank]}s in shoe {shoe + 1}, {int(dealt[shoe, rank])} "
-                f"dealt against {expected[shoe, 0]:.1f} for an equal share")
+        return (
+            f"most off: {RANK_SYMBOLS[rank]}s in shoe {shoe + 1}, {int(dealt[shoe, rank])} "
+            f"dealt against {expected[shoe, 0]:.1f} for an equal share"
+        )
     return ""
 
 
@@ -621,23 +727,31 @@ def _notes(hands: Hands, shape: _Shape, decks: int) -> list[str]:
     longest = ShoeSpec(decks=decks).max_hands
     long_shoes = int((shape.lengths > (52 * decks) / 4.5).sum())
     if long_shoes:
-        notes.append(f"note: {_count(long_shoes, 'shoe')} hold more hands than "
-                     f"{'1 deck' if decks == 1 else f'{decks} decks'} usually "
-                     f"deal (at most {longest}); their simulated counterparts run on into a "
-                     "fresh shoe. Is --decks right, or are several shoes read as one?")
+        notes.append(
+            f"note: {_count(long_shoes, 'shoe')} hold more hands than "
+            f"{'1 deck' if decks == 1 else f'{decks} decks'} usually "
+            f"deal (at most {longest}); their simulated counterparts run on into a "
+            "fresh shoe. Is --decks right, or are several shoes read as one?"
+        )
     if "cards" in hands.known:
         full = 52 * decks
-        dealt = np.array([int((hands.cards[hands.shoe == s] > 0).sum())
-                          for s in np.unique(hands.shoe)])
+        dealt = np.array(
+            [int((hands.cards[hands.shoe == s] > 0).sum()) for s in np.unique(hands.shoe)]
+        )
         if hands.burned:
-            notes.append(f"burn: {sum(len(b) for b in hands.burned)} cards burned in all, "
-                         "counted among each shoe's cards seen")
-        spread = f"{dealt.min()}" if dealt.min() == dealt.max() else \
-            f"{dealt.min()} to {dealt.max()}"
-        notes.append(f"cards: a shoe of {full}; {spread} dealt into hands a shoe, the rest not "
-                     "in the record (burned, behind the cut card, or not dealt yet); no shoe "
-                     "holds more of a card than its decks (that is refused when the file is "
-                     "read)")
+            notes.append(
+                f"burn: {sum(len(b) for b in hands.burned)} cards burned in all, "
+                "counted among each shoe's cards seen"
+            )
+        spread = (
+            f"{dealt.min()}" if dealt.min() == dealt.max() else f"{dealt.min()} to {dealt.max()}"
+        )
+        notes.append(
+            f"cards: a shoe of {full}; {spread} dealt into hands a shoe, the rest not "
+            "in the record (burned, behind the cut card, or not dealt yet); no shoe "
+            "holds more of a card than its decks (that is refused when the file is "
+            "read)"
+        )
     if not {"player_pair", "banker_pair"} <= hands.known:
         notes.append("the record has no pairs: their frequencies are not tested")
     return notes

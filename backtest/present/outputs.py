@@ -19,8 +19,14 @@ from backtest.core.errors import OutputError, UsageError
 from backtest.core.files import atomic_path
 
 #: the files `write_run` writes, and the one whose presence marks a complete run
-RUN_FILES = ("sessions.parquet", "paths.parquet", "ledger.parquet", "comparisons.parquet",
-             "run.json", "summary.parquet")
+RUN_FILES = (
+    "sessions.parquet",
+    "paths.parquet",
+    "ledger.parquet",
+    "comparisons.parquet",
+    "run.json",
+    "summary.parquet",
+)
 #: what each kind of result leaves in its directory
 MARKERS = {"run": "run.json", "sweep": "sweep.json"}
 
@@ -34,13 +40,16 @@ def check_out_dir(out: Path, kind: str = "run") -> list[Path]:
         raise UsageError(f"--out {out} is a file, not a directory")
     for other, marker in MARKERS.items():
         if other != kind and (out / marker).exists():
-            raise UsageError(f"--out {out} holds the results of a {other} ({marker}); give "
-                             f"another directory for those of a {kind}")
+            raise UsageError(
+                f"--out {out} holds the results of a {other} ({marker}); give "
+                f"another directory for those of a {kind}"
+            )
     if kind == "run":
         for name in RUN_FILES:
             if (out / name).is_dir():
-                raise UsageError(f"--out {out}: {out / name} is a directory; the run writes a "
-                                 "file of that name")
+                raise UsageError(
+                    f"--out {out}: {out / name} is a directory; the run writes a file of that name"
+                )
     made = []
     missing = out
     while not missing.exists() and missing != missing.parent:
@@ -53,19 +62,23 @@ def check_out_dir(out: Path, kind: str = "run") -> list[Path]:
         why = exc.strerror
         if isinstance(exc, FileNotFoundError) and missing.is_dir():
             # the folder above is there but makes nothing new: /proc, /sys
-            why = (f"{missing} takes no new folders ({exc.strerror}; a filesystem of the "
-                   "kernel's, say); give a path on a disk")
+            why = (
+                f"{missing} takes no new folders ({exc.strerror}; a filesystem of the "
+                "kernel's, say); give a path on a disk"
+            )
         raise UsageError(f"--out {out}: cannot create the directory: {why}") from None
     if not os.access(out, os.W_OK | os.X_OK):
         remove_made(made)
         raise UsageError(f"--out {out}: the directory is not writable; give one you can write to")
-    try:   # what access() cannot tell: a read-only mount, a filesystem of the kernel's
+    try:  # what access() cannot tell: a read-only mount, a filesystem of the kernel's
         with tempfile.TemporaryFile(dir=out):
             pass
     except OSError as exc:
         remove_made(made)
-        raise UsageError(f"--out {out}: cannot write files there ({exc.strerror}); give a "
-                         "directory you can write to") from None
+        raise UsageError(
+            f"--out {out}: cannot write files there ({exc.strerror}); give a "
+            "directory you can write to"
+        ) from None
     return made
 
 
@@ -104,13 +117,17 @@ def provenance(seed: int, config_sha256: str) -> dict[str, str]:
     """
     import shlex
 
-    return {"backtest.version": __version__,
-            "backtest.command": shlex.join(["backtest", *sys.argv[1:]]),
-            "backtest.seed": str(seed), "backtest.config_sha256": config_sha256}
+    return {
+        "backtest.version": __version__,
+        "backtest.command": shlex.join(["backtest", *sys.argv[1:]]),
+        "backtest.seed": str(seed),
+        "backtest.config_sha256": config_sha256,
+    }
 
 
-def write_parquet(frame: pl.DataFrame | pl.LazyFrame, path: Path,
-                  metadata: dict[str, str] | None = None) -> None:
+def write_parquet(
+    frame: pl.DataFrame | pl.LazyFrame, path: Path, metadata: dict[str, str] | None = None
+) -> None:
     """Write a frame (a LazyFrame streams to the file) atomically, with
     `metadata` as the file's key-value metadata."""
     with atomic_path(path) as tmp:
@@ -139,18 +156,31 @@ def write_run(out: Path, result: Any, paths: pl.DataFrame | None = None) -> list
     """
     cfg = result.config
     sessions = result.n_sessions
-    meta = {"kind": "run", "version": __version__, "name": cfg.name, "seed": result.seed,
-            "sessions": sessions, "hands": result.hands, "rules": cfg.rules.to_mapping(),
-            "config": dict(cfg.raw) | {"sessions": sessions}, "bankroll": cfg.session.bankroll}
+    meta = {
+        "kind": "run",
+        "version": __version__,
+        "name": cfg.name,
+        "seed": result.seed,
+        "sessions": sessions,
+        "hands": result.hands,
+        "rules": cfg.rules.to_mapping(),
+        "config": dict(cfg.raw) | {"sessions": sessions},
+        "bankroll": cfg.session.bankroll,
+    }
     meta["config_sha256"] = config_hash(meta["config"])
     try:
         return _write_run(out, meta, result, paths)
     except (OSError, pl.exceptions.PolarsError) as exc:
         # a full disk, say: what was in `out` before is as it was
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else \
-            " ".join(str(exc).split())
-        raise OutputError(f"--out {out}: cannot write the results: {reason}; the files "
-                          "already there are unchanged") from None
+        reason = (
+            exc.strerror
+            if isinstance(exc, OSError) and exc.strerror
+            else " ".join(str(exc).split())
+        )
+        raise OutputError(
+            f"--out {out}: cannot write the results: {reason}; the files "
+            "already there are unchanged"
+        ) from None
 
 
 #: the hidden folders a run works in: its staged results (in --out) and its
@@ -175,8 +205,9 @@ def remove_stale_run_folders(out: Path | None) -> list[Path]:
     return removed
 
 
-def _write_run(out: Path, meta: dict[str, Any], result: Any,
-               paths: pl.DataFrame | None) -> list[str]:
+def _write_run(
+    out: Path, meta: dict[str, Any], result: Any, paths: pl.DataFrame | None
+) -> list[str]:
     from backtest.run import staging
 
     tags = provenance(meta["seed"], meta["config_sha256"])
@@ -201,7 +232,7 @@ def _write_run(out: Path, meta: dict[str, Any], result: Any,
         os.replace(stage / "summary.parquet", out / "summary.parquet")
     from backtest.present.report import remove_stale
 
-    remove_stale(out)   # a report there told of the results just replaced
+    remove_stale(out)  # a report there told of the results just replaced
     return written
 
 
@@ -215,9 +246,14 @@ def _terminal_bar(label: str, shown: bool = True) -> Any | None:
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-    return Progress(TextColumn(label), BarColumn(),
-                    TextColumn("{task.fields[hands]} hands, {task.fields[rate]}"),
-                    TimeRemainingColumn(), transient=True, console=Console(stderr=True))
+    return Progress(
+        TextColumn(label),
+        BarColumn(),
+        TextColumn("{task.fields[hands]} hands, {task.fields[rate]}"),
+        TimeRemainingColumn(),
+        transient=True,
+        console=Console(stderr=True),
+    )
 
 
 def _rate(hands: int, start: float) -> str:
@@ -225,8 +261,9 @@ def _rate(hands: int, start: float) -> str:
 
 
 @contextmanager
-def progress_bar(total_label: str = "sessions",
-                 shown: bool = True) -> Iterator[Callable[[int, int, int], None] | None]:
+def progress_bar(
+    total_label: str = "sessions", shown: bool = True
+) -> Iterator[Callable[[int, int, int], None] | None]:
     """A progress callback drawing a bar on a terminal; None elsewhere."""
     display = _terminal_bar("{task.description}", shown)
     if display is None:
@@ -237,8 +274,9 @@ def progress_bar(total_label: str = "sessions",
         start = time.perf_counter()
 
         def update(done: int, hands: int, total: int | None = None) -> None:
-            bar.update(task, completed=done, total=total, hands=f"{hands:,}",
-                       rate=_rate(hands, start))
+            bar.update(
+                task, completed=done, total=total, hands=f"{hands:,}", rate=_rate(hands, start)
+            )
 
         yield update
 
@@ -254,8 +292,13 @@ def cells_checked(shown: bool = True) -> Iterator[Callable[[int, int], None] | N
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    with Progress(TextColumn("checking the cells"), BarColumn(), MofNCompleteColumn(),
-                  transient=True, console=Console(stderr=True)) as bar:
+    with Progress(
+        TextColumn("checking the cells"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        transient=True,
+        console=Console(stderr=True),
+    ) as bar:
         tasks: list[Any] = []
 
         def update(checked: int, cells: int) -> None:
@@ -278,8 +321,13 @@ def sweep_progress(shown: bool = True) -> Iterator[Callable[[int, int, int, int]
         start = time.perf_counter()
 
         def update(cells: int, total_cells: int, hands: int, expected: int) -> None:
-            bar.update(task, completed=hands, total=max(expected, 1),
-                       cells=f"{cells}/{total_cells}", hands=f"{hands:,}",
-                       rate=_rate(hands, start))
+            bar.update(
+                task,
+                completed=hands,
+                total=max(expected, 1),
+                cells=f"{cells}/{total_cells}",
+                hands=f"{hands:,}",
+                rate=_rate(hands, start),
+            )
 
         yield update

@@ -48,7 +48,7 @@ def pieces(hands: Hands, fmt: str) -> Iterator[str]:
     elif fmt == "csv":
         for k, block in enumerate(blocks):
             yield block.to_frame().write_csv(include_header=k == 0)
-    else:   # a JSON list, indented as every command's JSON, written a block of items at a time
+    else:  # a JSON list, indented as every command's JSON, written a block of items at a time
         import json
 
         yield "["
@@ -101,8 +101,10 @@ def _table_pieces(hands: Hands, blocks: list[Hands]) -> Iterator[str]:
                 widths[key] = max(widths[key], len(cells[key]))
 
     def line(cells: dict[str, str]) -> str:
-        parts = [cells[key].rjust(widths[key]) if right else cells[key].ljust(widths[key])
-                 for _, key, right in columns]
+        parts = [
+            cells[key].rjust(widths[key]) if right else cells[key].ljust(widths[key])
+            for _, key, right in columns
+        ]
         return "  ".join(parts).rstrip()
 
     ids, counts = np.unique(hands.shoe, return_counts=True)
@@ -130,8 +132,11 @@ def _cells(row: dict[str, Any], known: frozenset[str]) -> dict[str, str]:
     cells = {key: "" if v is None else str(v) for key, v in row.items()}
     if "card_counts" in known and "cards" not in known:
         cells["cards"] = f"{row['player_card_count']}/{row['banker_card_count']}"
-    flags = [name.replace("_", " ") for name in ("natural", "player_pair", "banker_pair")
-             if row.get(name)]
+    flags = [
+        name.replace("_", " ")
+        for name in ("natural", "player_pair", "banker_pair")
+        if row.get(name)
+    ]
     cells["flags"] = ", ".join(flags)
     return cells
 
@@ -140,10 +145,15 @@ def summary(hands: Hands) -> str:
     """One line: hands, shoes, and wins of each side (and pairs when recorded)."""
     wins = np.bincount(hands.winner.astype(np.int64), minlength=3)
     n, shoes = len(hands), hands.n_shoes
-    text = (f"{n} hand{'s' if n != 1 else ''} in {shoes} shoe{'s' if shoes != 1 else ''}: "
-            f"player {wins[0]}, banker {wins[1]}, tie {wins[2]}")
-    pairs = [f"{side} pairs {int(getattr(hands, side + '_pair').sum())}"
-             for side in ("player", "banker") if f"{side}_pair" in hands.known]
+    text = (
+        f"{n} hand{'s' if n != 1 else ''} in {shoes} shoe{'s' if shoes != 1 else ''}: "
+        f"player {wins[0]}, banker {wins[1]}, tie {wins[2]}"
+    )
+    pairs = [
+        f"{side} pairs {int(getattr(hands, side + '_pair').sum())}"
+        for side in ("player", "banker")
+        if f"{side}_pair" in hands.known
+    ]
     return text + ("; " + ", ".join(pairs) if pairs else "")
 
 

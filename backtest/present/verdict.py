@@ -34,16 +34,42 @@ def table(summary: pl.DataFrame, width: int | None = None) -> str:
     the terminal's): on a narrow one the columns are stacked, each part led by
     the seat. The interval and z are the hand-by-hand ones (`_hands`), valid
     for any stake rule; the per-session ones are in the frame."""
-    headers = ("seat", "sessions", "hands", "wagered", "net", "edge", "95% CI", "exact edge",
-               "z", "won", "ruined", "goal", "median net")
+    headers = (
+        "seat",
+        "sessions",
+        "hands",
+        "wagered",
+        "net",
+        "edge",
+        "95% CI",
+        "exact edge",
+        "z",
+        "won",
+        "ruined",
+        "goal",
+        "median net",
+    )
     rows = []
     for r in summary.iter_rows(named=True):
         ci = f"{pct(r['edge_hands_ci_low'])} .. {pct(r['edge_hands_ci_high'])}"
         z = "n/a" if r["z_hands"] is None else f"{r['z_hands']:+.2f}"
-        rows.append((r["seat"], f"{r['sessions']:,}", f"{r['hands']:,}", money(r["wagered"]),
-                     money(r["net"]), pct(r["edge"]), ci, pct(r["expected_edge"]), z,
-                     share(r["winning_sessions"]), share(r["ruin_rate"]),
-                     share(r["win_goal_rate"]), money(r["median_net"])))
+        rows.append(
+            (
+                r["seat"],
+                f"{r['sessions']:,}",
+                f"{r['hands']:,}",
+                money(r["wagered"]),
+                money(r["net"]),
+                pct(r["edge"]),
+                ci,
+                pct(r["expected_edge"]),
+                z,
+                share(r["winning_sessions"]),
+                share(r["ruin_rate"]),
+                share(r["win_goal_rate"]),
+                money(r["median_net"]),
+            )
+        )
     return tables.render(headers, rows, key=1, width=width)
 
 
@@ -61,15 +87,21 @@ def _edge_words(r: dict[str, Any]) -> str:
     heavy-tailed system can make misleading."""
     text = f"Measured edge {pct(r['edge'])} per unit wagered"
     if r.get("edge_hands_ci_low") is not None:
-        text += (f" (95% CI {pct(r['edge_hands_ci_low'])} to {pct(r['edge_hands_ci_high'])}, "
-                 "from each hand's variance given its stakes")
+        text += (
+            f" (95% CI {pct(r['edge_hands_ci_low'])} to {pct(r['edge_hands_ci_high'])}, "
+            "from each hand's variance given its stakes"
+        )
         if r["edge_ci_low"] is not None:
-            text += (f"; over sessions {pct(r['edge_ci_low'])} to {pct(r['edge_ci_high'])}"
-                     + (", rough with so few" if r["sessions"] < 30 else ""))
+            text += f"; over sessions {pct(r['edge_ci_low'])} to {pct(r['edge_ci_high'])}" + (
+                ", rough with so few" if r["sessions"] < 30 else ""
+            )
         text += ")"
     elif r["edge_ci_low"] is not None:
-        text += (f" (95% CI over sessions {pct(r['edge_ci_low'])} to {pct(r['edge_ci_high'])}"
-                 + ("; rough with so few sessions" if r["sessions"] < 30 else "") + ")")
+        text += (
+            f" (95% CI over sessions {pct(r['edge_ci_low'])} to {pct(r['edge_ci_high'])}"
+            + ("; rough with so few sessions" if r["sessions"] < 30 else "")
+            + ")"
+        )
     else:
         text += " (no spread to measure an interval)"
     text += f"; the exact edge of the bets it placed is {pct(r['expected_edge'])}"
@@ -82,30 +114,37 @@ def _edge_words(r: dict[str, Any]) -> str:
 def _seat_verdict(r: dict[str, Any], bankroll: float) -> str:
     sessions = f"{r['sessions']:,} session{'s' if r['sessions'] != 1 else ''}"
     ruin = r.get("ruin_rate") or 0.0
-    ruined = (f"{share(ruin)} of sessions ended in ruin: the bankroll left could not cover "
-              f"the next stake (it starts at {money(bankroll)})")
+    ruined = (
+        f"{share(ruin)} of sessions ended in ruin: the bankroll left could not cover "
+        f"the next stake (it starts at {money(bankroll)})"
+    )
     if not r["wagered"]:
         return f"{r['seat']}: placed no bets" + (f"; {ruined}." if ruin else ".")
     won, net = r["winning_sessions"], r["net"]
     if net == 0:
         result = f"broke even on {money(r['wagered'])} wagered"
     else:
-        result = (f"{'lost' if net < 0 else 'made'} {money(abs(net))} in all on "
-                  f"{money(r['wagered'])} wagered")
+        result = (
+            f"{'lost' if net < 0 else 'made'} {money(abs(net))} in all on "
+            f"{money(r['wagered'])} wagered"
+        )
     # "yet" only where the sessions and the total disagree
     contrast = (net < 0 and won > 0.5) or (net > 0 and won < 0.5)
-    parts = [f"{r['seat']}: won money in {share(won)} of {sessions}, "
-             f"{'yet' if contrast else 'and'} {result}."]
+    parts = [
+        f"{r['seat']}: won money in {share(won)} of {sessions}, "
+        f"{'yet' if contrast else 'and'} {result}."
+    ]
     parts.append(_edge_words(r))
     if ruin:
         text = ruined
         if r.get("median_ruin_hand") is not None:
             text += f"; half of those were ruined by hand {r['median_ruin_hand']:,.0f}"
         lost = -(r.get("ruined_net") or 0.0)
-        others = net + lost   # what the sessions not ruined made
+        others = net + lost  # what the sessions not ruined made
         if others > 0 and lost > others:
-            text += (f"; those sessions lost {money(lost)}, more than the "
-                     f"{money(others)} the others won")
+            text += (
+                f"; those sessions lost {money(lost)}, more than the {money(others)} the others won"
+            )
         parts.append(text + ".")
     if r["win_goal_rate"]:
         parts.append(f"{share(r['win_goal_rate'])} reached the win goal.")
@@ -113,12 +152,16 @@ def _seat_verdict(r: dict[str, Any], bankroll: float) -> str:
         parts.append(f"{share(r['stop_loss_rate'])} ended at the stop-loss.")
     hits = r.get("max_hits") or 0
     if hits:
-        parts.append(f"{hits:,} stake{'s were' if hits != 1 else ' was'} over the table "
-                     "maximum (capped, or the progression reset: on_max).")
+        parts.append(
+            f"{hits:,} stake{'s were' if hits != 1 else ' was'} over the table "
+            "maximum (capped, or the progression reset: on_max)."
+        )
     raised = r.get("raised_to_min") or 0
     if raised:
-        parts.append(f"{raised:,} stake{'s were' if raised != 1 else ' was'} under the table "
-                     "minimum and raised to it, so the system did not run as written.")
+        parts.append(
+            f"{raised:,} stake{'s were' if raised != 1 else ' was'} under the table "
+            "minimum and raised to it, so the system did not run as written."
+        )
     return " ".join(parts)
 
 
@@ -166,14 +209,29 @@ def _pair_verdict(r: dict[str, Any]) -> str:
         edge = f"edge {pct(r['edge_b'])} against {pct(r['edge_a'])} (no interval)"
     else:
         spread = f"{pct(r['edge_diff'], 3)}, 95% CI {pct(low, 3)} to {pct(high, 3)}"
-        edge = (f"{'a different' if _beyond(r['edge_diff_p']) else 'no difference in'} edge "
-                f"beyond chance ({spread}, {_p_text(r['edge_diff_p'])})")
+        edge = (
+            f"{'a different' if _beyond(r['edge_diff_p']) else 'no difference in'} edge "
+            f"beyond chance ({spread}, {_p_text(r['edge_diff_p'])})"
+        )
     parts = [f"{head}: {edge}"]
     for what, a, b, p, more, fewer in (
-            ("sessions won", r["winning_sessions_a"], r["winning_sessions_b"],
-             r["winning_sessions_diff_p"], "it wins more sessions", "it wins fewer sessions"),
-            ("ruin", r["ruin_rate_a"], r["ruin_rate_b"], r["ruin_rate_diff_p"],
-             "it is ruined more often", "it is ruined less often")):
+        (
+            "sessions won",
+            r["winning_sessions_a"],
+            r["winning_sessions_b"],
+            r["winning_sessions_diff_p"],
+            "it wins more sessions",
+            "it wins fewer sessions",
+        ),
+        (
+            "ruin",
+            r["ruin_rate_a"],
+            r["ruin_rate_b"],
+            r["ruin_rate_diff_p"],
+            "it is ruined more often",
+            "it is ruined less often",
+        ),
+    ):
         if a == b:
             continue
         said = (more if b > a else fewer) if _beyond(p) else f"{what}: no difference beyond chance"

@@ -23,17 +23,21 @@ def dask_client(workers: int, address: str | None) -> Iterator[Any]:
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
-        raise UsageError("--executor dask needs dask.distributed: "
-                         "pip install 'baccarat-backtest[dask]'") from None
+        raise UsageError(
+            "--executor dask needs dask.distributed: pip install 'baccarat-backtest[dask]'"
+        ) from None
     if address:
         try:
             client = Client(address, timeout="10s")
         except (OSError, TimeoutError) as exc:
-            raise UsageError(f"--address {address}: cannot reach a Dask scheduler there "
-                             f"({exc})") from None
-        except ValueError as exc:   # not an address at all
-            raise UsageError(f"--address {address}: not a scheduler address ({exc}); give "
-                             "HOST:PORT or tcp://HOST:PORT") from None
+            raise UsageError(
+                f"--address {address}: cannot reach a Dask scheduler there ({exc})"
+            ) from None
+        except ValueError as exc:  # not an address at all
+            raise UsageError(
+                f"--address {address}: not a scheduler address ({exc}); give "
+                "HOST:PORT or tcp://HOST:PORT"
+            ) from None
         with client:
             yield client
         return
@@ -48,9 +52,14 @@ def dask_client(workers: int, address: str | None) -> Iterator[Any]:
     main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
     try:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               host="127.0.0.1", dashboard_address="127.0.0.1:0",
-                               silence_logs=logging.CRITICAL + 1)
+        cluster = LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address="127.0.0.1:0",
+            silence_logs=logging.CRITICAL + 1,
+        )
     finally:
         if main:
             signal.signal(signal.SIGINT, previous)

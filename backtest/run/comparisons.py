@@ -40,15 +40,36 @@ import polars as pl
 from backtest.core.special import t_within, two_sided_p
 
 #: the columns of a comparison, one row per seat against the baseline
-COLUMNS = ("seat_a", "seat_b", "sessions", "mean_net_a", "mean_net_b", "mean_net_diff",
-           "mean_net_diff_ci_low", "mean_net_diff_ci_high", "mean_net_diff_p", "edge_a", "edge_b",
-           "edge_diff", "edge_diff_ci_low", "edge_diff_ci_high", "edge_diff_p", "ruin_rate_a",
-           "ruin_rate_b", "ruin_rate_diff", "ruin_rate_diff_p", "winning_sessions_a",
-           "winning_sessions_b", "winning_sessions_diff", "winning_sessions_diff_p")
+COLUMNS = (
+    "seat_a",
+    "seat_b",
+    "sessions",
+    "mean_net_a",
+    "mean_net_b",
+    "mean_net_diff",
+    "mean_net_diff_ci_low",
+    "mean_net_diff_ci_high",
+    "mean_net_diff_p",
+    "edge_a",
+    "edge_b",
+    "edge_diff",
+    "edge_diff_ci_low",
+    "edge_diff_ci_high",
+    "edge_diff_p",
+    "ruin_rate_a",
+    "ruin_rate_b",
+    "ruin_rate_diff",
+    "ruin_rate_diff_p",
+    "winning_sessions_a",
+    "winning_sessions_b",
+    "winning_sessions_diff",
+    "winning_sessions_diff_p",
+)
 
 
-def compare(sessions: pl.DataFrame | pl.LazyFrame, seats: Sequence[str],
-            baseline: str | None = None) -> pl.DataFrame:
+def compare(
+    sessions: pl.DataFrame | pl.LazyFrame, seats: Sequence[str], baseline: str | None = None
+) -> pl.DataFrame:
     """Each seat of `seats` (in order) but the baseline (`baseline`, or the
     first seat) against the baseline, over the sessions both played: one row
     per pair, the differences B - A with A the baseline (`COLUMNS`). Edges
@@ -57,17 +78,29 @@ def compare(sessions: pl.DataFrame | pl.LazyFrame, seats: Sequence[str],
         return pl.DataFrame(schema={c: _dtype(c) for c in COLUMNS})
     base = seats[0] if baseline is None else baseline
     lazy = sessions.lazy() if isinstance(sessions, pl.DataFrame) else sessions
-    wanted = lazy.select("seat", "session", "net", "wagered",
-                         (pl.col("ended_by").cast(pl.String) == "ruin").alias("ruined"))
+    wanted = lazy.select(
+        "seat",
+        "session",
+        "net",
+        "wagered",
+        (pl.col("ended_by").cast(pl.String) == "ruin").alias("ruined"),
+    )
 
     def seat_frame(name: str) -> pl.DataFrame:
         # a seat at a time: a spilled run's sessions are read for two seats at most
-        return (wanted.filter(pl.col("seat").cast(pl.String) == name).drop("seat")
-                .collect().sort("session"))
+        return (
+            wanted.filter(pl.col("seat").cast(pl.String) == name)
+            .drop("seat")
+            .collect()
+            .sort("session")
+        )
 
     a = seat_frame(base)
-    rows = [_pair(base, seat, a.join(seat_frame(seat), on="session", suffix="_b"))
-            for seat in seats if seat != base]
+    rows = [
+        _pair(base, seat, a.join(seat_frame(seat), on="session", suffix="_b"))
+        for seat in seats
+        if seat != base
+    ]
     return pl.DataFrame(rows, schema={c: _dtype(c) for c in COLUMNS}, orient="row")
 
 
@@ -84,13 +117,35 @@ def _pair(seat_a: str, seat_b: str, both: pl.DataFrame) -> tuple[Any, ...]:
     diff = net_b - net_a
     mean, low, high, p = _t_interval(diff)
     edge_a, edge_b, edge_d, edge_low, edge_high, edge_p = _ratio_difference(
-        net_a, wag_a, net_b, wag_b)
+        net_a, wag_a, net_b, wag_b
+    )
     ruin_a, ruin_b = both["ruined"].to_numpy(), both["ruined_b"].to_numpy()
     won_a, won_b = net_a > 0, net_b > 0
-    return (seat_a, seat_b, n, _mean(net_a), _mean(net_b), mean, low, high, p,
-            edge_a, edge_b, edge_d, edge_low, edge_high, edge_p,
-            _mean(ruin_a), _mean(ruin_b), _mean(ruin_b) - _mean(ruin_a), mcnemar(ruin_a, ruin_b),
-            _mean(won_a), _mean(won_b), _mean(won_b) - _mean(won_a), mcnemar(won_a, won_b))
+    return (
+        seat_a,
+        seat_b,
+        n,
+        _mean(net_a),
+        _mean(net_b),
+        mean,
+        low,
+        high,
+        p,
+        edge_a,
+        edge_b,
+        edge_d,
+        edge_low,
+        edge_high,
+        edge_p,
+        _mean(ruin_a),
+        _mean(ruin_b),
+        _mean(ruin_b) - _mean(ruin_a),
+        mcnemar(ruin_a, ruin_b),
+        _mean(won_a),
+        _mean(won_b),
+        _mean(won_b) - _mean(won_a),
+        mcnemar(won_a, won_b),
+    )
 
 
 #: degrees of freedom from which a t test's p is the normal one (below 3e-4 apart)
@@ -128,8 +183,9 @@ def _t_interval(d: np.ndarray) -> tuple[float, float, float, float]:
     return mean, mean - half, mean + half, _p_two_sided(abs(mean) / se, n - 1)
 
 
-def _ratio_difference(net_a: np.ndarray, wag_a: np.ndarray, net_b: np.ndarray, wag_b: np.ndarray
-                      ) -> tuple[float, float, float, float, float, float]:
+def _ratio_difference(
+    net_a: np.ndarray, wag_a: np.ndarray, net_b: np.ndarray, wag_b: np.ndarray
+) -> tuple[float, float, float, float, float, float]:
     """(edge A, edge B, B - A, its 95% interval, its two-sided p): each edge
     the ratio net / wagered over all sessions; the interval from each
     session's influence on the difference (the delta method), a normal
@@ -169,6 +225,8 @@ def mcnemar(a: np.ndarray, b: np.ndarray) -> float:
     k = min(only_a, only_b)
     # P(X <= k) for X ~ Binomial(n, 1/2), in logs (n may be large), doubled
     log_half = n * math.log(0.5)
-    terms = [math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + log_half)
-             for i in range(k + 1)]
+    terms = [
+        math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + log_half)
+        for i in range(k + 1)
+    ]
     return min(1.0, 2.0 * math.fsum(terms))

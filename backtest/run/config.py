@@ -53,12 +53,13 @@ from backtest.shoes.shoe import MAX_DECKS, ShoeSpec
 
 #: no amount of money in ticks (cents times the money denominator) reaches
 #: this: it would not fit the 64-bit integers money is counted in
-MONEY_LIMIT = 2 ** 62
+MONEY_LIMIT = 2**62
 #: no amount of money reaches this, in currency (its cents reach MONEY_LIMIT)
 MONEY_MAX = MONEY_LIMIT / 100
 
 #: the most sessions a run, or hands or shoes a session, may be given
-MAX_SESSIONS = 10 ** 9
+MAX_SESSIONS = 10**9
+
 
 def ticks(amount: float, den: int) -> int:
     """An amount of money in ticks: whole cents times the money denominator."""
@@ -68,8 +69,19 @@ def ticks(amount: float, den: int) -> int:
 #: a session's bankroll, when its config gives none
 DEFAULT_BANKROLL = 1000.0
 
-TOP_KEYS = ("name", "description", "seed", "sessions", "rules", "shoe", "shoes", "session",
-            "table", "seats", "baseline")
+TOP_KEYS = (
+    "name",
+    "description",
+    "seed",
+    "sessions",
+    "rules",
+    "shoe",
+    "shoes",
+    "session",
+    "table",
+    "seats",
+    "baseline",
+)
 
 
 @dataclass(frozen=True)
@@ -140,8 +152,9 @@ class _Section:
         if data is None:
             data = {}
         if not isinstance(data, Mapping):
-            raise ConfigError(f"{source}: {path or 'the config'}: expected a mapping, "
-                              f"got {shown_short(data)}")
+            raise ConfigError(
+                f"{source}: {path or 'the config'}: expected a mapping, got {shown_short(data)}"
+            )
         self.data = dict(data)
         self.path = path
         self.source = source
@@ -161,9 +174,18 @@ class _Section:
                 hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
                 raise self.fail(str(key), f"unknown key{hint} (allowed: {', '.join(allowed)})")
 
-    def number(self, key: str, default: float | None, *, minimum: float | None = None,
-               maximum: float | None = None, positive: bool = False, whole: bool = False,
-               optional: bool = False, money: bool = False) -> Any:
+    def number(
+        self,
+        key: str,
+        default: float | None,
+        *,
+        minimum: float | None = None,
+        maximum: float | None = None,
+        positive: bool = False,
+        whole: bool = False,
+        optional: bool = False,
+        money: bool = False,
+    ) -> Any:
         """A number under `key`; `money`: an amount, at least one cent when positive."""
         value = self.data.get(key, default)
         if value is None:
@@ -172,7 +194,9 @@ class _Section:
             raise self.fail(key, "is required")
         kind = "a whole number" if whole else "a number"
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.fail(key, f"expected {kind}, got {shown_short(value)}{yamlfile.number_hint(value)}")
+            raise self.fail(
+                key, f"expected {kind}, got {shown_short(value)}{yamlfile.number_hint(value)}"
+            )
         if isinstance(value, float) and not math.isfinite(value):
             raise self.fail(key, f"expected a finite number, got {shown_short(value)}")
         if whole and isinstance(value, float) and not value.is_integer():
@@ -185,12 +209,17 @@ class _Section:
             top = f"{int(maximum):,}" if float(maximum).is_integer() else f"{maximum:g}"
             raise self.fail(key, f"must be at most {top}, got {shown_short(value)}")
         if money and 0 < value < 0.01:
-            raise self.fail(key, f"must be at least 0.01: money is counted in whole cents, "
-                                 f"got {shown_short(value)}")
+            raise self.fail(
+                key,
+                f"must be at least 0.01: money is counted in whole cents, got {shown_short(value)}",
+            )
         if money and value >= MONEY_MAX:
             # (the run's own check, with the rules and the table, may ask for less)
-            raise self.fail(key, f"must be below {MONEY_MAX:.3g}: money is counted in whole "
-                                 f"cents in 64-bit integers, got {shown_short(value)}")
+            raise self.fail(
+                key,
+                f"must be below {MONEY_MAX:.3g}: money is counted in whole "
+                f"cents in 64-bit integers, got {shown_short(value)}",
+            )
         return int(value) if whole else float(value)
 
     def flag(self, key: str, default: bool) -> bool:
@@ -226,8 +255,12 @@ def read_yaml(path: Path) -> Any:
         raise ConfigError(f"{path}:{yamlfile.describe(exc)}") from None
 
 
-def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None,
-                remove: Sequence[str] = (), merge: Sequence[str] = ()) -> RunConfig:
+def load_config(
+    path: str | Path,
+    overrides: Mapping[str, Any] | None = None,
+    remove: Sequence[str] = (),
+    merge: Sequence[str] = (),
+) -> RunConfig:
     """Read and validate a run config file; `overrides` replace top-level keys
     (None values are ignored; for the keys in `merge`, an override mapping
     updates the file's mapping) and the keys in `remove` are dropped. With
@@ -237,15 +270,21 @@ def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None,
     path = Path(path)
     data = read_yaml(path)
     if data is None:
-        raise ConfigError(f"{path}: the file is empty; a run config is a mapping of keys "
-                          f"({', '.join(TOP_KEYS)}): see configs/verdict.yaml")
+        raise ConfigError(
+            f"{path}: the file is empty; a run config is a mapping of keys "
+            f"({', '.join(TOP_KEYS)}): see configs/verdict.yaml"
+        )
     if not isinstance(data, Mapping):
-        raise ConfigError(f"{path}: a run config is a mapping of keys "
-                          f"({', '.join(TOP_KEYS)}), got {shown_short(data)}")
+        raise ConfigError(
+            f"{path}: a run config is a mapping of keys "
+            f"({', '.join(TOP_KEYS)}), got {shown_short(data)}"
+        )
     sweep_keys = [k for k in ("grid", "zip") if k in data]
     if sweep_keys:
-        raise ConfigError(f"{path}: this is a sweep (it has `{sweep_keys[0]}`), not a run "
-                          f"config: run it with `backtest sweep {path} --out DIR`")
+        raise ConfigError(
+            f"{path}: this is a sweep (it has `{sweep_keys[0]}`), not a run "
+            f"config: run it with `backtest sweep {path} --out DIR`"
+        )
     merged = {k: v for k, v in data.items() if k not in remove}
     for key, value in (overrides or {}).items():
         if value is None:
@@ -253,7 +292,7 @@ def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None,
         if key in merge and isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
             kept = dict(merged[key])
             if key == "shoes" and "decks" not in value and _declares_decks(value.get("file")):
-                kept.pop("decks", None)   # they were the config's own file's
+                kept.pop("decks", None)  # they were the config's own file's
             value = {**kept, **value}
         merged[key] = value
     shoe, shoes = data.get("shoe"), merged.get("shoes")
@@ -261,8 +300,13 @@ def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None,
         # generated shoes replaced by recorded ones (run --shoes): of the same
         # decks, and the whole file (the config's sessions were for generated
         # shoes, which never run out)
-        if isinstance(shoe, Mapping) and "decks" in shoe and isinstance(shoes, Mapping) \
-                and "decks" not in shoes and not _declares_decks(shoes.get("file")):
+        if (
+            isinstance(shoe, Mapping)
+            and "decks" in shoe
+            and isinstance(shoes, Mapping)
+            and "decks" not in shoes
+            and not _declares_decks(shoes.get("file"))
+        ):
             merged["shoes"] = {**shoes, "decks": shoe["decks"]}
         merged.pop("sessions", None)
     try:
@@ -290,7 +334,7 @@ def with_line(exc: _Error, path: Path, overridden: set[str]) -> _Error:
     text = str(exc)
     if not text.startswith(head):
         return exc
-    rest = text[len(head):]
+    rest = text[len(head) :]
     key = re.split(r"[: ]", rest, maxsplit=1)[0]
     if not key or re.split(r"[.\[]", key, maxsplit=1)[0] in overridden:
         return exc
@@ -337,8 +381,12 @@ def _memo(memo: dict[Any, Any] | None, key: tuple[Any, ...], make: Any) -> Any:
     return memo[full]
 
 
-def parse_config(data: Mapping[str, Any], base_dir: Path = Path("."),
-                 source: str = "config", memo: dict[Any, Any] | None = None) -> RunConfig:
+def parse_config(
+    data: Mapping[str, Any],
+    base_dir: Path = Path("."),
+    source: str = "config",
+    memo: dict[Any, Any] | None = None,
+) -> RunConfig:
     """Validate a config mapping into a RunConfig (nothing is run). `memo`,
     a dict kept between calls, checks a section seen before (the same
     settings, folder and file) only once."""
@@ -348,23 +396,33 @@ def parse_config(data: Mapping[str, Any], base_dir: Path = Path("."),
     seed = top.number("seed", 1, minimum=0, whole=True)
     sessions = top.number("sessions", None, minimum=1, whole=True, optional=True)
     if sessions is not None and sessions > MAX_SESSIONS:
-        raise top.fail("sessions", f"at most {MAX_SESSIONS:,}, got {shown_count(sessions)}; "
-                                   "split a larger run into runs with other seeds")
+        raise top.fail(
+            "sessions",
+            f"at most {MAX_SESSIONS:,}, got {shown_count(sessions)}; "
+            "split a larger run into runs with other seeds",
+        )
     name = top.text("name", None) or Path(source).stem
-    top.text("description", None)   # free text, but text
+    top.text("description", None)  # free text, but text
 
     if "rules" in raw and raw["rules"] is None:
-        raise top.fail("rules", "is empty: give a preset (commission, no-commission, ez, ...), "
-                                "a rules file, or a mapping; leave the key out for commission")
+        raise top.fail(
+            "rules",
+            "is empty: give a preset (commission, no-commission, ez, ...), "
+            "a rules file, or a mapping; leave the key out for commission",
+        )
     try:
-        rules = _memo(memo, ("rules", str(base_dir), raw.get("rules", "commission")),
-                      lambda: load_rules(_resolve_rules(raw.get("rules", "commission"), base_dir)))
+        rules = _memo(
+            memo,
+            ("rules", str(base_dir), raw.get("rules", "commission")),
+            lambda: load_rules(_resolve_rules(raw.get("rules", "commission"), base_dir)),
+        )
     except RulesError as exc:
         raise ConfigError(f"{source}: rules: {str(exc).removeprefix('rules: ')}") from None
 
     if "shoe" in raw and "shoes" in raw:
-        raise top.fail("shoes", "give either `shoe` (generated shoes) or `shoes` "
-                                "(a recorded file), not both")
+        raise top.fail(
+            "shoes", "give either `shoe` (generated shoes) or `shoes` (a recorded file), not both"
+        )
     shoe: ShoeSpec | None = None
     recorded: RecordedShoes | None = None
     if "shoes" in raw:
@@ -378,32 +436,42 @@ def parse_config(data: Mapping[str, Any], base_dir: Path = Path("."),
             fpath = Path(file)
         if not fpath.is_file():
             if fpath.is_dir() or Path(file).is_dir():
-                raise sec.fail("file", f"{file} is a directory, not a shoe file (give one "
-                                       "file of shoes)")
+                raise sec.fail(
+                    "file", f"{file} is a directory, not a shoe file (give one file of shoes)"
+                )
             if fpath.exists():
-                raise sec.fail("file", f"{file} is not a regular file (a device or a pipe); "
-                                       "give a file of shoes")
+                raise sec.fail(
+                    "file",
+                    f"{file} is not a regular file (a device or a pipe); give a file of shoes",
+                )
             raise sec.fail("file", f"file {file} does not exist (looked in {fpath.parent})")
-        decks = sec.number("decks", None, minimum=1, maximum=MAX_DECKS, whole=True,
-                           optional=True)
+        decks = sec.number("decks", None, minimum=1, maximum=MAX_DECKS, whole=True, optional=True)
         from backtest.shoes.recorded import shoe_decks
 
-        try:   # unless given, as many as the file says (else 8)
+        try:  # unless given, as many as the file says (else 8)
             decks = shoe_decks(fpath, decks, "shoes.decks")
         except ShoeFormatError as exc:
             raise ConfigError(f"{source}: {exc}") from None
         columns = sec.data.get("columns") or {}
         if not isinstance(columns, Mapping):
-            raise sec.fail("columns", "expected a mapping of our columns to the file's, such "
-                                      f"as {{winner: Result, shoe: Shoe}}, got {shown(columns)}")
+            raise sec.fail(
+                "columns",
+                "expected a mapping of our columns to the file's, such "
+                f"as {{winner: Result, shoe: Shoe}}, got {shown(columns)}",
+            )
         from backtest.shoes.recorded import check_columns
 
         try:
             check_columns(columns, f"{source}: shoes.columns")
         except UsageError as exc:
             raise ConfigError(str(exc)) from None
-        recorded = RecordedShoes(fpath, decks, sec.flag("loop", False), sec.flag("burn", False),
-                                 tuple((str(k), str(v)) for k, v in columns.items()))
+        recorded = RecordedShoes(
+            fpath,
+            decks,
+            sec.flag("loop", False),
+            sec.flag("burn", False),
+            tuple((str(k), str(v)) for k, v in columns.items()),
+        )
     else:
         sec = _Section(raw.get("shoe"), "shoe", source)
         sec.check_keys(("decks", "cut_card", "extra_hands", "burn", "cut"))
@@ -411,10 +479,13 @@ def parse_config(data: Mapping[str, Any], base_dir: Path = Path("."),
         if cut is not None and cut != "random":
             cut = sec.number("cut", None, minimum=0, whole=True)
         try:
-            shoe = ShoeSpec(decks=sec.number("decks", 8, minimum=1, whole=True),
-                            cut_card=sec.number("cut_card", 14, minimum=0, whole=True),
-                            extra_hands=sec.number("extra_hands", 1, minimum=0, whole=True),
-                            burn=sec.flag("burn", True), cut=cut)
+            shoe = ShoeSpec(
+                decks=sec.number("decks", 8, minimum=1, whole=True),
+                cut_card=sec.number("cut_card", 14, minimum=0, whole=True),
+                extra_hands=sec.number("extra_hands", 1, minimum=0, whole=True),
+                burn=sec.flag("burn", True),
+                cut=cut,
+            )
         except RulesError as exc:
             raise ConfigError(f"{source}: {str(exc).replace('shoe: ', 'shoe.')}") from None
 
@@ -425,29 +496,57 @@ def parse_config(data: Mapping[str, Any], base_dir: Path = Path("."),
         stop_loss=sec.number("stop_loss", None, positive=True, optional=True, money=True),
         win_goal=sec.number("win_goal", None, positive=True, optional=True, money=True),
         # (a session deals at most 2**20 shoes: larger numbers only mean "no end")
-        max_hands=sec.number("max_hands", None, minimum=1, maximum=MAX_SESSIONS,
-                             whole=True, optional=True),
-        max_shoes=sec.number("max_shoes", 1 if "max_hands" not in sec.data else None,
-                             minimum=1, maximum=MAX_SESSIONS, whole=True, optional=True),
+        max_hands=sec.number(
+            "max_hands", None, minimum=1, maximum=MAX_SESSIONS, whole=True, optional=True
+        ),
+        max_shoes=sec.number(
+            "max_shoes",
+            1 if "max_hands" not in sec.data else None,
+            minimum=1,
+            maximum=MAX_SESSIONS,
+            whole=True,
+            optional=True,
+        ),
     )
     if session.max_hands is None and session.max_shoes is None:
         raise sec.fail("max_shoes", "a session needs an end: give max_shoes or max_hands")
 
     # (the rules' object is the memo's own: one for each rules setting)
-    limits = _memo(memo, ("table", source, id(rules), raw.get("table")),
-                   lambda: _limits(raw.get("table"), source, rules))
-    seats = _memo(memo, ("seats", source, str(base_dir), raw.get("seats")),
-                  lambda: _seats(raw.get("seats"), source, base_dir))
+    limits = _memo(
+        memo,
+        ("table", source, id(rules), raw.get("table")),
+        lambda: _limits(raw.get("table"), source, rules),
+    )
+    seats = _memo(
+        memo,
+        ("seats", source, str(base_dir), raw.get("seats")),
+        lambda: _seats(raw.get("seats"), source, base_dir),
+    )
     baseline = top.text("baseline", None)
     labels = [seat.label for seat in seats]
     if baseline is not None and baseline not in labels:
         close = difflib.get_close_matches(baseline, labels, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise top.fail("baseline", f"no seat is called {baseline!r}{hint}; the seats are "
-                                   f"{', '.join(repr(x) for x in labels)}")
-    return RunConfig(name=name, seed=seed, sessions=sessions, rules=rules, shoe=shoe,
-                     recorded=recorded, session=session, limits=limits, seats=seats, raw=raw,
-                     base_dir=base_dir, source=source, baseline=baseline)
+        raise top.fail(
+            "baseline",
+            f"no seat is called {baseline!r}{hint}; the seats are "
+            f"{', '.join(repr(x) for x in labels)}",
+        )
+    return RunConfig(
+        name=name,
+        seed=seed,
+        sessions=sessions,
+        rules=rules,
+        shoe=shoe,
+        recorded=recorded,
+        session=session,
+        limits=limits,
+        seats=seats,
+        raw=raw,
+        base_dir=base_dir,
+        source=source,
+        baseline=baseline,
+    )
 
 
 def _resolve_rules(spec: Any, base_dir: Path) -> Any:
@@ -477,14 +576,18 @@ def _limits(data: Any, source: str, rules: Rules) -> TableLimits:
         minimum[bet] = one.number("min", minimum[bet], positive=True, money=True)
         maximum[bet] = one.number("max", maximum[bet], positive=True, money=True)
         if maximum[bet] < minimum[bet]:
-            raise one.fail("max", f"the maximum {maximum[bet]:g} is below the minimum {minimum[bet]:g}")
+            raise one.fail(
+                "max", f"the maximum {maximum[bet]:g} is below the minimum {minimum[bet]:g}"
+            )
     return TableLimits(minimum, maximum)
 
 
 def _seats(data: Any, source: str, base_dir: Path) -> tuple[SeatSpec, ...]:
     if not isinstance(data, list) or not data:
-        raise ConfigError(f"{source}: seats: give a list of one or more seats, each with a "
-                          f"`strategy` (run `backtest strategies` to list them), got {shown_short(data)}")
+        raise ConfigError(
+            f"{source}: seats: give a list of one or more seats, each with a "
+            f"`strategy` (run `backtest strategies` to list them), got {shown_short(data)}"
+        )
     from strategies import registry
 
     seats = []
@@ -496,8 +599,10 @@ def _seats(data: Any, source: str, base_dir: Path) -> tuple[SeatSpec, ...]:
         given = item.get("name") if isinstance(item, dict) else None
         if isinstance(given, str) and given:
             if given in named:
-                raise ConfigError(f"{source}: seats[{i}].name: {given!r} is already the name of "
-                                  f"seats[{named[given]}]; give each seat its own name")
+                raise ConfigError(
+                    f"{source}: seats[{i}].name: {given!r} is already the name of "
+                    f"seats[{named[given]}]; give each seat its own name"
+                )
             named[given] = i
     labels = set(named)
     for i, item in enumerate(data):
@@ -521,8 +626,9 @@ def _seats(data: Any, source: str, base_dir: Path) -> tuple[SeatSpec, ...]:
         if not label:
             # a class of the user's (module:Class, file.py:Class): by its own name
             own = getattr(cls, "name", None)
-            label = base = own if ":" in name and isinstance(own, str) and own.isprintable() \
-                and own else name
+            label = base = (
+                own if ":" in name and isinstance(own, str) and own.isprintable() and own else name
+            )
             number = i + 1
             while label in labels:
                 label = f"{base} #{number}"
@@ -539,7 +645,7 @@ def _build(cls: Any, params: Any, path: str) -> Any:
         return cls.from_config(params, path)
     except BacktestError:
         raise
-    except (Exception, SystemExit) as exc:   # a user's class: say what and where, in one line
+    except (Exception, SystemExit) as exc:  # a user's class: say what and where, in one line
         raise StrategyError(f"{path}: making the strategy {describe_raised(exc)}") from None
 
 
@@ -550,16 +656,18 @@ def build_strategies(config: RunConfig) -> list[Any]:
     out = []
     for i, seat in enumerate(config.seats):
         try:
-            strategy = _build(registry.get(seat.strategy, seat.base_dir), seat.params,
-                              f"seats[{i}].params")
+            strategy = _build(
+                registry.get(seat.strategy, seat.base_dir), seat.params, f"seats[{i}].params"
+            )
         except BacktestError as exc:
             raise ConfigError(f"{config.source}: {exc}") from None
         try:
             strategy.at_table(config.rules)
         except BacktestError:
             raise
-        except (Exception, SystemExit) as exc:   # a user's class: one line
-            raise StrategyError(f"{config.source}: seats[{i}] ({seat.label}): at_table() "
-                                f"{describe_raised(exc)}") from None
+        except (Exception, SystemExit) as exc:  # a user's class: one line
+            raise StrategyError(
+                f"{config.source}: seats[{i}] ({seat.label}): at_table() {describe_raised(exc)}"
+            ) from None
         out.append(strategy)
     return out

@@ -57,10 +57,10 @@ BETS = tuple(Bet)
 class SeatResult:
     """Raw per-session numbers of one seat, in ticks (1/(100*D) currency)."""
 
-    stats: np.ndarray      # (sessions, N_STATS) int64
-    wagered: np.ndarray    # (sessions, 7) int64
-    expected: np.ndarray   # (sessions,) float64, expected net in currency
-    variance: np.ndarray   # (sessions,) float64, the net's variance given the stakes
+    stats: np.ndarray  # (sessions, N_STATS) int64
+    wagered: np.ndarray  # (sessions, 7) int64
+    expected: np.ndarray  # (sessions,) float64, expected net in currency
+    variance: np.ndarray  # (sessions,) float64, the net's variance given the stakes
     ledger: dict[str, np.ndarray] | None = None
 
 
@@ -91,23 +91,32 @@ class RunResult:
 
 # --- running one chunk ----------------------------------------------------------------
 
+
 def _table(config: RunConfig, hands: Hands) -> inputs.Table:
     """The table the session loop plays at, for these hands."""
     rules = config.rules
     den = rules.money_denominator
     min_c = np.array([round(config.limits.minimum[b] * 100) for b in BETS], np.int64)
     max_c = np.array([round(config.limits.maximum[b] * 100) for b in BETS], np.int64)
-    offered = np.array([rules.payout(b) is not None and not payouts.missing_for(b, hands, rules)
-                        for b in BETS])
+    offered = np.array(
+        [rules.payout(b) is not None and not payouts.missing_for(b, hands, rules) for b in BETS]
+    )
     decks = config.shoe.decks if config.shoe is not None else config.recorded.decks  # type: ignore[union-attr]
     full = full_shoe_counts(decks)
     pv = payout_vector(rules)
     evs = ev_array(full, pv)
-    return inputs.Table(int(den), min_c, max_c, offered,
-                              bool(rules.player_and_banker_together),
-                              bool(rules.pairs_need_main_bet), full, pv,
-                              np.nan_to_num(evs, nan=0.0),
-                              unit_covariance(full, rules) * np.outer(offered, offered))
+    return inputs.Table(
+        int(den),
+        min_c,
+        max_c,
+        offered,
+        bool(rules.player_and_banker_together),
+        bool(rules.pairs_need_main_bet),
+        full,
+        pv,
+        np.nan_to_num(evs, nan=0.0),
+        unit_covariance(full, rules) * np.outer(offered, offered),
+    )
 
 
 def _seat_key(seed: int, seat: int) -> np.uint64:
@@ -123,16 +132,23 @@ def _settled_bets(strategies: Sequence[Strategy], force_python: bool) -> set[Bet
     return set().union(*(s.possible_bets() for s in strategies))
 
 
-def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: int,
-              ledger: bool = False, force_python: bool = False,
-              buffers: Buffers | None = None) -> tuple[list[SeatResult], int]:
+def run_chunk(
+    config: RunConfig,
+    strategies: Sequence[Strategy],
+    lo: int,
+    hi: int,
+    ledger: bool = False,
+    force_python: bool = False,
+    buffers: Buffers | None = None,
+) -> tuple[list[SeatResult], int]:
     """Run sessions lo..hi-1 for every seat; returns per-seat results and the
     hands the sessions cover (each seat plays them, unless ruined or stopped).
     `buffers`: where the chunk's hands are dealt, if the chunks of a run share them."""
     hands, bounds, shoe_no = hands_for(config, lo, hi, buffers)
     table = _table(config, hands)
-    unit = payouts.unit_results(hands, config.rules, _settled_bets(strategies, force_python),
-                                buffers)
+    unit = payouts.unit_results(
+        hands, config.rules, _settled_bets(strategies, force_python), buffers
+    )
     session_ids = np.arange(lo, hi, dtype=np.int64)
     s = config.session
     tick = 100 * table.den
@@ -144,57 +160,83 @@ def run_chunk(config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: in
     max_hands = -1 if s.max_hands is None else s.max_hands
     n_sessions = hi - lo
     # the exact EVs before each hand: worked out once, for every counting seat
-    ev_shared = inputs.SharedEvs(*inputs.shared_evs(
-        len(hands), sum(bool(strat.uses_cards) for strat in strategies),
-        any(strat.uses_cards and inputs.needs_deals(
-            strat, runs_compiled(strat) and kind_of(strat) != USER and not force_python)
-            for strat in strategies)))
+    ev_shared = inputs.SharedEvs(
+        *inputs.shared_evs(
+            len(hands),
+            sum(bool(strat.uses_cards) for strat in strategies),
+            any(
+                strat.uses_cards
+                and inputs.needs_deals(
+                    strat, runs_compiled(strat) and kind_of(strat) != USER and not force_python
+                )
+                for strat in strategies
+            ),
+        )
+    )
     results = []
-    dealt = inputs.Dealt(hands.winner, hands.hand, shoe_no, unit, hands.cards, bounds,
-                               session_ids)
+    dealt = inputs.Dealt(hands.winner, hands.hand, shoe_no, unit, hands.cards, bounds, session_ids)
     for k, strat in enumerate(strategies):
         bets = strat.possible_bets()
         ruin_below = min(int(table.min_c[b.code]) for b in bets) * table.den if bets else 0
         size = len(hands) if ledger else 0
         outputs = inputs.Outputs(
             np.zeros((n_sessions, table_rules.N_STATS), np.int64),
-            np.zeros((n_sessions, len(BETS)), np.int64), np.zeros(n_sessions), np.zeros(n_sessions),
+            np.zeros((n_sessions, len(BETS)), np.int64),
+            np.zeros(n_sessions),
+            np.zeros(n_sessions),
             bool(ledger),
-            np.zeros(size, np.int64), np.zeros((size, len(BETS)), np.int64),
-            np.zeros(size, np.int64), np.zeros(size, np.int64))
-        stops = inputs.Stops(int(bankroll0), int(stop_loss), int(win_goal), int(max_hands),
-                                   int(ruin_below))
+            np.zeros(size, np.int64),
+            np.zeros((size, len(BETS)), np.int64),
+            np.zeros(size, np.int64),
+            np.zeros(size, np.int64),
+        )
+        stops = inputs.Stops(
+            int(bankroll0), int(stop_loss), int(win_goal), int(max_hands), int(ruin_below)
+        )
         key = _seat_key(config.seed, k)
         if runs_compiled(strat) and not force_python:
             fns = user_functions(strat)
             in_loop = inputs.seat_of(strat, key)
             work = inputs.work_for(in_loop, dealt)
-            code, at, rows = session_loop.run_sessions(in_loop, fns, dealt, table, stops,
-                                                       ev_shared, outputs, work)
+            code, at, rows = session_loop.run_sessions(
+                in_loop, fns, dealt, table, stops, ev_shared, outputs, work
+            )
         else:
             try:
-                code, at, rows = python_loop.run_python(strat, key, dealt, table, stops,
-                                                        ev_shared, outputs)
+                code, at, rows = python_loop.run_python(
+                    strat, key, dealt, table, stops, ev_shared, outputs
+                )
             except python_loop.Raised as raised:
-                raise StrategyError(f"{config.source}: seats[{k}] ({config.seats[k].label}): "
-                                    f"{raised.describe()}, "
-                                    f"{_hand_words(hands, shoe_no, bounds, lo, raised.at)}") from None
+                raise StrategyError(
+                    f"{config.source}: seats[{k}] ({config.seats[k].label}): "
+                    f"{raised.describe()}, "
+                    f"{_hand_words(hands, shoe_no, bounds, lo, raised.at)}"
+                ) from None
         if code != table_rules.PLACE_OK:
             seat = config.seats[k]
             raise StrategyError(
                 f"{config.source}: seats[{k}] ({seat.label}) "
                 f"{table_rules.PLACE_ERRORS[int(code)]} "
-                f"{_hand_words(hands, shoe_no, bounds, lo, at)}{_why(int(code), config, table)}")
+                f"{_hand_words(hands, shoe_no, bounds, lo, at)}{_why(int(code), config, table)}"
+            )
         ledger_cols = None
         if ledger:
             idx = outputs.led_idx[:rows]
             sess = np.searchsorted(bounds, idx, side="right") - 1 + lo
-            ledger_cols = {"session": sess, "shoe": shoe_no[idx] + 1, "hand": hands.hand[idx],
-                           "winner": hands.winner[idx], "cents": outputs.led_cents[:rows],
-                           "net": outputs.led_net[:rows] / tick,
-                           "bankroll": outputs.led_bank[:rows] / tick}
-        results.append(SeatResult(outputs.stats, outputs.wagered, outputs.expected,
-                                  outputs.variance, ledger_cols))
+            ledger_cols = {
+                "session": sess,
+                "shoe": shoe_no[idx] + 1,
+                "hand": hands.hand[idx],
+                "winner": hands.winner[idx],
+                "cents": outputs.led_cents[:rows],
+                "net": outputs.led_net[:rows] / tick,
+                "bankroll": outputs.led_bank[:rows] / tick,
+            }
+        results.append(
+            SeatResult(
+                outputs.stats, outputs.wagered, outputs.expected, outputs.variance, ledger_cols
+            )
+        )
     # the hands the sessions cover (a session's shoes are dealt whole, and
     # max_hands may end it before they are)
     lengths = np.diff(bounds)
@@ -212,26 +254,38 @@ def _why(code: int, config: RunConfig, table: inputs.Table) -> str:
         if not rules.player_and_banker_together:
             reasons.append(f"the {rules.name} table does not take Player and Banker together")
         if rules.pairs_need_main_bet:
-            reasons.append(f"at the {rules.name} table a pair bet needs a Player, Banker or Tie "
-                           "bet beside it")
+            reasons.append(
+                f"at the {rules.name} table a pair bet needs a Player, Banker or Tie bet beside it"
+            )
         return f" ({'; '.join(reasons)})" if reasons else ""
     return ""
 
 
 def _hand_words(hands: Hands, shoe_no: np.ndarray, bounds: np.ndarray, lo: int, at: int) -> str:
     """'on hand H of shoe S in session N' for the hand at index `at` of a chunk."""
-    return (f"on hand {int(hands.hand[at])} of shoe {int(shoe_no[at]) + 1} in session "
-            f"{lo + int(np.searchsorted(bounds, at, side='right'))}")
+    return (
+        f"on hand {int(hands.hand[at])} of shoe {int(shoe_no[at]) + 1} in session "
+        f"{lo + int(np.searchsorted(bounds, at, side='right'))}"
+    )
 
 
 # --- the whole run -----------------------------------------------------------------------
 
-def run_task(raw: dict[str, Any], base_dir: str, source: str, lo: int, hi: int,
-          ledger: bool, force_python: bool = False) -> tuple[list[SeatResult], int]:
+
+def run_task(
+    raw: dict[str, Any],
+    base_dir: str,
+    source: str,
+    lo: int,
+    hi: int,
+    ledger: bool,
+    force_python: bool = False,
+) -> tuple[list[SeatResult], int]:
     """A chunk in a worker process: rebuild the config from its mapping."""
     config = _config_in_worker(repr(raw), base_dir, source, raw)
-    return run_chunk(config, build_strategies(config), lo, hi, ledger, force_python,
-                     _worker_buffers())
+    return run_chunk(
+        config, build_strategies(config), lo, hi, ledger, force_python, _worker_buffers()
+    )
 
 
 #: each thread's buffers for the chunks it runs (a Dask worker may run tasks
@@ -264,8 +318,9 @@ def _config_in_worker(text: str, base_dir: str, source: str, raw: dict[str, Any]
     return _WORKER_CONFIGS[key]
 
 
-def prepare(config: RunConfig, sessions: int | None = None,
-            memo: dict[Any, Any] | None = None) -> tuple[int, int, list[Strategy]]:
+def prepare(
+    config: RunConfig, sessions: int | None = None, memo: dict[Any, Any] | None = None
+) -> tuple[int, int, list[Strategy]]:
     """Validate a run before any work: (sessions, hands in one session, strategies).
 
     `memo`, a dict kept between calls (a sweep's cells), checks the seats once
@@ -279,9 +334,22 @@ def prepare(config: RunConfig, sessions: int | None = None,
         import json
 
         raw = config.raw
-        key = ("seats at the table", config.source, str(config.base_dir),
-               json.dumps([raw.get("seats"), raw.get("rules"), raw.get("table"),
-                           sorted(probe.known), probe.source], sort_keys=True, default=repr))
+        key = (
+            "seats at the table",
+            config.source,
+            str(config.base_dir),
+            json.dumps(
+                [
+                    raw.get("seats"),
+                    raw.get("rules"),
+                    raw.get("table"),
+                    sorted(probe.known),
+                    probe.source,
+                ],
+                sort_keys=True,
+                default=repr,
+            ),
+        )
         if key in memo:
             return n, max(1, len(probe)), memo[key]
     strategies = build_strategies(config)
@@ -291,8 +359,9 @@ def prepare(config: RunConfig, sessions: int | None = None,
     return n, max(1, len(probe)), strategies
 
 
-def seat_frames(config: RunConfig, part: tuple[list[SeatResult], int], first_session: int
-                ) -> list[tuple[pl.DataFrame, pl.DataFrame | None]]:
+def seat_frames(
+    config: RunConfig, part: tuple[list[SeatResult], int], first_session: int
+) -> list[tuple[pl.DataFrame, pl.DataFrame | None]]:
     """One chunk's (sessions frame, ledger frame or None) for each seat."""
     from backtest.run import metrics
 
@@ -300,8 +369,16 @@ def seat_frames(config: RunConfig, part: tuple[list[SeatResult], int], first_ses
     out = []
     for k, seat in enumerate(config.seats):
         r = part[0][k]
-        sessions = metrics.sessions_frame(seat.label, seat.strategy, r.stats, r.wagered,
-                                          r.expected, tick, first_session, r.variance)
+        sessions = metrics.sessions_frame(
+            seat.label,
+            seat.strategy,
+            r.stats,
+            r.wagered,
+            r.expected,
+            tick,
+            first_session,
+            r.variance,
+        )
         ledger = metrics.ledger_frame(seat.label, [r.ledger]) if r.ledger is not None else None
         out.append((sessions, ledger))
     return out
@@ -312,8 +389,9 @@ def spill_path(spill: Path, seat: int, lo: int) -> Path:
     return spill / f"sessions-{seat:04d}-{lo:012d}.arrow"
 
 
-def chunk_frames(config: RunConfig, part: tuple[list[SeatResult], int], lo: int,
-                 spill: Path | None) -> list[SeatFrames]:
+def chunk_frames(
+    config: RunConfig, part: tuple[list[SeatResult], int], lo: int, spill: Path | None
+) -> list[SeatFrames]:
     """A chunk's frames for each seat; with `spill`, the sessions frames are
     written there (Arrow IPC, LZ4: half the time of Parquet with zstd,
     for files 1.8 times as large, which last only as long as the run) and
@@ -328,10 +406,12 @@ def chunk_frames(config: RunConfig, part: tuple[list[SeatResult], int], lo: int,
     return seats
 
 
-def finish(config: RunConfig,
-           chunks: Sequence[Sequence[SeatFrames]],
-           ledger: bool = False, spilled: Sequence[Sequence[tuple[Path, int]]] = ()
-           ) -> tuple[pl.DataFrame | pl.LazyFrame, pl.DataFrame, pl.DataFrame | None]:
+def finish(
+    config: RunConfig,
+    chunks: Sequence[Sequence[SeatFrames]],
+    ledger: bool = False,
+    spilled: Sequence[Sequence[tuple[Path, int]]] = (),
+) -> tuple[pl.DataFrame | pl.LazyFrame, pl.DataFrame, pl.DataFrame | None]:
     """The sessions, summary (and ledger) frames from every chunk's seat frames,
     in seat then session order. With `spilled` (for each seat, its chunks'
     sessions frames written to these Arrow IPC files, in session order) the
@@ -346,21 +426,29 @@ def finish(config: RunConfig,
         sessions = pl.scan_ipc([f for files in spilled for f, _ in files])
         blocks = [metrics.file_blocks(files) for files in spilled]
     else:
-        seat_sessions = [pl.concat([s for c in chunks if (s := c[k][0]) is not None],
-                                   rechunk=False) for k in range(n_seats)]
+        seat_sessions = [
+            pl.concat([s for c in chunks if (s := c[k][0]) is not None], rechunk=False)
+            for k in range(n_seats)
+        ]
         sessions = pl.concat(seat_sessions, rechunk=False)
         blocks = [metrics.frame_blocks(frame) for frame in seat_sessions]
-    summary = metrics.summary([(seat.label, seat.strategy, seat_blocks)
-                               for seat, seat_blocks in zip(config.seats, blocks)])
+    summary = metrics.summary(
+        [
+            (seat.label, seat.strategy, seat_blocks)
+            for seat, seat_blocks in zip(config.seats, blocks)
+        ]
+    )
     ledger_df = None
     if ledger:
-        ledger_df = pl.concat([led for k in range(n_seats) for c in chunks
-                               if (led := c[k][1]) is not None])
+        ledger_df = pl.concat(
+            [led for k in range(n_seats) for c in chunks if (led := c[k][1]) is not None]
+        )
     return sessions, summary, ledger_df
 
 
-def assemble(config: RunConfig, parts: Sequence[tuple[list[SeatResult], int]],
-             ledger: bool = False) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame | None]:
+def assemble(
+    config: RunConfig, parts: Sequence[tuple[list[SeatResult], int]], ledger: bool = False
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame | None]:
     """The sessions, summary (and ledger) frames from chunk results in session order."""
     chunks: list[list[tuple[pl.DataFrame, pl.DataFrame | None]]] = []
     first = 0
@@ -372,11 +460,18 @@ def assemble(config: RunConfig, parts: Sequence[tuple[list[SeatResult], int]],
     return sessions, summary, ledger_df
 
 
-def run(config: RunConfig, sessions: int | None = None, workers: int | None = None,
-        ledger: bool = False,
-        progress: Callable[[int, int, int], None] | None = None,
-        force_python: bool = False, spill: Path | None = None,
-        executor: str = "local", address: str | None = None, paths: int = 0) -> RunResult:
+def run(
+    config: RunConfig,
+    sessions: int | None = None,
+    workers: int | None = None,
+    ledger: bool = False,
+    progress: Callable[[int, int, int], None] | None = None,
+    force_python: bool = False,
+    spill: Path | None = None,
+    executor: str = "local",
+    address: str | None = None,
+    paths: int = 0,
+) -> RunResult:
     """Run every session of `config` for every seat.
 
     workers > 1 spreads chunks of sessions over processes; executor "dask"
@@ -408,8 +503,11 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
         # every core for a large run; with Dask, this machine's cores (the local
         # cluster's size, and how finely the sessions are split for any cluster)
         weight = COUNTING_WEIGHT if any(strat.uses_cards for strat in strategies) else 1
-        workers = default_workers() if executor == "dask" or \
-            n * per_session * weight >= PARALLEL_HANDS else 1
+        workers = (
+            default_workers()
+            if executor == "dask" or n * per_session * weight >= PARALLEL_HANDS
+            else 1
+        )
     check_workers(workers)
     chunks = plan_chunks(n, per_session, workers)
     frames: list[list[SeatFrames]] = []
@@ -456,15 +554,34 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
         from backtest.run.cluster import dask_client
 
         with dask_client(workers, address) as client:
-            _collect_in_order(chunks, workers, collect, lambda lo, hi: client.submit(
-                run_task, dict(config.raw), str(config.base_dir), config.source, lo, hi,
-                ledger, force_python, pure=False))
+            _collect_in_order(
+                chunks,
+                workers,
+                collect,
+                lambda lo, hi: client.submit(
+                    run_task,
+                    dict(config.raw),
+                    str(config.base_dir),
+                    config.source,
+                    lo,
+                    hi,
+                    ledger,
+                    force_python,
+                    pure=False,
+                ),
+            )
     elif workers > 1 and len(chunks) > 1 and not force_python:
-        if path_frame is None:   # (those sessions loaded every kernel a run needs)
+        if path_frame is None:  # (those sessions loaded every kernel a run needs)
             warm(config, strategies)
         with process_pool(workers) as pool:
-            _collect_in_order(chunks, workers, collect, lambda lo, hi: pool.submit(
-                run_task, dict(config.raw), str(config.base_dir), config.source, lo, hi, ledger))
+            _collect_in_order(
+                chunks,
+                workers,
+                collect,
+                lambda lo, hi: pool.submit(
+                    run_task, dict(config.raw), str(config.base_dir), config.source, lo, hi, ledger
+                ),
+            )
     else:
         buffers = Buffers()
         for lo, hi in chunks:
@@ -474,8 +591,9 @@ def run(config: RunConfig, sessions: int | None = None, workers: int | None = No
     from backtest.run.comparisons import compare
 
     paired = compare(sessions_frame, [seat.label for seat in config.seats], config.baseline)
-    return RunResult(config, sessions_frame, summary, ledger_df, config.seed, done_h, path_frame,
-                     paired)
+    return RunResult(
+        config, sessions_frame, summary, ledger_df, config.seed, done_h, path_frame, paired
+    )
 
 
 def merge_parts(parts: Sequence[tuple[list[SeatResult], int]]) -> tuple[list[SeatResult], int]:
@@ -487,12 +605,19 @@ def merge_parts(parts: Sequence[tuple[list[SeatResult], int]]) -> tuple[list[Sea
         rs = [p[0][k] for p in parts]
         ledger = None
         if rs[0].ledger is not None:
-            ledger = {c: np.concatenate([r.ledger[c] for r in rs if r.ledger is not None])
-                      for c in rs[0].ledger}
-        seats.append(SeatResult(np.concatenate([r.stats for r in rs]),
-                                np.concatenate([r.wagered for r in rs]),
-                                np.concatenate([r.expected for r in rs]),
-                                np.concatenate([r.variance for r in rs]), ledger))
+            ledger = {
+                c: np.concatenate([r.ledger[c] for r in rs if r.ledger is not None])
+                for c in rs[0].ledger
+            }
+        seats.append(
+            SeatResult(
+                np.concatenate([r.stats for r in rs]),
+                np.concatenate([r.wagered for r in rs]),
+                np.concatenate([r.expected for r in rs]),
+                np.concatenate([r.variance for r in rs]),
+                ledger,
+            )
+        )
     return seats, sum(p[1] for p in parts)
 
 
@@ -506,14 +631,19 @@ def _paths_of(config: RunConfig, part: tuple[list[SeatResult], int]) -> pl.DataF
     session, hand (the seat's n-th hand), bankroll."""
     _, _, ledger = assemble(config, [part], ledger=True)
     assert ledger is not None
-    return (ledger.select("seat", "session", "bankroll")
-            .with_columns(pl.int_range(pl.len()).over("seat", "session").add(1).alias("hand"))
-            .select("seat", "session", "hand", "bankroll"))
+    return (
+        ledger.select("seat", "session", "bankroll")
+        .with_columns(pl.int_range(pl.len()).over("seat", "session").add(1).alias("hand"))
+        .select("seat", "session", "hand", "bankroll")
+    )
 
 
-def _collect_in_order(chunks: Sequence[tuple[int, int]], workers: int,
-                      collect: Callable[[int, int, tuple[list[SeatResult], int]], None],
-                      submit: Callable[[int, int], Any]) -> None:
+def _collect_in_order(
+    chunks: Sequence[tuple[int, int]],
+    workers: int,
+    collect: Callable[[int, int, tuple[list[SeatResult], int]], None],
+    submit: Callable[[int, int], Any],
+) -> None:
     """Run the chunks on workers (`submit(lo, hi)` gives a future) and collect
     their results in order, a few chunks ahead of the one collected, not
     all: results this process has not turned into frames yet would pile up

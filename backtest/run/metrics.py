@@ -61,9 +61,16 @@ def _constant(name: str, n: int) -> pl.Series:
     return first.new_from_index(0, n) if n > 1 else first
 
 
-def sessions_frame(label: str, strategy: str, stats: np.ndarray, wagered: np.ndarray,
-                   expected: np.ndarray, tick: float, first_session: int = 0,
-                   variance: np.ndarray | None = None) -> pl.DataFrame:
+def sessions_frame(
+    label: str,
+    strategy: str,
+    stats: np.ndarray,
+    wagered: np.ndarray,
+    expected: np.ndarray,
+    tick: float,
+    first_session: int = 0,
+    variance: np.ndarray | None = None,
+) -> pl.DataFrame:
     """One row per session of one seat (money in currency units), sessions
     numbered from first_session + 1. Counts are 32-bit and names categorical:
     a run keeps this frame for every session, so its width is its memory."""
@@ -113,7 +120,8 @@ def ledger_frame(label: str, parts: Sequence[dict[str, np.ndarray] | None]) -> p
         "shoe": joined["shoe"],
         "hand": joined["hand"],
         "winner": pl.Series(joined["winner"].astype(np.int64)).replace_strict(
-            {0: "player", 1: "banker", 2: "tie"}, return_dtype=WINNER),
+            {0: "player", 1: "banker", 2: "tie"}, return_dtype=WINNER
+        ),
     }
     for bet in Bet:
         data[f"stake_{bet.value}"] = joined["cents"][:, bet.code] / 100.0
@@ -136,10 +144,13 @@ def t95(sessions: np.ndarray) -> np.ndarray:
     big = v >= 1000
     if big.any():
         z, w = Z95, v[big]
-        out[big] = (z + (z ** 3 + z) / 4 / w + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96 / w ** 2
-                    + (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384 / w ** 3
-                    + (79 * z ** 9 + 776 * z ** 7 + 1482 * z ** 5 - 1920 * z ** 3 - 945 * z)
-                    / 92160 / w ** 4)
+        out[big] = (
+            z
+            + (z**3 + z) / 4 / w
+            + (5 * z**5 + 16 * z**3 + 3 * z) / 96 / w**2
+            + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384 / w**3
+            + (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160 / w**4
+        )
     small = (v >= 1) & ~big
     if small.any():
         quantiles = {df: t_quantile(df, 0.975) for df in np.unique(v[small]).astype(int).tolist()}
@@ -150,15 +161,45 @@ def t95(sessions: np.ndarray) -> np.ndarray:
 # --- the summary: one seat at a time, its sessions read in blocks ------------------------
 
 #: the summary's columns after seat and strategy, in order
-METRICS = ("sessions", "hands", "bets", "wagered", "net", "edge", "edge_ci_low", "edge_ci_high",
-           "expected_edge", "z", "z_hands", "edge_hands_ci_low", "edge_hands_ci_high",
-           "ruin_rate", "ruined_net", "median_ruin_hand", "win_goal_rate", "stop_loss_rate",
-           "winning_sessions", "mean_net", "median_net", "mean_max_drawdown",
-           "longest_losing_streak", "largest_stake", "max_hits", "bankroll_stops",
-           "raised_to_min", *(f"final_bankroll_p{q}" for q in PERCENTILES))
-_WHOLE = {"sessions": pl.UInt32, "hands": pl.Int64, "bets": pl.Int64,
-          "longest_losing_streak": pl.Int64, "max_hits": pl.Int64, "bankroll_stops": pl.Int64,
-          "raised_to_min": pl.Int64}
+METRICS = (
+    "sessions",
+    "hands",
+    "bets",
+    "wagered",
+    "net",
+    "edge",
+    "edge_ci_low",
+    "edge_ci_high",
+    "expected_edge",
+    "z",
+    "z_hands",
+    "edge_hands_ci_low",
+    "edge_hands_ci_high",
+    "ruin_rate",
+    "ruined_net",
+    "median_ruin_hand",
+    "win_goal_rate",
+    "stop_loss_rate",
+    "winning_sessions",
+    "mean_net",
+    "median_net",
+    "mean_max_drawdown",
+    "longest_losing_streak",
+    "largest_stake",
+    "max_hits",
+    "bankroll_stops",
+    "raised_to_min",
+    *(f"final_bankroll_p{q}" for q in PERCENTILES),
+)
+_WHOLE = {
+    "sessions": pl.UInt32,
+    "hands": pl.Int64,
+    "bets": pl.Int64,
+    "longest_losing_streak": pl.Int64,
+    "max_hits": pl.Int64,
+    "bankroll_stops": pl.Int64,
+    "raised_to_min": pl.Int64,
+}
 #: summed exactly (floats) and as whole numbers
 _SUMMED = ("wagered", "net", "expected_net", "net_variance", "max_drawdown")
 _COUNTED = ("hands", "bets", "max_hits", "bankroll_stops", "raised_to_min")
@@ -209,10 +250,10 @@ class ExactSum:
         if x.size == 0:
             return
         m, e = np.frexp(x)
-        mant = (m * 9007199254740992.0).astype(np.int64)   # times 2**53: exact
+        mant = (m * 9007199254740992.0).astype(np.int64)  # times 2**53: exact
         exp = e.astype(np.int64)
         low = int(exp.min())
-        at = exp - low   # x = mant * 2**(at + low - 53)
+        at = exp - low  # x = mant * 2**(at + low - 53)
         # the mantissas by exponent, in three parts of at most 18 bits: each
         # part's sum is a whole number below 2**53 (for under 2**35 numbers),
         # which float weights add exactly
@@ -229,7 +270,7 @@ class ExactSum:
             return self.special
         try:
             return float(Fraction(self.total, 1 << self._OFFSET))
-        except OverflowError:   # finite numbers whose sum is not: as float sums go
+        except OverflowError:  # finite numbers whose sum is not: as float sums go
             return math.inf if self.total > 0 else -math.inf
 
 
@@ -262,14 +303,14 @@ def order_statistics(blocks: Blocks, wanted: Mapping[str, Sequence[int]]) -> dic
             for c in columns:
                 keys = _keys(block[c].to_numpy())
                 if level == 0:
-                    counts[c][0] += np.bincount((keys >> shift).astype(np.int64),
-                                                minlength=1 << 16)
+                    counts[c][0] += np.bincount((keys >> shift).astype(np.int64), minlength=1 << 16)
                     continue
                 top = keys >> (shift + np.uint64(16))
                 for p, hist in counts[c].items():
                     chosen = keys[top == np.uint64(p)]
-                    hist += np.bincount(((chosen >> shift) & np.uint64(0xFFFF)).astype(np.int64),
-                                        minlength=1 << 16)
+                    hist += np.bincount(
+                        ((chosen >> shift) & np.uint64(0xFFFF)).astype(np.int64), minlength=1 << 16
+                    )
         for c in columns:
             for k, (p, r) in enumerate(zip(prefix[c], left[c])):
                 cum = np.cumsum(counts[c][p])
@@ -285,11 +326,14 @@ def quantiles(blocks: Blocks, n: int, wanted: dict[str, Sequence[float]]) -> dic
     `quantile(q, "linear")`. From the blocks' one frame at once when they
     hold it in memory."""
     where = {c: [(n - 1) * q for q in qs] for c, qs in wanted.items()}
-    ranks = {c: sorted({r for f in fs for r in (int(f), int(math.ceil(f)))})
-             for c, fs in where.items()}
+    ranks = {
+        c: sorted({r for f in fs for r in (int(f), int(math.ceil(f)))}) for c, fs in where.items()
+    }
     if isinstance(blocks, _InMemory):
-        found = {c: np.partition(blocks.frame[c].to_numpy() + 0.0, r)[r].tolist()
-                 for c, r in ranks.items()}
+        found = {
+            c: np.partition(blocks.frame[c].to_numpy() + 0.0, r)[r].tolist()
+            for c, r in ranks.items()
+        }
     else:
         found = order_statistics(blocks, ranks)
     out: dict[str, list[float]] = {}
@@ -313,7 +357,7 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
         n = ruined = goals = stopped = winning = 0
         sums = {c: ExactSum() for c in _SUMMED}
         ruined_net = ExactSum()
-        ruin_hands: list[np.ndarray] = []   # the hands the ruined sessions lasted
+        ruin_hands: list[np.ndarray] = []  # the hands the ruined sessions lasted
         counted = dict.fromkeys(_COUNTED, 0)
         streak = 0
         largest = -math.inf
@@ -338,8 +382,7 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
                 sums[c].add(block[c].to_numpy())
             for c in _COUNTED:
                 counted[c] += int(block[c].cast(pl.Int64).sum())
-            streak = max(streak,
-                         int(block["longest_losing_streak"].max()))  # type: ignore[arg-type]
+            streak = max(streak, int(block["longest_losing_streak"].max()))  # type: ignore[arg-type]
             largest = max(largest, float(block["largest_stake"].max()))  # type: ignore[arg-type]
             ended = block["ended_by"].cast(pl.String)
             ruin = (ended == "ruin").to_numpy()
@@ -380,12 +423,17 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
         spread = math.sqrt(variance) if variance > 0 else None
         z_hands = (net - sums["expected_net"].value()) / spread if spread else None
         half_hands = Z95 * spread / wagered if spread and wagered else None
-        found = quantiles(blocks, n, {"net": [0.5],
-                                      "final_bankroll": [q / 100 for q in PERCENTILES]})
+        found = quantiles(
+            blocks, n, {"net": [0.5], "final_bankroll": [q / 100 for q in PERCENTILES]}
+        )
         median, finals = found["net"][0], found["final_bankroll"]
         row: dict[str, Any] = {
-            "sessions": n, "hands": counted["hands"], "bets": counted["bets"],
-            "wagered": wagered, "net": net, "edge": edge,
+            "sessions": n,
+            "hands": counted["hands"],
+            "bets": counted["bets"],
+            "wagered": wagered,
+            "net": net,
+            "edge": edge,
             "edge_ci_low": edge - half if half is not None else None,
             "edge_ci_high": edge + half if half is not None else None,
             "expected_edge": expected,
@@ -393,13 +441,19 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
             "z_hands": z_hands,
             "edge_hands_ci_low": edge - half_hands if half_hands is not None else None,
             "edge_hands_ci_high": edge + half_hands if half_hands is not None else None,
-            "ruin_rate": ruined / n, "ruined_net": ruined_net.value(),
-            "median_ruin_hand": float(np.median(np.concatenate(ruin_hands))) if ruined else None, "win_goal_rate": goals / n,
+            "ruin_rate": ruined / n,
+            "ruined_net": ruined_net.value(),
+            "median_ruin_hand": float(np.median(np.concatenate(ruin_hands))) if ruined else None,
+            "win_goal_rate": goals / n,
             "stop_loss_rate": stopped / n,
-            "winning_sessions": winning / n, "mean_net": net / n, "median_net": median,
+            "winning_sessions": winning / n,
+            "mean_net": net / n,
+            "median_net": median,
             "mean_max_drawdown": sums["max_drawdown"].value() / n,
-            "longest_losing_streak": streak, "largest_stake": largest,
-            "max_hits": counted["max_hits"], "bankroll_stops": counted["bankroll_stops"],
+            "longest_losing_streak": streak,
+            "largest_stake": largest,
+            "max_hits": counted["max_hits"],
+            "bankroll_stops": counted["bankroll_stops"],
             "raised_to_min": counted["raised_to_min"],
         }
         row.update({f"final_bankroll_p{q}": v for q, v in zip(PERCENTILES, finals)})
@@ -414,8 +468,11 @@ def summary(seats: Sequence[tuple[str, str, Blocks]]) -> pl.DataFrame:
         row = seat_summary(blocks)
         if row is not None:
             rows.append({"seat": label, "strategy": strategy, **row})
-    schema = {"seat": pl.Categorical, "strategy": pl.Categorical,
-              **{name: _WHOLE.get(name, pl.Float64) for name in METRICS}}
+    schema = {
+        "seat": pl.Categorical,
+        "strategy": pl.Categorical,
+        **{name: _WHOLE.get(name, pl.Float64) for name in METRICS},
+    }
     frame = pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
     return frame.with_columns(pl.col(pl.Float64).fill_nan(None))
 
@@ -445,11 +502,13 @@ def _scratch_blocks(scratch: Any, n: int) -> Blocks:
     """The kept columns of `n` sessions from the scratch file, in blocks of
     `BLOCK_SESSIONS`, read (not mapped: mapped pages would count in the
     process's memory as the passes touch them)."""
+
     def read(columns: Sequence[str]) -> Iterator[pl.DataFrame]:
         scratch.seek(0)
         for a in range(0, n, BLOCK_SESSIONS):
             records = np.fromfile(scratch, dtype=_KEPT_DTYPE, count=min(BLOCK_SESSIONS, n - a))
             yield pl.DataFrame({c: np.ascontiguousarray(records[c]) for c in columns})
+
     return read
 
 

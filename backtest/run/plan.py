@@ -23,6 +23,7 @@ CHUNK_HANDS = 400_000
 
 # --- planning -----------------------------------------------------------------------
 
+
 class ReplayedShoesWarning(UserWarning):
     """Recorded shoes played again (`loop: true`): the sessions are not independent."""
 
@@ -35,56 +36,77 @@ def count_sessions(config: RunConfig, override: int | None = None) -> int:
         if override < 1:
             raise ConfigError(f"the number of sessions must be at least 1, got {override}")
         if override > MAX_SESSIONS:
-            raise ConfigError(f"the number of sessions must be at most {MAX_SESSIONS:,}, "
-                              f"got {shown_count(override)}; split a larger run into runs with other seeds")
+            raise ConfigError(
+                f"the number of sessions must be at most {MAX_SESSIONS:,}, "
+                f"got {shown_count(override)}; split a larger run into runs with other seeds"
+            )
         n = override
     else:
         n = config.sessions or 0
         if n > MAX_SESSIONS:
-            raise ConfigError(f"{config.source}: sessions: at most {MAX_SESSIONS:,}, got {shown_count(n)}; "
-                              "split a larger run into runs with other seeds")
+            raise ConfigError(
+                f"{config.source}: sessions: at most {MAX_SESSIONS:,}, got {shown_count(n)}; "
+                "split a larger run into runs with other seeds"
+            )
     if config.recorded is None:
         per = shoes_per_session(config)
         if per > SHOE_MASK + 1:
-            key = "session.max_shoes" if config.session.max_shoes is not None \
-                else "session.max_hands"
-            raise ConfigError(f"{config.source}: {key}: a session can deal at most "
-                              f"{SHOE_MASK + 1:,} shoes, and these sessions could need {shown_count(per)}; "
-                              "ask for fewer hands or shoes, or deal bigger shoes")
+            key = (
+                "session.max_shoes" if config.session.max_shoes is not None else "session.max_hands"
+            )
+            raise ConfigError(
+                f"{config.source}: {key}: a session can deal at most "
+                f"{SHOE_MASK + 1:,} shoes, and these sessions could need {shown_count(per)}; "
+                "ask for fewer hands or shoes, or deal bigger shoes"
+            )
         return n or 1000
     plan = recorded_plan(config, shoes_needed(config, n))
     path, shoes = config.recorded.path, plan.n_shoes
     if max(plan.takes, default=1) > SHOE_MASK + 1:
-        raise ConfigError(f"{config.source}: session.max_hands: a session can play at most "
-                          f"{SHOE_MASK + 1:,} shoes, and {plan.session_words} from the "
-                          f"{_shoes(shoes)} of {path} take {max(plan.takes):,}; ask for "
-                          "fewer hands")
+        raise ConfigError(
+            f"{config.source}: session.max_hands: a session can play at most "
+            f"{SHOE_MASK + 1:,} shoes, and {plan.session_words} from the "
+            f"{_shoes(shoes)} of {path} take {max(plan.takes):,}; ask for "
+            "fewer hands"
+        )
     if plan.available == 0:
-        raise ConfigError(f"{config.source}: shoes.file {path} has {_shoes(shoes)} "
-                          f"({plan.hands:,} hands), too few for one session of "
-                          f"{plan.session_words}")
+        raise ConfigError(
+            f"{config.source}: shoes.file {path} has {_shoes(shoes)} "
+            f"({plan.hands:,} hands), too few for one session of "
+            f"{plan.session_words}"
+        )
     if n == 0:
         if plan.left_over:
             last = "the last shoe" if plan.left_over == 1 else f"the last {plan.left_over} shoes"
             verb = "is" if plan.left_over == 1 else "are"
-            warnings.warn(f"{config.source}: {last} of the {_shoes(shoes)} in "
-                          f"{path} {verb} not played: too few for another session of "
-                          f"{plan.session_words} (set sessions and shoes.loop: true to play "
-                          "every shoe, some again)", UnplayedShoesWarning, stacklevel=2)
+            warnings.warn(
+                f"{config.source}: {last} of the {_shoes(shoes)} in "
+                f"{path} {verb} not played: too few for another session of "
+                f"{plan.session_words} (set sessions and shoes.loop: true to play "
+                "every shoe, some again)",
+                UnplayedShoesWarning,
+                stacklevel=2,
+            )
         return plan.available
     if n > plan.available and config.recorded.loop:
-        warnings.warn(f"{config.source}: {n:,} sessions of {plan.session_words} need more "
-                      f"shoes than {path} has ({shoes}, {plan.available:,} session(s)), so "
-                      "its shoes are played again in order; sessions on the same shoes are "
-                      "not independent, so the confidence interval and z are narrower than "
-                      "the data can support", ReplayedShoesWarning, stacklevel=2)
+        warnings.warn(
+            f"{config.source}: {n:,} sessions of {plan.session_words} need more "
+            f"shoes than {path} has ({shoes}, {plan.available:,} session(s)), so "
+            "its shoes are played again in order; sessions on the same shoes are "
+            "not independent, so the confidence interval and z are narrower than "
+            "the data can support",
+            ReplayedShoesWarning,
+            stacklevel=2,
+        )
     if n > plan.available and not config.recorded.loop:
         # the number came from the config's `sessions`, or from the caller (--sessions:
         # a usage error)
-        said = f"{n:,} sessions of {plan.session_words} need more shoes than the " \
-               f"{_shoes(shoes)} of {path}, which make {plan.available:,}; ask for at most " \
-               f"{plan.available:,} sessions, or set shoes.loop: true in the config to play " \
-               "the shoes again"
+        said = (
+            f"{n:,} sessions of {plan.session_words} need more shoes than the "
+            f"{_shoes(shoes)} of {path}, which make {plan.available:,}; ask for at most "
+            f"{plan.available:,} sessions, or set shoes.loop: true in the config to play "
+            "the shoes again"
+        )
         if override is None:
             raise ConfigError(f"{config.source}: sessions: {said}")
         raise TooManySessions(said)
@@ -159,8 +181,9 @@ def recorded_plan(config: RunConfig, shoes: int | None = None) -> RecordedPlan:
 
 
 @lru_cache(maxsize=8)
-def _recorded_plan(lengths: tuple[int, ...], max_shoes: int | None,
-                   max_hands: int | None) -> RecordedPlan:
+def _recorded_plan(
+    lengths: tuple[int, ...], max_shoes: int | None, max_hands: int | None
+) -> RecordedPlan:
     n = len(lengths)
     total = sum(lengths)
     if max_shoes is not None:
@@ -169,7 +192,7 @@ def _recorded_plan(lengths: tuple[int, ...], max_shoes: int | None,
     elif max_hands is not None:
         words = f"{max_hands:,} hand{'s' if max_hands != 1 else ''}"
         # the shoes from s, in order and round again, that reach max_hands hands
-        rounds = (max_hands - 1) // total if total else 0   # whole passes over the file
+        rounds = (max_hands - 1) // total if total else 0  # whole passes over the file
         takes = []
         for first in range(n):
             got, k = rounds * total, rounds * n
@@ -177,7 +200,7 @@ def _recorded_plan(lengths: tuple[int, ...], max_shoes: int | None,
                 got += lengths[(first + k) % n]
                 k += 1
             takes.append(k)
-    else:   # the config requires one of the two; a session is one shoe
+    else:  # the config requires one of the two; a session is one shoe
         words, takes = "1 shoe", [1] * n
     available = at = 0
     while n and at + takes[at] <= n:
@@ -192,8 +215,9 @@ def _recorded_plan(lengths: tuple[int, ...], max_shoes: int | None,
         seen[first] = len(starts)
         starts.append(first)
         first = (first + takes[first]) % n
-    return RecordedPlan(n, total, available, n - at, words, tuple(takes), tuple(starts),
-                        seen.get(first, 0))
+    return RecordedPlan(
+        n, total, available, n - at, words, tuple(takes), tuple(starts), seen.get(first, 0)
+    )
 
 
 def shoes_per_session(config: RunConfig) -> int:
@@ -223,8 +247,14 @@ class _Read:
 _RECORDED: dict[tuple[str, int, bool, float, tuple[tuple[str, str], ...]], _Read] = {}
 
 
-def _read_recorded(path: str, decks: int, burn: bool, mtime: float, shoes: int | None,
-                   columns: tuple[tuple[str, str], ...] = ()) -> _Read:
+def _read_recorded(
+    path: str,
+    decks: int,
+    burn: bool,
+    mtime: float,
+    shoes: int | None,
+    columns: tuple[tuple[str, str], ...] = (),
+) -> _Read:
     """At least the first `shoes` shoes of the file (None: all), read once: a
     later call for no more shoes than were read reads nothing."""
     from backtest.shoes import recorded
@@ -232,9 +262,10 @@ def _read_recorded(path: str, decks: int, burn: bool, mtime: float, shoes: int |
     key = (path, decks, burn, mtime, columns)
     held = _RECORDED.get(key)
     if held is None or not (held.whole or (shoes is not None and len(held.starts) >= shoes)):
-        hands = recorded.read_shoes(path, decks=decks, burn=burn, shoes=shoes,
-                                    columns=dict(columns) or None)
-        ids = np.unique(hands.shoe)   # (in file order: the readers number them so)
+        hands = recorded.read_shoes(
+            path, decks=decks, burn=burn, shoes=shoes, columns=dict(columns) or None
+        )
+        ids = np.unique(hands.shoe)  # (in file order: the readers number them so)
         starts = np.searchsorted(hands.shoe, ids)
         ends = np.searchsorted(hands.shoe, ids, side="right")
         # fewer shoes than asked (or more: a format read whole) is all of them
@@ -251,8 +282,9 @@ def _recorded(config: RunConfig, shoes: int | None) -> tuple[Hands, np.ndarray, 
     rec = config.recorded
     assert rec is not None
     try:
-        held = _read_recorded(str(rec.path), rec.decks, rec.burn, rec.path.stat().st_mtime,
-                              shoes, rec.columns)
+        held = _read_recorded(
+            str(rec.path), rec.decks, rec.burn, rec.path.stat().st_mtime, shoes, rec.columns
+        )
     except UsageError as exc:
         # what the config asked of the file (e.g. the burn rule for a road), not
         # a command-line usage error: the config's key, exit 1
@@ -268,8 +300,9 @@ def load_recorded(config: RunConfig, shoes: int | None = None) -> Hands:
     return hands
 
 
-def hands_for(config: RunConfig, lo: int, hi: int, buffers: Buffers | None = None
-              ) -> tuple[Hands, np.ndarray, np.ndarray]:
+def hands_for(
+    config: RunConfig, lo: int, hi: int, buffers: Buffers | None = None
+) -> tuple[Hands, np.ndarray, np.ndarray]:
     """The hands of sessions lo..hi-1, their session boundaries, and each
     hand's shoe number within its session; generated hands are written in
     `buffers` if given (valid until the next chunk's)."""
@@ -281,7 +314,8 @@ def hands_for(config: RunConfig, lo: int, hi: int, buffers: Buffers | None = Non
         # session j's shoes are numbered from j << SHOE_BITS, in order
         bounds = np.searchsorted(hands.shoe, np.arange(lo, hi + 1, dtype=np.int64) << SHOE_BITS)
         numbers = (np.empty if buffers is None else partial(buffers.empty, "shoe_no"))(
-            (len(hands),), np.int32)
+            (len(hands),), np.int32
+        )
         np.bitwise_and(hands.shoe, SHOE_MASK, out=numbers, casting="unsafe")
         return hands, bounds.astype(np.int64), numbers
     needed = shoes_needed(config, hi)
@@ -292,7 +326,7 @@ def hands_for(config: RunConfig, lo: int, hi: int, buffers: Buffers | None = Non
             k = (first + m) % len(starts)
             rows.append(np.arange(starts[k], ends[k]))
             shoe_no.append(np.full(ends[k] - starts[k], m, np.int32))
-        session_bounds.append(session_bounds[-1] + sum(len(r) for r in rows[len(rows) - per:]))
+        session_bounds.append(session_bounds[-1] + sum(len(r) for r in rows[len(rows) - per :]))
     index = np.concatenate(rows) if rows else np.zeros(0, np.int64)
     return source.take(index), np.asarray(session_bounds, np.int64), np.concatenate(shoe_no)
 
@@ -314,8 +348,8 @@ def hands_bound(config: RunConfig, sessions: int | None = None) -> int:
         most = shoes_per_session(config) * config.shoe.max_hands
     else:
         hands, starts, ends = _recorded(config, shoes_needed(config, sessions))
-        longest = int(hands.hand[:int(ends[-1])].max()) if len(starts) else 1
-        if s.max_shoes is None:   # a session reads on until it reaches max_hands
+        longest = int(hands.hand[: int(ends[-1])].max()) if len(starts) else 1
+        if s.max_shoes is None:  # a session reads on until it reaches max_hands
             assert s.max_hands is not None
             return s.max_hands
         most = s.max_shoes * longest

@@ -17,8 +17,9 @@ from backtest.core.errors import BacktestError, ConfigError
 MAX_WORKERS = 256
 
 
-def check_workers(workers: int, name: str = "workers",
-                  error: type[BacktestError] = ConfigError) -> None:
+def check_workers(
+    workers: int, name: str = "workers", error: type[BacktestError] = ConfigError
+) -> None:
     """Refuse a number of worker processes below 1 or above MAX_WORKERS
     (`name` and `error`: as the caller's user knows the number)."""
     if workers < 1:
@@ -42,8 +43,11 @@ def process_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
     import multiprocessing
 
     method = "fork" if sys.platform.startswith("linux") else "spawn"
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
-                               initializer=_worker_start)
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context(method),
+        initializer=_worker_start,
+    )
     try:
         yield pool
     except BaseException:
@@ -65,8 +69,10 @@ def _worker_start() -> None:
         with suppress(OSError, AttributeError):
             import ctypes
 
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def default_workers() -> int:
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    return max(
+        1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    )

@@ -32,7 +32,7 @@ class Ready:
 def folder() -> Path | None:
     """The folder of the ready configs: inside the installed package, else the
     checkout's `configs/` beside the package."""
-    here = Path(__file__).resolve().parents[1]   # the package
+    here = Path(__file__).resolve().parents[1]  # the package
     for candidate in (here / "configs", here.parent / "configs"):
         if (candidate / "rules").is_dir():
             return candidate
@@ -51,7 +51,7 @@ def _description(path: Path) -> str:
         return ""
     text = " ".join(words)
     end = text.find(". ")
-    return text[:end + 1] if end >= 0 else text
+    return text[: end + 1] if end >= 0 else text
 
 
 def ready_configs() -> list[Ready]:

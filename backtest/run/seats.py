@@ -22,11 +22,13 @@ def _possible_bets(strat: Strategy, where: str) -> set[Bet]:
     said = strat.possible_bets()
     try:
         ok = all(isinstance(b, Bet) for b in said)
-    except TypeError:   # not a collection
+    except TypeError:  # not a collection
         ok = False
     if not ok:
-        raise StrategyError(f"{where}: possible_bets() must return a set of backtest.core.rules.Bet "
-                            f"members, got {said!r}")
+        raise StrategyError(
+            f"{where}: possible_bets() must return a set of backtest.core.rules.Bet "
+            f"members, got {said!r}"
+        )
     return set(said)
 
 
@@ -36,21 +38,29 @@ def check_seats(config: RunConfig, strategies: Sequence[Strategy], hands: Hands)
     for i, (seat, strat) in enumerate(zip(config.seats, strategies)):
         where = f"{config.source}: seats[{i}] ({seat.label})"
         for bet in sorted(_possible_bets(strat, where), key=lambda b: b.code):
-            if isinstance(strat, Builtin) or type(strat).possible_bets is not Strategy.possible_bets:
+            if (
+                isinstance(strat, Builtin)
+                or type(strat).possible_bets is not Strategy.possible_bets
+            ):
                 if rules.payout(bet) is None:
-                    raise StrategyError(f"{where}: the {rules.name} table does not offer the {bet} "
-                                        f"bet (it offers {', '.join(rules.offered_bets())})")
+                    raise StrategyError(
+                        f"{where}: the {rules.name} table does not offer the {bet} "
+                        f"bet (it offers {', '.join(rules.offered_bets())})"
+                    )
                 if payouts.missing_for(bet, hands, rules):
                     try:
-                        hands.require([bet])   # what the bet needs at any table
+                        hands.require([bet])  # what the bet needs at any table
                     except MissingDataError as exc:
                         raise MissingDataError(f"{where}: {exc}") from None
-                    lacking = " and the ".join(describe_column(c) for c in
-                                               payouts.missing_columns(bet, hands, rules))
-                    raise MissingDataError(f"{where}: the {bet} bet under the {rules.name} rules "
-                                           f"needs the {lacking}, which {hands.source} "
-                                           "does not record")
-        try:   # the common head every loop reads: the edges and the side bets
+                    lacking = " and the ".join(
+                        describe_column(c) for c in payouts.missing_columns(bet, hands, rules)
+                    )
+                    raise MissingDataError(
+                        f"{where}: the {bet} bet under the {rules.name} rules "
+                        f"needs the {lacking}, which {hands.source} "
+                        "does not record"
+                    )
+        try:  # the common head every loop reads: the edges and the side bets
             head = head_params(strat)
         except StrategyError as exc:
             raise StrategyError(f"{where}: {exc}") from None
@@ -59,8 +69,10 @@ def check_seats(config: RunConfig, strategies: Sequence[Strategy], hands: Hands)
             if stake > top:
                 # over it, every hand would count as over the maximum and restart
                 # the progression the side bet stands beside
-                raise ConfigError(f"{where}: params.side_bets.{bet}: {stake:g} is over the "
-                                  f"table maximum for {bet} ({top:g}); give at most {top:g}")
+                raise ConfigError(
+                    f"{where}: params.side_bets.{bet}: {stake:g} is over the "
+                    f"table maximum for {bet} ({top:g}); give at most {top:g}"
+                )
         fixed = strat.fixed_stakes() if isinstance(strat, Builtin) else None
         side = {bet: float(head[P_SIDE + bet.code]) for bet in Bet}
         _warn_off_limits(config, strat, fixed, side, where)
@@ -75,16 +87,24 @@ def check_seats(config: RunConfig, strategies: Sequence[Strategy], hands: Hands)
             except RulesError as exc:
                 raise StrategyError(f"{where}: {exc}") from None
         if strat.uses_cards and "cards" not in hands.known:
-            raise MissingDataError(f"{where}: this strategy counts cards, but {hands.source} "
-                                   "records no cards")
+            raise MissingDataError(
+                f"{where}: this strategy counts cards, but {hands.source} records no cards"
+            )
         bets = strat.possible_bets()
-        if rules.pairs_need_main_bet and bets and bets <= {Bet.PLAYER_PAIR, Bet.BANKER_PAIR} \
-                and not any(side.values()):
-            warnings.warn(f"{where}: may bet only {' and '.join(sorted(b.value for b in bets))}, "
-                          f"and at the {rules.name} table a pair bet needs a Player, Banker or "
-                          "Tie bet beside it: this seat will never bet (let it bet a main bet "
-                          "too, or choose a table that takes pair bets alone)",
-                          NeverBetsWarning, stacklevel=2)
+        if (
+            rules.pairs_need_main_bet
+            and bets
+            and bets <= {Bet.PLAYER_PAIR, Bet.BANKER_PAIR}
+            and not any(side.values())
+        ):
+            warnings.warn(
+                f"{where}: may bet only {' and '.join(sorted(b.value for b in bets))}, "
+                f"and at the {rules.name} table a pair bet needs a Player, Banker or "
+                "Tie bet beside it: this seat will never bet (let it bet a main bet "
+                "too, or choose a table that takes pair bets alone)",
+                NeverBetsWarning,
+                stacklevel=2,
+            )
 
 
 class NeverBetsWarning(UserWarning):
@@ -99,8 +119,13 @@ class OverMaximumWarning(UserWarning):
     """A built-in's base or flat stake is over the table maximum."""
 
 
-def _warn_off_limits(config: RunConfig, strat: Strategy, fixed: dict[Bet, float] | None,
-                     side: dict[Bet, float], where: str) -> None:
+def _warn_off_limits(
+    config: RunConfig,
+    strat: Strategy,
+    fixed: dict[Bet, float] | None,
+    side: dict[Bet, float],
+    where: str,
+) -> None:
     """Say when a built-in's base stake, a flat stake or a side bet is under the
     table minimum (raised to it on every hand), or a base or flat stake over
     the maximum (played at the maximum on every hand): either way the system
@@ -114,22 +139,32 @@ def _warn_off_limits(config: RunConfig, strat: Strategy, fixed: dict[Bet, float]
     limits = config.limits
     ordered = sorted(asked.items(), key=lambda i: i[0].code)
     low = [(b, x, "") for b, x in ordered if 0 < x < limits.minimum[b]]
-    if fixed is None:   # (fixed stakes hold the side bets already; one on a main bet adds to it)
+    if fixed is None:  # (fixed stakes hold the side bets already; one on a main bet adds to it)
         mains = strat.main_bets()
-        low += [(b, x, "side bet ") for b, x in side.items()
-                if b not in mains and 0 < x < limits.minimum[b]]
+        low += [
+            (b, x, "side bet ")
+            for b, x in side.items()
+            if b not in mains and 0 < x < limits.minimum[b]
+        ]
     if low:
-        said = ", ".join(f"{kind}{x:g} on {b} (minimum {limits.minimum[b]:g})"
-                         for b, x, kind in low)
-        warnings.warn(f"{where}: stakes under the table minimum are raised to it, so the "
-                      f"system does not run as written: {said}", BelowMinimumWarning,
-                      stacklevel=2)
+        said = ", ".join(
+            f"{kind}{x:g} on {b} (minimum {limits.minimum[b]:g})" for b, x, kind in low
+        )
+        warnings.warn(
+            f"{where}: stakes under the table minimum are raised to it, so the "
+            f"system does not run as written: {said}",
+            BelowMinimumWarning,
+            stacklevel=2,
+        )
     high = [(b, x) for b, x in ordered if x > limits.maximum[b]]
     if high:
         said = ", ".join(f"{x:g} on {b} (maximum {limits.maximum[b]:g})" for b, x in high)
-        warnings.warn(f"{where}: stakes over the table maximum are played at the maximum on "
-                      f"every hand, so the system does not run as written: {said}",
-                      OverMaximumWarning, stacklevel=2)
+        warnings.warn(
+            f"{where}: stakes over the table maximum are played at the maximum on "
+            f"every hand, so the system does not run as written: {said}",
+            OverMaximumWarning,
+            stacklevel=2,
+        )
 
 
 def _below(x: float) -> str:
@@ -157,7 +192,8 @@ def check_money(config: RunConfig, sessions: int | None = None) -> None:
             f"{config.source}: {key}: a bankroll of {s.bankroll:g}"
             + (f" and a win goal of {s.win_goal:g}" if s.win_goal else "")
             + f" is too much to count to the cent under these rules (in 1/{den} units); "
-            f"keep {'their sum' if s.win_goal else 'it'} below {_below(MONEY_LIMIT / (100 * den))}")
+            f"keep {'their sum' if s.win_goal else 'it'} below {_below(MONEY_LIMIT / (100 * den))}"
+        )
     hands = hands_bound(config, sessions)
     best = max([1.0] + [float(rules.payout(b) or 0) for b in Bet])
     per_hand = sum(in_ticks(config.limits.maximum[b]) for b in Bet) * (1 + best)
@@ -167,4 +203,5 @@ def check_money(config: RunConfig, sessions: int | None = None) -> None:
             f"{config.source}: table.max (or table.limits): with table maxima up to "
             f"{max(config.limits.maximum.values()):g} and sessions of up to {hands:,} hands, "
             f"a bankroll could grow past what is counted to the cent; keep every table "
-            f"maximum below {_below(room)}, or shorten the sessions")
+            f"maximum below {_below(room)}, or shorten the sessions"
+        )

@@ -30,7 +30,7 @@ from pathlib import Path
 
 try:
     import fcntl
-except ImportError:   # no flock (Windows): folders are made, never proved stale
+except ImportError:  # no flock (Windows): folders are made, never proved stale
     fcntl = None  # type: ignore[assignment]
 
 #: the lock file inside each folder, and what it says (before the owner's pid)
@@ -46,7 +46,7 @@ def staging_dir(parent: Path | None, prefix: str) -> Iterator[Path]:
     fd = -1
     try:
         fd = os.open(path / LOCK_NAME, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-        if fcntl is not None:   # (waits while a later run looks at the folder, briefly)
+        if fcntl is not None:  # (waits while a later run looks at the folder, briefly)
             fcntl.flock(fd, fcntl.LOCK_EX)
         # written once locked: a folder whose lock file says this is locked or dead
         os.write(fd, f"{LOCK_TEXT}{os.getpid()}\n".encode())
@@ -54,11 +54,10 @@ def staging_dir(parent: Path | None, prefix: str) -> Iterator[Path]:
     finally:
         shutil.rmtree(path, ignore_errors=True)
         if fd >= 0:
-            os.close(fd)   # the lock goes only once the folder has
+            os.close(fd)  # the lock goes only once the folder has
 
 
-def remove_stale(parent: Path | None, prefix: str,
-                 allowed: tuple[str, ...] = ("*",)) -> list[Path]:
+def remove_stale(parent: Path | None, prefix: str, allowed: tuple[str, ...] = ("*",)) -> list[Path]:
     """Remove the folders `prefix*` in `parent` (None: the temporary folder)
     that `staging_dir` made for a process now dead; returns them. A folder is
     left as it is unless its lock file is ours, no process holds its lock,
@@ -84,17 +83,18 @@ def _remove_if_stale(path: Path, allowed: tuple[str, ...]) -> bool:
     try:
         fd = os.open(lock, os.O_RDWR | os.O_NOFOLLOW)
     except OSError:
-        return False   # no lock file: not a folder of ours, or one being made
+        return False  # no lock file: not a folder of ours, or one being made
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            return False   # its owner is alive
+            return False  # its owner is alive
         if not os.read(fd, 200).decode(errors="replace").startswith(LOCK_TEXT):
-            return False   # not ours, or not yet written
+            return False  # not ours, or not yet written
         for item in path.rglob("*"):
-            if item.name != LOCK_NAME and (item.is_symlink() or not item.is_file()
-                                          or not any(item.match(p) for p in allowed)):
+            if item.name != LOCK_NAME and (
+                item.is_symlink() or not item.is_file() or not any(item.match(p) for p in allowed)
+            ):
                 return False
         shutil.rmtree(path, ignore_errors=True)
         return not path.exists()

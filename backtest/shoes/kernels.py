@@ -22,8 +22,8 @@ from backtest.shoes.rng import MASK32, bounded, bounded_words, lemire, seed_stat
 if TYPE_CHECKING:
     from numba.core.dispatcher import Dispatcher
 
-numba_cache.install()   # before this module's functions are decorated for numba's cache
-register_with_numba()   # the generator's functions are compiled on first use
+numba_cache.install()  # before this module's functions are decorated for numba's cache
+register_with_numba()  # the generator's functions are compiled on first use
 
 _FunctionT = TypeVar("_FunctionT", bound=Callable[..., object])
 
@@ -38,6 +38,7 @@ def njit_nrt_free(inline: bool = False) -> Callable[[_FunctionT], Dispatcher[_Fu
 
 
 # --- the tableau as one lookup ---------------------------------------------------
+
 
 def _build_hand_table() -> np.ndarray:
     """TABLE[p2, b2, v5, v6]: packed result of a hand from the two-card totals
@@ -66,8 +67,15 @@ def _build_hand_table() -> np.ndarray:
                             bt = (b2 + v5) % 10
                     natural = 1 if is_natural(p2) or is_natural(b2) else 0
                     winner = 0 if pt > bt else (1 if bt > pt else 2)
-                    table[p2, b2, v5, v6] = (pt | (bt << 4) | (pdrew << 8) | (bdrew << 9)
-                                             | (b_fifth << 10) | (natural << 11) | (winner << 12))
+                    table[p2, b2, v5, v6] = (
+                        pt
+                        | (bt << 4)
+                        | (pdrew << 8)
+                        | (bdrew << 9)
+                        | (b_fifth << 10)
+                        | (natural << 11)
+                        | (winner << 12)
+                    )
     return table
 
 
@@ -109,10 +117,25 @@ def _shuffle(order: np.ndarray, state: np.ndarray) -> None:
 
 
 @njit_nrt_free(inline=True)
-def _write_hand(h: int, c1: int, c2: int, c3: int, c4: int, c5: int, c6: int, packed: int,
-                out_cards: np.ndarray, out_pt: np.ndarray, out_bt: np.ndarray,
-                out_win: np.ndarray, out_nat: np.ndarray, out_ppair: np.ndarray,
-                out_bpair: np.ndarray, out_pn: np.ndarray, out_bn: np.ndarray) -> int:
+def _write_hand(
+    h: int,
+    c1: int,
+    c2: int,
+    c3: int,
+    c4: int,
+    c5: int,
+    c6: int,
+    packed: int,
+    out_cards: np.ndarray,
+    out_pt: np.ndarray,
+    out_bt: np.ndarray,
+    out_win: np.ndarray,
+    out_nat: np.ndarray,
+    out_ppair: np.ndarray,
+    out_bpair: np.ndarray,
+    out_pn: np.ndarray,
+    out_bn: np.ndarray,
+) -> int:
     """Write hand h from its first six cards (c5, c6 used only as drawn) and its
     packed table entry; returns the number of cards it used."""
     i = np.uint64(h)  # an unsigned index: no negative-index wrap-around in compiled code
@@ -151,10 +174,22 @@ del _ranks
 
 
 @njit_nrt_free(inline=True)
-def _deal_hand(dealt: np.ndarray, keys: np.ndarray, pos: int, h: int, table: np.ndarray,
-               out_cards: np.ndarray, out_pt: np.ndarray, out_bt: np.ndarray,
-               out_win: np.ndarray, out_nat: np.ndarray, out_ppair: np.ndarray,
-               out_bpair: np.ndarray, out_pn: np.ndarray, out_bn: np.ndarray) -> int:
+def _deal_hand(
+    dealt: np.ndarray,
+    keys: np.ndarray,
+    pos: int,
+    h: int,
+    table: np.ndarray,
+    out_cards: np.ndarray,
+    out_pt: np.ndarray,
+    out_bt: np.ndarray,
+    out_win: np.ndarray,
+    out_nat: np.ndarray,
+    out_ppair: np.ndarray,
+    out_bpair: np.ndarray,
+    out_pn: np.ndarray,
+    out_bn: np.ndarray,
+) -> int:
     """Deal hand h from dealt[pos:pos + 6], whose entry in the flattened hand
     table (`table`) is keys[pos]; returns the number of cards it used."""
     p = np.uint64(pos)
@@ -165,20 +200,57 @@ def _deal_hand(dealt: np.ndarray, keys: np.ndarray, pos: int, h: int, table: np.
     c5 = dealt[p + _U4]
     c6 = dealt[p + _U5]
     packed = table[keys[p]]
-    return _write_hand(h, c1, c2, c3, c4, c5, c6, packed, out_cards, out_pt, out_bt,
-                       out_win, out_nat, out_ppair, out_bpair, out_pn, out_bn)
+    return _write_hand(
+        h,
+        c1,
+        c2,
+        c3,
+        c4,
+        c5,
+        c6,
+        packed,
+        out_cards,
+        out_pt,
+        out_bt,
+        out_win,
+        out_nat,
+        out_ppair,
+        out_bpair,
+        out_pn,
+        out_bn,
+    )
 
 
 @njit_nrt_free()
-def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
-               cut_card: int, extra_hands: int, burn: bool, cut_mode: int, cut_at: int,
-               table: np.ndarray, values: np.ndarray, max_hands: int,
-               out_shoe: np.ndarray, out_hand: np.ndarray, out_cards: np.ndarray,
-               out_pt: np.ndarray, out_bt: np.ndarray, out_win: np.ndarray,
-               out_nat: np.ndarray, out_ppair: np.ndarray, out_bpair: np.ndarray,
-               out_pn: np.ndarray, out_bn: np.ndarray, out_burn: np.ndarray,
-               shuffled: np.ndarray, cut: np.ndarray, keys: np.ndarray,
-               state: np.ndarray) -> int:
+def deal_shoes(
+    pack: np.ndarray,
+    key: np.uint64,
+    shoe_ids: np.ndarray,
+    cut_card: int,
+    extra_hands: int,
+    burn: bool,
+    cut_mode: int,
+    cut_at: int,
+    table: np.ndarray,
+    values: np.ndarray,
+    max_hands: int,
+    out_shoe: np.ndarray,
+    out_hand: np.ndarray,
+    out_cards: np.ndarray,
+    out_pt: np.ndarray,
+    out_bt: np.ndarray,
+    out_win: np.ndarray,
+    out_nat: np.ndarray,
+    out_ppair: np.ndarray,
+    out_bpair: np.ndarray,
+    out_pn: np.ndarray,
+    out_bn: np.ndarray,
+    out_burn: np.ndarray,
+    shuffled: np.ndarray,
+    cut: np.ndarray,
+    keys: np.ndarray,
+    state: np.ndarray,
+) -> int:
     """Shuffle and deal the shoes numbered `shoe_ids` (each its own random stream).
 
     pack: the unshuffled cards (codes). table: HAND_TABLE; values: CODE_VALUE
@@ -245,8 +317,22 @@ def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
         # card comes out (noticed after a hand, so never before the first) ...
         top = n - 6
         while pos <= top and h < h_end:
-            pos += _deal_hand(dealt, keys, pos, h, flat, out_cards, out_pt, out_bt, out_win,
-                              out_nat, out_ppair, out_bpair, out_pn, out_bn)
+            pos += _deal_hand(
+                dealt,
+                keys,
+                pos,
+                h,
+                flat,
+                out_cards,
+                out_pt,
+                out_bt,
+                out_win,
+                out_nat,
+                out_ppair,
+                out_bpair,
+                out_pn,
+                out_bn,
+            )
             h += 1
             if pos > limit:
                 break
@@ -254,8 +340,22 @@ def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
         for _ in range(extra_hands):
             if pos + 6 > n or h >= h_end:
                 break
-            pos += _deal_hand(dealt, keys, pos, h, flat, out_cards, out_pt, out_bt, out_win,
-                              out_nat, out_ppair, out_bpair, out_pn, out_bn)
+            pos += _deal_hand(
+                dealt,
+                keys,
+                pos,
+                h,
+                flat,
+                out_cards,
+                out_pt,
+                out_bt,
+                out_win,
+                out_nat,
+                out_ppair,
+                out_bpair,
+                out_pn,
+                out_bn,
+            )
             h += 1
         for i in range(np.uint64(h0), np.uint64(h)):
             out_shoe[i] = shoe_index
@@ -264,10 +364,20 @@ def deal_shoes(pack: np.ndarray, key: np.uint64, shoe_ids: np.ndarray,
 
 
 @njit_nrt_free()
-def deal_sequence(cards: np.ndarray, table: np.ndarray, values: np.ndarray,
-                  out_cards: np.ndarray, out_pt: np.ndarray, out_bt: np.ndarray,
-                  out_win: np.ndarray, out_nat: np.ndarray, out_ppair: np.ndarray,
-                  out_bpair: np.ndarray, out_pn: np.ndarray, out_bn: np.ndarray) -> tuple[int, int]:
+def deal_sequence(
+    cards: np.ndarray,
+    table: np.ndarray,
+    values: np.ndarray,
+    out_cards: np.ndarray,
+    out_pt: np.ndarray,
+    out_bt: np.ndarray,
+    out_win: np.ndarray,
+    out_nat: np.ndarray,
+    out_ppair: np.ndarray,
+    out_bpair: np.ndarray,
+    out_pn: np.ndarray,
+    out_bn: np.ndarray,
+) -> tuple[int, int]:
     """Deal every complete hand from an ordered card sequence.
 
     Returns (hands written, cards used); cards after the last complete hand
@@ -297,7 +407,24 @@ def deal_sequence(cards: np.ndarray, table: np.ndarray, values: np.ndarray,
                     break
                 c6 = cards[pos + 5]
                 packed = table[p2, b2, v5, values[c6 & 15]]
-        pos += _write_hand(h, c1, c2, c3, c4, c5, c6, packed, out_cards, out_pt, out_bt,
-                           out_win, out_nat, out_ppair, out_bpair, out_pn, out_bn)
+        pos += _write_hand(
+            h,
+            c1,
+            c2,
+            c3,
+            c4,
+            c5,
+            c6,
+            packed,
+            out_cards,
+            out_pt,
+            out_bt,
+            out_win,
+            out_nat,
+            out_ppair,
+            out_bpair,
+            out_pn,
+            out_bn,
+        )
         h += 1
     return h, pos

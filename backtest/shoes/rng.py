@@ -43,8 +43,9 @@ def seed_state(key: np.uint64, index: np.uint64, state: np.ndarray) -> None:
 
 
 @kernel(inline=True)
-def xoshiro(s0: np.uint64, s1: np.uint64, s2: np.uint64, s3: np.uint64
-             ) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64, np.uint64]:
+def xoshiro(
+    s0: np.uint64, s1: np.uint64, s2: np.uint64, s3: np.uint64
+) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64, np.uint64]:
     """xoshiro256** on a state held in four local words: (output, new state).
 
     A loop that keeps the state in locals keeps it in registers; through the
@@ -62,8 +63,9 @@ def xoshiro(s0: np.uint64, s1: np.uint64, s2: np.uint64, s3: np.uint64
 
 
 @kernel(inline=True)
-def lemire(x: np.uint64, b: np.uint64, s0: np.uint64, s1: np.uint64, s2: np.uint64,
-            s3: np.uint64) -> tuple[np.int64, np.uint64, np.uint64, np.uint64, np.uint64]:
+def lemire(
+    x: np.uint64, b: np.uint64, s0: np.uint64, s1: np.uint64, s2: np.uint64, s3: np.uint64
+) -> tuple[np.int64, np.uint64, np.uint64, np.uint64, np.uint64]:
     """Uniform integer in [0, b) from the 32 random bits `x` (b <= 2**32),
     unbiased (Lemire): in the rare case that `x` falls in the biased few, the
     high halves of fresh outputs of the state are drawn. (value, new state)."""
@@ -80,8 +82,9 @@ def lemire(x: np.uint64, b: np.uint64, s0: np.uint64, s1: np.uint64, s2: np.uint
 
 
 @kernel(inline=True)
-def bounded_words(bound: int, s0: np.uint64, s1: np.uint64, s2: np.uint64, s3: np.uint64
-             ) -> tuple[np.int64, np.uint64, np.uint64, np.uint64, np.uint64]:
+def bounded_words(
+    bound: int, s0: np.uint64, s1: np.uint64, s2: np.uint64, s3: np.uint64
+) -> tuple[np.int64, np.uint64, np.uint64, np.uint64, np.uint64]:
     """`bounded` on a state held in four local words: (value, new state)."""
     r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
     return lemire(r >> np.uint64(32), np.uint64(bound), s0, s1, s2, s3)

@@ -102,8 +102,8 @@ class Colour(StrEnum):
 class Bead:
     """A bead-plate cell: one hand."""
 
-    hand: int            # index of the hand in its shoe, from 0
-    winner: int          # 0 player, 1 banker, 2 tie
+    hand: int  # index of the hand in its shoe, from 0
+    winner: int  # 0 player, 1 banker, 2 tie
     player_pair: bool = False
     banker_pair: bool = False
 
@@ -116,9 +116,9 @@ class Bead:
 class RoadEntry:
     """A big-road cell: one Player or Banker win and the ties counted on it."""
 
-    hand: int            # index of the hand in its shoe, from 0
-    winner: int          # 0 player, 1 banker
-    ties: int = 0        # ties dealt after this hand, before the next win
+    hand: int  # index of the hand in its shoe, from 0
+    winner: int  # 0 player, 1 banker
+    ties: int = 0  # ties dealt after this hand, before the next win
     player_pair: bool = False
     banker_pair: bool = False
     leading_ties: int = 0  # ties dealt before the shoe's first win (first entry only)
@@ -166,7 +166,9 @@ def winners_from_text(text: str) -> list[int]:
             continue
         code = _LETTERS.find(ch.upper())
         if code < 0:
-            raise ValueError(f"unknown result {ch!r}: a result is P (player), B (banker) or T (tie)")
+            raise ValueError(
+                f"unknown result {ch!r}: a result is P (player), B (banker) or T (tie)"
+            )
         codes.append(code)
     return codes
 
@@ -184,15 +186,18 @@ def _codes(winners: Sequence[int] | np.ndarray) -> list[int]:
     codes = [int(w) for w in winners]
     for i, code in enumerate(codes):
         if code not in (PLAYER, BANKER, TIE):
-            raise ValueError(f"winners[{i}] is {code}: a winner code is 0 (player), "
-                             "1 (banker) or 2 (tie)")
+            raise ValueError(
+                f"winners[{i}] is {code}: a winner code is 0 (player), 1 (banker) or 2 (tie)"
+            )
     return codes
 
 
-def bead_plate(winners: Sequence[int] | np.ndarray,
-               player_pairs: Sequence[bool] | np.ndarray | None = None,
-               banker_pairs: Sequence[bool] | np.ndarray | None = None,
-               rows: int = ROWS) -> Grid[Bead]:
+def bead_plate(
+    winners: Sequence[int] | np.ndarray,
+    player_pairs: Sequence[bool] | np.ndarray | None = None,
+    banker_pairs: Sequence[bool] | np.ndarray | None = None,
+    rows: int = ROWS,
+) -> Grid[Bead]:
     """The bead plate as `rows` lists (top row first), one cell per hand.
 
     >>> [[b.letter if b else "." for b in row] for row in bead_plate([1, 0, 2], rows=2)]
@@ -208,10 +213,12 @@ def bead_plate(winners: Sequence[int] | np.ndarray,
     return grid
 
 
-def big_road(winners: Sequence[int] | np.ndarray,
-             player_pairs: Sequence[bool] | np.ndarray | None = None,
-             banker_pairs: Sequence[bool] | np.ndarray | None = None,
-             rows: int = ROWS) -> BigRoad:
+def big_road(
+    winners: Sequence[int] | np.ndarray,
+    player_pairs: Sequence[bool] | np.ndarray | None = None,
+    banker_pairs: Sequence[bool] | np.ndarray | None = None,
+    rows: int = ROWS,
+) -> BigRoad:
     """The big road of a shoe's results (winner codes 0 player, 1 banker, 2 tie)."""
     codes = _codes(winners)
     pp = _flags(player_pairs, len(codes), "player_pairs")
@@ -222,8 +229,14 @@ def big_road(winners: Sequence[int] | np.ndarray,
         if code == TIE:
             if runs:
                 last = runs[-1][-1]
-                runs[-1][-1] = RoadEntry(last.hand, last.winner, last.ties + 1, last.player_pair,
-                                         last.banker_pair, last.leading_ties)
+                runs[-1][-1] = RoadEntry(
+                    last.hand,
+                    last.winner,
+                    last.ties + 1,
+                    last.player_pair,
+                    last.banker_pair,
+                    last.leading_ties,
+                )
             else:
                 leading += 1
             continue
@@ -291,8 +304,9 @@ def derived_road(road: BigRoad, offset: int) -> list[Colour]:
         for k in range(length):  # row, from 0
             if k == 0:
                 if c - 1 - offset >= 0:
-                    marks.append(Colour.RED if lengths[c - 1] == lengths[c - 1 - offset]
-                                 else Colour.BLUE)
+                    marks.append(
+                        Colour.RED if lengths[c - 1] == lengths[c - 1 - offset] else Colour.BLUE
+                    )
             elif c - offset >= 0:
                 # the compared column ends just above row k: blue; else red
                 marks.append(Colour.BLUE if lengths[c - offset] == k else Colour.RED)
@@ -318,7 +332,9 @@ def _side(side: int | str) -> int:
     else:
         code = int(side)
     if code not in (PLAYER, BANKER):
-        raise ValueError(f"side must be the player or the banker (a tie adds no mark), got {side!r}")
+        raise ValueError(
+            f"side must be the player or the banker (a tie adds no mark), got {side!r}"
+        )
     return code
 
 
@@ -333,8 +349,9 @@ def _next(lengths: Sequence[int], last_side: int, offset: int, side: int) -> Col
     return Colour.RED if compared == lengths[-1] else Colour.BLUE
 
 
-def next_colour(columns: Sequence[Sequence[RoadEntry]], offset: int,
-                side: int | str) -> Colour | None:
+def next_colour(
+    columns: Sequence[Sequence[RoadEntry]], offset: int, side: int | str
+) -> Colour | None:
     """The mark the derived road of `offset` would add if the next result were
     `side` (Winner.PLAYER/BANKER, 0/1, or "P"/"B"), given the big road's
     `columns`; None while that road has not started."""
@@ -345,8 +362,9 @@ def next_colour(columns: Sequence[Sequence[RoadEntry]], offset: int,
     return _next([len(c) for c in columns], columns[-1][0].winner, offset, code)
 
 
-def derived_signals(winners: Sequence[int] | np.ndarray,
-                    offsets: Sequence[int] = (1, 2, 3)) -> np.ndarray:
+def derived_signals(
+    winners: Sequence[int] | np.ndarray, offsets: Sequence[int] = (1, 2, 3)
+) -> np.ndarray:
     """For each hand i, the mark each derived road would add if hand i were a
     Banker win, from the hands before it: +1 red, -1 blue, 0 not started.
 
@@ -389,8 +407,9 @@ def _paint(text: str, colour: str, on: bool) -> str:
 def _pairs(player_pair: bool, banker_pair: bool, colour: bool) -> tuple[str, str]:
     """(plain, painted) pair marks: b banker pair, p player pair."""
     plain = ("b" if banker_pair else "") + ("p" if player_pair else "")
-    painted = (_paint("b", "red", colour) if banker_pair else "") + \
-        (_paint("p", "blue", colour) if player_pair else "")
+    painted = (_paint("b", "red", colour) if banker_pair else "") + (
+        _paint("p", "blue", colour) if player_pair else ""
+    )
     return plain, painted
 
 
@@ -402,9 +421,12 @@ def _bead_text(bead: Bead, colour: bool) -> tuple[str, str]:
 def _entry_text(entry: RoadEntry, colour: bool) -> tuple[str, str]:
     plain, painted = _pairs(entry.player_pair, entry.banker_pair, colour)
     ties = str(entry.marked_ties) if entry.marked_ties else ""
-    return (entry.letter + plain + ties,
-            _paint(entry.letter, _SIDE_COLOUR[entry.winner], colour) + painted
-            + _paint(ties, "green", colour))
+    return (
+        entry.letter + plain + ties,
+        _paint(entry.letter, _SIDE_COLOUR[entry.winner], colour)
+        + painted
+        + _paint(ties, "green", colour),
+    )
 
 
 def _mark_text(mark: Colour, colour: bool) -> tuple[str, str]:
@@ -416,8 +438,13 @@ def _fit(cell_width: int) -> int:
     return max(1, (TEXT_WIDTH + 1) // (cell_width + 1))
 
 
-def render_grid(grid: Grid[T], cell: Callable[[T, bool], tuple[str, str]], *,
-                colour: bool = False, width: int | None = None) -> tuple[list[str], int]:
+def render_grid(
+    grid: Grid[T],
+    cell: Callable[[T, bool], tuple[str, str]],
+    *,
+    colour: bool = False,
+    width: int | None = None,
+) -> tuple[list[str], int]:
     """The lines of `grid` (a cell's text from `cell(value, colour)` as (plain,
     painted)), keeping its last `width` columns (default: what fits in
     TEXT_WIDTH characters); also how many columns were left out."""
@@ -427,14 +454,20 @@ def render_grid(grid: Grid[T], cell: Callable[[T, bool], tuple[str, str]], *,
     keep = min(columns, width if width is not None else _fit(cell_width))
     lines = []
     for row in texts:
-        shown = row[columns - keep:]
+        shown = row[columns - keep :]
         line = " ".join(painted + " " * (cell_width - len(plain)) for plain, painted in shown)
         lines.append(line.rstrip())
     return lines, columns - keep
 
 
-def _section(title: str, grid: Grid[T], cell: Callable[[T, bool], tuple[str, str]],
-             colour: bool, width: int | None, empty: str) -> list[str]:
+def _section(
+    title: str,
+    grid: Grid[T],
+    cell: Callable[[T, bool], tuple[str, str]],
+    colour: bool,
+    width: int | None,
+    empty: str,
+) -> list[str]:
     if not grid or not grid[0]:
         return [f"{title}: {empty}"]
     lines, left_out = render_grid(grid, cell, colour=colour, width=width)
@@ -447,8 +480,7 @@ def _shoe_numbers(hands: Hands) -> list[int]:
     return [int(s) for s in np.unique(hands.shoe)]
 
 
-def render(hands: Hands, *, title: str = "", colour: bool = False,
-           width: int | None = None) -> str:
+def render(hands: Hands, *, title: str = "", colour: bool = False, width: int | None = None) -> str:
     """Every road of `hands` (one shoe), labelled, as text; `colour` adds ANSI
     colours (red Banker/red, blue Player/blue, green Tie)."""
     if width is not None and width < 1:
@@ -456,40 +488,78 @@ def render(hands: Hands, *, title: str = "", colour: bool = False,
     winners = hands.winner
     pairs = "player_pair" in hands.known and "banker_pair" in hands.known
     counts = [int(np.count_nonzero(winners == code)) for code in (PLAYER, BANKER, TIE)]
-    lines = [f"{title}{': ' if title else ''}{len(hands)} hands (Player {counts[0]}, "
-             f"Banker {counts[1]}, Tie {counts[2]})", ""]
-    lines += _section("Bead plate", bead_plate(winners, hands.player_pair, hands.banker_pair),
-                      _bead_text, colour, width, "no hands")
+    lines = [
+        f"{title}{': ' if title else ''}{len(hands)} hands (Player {counts[0]}, "
+        f"Banker {counts[1]}, Tie {counts[2]})",
+        "",
+    ]
+    lines += _section(
+        "Bead plate",
+        bead_plate(winners, hands.player_pair, hands.banker_pair),
+        _bead_text,
+        colour,
+        width,
+        "no hands",
+    )
     lines.append("")
     road = big_road(winners, hands.player_pair, hands.banker_pair)
-    lines += _section("Big road", road.grid, _entry_text, colour, width,
-                      f"no Player or Banker win yet ({road.leading_ties} ties)")
+    lines += _section(
+        "Big road",
+        road.grid,
+        _entry_text,
+        colour,
+        width,
+        f"no Player or Banker win yet ({road.leading_ties} ties)",
+    )
     for name, offset in DERIVED_ROADS:
         lines.append("")
         marks = derived_road(road, offset)
-        lines += _section(f"{name}: {marks.count(Colour.RED)} red, {marks.count(Colour.BLUE)} blue",
-                          derived_grid(marks), _mark_text, colour, width, "not started")
+        lines += _section(
+            f"{name}: {marks.count(Colour.RED)} red, {marks.count(Colour.BLUE)} blue",
+            derived_grid(marks),
+            _mark_text,
+            colour,
+            width,
+            "not started",
+        )
     lines.append("")
-    legend = ("Bead plate and big road: B banker, P player, T tie; b banker pair, p player pair"
-              if pairs else
-              "Bead plate and big road: B banker, P player, T tie (pairs not recorded)")
+    legend = (
+        "Bead plate and big road: B banker, P player, T tie; b banker pair, p player pair"
+        if pairs
+        else "Bead plate and big road: B banker, P player, T tie (pairs not recorded)"
+    )
     lines.append(legend)
-    lines.append("Big road: a number counts the ties marked on the cell (ties before the first "
-                 "win go on the first cell)")
+    lines.append(
+        "Big road: a number counts the ties marked on the cell (ties before the first "
+        "win go on the first cell)"
+    )
     lines.append("Derived roads: R red, B blue")
     return "\n".join(lines) + "\n"
 
 
-def render_shoe(hands: Hands, shoe: int = 1, *, source: str = "", colour: bool = False,
-                width: int | None = None, all_shoes: bool = True) -> str:
+def render_shoe(
+    hands: Hands,
+    shoe: int = 1,
+    *,
+    source: str = "",
+    colour: bool = False,
+    width: int | None = None,
+    all_shoes: bool = True,
+) -> str:
     """The roads of the `shoe`-th shoe (from 1) of `hands`, headed by its
     place (`all_shoes`: `hands` holds every shoe of the file, so the header
     says how many there are; else the file was read only as far as `shoe`)."""
     numbers = _shoe_numbers(hands)
     if isinstance(shoe, bool) or not isinstance(shoe, int) or not 1 <= shoe <= len(numbers):
-        have = (f"shoes 1 to {len(numbers)}" if len(numbers) > 1
-                else "one shoe" if numbers else "no shoes")
+        have = (
+            f"shoes 1 to {len(numbers)}"
+            if len(numbers) > 1
+            else "one shoe"
+            if numbers
+            else "no shoes"
+        )
         raise UsageError(f"--shoe {shoe}: {source or 'the file'} has {have}")
-    title = f"{source + ', ' if source else ''}shoe {shoe}" + \
-        (f" of {len(numbers)}" if all_shoes or len(numbers) > shoe else "")
+    title = f"{source + ', ' if source else ''}shoe {shoe}" + (
+        f" of {len(numbers)}" if all_shoes or len(numbers) > shoe else ""
+    )
     return render(hands.shoe_slice(numbers[shoe - 1]), title=title, colour=colour, width=width)

@@ -50,7 +50,9 @@ class ShoeSpec:
         def whole(name: str, lo: int, hi: int) -> None:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-                raise RulesError(f"shoe: {name} must be a whole number from {lo} to {hi}, got {shown(v)}")
+                raise RulesError(
+                    f"shoe: {name} must be a whole number from {lo} to {hi}, got {shown(v)}"
+                )
 
         whole("decks", 1, MAX_DECKS)
         whole("cut_card", 0, self.n_cards - 6)
@@ -93,27 +95,43 @@ def new_seed() -> int:
     return int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
 
 
-def generate_hands(spec: ShoeSpec, n_shoes: int, seed: int, first_shoe: int = 0,
-                   max_hands: int | None = None) -> Hands:
+def generate_hands(
+    spec: ShoeSpec, n_shoes: int, seed: int, first_shoe: int = 0, max_hands: int | None = None
+) -> Hands:
     """Deal shoes first_shoe .. first_shoe + n_shoes - 1 of the run keyed by `seed`.
 
     max_hands caps the hands dealt per shoe (None: to the cut card).
     """
     if n_shoes < 0:
         raise RulesError(f"the number of shoes must not be negative, got {n_shoes}")
-    return generate_shoes(spec, np.arange(first_shoe, first_shoe + n_shoes, dtype=np.int64),
-                          seed, max_hands)
+    return generate_shoes(
+        spec, np.arange(first_shoe, first_shoe + n_shoes, dtype=np.int64), seed, max_hands
+    )
 
 
 #: the columns of dealt hands: (name, dtype, cards per hand or 0 for one value)
-_COLUMNS = (("shoe", np.int64, 0), ("hand", np.int32, 0), ("cards", np.uint8, 6),
-            ("player_total", np.int8, 0), ("banker_total", np.int8, 0), ("winner", np.int8, 0),
-            ("natural", np.bool_, 0), ("player_pair", np.bool_, 0), ("banker_pair", np.bool_, 0),
-            ("player_card_count", np.int8, 0), ("banker_card_count", np.int8, 0))
+_COLUMNS = (
+    ("shoe", np.int64, 0),
+    ("hand", np.int32, 0),
+    ("cards", np.uint8, 6),
+    ("player_total", np.int8, 0),
+    ("banker_total", np.int8, 0),
+    ("winner", np.int8, 0),
+    ("natural", np.bool_, 0),
+    ("player_pair", np.bool_, 0),
+    ("banker_pair", np.bool_, 0),
+    ("player_card_count", np.int8, 0),
+    ("banker_card_count", np.int8, 0),
+)
 
 
-def generate_shoes(spec: ShoeSpec, shoe_ids: np.ndarray, seed: int,
-                   max_hands: int | None = None, buffers: Buffers | None = None) -> Hands:
+def generate_shoes(
+    spec: ShoeSpec,
+    shoe_ids: np.ndarray,
+    seed: int,
+    max_hands: int | None = None,
+    buffers: Buffers | None = None,
+) -> Hands:
     """Deal the shoes numbered `shoe_ids` of the run keyed by `seed`; each shoe
     number is its own random stream, and becomes the `shoe` column.
 
@@ -124,26 +142,57 @@ def generate_shoes(spec: ShoeSpec, shoe_ids: np.ndarray, seed: int,
     cap = spec.max_hands if max_hands is None else min(max_hands, spec.max_hands)
     size = n_shoes * spec.max_hands
     buffers = buffers or Buffers()
-    out = {name: buffers.empty(f"hands.{name}", (size, width) if width else (size,), dtype)
-           for name, dtype, width in _COLUMNS}
+    out = {
+        name: buffers.empty(f"hands.{name}", (size, width) if width else (size,), dtype)
+        for name, dtype, width in _COLUMNS
+    }
     from backtest.shoes import kernels  # numba: loaded by what deals, not by what imports
 
     burned = np.empty(max(n_shoes, 1), np.int64)
-    cut_mode, cut_at = (0, 0) if spec.cut is None else ((2, 0) if spec.cut == "random" else (1, int(spec.cut)))
+    cut_mode, cut_at = (
+        (0, 0) if spec.cut is None else ((2, 0) if spec.cut == "random" else (1, int(spec.cut)))
+    )
     n = kernels.deal_shoes(
-        _pack(spec.decks), seed_key(seed), shoe_ids, spec.cut_card,
-        spec.extra_hands, spec.burn, cut_mode, cut_at, kernels.HAND_TABLE, kernels.CODE_VALUE, cap,
-        out["shoe"], out["hand"], out["cards"], out["player_total"], out["banker_total"],
-        out["winner"], out["natural"], out["player_pair"], out["banker_pair"],
-        out["player_card_count"], out["banker_card_count"], burned,
-        np.empty(spec.n_cards, np.uint8), np.empty(spec.n_cards, np.uint8),
-        np.empty(spec.n_cards, np.uint16), np.empty(4, np.uint64))
+        _pack(spec.decks),
+        seed_key(seed),
+        shoe_ids,
+        spec.cut_card,
+        spec.extra_hands,
+        spec.burn,
+        cut_mode,
+        cut_at,
+        kernels.HAND_TABLE,
+        kernels.CODE_VALUE,
+        cap,
+        out["shoe"],
+        out["hand"],
+        out["cards"],
+        out["player_total"],
+        out["banker_total"],
+        out["winner"],
+        out["natural"],
+        out["player_pair"],
+        out["banker_pair"],
+        out["player_card_count"],
+        out["banker_card_count"],
+        burned,
+        np.empty(spec.n_cards, np.uint8),
+        np.empty(spec.n_cards, np.uint8),
+        np.empty(spec.n_cards, np.uint16),
+        np.empty(4, np.uint64),
+    )
     cols = {k: v[:n] for k, v in out.items()}
     return Hands.from_columns(n, known=ALL_KNOWN, source="generated", **cols)
 
 
-def iter_generated(spec: ShoeSpec, n_shoes: int, seed: int, chunk_shoes: int = 2048,
-                   first_shoe: int = 0, max_hands: int | None = None) -> Iterator[Hands]:
+def iter_generated(
+    spec: ShoeSpec,
+    n_shoes: int,
+    seed: int,
+    chunk_shoes: int = 2048,
+    first_shoe: int = 0,
+    max_hands: int | None = None,
+) -> Iterator[Hands]:
     """Deal `n_shoes` shoes in chunks, so memory stays flat however many."""
     done = 0
     while done < n_shoes:

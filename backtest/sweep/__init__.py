@@ -45,18 +45,32 @@ from backtest.sweep.execute import Task, run_sweep
 from backtest.sweep.family import closing_lines
 from backtest.sweep.render import render_table
 from backtest.sweep.spec import (
-                                 MAX_CELLS,
-                                 SWEEP_KEYS,
-                                 Cell,
-                                 Sweep,
-                                 cell_key,
-                                 cell_label,
-                                 load_sweep,
-                                 parse_path,
-                                 set_path,
+    MAX_CELLS,
+    SWEEP_KEYS,
+    Cell,
+    Sweep,
+    cell_key,
+    cell_label,
+    load_sweep,
+    parse_path,
+    set_path,
 )
 from backtest.sweep.trends import SIGNIFICANCE, trends
 
-__all__ = ["MAX_CELLS", "SIGNIFICANCE", "SWEEP_KEYS", "Cell", "Sweep", "Task", "cell_key",
-           "cell_label", "closing_lines", "load_sweep", "parse_path", "render_table", "run_sweep", "set_path",
-           "trends"]
+__all__ = [
+    "MAX_CELLS",
+    "SIGNIFICANCE",
+    "SWEEP_KEYS",
+    "Cell",
+    "Sweep",
+    "Task",
+    "cell_key",
+    "cell_label",
+    "closing_lines",
+    "load_sweep",
+    "parse_path",
+    "render_table",
+    "run_sweep",
+    "set_path",
+    "trends",
+]

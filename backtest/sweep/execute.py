@@ -41,8 +41,9 @@ def _tasks(sweep: Sweep, todo: Sequence[int], workers: int) -> list[Task]:
     return tasks
 
 
-def _cell_frame(sweep: Sweep, cell: Cell, parts: list[tuple[list[engine.SeatResult], int]]
-                ) -> pl.DataFrame:
+def _cell_frame(
+    sweep: Sweep, cell: Cell, parts: list[tuple[list[engine.SeatResult], int]]
+) -> pl.DataFrame:
     _, summary, _ = engine.assemble(cell.config, parts)
     cols: dict[str, Any] = {"cell": cell.index + 1, "cell_id": cell.id}
     for key, value in cell.values:
@@ -54,14 +55,14 @@ def _cell_frame(sweep: Sweep, cell: Cell, parts: list[tuple[list[engine.SeatResu
     lead = pl.DataFrame({k: [v] * summary.height for k, v in cols.items()})
     hands = sum(p[1] for p in parts)
     return pl.concat([lead, summary], how="horizontal").with_columns(
-        pl.lit(hands).alias("table_hands"), pl.lit(_storable(cell.config.seed)).alias("seed"))
+        pl.lit(hands).alias("table_hands"), pl.lit(_storable(cell.config.seed)).alias("seed")
+    )
 
 
 def _storable(value: Any) -> Any:
     """A whole number too large for a 64-bit column (a run config takes any seed)
     as its digits."""
-    if isinstance(value, int) and not isinstance(value, bool) \
-            and not -2 ** 63 <= value < 2 ** 63:
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
         return str(value)
     return value
 
@@ -83,8 +84,9 @@ def _read_cells(out: Path, sweep: Sweep) -> tuple[dict[int, pl.DataFrame], list[
 def _write_summary(out: Path, sweep: Sweep, done: Mapping[int, pl.DataFrame]) -> pl.DataFrame:
     frames = [done[i] for i in sorted(done)]
     summary = pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame()
-    outputs.write_parquet(summary, out / "summary.parquet",
-                          outputs.provenance(sweep.seed, sweep.spec_hash))
+    outputs.write_parquet(
+        summary, out / "summary.parquet", outputs.provenance(sweep.seed, sweep.spec_hash)
+    )
     return summary
 
 
@@ -100,43 +102,61 @@ def _check_out(out: Path, sweep: Sweep, resume: bool) -> dict[str, Any]:
     directory (or none yet) holding no other sweep, and no cells of this one
     unless resumed. Writes nothing there but check_out_dir's probe (a temporary
     file, gone at once): `out` is written after the executor is ready."""
-    meta = {"kind": "sweep", "name": sweep.name, "source": sweep.source, "seed": sweep.seed,
-            "keys": list(sweep.keys), "metric": sweep.metric, "cells": len(sweep.cells),
-            "spec_hash": sweep.spec_hash, "inputs": dict(sweep.inputs),
-            "settings": dict(sweep.settings)}
+    meta = {
+        "kind": "sweep",
+        "name": sweep.name,
+        "source": sweep.source,
+        "seed": sweep.seed,
+        "keys": list(sweep.keys),
+        "metric": sweep.metric,
+        "cells": len(sweep.cells),
+        "spec_hash": sweep.spec_hash,
+        "inputs": dict(sweep.inputs),
+        "settings": dict(sweep.settings),
+    }
     if not out.exists():
         return meta
-    outputs.check_out_dir(out, "sweep")   # (an existing directory is left as it is)
+    outputs.check_out_dir(out, "sweep")  # (an existing directory is left as it is)
     meta_path = out / "sweep.json"
     if not meta_path.is_file():
         return meta
     try:
         old = json.loads(meta_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise UsageError(f"--out {out}: {meta_path.name} cannot be read ({exc}), so which "
-                         "sweep its cells belong to is unknown; use another directory, or "
-                         "delete it to start again") from None
+        raise UsageError(
+            f"--out {out}: {meta_path.name} cannot be read ({exc}), so which "
+            "sweep its cells belong to is unknown; use another directory, or "
+            "delete it to start again"
+        ) from None
     if not isinstance(old, dict) or old.get("spec_hash") != sweep.spec_hash:
         name = old.get("name", "?") if isinstance(old, dict) else "?"
-        raise UsageError(f"--out {out} holds a different sweep ({name}): "
-                         f"{_what_differs(old, sweep, meta_path)}; use another --out, or the "
-                         f"settings in {meta_path} to resume that sweep, or delete {out} to "
-                         "start again")
+        raise UsageError(
+            f"--out {out} holds a different sweep ({name}): "
+            f"{_what_differs(old, sweep, meta_path)}; use another --out, or the "
+            f"settings in {meta_path} to resume that sweep, or delete {out} to "
+            "start again"
+        )
     was = old.get("inputs")
     finished = any((out / "cells").glob("*.parquet"))
     # compared only when there are cells run on them (a sweep.json written
     # before the inputs were recorded has none to compare)
     if isinstance(was, dict) and was != dict(sweep.inputs) and finished:
-        changed = [("the rules" if k == "rules" else k)
-                   for k in sorted(set(was) | set(sweep.inputs))
-                   if was.get(k) != sweep.inputs.get(k)]
-        raise UsageError(f"--out {out}: {', '.join(changed)} changed since this sweep's cells "
-                         "were run, so new cells would not be comparable with them; use "
-                         "another directory, or delete it to start again")
+        changed = [
+            ("the rules" if k == "rules" else k)
+            for k in sorted(set(was) | set(sweep.inputs))
+            if was.get(k) != sweep.inputs.get(k)
+        ]
+        raise UsageError(
+            f"--out {out}: {', '.join(changed)} changed since this sweep's cells "
+            "were run, so new cells would not be comparable with them; use "
+            "another directory, or delete it to start again"
+        )
     complete = all((out / "cells" / f"{cell.id}.parquet").is_file() for cell in sweep.cells)
-    if not resume and finished and not complete:   # a finished sweep is printed again
-        raise UsageError(f"--out {out} already holds cells of this sweep: pass --resume to "
-                         "finish it, or use another directory")
+    if not resume and finished and not complete:  # a finished sweep is printed again
+        raise UsageError(
+            f"--out {out} already holds cells of this sweep: pass --resume to "
+            "finish it, or use another directory"
+        )
     return meta
 
 
@@ -153,25 +173,31 @@ def _what_differs(old: Any, sweep: Sweep, meta_path: Path) -> str:
     settings = old.get("settings")
     if isinstance(settings, dict):
         found = _first_difference(settings, dict(sweep.settings), "", _SETTINGS_ORDER)
-    else:   # written before the settings were kept: what it has
-        found = _first_difference({k: old.get(k, _ABSENT) for k in ("seed", "keys", "cells")},
-                                  {"seed": sweep.seed, "keys": list(sweep.keys),
-                                   "cells": len(sweep.cells)}, "", ())
+    else:  # written before the settings were kept: what it has
+        found = _first_difference(
+            {k: old.get(k, _ABSENT) for k in ("seed", "keys", "cells")},
+            {"seed": sweep.seed, "keys": list(sweep.keys), "cells": len(sweep.cells)},
+            "",
+            (),
+        )
         found = (found[0].replace("keys", "varied keys", 1), *found[1:]) if found else None
     if found is None:
-        return (f"what decides its numbers differs, though not in a setting {meta_path} "
-                "records (it was written by another version)")
+        return (
+            f"what decides its numbers differs, though not in a setting {meta_path} "
+            "records (it was written by another version)"
+        )
     path, was, now = found
     if path.startswith("run."):
         path = f"{path[4:]} of the run config"
     return f"{path}: {_said(was)} in {meta_path}, {_said(now)} now"
 
 
-def _first_difference(old: Any, new: Any, path: str, order: Sequence[str]
-                      ) -> tuple[str, Any, Any] | None:
+def _first_difference(
+    old: Any, new: Any, path: str, order: Sequence[str]
+) -> tuple[str, Any, Any] | None:
     """(key path, old value, new value) of the first difference, or None."""
     if isinstance(old, dict) and isinstance(new, dict):
-        if path in ("grid", "zip") and list(old) != list(new):   # other keys, or in another order
+        if path in ("grid", "zip") and list(old) != list(new):  # other keys, or in another order
             return f"the keys of {path}", list(old), list(new)
         keys = [k for k in order if k in old or k in new]
         keys += [k for k in (*new, *old) if k not in keys]
@@ -181,8 +207,12 @@ def _first_difference(old: Any, new: Any, path: str, order: Sequence[str]
             if found is not None:
                 return found
         return None
-    if (isinstance(old, list) and isinstance(new, list) and len(old) == len(new)
-            and any(isinstance(v, (dict, list)) for v in (*old, *new))):
+    if (
+        isinstance(old, list)
+        and isinstance(new, list)
+        and len(old) == len(new)
+        and any(isinstance(v, (dict, list)) for v in (*old, *new))
+    ):
         for i, (a, b) in enumerate(zip(old, new)):
             found = _first_difference(a, b, f"{path}[{i}]", ())
             if found is not None:
@@ -203,7 +233,7 @@ def _write_out(out: Path, meta: Mapping[str, Any], torn: Sequence[Path]) -> None
     (out / "cells").mkdir(exist_ok=True)
     for folder in (out, out / "cells"):
         outputs.remove_stale_temporaries(folder)
-    outputs.remove_stale_run_folders(None)   # a killed run's spilled sessions
+    outputs.remove_stale_run_folders(None)  # a killed run's spilled sessions
     for f in torn:
         f.unlink(missing_ok=True)
     outputs.write_json(dict(meta), out / "sweep.json")
@@ -215,10 +245,16 @@ def all_finished(sweep: Sweep, out: Path) -> bool:
     return all((out / "cells" / f"{c.id}.parquet").is_file() for c in sweep.cells)
 
 
-def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str = "local",
-              address: str | None = None, resume: bool = False,
-              progress: Callable[[int, int, int, int], None] | None = None,
-              starting: Callable[[], None] | None = None) -> pl.DataFrame:
+def run_sweep(
+    sweep: Sweep,
+    out: Path,
+    workers: int | None = None,
+    executor: str = "local",
+    address: str | None = None,
+    resume: bool = False,
+    progress: Callable[[int, int, int, int], None] | None = None,
+    starting: Callable[[], None] | None = None,
+) -> pl.DataFrame:
     """Run every cell not yet finished in `out`; return the summary of all cells.
 
     Everything is checked, and a Dask scheduler reached, before anything is
@@ -231,7 +267,7 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
     check_workers(workers, "--workers", UsageError)
     _check_executor(executor, address)
     meta = _check_out(out, sweep, resume)
-    engine.forget_configs()   # rebuilt from the files as they are now
+    engine.forget_configs()  # rebuilt from the files as they are now
     # every cell finished already: read, nothing run (cells torn by a kill run again)
     resume = resume or all_finished(sweep, out)
     done, torn = _read_cells(out, sweep) if resume else ({}, [])
@@ -245,15 +281,21 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
     hands_done = 0
     last_write = 0.0
     with ExitStack() as stack:
-        client = (stack.enter_context(cluster.dask_client(workers, address))
-                  if executor == "dask" and tasks else None)
+        client = (
+            stack.enter_context(cluster.dask_client(workers, address))
+            if executor == "dask" and tasks
+            else None
+        )
         _write_out(out, meta, torn)
         by_id = {c.id: c for c in sweep.cells}
-        for f in torn:   # said once the sweep is sure to run
+        for f in torn:  # said once the sweep is sure to run
             cell = by_id[f.stem]
-            warnings.warn(f"--out {out}: {f.relative_to(out)} cannot be read (cut short when "
-                          f"the sweep was stopped, or damaged since); running cell "
-                          f"{cell.index + 1} ({cell.label()}) again", stacklevel=2)
+            warnings.warn(
+                f"--out {out}: {f.relative_to(out)} cannot be read (cut short when "
+                f"the sweep was stopped, or damaged since); running cell "
+                f"{cell.index + 1} ({cell.label()}) again",
+                stacklevel=2,
+            )
         if progress:
             progress(len(done), len(sweep.cells), 0, expected_hands)
         written, summary = -1, pl.DataFrame()
@@ -267,11 +309,14 @@ def run_sweep(sweep: Sweep, out: Path, workers: int | None = None, executor: str
                     cell = sweep.cells[task.cell]
                     ordered = [parts[task.cell][lo] for lo in sorted(parts[task.cell])]
                     frame = _cell_frame(sweep, cell, ordered)
-                    outputs.write_parquet(frame, out / "cells" / f"{cell.id}.parquet",
-                                          outputs.provenance(sweep.seed, sweep.spec_hash))
+                    outputs.write_parquet(
+                        frame,
+                        out / "cells" / f"{cell.id}.parquet",
+                        outputs.provenance(sweep.seed, sweep.spec_hash),
+                    )
                     done[task.cell] = frame
                     del parts[task.cell]
-                    report.remove_stale(out)   # it told of fewer cells
+                    report.remove_stale(out)  # it told of fewer cells
                     if time.monotonic() - last_write > 2.0:
                         summary = _write_summary(out, sweep, done)
                         written, last_write = len(done), time.monotonic()
@@ -297,18 +342,29 @@ def _naming_the_cell(sweep: Sweep, task: Task) -> Iterator[None]:
     except BacktestError as exc:
         cell = sweep.cells[task.cell]
         message = str(exc).removeprefix(cell.config.source + ": ")
-        raise type(exc)(f"{sweep.source}: cell {cell.index + 1} ({cell.label()}): "
-                        f"{message}") from None
+        raise type(exc)(
+            f"{sweep.source}: cell {cell.index + 1} ({cell.label()}): {message}"
+        ) from None
 
 
-def _execute(sweep: Sweep, tasks: Sequence[Task], workers: int, client: Any = None
-             ) -> Generator[tuple[Task, tuple[list[engine.SeatResult], int]], None, None]:
+def _execute(
+    sweep: Sweep, tasks: Sequence[Task], workers: int, client: Any = None
+) -> Generator[tuple[Task, tuple[list[engine.SeatResult], int]], None, None]:
     """Each task's result as it finishes: on `client` (Dask) if given, else on
     `workers` local processes (in this one for a single worker)."""
     if not tasks:
         return
-    payload = [(dict(sweep.cells[t.cell].config.raw), str(sweep.cells[t.cell].config.base_dir),
-                sweep.cells[t.cell].config.source, t.lo, t.hi, False) for t in tasks]
+    payload = [
+        (
+            dict(sweep.cells[t.cell].config.raw),
+            str(sweep.cells[t.cell].config.base_dir),
+            sweep.cells[t.cell].config.source,
+            t.lo,
+            t.hi,
+            False,
+        )
+        for t in tasks
+    ]
     if client is not None:
         yield from _execute_dask(sweep, tasks, payload, client)
         return
@@ -339,12 +395,15 @@ def _execute(sweep: Sweep, tasks: Sequence[Task], workers: int, client: Any = No
                 yield futures[fut], result
 
 
-def _execute_dask(sweep: Sweep, tasks: Sequence[Task], payload: Sequence[tuple[Any, ...]],
-                  client: Any) -> Iterator[tuple[Task, tuple[list[engine.SeatResult], int]]]:
+def _execute_dask(
+    sweep: Sweep, tasks: Sequence[Task], payload: Sequence[tuple[Any, ...]], client: Any
+) -> Iterator[tuple[Task, tuple[list[engine.SeatResult], int]]]:
     from dask.distributed import as_completed
 
-    futures = {client.submit(engine.run_task, *args, pure=False): task
-               for task, args in zip(tasks, payload)}
+    futures = {
+        client.submit(engine.run_task, *args, pure=False): task
+        for task, args in zip(tasks, payload)
+    }
     for fut in as_completed(list(futures)):
         with _naming_the_cell(sweep, futures[fut]):
             result = fut.result()

@@ -36,8 +36,9 @@ def adjusted(summary: pl.DataFrame) -> pl.DataFrame:
         return pl.DataFrame()
     rows = summary.filter(pl.col("z_hands").is_not_null() & pl.col("z_hands").is_finite())
     ps = two_sided_p(rows["z_hands"].to_list())
-    return rows.with_columns(pl.Series("p", ps, pl.Float64),
-                             pl.Series("p_holm", holm(ps), pl.Float64))
+    return rows.with_columns(
+        pl.Series("p", ps, pl.Float64), pl.Series("p_holm", holm(ps), pl.Float64)
+    )
 
 
 def closing_lines(summary: pl.DataFrame) -> list[str]:
@@ -53,15 +54,19 @@ def closing_lines(summary: pl.DataFrame) -> list[str]:
     if called.height:
         named = "; ".join(_named(r) for r in called.head(SHOWN).iter_rows(named=True))
         more = f"; and {called.height - SHOWN:,} more" if called.height > SHOWN else ""
-        return [f"Beyond chance after Holm's correction over {tries} (5% family-wise): "
-                f"{named}{more}. Their edge is not the exact edge of the bets they placed: "
-                "look for a rule, limit or stop that changes what is staked or settled."]
+        return [
+            f"Beyond chance after Holm's correction over {tries} (5% family-wise): "
+            f"{named}{more}. Their edge is not the exact edge of the bets they placed: "
+            "look for a rule, limit or stop that changes what is staked or settled."
+        ]
     best = rows.sort(pl.col("z_hands").abs(), descending=True).row(0, named=True)
     expect = math.sqrt(2.0 * math.log(m))
-    return [f"No cell's edge differs from the exact edge beyond chance (Holm's correction "
-            f"over {tries}, 5% family-wise). The best-looking, {_where(best)} at "
-            f"z_hands {best['z_hands']:+.2f}, is what {m:,} tries give by chance (the largest "
-            f"of {m:,} is about {expect:.1f} standard errors)."]
+    return [
+        f"No cell's edge differs from the exact edge beyond chance (Holm's correction "
+        f"over {tries}, 5% family-wise). The best-looking, {_where(best)} at "
+        f"z_hands {best['z_hands']:+.2f}, is what {m:,} tries give by chance (the largest "
+        f"of {m:,} is about {expect:.1f} standard errors)."
+    ]
 
 
 def _where(r: dict[str, Any]) -> str:
@@ -69,6 +74,8 @@ def _where(r: dict[str, Any]) -> str:
 
 
 def _named(r: dict[str, Any]) -> str:
-    return (f"{_where(r)} edge {100 * r['edge']:+.2f}% against exact "
-            f"{100 * r['expected_edge']:+.2f}%, z_hands {r['z_hands']:+.2f}, "
-            f"adjusted p {r['p_holm']:.2g}")
+    return (
+        f"{_where(r)} edge {100 * r['edge']:+.2f}% against exact "
+        f"{100 * r['expected_edge']:+.2f}%, z_hands {r['z_hands']:+.2f}, "
+        f"adjusted p {r['p_holm']:.2g}"
+    )

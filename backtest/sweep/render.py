@@ -12,15 +12,27 @@ from backtest.sweep.spec import short_value
 from backtest.sweep.trends import metric_text
 
 
-def render_table(summary: pl.DataFrame, keys: Sequence[str], metric: str,
-                 width: int | None = None) -> str:
+def render_table(
+    summary: pl.DataFrame, keys: Sequence[str], metric: str, width: int | None = None
+) -> str:
     """The sweep's summary sorted by `metric`, as a table fitted to `width`
     (default: the terminal's): on a narrow one the columns are stacked, each
     part led by the cell and the seat."""
     if summary.is_empty():
         return "no finished cells"
-    cols = ["cell", "seat", *[k for k in keys if k in summary.columns], "sessions", "hands",
-            "edge", "expected_edge", "z_hands", "ruin_rate", "win_goal_rate", "median_net"]
+    cols = [
+        "cell",
+        "seat",
+        *[k for k in keys if k in summary.columns],
+        "sessions",
+        "hands",
+        "edge",
+        "expected_edge",
+        "z_hands",
+        "ruin_rate",
+        "win_goal_rate",
+        "median_net",
+    ]
     cols = [c for c in cols if c in summary.columns or c not in ("z_hands",)]
     if metric not in cols:
         cols.append(metric)

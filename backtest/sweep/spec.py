@@ -31,8 +31,18 @@ from backtest.run.config import (
     with_line,
 )
 
-SWEEP_KEYS = ("name", "description", "base", "run", "grid", "zip", "sessions", "seed",
-              "metric", "common_shoes")
+SWEEP_KEYS = (
+    "name",
+    "description",
+    "base",
+    "run",
+    "grid",
+    "zip",
+    "sessions",
+    "seed",
+    "metric",
+    "common_shoes",
+)
 #: the most cells one sweep has (each is checked before any runs)
 MAX_CELLS = 100_000
 _PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
@@ -79,8 +89,13 @@ class Sweep:
 
 def cell_label(values: Sequence[tuple[str, Any]]) -> str:
     """A cell in words: its varied values, short (a seat by its name)."""
-    return ", ".join(f"{k}={short_value(value_label(v) if isinstance(v, (dict, list)) else v)}"
-                     for k, v in values) or "(base)"
+    return (
+        ", ".join(
+            f"{k}={short_value(value_label(v) if isinstance(v, (dict, list)) else v)}"
+            for k, v in values
+        )
+        or "(base)"
+    )
 
 
 def cell_key(values: Sequence[tuple[str, Any]]) -> str:
@@ -108,7 +123,7 @@ def parse_path(path: str) -> list[str | int]:
     pos = 0
     text = path.strip()
     for m in _PATH_PART.finditer(text):
-        if m.start() != pos and text[pos:m.start()] != ".":
+        if m.start() != pos and text[pos : m.start()] != ".":
             raise ValueError(path)
         parts.append(int(m.group(2)) if m.group(2) is not None else m.group(1))
         pos = m.end()
@@ -127,7 +142,7 @@ def set_path(data: dict[str, Any], path: str, value: Any) -> None:
     node: Any = data
     for i, part in enumerate(parts[:-1]):
         nxt = parts[i + 1]
-        where = _join(parts[:i + 1])
+        where = _join(parts[: i + 1])
         if isinstance(part, int):
             if not isinstance(node, list) or not -len(node) <= part < len(node):
                 size = len(node) if isinstance(node, list) else 0
@@ -201,7 +216,7 @@ def top_key(path: str) -> str | int | None:
 def _plain(value: Any) -> Any:
     """`value` as sweep.json holds it once written and read back (lists, text for
     what JSON has no type for), so that the two compare equal."""
-    return json.loads(json.dumps(value, default=str))   # (the keys in their order)
+    return json.loads(json.dumps(value, default=str))  # (the keys in their order)
 
 
 def _cell_seed(master: int, key: str) -> int:
@@ -214,8 +229,11 @@ def _cell_seed(master: int, key: str) -> int:
 PROGRESS_CELLS = 1000
 
 
-def load_sweep(path: str | Path, sessions: int | None = None,
-               progress: Callable[[int, int], None] | None = None) -> Sweep:
+def load_sweep(
+    path: str | Path,
+    sessions: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Sweep:
     """Read and validate a sweep: every cell's config is checked before any runs.
     An error names the file, the key and its line. What the cells share is
     checked once; progress(cells checked, cells) is called every
@@ -227,31 +245,39 @@ def load_sweep(path: str | Path, sessions: int | None = None,
         raise with_line(exc, path, set()) from None
 
 
-def _load_sweep(path: Path, sessions: int | None,
-                progress: Callable[[int, int], None] | None) -> Sweep:
+def _load_sweep(
+    path: Path, sessions: int | None, progress: Callable[[int, int], None] | None
+) -> Sweep:
     data = read_yaml(path)
     source = str(path)
     if not isinstance(data, Mapping):
-        raise ConfigError(f"{source}: a sweep is a mapping of keys ({', '.join(SWEEP_KEYS)}), "
-                          f"got {shown_short(data)}")
+        raise ConfigError(
+            f"{source}: a sweep is a mapping of keys ({', '.join(SWEEP_KEYS)}), "
+            f"got {shown_short(data)}"
+        )
     for key in data:
         if key not in SWEEP_KEYS:
             import difflib
 
             close = difflib.get_close_matches(str(key), SWEEP_KEYS, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise ConfigError(f"{source}: {key}: unknown key{hint} (allowed: {', '.join(SWEEP_KEYS)})")
+            raise ConfigError(
+                f"{source}: {key}: unknown key{hint} (allowed: {', '.join(SWEEP_KEYS)})"
+            )
     base_dir = path.parent
     if ("base" in data) == ("run" in data):
-        raise ConfigError(f"{source}: give the run config either as `base: FILE.yaml` or inline "
-                          "as `run: {...}` (exactly one of them)")
+        raise ConfigError(
+            f"{source}: give the run config either as `base: FILE.yaml` or inline "
+            "as `run: {...}` (exactly one of them)"
+        )
     if "base" in data:
         base_file = Path(str(data["base"]))
         if not base_file.is_absolute():
             base_file = base_dir / base_file
         if not base_file.is_file():
-            raise ConfigError(f"{source}: base: file {data['base']} does not exist "
-                              f"(looked for {base_file})")
+            raise ConfigError(
+                f"{source}: base: file {data['base']} does not exist (looked for {base_file})"
+            )
         base = read_yaml(base_file)
         run_dir, run_source = base_file.parent, str(base_file)
         if not isinstance(base, Mapping):
@@ -260,13 +286,17 @@ def _load_sweep(path: Path, sessions: int | None,
         base = data["run"]
         run_dir, run_source = base_dir, f"{source}: run"
         if not isinstance(base, Mapping):
-            raise ConfigError(f"{source}: run: expected a run config mapping, got {shown_short(base)}")
+            raise ConfigError(
+                f"{source}: run: expected a run config mapping, got {shown_short(base)}"
+            )
     base = dict(base)
     grid = _lists(data.get("grid"), "grid", source)
     zipped = _lists(data.get("zip"), "zip", source)
     if not grid and not zipped:
-        raise ConfigError(f"{source}: nothing varies: give `grid:` and/or `zip:` with lists of "
-                          "values under key paths of the run config")
+        raise ConfigError(
+            f"{source}: nothing varies: give `grid:` and/or `zip:` with lists of "
+            "values under key paths of the run config"
+        )
     lengths = {k: len(v) for k, v in zipped.items()}
     if len(set(lengths.values())) > 1:
         detail = ", ".join(f"{k} has {n}" for k, n in lengths.items())
@@ -275,36 +305,52 @@ def _load_sweep(path: Path, sessions: int | None,
         try:
             parse_path(key)
         except ValueError:
-            raise ConfigError(f"{source}: {'grid' if key in grid else 'zip'}.{key}: not a key "
-                              "path (write e.g. session.bankroll or seats[0].params.base)") from None
+            raise ConfigError(
+                f"{source}: {'grid' if key in grid else 'zip'}.{key}: not a key "
+                "path (write e.g. session.bankroll or seats[0].params.base)"
+            ) from None
     both = [key for key in zipped if key in grid]
     if both:
         raise ConfigError(f"{source}: zip.{both[0]}: also in grid; vary a key in one of them")
-    n_cells = math.prod(len(v) for v in grid.values()) * (len(next(iter(zipped.values())))
-                                                           if zipped else 1)
+    n_cells = math.prod(len(v) for v in grid.values()) * (
+        len(next(iter(zipped.values()))) if zipped else 1
+    )
     if n_cells > MAX_CELLS:
-        raise ConfigError(f"{source}: the grid and zip make {n_cells:,} cells, more than "
-                          f"{MAX_CELLS:,}; split the sweep, or vary fewer values")
+        raise ConfigError(
+            f"{source}: the grid and zip make {n_cells:,} cells, more than "
+            f"{MAX_CELLS:,}; split the sweep, or vary fewer values"
+        )
     for key in list(grid) + list(zipped):
         if top_key(key) == "sessions":
-            raise ConfigError(f"{source}: {'grid' if key in grid else 'zip'}.{key}: every "
-                              "cell runs the sweep's `sessions` (or --sessions); vary other "
-                              "keys, and run a sweep for each number of sessions")
+            raise ConfigError(
+                f"{source}: {'grid' if key in grid else 'zip'}.{key}: every "
+                "cell runs the sweep's `sessions` (or --sessions); vary other "
+                "keys, and run a sweep for each number of sessions"
+            )
     seed = data.get("seed", base.get("seed", 1))
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ConfigError(f"{source}: seed: expected a whole number of at least 0, got {shown_short(seed)}")
+        raise ConfigError(
+            f"{source}: seed: expected a whole number of at least 0, got {shown_short(seed)}"
+        )
     n_sessions = sessions if sessions is not None else data.get("sessions", base.get("sessions"))
-    if n_sessions is not None and (isinstance(n_sessions, bool) or not isinstance(n_sessions, int)
-                                   or n_sessions < 1):
-        raise ConfigError(f"{source}: sessions: expected a whole number of at least 1, "
-                          f"got {shown_short(n_sessions)}")
+    if n_sessions is not None and (
+        isinstance(n_sessions, bool) or not isinstance(n_sessions, int) or n_sessions < 1
+    ):
+        raise ConfigError(
+            f"{source}: sessions: expected a whole number of at least 1, "
+            f"got {shown_short(n_sessions)}"
+        )
     if n_sessions is not None and n_sessions > MAX_SESSIONS:
-        raise ConfigError(f"{source}: sessions: at most {MAX_SESSIONS:,}, got "
-                          f"{shown_count(n_sessions)}; split a larger sweep into sweeps with "
-                          "other seeds")
+        raise ConfigError(
+            f"{source}: sessions: at most {MAX_SESSIONS:,}, got "
+            f"{shown_count(n_sessions)}; split a larger sweep into sweeps with "
+            "other seeds"
+        )
     common = data.get("common_shoes", False)
     if not isinstance(common, bool):
-        raise ConfigError(f"{source}: common_shoes: expected true or false, got {shown_short(common)}")
+        raise ConfigError(
+            f"{source}: common_shoes: expected true or false, got {shown_short(common)}"
+        )
     metric = data.get("metric", "edge")
     from backtest.run.metrics import metric_names
 
@@ -314,37 +360,50 @@ def _load_sweep(path: Path, sessions: int | None,
 
         close = difflib.get_close_matches(str(metric), names, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise ConfigError(f"{source}: metric: unknown metric {metric!r}{hint} "
-                          f"(metrics: {', '.join(names)})")
+        raise ConfigError(
+            f"{source}: metric: unknown metric {metric!r}{hint} (metrics: {', '.join(names)})"
+        )
 
     keys = tuple(grid) + tuple(zipped)
     seed_varied = any(top_key(k) == "seed" for k in keys)
     grid_items = [list(zip([k] * len(v), v)) for k, v in grid.items()]
     zip_rows = list(zip(*[[(k, x) for x in v] for k, v in zipped.items()])) if zipped else [()]
-    memo: dict[Any, Any] = {}   # what the cells share is checked once
-    _check_shared(path, base, "base" in data, run_dir, run_source, keys, memo,
-                  {"seed": seed, **({"sessions": n_sessions} if n_sessions is not None else {})})
+    memo: dict[Any, Any] = {}  # what the cells share is checked once
+    _check_shared(
+        path,
+        base,
+        "base" in data,
+        run_dir,
+        run_source,
+        keys,
+        memo,
+        {"seed": seed, **({"sessions": n_sessions} if n_sessions is not None else {})},
+    )
     cells = []
     first_of: dict[Any, int] = {}
-    for index, (combo, zrow) in enumerate(itertools.product(itertools.product(*grid_items),
-                                                            zip_rows)):
+    for index, (combo, zrow) in enumerate(
+        itertools.product(itertools.product(*grid_items), zip_rows)
+    ):
         values = tuple(combo) + tuple(zrow)
-        raw = _copied_along(base, keys)   # set_path changes only what it passes through
+        raw = _copied_along(base, keys)  # set_path changes only what it passes through
         where = f"{source}: cell {index + 1} ({cell_label(values)})"
         twin = first_of.setdefault(_as_compared(dict(values)), index)
         if twin != index:
             varied = " or ".join(f"{'grid' if k in grid else 'zip'}.{k}" for k, _ in values)
             line = _varied_line(path, values[-1][0], index, grid, zipped)
-            raise ConfigError(f"{source}: {line}{where.removeprefix(source + ': ')}: the same "
-                              f"values as cell {twin + 1}; a value given twice in {varied} would "
-                              "run (and count) one cell twice: give each value once")
+            raise ConfigError(
+                f"{source}: {line}{where.removeprefix(source + ': ')}: the same "
+                f"values as cell {twin + 1}; a value given twice in {varied} would "
+                "run (and count) one cell twice: give each value once"
+            )
         for key, value in values:
             try:
                 set_path(raw, key, value)
             except KeyError as exc:
                 line = _varied_line(path, key, index, grid, zipped)
-                raise ConfigError(f"{source}: {line}{where.removeprefix(source + ': ')}: "
-                                  f"{key}: {exc.args[0]}") from None
+                raise ConfigError(
+                    f"{source}: {line}{where.removeprefix(source + ': ')}: {key}: {exc.args[0]}"
+                ) from None
         # a seed the cell varies is its seed (checked below as any run's); else
         # common shoes: the sweep's seed; own shoes: one derived from the cell's values
         if not seed_varied:
@@ -357,39 +416,65 @@ def _load_sweep(path: Path, sessions: int | None,
         except BacktestError as exc:
             message = str(exc)
             if message.startswith(run_source + ": "):
-                message = message[len(run_source) + 2:]
+                message = message[len(run_source) + 2 :]
             line = _varied_line(path, message, index, grid, zipped)
-            raise ConfigError(f"{source}: {line}{where.removeprefix(source + ': ')}: "
-                              f"{message}") from None
+            raise ConfigError(
+                f"{source}: {line}{where.removeprefix(source + ': ')}: {message}"
+            ) from None
         cells.append(Cell(index, values, config, count, per_session))
-        if progress is not None and n_cells > PROGRESS_CELLS and \
-                (index + 1) % PROGRESS_CELLS == 0:
+        if progress is not None and n_cells > PROGRESS_CELLS and (index + 1) % PROGRESS_CELLS == 0:
             progress(index + 1, n_cells)
-    hashed: dict[str, Any] = {"base": base, "cells": [c.key for c in cells], "seed": seed,
-                              "sessions": [c.sessions for c in cells], "common_shoes": common}
+    hashed: dict[str, Any] = {
+        "base": base,
+        "cells": [c.key for c in cells],
+        "seed": seed,
+        "sessions": [c.sessions for c in cells],
+        "common_shoes": common,
+    }
     if seed_varied and not common:
         # a varied seed was once replaced by a derived one: other numbers, another sweep
         hashed["seeds"] = "as given"
     spec = json.dumps(hashed, sort_keys=True, default=str)
     counts = sorted({c.sessions for c in cells})
-    settings = _plain({"run": base, "grid": grid, "zip": zipped, "seed": seed,
-                       "sessions": counts[0] if len(counts) == 1 else counts,
-                       "common_shoes": common})
+    settings = _plain(
+        {
+            "run": base,
+            "grid": grid,
+            "zip": zipped,
+            "seed": seed,
+            "sessions": counts[0] if len(counts) == 1 else counts,
+            "common_shoes": common,
+        }
+    )
     rules = sorted({_rules_text(c.config) for c in cells})
     seen: dict[str, str] = {}
     files: dict[str, str] = {}
     for cell in cells:
         files.update(_file_digests(cell.config, seen))
-    return Sweep(name=str(data.get("name") or path.stem), source=source, base_dir=base_dir,
-                 keys=keys, cells=tuple(cells), seed=seed, metric=metric,
-                 spec_hash=hashlib.sha256(spec.encode()).hexdigest(), settings=settings,
-                 inputs={"rules": hashlib.sha256("\n".join(rules).encode()).hexdigest(),
-                         **files})
+    return Sweep(
+        name=str(data.get("name") or path.stem),
+        source=source,
+        base_dir=base_dir,
+        keys=keys,
+        cells=tuple(cells),
+        seed=seed,
+        metric=metric,
+        spec_hash=hashlib.sha256(spec.encode()).hexdigest(),
+        settings=settings,
+        inputs={"rules": hashlib.sha256("\n".join(rules).encode()).hexdigest(), **files},
+    )
 
 
-def _check_shared(path: Path, base: Mapping[str, Any], from_file: bool, run_dir: Path,
-                  run_source: str, keys: Sequence[str], memo: dict[Any, Any],
-                  fixed: Mapping[str, Any]) -> None:
+def _check_shared(
+    path: Path,
+    base: Mapping[str, Any],
+    from_file: bool,
+    run_dir: Path,
+    run_source: str,
+    keys: Sequence[str],
+    memo: dict[Any, Any],
+    fixed: Mapping[str, Any],
+) -> None:
     """The run config alone, once, before the cells: an error in a setting no
     cell varies (nor depends on: a table's limits on the rules) is the run
     config's, named by its own file and line (or the sweep's `run:`)."""
@@ -399,12 +484,16 @@ def _check_shared(path: Path, base: Mapping[str, Any], from_file: bool, run_dir:
         message = str(exc)
         if not message.startswith(run_source + ": "):
             return
-        rest = message[len(run_source) + 2:]
+        rest = message[len(run_source) + 2 :]
         named = top_key(re.split(r"[: ]", rest, maxsplit=1)[0])
         varied = {top_key(k) for k in keys}
-        if named is None or named in varied or (named == "table" and "rules" in varied) \
-                or named in fixed:
-            return   # the cells say it, each with its values
+        if (
+            named is None
+            or named in varied
+            or (named == "table" and "rules" in varied)
+            or named in fixed
+        ):
+            return  # the cells say it, each with its values
         if from_file:
             raise with_line(exc, Path(run_source), set()) from None
         lines = _lines(path)
@@ -422,8 +511,13 @@ def _lines(path: Path) -> dict[str, int]:
         return {}
 
 
-def _varied_line(path: Path, message: str, index: int, grid: Mapping[str, list[Any]],
-                 zipped: Mapping[str, list[Any]]) -> str:
+def _varied_line(
+    path: Path,
+    message: str,
+    index: int,
+    grid: Mapping[str, list[Any]],
+    zipped: Mapping[str, list[Any]],
+) -> str:
     """'line L: ' of the value in the sweep file that cell `index` takes for
     the varied key `message` is about (it starts with a key path); '' when it
     is about no varied key, or the file cannot be read again."""
@@ -435,8 +529,11 @@ def _varied_line(path: Path, message: str, index: int, grid: Mapping[str, list[A
     for key in reversed(list(grid)):
         flat, positions[key] = divmod(flat, len(grid[key]))
     for key, at in positions.items():
-        if named == key or named.startswith((f"{key}.", f"{key}[")) or \
-                key.startswith((f"{named}.", f"{named}[")):
+        if (
+            named == key
+            or named.startswith((f"{key}.", f"{key}["))
+            or key.startswith((f"{named}.", f"{named}["))
+        ):
             section = "grid" if key in grid else "zip"
             try:
                 lines = yamlfile.key_lines(path.read_text(encoding="utf-8"))
@@ -451,7 +548,7 @@ def _digest(path: str | Path, seen: dict[str, str]) -> str:
     key = str(path)
     if key not in seen:
         try:
-            with open(path, "rb") as fh:   # a block at a time: a shoe file may be large
+            with open(path, "rb") as fh:  # a block at a time: a shoe file may be large
                 seen[key] = hashlib.file_digest(fh, "sha256").hexdigest()
         except OSError:
             seen[key] = "unreadable"
@@ -484,20 +581,26 @@ def _lists(data: Any, name: str, source: str) -> dict[str, list[Any]]:
     if data is None:
         return {}
     if not isinstance(data, Mapping):
-        raise ConfigError(f"{source}: {name}: expected a mapping of key path to a list of values, "
-                          f"got {shown_short(data)}")
+        raise ConfigError(
+            f"{source}: {name}: expected a mapping of key path to a list of values, "
+            f"got {shown_short(data)}"
+        )
     out = {}
     for key, values in data.items():
         if not isinstance(values, list) or not values:
-            raise ConfigError(f"{source}: {name}.{key}: expected a non-empty list of values, "
-                              f"got {shown_short(values)}")
+            raise ConfigError(
+                f"{source}: {name}.{key}: expected a non-empty list of values, "
+                f"got {shown_short(values)}"
+            )
         seen: dict[Any, int] = {}
-        for i, value in enumerate(values if name == "grid" else ()):   # a zip's may repeat
+        for i, value in enumerate(values if name == "grid" else ()):  # a zip's may repeat
             first = seen.setdefault(_as_compared(value), i)
             if first != i:
-                raise ConfigError(f"{source}: {name}.{key}: {shown_short(value)} (item {i + 1}) "
-                                  f"is the same value as {shown_short(values[first])} (item "
-                                  f"{first + 1}); give each value once")
+                raise ConfigError(
+                    f"{source}: {name}.{key}: {shown_short(value)} (item {i + 1}) "
+                    f"is the same value as {shown_short(values[first])} (item "
+                    f"{first + 1}); give each value once"
+                )
         out[str(key)] = values
     return out
 

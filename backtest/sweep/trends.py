@@ -41,14 +41,15 @@ def trends(summary: pl.DataFrame, keys: Sequence[str], metric: str) -> list[str]
         return []
     varied = [k for k in keys if k in summary.columns and top_key(k) != "seed"]
     ident = {k: f"{k}.json" if f"{k}.json" in summary.columns else k for k in varied}
-    frame = summary.with_columns(pl.int_range(pl.len()).over("cell").alias("_seat"),
-                                 _standard_error(summary, metric).alias("_se"))
+    frame = summary.with_columns(
+        pl.int_range(pl.len()).over("cell").alias("_seat"),
+        _standard_error(summary, metric).alias("_se"),
+    )
     seats = int(frame["_seat"].max()) + 1  # type: ignore[arg-type]
     lines: list[str] = []
     for group in _read_together(frame.unique("cell", keep="first"), varied, ident):
         touched = {_seat_of(k, seats) for k in group}
-        places = range(seats) if None in touched else sorted(t for t in touched
-                                                                 if t is not None)
+        places = range(seats) if None in touched else sorted(t for t in touched if t is not None)
         quiet: list[str] = []
         for place in places:
             rows = frame.filter(pl.col("_seat") == place)
@@ -61,13 +62,18 @@ def trends(summary: pl.DataFrame, keys: Sequence[str], metric: str) -> list[str]
                 quiet.append(seat)
                 continue
             values = [" & ".join(short_value(v) for v in row) for row in means.select(group).rows()]
-            shown = ", ".join(f"{v}: {metric_text(metric, x)}"
-                              for v, x in zip(values, means["_mean"].to_list()))
-            lines.append(f"{metric} by {' and '.join(group)}{_for(seat)}: {shown}"
-                         + (f" ({verdict})" if verdict else ""))
+            shown = ", ".join(
+                f"{v}: {metric_text(metric, x)}" for v, x in zip(values, means["_mean"].to_list())
+            )
+            lines.append(
+                f"{metric} by {' and '.join(group)}{_for(seat)}: {shown}"
+                + (f" ({verdict})" if verdict else "")
+            )
         if quiet:
-            lines.append(f"{metric} by {' and '.join(group)}: {_QUIET}"
-                         + _for(", ".join(s for s in quiet if s)))
+            lines.append(
+                f"{metric} by {' and '.join(group)}: {_QUIET}"
+                + _for(", ".join(s for s in quiet if s))
+            )
     return lines
 
 
@@ -84,17 +90,19 @@ def _seat_name(rows: pl.DataFrame, place: int, every_seat: bool) -> str:
     return f"seats[{place}]" if every_seat else ""
 
 
-def _means(rows: pl.DataFrame, group: Sequence[str], ident: Mapping[str, str],
-           metric: str) -> pl.DataFrame:
+def _means(
+    rows: pl.DataFrame, group: Sequence[str], ident: Mapping[str, str], metric: str
+) -> pl.DataFrame:
     """A seat's mean of `metric` at each value of the keys in `group` (over the
     cells of the other keys' values), with its standard error, from the cells
     where the metric has a value (a z is null for a cell without spread)."""
     known = pl.col(metric).is_not_null()
-    return (rows.group_by([ident[k] for k in group], maintain_order=True)
-            .agg(*[pl.col(k).first() for k in group if ident[k] != k],
-                 pl.col(metric).mean().alias("_mean"),
-                 (pl.col("_se").filter(known).pow(2).sum().sqrt() / known.sum()).alias("_se"),
-                 pl.col("_se").filter(known).is_null().any().alias("_unknown")))
+    return rows.group_by([ident[k] for k in group], maintain_order=True).agg(
+        *[pl.col(k).first() for k in group if ident[k] != k],
+        pl.col(metric).mean().alias("_mean"),
+        (pl.col("_se").filter(known).pow(2).sum().sqrt() / known.sum()).alias("_se"),
+        pl.col("_se").filter(known).is_null().any().alias("_unknown"),
+    )
 
 
 def _judge(means: pl.DataFrame, metric: str, group: Sequence[str]) -> str | None:
@@ -103,8 +111,13 @@ def _judge(means: pl.DataFrame, metric: str, group: Sequence[str]) -> str | None
     judged = means.filter(pl.col("_mean").is_not_null())
     if judged["_unknown"].any() or judged.height < 2:
         return None
-    return _verdict(judged["_mean"].to_list(), judged["_se"].to_list(), metric, group,
-                    judged[group[0]].to_list() if len(group) == 1 else None)
+    return _verdict(
+        judged["_mean"].to_list(),
+        judged["_se"].to_list(),
+        metric,
+        group,
+        judged[group[0]].to_list() if len(group) == 1 else None,
+    )
 
 
 def _for(seats: str) -> str:
@@ -128,8 +141,13 @@ def _standard_error(summary: pl.DataFrame, metric: str) -> pl.Expr:
     return pl.lit(None, dtype=pl.Float64)
 
 
-def _verdict(means: list[float], errors: list[float], metric: str, group: Sequence[str],
-             values: list[Any] | None) -> str | None:
+def _verdict(
+    means: list[float],
+    errors: list[float],
+    metric: str,
+    group: Sequence[str],
+    values: list[Any] | None,
+) -> str | None:
     """What the means do, in words: `_QUIET` when they differ by no more than
     the noise; None when the noise is not known."""
     if max(means) == min(means):
@@ -138,13 +156,16 @@ def _verdict(means: list[float], errors: list[float], metric: str, group: Sequen
         return None
     from backtest.core.special import chi2_sf, normal_cdf, normal_quantile
 
-    w = [1 / e ** 2 for e in errors]
+    w = [1 / e**2 for e in errors]
     centre = sum(wi * m for wi, m in zip(w, means)) / sum(w)
     q = sum(wi * (m - centre) ** 2 for wi, m in zip(w, means))
     differ = chi2_sf(len(means) - 1, q) < SIGNIFICANCE
     key = group[0]
-    if len(group) == 1 and values is not None and \
-            all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+    if (
+        len(group) == 1
+        and values is not None
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+    ):
         # the weighted least-squares slope of the means against the values' ranks
         # (their order, not their spacing: 500, 1000, 2000 are three steps)
         order = sorted(range(len(values)), key=lambda i: values[i])
@@ -154,24 +175,28 @@ def _verdict(means: list[float], errors: list[float], metric: str, group: Sequen
         x_bar = sum(wi * x for x, wi in enumerate(ws)) / sum(ws)
         sxx = sum(wi * (x - x_bar) ** 2 for x, wi in enumerate(ws))
         slope = sum(wi * (x - x_bar) * (mi - centre) for x, (wi, mi) in enumerate(zip(ws, m)))
-        z = slope / math.sqrt(sxx)   # the slope (sxy / sxx) over its error (1 / sqrt(sxx))
+        z = slope / math.sqrt(sxx)  # the slope (sxy / sxx) over its error (1 / sqrt(sxx))
         # and no step back between neighbours beyond the noise
         turn = -normal_quantile(SIGNIFICANCE / 2)
         steps = [(b - a) / math.hypot(se_a, se_b) for a, b, se_a, se_b in zip(m, m[1:], e, e[1:])]
-        if 2 * normal_cdf(-abs(z)) < SIGNIFICANCE and \
-                (min(steps) > -turn if z > 0 else max(steps) < turn):
+        if 2 * normal_cdf(-abs(z)) < SIGNIFICANCE and (
+            min(steps) > -turn if z > 0 else max(steps) < turn
+        ):
             return f"{metric} rises with {key}" if z > 0 else f"{metric} falls as {key} rises"
         return f"{metric} changes with {key} beyond the noise, not steadily" if differ else _QUIET
     if not differ:
         return _QUIET
     if len(group) > 1:
-        return (f"it changes beyond the noise, but {' and '.join(group)} vary together, "
-                "so either may be the cause")
+        return (
+            f"it changes beyond the noise, but {' and '.join(group)} vary together, "
+            "so either may be the cause"
+        )
     return f"{metric} changes with {key} beyond the noise"
 
 
-def _read_together(cells: pl.DataFrame, keys: Sequence[str], ident: Mapping[str, str]
-                   ) -> list[list[str]]:
+def _read_together(
+    cells: pl.DataFrame, keys: Sequence[str], ident: Mapping[str, str]
+) -> list[list[str]]:
     """The keys in groups that vary together, each group in the keys' order: two
     keys are together when the cells do not hold every pair of their values (a
     zip), so a change cannot be told apart between them."""
@@ -185,8 +210,7 @@ def _read_together(cells: pl.DataFrame, keys: Sequence[str], ident: Mapping[str,
         joined = [g for g in groups if any(together(j, k) for j in g)]
         groups = [g for g in groups if g not in joined] + [[j for g in joined for j in g] + [k]]
     order = {k: i for i, k in enumerate(keys)}
-    return sorted((sorted(g, key=order.__getitem__) for g in groups),
-                  key=lambda g: order[g[0]])
+    return sorted((sorted(g, key=order.__getitem__) for g in groups), key=lambda g: order[g[0]])
 
 
 def _seat_of(key: str, seats: int) -> int | None:

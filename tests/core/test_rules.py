@@ -44,7 +44,9 @@ from backtest.shoes import kernels
 
 #: RULES.md, "Banker total | draws when Player's third card is | stands when it is"
 BANKER_DRAWS_WHEN = {
-    0: "always", 1: "always", 2: "always",
+    0: "always",
+    1: "always",
+    2: "always",
     3: "0 1 2 3 4 5 6 7 9",
     4: "2 3 4 5 6 7",
     5: "4 5 6 7",
@@ -52,7 +54,9 @@ BANKER_DRAWS_WHEN = {
     7: "never",
 }
 BANKER_STANDS_WHEN = {
-    0: "never", 1: "never", 2: "never",
+    0: "never",
+    1: "never",
+    2: "never",
     3: "8",
     4: "0 1 8 9",
     5: "0 1 2 3 8 9",
@@ -131,10 +135,10 @@ def test_copied_banker_table_is_a_partition() -> None:
 
 
 def test_oracle_itself_on_worked_examples() -> None:
-    assert oracle((9, 0, 5, 0, 0, 0)).player_total == 4          # 9 + 5 = 4
-    assert oracle((8, 0, 8, 0, 0)).player_total == 6             # 8 + 8 = 6
-    assert oracle((0, 3, 2, 0, 8)).banker == (3, 0)               # Banker 3 stands on an 8
-    assert oracle((0, 3, 2, 0, 0, 5)).banker == (3, 0, 5)         # ... draws on a ten
+    assert oracle((9, 0, 5, 0, 0, 0)).player_total == 4  # 9 + 5 = 4
+    assert oracle((8, 0, 8, 0, 0)).player_total == 6  # 8 + 8 = 6
+    assert oracle((0, 3, 2, 0, 8)).banker == (3, 0)  # Banker 3 stands on an 8
+    assert oracle((0, 3, 2, 0, 0, 5)).banker == (3, 0, 5)  # ... draws on a ten
     assert oracle((5, 0, 3, 0)).natural
 
 
@@ -171,8 +175,9 @@ def exhaustive() -> dict[str, Any]:
         "ranks": ranks,
         "hands": [tuple(r[:k]) for r, k in zip(codes.tolist(), length.tolist())],
         "sequence": codes[~unused].astype(np.uint8),  # every deal, one after the other
-        "expected_cards": np.stack([codes[:, 0], codes[:, 2], p3, codes[:, 1], codes[:, 3], b3],
-                                   axis=1),
+        "expected_cards": np.stack(
+            [codes[:, 0], codes[:, 2], p3, codes[:, 1], codes[:, 3], b3], axis=1
+        ),
         "player_total": np.array([d.player_total for _, d in deals]),
         "banker_total": np.array([d.banker_total for _, d in deals]),
         "winner": np.array([WINNER_CODE[d.winner] for _, d in deals]),
@@ -187,7 +192,7 @@ def exhaustive() -> dict[str, Any]:
 
 def test_enumeration_covers_every_first_four_and_varies_tens(exhaustive) -> None:
     values, ranks, length = exhaustive["values"], exhaustive["ranks"], exhaustive["cards_used"]
-    assert len({tuple(r) for r in values[:, :4].tolist()}) == 10 ** 4
+    assert len({tuple(r) for r in values[:, :4].tolist()}) == 10**4
     # a drawn fifth and sixth card of every value appears
     assert set(values[length >= 5, 4].tolist()) == set(range(10))
     assert set(values[length == 6, 5].tolist()) == set(range(10))
@@ -205,30 +210,64 @@ def test_deal_hand_matches_oracle_exhaustively(exhaustive) -> None:
     got_cards, got_cols = [], []
     for codes in exhaustive["hands"]:
         h = deal_hand(codes + spare)
-        got_cards.append(h.player_cards + (0,) * (3 - len(h.player_cards))
-                         + h.banker_cards + (0,) * (3 - len(h.banker_cards)))
-        got_cols.append((h.player_total, h.banker_total, WINNER_CODE[h.winner], h.natural,
-                         h.player_pair, h.banker_pair, h.cards_used))
-    got = dict(zip(("player_total", "banker_total", "winner", "natural", "player_pair",
-                    "banker_pair", "cards_used"), np.array(got_cols, dtype=np.int64).T))
+        got_cards.append(
+            h.player_cards
+            + (0,) * (3 - len(h.player_cards))
+            + h.banker_cards
+            + (0,) * (3 - len(h.banker_cards))
+        )
+        got_cols.append(
+            (
+                h.player_total,
+                h.banker_total,
+                WINNER_CODE[h.winner],
+                h.natural,
+                h.player_pair,
+                h.banker_pair,
+                h.cards_used,
+            )
+        )
+    got = dict(
+        zip(
+            (
+                "player_total",
+                "banker_total",
+                "winner",
+                "natural",
+                "player_pair",
+                "banker_pair",
+                "cards_used",
+            ),
+            np.array(got_cols, dtype=np.int64).T,
+        )
+    )
     _assert_columns(exhaustive, np.array(got_cards), got)
 
 
-def _assert_columns(exhaustive: dict[str, Any], cards: np.ndarray,
-                    got: dict[str, np.ndarray]) -> None:
+def _assert_columns(
+    exhaustive: dict[str, Any], cards: np.ndarray, got: dict[str, np.ndarray]
+) -> None:
     bad = np.flatnonzero((cards != exhaustive["expected_cards"]).any(axis=1))
-    assert bad.size == 0, (f"{bad.size} deals give other cards, first "
-                           f"{cards_text(exhaustive['hands'][bad[0]])}")
+    assert bad.size == 0, (
+        f"{bad.size} deals give other cards, first {cards_text(exhaustive['hands'][bad[0]])}"
+    )
     for name, column in got.items():
         bad = np.flatnonzero(np.asarray(column) != exhaustive[name])
-        assert bad.size == 0, (f"{name}: {bad.size} mismatches, first deal "
-                               f"{cards_text(exhaustive['hands'][bad[0]])}: got {column[bad[0]]}, "
-                               f"expected {exhaustive[name][bad[0]]}")
+        assert bad.size == 0, (
+            f"{name}: {bad.size} mismatches, first deal "
+            f"{cards_text(exhaustive['hands'][bad[0]])}: got {column[bad[0]]}, "
+            f"expected {exhaustive[name][bad[0]]}"
+        )
 
 
 def _unpack(packed: int) -> tuple[int, int, int, int, int]:
-    return (packed & 15, (packed >> 4) & 15, (packed >> 8) & 1, (packed >> 9) & 1,
-            (packed >> 10) & 1)
+    return (
+        packed & 15,
+        (packed >> 4) & 15,
+        (packed >> 8) & 1,
+        (packed >> 9) & 1,
+        (packed >> 10) & 1,
+    )
 
 
 def test_hand_table_every_entry_matches_oracle() -> None:
@@ -238,8 +277,13 @@ def test_hand_table_every_entry_matches_oracle() -> None:
         # two-card totals p2 and b2 from (p2, 0) and (b2, 0); unused v5/v6 must not matter
         exp = oracle((p2, b2, 0, 0, v5, v6))
         pdrew, bdrew = len(exp.player) == 3, len(exp.banker) == 3
-        want = (exp.player_total, exp.banker_total, int(pdrew), int(bdrew),
-                int(bdrew and not pdrew))
+        want = (
+            exp.player_total,
+            exp.banker_total,
+            int(pdrew),
+            int(bdrew),
+            int(bdrew and not pdrew),
+        )
         assert _unpack(int(table[p2, b2, v5, v6])) == want, (p2, b2, v5, v6)
 
 
@@ -256,10 +300,14 @@ def test_hand_table_lookup_for_every_deal(exhaustive) -> None:
 
 def _run_deal_sequence(cards: np.ndarray, room: int) -> tuple[int, int, dict[str, np.ndarray]]:
     out = {
-        "cards": np.zeros((room, 6), np.uint8), "player_total": np.zeros(room, np.int8),
-        "banker_total": np.zeros(room, np.int8), "winner": np.zeros(room, np.int8),
-        "natural": np.zeros(room, np.bool_), "player_pair": np.zeros(room, np.bool_),
-        "banker_pair": np.zeros(room, np.bool_), "player_count": np.zeros(room, np.int8),
+        "cards": np.zeros((room, 6), np.uint8),
+        "player_total": np.zeros(room, np.int8),
+        "banker_total": np.zeros(room, np.int8),
+        "winner": np.zeros(room, np.int8),
+        "natural": np.zeros(room, np.bool_),
+        "player_pair": np.zeros(room, np.bool_),
+        "banker_pair": np.zeros(room, np.bool_),
+        "player_count": np.zeros(room, np.int8),
         "banker_count": np.zeros(room, np.int8),
     }
     h, used = kernels.deal_sequence(cards, kernels.HAND_TABLE, kernels.CARD_VALUE, *out.values())
@@ -275,11 +323,14 @@ def test_deal_sequence_matches_oracle_exhaustively(exhaustive) -> None:
     _assert_columns(exhaustive, cards, out)
 
 
-@pytest.mark.parametrize("tail", [
-    "6 7 K K",    # P 6 stands, B 7 stands: a complete four-card hand
-    "7 6 K K",    # P 7 stands, B 6 stands
-    "5 K 3 Q",    # P natural 8
-])
+@pytest.mark.parametrize(
+    "tail",
+    [
+        "6 7 K K",  # P 6 stands, B 7 stands: a complete four-card hand
+        "7 6 K K",  # P 7 stands, B 6 stands
+        "5 K 3 Q",  # P natural 8
+    ],
+)
 def test_deal_sequence_deals_a_complete_four_card_hand_at_the_end(tail: str) -> None:
     # the last hand of a sequence uses no fifth card, so it is complete and must be dealt,
     # as rules.deal_hands does
@@ -290,7 +341,9 @@ def test_deal_sequence_deals_a_complete_four_card_hand_at_the_end(tail: str) -> 
 
 
 def test_deal_sequence_leaves_an_incomplete_hand() -> None:
-    seq = np.array(parse_cards("5 K 3 Q  K 3 5 K K"), dtype=np.uint8)  # second hand needs a 6th card
+    seq = np.array(
+        parse_cards("5 K 3 Q  K 3 5 K K"), dtype=np.uint8
+    )  # second hand needs a 6th card
     n, used, _ = _run_deal_sequence(seq, 4)
     assert (n, used) == (1, 4)
     assert len(deal_hands(list(seq))) == 1
@@ -335,13 +388,13 @@ def test_totals_are_modulo_ten() -> None:
 
 
 def test_pairs_by_rank_not_value() -> None:
-    assert deal_hand(parse_cards("K K K K K K")).player_pair            # K-K
-    assert not deal_hand(parse_cards("K K Q K K K")).player_pair        # K-Q, both worth 0
-    h = deal_hand(parse_cards("KS 9D KH 9C"))                            # across suits
+    assert deal_hand(parse_cards("K K K K K K")).player_pair  # K-K
+    assert not deal_hand(parse_cards("K K Q K K K")).player_pair  # K-Q, both worth 0
+    h = deal_hand(parse_cards("KS 9D KH 9C"))  # across suits
     assert h.player_pair and h.banker_pair
-    h = deal_hand(parse_cards("TS 9D JS 8D K"))                        # T-J no, 9-8 no
+    h = deal_hand(parse_cards("TS 9D JS 8D K"))  # T-J no, 9-8 no
     assert not h.player_pair and not h.banker_pair
-    assert deal_hand(parse_cards("10 J 10 Q K K")).player_pair          # "10" and "T" alike
+    assert deal_hand(parse_cards("10 J 10 Q K K")).player_pair  # "10" and "T" alike
 
 
 # --- settlement -------------------------------------------------------------------------
@@ -387,8 +440,15 @@ HANDS = {
 def test_catalogue_hands_deal_as_worked_out(name: str) -> None:
     f = HANDS[name]
     h = deal_hand(parse_cards(f.cards))
-    assert (h.player_total, h.banker_total, str(h.winner), len(h.player_cards),
-            len(h.banker_cards), h.player_pair, h.banker_pair) == f[1:]
+    assert (
+        h.player_total,
+        h.banker_total,
+        str(h.winner),
+        len(h.player_cards),
+        len(h.banker_cards),
+        h.player_pair,
+        h.banker_pair,
+    ) == f[1:]
     assert h.cards_used == len(f.cards.split())
 
 
@@ -396,19 +456,37 @@ def test_catalogue_hands_deal_as_worked_out(name: str) -> None:
 #: (banker: plain Banker win; six: Banker win on 6, None = like any win;
 #: ez_push: Banker three-card 7 win pushes; None elsewhere = bet not offered)
 PAYS = {
-    "commission":    dict(banker=Fraction(19, 20), six=None, ez_push=False, tie=8, pair=11,
-                          dragon7=None, panda8=None),
-    "no-commission": dict(banker=1, six=Fraction(1, 2), ez_push=False, tie=8, pair=11,
-                          dragon7=None, panda8=None),
-    "ez":            dict(banker=1, six=None, ez_push=True, tie=8, pair=11, dragon7=40, panda8=25),
-    "macedonian":    dict(banker=1, six=Fraction(1, 2), ez_push=False, tie=8, pair=11,
-                          dragon7=None, panda8=None),
-    "vietnamese":    dict(banker=1, six=Fraction(1, 2), ez_push=False, tie=8, pair=11,
-                          dragon7=None, panda8=None),
-    "bulgarian":     dict(banker=Fraction(19, 20), six=None, ez_push=False, tie=8, pair=None,
-                          dragon7=None, panda8=None),
-    "german":        dict(banker=Fraction(19, 20), six=None, ez_push=False, tie=8, pair=None,
-                          dragon7=None, panda8=None),
+    "commission": dict(
+        banker=Fraction(19, 20), six=None, ez_push=False, tie=8, pair=11, dragon7=None, panda8=None
+    ),
+    "no-commission": dict(
+        banker=1, six=Fraction(1, 2), ez_push=False, tie=8, pair=11, dragon7=None, panda8=None
+    ),
+    "ez": dict(banker=1, six=None, ez_push=True, tie=8, pair=11, dragon7=40, panda8=25),
+    "macedonian": dict(
+        banker=1, six=Fraction(1, 2), ez_push=False, tie=8, pair=11, dragon7=None, panda8=None
+    ),
+    "vietnamese": dict(
+        banker=1, six=Fraction(1, 2), ez_push=False, tie=8, pair=11, dragon7=None, panda8=None
+    ),
+    "bulgarian": dict(
+        banker=Fraction(19, 20),
+        six=None,
+        ez_push=False,
+        tie=8,
+        pair=None,
+        dragon7=None,
+        panda8=None,
+    ),
+    "german": dict(
+        banker=Fraction(19, 20),
+        six=None,
+        ez_push=False,
+        tie=8,
+        pair=None,
+        dragon7=None,
+        panda8=None,
+    ),
 }
 NEEDS_MAIN_BET = {"no-commission", "macedonian", "vietnamese"}
 
@@ -495,13 +573,16 @@ def test_ties_push_player_and_banker_tie_pays() -> None:
         if rules.player_and_banker_together:
             assert settle({Bet.BANKER: 5}, tie, rules) == {Bet.BANKER: 0}
     assert settle({Bet.TIE: 2}, tie, Rules(tie_payout=9)) == {Bet.TIE: 18}
-    assert settle({Bet.TIE: 2}, deal_hand(parse_cards("6 7 K K")), Rules(tie_payout=9)) \
-        == {Bet.TIE: -2}
+    assert settle({Bet.TIE: 2}, deal_hand(parse_cards("6 7 K K")), Rules(tie_payout=9)) == {
+        Bet.TIE: -2
+    }
 
 
 def test_pairs_pay_eleven() -> None:
     h = deal_hand(parse_cards("KS 9D KH 9C"))
-    got = settle({Bet.PLAYER_PAIR: 2, Bet.BANKER_PAIR: 1, Bet.PLAYER: 1}, h, Rules.preset("commission"))
+    got = settle(
+        {Bet.PLAYER_PAIR: 2, Bet.BANKER_PAIR: 1, Bet.PLAYER: 1}, h, Rules.preset("commission")
+    )
     assert got == {Bet.PLAYER_PAIR: 22, Bet.BANKER_PAIR: 11, Bet.PLAYER: -1}
     kq = deal_hand(parse_cards("K 9 Q 9"))  # K-Q: no Player pair
     assert settle({Bet.PLAYER_PAIR: 1}, kq, Rules.preset("commission")) == {Bet.PLAYER_PAIR: -1}
@@ -510,14 +591,20 @@ def test_pairs_pay_eleven() -> None:
 def test_ez_three_card_seven_push_dragon_and_panda() -> None:
     ez = Rules.preset("ez")
     b7_3 = deal_hand(parse_cards("K 3 5 K K 4"))
-    assert settle({Bet.BANKER: 10, Bet.DRAGON_7: 1, Bet.PANDA_8: 1}, b7_3, ez) == \
-        {Bet.BANKER: 0, Bet.DRAGON_7: 40, Bet.PANDA_8: -1}
+    assert settle({Bet.BANKER: 10, Bet.DRAGON_7: 1, Bet.PANDA_8: 1}, b7_3, ez) == {
+        Bet.BANKER: 0,
+        Bet.DRAGON_7: 40,
+        Bet.PANDA_8: -1,
+    }
     b7_2 = deal_hand(parse_cards("6 7 K K"))
     assert settle({Bet.BANKER: 10, Bet.DRAGON_7: 1}, b7_2, ez) == {Bet.BANKER: 10, Bet.DRAGON_7: -1}
     p8_3 = deal_hand(parse_cards("2 K 3 3 3 4"))  # Player three-card 8 over a Banker three-card 7
-    assert settle({Bet.PLAYER: 1, Bet.PANDA_8: 1, Bet.DRAGON_7: 1}, p8_3, ez) == \
-        {Bet.PLAYER: 1, Bet.PANDA_8: 25, Bet.DRAGON_7: -1}
-    p8_2 = deal_hand(parse_cards("5 K 3 Q"))      # Player natural 8: not three cards
+    assert settle({Bet.PLAYER: 1, Bet.PANDA_8: 1, Bet.DRAGON_7: 1}, p8_3, ez) == {
+        Bet.PLAYER: 1,
+        Bet.PANDA_8: 25,
+        Bet.DRAGON_7: -1,
+    }
+    p8_2 = deal_hand(parse_cards("5 K 3 Q"))  # Player natural 8: not three cards
     assert settle({Bet.PANDA_8: 1}, p8_2, ez) == {Bet.PANDA_8: -1}
     t8_3 = deal_hand(parse_cards("2 K 3 3 3 5"))  # three-card 8 that ties
     assert settle({Bet.PANDA_8: 1}, t8_3, ez) == {Bet.PANDA_8: -1}
@@ -552,26 +639,29 @@ def test_forbidden_combinations() -> None:
 # --- Rules values, presets, files ----------------------------------------------------------
 
 
-@pytest.mark.parametrize(("field", "bad", "reason"), [
-    ("tie_payout", -1, "positive"),
-    ("banker_payout", 0, "positive"),
-    ("pair_payout", "eleven", "number"),
-    ("tie_payout", [8], "number"),
-    ("tie_payout", True, "number"),
-    ("dragon7_payout", False, "number"),
-    ("boxes", 0, "from 1 to 14"),
-    ("boxes", 15, "from 1 to 14"),
-    ("boxes", 10 ** 309, "from 1 to 14 .*, got a number of 310 digits"),
-    ("boxes", True, "whole number"),
-    ("boxes", 2.5, "whole number"),
-    ("player_and_banker_together", "yes", "true or false"),
-    ("pairs_need_main_bet", 1, "true or false"),
-    # money is counted in ticks of 1/(100 D), D the payouts' common denominator
-    ("tie_payout", "1e999", "at most 1000"),
-    ("dragon7_payout", 1001, "at most 1000"),
-    ("tie_payout", 1.0e-30, "thousandths"),
-    ("banker_payout", "19/20001", "thousandths"),
-])
+@pytest.mark.parametrize(
+    ("field", "bad", "reason"),
+    [
+        ("tie_payout", -1, "positive"),
+        ("banker_payout", 0, "positive"),
+        ("pair_payout", "eleven", "number"),
+        ("tie_payout", [8], "number"),
+        ("tie_payout", True, "number"),
+        ("dragon7_payout", False, "number"),
+        ("boxes", 0, "from 1 to 14"),
+        ("boxes", 15, "from 1 to 14"),
+        ("boxes", 10**309, "from 1 to 14 .*, got a number of 310 digits"),
+        ("boxes", True, "whole number"),
+        ("boxes", 2.5, "whole number"),
+        ("player_and_banker_together", "yes", "true or false"),
+        ("pairs_need_main_bet", 1, "true or false"),
+        # money is counted in ticks of 1/(100 D), D the payouts' common denominator
+        ("tie_payout", "1e999", "at most 1000"),
+        ("dragon7_payout", 1001, "at most 1000"),
+        ("tie_payout", 1.0e-30, "thousandths"),
+        ("banker_payout", "19/20001", "thousandths"),
+    ],
+)
 def test_rules_validation_names_the_field(field: str, bad: object, reason: str) -> None:
     with pytest.raises(RulesError, match=rf"{field} must .*{reason}|{field}.*{reason}"):
         Rules(**{field: bad})
@@ -610,7 +700,7 @@ def test_load_rules_yaml_with_base(tmp_path: Path) -> None:
         load_rules(tmp_path / "missing.yaml")
     with pytest.raises(RulesError, match="is a directory, not a file"):
         load_rules(tmp_path)
-    own = tmp_path / "own.yaml"   # `base:` names a preset, not a file
+    own = tmp_path / "own.yaml"  # `base:` names a preset, not a file
     own.write_text("base: own.yaml\n", encoding="utf-8")
     with pytest.raises(RulesError, match=r"own.yaml: base: unknown rules preset 'own.yaml'"):
         load_rules(own)
@@ -620,10 +710,13 @@ def test_load_rules_yaml_with_base(tmp_path: Path) -> None:
         load_rules(empty)
     twice = tmp_path / "twice.yaml"
     twice.write_text("base: ez\ntie_payout: 9\ntie_payout: 8\n", encoding="utf-8")
-    with pytest.raises(RulesError, match=r"twice.yaml: line 3, column 1: the key 'tie_payout' "
-                                         r"is given twice \(first on line 2\); remove one$"):
+    with pytest.raises(
+        RulesError,
+        match=r"twice.yaml: line 3, column 1: the key 'tie_payout' "
+        r"is given twice \(first on line 2\); remove one$",
+    ):
         load_rules(twice)
-    merged = tmp_path / "merged.yaml"   # a merge key is not a key given twice
+    merged = tmp_path / "merged.yaml"  # a merge key is not a key given twice
     merged.write_text("rules: {<<: {tie_payout: 9}, base: ez}\n", encoding="utf-8")
     assert load_rules(merged).tie_payout == Fraction(9)
     latin = tmp_path / "latin.yaml"
@@ -656,16 +749,23 @@ def test_preset_round_trips_through_a_mapping() -> None:
 def test_rule_reasons_wording() -> None:
     assert rule_reasons(deal_hand(parse_cards("5 K 3 Q"))) == ["Player natural 8: both hands stand"]
     assert rule_reasons(deal_hand(parse_cards("KS 9D KH 9C"))) == [
-        "Banker natural 8: both hands stand"]
+        "Banker natural 8: both hands stand"
+    ]
     # P 6+K = 6 stands; B 5+K = 5 draws
     assert rule_reasons(deal_hand(parse_cards("6 5 K K 2"))) == [
-        "Player 6 stands", "Banker 5 draws: Player stood, Banker draws on 0 to 5"]
+        "Player 6 stands",
+        "Banker 5 draws: Player stood, Banker draws on 0 to 5",
+    ]
     # P K+4 = 4 draws 6; B 5+K = 5 draws on a 6
     assert rule_reasons(deal_hand(parse_cards("K 5 4 K 6 2"))) == [
-        "Player 4 draws", "Banker 5 draws: Player's third card is 6 (value 6)"]
+        "Player 4 draws",
+        "Banker 5 draws: Player's third card is 6 (value 6)",
+    ]
     # P K+4 = 4 draws T; B 4+K = 4 stands on a 0
     assert rule_reasons(deal_hand(parse_cards("K 4 4 K T"))) == [
-        "Player 4 draws", "Banker 4 stands: Player's third card is T (value 0)"]
+        "Player 4 draws",
+        "Banker 4 stands: Player's third card is T (value 0)",
+    ]
 
 
 @pytest.mark.parametrize("module", [backtest.core.cards, backtest.core.rules, backtest.shoes.shoe])

@@ -21,18 +21,24 @@ def test_the_presets_settle_as_the_rules_state() -> None:
     1) and Panda 8 (25 to 1); a tie pushes Player and Banker everywhere."""
     commission, no_commission, ez = (Rules.preset(n) for n in ("commission", "no-commission", "ez"))
     assert settlement.terms(Bet.BANKER, commission) == (
-        Term(E.TIE, F(0)), Term(E.PLAYER_WINS, F(-1)), Term(E.BANKER_WINS, F(19, 20)))
+        Term(E.TIE, F(0)),
+        Term(E.PLAYER_WINS, F(-1)),
+        Term(E.BANKER_WINS, F(19, 20)),
+    )
     assert settlement.terms(Bet.BANKER, no_commission)[2:] == (
-        Term(E.BANKER_SIX, F(1, 2), "6 pays 0.5"), Term(E.BANKER_WINS, F(1)))
+        Term(E.BANKER_SIX, F(1, 2), "6 pays 0.5"),
+        Term(E.BANKER_WINS, F(1)),
+    )
     assert settlement.terms(Bet.BANKER, ez)[2:] == (
-        Term(E.BANKER_THREE_CARD_SEVEN, F(0), "3-card 7 pushes"), Term(E.BANKER_WINS, F(1)))
+        Term(E.BANKER_THREE_CARD_SEVEN, F(0), "3-card 7 pushes"),
+        Term(E.BANKER_WINS, F(1)),
+    )
     assert settlement.terms(Bet.DRAGON_7, ez) == (Term(E.BANKER_THREE_CARD_SEVEN, F(40)),)
     assert settlement.terms(Bet.PANDA_8, ez) == (Term(E.PLAYER_THREE_CARD_EIGHT, F(25)),)
     assert settlement.terms(Bet.DRAGON_7, commission) == ()
     for name in PRESETS:
         rules = Rules.preset(name)
-        assert settlement.terms(Bet.PLAYER, rules) == (Term(E.TIE, F(0)),
-                                                      Term(E.PLAYER_WINS, F(1)))
+        assert settlement.terms(Bet.PLAYER, rules) == (Term(E.TIE, F(0)), Term(E.PLAYER_WINS, F(1)))
     assert settlement.payout_text(Bet.BANKER, no_commission) == "1 to 1 (6 pays 0.5)"
     assert settlement.payout_text(Bet.BANKER, ez) == "1 to 1 (3-card 7 pushes)"
     assert settlement.payout_text(Bet.DRAGON_7, commission) == "not offered"

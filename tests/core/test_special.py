@@ -35,8 +35,10 @@ def test_the_normal_distribution_in_both_tails() -> None:
 @pytest.mark.parametrize("df", [1, 2, 3, 4, 7, 30, 99, 100, 500, 999])
 def test_student_t(df: int) -> None:
     for t in (0.0, 0.3, 1.0, 2.0, 4.5, 30.0):
-        assert special.t_within(t, df) == pytest.approx(2 * float(stdtr(df, t)) - 1,
-                                                        rel=1e-13, abs=1e-16), (df, t)
+        assert special.t_within(t, df) == pytest.approx(
+            2 * float(stdtr(df, t)) - 1, rel=1e-13, abs=1e-16
+        ), (df, t)
     for p in (0.5, 0.9, 0.975, 0.995):
-        assert special.t_quantile(df, p) == pytest.approx(float(stdtrit(df, p)), rel=1e-13,
-                                                          abs=1e-15), (df, p)
+        assert special.t_quantile(df, p) == pytest.approx(
+            float(stdtrit(df, p)), rel=1e-13, abs=1e-15
+        ), (df, p)

@@ -30,8 +30,11 @@ def test_unit_results_are_the_rules_settlement_hand_by_hand(preset: str) -> None
     for i in range(len(hands)):
         record = hands.record(i)
         for bet in Bet:
-            expected = (payouts.UNKNOWN if rules.payout(bet) is None
-                        else bet_result(bet, record, rules) * den)
+            expected = (
+                payouts.UNKNOWN
+                if rules.payout(bet) is None
+                else bet_result(bet, record, rules) * den
+            )
             assert unit[bet.code, i] == expected, (preset, i, bet)
 
 
@@ -52,8 +55,13 @@ def test_asked_bets_only_are_worked_out_and_the_rest_stay_zero(preset: str) -> N
     rules = PRESETS[preset]
     hands = generate_hands(ShoeSpec(decks=8), 20, seed=5)
     full = payouts.unit_results(hands, rules)
-    for asked in ({Bet.BANKER}, {Bet.PLAYER, Bet.TIE}, {Bet.DRAGON_7, Bet.PANDA_8},
-                  {Bet.PLAYER_PAIR, Bet.BANKER_PAIR}, set()):
+    for asked in (
+        {Bet.BANKER},
+        {Bet.PLAYER, Bet.TIE},
+        {Bet.DRAGON_7, Bet.PANDA_8},
+        {Bet.PLAYER_PAIR, Bet.BANKER_PAIR},
+        set(),
+    ):
         part = payouts.unit_results(hands, rules, asked)
         for bet in Bet:
             row = part[bet.code]
@@ -66,15 +74,31 @@ def test_asked_bets_only_are_worked_out_and_the_rest_stay_zero(preset: str) -> N
 # --- any table the rules accept, not only the presets ------------------------------------------
 
 #: payouts real tables use, and the bounds `Rules` accepts (1/1000 to 1000 to 1)
-COMMON_PAYOUTS = tuple(Fraction(x) for x in (
-    "19/20", "39/40", "1", "1/2", "8", "9", "11", "25", "40", "1/1000", "1000", "999/1000"))
+COMMON_PAYOUTS = tuple(
+    Fraction(x)
+    for x in (
+        "19/20",
+        "39/40",
+        "1",
+        "1/2",
+        "8",
+        "9",
+        "11",
+        "25",
+        "40",
+        "1/1000",
+        "1000",
+        "999/1000",
+    )
+)
 
 
 def payouts_strategy() -> st.SearchStrategy[Fraction]:
     """A payout `Rules` accepts: positive, at most MAX_PAYOUT, a denominator of
     at most MAX_PAYOUT_DENOMINATOR."""
     any_allowed = st.integers(1, MAX_PAYOUT_DENOMINATOR).flatmap(
-        lambda d: st.integers(1, MAX_PAYOUT * d).map(lambda n: Fraction(n, d)))
+        lambda d: st.integers(1, MAX_PAYOUT * d).map(lambda n: Fraction(n, d))
+    )
     return st.one_of(st.sampled_from(COMMON_PAYOUTS), any_allowed)
 
 
@@ -83,21 +107,28 @@ def any_rules(draw: st.DrawFn) -> Rules:
     payout, optional = payouts_strategy(), st.none() | payouts_strategy()
     rules = Rules(
         name="drawn",
-        banker_payout=draw(payout), banker_six_payout=draw(optional),
-        banker_three_card_seven_push=draw(st.booleans()), tie_payout=draw(payout),
-        pair_payout=draw(optional), dragon7_payout=draw(optional), panda8_payout=draw(optional),
-        player_and_banker_together=draw(st.booleans()), pairs_need_main_bet=draw(st.booleans()),
-        boxes=draw(st.integers(1, 5)))
+        banker_payout=draw(payout),
+        banker_six_payout=draw(optional),
+        banker_three_card_seven_push=draw(st.booleans()),
+        tie_payout=draw(payout),
+        pair_payout=draw(optional),
+        dragon7_payout=draw(optional),
+        panda8_payout=draw(optional),
+        player_and_banker_together=draw(st.booleans()),
+        pairs_need_main_bet=draw(st.booleans()),
+        boxes=draw(st.integers(1, 5)),
+    )
     # the table is int64: a rules whose least common denominator is too large
     # for it is refused before a run (seats.check_money), never settled
-    assume(rules.money_denominator * MAX_PAYOUT < 2 ** 62)
+    assume(rules.money_denominator * MAX_PAYOUT < 2**62)
     return rules
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(rules=any_rules(), decks=st.integers(1, 8), seed=st.integers(0, 2 ** 32 - 1))
+@given(rules=any_rules(), decks=st.integers(1, 8), seed=st.integers(0, 2**32 - 1))
 def test_unit_results_are_the_rules_settlement_of_a_unit_stake_at_any_table(
-        rules: Rules, decks: int, seed: int) -> None:
+    rules: Rules, decks: int, seed: int
+) -> None:
     hands = generate_hands(ShoeSpec(decks=decks), 2, seed=seed)
     unit = payouts.unit_results(hands, rules)
     den = rules.money_denominator
@@ -108,5 +139,5 @@ def test_unit_results_are_the_rules_settlement_of_a_unit_stake_at_any_table(
                 assert unit[bet.code, i] == payouts.UNKNOWN, (rules, i, bet)
                 continue
             expected = bet_result(bet, record, rules) * den
-            assert expected.denominator == 1, (rules, bet)   # whole 1/D units: nothing rounded
+            assert expected.denominator == 1, (rules, bet)  # whole 1/D units: nothing rounded
             assert unit[bet.code, i] == expected.numerator, (rules, i, bet, record)

@@ -49,17 +49,29 @@ COMMISSION = Rules.preset("commission")
 NO_COMMISSION = Rules.preset("no-commission")
 EZ = Rules.preset("ez")
 #: a table offering everything, with a 6-pays-half Banker and Tie at 9 to 1
-EVERYTHING = Rules(name="everything", banker_six_payout=Fraction(1, 2), tie_payout=Fraction(9),
-                   dragon7_payout=Fraction(40), panda8_payout=Fraction(25))
+EVERYTHING = Rules(
+    name="everything",
+    banker_six_payout=Fraction(1, 2),
+    tie_payout=Fraction(9),
+    dragon7_payout=Fraction(40),
+    panda8_payout=Fraction(25),
+)
 ALL_RULES = (COMMISSION, NO_COMMISSION, EZ, EVERYTHING)
 
 # --- the oracle ----------------------------------------------------------------------
 
 #: RULES.md: Banker two-card total -> values of the Player's third card on which it draws
 ORACLE_BANKER_DRAWS = {
-    0: set(range(10)), 1: set(range(10)), 2: set(range(10)),
-    3: {0, 1, 2, 3, 4, 5, 6, 7, 9}, 4: {2, 3, 4, 5, 6, 7}, 5: {4, 5, 6, 7}, 6: {6, 7},
-    7: set(), 8: set(), 9: set(),
+    0: set(range(10)),
+    1: set(range(10)),
+    2: set(range(10)),
+    3: {0, 1, 2, 3, 4, 5, 6, 7, 9},
+    4: {2, 3, 4, 5, 6, 7},
+    5: {4, 5, 6, 7},
+    6: {6, 7},
+    7: set(),
+    8: set(),
+    9: set(),
 }
 
 
@@ -96,8 +108,9 @@ def _oracle_outcomes(rank_count: tuple[int, ...]) -> dict[tuple[int, int, int, i
     values = [sum(rank_count[10:14]), *rank_count[1:10]]
 
     @cache
-    def walk(k: int, pt: int, bt: int, pn: int, bn: int, third: int | None,
-             left: tuple[int, ...], n: int) -> dict[tuple[int, int, int, int], int]:
+    def walk(
+        k: int, pt: int, bt: int, pn: int, bn: int, third: int | None, left: tuple[int, ...], n: int
+    ) -> dict[tuple[int, int, int, int], int]:
         side = oracle_next_card(k, pt, bt, third)
         if side is None:
             return {(pt, bt, pn, bn): ordered_ways(n, 6 - k)}
@@ -105,7 +118,7 @@ def _oracle_outcomes(rank_count: tuple[int, ...]) -> dict[tuple[int, int, int, i
         for v, c in enumerate(left):
             if not c:
                 continue
-            rest = left[:v] + (c - 1,) + left[v + 1:]
+            rest = left[:v] + (c - 1,) + left[v + 1 :]
             if side == "P":
                 sub = walk(k + 1, (pt + v) % 10, bt, pn + 1, bn, v if k == 4 else None, rest, n - 1)
             else:
@@ -169,9 +182,18 @@ def oracle_events(rank_count: np.ndarray) -> dict[Event, int]:
 
 
 def record(pt: int = 0, bt: int = 0, pn: int = 2, bn: int = 2, pair: bool = False) -> HandRecord:
-    return HandRecord(shoe=0, hand=1, winner=outcome(pt, bt), player_total=pt, banker_total=bt,
-                      natural=None, player_pair=pair, banker_pair=pair,
-                      player_card_count=pn, banker_card_count=bn)
+    return HandRecord(
+        shoe=0,
+        hand=1,
+        winner=outcome(pt, bt),
+        player_total=pt,
+        banker_total=bt,
+        natural=None,
+        player_pair=pair,
+        banker_pair=pair,
+        player_card_count=pn,
+        banker_card_count=bn,
+    )
 
 
 def oracle_evs(rank_count: np.ndarray, rules: Rules) -> dict[Bet, Fraction]:
@@ -185,8 +207,10 @@ def oracle_evs(rank_count: np.ndarray, rules: Rules) -> dict[Bet, Fraction]:
             win, lose = bet_result(bet, record(pair=True), rules), bet_result(bet, record(), rules)
             evs[bet] = (win * pairs[bet] + lose * (total - pairs[bet])) / total
         else:
-            evs[bet] = sum(bet_result(bet, record(*key), rules) * ways
-                           for key, ways in outcomes.items()) / total
+            evs[bet] = (
+                sum(bet_result(bet, record(*key), rules) * ways for key, ways in outcomes.items())
+                / total
+            )
     return evs
 
 
@@ -207,11 +231,16 @@ def test_oracle_tableau_agrees_with_the_rules_core() -> None:
                         else:
                             bt, bn = (bt + v) % 10, bn + 1
                         k += 1
-                    assert (pt, bt, pn, bn) == (hand.player_total, hand.banker_total,
-                                                hand.player_card_count, hand.banker_card_count)
+                    assert (pt, bt, pn, bn) == (
+                        hand.player_total,
+                        hand.banker_total,
+                        hand.player_card_count,
+                        hand.banker_card_count,
+                    )
 
 
 # --- published figures (8 decks) --------------------------------------------------------
+
 
 def test_eight_decks_match_the_published_integers() -> None:
     table = odds.outcome_table(odds.composition(8))
@@ -222,20 +251,24 @@ def test_eight_decks_match_the_published_integers() -> None:
     assert table.counts[Event.BANKER_SIX] == 269_232_304_455_680
 
 
-@pytest.mark.parametrize(("rules", "bet", "percent"), [
-    (COMMISSION, Bet.BANKER, 1.0579),
-    (COMMISSION, Bet.PLAYER, 1.2351),
-    (COMMISSION, Bet.TIE, 14.3596),
-    (dataclasses.replace(COMMISSION, tie_payout=Fraction(9)), Bet.TIE, 4.8440),
-    (NO_COMMISSION, Bet.BANKER, 1.4581),
-    (NO_COMMISSION, Bet.PLAYER_PAIR, 10.3614),
-    (NO_COMMISSION, Bet.BANKER_PAIR, 10.3614),
-    (EZ, Bet.BANKER, 1.0183),
-    (EZ, Bet.DRAGON_7, 7.6113),
-    (EZ, Bet.PANDA_8, 10.1876),
-])
-def test_eight_deck_house_edges_match_the_published_figures(rules: Rules, bet: Bet,
-                                                            percent: float) -> None:
+@pytest.mark.parametrize(
+    ("rules", "bet", "percent"),
+    [
+        (COMMISSION, Bet.BANKER, 1.0579),
+        (COMMISSION, Bet.PLAYER, 1.2351),
+        (COMMISSION, Bet.TIE, 14.3596),
+        (dataclasses.replace(COMMISSION, tie_payout=Fraction(9)), Bet.TIE, 4.8440),
+        (NO_COMMISSION, Bet.BANKER, 1.4581),
+        (NO_COMMISSION, Bet.PLAYER_PAIR, 10.3614),
+        (NO_COMMISSION, Bet.BANKER_PAIR, 10.3614),
+        (EZ, Bet.BANKER, 1.0183),
+        (EZ, Bet.DRAGON_7, 7.6113),
+        (EZ, Bet.PANDA_8, 10.1876),
+    ],
+)
+def test_eight_deck_house_edges_match_the_published_figures(
+    rules: Rules, bet: Bet, percent: float
+) -> None:
     result = odds.exact_odds(odds.composition(8), rules, decks=8)
     assert round(result.house_edge(bet) * 100, 4) == percent
     assert round(-odds.bet_evs(odds.composition(8), rules)[bet] * 100, 4) == percent
@@ -249,6 +282,7 @@ def test_rules_reference_probabilities() -> None:
 
 # --- the oracle: 1 and 6 decks, and compositions with cards removed ------------------------
 
+
 @pytest.mark.parametrize("decks", [1, 6])
 def test_full_shoes_match_the_oracle(decks: int) -> None:
     counts = odds.composition(decks)
@@ -260,8 +294,11 @@ def test_full_shoes_match_the_oracle(decks: int) -> None:
 
 
 @settings(max_examples=20, deadline=None)
-@given(order=st.permutations(deck_cards(1).tolist()), removed=st.integers(0, 46),
-       rules=st.sampled_from(ALL_RULES))
+@given(
+    order=st.permutations(deck_cards(1).tolist()),
+    removed=st.integers(0, 46),
+    rules=st.sampled_from(ALL_RULES),
+)
 def test_removing_cards_matches_the_oracle(order: list[int], removed: int, rules: Rules) -> None:
     counts = odds.composition(1, remove=order[:removed])
     assert counts.sum() == 52 - removed
@@ -283,10 +320,19 @@ def test_events_are_consistent(counts: list[int]) -> None:
     n = sum(counts)
     assert table.combinations == n * (n - 1) * (n - 2) * (n - 3) * (n - 4) * (n - 5)
     assert e[Event.PLAYER] + e[Event.BANKER] + e[Event.TIE] == table.combinations
-    assert e[Event.NATURAL] <= e[Event.PLAYER_NATURAL_8] + e[Event.PLAYER_NATURAL_9] \
-        + e[Event.BANKER_NATURAL_8] + e[Event.BANKER_NATURAL_9]
-    assert e[Event.BANKER_SIX_TWO_CARD] + e[Event.BANKER_SIX_THREE_CARD] \
-        + e[Event.BANKER_THREE_CARD_SEVEN] <= e[Event.BANKER]
+    assert (
+        e[Event.NATURAL]
+        <= e[Event.PLAYER_NATURAL_8]
+        + e[Event.PLAYER_NATURAL_9]
+        + e[Event.BANKER_NATURAL_8]
+        + e[Event.BANKER_NATURAL_9]
+    )
+    assert (
+        e[Event.BANKER_SIX_TWO_CARD]
+        + e[Event.BANKER_SIX_THREE_CARD]
+        + e[Event.BANKER_THREE_CARD_SEVEN]
+        <= e[Event.BANKER]
+    )
     assert e[Event.PLAYER_PAIR] == e[Event.BANKER_PAIR]
     assert e[Event.EITHER_PAIR] + e[Event.BOTH_PAIRS] == 2 * e[Event.PLAYER_PAIR]
     for rules in (COMMISSION, EZ):
@@ -299,8 +345,10 @@ def test_a_shoe_too_big_for_int64_is_still_exact() -> None:
     counts = odds.composition(64)
     table = odds.outcome_table(counts)
     assert table.combinations == ordered_ways(3328, 6) > 2**63
-    assert table.counts[Event.PLAYER] + table.counts[Event.BANKER] + table.counts[Event.TIE] \
+    assert (
+        table.counts[Event.PLAYER] + table.counts[Event.BANKER] + table.counts[Event.TIE]
         == table.combinations
+    )
     fast = odds.bet_evs(counts, EZ)
     for b in odds.bet_odds(table, EZ).bets:
         assert fast[b.bet] == pytest.approx(float(b.ev), rel=1e-11)
@@ -320,6 +368,7 @@ def test_pair_odds_need_distinct_ten_ranks() -> None:
 
 # --- simulation -------------------------------------------------------------------------------
 
+
 def test_random_orderings_agree_with_the_exact_odds() -> None:
     removed = parse_cards("A A 2 3 9 9 9 K Q 5")
     pack = list(deck_cards(1))
@@ -336,8 +385,10 @@ def test_random_orderings_agree_with_the_exact_odds() -> None:
         Event.BANKER: sum(h.winner.value == "banker" for h in hands),
         Event.TIE: sum(h.winner.value == "tie" for h in hands),
         Event.PLAYER_PAIR: sum(h.player_pair for h in hands),
-        Event.BANKER_THREE_CARD_SEVEN: sum(h.winner.value == "banker" and h.banker_total == 7
-                                           and h.banker_card_count == 3 for h in hands),
+        Event.BANKER_THREE_CARD_SEVEN: sum(
+            h.winner.value == "banker" and h.banker_total == 7 and h.banker_card_count == 3
+            for h in hands
+        ),
     }
     for event, hits in seen.items():
         p = float(table.probability(event))
@@ -351,8 +402,9 @@ BANKER_CODE = Bet.BANKER.code
 
 
 @njit
-def _banker_ev_compiled(counts: np.ndarray, payouts: np.ndarray, nodes: np.ndarray,
-                        coef: np.ndarray, work: np.ndarray) -> float:
+def _banker_ev_compiled(
+    counts: np.ndarray, payouts: np.ndarray, nodes: np.ndarray, coef: np.ndarray, work: np.ndarray
+) -> float:
     out = np.empty(odds.N_BETS)
     odds.ev_fill(counts, payouts, out, nodes, coef, work)
     return out[BANKER_CODE]
@@ -399,8 +451,14 @@ def test_ev_fill_without_the_deals_gives_the_pair_bets_alone(rules: Rules) -> No
     assert np.isnan(kept[pair_places]).all() and not np.delete(kept, pair_places).any()
 
 
-FAST_EVENTS = (Event.PLAYER, Event.BANKER, Event.TIE, Event.BANKER_SIX,
-               Event.BANKER_THREE_CARD_SEVEN, Event.PLAYER_THREE_CARD_EIGHT)
+FAST_EVENTS = (
+    Event.PLAYER,
+    Event.BANKER,
+    Event.TIE,
+    Event.BANKER_SIX,
+    Event.BANKER_THREE_CARD_SEVEN,
+    Event.PLAYER_THREE_CARD_EIGHT,
+)
 
 
 def fast_events(counts: np.ndarray) -> list[float]:
@@ -411,12 +469,13 @@ def fast_events(counts: np.ndarray) -> list[float]:
 
 @settings(max_examples=15, deadline=None)
 @given(decks=st.integers(1, 8), seed=st.integers(0, 2**32 - 1), removed=st.integers(0, 300))
-def test_the_polynomial_counts_are_exact_up_to_eight_decks(decks: int, seed: int,
-                                                          removed: int) -> None:
+def test_the_polynomial_counts_are_exact_up_to_eight_decks(
+    decks: int, seed: int, removed: int
+) -> None:
     """Every event count of the fast path is the exact integer, from the
     multiset polynomial, against the nested enumeration over dealing order."""
     cards = deck_cards(decks)
-    gone = np.random.default_rng(seed).permutation(cards)[:min(removed, cards.size - 6)]
+    gone = np.random.default_rng(seed).permutation(cards)[: min(removed, cards.size - 6)]
     counts = odds.composition(decks, remove=gone.tolist())
     exact = odds.outcome_table(counts).counts
     assert fast_events(counts) == [exact[e] for e in FAST_EVENTS]
@@ -432,7 +491,7 @@ def test_the_polynomial_sums_in_any_order_are_the_ordered_sums() -> None:
     nodes, coef, work = odds.ev_work()
     counts = odds.composition(8, remove="A 2 3 4 5 6 7 8 9 T J Q K")
     odds.ev_events(counts, nodes, coef, work, np.zeros(6), odds.ALL_EVENTS)
-    f = work[:odds_fast._N_SETS]
+    f = work[: odds_fast._N_SETS]
     a, b = np.zeros((6, 3)), np.zeros((6, 3))
     odds_fast._sums_exact(coef, f, a, odds.ALL_EVENTS)
     odds_fast._sums_ordered(coef, f, b, odds.ALL_EVENTS)
@@ -488,10 +547,15 @@ def test_ev_fill_ahead_gives_ev_fills_doubles_for_the_hands_ahead(decks: int) ->
         while k < len(hands.hand):
             if hands.hand[k] == 1:
                 counts = full.copy()
-            m = odds.ev_fill_ahead(counts, hands.cards, hands.hand, k, payouts, rows[k:],
-                                   nodes, coef, work)
-            assert odds.ev_fill_ahead(counts, hands.cards, hands.hand, k, payouts, pairs[k:],
-                                      nodes, coef, work, False) == m
+            m = odds.ev_fill_ahead(
+                counts, hands.cards, hands.hand, k, payouts, rows[k:], nodes, coef, work
+            )
+            assert (
+                odds.ev_fill_ahead(
+                    counts, hands.cards, hands.hand, k, payouts, pairs[k:], nodes, coef, work, False
+                )
+                == m
+            )
             shoe_end = min(s for s in starts if s > k)
             exact = counts[1:].sum() <= odds.EXACT_CARDS
             assert m == (min(LANES, shoe_end - k) if exact else 1), (k, m)
@@ -508,8 +572,9 @@ def test_ev_fill_ahead_gives_ev_fills_doubles_for_the_hands_ahead(decks: int) ->
         assert (rows != 7.0).all() and (pairs != 7.0).all()
     # a shoe's last, shorter batch (a deck's ten hands or so are one); full
     # batches before it in a larger shoe; and past 8 decks, single hands
-    assert sizes == {(True, False)} | ({(True, True)} if decks > 1 else set()) \
-        | ({(False, False)} if decks > 8 else set())
+    assert sizes == {(True, False)} | ({(True, True)} if decks > 1 else set()) | (
+        {(False, False)} if decks > 8 else set()
+    )
 
 
 def test_ev_fill_ahead_leaves_no_ev_where_fewer_than_six_cards_are_left() -> None:
@@ -574,11 +639,15 @@ def test_ev_array_marks_bets_not_offered_and_short_shoes() -> None:
     short = np.zeros(14, dtype=np.int64)
     short[1] = 5
     assert np.isnan(odds.ev_array(short, odds.payout_vector(EZ))).all()
-    assert set(odds.bet_evs(odds.composition(8), PRESETS["german"])) == {Bet.PLAYER, Bet.BANKER,
-                                                                       Bet.TIE}
+    assert set(odds.bet_evs(odds.composition(8), PRESETS["german"])) == {
+        Bet.PLAYER,
+        Bet.BANKER,
+        Bet.TIE,
+    }
 
 
 # --- compositions and their errors ---------------------------------------------------------------
+
 
 def test_composition_removes_cards_by_rank() -> None:
     counts = odds.composition(2, remove="A As 10 K♥ kd")
@@ -588,12 +657,15 @@ def test_composition_removes_cards_by_rank() -> None:
     assert odds.composition(1, remove=[make_card(5, 2)])[5] == 3
 
 
-@pytest.mark.parametrize(("decks", "remove", "message"), [
-    (1, "5 5 5 5 5h", "cannot remove 5H: no 5 left in the shoe (it held 4)"),
-    (1, "Q X", "cards to remove: unknown card 'X'"),
-    (0, None, "decks must be a whole number from 1 to 64, got 0"),
-    (65, None, "decks must be a whole number from 1 to 64, got 65"),
-])
+@pytest.mark.parametrize(
+    ("decks", "remove", "message"),
+    [
+        (1, "5 5 5 5 5h", "cannot remove 5H: no 5 left in the shoe (it held 4)"),
+        (1, "Q X", "cards to remove: unknown card 'X'"),
+        (0, None, "decks must be a whole number from 1 to 64, got 0"),
+        (65, None, "decks must be a whole number from 1 to 64, got 65"),
+    ],
+)
 def test_composition_errors(decks: int, remove: str | None, message: str) -> None:
     with pytest.raises(RulesError) as err:
         odds.composition(decks, remove=remove)
@@ -610,12 +682,15 @@ def test_fewer_than_six_cards_is_an_error(left: int) -> None:
             call(counts)
 
 
-@pytest.mark.parametrize(("counts", "message"), [
-    ([4] * 13, "14 rank counts"),
-    ([1] + [4] * 13, "index 0 is unused"),
-    ([0, -1] + [4] * 12, "cannot be negative: A has -1"),
-    ([0, 0.5] + [4] * 12, "whole numbers"),
-])
+@pytest.mark.parametrize(
+    ("counts", "message"),
+    [
+        ([4] * 13, "14 rank counts"),
+        ([1] + [4] * 13, "index 0 is unused"),
+        ([0, -1] + [4] * 12, "cannot be negative: A has -1"),
+        ([0, 0.5] + [4] * 12, "whole numbers"),
+    ],
+)
 def test_malformed_counts_are_refused(counts: list[float], message: str) -> None:
     with pytest.raises(RulesError, match=message):
         odds.outcome_table(counts)
@@ -639,8 +714,9 @@ def test_composition_after_takes_out_burned_cards() -> None:
 
 
 def test_composition_after_errors() -> None:
-    outcome_level = Hands.from_columns(3, known=frozenset({"player_total"}), source="road.txt",
-                                       winner=[0, 1, 2])
+    outcome_level = Hands.from_columns(
+        3, known=frozenset({"player_total"}), source="road.txt", winner=[0, 1, 2]
+    )
     with pytest.raises(MissingDataError, match="road.txt: .*needs the cards dealt"):
         odds.composition_after(outcome_level, 1, 8)
     hands = generate_hands(ShoeSpec(decks=2, cut_card=14, burn=False), 1, seed=5)
@@ -652,13 +728,24 @@ def test_composition_after_errors() -> None:
 
 # --- output ---------------------------------------------------------------------------
 
+
 def test_render_table_is_labelled() -> None:
     result = odds.exact_odds(odds.composition(8, remove="5"), NO_COMMISSION, decks=8)
     text = odds.render_table(result)
     first = text.splitlines()[0]
     assert "8 decks, 415 of 416 cards left" in first and "rules: no-commission" in first
-    for label in ("Bet", "Payout", "P(win)", "P(push)", "P(loss)", "EV per unit", "House edge",
-                  "Edge per resolved bet", "Std dev", "1 to 1 (6 pays 0.5)"):
+    for label in (
+        "Bet",
+        "Payout",
+        "P(win)",
+        "P(push)",
+        "P(loss)",
+        "EV per unit",
+        "House edge",
+        "Edge per resolved bet",
+        "Std dev",
+        "1 to 1 (6 pays 0.5)",
+    ):
         assert label in text
     rows = [line.split()[0] for line in text.split("\n\n")[1].splitlines()[2:]]
     assert rows == [b.value for b in NO_COMMISSION.offered_bets()]
@@ -667,13 +754,24 @@ def test_render_table_is_labelled() -> None:
 def test_render_csv_has_one_row_per_bet() -> None:
     result = odds.exact_odds(odds.composition(8), EZ, decks=8)
     rows = list(csv.DictReader(io.StringIO(odds.render_csv(result))))
-    assert list(rows[0]) == ["bet", "payout", "p_win", "p_push", "p_loss", "ev", "house_edge",
-                             "edge_per_resolved", "std_dev", "terms"]
+    assert list(rows[0]) == [
+        "bet",
+        "payout",
+        "p_win",
+        "p_push",
+        "p_loss",
+        "ev",
+        "house_edge",
+        "edge_per_resolved",
+        "std_dev",
+        "terms",
+    ]
     assert [r["bet"] for r in rows] == [b.value for b in EZ.offered_bets()]
     banker = rows[1]
     assert float(banker["house_edge"]) == result.house_edge(Bet.BANKER)
-    assert float(banker["p_win"]) + float(banker["p_push"]) + float(banker["p_loss"]) \
-        == pytest.approx(1)
+    assert float(banker["p_win"]) + float(banker["p_push"]) + float(
+        banker["p_loss"]
+    ) == pytest.approx(1)
 
 
 def test_render_json_carries_exact_counts_and_full_precision() -> None:
@@ -686,8 +784,16 @@ def test_render_json_carries_exact_counts_and_full_precision() -> None:
     assert data["house_edge"]["banker"] == float(-result.bet(Bet.BANKER).ev)
     assert round(data["house_edge"]["banker"] * 100, 4) == 1.0579
     bet = data["bets"]["banker"]
-    assert {"p_win", "p_push", "p_loss", "payout", "ev", "house_edge", "edge_per_resolved",
-            "std_dev"} <= set(bet)
+    assert {
+        "p_win",
+        "p_push",
+        "p_loss",
+        "payout",
+        "ev",
+        "house_edge",
+        "edge_per_resolved",
+        "std_dev",
+    } <= set(bet)
     assert bet["payout"] == 0.95 and bet["payout_exact"] == "19/20"
     assert data["shoe"]["description"] == "8 decks, 416 cards (full shoe)"
 
@@ -702,8 +808,9 @@ runner = CliRunner()
 
 
 def test_cli_json() -> None:
-    out = runner.invoke(app, ["odds", "--decks", "6", "--rules", "ez", "--remove", "5 5",
-                              "--format", "json"])
+    out = runner.invoke(
+        app, ["odds", "--decks", "6", "--rules", "ez", "--remove", "5 5", "--format", "json"]
+    )
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
     expected = odds.exact_odds(odds.composition(6, remove="5 5"), EZ)
@@ -718,8 +825,9 @@ def test_cli_csv_and_table() -> None:
     out = runner.invoke(app, ["odds", "--format", "csv"])
     assert out.exit_code == 0, out.output
     lines = out.stdout.splitlines()
-    assert lines[0] == \
-        "bet,payout,p_win,p_push,p_loss,ev,house_edge,edge_per_resolved,std_dev,terms"
+    assert (
+        lines[0] == "bet,payout,p_win,p_push,p_loss,ev,house_edge,edge_per_resolved,std_dev,terms"
+    )
     assert [line.split(",")[0] for line in lines[1:]] == list(COMMISSION.offered_bets())
     out = runner.invoke(app, ["odds", "--decks", "1"])
     assert out.exit_code == 0, out.output
@@ -732,19 +840,24 @@ def test_cli_after_hands_of_a_recorded_shoe(tmp_path: Path) -> None:
     hands = generate_hands(ShoeSpec(decks=8, cut_card=14, burn=False), 1, seed=11)
     path = tmp_path / "shoe.txt"
     path.write_text(recorded.format_card_text(hands), encoding="utf-8")
-    out = runner.invoke(app, ["odds", "--shoe", str(path), "--after-hands", "10",
-                              "--remove", "K", "--format", "json"])
+    out = runner.invoke(
+        app,
+        ["odds", "--shoe", str(path), "--after-hands", "10", "--remove", "K", "--format", "json"],
+    )
     assert out.exit_code == 0, out.output
     counts = odds.remove_cards(odds.composition_after(hands, 10, 8), parse_cards("K"))
-    assert json.loads(out.stdout)["counts"]["player"] == \
-        odds.outcome_table(counts).counts[Event.PLAYER]
+    assert (
+        json.loads(out.stdout)["counts"]["player"]
+        == odds.outcome_table(counts).counts[Event.PLAYER]
+    )
 
 
 REPO_DATA = Path(__file__).resolve().parents[2] / "data"
 
 
-def run_main(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-             *args: str) -> tuple[int, str]:
+def run_main(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, str]:
     """Run the real entry point in this process: (exit code, stderr)."""
     monkeypatch.setattr(sys, "argv", ["backtest", "odds", *args])
     with pytest.raises(SystemExit) as done:
@@ -752,43 +865,76 @@ def run_main(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
     return int(done.value.code or 0), capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("args", "code", "message"), [
-    (["--decks", "1", "--remove", "5 5 5 5 5"], 2,
-     "error: --remove: cannot remove 5: no 5 left in the shoe (it held 4)"),
-    # cards an option took out: the option's value is wrong (exit 2, naming it)
-    (["--decks", "1", "--remove", " ".join("A23456789TJQK" * 4)], 2,
-     "error: --remove: the shoe is empty: a hand needs up to 6 cards"),
-    (["--decks", "1", "--remove", " ".join("A23456789TJQK" * 3 + "A23456789")], 2,
-     "error: --remove: only 4 cards left in the shoe"),
-    (["--rules", "comission"], 2,
-     "error: --rules: unknown rules preset 'comission'; did you mean 'commission'"),
-    (["--rules", "nowhere.yaml"], 2, "error: --rules: rules file nowhere.yaml does not exist"),
-    (["--rules", ""], 2, "error: --rules: no rules given (an empty name): give a preset "
-     "(commission, no-commission, ez"),
-    (["--remove", "5 Z"], 2, "error: --remove: unknown card 'Z'"),
-    (["--after-hands", "3"], 2, "error: --after-hands needs --shoe"),
-    (["--decks", "0"], 2, "error: --decks must be a whole number from 1 to 64, got 0"),
-    (["--decks", "99999999999999999999"], 2,
-     "error: --decks must be a whole number from 1 to 64, got 99999999999999999999"),
-    # a file that says how many decks it was dealt from (as `shoe generate` writes)
-    (["--decks", "8", "--shoe", str(REPO_DATA / "generated-6deck-seed2.txt")], 2,
-     f"error: --decks is 8, but {REPO_DATA / 'generated-6deck-seed2.txt'}, line 1 says its "
-     "shoes were dealt from 6 decks; give 6, or leave --decks out"),
-])
-def test_cli_errors(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-                    args: list[str], code: int, message: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (
+            ["--decks", "1", "--remove", "5 5 5 5 5"],
+            2,
+            "error: --remove: cannot remove 5: no 5 left in the shoe (it held 4)",
+        ),
+        # cards an option took out: the option's value is wrong (exit 2, naming it)
+        (
+            ["--decks", "1", "--remove", " ".join("A23456789TJQK" * 4)],
+            2,
+            "error: --remove: the shoe is empty: a hand needs up to 6 cards",
+        ),
+        (
+            ["--decks", "1", "--remove", " ".join("A23456789TJQK" * 3 + "A23456789")],
+            2,
+            "error: --remove: only 4 cards left in the shoe",
+        ),
+        (
+            ["--rules", "comission"],
+            2,
+            "error: --rules: unknown rules preset 'comission'; did you mean 'commission'",
+        ),
+        (["--rules", "nowhere.yaml"], 2, "error: --rules: rules file nowhere.yaml does not exist"),
+        (
+            ["--rules", ""],
+            2,
+            "error: --rules: no rules given (an empty name): give a preset "
+            "(commission, no-commission, ez",
+        ),
+        (["--remove", "5 Z"], 2, "error: --remove: unknown card 'Z'"),
+        (["--after-hands", "3"], 2, "error: --after-hands needs --shoe"),
+        (["--decks", "0"], 2, "error: --decks must be a whole number from 1 to 64, got 0"),
+        (
+            ["--decks", "99999999999999999999"],
+            2,
+            "error: --decks must be a whole number from 1 to 64, got 99999999999999999999",
+        ),
+        # a file that says how many decks it was dealt from (as `shoe generate` writes)
+        (
+            ["--decks", "8", "--shoe", str(REPO_DATA / "generated-6deck-seed2.txt")],
+            2,
+            f"error: --decks is 8, but {REPO_DATA / 'generated-6deck-seed2.txt'}, line 1 says its "
+            "shoes were dealt from 6 decks; give 6, or leave --decks out",
+        ),
+    ],
+)
+def test_cli_errors(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    code: int,
+    message: str,
+) -> None:
     got_code, err = run_main(monkeypatch, capsys, *args)
     assert (got_code, err.count("\n")) == (code, 1)
     assert err.startswith(message)
 
 
-@pytest.mark.parametrize(("after", "message"), [
-    ("200", "error: --after-hands must be from 0 to "),
-    ("-1", "error: --after-hands must be a whole number of at least 0, got -1"),
-])
-def test_cli_after_hands_errors_name_the_option(monkeypatch: pytest.MonkeyPatch,
-                                                capsys: pytest.CaptureFixture[str],
-                                                after: str, message: str) -> None:
+@pytest.mark.parametrize(
+    ("after", "message"),
+    [
+        ("200", "error: --after-hands must be from 0 to "),
+        ("-1", "error: --after-hands must be a whole number of at least 0, got -1"),
+    ],
+)
+def test_cli_after_hands_errors_name_the_option(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], after: str, message: str
+) -> None:
     shoe = Path(__file__).resolve().parents[2] / "data" / "generated-8deck-seed1.txt"
     code, err = run_main(monkeypatch, capsys, "--shoe", str(shoe), "--after-hands", after)
     assert (code, err.count("\n")) == (2, 1)
@@ -806,14 +952,16 @@ def test_cli_reads_a_shoe_file_s_decks() -> None:
         out = runner.invoke(app, ["odds", "--shoe", str(six), *after, "--format", "json"])
         assert out.exit_code == 0, out.output
         k = 10 if after else 0
-        assert json.loads(out.stdout)["shoe"]["cards"] == \
-            int(odds.composition_after(hands, k, 6).sum()) == 6 * 52 - len(odds.cards_before(
-                hands, k, 6))
+        assert (
+            json.loads(out.stdout)["shoe"]["cards"]
+            == int(odds.composition_after(hands, k, 6).sum())
+            == 6 * 52 - len(odds.cards_before(hands, k, 6))
+        )
 
 
-def test_cli_unknown_rules_key_in_a_yaml_file(monkeypatch: pytest.MonkeyPatch,
-                                              capsys: pytest.CaptureFixture[str],
-                                              tmp_path: Path) -> None:
+def test_cli_unknown_rules_key_in_a_yaml_file(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     path = tmp_path / "table.yaml"
     path.write_text("base: commission\nbanker_payuot: 0.95\n", encoding="utf-8")
     code, err = run_main(monkeypatch, capsys, "--rules", str(path))
@@ -821,14 +969,25 @@ def test_cli_unknown_rules_key_in_a_yaml_file(monkeypatch: pytest.MonkeyPatch,
     assert f"error: {path}: unknown rules key 'banker_payuot'; did you mean 'banker_payout'" in err
 
 
-@pytest.mark.parametrize(("args", "code", "message"), [
-    (["--decks", "1", "--remove", "K K K K K"], 2, "error: --remove: cannot remove K: no K left"),
-    (["--remove", "11"], 2, "error: --remove: unknown card '11'"),
-])
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (
+            ["--decks", "1", "--remove", "K K K K K"],
+            2,
+            "error: --remove: cannot remove K: no K left",
+        ),
+        (["--remove", "11"], 2, "error: --remove: unknown card '11'"),
+    ],
+)
 @pytest.mark.slow
 def test_cli_errors_in_a_real_process(args: list[str], code: int, message: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "backtest", "odds", *args],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "backtest", "odds", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == code
     assert done.stderr.startswith(message) and done.stdout == ""
 
@@ -855,7 +1014,7 @@ def test_terms_say_the_exceptions_to_a_payout_in_csv_and_json() -> None:
     assert rows["tie"]["terms"] == "8 to 1"
     commission = odds.exact_odds(odds.composition(8), COMMISSION, decks=8)
     rows_c = {r["bet"]: r for r in csv.DictReader(io.StringIO(odds.render_csv(commission)))}
-    assert rows_c["banker"]["payout"] == "0.95"   # a decimal, not 19/20 (a date to a spreadsheet)
+    assert rows_c["banker"]["payout"] == "0.95"  # a decimal, not 19/20 (a date to a spreadsheet)
     data = json.loads(odds.render_json(result))
     assert data["bets"]["banker"]["terms"] == "1 to 1 (6 pays 0.5)"
 
@@ -877,8 +1036,10 @@ def test_composition_after_any_shoe_of_a_file(tmp_path: Path) -> None:
         dealt = one.select(np.arange(len(one)) < 2).dealt_cards()
         expected = odds.remove_cards(odds.composition(1), dealt.tolist())
         assert odds.composition_after(hands, 2, 1, shoe=number).tolist() == expected.tolist()
-    assert odds.composition_after(hands, 2, 1).tolist() == \
-        odds.composition_after(hands, 2, 1, shoe=1).tolist()
+    assert (
+        odds.composition_after(hands, 2, 1).tolist()
+        == odds.composition_after(hands, 2, 1, shoe=1).tolist()
+    )
     for bad in (0, 4, True, 1.0):
         with pytest.raises(RulesError, match="shoe must be a whole number from 1 to 3"):
             odds.composition_after(hands, 2, 1, shoe=bad)  # type: ignore[arg-type]
@@ -890,31 +1051,50 @@ def test_a_suited_card_cannot_be_taken_out_more_times_than_the_decks_hold(tmp_pa
     with pytest.raises(RulesError, match="KS would be out 2 times, but 1 deck holds one"):
         odds.composition(1, remove="KS KS")
     assert odds.composition(2, remove="KS KS")[13] == 6
-    assert odds.composition(1, remove="K K KS")[13] == 1   # suitless cards are not matched
+    assert odds.composition(1, remove="K K KS")[13] == 1  # suitless cards are not matched
     path, hands = _three_shoes(tmp_path)
     one = hands.shoe_slice(int(hands.shoe[0]))
-    first = int(one.dealt_cards()[0])   # a suited card of the first hand
+    first = int(one.dealt_cards()[0])  # a suited card of the first hand
     with pytest.raises(RulesError, match="would be out 2 times"):
         odds.shoe_odds(COMMISSION, 1, remove=[first], hands=hands, after_hands=1)
 
 
-def test_cli_shoe_number_and_suited_removals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_shoe_number_and_suited_removals(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     path, hands = _three_shoes(tmp_path)
-    out = runner.invoke(app, ["odds", "--decks", "1", "--shoe", str(path), "--after-hands", "2",
-                              "--shoe-number", "2", "--format", "json"])
+    out = runner.invoke(
+        app,
+        [
+            "odds",
+            "--decks",
+            "1",
+            "--shoe",
+            str(path),
+            "--after-hands",
+            "2",
+            "--shoe-number",
+            "2",
+            "--format",
+            "json",
+        ],
+    )
     assert out.exit_code == 0, out.output
     counts = odds.composition_after(hands, 2, 1, shoe=2)
     assert json.loads(out.stdout)["shoe"]["cards"] == int(counts.sum())
     assert counts.tolist() != odds.composition_after(hands, 2, 1).tolist()
     first = card_token(int(hands.shoe_slice(int(hands.shoe[0])).dealt_cards()[0]))
     for args, message in [
-        (["--shoe", str(path), "--after-hands", "2", "--shoe-number", "4"],
-         "error: --shoe-number must be a whole number from 1 to 3"),
+        (
+            ["--shoe", str(path), "--after-hands", "2", "--shoe-number", "4"],
+            "error: --shoe-number must be a whole number from 1 to 3",
+        ),
         (["--shoe-number", "2"], "error: --shoe-number needs --shoe"),
         (["--remove", "KS KS"], "error: --remove: KS would be out 2 times, but 1 deck holds one"),
-        (["--shoe", str(path), "--after-hands", "1", "--remove", first],
-         f"error: --remove: {first} would be out 2 times"),
+        (
+            ["--shoe", str(path), "--after-hands", "1", "--remove", first],
+            f"error: --remove: {first} would be out 2 times",
+        ),
     ]:
         code, err = run_main(monkeypatch, capsys, "--decks", "1", *args)
         assert code == 2 and err.startswith(message), err

@@ -46,7 +46,7 @@ def dealing_pack(decks: int, seed: int, cut: int, index: int = 0) -> tuple[list[
 def first_hands(cards: Sequence[int], n: int) -> list[Hand]:
     hands, pos = [], 0
     for _ in range(n):
-        hand = deal_hand(cards[pos:pos + 6])
+        hand = deal_hand(cards[pos : pos + 6])
         hands.append(hand)
         pos += hand.cards_used
     return hands
@@ -61,8 +61,11 @@ def expected_net(bets: Mapping[str, int], hand: Hand, game: str = "commission") 
             net += stake if p > b else (0 if p == b else -stake)
         elif bet == "banker":
             if b > p:
-                rate = Fraction(19, 20) if game == "commission" else (
-                    Fraction(1, 2) if b == 6 else Fraction(1))
+                rate = (
+                    Fraction(19, 20)
+                    if game == "commission"
+                    else (Fraction(1, 2) if b == 6 else Fraction(1))
+                )
                 net += stake * rate
             elif b < p:
                 net -= stake
@@ -100,10 +103,22 @@ def test_session_with_boxes_same_take_back_and_quit() -> None:
 
     commands = [
         "100",
-        "banker 25", "tie 5 box 2", "p 10", "done",        # box 1 Banker 25; box 2 Tie 5, Player 10
-        "same", "pp 5 box3", "done",                       # the same, and a Player Pair in box 3
-        "b 100; bp 5", "take bp", "tie 1", "undo", "done",  # box 3: Banker 100 only
-        "box 1", "player 25+5", "take player 5", "done",   # box 1: Player 25
+        "banker 25",
+        "tie 5 box 2",
+        "p 10",
+        "done",  # box 1 Banker 25; box 2 Tie 5, Player 10
+        "same",
+        "pp 5 box3",
+        "done",  # the same, and a Player Pair in box 3
+        "b 100; bp 5",
+        "take bp",
+        "tie 1",
+        "undo",
+        "done",  # box 3: Banker 100 only
+        "box 1",
+        "player 25+5",
+        "take player 5",
+        "done",  # box 1: Player 25
         "quit",
     ]
     rounds = [
@@ -137,10 +152,15 @@ def test_session_with_boxes_same_take_back_and_quit() -> None:
         if len(p) == 3:
             assert f"Player's third card is {card_token(p[2])} (value {_value(p[2])})" in block
         pt, bt = _total(p), _total(b)
-        winner = (f"Player wins, {pt} to {bt}." if pt > bt else
-                  f"Banker wins, {bt} to {pt}." if bt > pt else f"Tie, {pt} to {bt}.")
+        winner = (
+            f"Player wins, {pt} to {bt}."
+            if pt > bt
+            else f"Banker wins, {bt} to {pt}."
+            if bt > pt
+            else f"Tie, {pt} to {bt}."
+        )
         assert winner in block
-        before = 1000 + sum(nets[:number - 1])
+        before = 1000 + sum(nets[: number - 1])
         assert f"bankroll {_money(before)} -> {_money(before + nets[number - 1])}" in block
     # the first hand's draw, worked by hand from the printed cards: Player 3D 4S is 7 and
     # stands, Banker J T is 0 and draws the 8D, so Banker wins 8 to 7
@@ -162,7 +182,8 @@ def test_end_of_input_acts_like_quit() -> None:
     assert summary.bankroll == 1000 + expected_net({"player": 10}, hand)
     assert out.rstrip().endswith(
         f"results          Player {int(hand.winner == 'player')}, "
-        f"Banker {int(hand.winner == 'banker')}, Tie {int(hand.winner == 'tie')}")
+        f"Banker {int(hand.winner == 'banker')}, Tie {int(hand.winner == 'tie')}"
+    )
 
 
 def test_quit_at_the_cut_ends_with_nothing_dealt() -> None:
@@ -175,8 +196,9 @@ def test_quit_at_the_cut_ends_with_nothing_dealt() -> None:
 @pytest.mark.parametrize("typed", ["\u00b2", "9" * 5000, "\u0663"])
 def test_a_cut_that_is_no_ascii_number_is_asked_again(typed: str) -> None:
     summary, out = session([typed, "quit"], seed=1)
-    assert f"A cut is a position from 1 to 415, or Enter for a random cut; got {shown(typed)}." \
-        in out
+    assert (
+        f"A cut is a position from 1 to 415, or Enter for a random cut; got {shown(typed)}." in out
+    )
     assert summary.hands == 0
 
 
@@ -193,45 +215,66 @@ def test_random_cut_says_where_it_cut() -> None:
 
 REFUSALS: dict[str, tuple[dict[str, object], list[str], str, dict[str, int]]] = {
     "german-player-and-banker": (
-        {"rules": "german"}, ["banker 25", "player 5"],
+        {"rules": "german"},
+        ["banker 25", "player 5"],
         "Refused: box 1: the german table does not take Player and Banker on one hand",
-        {"banker": 25}),
+        {"banker": 25},
+    ),
     "not-offered-pair": (
-        {"rules": "bulgarian"}, ["banker 25", "pp 5"],
+        {"rules": "bulgarian"},
+        ["banker 25", "pp 5"],
         "Refused: box 1: the bulgarian table does not offer the player_pair bet",
-        {"banker": 25}),
+        {"banker": 25},
+    ),
     "not-offered-dragon": (
-        {"rules": "commission"}, ["banker 25", "dragon7 5"],
+        {"rules": "commission"},
+        ["banker 25", "dragon7 5"],
         "Refused: box 1: the commission table does not offer the dragon7 bet",
-        {"banker": 25}),
+        {"banker": 25},
+    ),
     "above-table-maximum": (
-        {"table_max": 100}, ["banker 25", "player 200 box 2"],
+        {"table_max": 100},
+        ["banker 25", "player 200 box 2"],
         "Refused: Player 200 in box 2 is above the table maximum of 100",
-        {"banker": 25}),
+        {"banker": 25},
+    ),
     "above-bankroll-over-boxes": (
-        {"bankroll": "50"}, ["banker 30", "player 25 box 3"],
+        {"bankroll": "50"},
+        ["banker 30", "player 25 box 3"],
         "Refused: the bets would come to 55 over all boxes, more than your bankroll of 50.00",
-        {"banker": 30}),
+        {"banker": 30},
+    ),
     "cents": (
-        {}, ["banker 25", "tie 2.50"],
+        {},
+        ["banker 25", "tie 2.50"],
         "Refused: 2.50 has cents: bets are made of whole chips (1 5 25 100 500)",
-        {"banker": 25}),
+        {"banker": 25},
+    ),
     "thousands-of-digits": (
-        {}, ["banker 25", "tie " + "9" * 5000],
+        {},
+        ["banker 25", "tie " + "9" * 5000],
         "Refused: '" + "9" * 38 + "… (5,000 characters) is more than any table takes",
-        {"banker": 25}),
+        {"banker": 25},
+    ),
     "not-an-ascii-digit": (
-        {}, ["banker 25", "tie \u0663"],
+        {},
+        ["banker 25", "tie \u0663"],
         "Refused: '\u0663' is not an amount: type a whole number such as 25",
-        {"banker": 25}),
+        {"banker": 25},
+    ),
     "a-superscript-box": (
-        {}, ["banker 25", "player 5 box\u00b2"],
+        {},
+        ["banker 25", "player 5 box\u00b2"],
         "Refused: unknown bet 'box\u00b2'",
-        {"banker": 25}),
+        {"banker": 25},
+    ),
     "a-box-of-thousands-of-digits": (
-        {}, ["banker 25", "player 5 box" + "9" * 5000],
+        {},
+        ["banker 25", "player 5 box" + "9" * 5000],
         "Refused: there is no box '" + "9" * 38 + "… (5,000 characters): this table has boxes 1 "
-        "to 3", {"banker": 25}),
+        "to 3",
+        {"banker": 25},
+    ),
 }
 
 
@@ -252,26 +295,48 @@ def test_refused_bets_cost_nothing(case: str) -> None:
 def test_german_refuses_player_and_banker_across_boxes() -> None:
     """One player at one betting area: Player in one box and Banker in another
     is Player+Banker all the same."""
-    summary, out = session(["10", "banker 25", "player 5 box 2", "tie 5 box 3",
-                            "banker 10 box 2", "done", "quit"], seed=2, rules="german")
-    assert ("Refused: Player (box 2) and Banker (box 1) together: at the german table one "
-            "player bets one side, in every box.") in out
-    assert summary.wagered == 40   # banker 25, tie 5, banker 10
+    summary, out = session(
+        ["10", "banker 25", "player 5 box 2", "tie 5 box 3", "banker 10 box 2", "done", "quit"],
+        seed=2,
+        rules="german",
+    )
+    assert (
+        "Refused: Player (box 2) and Banker (box 1) together: at the german table one "
+        "player bets one side, in every box."
+    ) in out
+    assert summary.wagered == 40  # banker 25, tie 5, banker 10
     # the refused bet did not move the current box
     assert "box 1> tie 5 box 3" in out and "box 3> banker 10 box 2" in out
     # the table that allows it takes it
-    summary, out = session(["10", "banker 25", "player 5 box 2", "done", "quit"], seed=2,
-                           rules="bulgarian")
+    summary, out = session(
+        ["10", "banker 25", "player 5 box 2", "done", "quit"], seed=2, rules="bulgarian"
+    )
     assert "Refused" not in out and summary.wagered == 30
 
 
 def test_cancel_takes_back_as_take_does() -> None:
-    summary, out = session(["10", "banker 25 tie 5", "player 10 box 2", "cancel", "bets",
-                            "box 1", "cancel tie", "bets", "banker 10 box 3", "cancel all",
-                            "bets", "banker 10", "done", "quit"], seed=2, rules="bulgarian")
+    summary, out = session(
+        [
+            "10",
+            "banker 25 tie 5",
+            "player 10 box 2",
+            "cancel",
+            "bets",
+            "box 1",
+            "cancel tie",
+            "bets",
+            "banker 10 box 3",
+            "cancel all",
+            "bets",
+            "banker 10",
+            "done",
+            "quit",
+        ],
+        seed=2,
+        rules="bulgarian",
+    )
     lines = out.splitlines()
-    assert "Box 2: every bet taken back. On the table: box 1: Banker 25, Tie 5 (total 30)." \
-        in lines
+    assert "Box 2: every bet taken back. On the table: box 1: Banker 25, Tie 5 (total 30)." in lines
     assert "Box 1: Tie bet taken back. On the table: box 1: Banker 25 (total 25)." in lines
     assert "All bets taken back. No bets on the table." in lines
     assert summary.wagered == 10
@@ -281,8 +346,10 @@ def test_cancel_takes_back_as_take_does() -> None:
 def test_a_negative_stake_is_refused_as_such(typed: str) -> None:
     summary, out = session(["10", typed, "quit"], seed=2)
     amount = typed.split("-")[1].split()[0]
-    assert (f"Refused: a stake must be a positive amount, got -{amount} (chips come back with "
-            f"take, e.g. take banker {amount}). Nothing changed; bankroll 1000.00.") in out
+    assert (
+        f"Refused: a stake must be a positive amount, got -{amount} (chips come back with "
+        f"take, e.g. take banker {amount}). Nothing changed; bankroll 1000.00."
+    ) in out
     assert "unknown bet" not in out and summary.wagered == 0
 
 
@@ -295,20 +362,22 @@ def test_odds_and_count_at_the_table_are_the_cards_not_seen() -> None:
     cards, burned = dealing_pack(8, 2, 10)
     hands = first_hands(cards, 2)
     seen = [*pack[:burned], *(c for h in hands for c in (*h.player_cards, *h.banker_cards))]
-    result = odds.exact_odds(odds.remove_cards(odds.composition(8), seen),
-                             PRESETS["commission"], 8)
+    result = odds.exact_odds(odds.remove_cards(odds.composition(8), seen), PRESETS["commission"], 8)
     said = out.split("box 1> odds", 1)[1].split("box 1> count", 1)[0]
     assert f"the {len(seen)} cards seen taken out" in said
     for bet in result.bets:
-        row = next(line.split() for line in said.splitlines()
-                   if line.startswith(play.BET_NAMES[bet.bet] + " "))
+        row = next(
+            line.split()
+            for line in said.splitlines()
+            if line.startswith(play.BET_NAMES[bet.bet] + " ")
+        )
         assert f"{float(bet.p_win):.4%}" in row and f"{float(bet.ev):+.4f}" in row
     counted = out.split("box 1> count", 1)[1].splitlines()
     values = [_value(c) for c in seen]
-    assert counted[3].split()[1:] == [str(values.count(v)) for v in (1, 2, 3, 4, 5, 6, 7, 8,
-                                                                      9, 0)]
-    assert counted[4].split()[1:] == [str((4 if v else 16) * 8 - values.count(v))
-                                      for v in (1, 2, 3, 4, 5, 6, 7, 8, 9, 0)]
+    assert counted[3].split()[1:] == [str(values.count(v)) for v in (1, 2, 3, 4, 5, 6, 7, 8, 9, 0)]
+    assert counted[4].split()[1:] == [
+        str((4 if v else 16) * 8 - values.count(v)) for v in (1, 2, 3, 4, 5, 6, 7, 8, 9, 0)
+    ]
 
 
 def test_a_terminal_reads_with_a_prompt_of_its_own() -> None:
@@ -328,25 +397,40 @@ def test_a_terminal_reads_with_a_prompt_of_its_own() -> None:
 
 
 def test_pair_alone_is_refused_at_the_deal() -> None:
-    commands = ["10", "pp 5", "done", "banker 10", "take banker", "done", "banker 10", "done",
-                "quit"]
+    commands = [
+        "10",
+        "pp 5",
+        "done",
+        "banker 10",
+        "take banker",
+        "done",
+        "banker 10",
+        "done",
+        "quit",
+    ]
     summary, out = session(commands, seed=2, rules="no-commission")
-    assert "Note: at the no-commission table a pair bet needs a Player, Banker or Tie bet " \
-           "beside it; add one before done." in out
-    refusal = ("Not dealt: box 1: at the no-commission table a pair bet needs a Player, Banker "
-               "or Tie bet beside it. Change the bets (take, undo, clear) and type done again. "
-               "Bankroll 1000.00.")
+    assert (
+        "Note: at the no-commission table a pair bet needs a Player, Banker or Tie bet "
+        "beside it; add one before done." in out
+    )
+    refusal = (
+        "Not dealt: box 1: at the no-commission table a pair bet needs a Player, Banker "
+        "or Tie bet beside it. Change the bets (take, undo, clear) and type done again. "
+        "Bankroll 1000.00."
+    )
     assert out.count(refusal) == 2
     cards, _ = dealing_pack(8, 2, 10)
     (hand,) = first_hands(cards, 1)
     assert summary.hands == 1 and summary.wagered == 15
-    assert summary.bankroll == 1000 + expected_net({"player_pair": 5, "banker": 10}, hand,
-                                                   game="no-commission")
+    assert summary.bankroll == 1000 + expected_net(
+        {"player_pair": 5, "banker": 10}, hand, game="no-commission"
+    )
 
 
 def test_below_the_table_minimum_is_refused_at_the_deal() -> None:
-    summary, out = session(["10", "banker 5", "done", "banker 5", "done", "quit"],
-                           seed=2, table_min=10)
+    summary, out = session(
+        ["10", "banker 5", "done", "banker 5", "done", "quit"], seed=2, table_min=10
+    )
     assert "Not dealt: Banker 5 in box 1 is below the table minimum of 10." in out
     cards, _ = dealing_pack(8, 2, 10)
     (hand,) = first_hands(cards, 1)
@@ -359,23 +443,43 @@ def test_same_is_refused_when_the_bankroll_no_longer_covers_it() -> None:
     # stake the whole bankroll on the side that loses the first hand
     loser = "banker" if hands[0].winner == "player" else "player"
     assert hands[0].winner != "tie"
-    summary, out = session(["10", f"{loser} 100", "done", "same", "quit"],
-                           seed=2, bankroll="100", table_min=1)
+    summary, out = session(
+        ["10", f"{loser} 100", "done", "same", "quit"], seed=2, bankroll="100", table_min=1
+    )
     # the bankroll is 0: the session ends before `same`
     assert summary.bankroll == 0
     assert "Your bankroll of 0.00 is below the table minimum of 1: the session ends." in out
 
-    summary, out = session(["10", f"{loser} 60", "done", "same", "done", "quit"],
-                           seed=2, bankroll="100")
-    assert "Refused: the bets would come to 60 over all boxes, more than your bankroll of " \
-           "40.00" in out
+    summary, out = session(
+        ["10", f"{loser} 60", "done", "same", "done", "quit"], seed=2, bankroll="100"
+    )
+    assert (
+        "Refused: the bets would come to 60 over all boxes, more than your bankroll of 40.00" in out
+    )
     assert summary.hands == 2 and summary.bankroll == 40
 
 
 def test_forgiving_syntax() -> None:
-    commands = ["10", "bet banker 25", "5 on tie", "player pair 1", "BANKER 1+1+1 box=2",
-                "box", "box 9", "take tie 10", "take box 2", "bets", "take all", "undo",
-                "nonsense", "25", "bet on", "banker", "done", "quit"]
+    commands = [
+        "10",
+        "bet banker 25",
+        "5 on tie",
+        "player pair 1",
+        "BANKER 1+1+1 box=2",
+        "box",
+        "box 9",
+        "take tie 10",
+        "take box 2",
+        "bets",
+        "take all",
+        "undo",
+        "nonsense",
+        "25",
+        "bet on",
+        "banker",
+        "done",
+        "quit",
+    ]
     summary, out = session(commands, seed=2)
     assert "Box 1: Banker 25 (chips: 25)." in out
     assert "Box 1: Tie 5 (chips: 5)." in out
@@ -389,19 +493,19 @@ def test_forgiving_syntax() -> None:
     assert "All bets taken back. No bets on the table." in out
     assert "Unknown command 'nonsense': type help for the commands." in out
     assert "Refused: on what? e.g. banker 25" in out
-    assert out.count("Refused: on what? e.g. banker 25 (help") == 2   # `25`, and `bet on`
+    assert out.count("Refused: on what? e.g. banker 25 (help") == 2  # `25`, and `bet on`
     assert "Refused: how much on Banker? e.g. banker 25" in out
     # `take all` undone: back to box 1 with Banker 25, Tie 5, Player Pair 1, box 2 emptied before
     cards, _ = dealing_pack(8, 2, 10)
     (hand,) = first_hands(cards, 1)
     assert summary.wagered == 31
-    assert summary.bankroll == 1000 + expected_net({"banker": 25, "tie": 5, "player_pair": 1},
-                                                   hand)
+    assert summary.bankroll == 1000 + expected_net({"banker": 25, "tie": 5, "player_pair": 1}, hand)
 
 
 def test_ez_table_takes_dragon_and_panda() -> None:
-    summary, out = session(["10", "banker 10 dragon7 5 panda8 5", "done", "quit"],
-                           seed=2, rules="ez")
+    summary, out = session(
+        ["10", "banker 10 dragon7 5 panda8 5", "done", "quit"], seed=2, rules="ez"
+    )
     assert "Box 1: Banker 10 (chips: 2x5), Dragon 7 5 (chips: 5), Panda 8 5 (chips: 5)." in out
     assert "Box 1: Dragon 7 5 loses 5.00" in out and summary.wagered == 20
 
@@ -414,7 +518,7 @@ def test_cut_card_one_more_hand_then_a_fresh_shoe() -> None:
     # independently: hands until the cut card (14 from the end) is passed, then one more
     pos, n, limit = 0, 0, 52 - 14 - burned
     while True:
-        pos += deal_hand(cards[pos:pos + 6]).cards_used
+        pos += deal_hand(cards[pos : pos + 6]).cards_used
         n += 1
         if pos > limit:
             break
@@ -423,7 +527,9 @@ def test_cut_card_one_more_hand_then_a_fresh_shoe() -> None:
     summary, out = session(["10", *["done"] * n, "3", "quit"], seed=5, decks=1)
     assert summary.hands == n
     assert out.count("The cut card has come out: one more hand, then the shoe ends.") == 1
-    assert f"Shoe 1, hand {n}: place your bets, then done. This is the last hand of the shoe." in out
+    assert (
+        f"Shoe 1, hand {n}: place your bets, then done. This is the last hand of the shoe." in out
+    )
     assert f"The shoe is over: {n} hands dealt" in out
     assert "A fresh shoe is shuffled (shoe 2: 1 deck, 52 cards)." in out
     second, _ = dealing_pack(1, 5, 3, index=1)
@@ -454,15 +560,26 @@ def test_recorded_shoe_is_dealt_in_order(tmp_path: Path) -> None:
 # --- options ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("options", "error", "text"), [
-    ({"rules": "nosuch"}, RulesError, "unknown rules preset 'nosuch'"),
-    ({"decks": 0}, UsageError, "--decks must be a whole number from 1 to 64"),
-    ({"bankroll": "12.345"}, UsageError, "--bankroll must be an amount of money"),
-    ({"bankroll": "9" * 5000}, UsageError, "--bankroll must be an amount of money such as 1000 "
-     "or 250.50 (at most 15 digits before the point), got '999"),
-    ({"table_min": 10, "table_max": 5}, UsageError, "--max must be a whole number of at least 10"),
-    ({"bankroll": "5", "table_min": 10}, UsageError, "below the table minimum"),
-])
+@pytest.mark.parametrize(
+    ("options", "error", "text"),
+    [
+        ({"rules": "nosuch"}, RulesError, "unknown rules preset 'nosuch'"),
+        ({"decks": 0}, UsageError, "--decks must be a whole number from 1 to 64"),
+        ({"bankroll": "12.345"}, UsageError, "--bankroll must be an amount of money"),
+        (
+            {"bankroll": "9" * 5000},
+            UsageError,
+            "--bankroll must be an amount of money such as 1000 "
+            "or 250.50 (at most 15 digits before the point), got '999",
+        ),
+        (
+            {"table_min": 10, "table_max": 5},
+            UsageError,
+            "--max must be a whole number of at least 10",
+        ),
+        ({"bankroll": "5", "table_min": 10}, UsageError, "below the table minimum"),
+    ],
+)
 def test_bad_options(options: dict[str, object], error: type[BacktestError], text: str) -> None:
     with pytest.raises(error, match=re.escape(text)):
         play.open_table(**options)  # type: ignore[arg-type]
@@ -488,15 +605,18 @@ def test_big_road_empty() -> None:
     assert play.render_big_road(play.big_road([])) == "(no hands yet)"
 
 
-@pytest.mark.parametrize(("results", "rows"), [
-    ("T", ["T1", "", "", "", "", ""]),
-    ("TT", ["T2", "", "", "", "", ""]),
-    ("TB", ["1B", "", "", "", "", ""]),
-    ("TTBT", ["2B1", "", "", "", "", ""]),
-    ("BTTP", ["B2|P", "|", "|", "|", "|", "|"]),
-    ("PTTTBT", ["P3|B1", "|", "|", "|", "|", "|"]),
-    ("BBPTPB", ["B|P1|B", "B|P|", "||", "||", "||", "||"]),
-])
+@pytest.mark.parametrize(
+    ("results", "rows"),
+    [
+        ("T", ["T1", "", "", "", "", ""]),
+        ("TT", ["T2", "", "", "", "", ""]),
+        ("TB", ["1B", "", "", "", "", ""]),
+        ("TTBT", ["2B1", "", "", "", "", ""]),
+        ("BTTP", ["B2|P", "|", "|", "|", "|", "|"]),
+        ("PTTTBT", ["P3|B1", "|", "|", "|", "|", "|"]),
+        ("BBPTPB", ["B|P1|B", "B|P|", "||", "||", "||", "||"]),
+    ],
+)
 def test_big_road_ties(results: str, rows: list[str]) -> None:
     assert _road(results) == rows
 
@@ -540,12 +660,22 @@ def test_play_command_in_a_process(tmp_path: Path) -> None:
         "play": (["--seed", "3", "--rules", "commission"], "100\nbanker 25\ndone\nquit\n"),
         "road": (["--shoe", "road.txt"], ""),
     }
-    procs = {name: subprocess.Popen([sys.executable, "-m", "backtest", "play", *args], cwd=tmp_path,
-                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, text=True, encoding="utf-8")
-             for name, (args, _) in runs.items()}
-    done = {name: (*proc.communicate(runs[name][1], timeout=120), proc.returncode)
-            for name, proc in procs.items()}
+    procs = {
+        name: subprocess.Popen(
+            [sys.executable, "-m", "backtest", "play", *args],
+            cwd=tmp_path,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+        )
+        for name, (args, _) in runs.items()
+    }
+    done = {
+        name: (*proc.communicate(runs[name][1], timeout=120), proc.returncode)
+        for name, proc in procs.items()
+    }
 
     out, err, code = done["play"]
     cards, _ = dealing_pack(8, 3, 100)
@@ -579,13 +709,18 @@ def test_a_shoe_file_s_declared_decks_are_the_table_s(tmp_path: Path) -> None:
     from backtest.shoes.shoe import ShoeSpec, generate_hands
 
     path = tmp_path / "one.txt"
-    path.write_text(format_card_text(generate_hands(ShoeSpec(decks=1), 2, 3),
-                                     header="decks=1 seed=3"), encoding="utf-8")
+    path.write_text(
+        format_card_text(generate_hands(ShoeSpec(decks=1), 2, 3), header="decks=1 seed=3"),
+        encoding="utf-8",
+    )
     assert play.open_table(shoe=path, seed=1).decks == 1
     assert play.open_table(shoe=path, seed=1, decks=1).decks == 1
     assert play.open_table(seed=1).decks == 8
-    with pytest.raises(UsageError, match=r"--decks is 8, but .*one.txt, line 1 says its shoes "
-                                          r"were dealt from 1 deck; give 1, or leave --decks out"):
+    with pytest.raises(
+        UsageError,
+        match=r"--decks is 8, but .*one.txt, line 1 says its shoes "
+        r"were dealt from 1 deck; give 1, or leave --decks out",
+    ):
         play.open_table(shoe=path, seed=1, decks=8)
 
 
@@ -596,14 +731,14 @@ def test_the_table_s_big_road_is_backtest_roads() -> None:
 
     rng = np.random.default_rng(7)
     shoes = ["BBBBBBBBPBBBBBBB", "PPPPPPPPPPBPPPPPPPPP", "TTBTTPPPPPPPT"]
-    shoes += ["".join(rng.choice(list("PBT"), size=75, p=[0.446, 0.458, 0.096]))
-              for _ in range(3000)]
+    shoes += [
+        "".join(rng.choice(list("PBT"), size=75, p=[0.446, 0.458, 0.096])) for _ in range(3000)
+    ]
     for shoe in shoes:
         grid = play.big_road(shoe)
         drawn = road_module.big_road(road_module.winners_from_text(shoe)).grid
         letters = [["" if e is None else e.letter for e in row] for row in drawn]
-        mine = [[cell.lstrip("0123456789").rstrip("0123456789") for cell in row]
-                for row in grid]
+        mine = [[cell.lstrip("0123456789").rstrip("0123456789") for cell in row] for row in grid]
         if drawn and drawn[0]:
             assert mine == letters, shoe
     # the dragon tail of the second run turns along row 5 beside the first's

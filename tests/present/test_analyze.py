@@ -74,11 +74,17 @@ def test_fair_shoes_give_a_plain_verdict_and_the_same_numbers_for_a_seed() -> No
     a = analyze(hands, decks=8, simulations=200, seed=4)
     b = analyze(hands, decks=8, simulations=200, seed=4)
     assert a == b
-    assert a.verdict().startswith("241 hands in 3 shoes: nothing beyond chance (smallest "
-                                  "adjusted p = ")
+    assert a.verdict().startswith(
+        "241 hands in 3 shoes: nothing beyond chance (smallest adjusted p = "
+    )
     names = [t.name for t in a.tests]
-    assert names[:5] == ["outcome frequencies", "pair frequencies", "runs (Player/Banker)",
-                         "streak lengths", "card composition"]
+    assert names[:5] == [
+        "outcome frequencies",
+        "pair frequencies",
+        "runs (Player/Banker)",
+        "streak lengths",
+        "card composition",
+    ]
     assert len([n for n in names if n.startswith("after ")]) == 2 + 4 + 8 + 16
 
 
@@ -96,26 +102,42 @@ def test_a_shoe_missing_cards_fails_the_card_composition(tmp_path: Path) -> None
 
     n = [c["winner"].shape[0] for c in shoes]
     merged = {k: np.concatenate([c[k] for c in shoes]) for k in shoes[0]}
-    hands = Hands.from_columns(sum(n), shoe=np.repeat(np.arange(4), n),
-                               hand=np.concatenate([np.arange(1, k + 1) for k in n]), **merged)
+    hands = Hands.from_columns(
+        sum(n),
+        shoe=np.repeat(np.arange(4), n),
+        hand=np.concatenate([np.arange(1, k + 1) for k in n]),
+        **merged,
+    )
     path = tmp_path / "no-eights.txt"
     path.write_text(format_card_text(hands), encoding="utf-8")
     result = analyze(read_shoes(path), decks=8, simulations=200, seed=1)
     first = result.deviations()[0]
-    assert first.name == "card composition" and first.detail.startswith(("most off: 8s",
-                                                                          "most off: 9s"))
+    assert first.name == "card composition" and first.detail.startswith(
+        ("most off: 8s", "most off: 9s")
+    )
     assert " 0 dealt against " in first.detail
 
 
-def test_analyze_on_the_command_line(monkeypatch: pytest.MonkeyPatch,
-                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_analyze_on_the_command_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     live = str(DATA / "live-table-shoe-state.json")
     code, out, err = backtest_here(monkeypatch, capsys, "analyze", live, "--simulations", "200")
     assert code == 0, err
     assert "17 hands in 1 shoe: nothing beyond chance (smallest adjusted p = " in out
     assert "outcome frequencies" in out and "the record has no" not in out
-    code, out, err = backtest_here(monkeypatch, capsys, "analyze", live, "--format", "json",
-                                   "--simulations", "200", "--rules", "bulgarian")
+    code, out, err = backtest_here(
+        monkeypatch,
+        capsys,
+        "analyze",
+        live,
+        "--format",
+        "json",
+        "--simulations",
+        "200",
+        "--rules",
+        "bulgarian",
+    )
     data = json.loads(out)
     assert (data["hands"], data["shoes"]) == (17, 1)
     assert all(set(t) >= {"name", "statistic", "p_value"} for t in data["tests"])

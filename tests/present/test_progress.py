@@ -81,22 +81,23 @@ class Ran:
         return int(found.group(1).replace(",", ""))
 
 
-def run_on(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *, stdout_terminal: bool,
-           stderr_terminal: bool) -> Ran:
+def run_on(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *, stdout_terminal: bool, stderr_terminal: bool
+) -> Ran:
     """`backtest run` of CONFIG with each standard stream a terminal or not."""
     config = tmp_path / "progress.yaml"
     config.write_text(CONFIG, encoding="utf-8")
     for name in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "NO_COLOR"):
-        monkeypatch.delenv(name, raising=False)   # each would overrule isatty in Rich
+        monkeypatch.delenv(name, raising=False)  # each would overrule isatty in Rich
     monkeypatch.setenv("TERM", "xterm-256color")
     monkeypatch.setenv("COLUMNS", "120")
     out, err = Stream(stdout_terminal), Stream(stderr_terminal)
     monkeypatch.setattr(sys, "stdout", out)
     monkeypatch.setattr(sys, "stderr", err)
-    monkeypatch.setattr(rich, "_console", None)   # made again, for these streams
+    monkeypatch.setattr(rich, "_console", None)  # made again, for these streams
     monkeypatch.setattr(sys, "argv", ["backtest", "run", str(config)])
     monkeypatch.setattr(cli, "exit_now", sys.exit)
-    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)   # main sets its own
+    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)  # main sets its own
     ran = Ran(0, "", "")
     real_run = engine.run
 
@@ -119,8 +120,9 @@ def run_on(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *, stdout_terminal: 
     return ran
 
 
-def test_a_run_on_a_terminal_draws_the_progress_bar(monkeypatch: pytest.MonkeyPatch,
-                                                     tmp_path: Path) -> None:
+def test_a_run_on_a_terminal_draws_the_progress_bar(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     ran = run_on(monkeypatch, tmp_path, stdout_terminal=True, stderr_terminal=True)
     assert ran.code == 0, ran.err
     hands = ran.hands()
@@ -134,10 +136,11 @@ def test_a_run_on_a_terminal_draws_the_progress_bar(monkeypatch: pytest.MonkeyPa
 
 @pytest.mark.parametrize("stdout_terminal", [False, True], ids=["stdout-piped", "stdout-terminal"])
 def test_a_run_whose_stderr_is_not_a_terminal_draws_no_bar(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, stdout_terminal: bool) -> None:
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, stdout_terminal: bool
+) -> None:
     ran = run_on(monkeypatch, tmp_path, stdout_terminal=stdout_terminal, stderr_terminal=False)
     assert ran.code == 0, ran.err
-    ran.hands()   # the verdict is written as ever
+    ran.hands()  # the verdict is written as ever
     assert ran.callbacks == [None] and ran.updates == []
     assert ran.drawn(ran.out) == [] and ran.drawn(ran.err) == []
     assert "hands/s" not in ran.out + ran.err
@@ -145,7 +148,8 @@ def test_a_run_whose_stderr_is_not_a_terminal_draws_no_bar(
 
 
 def test_a_run_with_its_output_redirected_draws_the_bar_on_the_terminal_stderr(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     """`backtest run config.yaml > verdict.txt`: the verdict goes to the file,
     the bar to the terminal, and the file holds no escape codes."""
     ran = run_on(monkeypatch, tmp_path, stdout_terminal=False, stderr_terminal=True)

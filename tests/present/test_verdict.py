@@ -17,10 +17,24 @@ from backtest.present import verdict
 
 
 def row(**changes: Any) -> dict[str, Any]:
-    base = {"seat": "S", "strategy": "flat", "sessions": 100, "hands": 8000, "bets": 8000,
-            "wagered": 80_000.0, "net": -800.0, "edge": -0.01, "edge_ci_low": -0.02,
-            "edge_ci_high": 0.0, "expected_edge": -0.0106, "z": 0.1, "ruin_rate": 0.0,
-            "ruined_net": 0.0, "win_goal_rate": 0.0, "winning_sessions": 0.45}
+    base = {
+        "seat": "S",
+        "strategy": "flat",
+        "sessions": 100,
+        "hands": 8000,
+        "bets": 8000,
+        "wagered": 80_000.0,
+        "net": -800.0,
+        "edge": -0.01,
+        "edge_ci_low": -0.02,
+        "edge_ci_high": 0.0,
+        "expected_edge": -0.0106,
+        "z": 0.1,
+        "ruin_rate": 0.0,
+        "ruined_net": 0.0,
+        "win_goal_rate": 0.0,
+        "winning_sessions": 0.45,
+    }
     return base | changes
 
 
@@ -28,25 +42,32 @@ def said(**changes: Any) -> str:
     return verdict.verdict(pl.DataFrame([row(**changes)]), 1000.0)
 
 
-@pytest.mark.parametrize(("net", "won", "words"), [
-    (-800.0, 0.45, "won money in 45.0% of 100 sessions, and lost 800.00 in all"),
-    (-800.0, 0.70, "won money in 70.0% of 100 sessions, yet lost 800.00 in all"),
-    (260.0, 0.14, "won money in 14.0% of 100 sessions, yet made 260.00 in all"),
-    (260.0, 0.60, "won money in 60.0% of 100 sessions, and made 260.00 in all"),
-    (0.0, 0.50, "won money in 50.0% of 100 sessions, and broke even on 80,000.00 wagered"),
-])
-def test_yet_only_where_the_sessions_and_the_total_disagree(net: float, won: float,
-                                                           words: str) -> None:
+@pytest.mark.parametrize(
+    ("net", "won", "words"),
+    [
+        (-800.0, 0.45, "won money in 45.0% of 100 sessions, and lost 800.00 in all"),
+        (-800.0, 0.70, "won money in 70.0% of 100 sessions, yet lost 800.00 in all"),
+        (260.0, 0.14, "won money in 14.0% of 100 sessions, yet made 260.00 in all"),
+        (260.0, 0.60, "won money in 60.0% of 100 sessions, and made 260.00 in all"),
+        (0.0, 0.50, "won money in 50.0% of 100 sessions, and broke even on 80,000.00 wagered"),
+    ],
+)
+def test_yet_only_where_the_sessions_and_the_total_disagree(
+    net: float, won: float, words: str
+) -> None:
     assert f"S: {words}" in said(net=net, winning_sessions=won)
 
 
-def test_the_ruined_sessions_pay_for_the_wins_only_when_they_lost_more_than_the_others_won(
-        ) -> None:
+def test_the_ruined_sessions_pay_for_the_wins_only_when_they_lost_more_than_the_others_won() -> (
+    None
+):
     # a Martingale: the others won 290, the ruined lost 310
     text = said(net=-20.0, winning_sessions=0.71, ruin_rate=0.29, ruined_net=-310.0)
-    assert ("29.0% of sessions ended in ruin: the bankroll left could not cover the next stake "
-            "(it starts at 1,000.00); those sessions lost 310.00, more than the 290.00 the "
-            "others won.") in text
+    assert (
+        "29.0% of sessions ended in ruin: the bankroll left could not cover the next stake "
+        "(it starts at 1,000.00); those sessions lost 310.00, more than the 290.00 the "
+        "others won."
+    ) in text
     # a Tie bettor whose rare wins are large: it made money although most sessions were ruined
     text = said(net=260.0, winning_sessions=0.14, ruin_rate=0.86, ruined_net=-860.0)
     assert "86.0% of sessions ended in ruin" in text
@@ -56,24 +77,30 @@ def test_the_ruined_sessions_pay_for_the_wins_only_when_they_lost_more_than_the_
 def test_a_seat_that_placed_no_bets_is_still_said_to_be_ruined() -> None:
     assert said(wagered=0.0, net=0.0, ruin_rate=1.0) == (
         "S: placed no bets; 100.0% of sessions ended in ruin: the bankroll left could not "
-        "cover the next stake (it starts at 1,000.00).")
+        "cover the next stake (it starts at 1,000.00)."
+    )
     assert said(wagered=0.0, net=0.0) == "S: placed no bets."
 
 
 def test_an_interval_only_where_there_is_spread_and_a_word_on_few_sessions() -> None:
     assert "(no spread to measure an interval); the exact edge" in said(
-        edge_ci_low=None, edge_ci_high=None, z=None)
+        edge_ci_low=None, edge_ci_high=None, z=None
+    )
     assert "(95% CI over sessions -2.00% to +0.00%; rough with so few sessions)" in said(
-        sessions=29)
+        sessions=29
+    )
     assert "(95% CI over sessions -2.00% to +0.00%);" in said(sessions=30)
 
 
 def test_the_hand_by_hand_interval_and_z_come_first_and_the_sessions_one_is_named() -> None:
-    text = said(edge_hands_ci_low=-0.015, edge_hands_ci_high=-0.005, z_hands=0.4, z=2.5,
-                sessions=20)
-    assert ("(95% CI -1.50% to -0.50%, from each hand's variance given its stakes; over "
-            "sessions -2.00% to +0.00%, rough with so few); the exact edge of the bets it "
-            "placed is -1.06%, 0.4 standard errors away.") in text
+    text = said(
+        edge_hands_ci_low=-0.015, edge_hands_ci_high=-0.005, z_hands=0.4, z=2.5, sessions=20
+    )
+    assert (
+        "(95% CI -1.50% to -0.50%, from each hand's variance given its stakes; over "
+        "sessions -2.00% to +0.00%, rough with so few); the exact edge of the bets it "
+        "placed is -1.06%, 0.4 standard errors away."
+    ) in text
 
 
 def test_json_has_no_infinity_or_nan() -> None:
@@ -92,7 +119,7 @@ def test_the_t_quantile_agrees_with_scipy_on_both_sides_of_its_series() -> None:
     # printed), the series from there on to the last bit
     sessions = np.arange(2, 1001)
     assert np.allclose(t95(sessions), stdtrit(sessions - 1.0, 0.975), rtol=1e-13, atol=0)
-    sessions = np.array([1001, 1002, 2000, 10 ** 4, 10 ** 6, 10 ** 9])
+    sessions = np.array([1001, 1002, 2000, 10**4, 10**6, 10**9])
     assert np.allclose(t95(sessions), stdtrit(sessions - 1.0, 0.975), rtol=2e-15, atol=0)
     assert np.isnan(t95(np.array([0, 1]))).all()
 
@@ -102,6 +129,8 @@ def test_the_stop_loss_and_the_table_maximum_are_said_when_they_acted() -> None:
     assert "stop-loss" not in quiet and "table maximum" not in quiet
     text = said(stop_loss_rate=0.428, max_hits=1486)
     assert "42.8% ended at the stop-loss." in text
-    assert "1,486 stakes were over the table maximum (capped, or the progression reset: " \
-           "on_max)." in text
+    assert (
+        "1,486 stakes were over the table maximum (capped, or the progression reset: "
+        "on_max)." in text
+    )
     assert "1 stake was over the table maximum" in said(max_hits=1)

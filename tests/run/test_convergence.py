@@ -36,10 +36,17 @@ pytestmark = pytest.mark.slow
 
 
 def _run(seats: list[dict[str, Any]], sessions: int) -> dict[str, dict[str, Any]]:
-    cfg = parse_config({
-        "seed": 2024, "sessions": sessions, "shoe": {"decks": 8},
-        "session": {"bankroll": 1e9, "max_shoes": 1}, "table": TABLE,
-        "seats": seats}, source="convergence.yaml")
+    cfg = parse_config(
+        {
+            "seed": 2024,
+            "sessions": sessions,
+            "shoe": {"decks": 8},
+            "session": {"bankroll": 1e9, "max_shoes": 1},
+            "table": TABLE,
+            "seats": seats,
+        },
+        source="convergence.yaml",
+    )
     summary = engine.run(cfg, workers=1).summary
     assert summary.height == len(seats)
     return {r["seat"]: r for r in summary.iter_rows(named=True)}
@@ -48,23 +55,41 @@ def _run(seats: list[dict[str, Any]], sessions: int) -> dict[str, dict[str, Any]
 def _converged(seat: str, row: dict[str, Any], hands: int) -> None:
     assert row["hands"] >= hands, seat
     assert row["bankroll_stops"] == 0 and row["ruin_rate"] == 0, seat
-    assert row["edge_ci_low"] <= row["expected_edge"] <= row["edge_ci_high"], \
-        (seat, row["edge"], row["expected_edge"], row["z"])
+    assert row["edge_ci_low"] <= row["expected_edge"] <= row["edge_ci_high"], (
+        seat,
+        row["edge"],
+        row["expected_edge"],
+        row["z"],
+    )
 
 
 def test_every_system_s_measured_edge_holds_the_exact_edge_over_ten_million_hands() -> None:
     seats: list[dict[str, Any]] = [{"strategy": n} for n in BUILTIN_NAMES if n != "counter"]
-    seats += [{"strategy": "flat", "name": "flat player", "params": {"bets": {"player": 10}}},
-              {"strategy": "flat", "name": "flat tie", "params": {"bets": {"tie": 10}}},
-              # the counter, on the bets whose exact EVs cost a division a hand
-              {"strategy": "counter", "name": "counter on the pairs",
-               "params": {"bets": ["player_pair", "banker_pair"]}}]
+    seats += [
+        {"strategy": "flat", "name": "flat player", "params": {"bets": {"player": 10}}},
+        {"strategy": "flat", "name": "flat tie", "params": {"bets": {"tie": 10}}},
+        # the counter, on the bets whose exact EVs cost a division a hand
+        {
+            "strategy": "counter",
+            "name": "counter on the pairs",
+            "params": {"bets": ["player_pair", "banker_pair"]},
+        },
+    ]
     summary = _run(seats, SESSIONS)
     for seat, row in summary.items():
         _converged(seat, row, 10_000_000)
         assert row["max_hits"] <= row["hands"] // 10_000, seat
-    for seat in ("flat", "martingale", "grand-martingale", "paroli", "fibonacci", "dalembert",
-                 "labouchere", "1-3-2-6", "oscars-grind"):
+    for seat in (
+        "flat",
+        "martingale",
+        "grand-martingale",
+        "paroli",
+        "fibonacci",
+        "dalembert",
+        "labouchere",
+        "1-3-2-6",
+        "oscars-grind",
+    ):
         assert summary[seat]["expected_edge"] == pytest.approx(BANKER, abs=5e-7), seat
     assert summary["flat player"]["expected_edge"] == pytest.approx(PLAYER, abs=5e-7)
     assert summary["flat tie"]["expected_edge"] == pytest.approx(TIE, abs=5e-7)

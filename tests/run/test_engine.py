@@ -34,42 +34,93 @@ ROADS = ("BPPBT", "PPBTB", "TBBPP")
 
 # counts are 32-bit and names categorical: the frame is kept for every session
 SESSIONS_SCHEMA = {
-    "seat": pl.Categorical, "strategy": pl.Categorical, "session": pl.Int64, "hands": pl.Int32,
-    "bets": pl.Int32, "wagered": pl.Float64, "net": pl.Float64, "expected_net": pl.Float64,
+    "seat": pl.Categorical,
+    "strategy": pl.Categorical,
+    "session": pl.Int64,
+    "hands": pl.Int32,
+    "bets": pl.Int32,
+    "wagered": pl.Float64,
+    "net": pl.Float64,
+    "expected_net": pl.Float64,
     "net_variance": pl.Float64,
-    "final_bankroll": pl.Float64, "peak_bankroll": pl.Float64, "max_drawdown": pl.Float64,
-    "longest_losing_streak": pl.Int32, "largest_stake": pl.Float64, "max_hits": pl.Int32,
-    "bankroll_stops": pl.Int32, "raised_to_min": pl.Int32, "wins": pl.Int32,
-    "losses": pl.Int32, "pushes": pl.Int32,
+    "final_bankroll": pl.Float64,
+    "peak_bankroll": pl.Float64,
+    "max_drawdown": pl.Float64,
+    "longest_losing_streak": pl.Int32,
+    "largest_stake": pl.Float64,
+    "max_hits": pl.Int32,
+    "bankroll_stops": pl.Int32,
+    "raised_to_min": pl.Int32,
+    "wins": pl.Int32,
+    "losses": pl.Int32,
+    "pushes": pl.Int32,
     "ended_by": pl.Enum(["limit", "ruin", "stop-loss", "win-goal"]),
     **{f"wagered_{b.value}": pl.Float64 for b in Bet},
 }
 SUMMARY_COLUMNS = (
-    "seat", "strategy", "sessions", "hands", "wagered", "net", "edge", "edge_ci_low",
-    "edge_ci_high", "expected_edge", "z", "ruin_rate", "win_goal_rate", "winning_sessions",
-    "mean_net", "median_net", "final_bankroll_p5", "final_bankroll_p25", "final_bankroll_p50",
-    "final_bankroll_p75", "final_bankroll_p95",
+    "seat",
+    "strategy",
+    "sessions",
+    "hands",
+    "wagered",
+    "net",
+    "edge",
+    "edge_ci_low",
+    "edge_ci_high",
+    "expected_edge",
+    "z",
+    "ruin_rate",
+    "win_goal_rate",
+    "winning_sessions",
+    "mean_net",
+    "median_net",
+    "final_bankroll_p5",
+    "final_bankroll_p25",
+    "final_bankroll_p50",
+    "final_bankroll_p75",
+    "final_bankroll_p95",
 )
 
 
-def generated(seats: list[dict[str, Any]], *, sessions: int = 60, seed: int = 5,
-              rules: str = "commission", **session: Any) -> RunConfig:
-    return parse_config({
-        "seed": seed, "sessions": sessions, "rules": rules,
-        "shoe": {"decks": 8, "cut_card": 14, "burn": True},
-        "session": {"bankroll": 300, "win_goal": 100, **session},
-        "table": {"min": 10, "max": 200, "limits": {"tie": {"min": 1, "max": 50}}},
-        "seats": seats,
-    }, source="engine.yaml")
+def generated(
+    seats: list[dict[str, Any]],
+    *,
+    sessions: int = 60,
+    seed: int = 5,
+    rules: str = "commission",
+    **session: Any,
+) -> RunConfig:
+    return parse_config(
+        {
+            "seed": seed,
+            "sessions": sessions,
+            "rules": rules,
+            "shoe": {"decks": 8, "cut_card": 14, "burn": True},
+            "session": {"bankroll": 300, "win_goal": 100, **session},
+            "table": {"min": 10, "max": 200, "limits": {"tie": {"min": 1, "max": 50}}},
+            "seats": seats,
+        },
+        source="engine.yaml",
+    )
 
 
-def recorded(path: Path, seats: list[dict[str, Any]], *, sessions: int | None = None,
-             rules: str = "commission", loop: bool = False, max_shoes: int | None = 1,
-             max_hands: int | None = None) -> RunConfig:
+def recorded(
+    path: Path,
+    seats: list[dict[str, Any]],
+    *,
+    sessions: int | None = None,
+    rules: str = "commission",
+    loop: bool = False,
+    max_shoes: int | None = 1,
+    max_hands: int | None = None,
+) -> RunConfig:
     ends = {"max_shoes": max_shoes} if max_shoes is not None else {}
     data: dict[str, Any] = {
-        "seed": 1, "rules": rules, "shoes": {"file": path.name, "decks": 8, "loop": loop},
-        "session": {"bankroll": 1000, **ends, "max_hands": max_hands}, "table": {"min": 1},
+        "seed": 1,
+        "rules": rules,
+        "shoes": {"file": path.name, "decks": 8, "loop": loop},
+        "session": {"bankroll": 1000, **ends, "max_hands": max_hands},
+        "table": {"min": 1},
         "seats": seats,
     }
     if sessions is not None:
@@ -85,11 +136,23 @@ def ledger_of(result: engine.RunResult) -> pl.DataFrame:
 @pytest.fixture(scope="module")
 def mixed_run() -> engine.RunResult:
     """Three seats, enough sessions for every way a session ends."""
-    cfg = generated([
-        {"strategy": "flat", "name": "Flat Banker", "params": {"bets": {"banker": 10, "tie": 1}}},
-        {"strategy": "martingale", "name": "Martingale", "params": {"bet": "player", "base": 10}},
-        {"strategy": "follow-the-shoe"},
-    ], sessions=300, stop_loss=250)
+    cfg = generated(
+        [
+            {
+                "strategy": "flat",
+                "name": "Flat Banker",
+                "params": {"bets": {"banker": 10, "tie": 1}},
+            },
+            {
+                "strategy": "martingale",
+                "name": "Martingale",
+                "params": {"bet": "player", "base": 10},
+            },
+            {"strategy": "follow-the-shoe"},
+        ],
+        sessions=300,
+        stop_loss=250,
+    )
     return engine.run(cfg, workers=1)
 
 
@@ -111,10 +174,15 @@ def test_the_frames_a_run_writes_join_on_seat(tmp_path: Path) -> None:
     cfg = generated([{"strategy": "flat"}, {"strategy": "martingale"}], sessions=3)
     result = engine.run(cfg, workers=1, ledger=True)
     outputs.write_run(tmp_path, result, engine.bankroll_paths(result))
-    frames = {name: pl.read_parquet(tmp_path / f"{name}.parquet")
-              for name in ("summary", "sessions", "ledger", "paths")}
-    for name, frame in [*frames.items(), ("summary in memory", result.summary),
-                        ("ledger in memory", result.ledger)]:
+    frames = {
+        name: pl.read_parquet(tmp_path / f"{name}.parquet")
+        for name in ("summary", "sessions", "ledger", "paths")
+    }
+    for name, frame in [
+        *frames.items(),
+        ("summary in memory", result.summary),
+        ("ledger in memory", result.ledger),
+    ]:
         assert frame.schema["seat"] == pl.Categorical, name
     assert frames["ledger"].schema["winner"] == pl.Enum(["player", "banker", "tie"])
     joined = frames["ledger"].join(frames["sessions"], on=["seat", "session"])
@@ -122,14 +190,21 @@ def test_the_frames_a_run_writes_join_on_seat(tmp_path: Path) -> None:
     assert frames["sessions"].join(frames["summary"], on=["seat", "strategy"]).height == 6
     assert frames["paths"].join(frames["summary"], on="seat").height == frames["paths"].height
 
+
 def test_sessions_frame_columns_and_types(mixed_run: engine.RunResult) -> None:
     s = mixed_run.sessions
     assert dict(s.schema) == SESSIONS_SCHEMA
     assert s.height == 3 * 300
-    assert s["seat"].unique(maintain_order=True).to_list() == \
-        ["Flat Banker", "Martingale", "follow-the-shoe"]
-    assert s["strategy"].unique(maintain_order=True).to_list() == \
-        ["flat", "martingale", "follow-the-shoe"]
+    assert s["seat"].unique(maintain_order=True).to_list() == [
+        "Flat Banker",
+        "Martingale",
+        "follow-the-shoe",
+    ]
+    assert s["strategy"].unique(maintain_order=True).to_list() == [
+        "flat",
+        "martingale",
+        "follow-the-shoe",
+    ]
     for seat in s.partition_by("seat"):
         assert seat["session"].to_list() == list(range(1, 301))
     assert set(s["ended_by"]) <= {"limit", "ruin", "stop-loss", "win-goal"}
@@ -164,23 +239,32 @@ def test_summary_recomputed_from_the_sessions(mixed_run: engine.RunResult) -> No
         n = len(s)
         edge = net.sum() / wagered.sum()
         resid = net - edge * wagered
-        se = np.sqrt((resid ** 2).sum() * n / (n - 1)) / wagered.sum()
+        se = np.sqrt((resid**2).sum() * n / (n - 1)) / wagered.sum()
         t95 = scipy.stats.t.ppf(0.975, n - 1)
         expected = s["expected_net"].sum() / wagered.sum()
         final = s["final_bankroll"].to_numpy()
         ended_by = s["ended_by"].to_numpy()
         want = {
-            "sessions": n, "hands": s["hands"].sum(), "wagered": wagered.sum(),
-            "net": net.sum(), "edge": edge, "edge_ci_low": edge - t95 * se,
-            "edge_ci_high": edge + t95 * se, "expected_edge": expected,
-            "z": (edge - expected) / se, "ruin_rate": np.mean(ended_by == "ruin"),
+            "sessions": n,
+            "hands": s["hands"].sum(),
+            "wagered": wagered.sum(),
+            "net": net.sum(),
+            "edge": edge,
+            "edge_ci_low": edge - t95 * se,
+            "edge_ci_high": edge + t95 * se,
+            "expected_edge": expected,
+            "z": (edge - expected) / se,
+            "ruin_rate": np.mean(ended_by == "ruin"),
             "ruined_net": net[ended_by == "ruin"].sum(),
             "win_goal_rate": np.mean(ended_by == "win-goal"),
             "stop_loss_rate": np.mean(ended_by == "stop-loss"),
-            "winning_sessions": np.mean(net > 0), "mean_net": net.mean(),
+            "winning_sessions": np.mean(net > 0),
+            "mean_net": net.mean(),
             "median_net": np.median(net),
-            "largest_stake": s["largest_stake"].max(), "max_hits": s["max_hits"].sum(),
-            "bankroll_stops": s["bankroll_stops"].sum(), "raised_to_min": s["raised_to_min"].sum(),
+            "largest_stake": s["largest_stake"].max(),
+            "max_hits": s["max_hits"].sum(),
+            "bankroll_stops": s["bankroll_stops"].sum(),
+            "raised_to_min": s["raised_to_min"].sum(),
             **{f"final_bankroll_p{q}": np.percentile(final, q) for q in (5, 25, 50, 75, 95)},
         }
         for key, value in want.items():
@@ -192,13 +276,20 @@ def test_summary_recomputed_from_the_sessions(mixed_run: engine.RunResult) -> No
 
 
 def test_the_same_numbers_on_any_number_of_workers(monkeypatch: pytest.MonkeyPatch) -> None:
-    cfg = generated([{"strategy": "flat"}, {"strategy": "random"},
-                     {"strategy": "martingale", "params": {"on_bankroll": "all-in"}},
-                     {"strategy": "follow-the-shoe"}], sessions=90, seed=21)
+    cfg = generated(
+        [
+            {"strategy": "flat"},
+            {"strategy": "random"},
+            {"strategy": "martingale", "params": {"on_bankroll": "all-in"}},
+            {"strategy": "follow-the-shoe"},
+        ],
+        sessions=90,
+        seed=21,
+    )
     whole = engine.run(cfg, workers=1, ledger=True)
 
     calls: list[tuple[int, int, int]] = []
-    monkeypatch.setattr(plan, "CHUNK_HANDS", 2000)   # about 25 sessions a chunk
+    monkeypatch.setattr(plan, "CHUNK_HANDS", 2000)  # about 25 sessions a chunk
     chunked = engine.run(cfg, workers=1, ledger=True, progress=lambda *a: calls.append(a))
     assert len(calls) >= 3 and calls[-1][0] == 90
     calls.clear()
@@ -212,13 +303,21 @@ def test_the_same_numbers_on_any_number_of_workers(monkeypatch: pytest.MonkeyPat
         assert other.hands == whole.hands
 
 
-def test_spilled_sessions_are_the_same_frames(monkeypatch: pytest.MonkeyPatch,
-                                              tmp_path: Path) -> None:
+def test_spilled_sessions_are_the_same_frames(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     """With `spill`, each block of chunks' sessions goes to disk as it
     finishes; the frames and the summary are the ones kept in memory, on one
     worker or two."""
-    cfg = generated([{"strategy": "flat"}, {"strategy": "martingale"},
-                     {"strategy": "follow-the-shoe", "name": "Follow"}], sessions=90, seed=5)
+    cfg = generated(
+        [
+            {"strategy": "flat"},
+            {"strategy": "martingale"},
+            {"strategy": "follow-the-shoe", "name": "Follow"},
+        ],
+        sessions=90,
+        seed=5,
+    )
     whole = engine.run(cfg, workers=1)
     monkeypatch.setattr(plan, "CHUNK_HANDS", 2000)
     monkeypatch.setattr(engine, "FRAME_SESSIONS", 40)
@@ -227,7 +326,7 @@ def test_spilled_sessions_are_the_same_frames(monkeypatch: pytest.MonkeyPatch,
         folder.mkdir()
         spilled = engine.run(cfg, workers=workers, spill=folder)
         assert isinstance(spilled.sessions, pl.LazyFrame)
-        assert len(list(folder.glob("*.arrow"))) >= 3 * 2   # three seats, blocks of chunks
+        assert len(list(folder.glob("*.arrow"))) >= 3 * 2  # three seats, blocks of chunks
         assert spilled.sessions.collect().equals(whole.sessions)
         assert spilled.summary.equals(whole.summary)
         assert spilled.summary["seat"].to_list() == ["flat", "martingale", "Follow"]
@@ -236,12 +335,20 @@ def test_spilled_sessions_are_the_same_frames(monkeypatch: pytest.MonkeyPatch,
 def test_a_spilled_summary_is_the_same_to_the_last_bit_run_after_run(tmp_path: Path) -> None:
     """Read back from a seat's file as threads deliver it, the sums of squares
     behind the interval and z once changed in the last bit from run to run."""
-    cfg = parse_config({
-        "seed": 42, "sessions": 800, "shoe": {"decks": 8, "cut": "random"},
-        "session": {"bankroll": 1000, "win_goal": 300, "max_hands": 120},
-        "table": {"min": 10, "max": 1000},
-        "seats": [{"strategy": "flat", "params": {"bets": {"banker": 10}}},
-                  {"strategy": "martingale"}, {"strategy": "random"}]})
+    cfg = parse_config(
+        {
+            "seed": 42,
+            "sessions": 800,
+            "shoe": {"decks": 8, "cut": "random"},
+            "session": {"bankroll": 1000, "win_goal": 300, "max_hands": 120},
+            "table": {"min": 10, "max": 1000},
+            "seats": [
+                {"strategy": "flat", "params": {"bets": {"banker": 10}}},
+                {"strategy": "martingale"},
+                {"strategy": "random"},
+            ],
+        }
+    )
     expected = engine.run(cfg, workers=1).summary
     for k in range(6):
         folder = tmp_path / str(k)
@@ -255,7 +362,8 @@ class _Planned(Exception):
 
 @pytest.mark.parametrize(("seat", "workers"), [("martingale", 1), ("counter", 2)])
 def test_a_counting_table_uses_every_core_at_fewer_hands(
-        monkeypatch: pytest.MonkeyPatch, seat: str, workers: int) -> None:
+    monkeypatch: pytest.MonkeyPatch, seat: str, workers: int
+) -> None:
     """By default a run uses every core from PARALLEL_HANDS hands, and a
     table with a counting seat from COUNTING_WEIGHT times fewer: its exact
     EVs cost that much more a hand than the other seats' play."""
@@ -286,10 +394,18 @@ def test_bad_run_arguments() -> None:
 
 
 def _with_table_max(maximum: float, **session: Any) -> RunConfig:
-    return parse_config({"seed": 1, "sessions": 2, "rules": "commission",
-                         "shoe": {"decks": 8}, "session": {"bankroll": 1000, **session},
-                         "table": {"min": 1, "max": maximum}, "seats": [{"strategy": "flat"}]},
-                        source="money.yaml")
+    return parse_config(
+        {
+            "seed": 1,
+            "sessions": 2,
+            "rules": "commission",
+            "shoe": {"decks": 8},
+            "session": {"bankroll": 1000, **session},
+            "table": {"min": 1, "max": maximum},
+            "seats": [{"strategy": "flat"}],
+        },
+        source="money.yaml",
+    )
 
 
 def test_money_too_large_to_count_is_refused_with_a_limit_that_fits() -> None:
@@ -329,6 +445,7 @@ def test_a_session_s_hands_are_bounded_by_its_shoes(road_file: Path) -> None:
 
 # --- recorded shoes --------------------------------------------------------------------------
 
+
 def _winners(result: engine.RunResult) -> dict[int, str]:
     letters = {"player": "P", "banker": "B", "tie": "T"}
     out: dict[int, str] = {}
@@ -339,22 +456,27 @@ def _winners(result: engine.RunResult) -> dict[int, str]:
 
 def test_recorded_sessions_take_the_shoes_in_order(road_file: Path) -> None:
     flat = [{"strategy": "flat", "params": {"bets": {"player": 10}}}]
-    every = engine.run(recorded(road_file, flat), ledger=True)        # no count: every shoe
+    every = engine.run(recorded(road_file, flat), ledger=True)  # no count: every shoe
     assert _winners(every) == {1: ROADS[0], 2: ROADS[1], 3: ROADS[2]}
     two = engine.run(recorded(road_file, flat, sessions=2), ledger=True)
     assert _winners(two) == {1: ROADS[0], 2: ROADS[1]}
 
-    with pytest.warns(plan.ReplayedShoesWarning,
-                      match=r"recorded.yaml: 5 sessions of 1 shoe need more shoes than "
-                            r".*roads.txt has \(3, 3 session\(s\)\), so its shoes are played "
-                            r"again in order; sessions on the same shoes are not independent"):
+    with pytest.warns(
+        plan.ReplayedShoesWarning,
+        match=r"recorded.yaml: 5 sessions of 1 shoe need more shoes than "
+        r".*roads.txt has \(3, 3 session\(s\)\), so its shoes are played "
+        r"again in order; sessions on the same shoes are not independent",
+    ):
         looped = engine.run(recorded(road_file, flat, sessions=5, loop=True), ledger=True)
-    assert _winners(looped) == {1: ROADS[0], 2: ROADS[1], 3: ROADS[2], 4: ROADS[0],
-                                5: ROADS[1]}
-    with pytest.warns(plan.ReplayedShoesWarning, match=r"2 sessions of 2 shoes need more "
-                                                         r"shoes than .* \(3, 1 session\(s\)\)"):
-        pairs = engine.run(recorded(road_file, flat, sessions=2, loop=True, max_shoes=2),
-                           ledger=True)
+    assert _winners(looped) == {1: ROADS[0], 2: ROADS[1], 3: ROADS[2], 4: ROADS[0], 5: ROADS[1]}
+    with pytest.warns(
+        plan.ReplayedShoesWarning,
+        match=r"2 sessions of 2 shoes need more "
+        r"shoes than .* \(3, 1 session\(s\)\)",
+    ):
+        pairs = engine.run(
+            recorded(road_file, flat, sessions=2, loop=True, max_shoes=2), ledger=True
+        )
     assert _winners(pairs) == {1: ROADS[0] + ROADS[1], 2: ROADS[2] + ROADS[0]}
     assert ledger_of(pairs).filter(pl.col("session") == 1)["shoe"].to_list() == [1] * 5 + [2] * 5
 
@@ -366,8 +488,11 @@ def test_too_many_recorded_sessions_name_the_fix(road_file: Path) -> None:
     message = str(info.value)
     assert "shoes.loop: true" in message and "at most 3 sessions" in message
     assert "roads.txt" in message
-    with pytest.raises(ConfigError, match=r"roads.txt has 3 shoes \(15 hands\), too few "
-                                          "for one session of 4 shoes"):
+    with pytest.raises(
+        ConfigError,
+        match=r"roads.txt has 3 shoes \(15 hands\), too few "
+        "for one session of 4 shoes",
+    ):
         engine.run(recorded(road_file, flat, max_shoes=4))
     with pytest.raises(ConfigError, match="too few for one session of 16 hands"):
         engine.run(recorded(road_file, flat, max_shoes=None, max_hands=16))
@@ -378,54 +503,79 @@ def test_recorded_sessions_of_max_hands_read_on_into_the_next_shoes(road_file: P
     and ends after hand 2 of the second; the next session starts a new shoe.
     The last shoe makes no whole session: it is not played, and the run says so."""
     flat = [{"strategy": "flat", "params": {"bets": {"player": 10}}}]
-    with pytest.warns(plan.UnplayedShoesWarning,
-                      match=r"recorded.yaml: the last shoe of the 3 shoes in .*roads.txt is not "
-                            r"played: too few for another session of 7 hands"):
+    with pytest.warns(
+        plan.UnplayedShoesWarning,
+        match=r"recorded.yaml: the last shoe of the 3 shoes in .*roads.txt is not "
+        r"played: too few for another session of 7 hands",
+    ):
         result = engine.run(recorded(road_file, flat, max_shoes=None, max_hands=7), ledger=True)
     assert _winners(result) == {1: ROADS[0] + ROADS[1][:2]}
-    assert result.hands == 7 and result.sessions["hands"].to_list() == [7]   # not 10 dealt
+    assert result.hands == 7 and result.sessions["hands"].to_list() == [7]  # not 10 dealt
     with pytest.warns(plan.ReplayedShoesWarning):
-        looped = engine.run(recorded(road_file, flat, sessions=3, loop=True, max_shoes=None,
-                                     max_hands=7), ledger=True)
+        looped = engine.run(
+            recorded(road_file, flat, sessions=3, loop=True, max_shoes=None, max_hands=7),
+            ledger=True,
+        )
     # on from the third shoe, and round again from the first
-    assert _winners(looped) == {1: ROADS[0] + ROADS[1][:2], 2: ROADS[2] + ROADS[0][:2],
-                                3: ROADS[1] + ROADS[2][:2]}
+    assert _winners(looped) == {
+        1: ROADS[0] + ROADS[1][:2],
+        2: ROADS[2] + ROADS[0][:2],
+        3: ROADS[1] + ROADS[2][:2],
+    }
     assert looped.hands == 21
 
 
 def test_recorded_shoes_left_over_by_max_shoes_are_said(road_file: Path) -> None:
     flat = [{"strategy": "flat", "params": {"bets": {"player": 10}}}]
-    with pytest.warns(plan.UnplayedShoesWarning, match=r"the last shoe of the 3 shoes .* too few "
-                                                         r"for another session of 2 shoes"):
+    with pytest.warns(
+        plan.UnplayedShoesWarning,
+        match=r"the last shoe of the 3 shoes .* too few "
+        r"for another session of 2 shoes",
+    ):
         result = engine.run(recorded(road_file, flat, max_shoes=2), ledger=True)
     assert _winners(result) == {1: ROADS[0] + ROADS[1]}
 
 
 def test_outcome_level_roads_settle_the_main_bets(road_file: Path) -> None:
-    seats = [{"strategy": "flat", "name": name, "params": {"bets": {name: 10}}}
-             for name in ("player", "banker", "tie")]
+    seats = [
+        {"strategy": "flat", "name": name, "params": {"bets": {name: 10}}}
+        for name in ("player", "banker", "tie")
+    ]
     result = engine.run(recorded(road_file, seats), ledger=True)
-    nets = {seat: [r[0] for r in ledger_of(result).filter(pl.col("seat") == seat)
-                   .select("net").rows()][:5] for seat in ("player", "banker", "tie")}
+    nets = {
+        seat: [r[0] for r in ledger_of(result).filter(pl.col("seat") == seat).select("net").rows()][
+            :5
+        ]
+        for seat in ("player", "banker", "tie")
+    }
     # BPPBT: Player loses, wins, wins, loses, pushes; Banker 0.95 to 1; Tie 8 to 1
-    assert nets == {"player": [-10.0, 10.0, 10.0, -10.0, 0.0],
-                    "banker": [9.5, -10.0, -10.0, 9.5, 0.0],
-                    "tie": [-10.0, -10.0, -10.0, -10.0, 80.0]}
+    assert nets == {
+        "player": [-10.0, 10.0, 10.0, -10.0, 0.0],
+        "banker": [9.5, -10.0, -10.0, 9.5, 0.0],
+        "tie": [-10.0, -10.0, -10.0, -10.0, 80.0],
+    }
     net = dict(result.summary.select("seat", "net").rows())
     # over the three shoes: Player even; Banker -1 a shoe; one tie a shoe: +80 - 4 * 10
     assert net == {"player": 0.0, "banker": -3.0, "tie": 120.0}
 
 
-@pytest.mark.parametrize("rules, bets, column", [
-    ("commission", {"player_pair": 1, "banker": 10}, "player pair"),
-    ("commission", {"banker_pair": 1}, "banker pair"),
-    ("no-commission", {"banker": 10}, "banker total"),      # a winning 6 pays half
-    ("ez", {"banker": 10}, "needs the banker total and the number of cards (two or three) "
-                           "of each side, which"),   # a three-card 7 pushes
-    ("ez", {"dragon7": 1}, "number of cards (two or three)"),
-])
+@pytest.mark.parametrize(
+    "rules, bets, column",
+    [
+        ("commission", {"player_pair": 1, "banker": 10}, "player pair"),
+        ("commission", {"banker_pair": 1}, "banker pair"),
+        ("no-commission", {"banker": 10}, "banker total"),  # a winning 6 pays half
+        (
+            "ez",
+            {"banker": 10},
+            "needs the banker total and the number of cards (two or three) of each side, which",
+        ),  # a three-card 7 pushes
+        ("ez", {"dragon7": 1}, "number of cards (two or three)"),
+    ],
+)
 def test_outcome_level_roads_refuse_bets_they_cannot_settle(
-        road_file: Path, rules: str, bets: dict[str, float], column: str) -> None:
+    road_file: Path, rules: str, bets: dict[str, float], column: str
+) -> None:
     cfg = recorded(road_file, [{"strategy": "flat", "params": {"bets": bets}}], rules=rules)
     with pytest.raises(MissingDataError) as info:
         engine.run(cfg)
@@ -434,9 +584,11 @@ def test_outcome_level_roads_refuse_bets_they_cannot_settle(
 
 
 def test_card_level_shoes_settle_every_bet() -> None:
-    cfg = recorded(GOLDEN_CARDS, [{"strategy": "flat",
-                                   "params": {"bets": {"banker": 10, "player_pair": 1}}}],
-                   rules="no-commission")
+    cfg = recorded(
+        GOLDEN_CARDS,
+        [{"strategy": "flat", "params": {"bets": {"banker": 10, "player_pair": 1}}}],
+        rules="no-commission",
+    )
     result = engine.run(cfg, ledger=True)
     # shoe 1: hands won P, B 9, T, B 6 (pays half), P with a Player pair 4-4, B 7, P
     assert ledger_of(result)["net"].to_list()[:7] == [-11.0, 9.0, -1.0, 4.0, 1.0, 9.0, -11.0]
@@ -444,7 +596,7 @@ def test_card_level_shoes_settle_every_bet() -> None:
 
 # --- errors before any hand ---------------------------------------------------------------------
 
-WATCHER = '''
+WATCHER = """
 from strategies.base import Strategy
 
 CALLS = []
@@ -456,7 +608,7 @@ class Watcher(Strategy):
     def stakes(self, view):
         CALLS.append(view.hand)
         return {"player": 10}
-'''
+"""
 
 
 def test_a_bet_the_table_does_not_offer_fails_before_any_hand(tmp_path: Path) -> None:
@@ -464,8 +616,9 @@ def test_a_bet_the_table_does_not_offer_fails_before_any_hand(tmp_path: Path) ->
     path.write_text(WATCHER, encoding="utf-8")
     spec = f"{path}:Watcher"
     calls = sys.modules[registry.get(spec).__module__].CALLS
-    cfg = generated([{"strategy": spec},
-                     {"strategy": "flat", "params": {"bets": {"banker": 10, "dragon7": 1}}}])
+    cfg = generated(
+        [{"strategy": spec}, {"strategy": "flat", "params": {"bets": {"banker": 10, "dragon7": 1}}}]
+    )
     progress: list[tuple[int, ...]] = []
     with pytest.raises(StrategyError) as info:
         engine.run(cfg, progress=lambda *a: progress.append(a))
@@ -474,16 +627,24 @@ def test_a_bet_the_table_does_not_offer_fails_before_any_hand(tmp_path: Path) ->
     assert "player, banker, tie" in message
     assert calls == [] and progress == []
     # a side bet counts too: no pairs at the Bulgarian table
-    side = generated([{"strategy": "martingale", "params": {"side_bets": {"player_pair": 1}}}],
-                     rules="bulgarian")
+    side = generated(
+        [{"strategy": "martingale", "params": {"side_bets": {"player_pair": 1}}}], rules="bulgarian"
+    )
     with pytest.raises(StrategyError, match=r"seats\[0\].*does not offer the player_pair bet"):
         engine.run(side)
 
 
 def _german(bets: dict[str, float]) -> RunConfig:
-    return parse_config({"seed": 1, "sessions": 3, "rules": "german", "shoe": {"decks": 8},
-                         "seats": [{"strategy": "flat", "params": {"bets": bets}}]},
-                        source="german.yaml")
+    return parse_config(
+        {
+            "seed": 1,
+            "sessions": 3,
+            "rules": "german",
+            "shoe": {"decks": 8},
+            "seats": [{"strategy": "flat", "params": {"bets": bets}}],
+        },
+        source="german.yaml",
+    )
 
 
 def test_german_rules_take_player_or_banker_with_tie() -> None:
@@ -518,18 +679,29 @@ class _BothSidesLater(_CountsSessions):
 
 
 def test_a_refused_combination_names_session_shoe_and_hand_as_the_frames_number_them(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import strategies.registry as registry
 
     monkeypatch.setitem(registry.BUILTIN_NAMES, "both-sides-later", _BothSidesLater)
-    cfg = parse_config({"seed": 1, "sessions": 3, "rules": "german", "shoe": {"decks": 8},
-                        "seats": [{"strategy": "both-sides-later"}]}, source="german.yaml")
+    cfg = parse_config(
+        {
+            "seed": 1,
+            "sessions": 3,
+            "rules": "german",
+            "shoe": {"decks": 8},
+            "seats": [{"strategy": "both-sides-later"}],
+        },
+        source="german.yaml",
+    )
     with pytest.raises(StrategyError) as info:
         engine.run(cfg, workers=1)
     message = str(info.value)
     assert message.startswith("german.yaml: seats[0] (both-sides-later) placed a combination")
-    assert message.endswith("on hand 3 of shoe 1 in session 2 (the german table does not take "
-                            "Player and Banker together)")
+    assert message.endswith(
+        "on hand 3 of shoe 1 in session 2 (the german table does not take "
+        "Player and Banker together)"
+    )
 
 
 class _PairAlone(Strategy):
@@ -548,22 +720,39 @@ class _DragonAtCommission(Strategy):
         return {"dragon7": 5}
 
 
-@pytest.mark.parametrize(("cls", "rules", "why"), [
-    (_PairAlone, "no-commission", "(at the no-commission table a pair bet needs a Player, "
-                                  "Banker or Tie bet beside it)"),
-    (_DragonAtCommission, "commission", "(this table or shoe does not settle dragon7, panda8)"),
-], ids=["pair-alone", "dragon"])
+@pytest.mark.parametrize(
+    ("cls", "rules", "why"),
+    [
+        (
+            _PairAlone,
+            "no-commission",
+            "(at the no-commission table a pair bet needs a Player, Banker or Tie bet beside it)",
+        ),
+        (_DragonAtCommission, "commission", "(this table or shoe does not settle dragon7, panda8)"),
+    ],
+    ids=["pair-alone", "dragon"],
+)
 def test_a_refused_placement_says_which_rule_refused_it(
-        monkeypatch: pytest.MonkeyPatch, cls: type[Strategy], rules: str, why: str) -> None:
+    monkeypatch: pytest.MonkeyPatch, cls: type[Strategy], rules: str, why: str
+) -> None:
     monkeypatch.setitem(registry.BUILTIN_NAMES, cls.name, cls)
-    cfg = parse_config({"seed": 1, "sessions": 1, "rules": rules, "shoe": {"decks": 8},
-                        "seats": [{"strategy": cls.name}]}, source="table.yaml")
+    cfg = parse_config(
+        {
+            "seed": 1,
+            "sessions": 1,
+            "rules": rules,
+            "shoe": {"decks": 8},
+            "seats": [{"strategy": cls.name}],
+        },
+        source="table.yaml",
+    )
     with pytest.raises(StrategyError) as info:
         engine.run(cfg, workers=1)
     assert str(info.value).endswith(f"on hand 1 of shoe 1 in session 1 {why}")
 
 
 # --- a strategy's own errors, and stakes no number of cents can hold ---------------------------
+
 
 class _Raises(_CountsSessions):
     """Bets Banker; its stakes() divides by zero on the fourth hand of the second session."""
@@ -589,72 +778,112 @@ class _Asks(Strategy):
 
 def _user_seat(monkeypatch: pytest.MonkeyPatch, cls: type[Strategy], **session: Any) -> RunConfig:
     monkeypatch.setitem(registry.BUILTIN_NAMES, cls.name, cls)
-    return parse_config({"seed": 1, "sessions": 3, "shoe": {"decks": 8},
-                         "session": {"bankroll": 1000, **session}, "table": {"min": 1, "max": 100},
-                         "seats": [{"strategy": cls.name}]}, source="user.yaml")
+    return parse_config(
+        {
+            "seed": 1,
+            "sessions": 3,
+            "shoe": {"decks": 8},
+            "session": {"bankroll": 1000, **session},
+            "table": {"min": 1, "max": 100},
+            "seats": [{"strategy": cls.name}],
+        },
+        source="user.yaml",
+    )
 
 
 def test_an_error_in_a_strategy_s_code_names_the_seat_the_hand_and_the_line(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     with pytest.raises(StrategyError) as info:
         engine.run(_user_seat(monkeypatch, _Raises), workers=1)
     message = str(info.value)
-    assert message.startswith("user.yaml: seats[0] (raises): raised ZeroDivisionError: "
-                              "division by zero (")
+    assert message.startswith(
+        "user.yaml: seats[0] (raises): raised ZeroDivisionError: division by zero ("
+    )
     assert f"{__file__}, line " in message and "in stakes)" in message
     assert message.endswith("on hand 4 of shoe 1 in session 2")
 
 
-@pytest.mark.parametrize("stake", ["10", True, b"10", np.True_], ids=["text", "bool", "bytes",
-                                                                      "numpy-bool"])
+@pytest.mark.parametrize(
+    "stake", ["10", True, b"10", np.True_], ids=["text", "bool", "bytes", "numpy-bool"]
+)
 def test_a_stake_that_is_not_a_number_is_refused_with_the_seat(
-        monkeypatch: pytest.MonkeyPatch, stake: object) -> None:
+    monkeypatch: pytest.MonkeyPatch, stake: object
+) -> None:
     monkeypatch.setattr(_Asks, "stake", stake)
     with pytest.raises(StrategyError) as info:
         engine.run(_user_seat(monkeypatch, _Asks), workers=1)
-    assert str(info.value) == (f"user.yaml: seats[0] (asks): strategy asks: the stake on banker "
-                               f"must be a number, got {stake!r}, on hand 1 of shoe 1 in session 1")
+    assert str(info.value) == (
+        f"user.yaml: seats[0] (asks): strategy asks: the stake on banker "
+        f"must be a number, got {stake!r}, on hand 1 of shoe 1 in session 1"
+    )
 
 
-@pytest.mark.parametrize("stake", [1e307, float("inf"), 10 ** 400], ids=["1e307", "inf", "10**400"])
+@pytest.mark.parametrize("stake", [1e307, float("inf"), 10**400], ids=["1e307", "inf", "10**400"])
 @pytest.mark.parametrize("on_max", ["reset", "cap"])
 def test_a_stake_beyond_any_cents_is_played_as_the_compiled_loop_plays_it(
-        monkeypatch: pytest.MonkeyPatch, stake: object, on_max: str) -> None:
+    monkeypatch: pytest.MonkeyPatch, stake: object, on_max: str
+) -> None:
     """As 2**52 cents, over the table maximum: a user's class asking for it,
     and the flat built-in asking for 1e307 in both loops, play the same hands."""
     monkeypatch.setattr(_Asks, "stake", stake)
     monkeypatch.setitem(registry.BUILTIN_NAMES, _Asks.name, _Asks)
-    cfg = generated([{"strategy": "flat", "params": {"bets": {"banker": 1e307}, "on_max": on_max}},
-                     {"strategy": "asks", "params": {"on_max": on_max}}],
-                    sessions=3, bankroll=1000, win_goal=None)
+    cfg = generated(
+        [
+            {"strategy": "flat", "params": {"bets": {"banker": 1e307}, "on_max": on_max}},
+            {"strategy": "asks", "params": {"on_max": on_max}},
+        ],
+        sessions=3,
+        bankroll=1000,
+        win_goal=None,
+    )
     compiled = ledger_of(engine.run(cfg, ledger=True, workers=1))
     python = ledger_of(engine.run(cfg, ledger=True, workers=1, force_python=True))
     assert compiled.equals(python)
     flat, user = (compiled.filter(pl.col("seat") == seat).drop("seat") for seat in ("flat", "asks"))
     assert flat.equals(user)
-    assert set(flat["stake_banker"]) == {200.0}   # the table maximum
+    assert set(flat["stake_banker"]) == {200.0}  # the table maximum
 
 
 def test_a_side_bet_beyond_any_cents_is_held_to_the_table_maximum_in_both_loops(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The loops' own guard, behind the check that refuses such a config."""
-    cfg = generated([{"strategy": "martingale", "params": {
-        "bet": "banker", "base": 10, "on_max": "cap", "side_bets": {"tie": 1.0e17}}}],
-        sessions=5, bankroll=1000, win_goal=None)
+    cfg = generated(
+        [
+            {
+                "strategy": "martingale",
+                "params": {
+                    "bet": "banker",
+                    "base": 10,
+                    "on_max": "cap",
+                    "side_bets": {"tie": 1.0e17},
+                },
+            }
+        ],
+        sessions=5,
+        bankroll=1000,
+        win_goal=None,
+    )
     with pytest.raises(ConfigError, match="over the table maximum for tie"):
         engine.run(cfg, workers=1)
     monkeypatch.setattr(engine, "check_seats", lambda *args: None)
     compiled = ledger_of(engine.run(cfg, ledger=True, workers=1))
     python = ledger_of(engine.run(cfg, ledger=True, workers=1, force_python=True))
     assert compiled.equals(python)
-    assert set(compiled["stake_tie"]) == {50.0}   # the tie's own maximum
+    assert set(compiled["stake_tie"]) == {50.0}  # the tie's own maximum
     assert compiled["stake_banker"].min() >= 10.0
 
 
 def test_a_seat_ruined_before_its_first_hand_has_an_empty_ledger_beside_the_others() -> None:
-    cfg = generated([{"strategy": "flat", "params": {"bets": {"banker": 200}}},   # over 150
-                     {"strategy": "flat", "name": "small", "params": {"bets": {"banker": 10}}}],
-                    sessions=2, bankroll=150)
+    cfg = generated(
+        [
+            {"strategy": "flat", "params": {"bets": {"banker": 200}}},  # over 150
+            {"strategy": "flat", "name": "small", "params": {"bets": {"banker": 10}}},
+        ],
+        sessions=2,
+        bankroll=150,
+    )
     for force_python in (False, True):
         ledger = ledger_of(engine.run(cfg, ledger=True, workers=1, force_python=force_python))
         assert set(ledger["seat"]) == {"small"} and ledger.height > 0
@@ -663,8 +892,11 @@ def test_a_seat_ruined_before_its_first_hand_has_an_empty_ledger_beside_the_othe
 def test_a_bankroll_below_the_table_minimum_is_ruin_before_the_first_hand() -> None:
     """Alike for a seat that would bet on the first hand and one that would
     wait (a streak): no hand played, every session ruined, in both loops."""
-    cfg = generated([{"strategy": "flat", "params": {"bets": {"banker": 10}}},
-                     {"strategy": "streak"}], sessions=4, bankroll=5)
+    cfg = generated(
+        [{"strategy": "flat", "params": {"bets": {"banker": 10}}}, {"strategy": "streak"}],
+        sessions=4,
+        bankroll=5,
+    )
     for force_python in (False, True):
         sessions = engine.run(cfg, workers=1, force_python=force_python).sessions
         assert sessions["hands"].to_list() == [0] * 8
@@ -675,9 +907,12 @@ def test_a_side_bet_over_its_table_maximum_is_refused_before_any_hand() -> None:
     """Over its maximum, every hand counted as over the table maximum and the
     progression beside it restarted: a Martingale that never doubled."""
     seats = [{"strategy": "martingale", "params": {"side_bets": {"tie": 60}}}]
-    with pytest.raises(ConfigError, match=r"engine.yaml: seats\[0\] \(martingale\): "
-                                          r"params.side_bets.tie: 60 is over the table maximum "
-                                          r"for tie \(50\); give at most 50"):
+    with pytest.raises(
+        ConfigError,
+        match=r"engine.yaml: seats\[0\] \(martingale\): "
+        r"params.side_bets.tie: 60 is over the table maximum "
+        r"for tie \(50\); give at most 50",
+    ):
         engine.run(generated(seats, sessions=2), workers=1)
     seats[0]["params"]["side_bets"] = {"tie": 50}
     assert engine.run(generated(seats, sessions=2), workers=1).summary["max_hits"][0] == 0
@@ -688,10 +923,12 @@ def test_stakes_under_the_table_minimum_are_said_and_counted() -> None:
     warning before the run, and the raised stakes in the frames and verdict."""
     from backtest.present import verdict
 
-    seats = [{"strategy": "martingale", "params": {"base": 5}},
-             {"strategy": "flat", "params": {"bets": {"banker": 20, "tie": 0.5}}},
-             {"strategy": "chop"},
-             {"strategy": "paroli", "params": {"side_bets": {"tie": 0.5}}}]
+    seats = [
+        {"strategy": "martingale", "params": {"base": 5}},
+        {"strategy": "flat", "params": {"bets": {"banker": 20, "tie": 0.5}}},
+        {"strategy": "chop"},
+        {"strategy": "paroli", "params": {"side_bets": {"tie": 0.5}}},
+    ]
     with pytest.warns(seat_checks.BelowMinimumWarning) as said:
         result = engine.run(generated(seats, sessions=20), workers=1)
     assert [str(w.message) for w in said if w.category is seat_checks.BelowMinimumWarning] == [
@@ -700,22 +937,31 @@ def test_stakes_under_the_table_minimum_are_said_and_counted() -> None:
         "engine.yaml: seats[1] (flat): stakes under the table minimum are raised to it, so the "
         "system does not run as written: 0.5 on tie (minimum 1)",
         "engine.yaml: seats[3] (paroli): stakes under the table minimum are raised to it, so "
-        "the system does not run as written: side bet 0.5 on tie (minimum 1)"]
+        "the system does not run as written: side bet 0.5 on tie (minimum 1)",
+    ]
     raised = dict(result.summary.select("seat", "raised_to_min").rows())
     assert raised["martingale"] > 0 and raised["flat"] > 0 and raised["chop"] == 0
     assert raised["paroli"] > 0
     # a flat seat's side bet is part of its stake on that bet: said once, and not when the
     # sum reaches the minimum
-    seats = [{"strategy": "flat", "params": {"bets": {"banker": 20, "tie": 0.5},
-                                             "side_bets": {"tie": 0.5}}},
-             {"strategy": "flat", "params": {"bets": {"banker": 20, "tie": 0.5},
-                                             "side_bets": {"tie": 0.2}}}]
+    seats = [
+        {
+            "strategy": "flat",
+            "params": {"bets": {"banker": 20, "tie": 0.5}, "side_bets": {"tie": 0.5}},
+        },
+        {
+            "strategy": "flat",
+            "params": {"bets": {"banker": 20, "tie": 0.5}, "side_bets": {"tie": 0.2}},
+        },
+    ]
     with pytest.warns(seat_checks.BelowMinimumWarning) as paired_said:
         paired = engine.run(generated(seats, sessions=3), workers=1)
-    assert [str(w.message) for w in paired_said
-            if w.category is seat_checks.BelowMinimumWarning] == [
+    assert [
+        str(w.message) for w in paired_said if w.category is seat_checks.BelowMinimumWarning
+    ] == [
         "engine.yaml: seats[1] (flat #2): stakes under the table minimum are raised to it, so "
-        "the system does not run as written: 0.7 on tie (minimum 1)"]
+        "the system does not run as written: 0.7 on tie (minimum 1)"
+    ]
     assert paired.summary["raised_to_min"].to_list()[0] == 0
     assert result.sessions["raised_to_min"].sum() == sum(raised.values())
     text = verdict.verdict(result.summary, 300.0)
@@ -725,9 +971,11 @@ def test_stakes_under_the_table_minimum_are_said_and_counted() -> None:
 def test_stakes_over_the_table_maximum_are_said() -> None:
     """A base or flat stake over the maximum is played at the maximum on every
     hand (a maximum hit each time): a warning before the run."""
-    seats = [{"strategy": "martingale", "params": {"base": 500}},
-             {"strategy": "flat", "params": {"bets": {"banker": 20, "tie": 80}}},
-             {"strategy": "chop", "params": {"base": 200}}]
+    seats = [
+        {"strategy": "martingale", "params": {"base": 500}},
+        {"strategy": "flat", "params": {"bets": {"banker": 20, "tie": 80}}},
+        {"strategy": "chop", "params": {"base": 200}},
+    ]
     with pytest.warns(seat_checks.OverMaximumWarning) as said:
         result = engine.run(generated(seats, sessions=5, bankroll=100_000), workers=1)
     assert [str(w.message) for w in said if w.category is seat_checks.OverMaximumWarning] == [
@@ -735,7 +983,8 @@ def test_stakes_over_the_table_maximum_are_said() -> None:
         "maximum on every hand, so the system does not run as written: 500 on banker "
         "(maximum 200)",
         "engine.yaml: seats[1] (flat): stakes over the table maximum are played at the maximum "
-        "on every hand, so the system does not run as written: 80 on tie (maximum 50)"]
+        "on every hand, so the system does not run as written: 80 on tie (maximum 50)",
+    ]
     hits = dict(result.summary.select("seat", "max_hits").rows())
     hands = dict(result.summary.select("seat", "hands").rows())
     assert hits["martingale"] == hands["martingale"] and hits["chop"] == 0
@@ -744,17 +993,29 @@ def test_stakes_over_the_table_maximum_are_said() -> None:
 def test_seat_labels_are_unique() -> None:
     """An unnamed seat is numbered past any label taken, and a name given twice
     is refused: the frames tell the seats apart by their labels."""
-    seats = [{"strategy": "flat"}, {"strategy": "flat", "name": "flat #3"}, {"strategy": "flat"},
-             {"strategy": "flat"}]
+    seats = [
+        {"strategy": "flat"},
+        {"strategy": "flat", "name": "flat #3"},
+        {"strategy": "flat"},
+        {"strategy": "flat"},
+    ]
     cfg = generated(seats, sessions=3)
     assert [s.label for s in cfg.seats] == ["flat", "flat #3", "flat #4", "flat #5"]
     summary = engine.run(cfg, workers=1).summary
     assert summary["seat"].to_list() == ["flat", "flat #3", "flat #4", "flat #5"]
     assert summary["sessions"].to_list() == [3] * 4
-    with pytest.raises(ConfigError, match=r"engine.yaml: seats\[2\].name: 'A' is already the "
-                                          r"name of seats\[0\]; give each seat its own name"):
-        generated([{"strategy": "flat", "name": "A"}, {"strategy": "chop"},
-                   {"strategy": "martingale", "name": "A"}])
+    with pytest.raises(
+        ConfigError,
+        match=r"engine.yaml: seats\[2\].name: 'A' is already the "
+        r"name of seats\[0\]; give each seat its own name",
+    ):
+        generated(
+            [
+                {"strategy": "flat", "name": "A"},
+                {"strategy": "chop"},
+                {"strategy": "martingale", "name": "A"},
+            ]
+        )
 
 
 def test_a_stop_loss_beyond_the_bankroll_never_stops_a_session() -> None:
@@ -765,23 +1026,32 @@ def test_a_stop_loss_beyond_the_bankroll_never_stops_a_session() -> None:
     assert huge.sessions.equals(none.sessions)
 
 
-@pytest.mark.parametrize("params", [{"target": 10 ** 400}, {"target": 2 ** 53 + 1}],
-                         ids=["10**400", "2**53+1"])
+@pytest.mark.parametrize(
+    "params", [{"target": 10**400}, {"target": 2**53 + 1}], ids=["10**400", "2**53+1"]
+)
 def test_a_whole_number_parameter_beyond_2_53_is_refused(params: dict[str, Any]) -> None:
-    with pytest.raises(ConfigError, match=r"seats\[0\]\.params\.target: expected a whole number "
-                                          r"of at most 9,007,199,254,740,992 in size"):
+    with pytest.raises(
+        ConfigError,
+        match=r"seats\[0\]\.params\.target: expected a whole number "
+        r"of at most 9,007,199,254,740,992 in size",
+    ):
         generated([{"strategy": "paroli", "params": params}])
-    with pytest.raises(ConfigError, match=r"seats\[0\]\.params\.base: expected a finite number, "
-                                          r"got one of about 401 digits"):
-        generated([{"strategy": "paroli", "params": {"base": 10 ** 400}}])
+    with pytest.raises(
+        ConfigError,
+        match=r"seats\[0\]\.params\.base: expected a finite number, "
+        r"got one of about 401 digits",
+    ):
+        generated([{"strategy": "paroli", "params": {"base": 10**400}}])
 
 
 def test_one_session_has_no_interval_and_no_z() -> None:
     """A single session has no spread to measure: null, never a rounding leftover
     times n / (n - 1) = infinity."""
-    seats = [{"strategy": "flat", "params": {"bets": {"banker": 10}}},
-             {"strategy": "martingale", "params": {"bet": "player", "base": 10}}]
-    for sessions in (1, 2):   # seed 3: one session's residual is not exactly 0
+    seats = [
+        {"strategy": "flat", "params": {"bets": {"banker": 10}}},
+        {"strategy": "martingale", "params": {"bet": "player", "base": 10}},
+    ]
+    for sessions in (1, 2):  # seed 3: one session's residual is not exactly 0
         summary = engine.run(generated(seats, sessions=sessions, seed=3), workers=1).summary
         for column in ("edge_ci_low", "edge_ci_high", "z"):
             assert summary[column].null_count() == (2 if sessions == 1 else 0), column
@@ -793,8 +1063,10 @@ def test_sessions_that_all_end_alike_have_no_interval_and_no_z(tmp_path: Path) -
     rounding, and z would be 10**16 (or infinity when the residuals are 0)."""
     path = tmp_path / "one.txt"
     path.write_text("BPPBTBBPPBPB\n", encoding="utf-8")
-    seats = [{"strategy": "flat", "params": {"bets": {"banker": 10}}},
-             {"strategy": "martingale", "params": {"bet": "player", "base": 10}}]
+    seats = [
+        {"strategy": "flat", "params": {"bets": {"banker": 10}}},
+        {"strategy": "martingale", "params": {"bet": "player", "base": 10}},
+    ]
     with pytest.warns(UserWarning):
         summary = engine.run(recorded(path, seats, sessions=5, loop=True), workers=1).summary
     for column in ("edge_ci_low", "edge_ci_high", "z"):
@@ -832,22 +1104,36 @@ class _BadParamsClass(_Asks):
     Params = 5  # type: ignore[assignment]
 
 
-@pytest.mark.parametrize(("cls", "message"), [
-    (_SaysFive, "user.yaml: seats[0] (says-five): possible_bets() must return a set of "
-                "backtest.core.rules.Bet members, got 5"),
-    (_SaysNames, "user.yaml: seats[0] (says-names): possible_bets() must return a set of "
-                 "backtest.core.rules.Bet members, got {'banker'}"),
-], ids=["int", "names"])
+@pytest.mark.parametrize(
+    ("cls", "message"),
+    [
+        (
+            _SaysFive,
+            "user.yaml: seats[0] (says-five): possible_bets() must return a set of "
+            "backtest.core.rules.Bet members, got 5",
+        ),
+        (
+            _SaysNames,
+            "user.yaml: seats[0] (says-names): possible_bets() must return a set of "
+            "backtest.core.rules.Bet members, got {'banker'}",
+        ),
+    ],
+    ids=["int", "names"],
+)
 def test_a_wrong_possible_bets_is_refused_before_any_hand(
-        monkeypatch: pytest.MonkeyPatch, cls: type[Strategy], message: str) -> None:
+    monkeypatch: pytest.MonkeyPatch, cls: type[Strategy], message: str
+) -> None:
     with pytest.raises(StrategyError) as info:
         engine.run(_user_seat(monkeypatch, cls), workers=1)
     assert str(info.value) == message
 
 
 def test_a_params_that_is_not_a_dataclass_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    with pytest.raises(ConfigError, match=r"seats\[0\]\.params: the strategy's Params must be a "
-                                          r"dataclass"):
+    with pytest.raises(
+        ConfigError,
+        match=r"seats\[0\]\.params: the strategy's Params must be a "
+        r"dataclass",
+    ):
         _user_seat(monkeypatch, _BadParamsClass)
 
 
@@ -889,10 +1175,12 @@ class _MyMartingale(registry.BUILTIN_NAMES["martingale"]):  # type: ignore[misc,
     name = "my-martingale"
 
 
-@pytest.mark.parametrize("cls", [_UsersBuiltin, _UsersKindZero, _MyMartingale],
-                         ids=lambda c: c.name)
-def test_a_user_s_builtin_class_runs_its_own_kernels(monkeypatch: pytest.MonkeyPatch,
-                                                     cls: type[Strategy]) -> None:
+@pytest.mark.parametrize(
+    "cls", [_UsersBuiltin, _UsersKindZero, _MyMartingale], ids=lambda c: c.name
+)
+def test_a_user_s_builtin_class_runs_its_own_kernels(
+    monkeypatch: pytest.MonkeyPatch, cls: type[Strategy]
+) -> None:
     """Not the compiled loop of whichever built-in its kind names."""
     monkeypatch.setitem(registry.BUILTIN_NAMES, cls.name, cls)
     cfg = generated([{"strategy": cls.name}], sessions=20)
@@ -920,18 +1208,22 @@ class _Scribbles(Strategy):
 
 
 def test_the_counts_a_strategy_sees_are_read_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    with pytest.raises(StrategyError, match=r"seats\[0\] \(scribbles\): raised ValueError: "
-                                            r"output array is read-only"):
+    with pytest.raises(
+        StrategyError,
+        match=r"seats\[0\] \(scribbles\): raised ValueError: "
+        r"output array is read-only",
+    ):
         engine.run(_user_seat(monkeypatch, _Scribbles), workers=1)
 
 
 def _scribbling_decide(p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
-    evs[1] = 1.0   # Banker "favourable" for every seat at the table
+    evs[1] = 1.0  # Banker "favourable" for every seat at the table
     return 1, 10.0
 
 
 def test_the_evs_a_counting_built_in_sees_in_python_are_read_only(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The EVs before a hand are the table's, shared by its counting seats:
     a user's subclass of the counter that writes into them is stopped in
     Python, and in the compiled loop writes into a copy of its own, so what
@@ -939,15 +1231,22 @@ def test_the_evs_a_counting_built_in_sees_in_python_are_read_only(
     unchanged."""
     from strategies.counting import ExactCounter
 
-    cls = type("Scribbler", (ExactCounter,), {"name": "scribbler",
-                                              "k_decide": staticmethod(_scribbling_decide)})
-    with pytest.raises(StrategyError, match=r"seats\[0\] \(scribbler\): raised ValueError: "
-                                            r"assignment destination is read-only"):
+    cls = type(
+        "Scribbler",
+        (ExactCounter,),
+        {"name": "scribbler", "k_decide": staticmethod(_scribbling_decide)},
+    )
+    with pytest.raises(
+        StrategyError,
+        match=r"seats\[0\] \(scribbler\): raised ValueError: "
+        r"assignment destination is read-only",
+    ):
         engine.run(_user_seat(monkeypatch, cls), workers=1, force_python=True)
     cfg = _user_seat(monkeypatch, cls)
     counter = {"strategy": "counter", "params": {"bets": ["banker"], "min_ev": -0.02}}
-    both = parse_config({**cfg.raw, "seats": [{"strategy": "scribbler"}, counter]},
-                        source="user.yaml")
+    both = parse_config(
+        {**cfg.raw, "seats": [{"strategy": "scribbler"}, counter]}, source="user.yaml"
+    )
     alone = parse_config({**cfg.raw, "seats": [counter]}, source="user.yaml")
     ran = engine.run(both, workers=1).sessions
     other = ran.filter(pl.col("seat") == "counter").drop("seat")
@@ -962,7 +1261,7 @@ def test_the_evs_a_counting_built_in_sees_in_python_are_read_only(
 class _RangeParams(CommonParams):
     lo: float = 1.0
     hi: float = 2.0
-    on_max: str = "reset"   # a user's own field, typed loosely
+    on_max: str = "reset"  # a user's own field, typed loosely
 
     def validate(self, path: str) -> None:
         if self.lo > self.hi:
@@ -995,41 +1294,82 @@ class _OneArgument(_Asks):
         return {"banker": 10}
 
 
-@pytest.mark.parametrize(("cls", "params", "message"), [
-    (_Ranged, {"lo": 3}, r"user.yaml: seats\[0\]\.params: making the strategy raised ValueError: "
-                         rf"lo above hi \({re.escape(__file__)}, line \d+, in validate\)$"),
-    (_Ranged, {"on_max": "bogus"}, r"user.yaml: seats\[0\] \(ranged\): params.on_max must be "
-                                   r"'reset' or 'cap', got 'bogus'$"),
-    (_NoSuper, {}, r"user.yaml: seats\[0\] \(no-super\): _NoSuper has no params: its __init__ "
-                   r"must call super\(\).__init__\(params\)$"),
-    (_Exits, {}, r"user.yaml: seats\[0\] \(exits\): raised SystemExit: 0 \(.*, in stakes\), "
-                 r"on hand 1 of shoe 1 in session 1$"),
-    (_OneArgument, {}, r"user.yaml: seats\[0\] \(one-argument\): raised TypeError: "
-                       r"_OneArgument.stakes\(\) takes 1 positional argument but 2 were given "
-                       r"\(when the engine called it: check the methods' signatures, "
-                       r"stakes\(self, view\), .*\), on hand 1 of shoe 1 in session 1$"),
-], ids=["validate", "on_max", "no-super", "exit", "signature"])
+@pytest.mark.parametrize(
+    ("cls", "params", "message"),
+    [
+        (
+            _Ranged,
+            {"lo": 3},
+            r"user.yaml: seats\[0\]\.params: making the strategy raised ValueError: "
+            rf"lo above hi \({re.escape(__file__)}, line \d+, in validate\)$",
+        ),
+        (
+            _Ranged,
+            {"on_max": "bogus"},
+            r"user.yaml: seats\[0\] \(ranged\): params.on_max must be "
+            r"'reset' or 'cap', got 'bogus'$",
+        ),
+        (
+            _NoSuper,
+            {},
+            r"user.yaml: seats\[0\] \(no-super\): _NoSuper has no params: its __init__ "
+            r"must call super\(\).__init__\(params\)$",
+        ),
+        (
+            _Exits,
+            {},
+            r"user.yaml: seats\[0\] \(exits\): raised SystemExit: 0 \(.*, in stakes\), "
+            r"on hand 1 of shoe 1 in session 1$",
+        ),
+        (
+            _OneArgument,
+            {},
+            r"user.yaml: seats\[0\] \(one-argument\): raised TypeError: "
+            r"_OneArgument.stakes\(\) takes 1 positional argument but 2 were given "
+            r"\(when the engine called it: check the methods' signatures, "
+            r"stakes\(self, view\), .*\), on hand 1 of shoe 1 in session 1$",
+        ),
+    ],
+    ids=["validate", "on_max", "no-super", "exit", "signature"],
+)
 def test_a_user_class_s_own_mistakes_are_one_line(
-        monkeypatch: pytest.MonkeyPatch, cls: type[Strategy], params: dict[str, Any],
-        message: str) -> None:
+    monkeypatch: pytest.MonkeyPatch, cls: type[Strategy], params: dict[str, Any], message: str
+) -> None:
     monkeypatch.setitem(registry.BUILTIN_NAMES, cls.name, cls)
     with pytest.raises((ConfigError, StrategyError)) as info:
-        engine.run(parse_config({"seed": 1, "sessions": 2, "shoe": {"decks": 8},
-                                 "seats": [{"strategy": cls.name, "params": params}]},
-                                source="user.yaml"), workers=1)
+        engine.run(
+            parse_config(
+                {
+                    "seed": 1,
+                    "sessions": 2,
+                    "shoe": {"decks": 8},
+                    "seats": [{"strategy": cls.name, "params": params}],
+                },
+                source="user.yaml",
+            ),
+            workers=1,
+        )
     assert re.match(message, str(info.value)), str(info.value)
 
 
 def test_a_recorded_file_with_totals_is_told_only_what_it_lacks() -> None:
     """The live table's JSON records totals but not how many cards each side drew."""
-    cfg = parse_config({"seed": 1, "rules": "ez",
-                        "shoes": {"file": str(REPO_DATA / "live-table-shoe-state.json")},
-                        "seats": [{"strategy": "flat"}]}, source="ez.yaml")
+    cfg = parse_config(
+        {
+            "seed": 1,
+            "rules": "ez",
+            "shoes": {"file": str(REPO_DATA / "live-table-shoe-state.json")},
+            "seats": [{"strategy": "flat"}],
+        },
+        source="ez.yaml",
+    )
     with pytest.raises(MissingDataError) as info:
         engine.run(cfg, workers=1)
-    assert str(info.value).endswith("needs the number of cards (two or three) of each side, "
-                                    f"which {REPO_DATA / 'live-table-shoe-state.json'} does not "
-                                    "record")
+    assert str(info.value).endswith(
+        "needs the number of cards (two or three) of each side, "
+        f"which {REPO_DATA / 'live-table-shoe-state.json'} does not "
+        "record"
+    )
 
 
 class _ReadsEvs(_Asks):
@@ -1043,13 +1383,14 @@ class _ReadsEvs(_Asks):
 
 @pytest.mark.parametrize("uses_cards", [False, True], ids=["full-shoe", "counting"])
 def test_evs_of_a_bet_the_rules_do_not_offer_are_nan_either_way(
-        monkeypatch: pytest.MonkeyPatch, uses_cards: bool) -> None:
+    monkeypatch: pytest.MonkeyPatch, uses_cards: bool
+) -> None:
     monkeypatch.setattr(_ReadsEvs, "uses_cards", uses_cards)
     monkeypatch.setattr(_ReadsEvs, "seen", [])
     engine.run(_user_seat(monkeypatch, _ReadsEvs), workers=1)
     first = _ReadsEvs.seen[0]
     assert math.isnan(first[Bet.DRAGON_7]) and math.isnan(first[Bet.PANDA_8])
-    assert first[Bet.BANKER] == pytest.approx(-0.010579, abs=1e-6)   # a full shoe
+    assert first[Bet.BANKER] == pytest.approx(-0.010579, abs=1e-6)  # a full shoe
 
 
 def test_default_workers_without_sched_getaffinity(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -1068,8 +1409,9 @@ def test_too_many_sessions_asked_of_a_recorded_file_from_python(road_file: Path)
     flat = [{"strategy": "flat"}]
     with pytest.raises(plan.TooManySessions) as error:
         engine.run(recorded(road_file, flat), sessions=5)
-    assert str(error.value).startswith("the sessions asked for: 5 sessions of 1 shoe need more "
-                                       "shoes than the 3 shoes of ")
+    assert str(error.value).startswith(
+        "the sessions asked for: 5 sessions of 1 shoe need more shoes than the 3 shoes of "
+    )
     assert "--sessions" not in str(error.value)
 
 
@@ -1093,7 +1435,7 @@ def test_a_run_on_a_dask_cluster_gives_the_same_numbers(monkeypatch: pytest.Monk
     assert there.sessions.equals(here.sessions)
     assert there.summary.equals(here.summary)
     assert ledger_of(there).equals(ledger_of(here))
-    cluster, = started
+    (cluster,) = started
     assert "127.0.0.1" in cluster.scheduler_address and "127.0.0.1" in cluster.dashboard_link
     assert str(cluster.status) in ("Status.closed", "closed")
     with pytest.raises(UsageError, match="--address goes with --executor dask"):
@@ -1111,7 +1453,7 @@ def test_the_bankroll_paths_are_kept_as_the_run_plays_them() -> None:
         assert kept.sessions.equals(plain.sessions) and kept.summary.equals(plain.summary)
         assert kept.ledger is None and kept.paths is not None
         assert kept.paths["session"].max() == 30
-        again = engine.bankroll_paths(plain, 30)   # played again: the run kept none
+        again = engine.bankroll_paths(plain, 30)  # played again: the run kept none
         assert kept.paths.equals(again)
         assert engine.bankroll_paths(kept, 10).equals(again.filter(pl.col("session") <= 10))
 
@@ -1119,12 +1461,20 @@ def test_the_bankroll_paths_are_kept_as_the_run_plays_them() -> None:
 def test_a_counter_that_can_bet_only_pairs_where_pairs_need_a_main_bet_is_warned() -> None:
     from backtest.run.seats import NeverBetsWarning
 
-    cfg = parse_config({"rules": "no-commission", "sessions": 2, "shoe": {"decks": 8},
-                        "seats": [{"strategy": "counter",
-                                   "params": {"bets": ["player_pair", "banker_pair"]}}]},
-                       source="pairs.yaml")
-    with pytest.warns(NeverBetsWarning, match=r"pairs.yaml: seats\[0\] \(counter\): may bet "
-                                               r"only banker_pair and player_pair.*never bet"):
+    cfg = parse_config(
+        {
+            "rules": "no-commission",
+            "sessions": 2,
+            "shoe": {"decks": 8},
+            "seats": [{"strategy": "counter", "params": {"bets": ["player_pair", "banker_pair"]}}],
+        },
+        source="pairs.yaml",
+    )
+    with pytest.warns(
+        NeverBetsWarning,
+        match=r"pairs.yaml: seats\[0\] \(counter\): may bet "
+        r"only banker_pair and player_pair.*never bet",
+    ):
         result = engine.run(cfg, workers=1)
     assert result.summary["bets"].to_list() == [0]
     # at a table that takes pair bets alone, no word
@@ -1132,5 +1482,4 @@ def test_a_counter_that_can_bet_only_pairs_where_pairs_need_a_main_bet_is_warned
 
     with warnings.catch_warnings():
         warnings.simplefilter("error", NeverBetsWarning)
-        engine.run(parse_config({**cfg.raw, "rules": "commission"}, source="pairs.yaml"),
-                   workers=1)
+        engine.run(parse_config({**cfg.raw, "rules": "commission"}, source="pairs.yaml"), workers=1)

@@ -40,7 +40,7 @@ def test_a_ready_config_loads_and_plays_the_built_in_it_is_named_after(path: Pat
     assert config.name == path.stem
     assert config.seats and strategies_played(config) == {path.stem}
     assert config.sessions is not None and config.sessions >= 1
-    assert config.shoe is not None and config.recorded is None   # needs no data file
+    assert config.shoe is not None and config.recorded is None  # needs no data file
 
 
 def test_every_built_in_strategy_has_one_ready_config() -> None:
@@ -61,9 +61,13 @@ def test_a_ready_config_runs_a_few_sessions_as_written(path: Path) -> None:
         # a stake under the table minimum (raised to it) would not run as written, nor
         # would shoes played again or left out (numba's own warnings, as it compiles
         # with a cold cache, are not the config's)
-        for warning in (seats.BelowMinimumWarning, seats.OverMaximumWarning,
-                        plan.ReplayedShoesWarning,
-                        plan.UnplayedShoesWarning, IncompleteHandWarning):
+        for warning in (
+            seats.BelowMinimumWarning,
+            seats.OverMaximumWarning,
+            plan.ReplayedShoesWarning,
+            plan.UnplayedShoesWarning,
+            IncompleteHandWarning,
+        ):
             warnings.simplefilter("error", warning)
         result = engine.run(config, sessions=SMOKE_SESSIONS, workers=1)
     assert result.n_sessions == SMOKE_SESSIONS and result.hands > 0

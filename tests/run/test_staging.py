@@ -29,14 +29,21 @@ SMALL = "seed: 1\nsessions: 5\nseats: [{strategy: flat}]\n"
 
 def killed_owner(parent: Path, prefix: str, files: dict[str, bytes]) -> Path:
     """A staging folder whose process died holding it (SIGKILL, no clean-up)."""
-    code = ("import os, sys\nfrom pathlib import Path\nfrom backtest.run import staging\n"
-            f"with staging.staging_dir(Path({str(parent)!r}), {prefix!r}) as p:\n"
-            f"    for name, data in {files!r}.items():\n"
-            "        (p / name).write_bytes(data)\n"
-            "    print(p, flush=True)\n"
-            "    os.kill(os.getpid(), 9)\n")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60)
+    code = (
+        "import os, sys\nfrom pathlib import Path\nfrom backtest.run import staging\n"
+        f"with staging.staging_dir(Path({str(parent)!r}), {prefix!r}) as p:\n"
+        f"    for name, data in {files!r}.items():\n"
+        "        (p / name).write_bytes(data)\n"
+        "    print(p, flush=True)\n"
+        "    os.kill(os.getpid(), 9)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=60,
+    )
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     left = Path(proc.stdout.strip())
     assert left.is_dir() and left.name.startswith(prefix)
@@ -62,15 +69,15 @@ def test_a_dead_runs_folders_are_removed_and_a_live_ones_kept(tmp_path: Path) ->
 
 
 def test_the_next_run_clears_a_killed_runs_leftovers(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     config = tmp_path / "small.yaml"
     config.write_text(SMALL, encoding="utf-8")
     out = tmp_path / "out"
     code, _, err = backtest_here(monkeypatch, capsys, "run", str(config), "--out", str(out))
     assert code == 0, err
     before = {f.name: f.read_bytes() for f in out.iterdir()}
-    temp = tmp_path / "tmp"   # the temporary folder of both runs
+    temp = tmp_path / "tmp"  # the temporary folder of both runs
     temp.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(temp))
     staged = killed_owner(out, ".run-", {"summary.parquet": b"half"})
@@ -86,15 +93,19 @@ def test_the_next_run_clears_a_killed_runs_leftovers(
 
 @pytest.mark.slow
 def test_a_run_killed_while_running_leaves_what_the_next_removes(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The real thing: `backtest run --out` killed with SIGKILL as it plays."""
     config = tmp_path / "long.yaml"
     config.write_text(SMALL.replace("sessions: 5", "sessions: 1000000000"), encoding="utf-8")
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "backtest", "run", str(config), "--out",
-                             str(out), "--workers", "1"], cwd=REPO, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(REPO)})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "backtest", "run", str(config), "--out", str(out), "--workers", "1"],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     try:
         deadline = time.monotonic() + 120
         while not list(out.glob(".sessions-*/sessions-*.arrow")):
@@ -111,4 +122,8 @@ def test_a_run_killed_while_running_leaves_what_the_next_removes(
     assert code == 0, err
     assert f"removed {left[0]}" in err
     assert sorted(f.name for f in out.iterdir()) == [
-        "paths.parquet", "run.json", "sessions.parquet", "summary.parquet"]
+        "paths.parquet",
+        "run.json",
+        "sessions.parquet",
+        "summary.parquet",
+    ]

@@ -22,8 +22,19 @@ from backtest.shoes.shoe import ShoeSpec, generate_hands
 DATA = Path(__file__).resolve().parents[2] / "data"
 LIVE = DATA / "live-table-shoe-state.json"
 GENERATED = DATA / "generated-8deck-seed1.txt"
-COLUMNS = ("shoe", "hand", "cards", "player_total", "banker_total", "winner", "natural",
-           "player_pair", "banker_pair", "player_card_count", "banker_card_count")
+COLUMNS = (
+    "shoe",
+    "hand",
+    "cards",
+    "player_total",
+    "banker_total",
+    "winner",
+    "natural",
+    "player_pair",
+    "banker_pair",
+    "player_card_count",
+    "banker_card_count",
+)
 
 
 @pytest.fixture(scope="module")
@@ -32,8 +43,18 @@ def cli(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Run]]
     (tmp / "too-many-kings.txt").write_text("K K K K K 2 3 4 5\n", encoding="utf-8")
     (tmp / "incomplete.txt").write_text("KS 9H 9C 8D\n2 3 4\n", encoding="utf-8")
     commands = {
-        "generate-out": ["shoe", "generate", "--decks", "6", "--seed", "11", "--count", "2",
-                         "--out", str(tmp / "generated.txt")],
+        "generate-out": [
+            "shoe",
+            "generate",
+            "--decks",
+            "6",
+            "--seed",
+            "11",
+            "--count",
+            "2",
+            "--out",
+            str(tmp / "generated.txt"),
+        ],
         "generate-stdout": ["shoe", "generate", "--decks", "8", "--seed", "3"],
         "deal-table": ["deal", str(LIVE)],
         "deal-csv": ["deal", str(GENERATED), "--format", "csv"],
@@ -84,8 +105,9 @@ def test_deal_table(cli: tuple[Path, dict[str, Run]]) -> None:
     assert lines[1].split() == ["hand", "P", "B", "winner"]
     assert lines[2].split() == ["1", "9", "1", "player", "natural"]
     assert lines[5].split() == ["4", "3", "8", "banker", "natural,", "banker", "pair"]
-    assert lines[-1] == ("17 hands in 1 shoe: player 8, banker 9, tie 0; "
-                         "player pairs 0, banker pairs 2")
+    assert lines[-1] == (
+        "17 hands in 1 shoe: player 8, banker 9, tie 0; player pairs 0, banker pairs 2"
+    )
 
 
 @pytest.mark.slow
@@ -93,8 +115,10 @@ def test_deal_csv(cli: tuple[Path, dict[str, Run]]) -> None:
     run = cli[1]["deal-csv"]
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
-    assert lines[0] == ("shoe,hand,player_cards,banker_cards,player_total,banker_total,winner,"
-                        "natural,player_pair,banker_pair,player_card_count,banker_card_count")
+    assert lines[0] == (
+        "shoe,hand,player_cards,banker_cards,player_total,banker_total,winner,"
+        "natural,player_pair,banker_pair,player_card_count,banker_card_count"
+    )
     assert lines[1] == "1,1,KS 2S,6C 2C,2,8,banker,true,false,false,2,2"
     assert len(lines) == 1 + 241 and lines[-1].startswith("3,80,")
 
@@ -105,8 +129,11 @@ def test_bad_file_is_one_line_and_exit_1(cli: tuple[Path, dict[str, Run]]) -> No
     assert run.returncode == 1
     assert run.stdout == ""
     assert run.stderr.startswith("error: ") and run.stderr.count("\n") == 1
-    for part in ("too-many-kings.txt, line 1, column 9 (card 5 of the shoe)",
-                 "too many cards of rank K", "1-deck shoe holds 4"):
+    for part in (
+        "too-many-kings.txt, line 1, column 9 (card 5 of the shoe)",
+        "too many cards of rank K",
+        "1-deck shoe holds 4",
+    ):
         assert part in run.stderr, run.stderr
 
 
@@ -120,23 +147,38 @@ def test_missing_file_is_exit_2(cli: tuple[Path, dict[str, Run]]) -> None:
 
 @pytest.mark.slow
 def test_incomplete_hand_is_a_warning_and_json_stays_clean(
-        cli: tuple[Path, dict[str, Run]]) -> None:
+    cli: tuple[Path, dict[str, Run]],
+) -> None:
     run = cli[1]["incomplete-json"]
     assert run.returncode == 0
     assert run.stderr.startswith("warning: ") and run.stderr.count("\n") == 1
-    assert "incomplete.txt, line 2: the shoe ends in the middle of a hand: 3 cards left over" \
+    assert (
+        "incomplete.txt, line 2: the shoe ends in the middle of a hand: 3 cards left over"
         in run.stderr
+    )
     rows = json.loads(run.stdout)
-    assert run.stdout.startswith('[\n  {\n    "shoe": 1,')   # indented, as run's and odds'
-    assert rows == [{"shoe": 1, "hand": 1, "player_cards": "KS 9C", "banker_cards": "9H 8D",
-                     "player_total": 9, "banker_total": 7, "winner": "player", "natural": True,
-                     "player_pair": False, "banker_pair": False, "player_card_count": 2,
-                     "banker_card_count": 2}]
+    assert run.stdout.startswith('[\n  {\n    "shoe": 1,')  # indented, as run's and odds'
+    assert rows == [
+        {
+            "shoe": 1,
+            "hand": 1,
+            "player_cards": "KS 9C",
+            "banker_cards": "9H 8D",
+            "player_total": 9,
+            "banker_total": 7,
+            "winner": "player",
+            "natural": True,
+            "player_pair": False,
+            "banker_pair": False,
+            "player_card_count": 2,
+            "banker_card_count": 2,
+        }
+    ]
 
 
 def test_generate_a_session_s_shoes_as_backtest_run_deals_them(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """`shoe generate --seed S --session N` writes the shoes session N of a
     run with seed S plays (a run numbers each session's shoes apart), so a
     session can be looked at, or played again, card by card."""
@@ -145,14 +187,28 @@ def test_generate_a_session_s_shoes_as_backtest_run_deals_them(
     from backtest.shoes.recorded import read_shoes
 
     path = tmp_path / "s3.txt"
-    code, _, err = backtest_here(monkeypatch, capsys, "shoe", "generate", "--seed", "5",
-                                 "--session", "3", "--count", "2", "--out", str(path))
+    code, _, err = backtest_here(
+        monkeypatch,
+        capsys,
+        "shoe",
+        "generate",
+        "--seed",
+        "5",
+        "--session",
+        "3",
+        "--count",
+        "2",
+        "--out",
+        str(path),
+    )
     assert code == 0, err
     assert path.read_text(encoding="utf-8").startswith(
-        "# generated by backtest shoe generate: decks=8 seed=5 session=3 count=2")
-    cfg = parse_config({"seed": 5, "sessions": 4, "session": {"max_shoes": 2},
-                        "seats": [{"strategy": "flat"}]})
-    hands, bounds, _ = plan.hands_for(cfg, 2, 3)   # the third session's hands
+        "# generated by backtest shoe generate: decks=8 seed=5 session=3 count=2"
+    )
+    cfg = parse_config(
+        {"seed": 5, "sessions": 4, "session": {"max_shoes": 2}, "seats": [{"strategy": "flat"}]}
+    )
+    hands, bounds, _ = plan.hands_for(cfg, 2, 3)  # the third session's hands
     written = read_shoes(path)
     assert len(written) == int(bounds[1] - bounds[0]) > 0
     for name in ("cards", "winner", "player_total", "banker_total"):
@@ -163,14 +219,15 @@ def test_generate_a_session_s_shoes_as_backtest_run_deals_them(
 
 @pytest.mark.parametrize("fmt", ["table", "csv", "json"])
 def test_a_big_record_is_printed_a_block_of_shoes_at_a_time_to_the_same_text(
-        fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    fmt: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Blocks of whole shoes, widths from every block: the same text as in one piece."""
     from backtest.present import render
     from backtest.shoes import recorded
 
     hands = recorded.read_shoes(DATA / "generated-8deck-seed1.txt")
     whole = render.hands(hands, fmt)
-    monkeypatch.setattr(render, "BLOCK_HANDS", 50)   # a block a shoe: three
+    monkeypatch.setattr(render, "BLOCK_HANDS", 50)  # a block a shoe: three
     pieces = list(render.pieces(hands, fmt))
     assert len(pieces) >= 3 and "".join(pieces) == whole
     if fmt == "json":

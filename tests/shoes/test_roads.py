@@ -43,8 +43,13 @@ ESC = "\x1b["
 
 def letters(grid: list[list]) -> list[str]:
     """A grid as one string per row, '.' for an empty cell."""
-    return ["".join(str(cell.letter if hasattr(cell, "letter") else cell) if cell is not None
-                    else "." for cell in row) for row in grid]
+    return [
+        "".join(
+            str(cell.letter if hasattr(cell, "letter") else cell) if cell is not None else "."
+            for cell in row
+        )
+        for row in grid
+    ]
 
 
 def road(text: str):
@@ -60,8 +65,9 @@ def marks(text: str, offset: int) -> str:
 
 def test_bead_plate_fills_down_each_column_then_the_next():
     winners = winners_from_text("BPTBBPPBT")
-    grid = bead_plate(winners, player_pairs=[0, 0, 1, 0, 0, 0, 0, 0, 0],
-                      banker_pairs=[1, 0, 0, 0, 0, 0, 0, 1, 0])
+    grid = bead_plate(
+        winners, player_pairs=[0, 0, 1, 0, 0, 0, 0, 0, 0], banker_pairs=[1, 0, 0, 0, 0, 0, 0, 1, 0]
+    )
     # nine hands: six down the first column, three down the second
     assert letters(grid) == ["BP", "PB", "TT", "B.", "B.", "P."]
     for row in range(6):
@@ -91,7 +97,7 @@ def test_ties_at_the_start_in_a_row_and_after_a_run():
     r = road("TTBTTPPTB")
     assert r.leading_ties == 2
     assert r.lengths == [1, 2, 1]
-    first, = r.columns[0]
+    (first,) = r.columns[0]
     assert (first.hand, first.winner, first.leading_ties, first.ties) == (2, 1, 2, 2)
     assert first.marked_ties == 4
     assert [(e.hand, e.ties) for e in r.columns[1]] == [(5, 0), (6, 1)]
@@ -108,9 +114,8 @@ def test_a_shoe_of_ties_only_keeps_them_as_leading_ties():
 
 def test_pairs_mark_the_cell_of_their_own_hand():
     # B (banker pair), T (player pair), P (both pairs), P
-    r = big_road(winners_from_text("BTPP"), player_pairs=[0, 1, 1, 0],
-                 banker_pairs=[1, 0, 1, 0])
-    b, = r.columns[0]
+    r = big_road(winners_from_text("BTPP"), player_pairs=[0, 1, 1, 0], banker_pairs=[1, 0, 1, 0])
+    (b,) = r.columns[0]
     p1, p2 = r.columns[1]
     assert (b.banker_pair, b.player_pair, b.ties) == (True, False, 1)  # the tie's pair is not drawn
     assert (p1.banker_pair, p1.player_pair) == (True, True)
@@ -144,12 +149,7 @@ def test_a_tail_blocked_by_the_previous_tail_turns_earlier():
     # P x1: column 4 row 1
     r = road("B" * 7 + "P" * 7 + "B" * 5 + "P")
     assert r.lengths == [7, 7, 5, 1]
-    assert letters(r.grid) == ["BPBP",
-                               "BPB.",
-                               "BPB.",
-                               "BPBB",
-                               "BPPP",
-                               "BB.."]
+    assert letters(r.grid) == ["BPBP", "BPB.", "BPB.", "BPBB", "BPPP", "BB.."]
 
 
 def test_a_tail_along_the_top_row_pushes_the_next_column_right():
@@ -158,12 +158,14 @@ def test_a_tail_along_the_top_row_pushes_the_next_column_right():
     # P2: column 6 row 1, row 2 is taken by the B3 tail: right along row 1 into column 7
     # B1: column 7 row 1 is taken, so it starts at column 8
     r = road("B" * 7 + "P" * 6 + "B" * 5 + "P" * 4 + "B" * 3 + "P" * 2 + "B")
-    assert letters(r.grid) == ["BPBPBPPB",
-                               "BPBPBB..",
-                               "BPBPP...",
-                               "BPBB....",
-                               "BPP.....",
-                               "BB......"]
+    assert letters(r.grid) == [
+        "BPBPBPPB",
+        "BPBPBB..",
+        "BPBPP...",
+        "BPBB....",
+        "BPP.....",
+        "BB......",
+    ]
 
 
 def test_draw_places_every_entry_once():
@@ -193,14 +195,14 @@ def test_big_eye_boy_by_hand():
     # Row k>1 of column c: column c-1 has row k: red; is exactly k-1 long: blue;
     # shorter: red. Column 2 has one entry, so the road starts at column 3 row 1.
     expected = (
-        "BBR"   # col 3: r1 len2=1 vs len1=2 B; r2 col2 len 1 = k-1 B; r3 len 1 < 2 R
-        "BR"    # col 4: r1 len3=3 vs len2=1 B; r2 col3 len 3 has row 2 R
-        "B"     # col 5: r1 len4=2 vs len3=3 B
+        "BBR"  # col 3: r1 len2=1 vs len1=2 B; r2 col2 len 1 = k-1 B; r3 len 1 < 2 R
+        "BR"  # col 4: r1 len3=3 vs len2=1 B; r2 col3 len 3 has row 2 R
+        "B"  # col 5: r1 len4=2 vs len3=3 B
         "BBRR"  # col 6: r1 len5=1 vs len4=2 B; r2 col5 len 1 = k-1 B; r3, r4 shorter R R
-        "BR"    # col 7: r1 len6=4 vs len5=1 B; r2 col6 len 4 has row 2 R
-        "B"     # col 8: r1 len7=2 vs len6=4 B
-        "B"     # col 9: r1 len8=1 vs len7=2 B
-        "RBR"   # col 10: r1 len9=1 vs len8=1 R; r2 col9 len 1 = k-1 B; r3 shorter R
+        "BR"  # col 7: r1 len6=4 vs len5=1 B; r2 col6 len 4 has row 2 R
+        "B"  # col 8: r1 len7=2 vs len6=4 B
+        "B"  # col 9: r1 len8=1 vs len7=2 B
+        "RBR"  # col 10: r1 len9=1 vs len8=1 R; r2 col9 len 1 = k-1 B; r3 shorter R
     )
     assert marks(SEQUENCE, 1) == expected
 
@@ -209,14 +211,14 @@ def test_small_road_by_hand():
     # offset 2: row 1 compares columns c-1 and c-3; row k>1 looks at column c-2.
     # Column 3 has a second row, so the road starts at column 3 row 2.
     expected = (
-        "RB"    # col 3: r2 col1 len 2 has row 2 R; r3 col1 len 2 = k-1 B
-        "BB"    # col 4: r1 len3=3 vs len1=2 B; r2 col2 len 1 = k-1 B
-        "B"     # col 5: r1 len4=2 vs len2=1 B
+        "RB"  # col 3: r2 col1 len 2 has row 2 R; r3 col1 len 2 = k-1 B
+        "BB"  # col 4: r1 len3=3 vs len1=2 B; r2 col2 len 1 = k-1 B
+        "B"  # col 5: r1 len4=2 vs len2=1 B
         "BRBR"  # col 6: r1 len5=1 vs len3=3 B; r2 col4 len 2 R; r3 len 2 = k-1 B; r4 shorter R
-        "BB"    # col 7: r1 len6=4 vs len4=2 B; r2 col5 len 1 = k-1 B
-        "B"     # col 8: r1 len7=2 vs len5=1 B
-        "B"     # col 9: r1 len8=1 vs len6=4 B
-        "BBR"   # col 10: r1 len9=1 vs len7=2 B; r2 col8 len 1 = k-1 B; r3 shorter R
+        "BB"  # col 7: r1 len6=4 vs len4=2 B; r2 col5 len 1 = k-1 B
+        "B"  # col 8: r1 len7=2 vs len5=1 B
+        "B"  # col 9: r1 len8=1 vs len6=4 B
+        "BBR"  # col 10: r1 len9=1 vs len7=2 B; r2 col8 len 1 = k-1 B; r3 shorter R
     )
     assert marks(SEQUENCE, 2) == expected
 
@@ -225,13 +227,13 @@ def test_cockroach_pig_by_hand():
     # offset 3: row 1 compares columns c-1 and c-4; row k>1 looks at column c-3.
     # Column 4 has a second row, so the road starts at column 4 row 2.
     expected = (
-        "R"     # col 4: r2 col1 len 2 has row 2 R
-        "R"     # col 5: r1 len4=2 vs len1=2 R
+        "R"  # col 4: r2 col1 len 2 has row 2 R
+        "R"  # col 5: r1 len4=2 vs len1=2 R
         "RRRB"  # col 6: r1 len5=1 vs len2=1 R; r2, r3 col3 len 3 R R; r4 len 3 = k-1 B
-        "BR"    # col 7: r1 len6=4 vs len3=3 B; r2 col4 len 2 R
-        "R"     # col 8: r1 len7=2 vs len4=2 R
-        "R"     # col 9: r1 len8=1 vs len5=1 R
-        "BRB"   # col 10: r1 len9=1 vs len6=4 B; r2 col7 len 2 R; r3 len 2 = k-1 B
+        "BR"  # col 7: r1 len6=4 vs len3=3 B; r2 col4 len 2 R
+        "R"  # col 8: r1 len7=2 vs len4=2 R
+        "R"  # col 9: r1 len8=1 vs len5=1 R
+        "BRB"  # col 10: r1 len9=1 vs len6=4 B; r2 col7 len 2 R; r3 len 2 = k-1 B
     )
     assert marks(SEQUENCE, 3) == expected
 
@@ -258,12 +260,14 @@ def test_derived_roads_read_logical_columns_not_the_drawn_grid():
 def test_derived_grid_draws_runs_of_colour():
     # the big eye boy marks above: BB R B R BBB RR B R BB R B R
     grid = derived_grid([Colour(c) for c in "BBRBRBBBRRBRBBRBR"])
-    assert letters(grid) == ["BRBRBRBRBRBR",
-                             "B...BR..B...",
-                             "....B.......",
-                             "............",
-                             "............",
-                             "............"]
+    assert letters(grid) == [
+        "BRBRBRBRBRBR",
+        "B...BR..B...",
+        "....B.......",
+        "............",
+        "............",
+        "............",
+    ]
 
 
 # --- predictive marks ------------------------------------------------------------------------
@@ -275,8 +279,10 @@ def _check_predictions(winners: list[int]) -> None:
         prefix = big_road(winners[:i])
         for j, offset in enumerate((1, 2, 3)):
             before = derived_road(prefix, offset)
-            predicted = {side: next_colour(prefix.columns, offset, side)
-                         for side in (Winner.BANKER, Winner.PLAYER)}
+            predicted = {
+                side: next_colour(prefix.columns, offset, side)
+                for side in (Winner.BANKER, Winner.PLAYER)
+            }
             for side, code in ((Winner.BANKER, 1), (Winner.PLAYER, 0)):
                 after = derived_road(big_road(winners[:i] + [code]), offset)
                 added = after[-1] if len(after) > len(before) else None
@@ -307,7 +313,7 @@ def test_next_colour_on_generated_shoes():
 def test_next_colour_before_a_road_starts_and_bad_sides():
     assert next_colour((), 1, "B") is None
     assert next_colour(road("BB").columns, 1, "P") is None  # column 2 row 1: no column 0
-    assert next_colour(road("BB").columns, 1, 1) is None   # column 1 row 3: no column 0
+    assert next_colour(road("BB").columns, 1, 1) is None  # column 1 row 3: no column 0
     assert next_colour(road("BP").columns, 1, "P") is Colour.BLUE  # col 2 row 2; col 1 is 1 long
     with pytest.raises(ValueError, match="tie"):
         next_colour(road("BP").columns, 1, Winner.TIE)
@@ -327,14 +333,21 @@ def test_derived_signals_shape_and_ties():
 # --- text ------------------------------------------------------------------------------------
 
 
-def _hands(text: str, player_pairs: list[int] | None = None,
-           banker_pairs: list[int] | None = None) -> Hands:
+def _hands(
+    text: str, player_pairs: list[int] | None = None, banker_pairs: list[int] | None = None
+) -> Hands:
     winners = winners_from_text(text)
     n = len(winners)
-    return Hands.from_columns(n, known=frozenset({"player_pair", "banker_pair"}),
-                              source="test", shoe=[0] * n, hand=list(range(1, n + 1)),
-                              winner=winners, player_pair=player_pairs or [0] * n,
-                              banker_pair=banker_pairs or [0] * n)
+    return Hands.from_columns(
+        n,
+        known=frozenset({"player_pair", "banker_pair"}),
+        source="test",
+        shoe=[0] * n,
+        hand=list(range(1, n + 1)),
+        winner=winners,
+        player_pair=player_pairs or [0] * n,
+        banker_pair=banker_pairs or [0] * n,
+    )
 
 
 def test_render_marks_ties_and_pairs():
@@ -394,8 +407,10 @@ def test_cli_draws_a_generated_shoe(cli):
     lines = run.stdout.splitlines()
     # the road strings hold the same shoes' winners
     w = read_shoes(ROADS).shoe_slice(0).winner
-    assert lines[0] == (f"{GENERATED}, shoe 1 of 3: {len(w)} hands (Player {(w == 0).sum()}, "
-                        f"Banker {(w == 1).sum()}, Tie {(w == 2).sum()})")
+    assert lines[0] == (
+        f"{GENERATED}, shoe 1 of 3: {len(w)} hands (Player {(w == 0).sum()}, "
+        f"Banker {(w == 1).sum()}, Tie {(w == 2).sum()})"
+    )
     for label in LABELS:
         assert any(line.startswith(label) for line in lines), label
     assert f"Big road ({len(big_road(w).grid[0])} columns" in run.stdout
@@ -411,7 +426,7 @@ def test_cli_draws_an_outcome_level_shoe(cli):
     assert lines[0] == f"{LIVE}, shoe 1 of 1: 17 hands (Player 8, Banker 9, Tie 0)"
     # the record's two Banker pairs are marked on the bead plate
     bead = lines.index("Bead plate (3 columns):")
-    assert sum(row.split().count("Bb") for row in lines[bead + 1:bead + 7]) == 2
+    assert sum(row.split().count("Bb") for row in lines[bead + 1 : bead + 7]) == 2
 
 
 @pytest.mark.slow
@@ -422,7 +437,7 @@ def test_cli_shoe_and_width(cli):
     assert "shoe 2 of 3" in run.stdout and "not shown" in run.stdout
     lines = run.stdout.splitlines()
     big = next(i for i, line in enumerate(lines) if line.startswith("Big road"))
-    assert all(len(line.split()) <= 6 for line in lines[big + 1:big + 7])
+    assert all(len(line.split()) <= 6 for line in lines[big + 1 : big + 7])
 
 
 @pytest.mark.slow
@@ -438,7 +453,6 @@ def test_cli_colour_only_when_asked(cli):
     run = cli["colour"]
     assert run.returncode == 0, run.stderr
     assert "\x1b[31m" in run.stdout and "\x1b[34m" in run.stdout
-    assert run.stdout == render_shoe(read_shoes(ROADS), 2, source=str(ROADS), width=6,
-                                     colour=True)
+    assert run.stdout == render_shoe(read_shoes(ROADS), 2, source=str(ROADS), width=6, colour=True)
     # not a terminal, no option: plain text (and --no-color, above)
     assert ESC not in cli["piped"].stdout

@@ -25,8 +25,19 @@ from backtest.shoes.shoe import ShoeSpec, generate_hands, iter_generated, shoe_o
 
 #: columns of `Hands.cards` in the order the cards leave the shoe: P1 B1 P2 B2 P3 B3
 DEAL_ORDER = [0, 3, 1, 4, 2, 5]
-FIELDS = ("shoe", "hand", "cards", "player_total", "banker_total", "winner", "natural",
-          "player_pair", "banker_pair", "player_card_count", "banker_card_count")
+FIELDS = (
+    "shoe",
+    "hand",
+    "cards",
+    "player_total",
+    "banker_total",
+    "winner",
+    "natural",
+    "player_pair",
+    "banker_pair",
+    "player_card_count",
+    "banker_card_count",
+)
 
 
 def values_of(codes: np.ndarray) -> np.ndarray:
@@ -67,9 +78,10 @@ def shoe_specs(draw: st.DrawFn, max_decks: int = 8) -> ShoeSpec:
     )
 
 
-seeds = st.integers(0, 2 ** 63)
-PROPERTY_SETTINGS = settings(max_examples=60, deadline=None,
-                             suppress_health_check=[HealthCheck.too_slow])
+seeds = st.integers(0, 2**63)
+PROPERTY_SETTINGS = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 # --- every hand is a baccarat hand ----------------------------------------------------
@@ -95,7 +107,9 @@ def test_every_generated_hand_is_consistent_with_its_cards(spec: ShoeSpec, seed:
     pn, bn = present[:, :3].sum(axis=1), present[:, 3:].sum(axis=1)
     assert np.isin(pn, (2, 3)).all() and np.isin(bn, (2, 3)).all()
     assert ((pn + bn >= 4) & (pn + bn <= 6)).all()
-    assert np.array_equal(hands.player_card_count, pn) and np.array_equal(hands.banker_card_count, bn)
+    assert np.array_equal(hands.player_card_count, pn) and np.array_equal(
+        hands.banker_card_count, bn
+    )
     assert ((ranks[present] >= 1) & (ranks[present] <= 13)).all()
     assert ((cards[present] >> 4 >= 1) & (cards[present] >> 4 <= 4)).all()
 
@@ -128,8 +142,8 @@ def test_cards_are_conserved(spec: ShoeSpec, seed: int) -> None:
         burn = burn_count(spec, order)
         dealt = dealt_in_order(hands, k)
         # the hands take the cards in the order they leave the shoe, after the burn
-        assert dealt == order[burn:burn + len(dealt)].tolist()
-        burned, rest = order[:burn].tolist(), order[burn + len(dealt):].tolist()
+        assert dealt == order[burn : burn + len(dealt)].tolist()
+        burned, rest = order[:burn].tolist(), order[burn + len(dealt) :].tolist()
         assert Counter(dealt) + Counter(burned) + Counter(rest) == pack
         assert max(Counter(dealt).values()) <= spec.decks
 
@@ -139,12 +153,14 @@ def test_cards_are_conserved(spec: ShoeSpec, seed: int) -> None:
 
 def rows_of(hand_list: list[Hand]) -> dict[str, np.ndarray]:
     """Hands columns computed from `rules.Hand` objects."""
+
     def padded(cs: tuple[int, ...]) -> tuple[int, ...]:
         return cs + (0,) * (3 - len(cs))
 
     return {
-        "cards": np.array([padded(h.player_cards) + padded(h.banker_cards) for h in hand_list],
-                          dtype=np.int64).reshape(-1, 6),
+        "cards": np.array(
+            [padded(h.player_cards) + padded(h.banker_cards) for h in hand_list], dtype=np.int64
+        ).reshape(-1, 6),
         "player_total": np.array([h.player_total for h in hand_list]),
         "banker_total": np.array([h.banker_total for h in hand_list]),
         "winner": np.array([Winner(h.winner).code for h in hand_list]),
@@ -173,13 +189,13 @@ SPECS = [
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=repr)
-@pytest.mark.parametrize("seed", [0, 1, 2024, 2 ** 40 + 7])
+@pytest.mark.parametrize("seed", [0, 1, 2024, 2**40 + 7])
 def test_rules_deal_hands_from_shoe_order_equals_kernel(spec: ShoeSpec, seed: int) -> None:
     n_shoes = 3
     kernel = generate_hands(spec, n_shoes, seed)
     for k in range(n_shoes):
         order = shoe_order(spec, seed, k).tolist()
-        python = deal_hands(order[burn_count(spec, np.array(order)):])
+        python = deal_hands(order[burn_count(spec, np.array(order)) :])
         n_kernel = int((kernel.shoe == k).sum())
         assert 0 < n_kernel <= len(python)
         assert_same_hands(kernel, k, rows_of(python[:n_kernel]))
@@ -201,7 +217,7 @@ def redeal(spec: ShoeSpec, seed: int, index: int) -> tuple[list[Hand], int | Non
     while n - pos >= 6:
         if cut_hand is not None and len(hands) - 1 - cut_hand == spec.extra_hands:
             break
-        hand = deal_hand(order[pos:pos + 6])
+        hand = deal_hand(order[pos : pos + 6])
         pos += hand.cards_used
         if spec.cut_card and cut_hand is None and pos - 1 >= n - spec.cut_card:
             cut_hand = len(hands)
@@ -238,8 +254,7 @@ def test_cut_card_on_many_seeds_both_stops_occur() -> None:
     stops: Counter[str] = Counter()
     for seed in range(40):
         stops += check_cut_card(ShoeSpec(decks=8, cut_card=14, extra_hands=1), seed, 2)
-        stops += check_cut_card(ShoeSpec(decks=1, cut_card=4, extra_hands=2, cut="random"),
-                                seed, 4)
+        stops += check_cut_card(ShoeSpec(decks=1, cut_card=4, extra_hands=2, cut="random"), seed, 4)
         stops += check_cut_card(ShoeSpec(decks=1, cut_card=0, burn=False), seed, 2)
     assert stops["cut card"] > 50 and stops["end of the pack"] > 50, stops
 
@@ -274,8 +289,10 @@ def test_same_seed_same_hands_in_any_chunking(spec: ShoeSpec) -> None:
     full = generate_hands(spec, 100, seed)
     assert same(full, generate_hands(spec, 100, seed))
     for chunk in (1, 7, 100):
-        parts = [generate_hands(spec, min(chunk, 100 - s), seed, first_shoe=s)
-                 for s in range(0, 100, chunk)]
+        parts = [
+            generate_hands(spec, min(chunk, 100 - s), seed, first_shoe=s)
+            for s in range(0, 100, chunk)
+        ]
         got = joined(parts)
         for f in FIELDS:
             assert np.array_equal(got[f], getattr(full, f)), (chunk, f)
@@ -304,19 +321,22 @@ def test_different_seeds_and_shoes_differ() -> None:
 # --- spec validation ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("kwargs", "field"), [
-    ({"decks": 0}, "decks"),
-    ({"decks": True}, "decks"),
-    ({"decks": 2.0}, "decks"),
-    ({"decks": 1, "cut_card": 47}, "cut_card"),
-    ({"decks": 8, "cut_card": -1}, "cut_card"),
-    ({"burn": 1}, "burn"),
-    ({"burn": "yes"}, "burn"),
-    ({"decks": 1, "cut": 53}, "cut"),
-    ({"cut": -1}, "cut"),
-    ({"cut": "randon"}, "cut"),
-    ({"extra_hands": -1}, "extra_hands"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"decks": 0}, "decks"),
+        ({"decks": True}, "decks"),
+        ({"decks": 2.0}, "decks"),
+        ({"decks": 1, "cut_card": 47}, "cut_card"),
+        ({"decks": 8, "cut_card": -1}, "cut_card"),
+        ({"burn": 1}, "burn"),
+        ({"burn": "yes"}, "burn"),
+        ({"decks": 1, "cut": 53}, "cut"),
+        ({"cut": -1}, "cut"),
+        ({"cut": "randon"}, "cut"),
+        ({"extra_hands": -1}, "extra_hands"),
+    ],
+)
 def test_shoe_spec_validation_names_the_field(kwargs: dict[str, Any], field: str) -> None:
     with pytest.raises(RulesError, match=rf"^shoe: {field} must"):
         ShoeSpec(**kwargs)

@@ -38,8 +38,9 @@ def _readme_compiled() -> type:
     text = README.read_text(encoding="utf-8")
     start = text.index("```python\n", text.index("### Your own strategy, compiled")) + 10
     folder = Path(tempfile.mkdtemp(prefix="readme-compiled-"))
-    (folder / "readme_compiled.py").write_text(text[start:text.index("```", start)],
-                                               encoding="utf-8")
+    (folder / "readme_compiled.py").write_text(
+        text[start : text.index("```", start)], encoding="utf-8"
+    )
     return registry.get(f"{folder / 'readme_compiled.py'}:BankerAfterTwoPlayersDoubling")
 
 
@@ -51,13 +52,27 @@ def ledger_of(result: engine.RunResult) -> pl.DataFrame:
     return result.ledger
 
 
-def _config(seats: list[dict[str, Any]], seed: int, bankroll: int, table_min: int,
-            table_max: int, session: dict[str, Any], sessions: int = 6,
-            decks: int = 8) -> Any:
-    return parse_config({
-        "seed": seed, "sessions": sessions, "shoe": {"decks": decks},
-        "session": {"bankroll": bankroll, "max_shoes": 1, **session},
-        "table": {"min": table_min, "max": table_max}, "seats": seats}, source="plug.yaml")
+def _config(
+    seats: list[dict[str, Any]],
+    seed: int,
+    bankroll: int,
+    table_min: int,
+    table_max: int,
+    session: dict[str, Any],
+    sessions: int = 6,
+    decks: int = 8,
+) -> Any:
+    return parse_config(
+        {
+            "seed": seed,
+            "sessions": sessions,
+            "shoe": {"decks": decks},
+            "session": {"bankroll": bankroll, "max_shoes": 1, **session},
+            "table": {"min": table_min, "max": table_max},
+            "seats": seats,
+        },
+        source="plug.yaml",
+    )
 
 
 def _same(cfg: Any) -> None:
@@ -65,46 +80,76 @@ def _same(cfg: Any) -> None:
     fast = engine.run(cfg, ledger=True, workers=1)
     slow = engine.run(cfg, ledger=True, workers=1, force_python=True)
     for seat in fast.summary["seat"]:
-        assert ledger_of(fast).filter(pl.col("seat") == seat).equals(
-            ledger_of(slow).filter(pl.col("seat") == seat)), seat
+        assert (
+            ledger_of(fast)
+            .filter(pl.col("seat") == seat)
+            .equals(ledger_of(slow).filter(pl.col("seat") == seat))
+        ), seat
     assert fast.sessions.equals(slow.sessions)
 
 
-edges = st.fixed_dictionaries({
-    "on_max": st.sampled_from(["reset", "cap"]),
-    "on_bankroll": st.sampled_from(["stop", "all-in"]),
-    "on_push": st.sampled_from(["stand", "reset"]),
-})
+edges = st.fixed_dictionaries(
+    {
+        "on_max": st.sampled_from(["reset", "cap"]),
+        "on_bankroll": st.sampled_from(["stop", "all-in"]),
+        "on_push": st.sampled_from(["stand", "reset"]),
+    }
+)
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
-@given(seed=st.integers(0, 2 ** 32 - 1), bankroll=st.integers(20, 3000),
-       table_min=st.integers(1, 20), span=st.integers(1, 60), edge=edges,
-       win_goal=st.one_of(st.none(), st.integers(10, 500)),
-       stop_loss=st.one_of(st.none(), st.integers(10, 500)),
-       max_hands=st.one_of(st.none(), st.integers(1, 150)), max_shoes=st.integers(1, 2),
-       decks=st.sampled_from([1, 2, 8]))
-def test_every_built_in_matches_its_python_form(seed: int, bankroll: int, table_min: int,
-                                                span: int, edge: dict[str, str],
-                                                win_goal: int | None, stop_loss: int | None,
-                                                max_hands: int | None, max_shoes: int,
-                                                decks: int) -> None:
-    session = {"win_goal": win_goal, "stop_loss": stop_loss, "max_hands": max_hands,
-               "max_shoes": max_shoes}
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    bankroll=st.integers(20, 3000),
+    table_min=st.integers(1, 20),
+    span=st.integers(1, 60),
+    edge=edges,
+    win_goal=st.one_of(st.none(), st.integers(10, 500)),
+    stop_loss=st.one_of(st.none(), st.integers(10, 500)),
+    max_hands=st.one_of(st.none(), st.integers(1, 150)),
+    max_shoes=st.integers(1, 2),
+    decks=st.sampled_from([1, 2, 8]),
+)
+def test_every_built_in_matches_its_python_form(
+    seed: int,
+    bankroll: int,
+    table_min: int,
+    span: int,
+    edge: dict[str, str],
+    win_goal: int | None,
+    stop_loss: int | None,
+    max_hands: int | None,
+    max_shoes: int,
+    decks: int,
+) -> None:
+    session = {
+        "win_goal": win_goal,
+        "stop_loss": stop_loss,
+        "max_hands": max_hands,
+        "max_shoes": max_shoes,
+    }
     seats = [{"strategy": name, "params": dict(edge)} for name in BUILTIN_NAMES]
     with _quiet():
         _same(_config(seats, seed, bankroll, table_min, table_min * span, session, decks=decks))
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
-@given(seed=st.integers(0, 2 ** 32 - 1), bankroll=st.integers(20, 3000),
-       base=st.integers(1, 50), table_max=st.integers(20, 400), edge=edges)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    bankroll=st.integers(20, 3000),
+    base=st.integers(1, 50),
+    table_max=st.integers(20, 400),
+    edge=edges,
+)
 def test_a_users_compiled_strategy_matches_the_same_class_in_python(
-        seed: int, bankroll: int, base: int, table_max: int, edge: dict[str, str]) -> None:
+    seed: int, bankroll: int, base: int, table_max: int, edge: dict[str, str]
+) -> None:
     registry.BUILTIN_NAMES.setdefault(README_CLASS.name, README_CLASS)
     try:
-        seats = [{"strategy": README_CLASS.name, "params": {"base": base, **edge}},
-                 {"strategy": "martingale", "params": dict(edge)}]
+        seats = [
+            {"strategy": README_CLASS.name, "params": {"base": base, **edge}},
+            {"strategy": "martingale", "params": dict(edge)},
+        ]
         with _quiet():
             _same(_config(seats, seed, bankroll, 1, table_max, {}, sessions=8))
     finally:
@@ -120,12 +165,20 @@ def _quiet() -> Iterator[None]:
 
 
 def test_the_readme_strategy_bets_banker_after_two_players_and_doubles(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Read off its ledger: a Banker stake exactly when the shoe's last two
     decisive winners were Player, the base after a win, double after a loss."""
     monkeypatch.setitem(registry.BUILTIN_NAMES, README_CLASS.name, README_CLASS)
-    cfg = _config([{"strategy": README_CLASS.name, "params": {"base": 5}}], 3, 100_000, 1,
-                  100_000, {}, sessions=4)
+    cfg = _config(
+        [{"strategy": README_CLASS.name, "params": {"base": 5}}],
+        3,
+        100_000,
+        1,
+        100_000,
+        {},
+        sessions=4,
+    )
     led = ledger_of(engine.run(cfg, ledger=True, workers=1))
     assert led.height > 200
     stake = 5.0
@@ -146,11 +199,12 @@ def test_the_readme_strategy_bets_banker_after_two_players_and_doubles(
             stake *= 2
         if winner != 2:
             decisive.append(winner)
-    assert led["stake_banker"].max() > 5.0   # it doubled
+    assert led["stake_banker"].max() > 5.0  # it doubled
 
 
 def test_the_loop_is_compiled_once_for_the_built_ins_and_once_for_users(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Every built-in and two users' classes: one signature of the loop for
     the built-ins, one for the users' classes; the signature the loop is
     compiled for ahead of a run (`compile_loop`) is a run's."""
@@ -174,7 +228,8 @@ def test_the_loop_is_compiled_once_for_the_built_ins_and_once_for_users(
 
 def test_a_user_function_numba_cannot_compile_names_its_file_and_line(tmp_path: Path) -> None:
     source = tmp_path / "mine.py"
-    source.write_text(textwrap.dedent('''
+    source.write_text(
+        textwrap.dedent("""
         from strategies.base import Compiled
         from strategies._common import stateless_reset, stateless_update
 
@@ -187,10 +242,20 @@ def test_a_user_function_numba_cannot_compile_names_its_file_and_line(tmp_path: 
             k_reset = staticmethod(stateless_reset)
             k_decide = staticmethod(decide)
             k_update = staticmethod(stateless_update)
-    '''), encoding="utf-8")
-    cfg = parse_config({"seed": 1, "sessions": 2, "shoe": {"decks": 8},
-                        "session": {"bankroll": 100}, "table": {"min": 1, "max": 10},
-                        "seats": [{"strategy": f"{source}:Broken"}]}, source="b.yaml")
+    """),
+        encoding="utf-8",
+    )
+    cfg = parse_config(
+        {
+            "seed": 1,
+            "sessions": 2,
+            "shoe": {"decks": 8},
+            "session": {"bankroll": 100},
+            "table": {"min": 1, "max": 10},
+            "seats": [{"strategy": f"{source}:Broken"}],
+        },
+        source="b.yaml",
+    )
     with pytest.raises(StrategyError) as info:
         engine.run(cfg, workers=1)
     message = str(info.value)
@@ -200,20 +265,25 @@ def test_a_user_function_numba_cannot_compile_names_its_file_and_line(tmp_path: 
 
 
 def test_a_user_staking_a_bet_it_does_not_declare_is_stopped(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     def tie_too(p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
         out[1] = 10.0
         out[2] = 1.0
 
     cls = type("TieToo", (README_CLASS,), {"name": "tie-too", "k_decide": staticmethod(tie_too)})
     monkeypatch.setitem(registry.BUILTIN_NAMES, cls.name, cls)
-    with pytest.raises(StrategyError, match=r"seats\[0\] \(tie-too\) staked a bet it does not "
-                                            r"declare .* on hand 1 of shoe 1"):
+    with pytest.raises(
+        StrategyError,
+        match=r"seats\[0\] \(tie-too\) staked a bet it does not "
+        r"declare .* on hand 1 of shoe 1",
+    ):
         engine.run(_config([{"strategy": "tie-too"}], 1, 1000, 1, 100, {}), workers=1)
 
 
 def test_a_users_parameters_are_read_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """A session cannot change what the next one plays: writing `p` does not compile."""
+
     def grows(p, s, si, ctx, stakes, unit, net):  # type: ignore[no-untyped-def]
         p[11] *= 2.0
 
@@ -222,8 +292,9 @@ def test_a_users_parameters_are_read_only(monkeypatch: pytest.MonkeyPatch) -> No
     with pytest.raises(StrategyError, match="Grows.k_update cannot be compiled"):
         engine.run(_config([{"strategy": "grows"}], 1, 1000, 1, 100, {}), workers=1)
     with pytest.raises(StrategyError, match="read-only"):
-        engine.run(_config([{"strategy": "grows"}], 1, 1000, 1, 100, {}), workers=1,
-                   force_python=True)
+        engine.run(
+            _config([{"strategy": "grows"}], 1, 1000, 1, 100, {}), workers=1, force_python=True
+        )
 
 
 def test_dispatch_covers_every_built_in() -> None:
@@ -235,12 +306,12 @@ def test_dispatch_covers_every_built_in() -> None:
         assert facts.writes_out == (cls.bet_slot < 0 and not cls.picks_one)
         assert facts.cards_seen == cls.uses_cards
     example = session_loop.example_args()
-    assert np.array_equal(inputs.work_for(example[0], example[2]).allowed,
-                          [True] + [False] * 6)
+    assert np.array_equal(inputs.work_for(example[0], example[2]).allowed, [True] + [False] * 6)
 
 
-def test_the_first_run_says_it_compiles_the_table(monkeypatch: pytest.MonkeyPatch,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_first_run_says_it_compiles_the_table(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Once, on stderr, while the loop is not in numba's cache; nothing after."""
     from backtest import cli
 
@@ -263,7 +334,8 @@ def test_importing_the_package_leaves_numba_and_warnings_as_they_were(tmp_path: 
     import sys
 
     script = tmp_path / "users_code.py"
-    script.write_text(textwrap.dedent('''
+    script.write_text(
+        textwrap.dedent("""
         import os, warnings
         before = list(warnings.filters)
         import backtest.run.engine
@@ -281,45 +353,73 @@ def test_importing_the_package_leaves_numba_and_warnings_as_they_were(tmp_path: 
 
         print(mine._cache._impl.locator.get_cache_path())
         print(kernels.deal_shoes._cache._impl.locator.get_cache_path())
-    '''), encoding="utf-8")
+    """),
+        encoding="utf-8",
+    )
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                          env=env, cwd=tmp_path, timeout=120)
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     users, ours = done.stdout.split()
     assert Path(users) == tmp_path / "__pycache__"
     assert Path(ours).is_relative_to(tmp_path / "xdg" / "baccarat-backtest")
-    assert Path(ours).relative_to(tmp_path / "xdg" / "baccarat-backtest").parts[0].startswith(
-        "numba-")
+    assert (
+        Path(ours).relative_to(tmp_path / "xdg" / "baccarat-backtest").parts[0].startswith("numba-")
+    )
 
 
 def _counting_decide(p, s, si, ctx, hist, evs, out):  # type: ignore[no-untyped-def]
-    if evs[1] > -0.01:   # Banker, when its exact EV for the cards left is above -1%
+    if evs[1] > -0.01:  # Banker, when its exact EV for the cards left is above -1%
         out[1] = p[11]
-    if evs[2] > 0.0:     # Tie, when it is favourable
+    if evs[2] > 0.0:  # Tie, when it is favourable
         out[2] = p[11]
 
 
 def test_a_users_compiled_counter_reads_the_exact_evs_as_in_python(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A user's `Compiled` class with `uses_cards` reads the EVs of the cards
     left, alone at its table and beside the built-in counter (the table's
     shared EV rows): the same ledger as the same class run in Python."""
     from backtest.core.rules import Bet
     from strategies._common import stateless_reset, stateless_update
 
-    cls = type("MyCounter", (README_CLASS,), {
-        "name": "my-counter", "uses_cards": True, "k_reset": staticmethod(stateless_reset),
-        "k_decide": staticmethod(_counting_decide), "k_update": staticmethod(stateless_update),
-        "main_bets": lambda self: {Bet.BANKER, Bet.TIE}})
+    cls = type(
+        "MyCounter",
+        (README_CLASS,),
+        {
+            "name": "my-counter",
+            "uses_cards": True,
+            "k_reset": staticmethod(stateless_reset),
+            "k_decide": staticmethod(_counting_decide),
+            "k_update": staticmethod(stateless_update),
+            "main_bets": lambda self: {Bet.BANKER, Bet.TIE},
+        },
+    )
     monkeypatch.setitem(registry.BUILTIN_NAMES, cls.name, cls)
-    for seats in ([{"strategy": "my-counter"}],
-                  [{"strategy": "my-counter"}, {"strategy": "counter"}]):
-        cfg = parse_config({"seed": 3, "sessions": 12, "shoe": {"decks": 6},
-                            "session": {"bankroll": 100_000}, "table": {"min": 1, "max": 5000},
-                            "seats": seats}, source="count.yaml")
+    for seats in (
+        [{"strategy": "my-counter"}],
+        [{"strategy": "my-counter"}, {"strategy": "counter"}],
+    ):
+        cfg = parse_config(
+            {
+                "seed": 3,
+                "sessions": 12,
+                "shoe": {"decks": 6},
+                "session": {"bankroll": 100_000},
+                "table": {"min": 1, "max": 5000},
+                "seats": seats,
+            },
+            source="count.yaml",
+        )
         with _quiet():
             _same(cfg)
             bets = engine.run(cfg, workers=1).summary["bets"][0]
-        assert 0 < bets   # it bets on some hands: the EVs decide
+        assert 0 < bets  # it bets on some hands: the EVs decide

@@ -61,8 +61,11 @@ def test_martingale_update_matches_the_rules(compiled: bool) -> None:
     for multiplier, on_push in itertools.product((2.0, 1.5, 2.7, 3.0), ("stand", "reset")):
         p = _p("martingale", multiplier=multiplier, on_push=on_push)
         for level, factor, r, stake in itertools.product(
-                (0.0, 1.0, 7.0, 999.0, 1000.0), (1.0, 8.0, 1.5 ** 7, 1e300, math.inf),
-                RESULTS, (10.0, 0.0)):
+            (0.0, 1.0, 7.0, 999.0, 1000.0),
+            (1.0, 8.0, 1.5**7, 1e300, math.inf),
+            RESULTS,
+            (10.0, 0.0),
+        ):
             s = np.zeros(8)
             s[:2] = level, factor
             stakes, unit = _arrays(stake, r)
@@ -73,19 +76,31 @@ def test_martingale_update_matches_the_rules(compiled: bool) -> None:
                     want = (0.0, 1.0)
                 elif r < 0 and level < 1000:
                     want = (level + 1.0, factor * multiplier)
-            assert s[0] == want[0] and s[1] == want[1], \
-                (multiplier, on_push, level, factor, r, stake, s[:2], want)
+            assert s[0] == want[0] and s[1] == want[1], (
+                multiplier,
+                on_push,
+                level,
+                factor,
+                r,
+                stake,
+                s[:2],
+                want,
+            )
 
 
 @pytest.mark.parametrize("compiled", [False, True], ids=["python", "compiled"])
 def test_paroli_update_matches_the_rules(compiled: bool) -> None:
     update = _both(_paroli_update)[compiled]
-    for target, multiplier, on_push in itertools.product((1, 3, 5), (2.0, 2.7, 1e200),
-                                                          ("stand", "reset")):
+    for target, multiplier, on_push in itertools.product(
+        (1, 3, 5), (2.0, 2.7, 1e200), ("stand", "reset")
+    ):
         p = _p("paroli", target=target, multiplier=multiplier, on_push=on_push)
         for level, r in itertools.product(range(target), RESULTS):
-            factor = math.prod([multiplier] * level) if level * math.log10(multiplier) < 308 \
+            factor = (
+                math.prod([multiplier] * level)
+                if level * math.log10(multiplier) < 308
                 else math.inf
+            )
             s = np.zeros(8)
             s[:2] = level, factor
             stakes, unit = _arrays(10.0, r)
@@ -95,15 +110,23 @@ def test_paroli_update_matches_the_rules(compiled: bool) -> None:
                 want = (level + 1.0, factor * multiplier)
             if r < 0 or (r == 0 and on_push == "reset") or (r > 0 and level + 1 >= target):
                 want = (0.0, 1.0)
-            assert s[0] == want[0] and s[1] == want[1], \
-                (target, multiplier, on_push, level, r, s[:2], want)
+            assert s[0] == want[0] and s[1] == want[1], (
+                target,
+                multiplier,
+                on_push,
+                level,
+                r,
+                s[:2],
+                want,
+            )
 
 
 @pytest.mark.parametrize("compiled", [False, True], ids=["python", "compiled"])
 def test_sequence_update_matches_the_rules(compiled: bool) -> None:
     update = _both(_sequence_update)[compiled]
-    for sequence, on_push in itertools.product(([1.0, 3.0, 2.0, 6.0], [5.0], [1.0, 2.0]),
-                                               ("stand", "reset")):
+    for sequence, on_push in itertools.product(
+        ([1.0, 3.0, 2.0, 6.0], [5.0], [1.0, 2.0]), ("stand", "reset")
+    ):
         p = _p("1-3-2-6", sequence=sequence, on_push=on_push)
         for step, r in itertools.product(range(len(sequence)), RESULTS):
             s = np.zeros(8)
@@ -125,8 +148,9 @@ def test_oscar_update_matches_the_rules(compiled: bool) -> None:
     decide = _both(_oscar_decide)[compiled]
     reset = _both(_oscar_reset)[compiled]
     rng = np.random.default_rng(11)
-    for base, goal, on_push in itertools.product((1.0, 5.0, 0.25, 10.0), (1.0, 2.5),
-                                                 ("stand", "reset")):
+    for base, goal, on_push in itertools.product(
+        (1.0, 5.0, 0.25, 10.0), (1.0, 2.5), ("stand", "reset")
+    ):
         p = _p("oscars-grind", base=base, goal=goal, on_push=on_push)
         slack = 1e-9 * base
         s = np.zeros(8)
@@ -138,11 +162,21 @@ def test_oscar_update_matches_the_rules(compiled: bool) -> None:
             # all-in bankroll may cap the stake placed)
             stake = base * float(rng.choice([1, 2, 3, 4, 5, 0.4]))
             # profits in whole cents, some a win short of the goal, some at it
-            profit = round(float(rng.choice([goal * base - stake, goal * base - stake * 0.95,
-                                             -stake * int(rng.integers(0, 9)),
-                                             rng.integers(-5000, 5000) / 100])), 2)
+            profit = round(
+                float(
+                    rng.choice(
+                        [
+                            goal * base - stake,
+                            goal * base - stake * 0.95,
+                            -stake * int(rng.integers(0, 9)),
+                            rng.integers(-5000, 5000) / 100,
+                        ]
+                    )
+                ),
+                2,
+            )
             if profit >= goal * base:
-                continue   # a series that has reached its goal has ended
+                continue  # a series that has reached its goal has ended
             kept = base * int(rng.integers(1, 9))
             r = float(rng.choice(RESULTS))
             s = np.zeros(8)
@@ -155,13 +189,24 @@ def test_oscar_update_matches_the_rules(compiled: bool) -> None:
                 want = (stake, profit - stake)
             else:
                 want = (kept, profit)
-            if (r > 0 and profit + stake * r >= goal * base - slack) or \
-                    (r == 0 and on_push == "reset"):
+            if (r > 0 and profit + stake * r >= goal * base - slack) or (
+                r == 0 and on_push == "reset"
+            ):
                 want = (base, 0.0)
             needed = math.ceil((goal * base - want[1]) / base - 1e-9)
             ask = max(base, min(want[0], base * needed))
             where = (base, goal, on_push, stake, profit, kept, r, s[:3], want, ask)
             assert s[0] == want[0], where
             assert s[1] == pytest.approx(goal * base - want[1] - slack, abs=1e-9), where
-            assert decide(p, s, np.zeros(4, np.int64), np.zeros(8), np.zeros(0, np.int8),
-                          np.zeros(N_BETS), np.zeros(N_BETS)) == ask, where
+            assert (
+                decide(
+                    p,
+                    s,
+                    np.zeros(4, np.int64),
+                    np.zeros(8),
+                    np.zeros(0, np.int8),
+                    np.zeros(N_BETS),
+                    np.zeros(N_BETS),
+                )
+                == ask
+            ), where

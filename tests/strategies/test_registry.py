@@ -31,8 +31,10 @@ class NotAStrategy:
 
 
 def _fake_entry_points(monkeypatch: pytest.MonkeyPatch, targets: dict[str, str]) -> None:
-    eps = [EntryPoint(name=name, value=value, group=registry.ENTRY_POINT_GROUP)
-           for name, value in targets.items()]
+    eps = [
+        EntryPoint(name=name, value=value, group=registry.ENTRY_POINT_GROUP)
+        for name, value in targets.items()
+    ]
 
     def entry_points(**kwargs: Any) -> list[EntryPoint]:
         assert kwargs == {"group": registry.ENTRY_POINT_GROUP}
@@ -45,16 +47,19 @@ def test_an_installed_plugin_is_found_listed_and_run(monkeypatch: pytest.MonkeyP
     _fake_entry_points(monkeypatch, {"plugin-banker": f"{__name__}:PluginBanker"})
     assert registry.get("plugin-banker") is PluginBanker
     assert "plugin-banker" in registry.available()
-    cfg = parse_config({"sessions": 5, "shoe": {"decks": 8},
-                        "seats": [{"strategy": "plugin-banker"}]})
+    cfg = parse_config(
+        {"sessions": 5, "shoe": {"decks": 8}, "seats": [{"strategy": "plugin-banker"}]}
+    )
     result = engine.run(cfg, workers=1)
     assert result.summary["bets"].item() == result.summary["hands"].item() > 0
 
 
 def test_a_broken_plugin_fails_clearly_and_does_not_hide_the_others(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    _fake_entry_points(monkeypatch, {"broken": f"{__name__}:NotAStrategy",
-                                     "missing": "no_such_module_xyz:Thing"})
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _fake_entry_points(
+        monkeypatch, {"broken": f"{__name__}:NotAStrategy", "missing": "no_such_module_xyz:Thing"}
+    )
     with pytest.raises(StrategyError, match="is not a Strategy class"):
         registry.get("broken")
     with pytest.raises(StrategyError, match="an installed plug-in"):
@@ -70,7 +75,8 @@ def test_an_unknown_name_suggests_plugins_too(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_a_strategy_file_is_found_beside_its_config_and_imports_its_neighbours(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`file.py:Class` relative to the config's folder (as rules and shoe files
     are), run from elsewhere; the file imports a module beside it."""
     strats = tmp_path / "project" / "strats"
@@ -81,32 +87,47 @@ def test_a_strategy_file_is_found_beside_its_config_and_imports_its_neighbours(
         "from strategies.base import Strategy\n\n\n"
         "class Mine(Strategy):\n"
         "    def stakes(self, view):\n"
-        "        return {SIDE: 10}\n", encoding="utf-8")
+        "        return {SIDE: 10}\n",
+        encoding="utf-8",
+    )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
     monkeypatch.setattr(sys, "path", list(sys.path))
-    cfg = parse_config({"seed": 1, "sessions": 2, "shoe": {"decks": 8},
-                        "seats": [{"strategy": "strats/mine.py:Mine"}]},
-                       base_dir=tmp_path / "project", source="project.yaml")
+    cfg = parse_config(
+        {
+            "seed": 1,
+            "sessions": 2,
+            "shoe": {"decks": 8},
+            "seats": [{"strategy": "strats/mine.py:Mine"}],
+        },
+        base_dir=tmp_path / "project",
+        source="project.yaml",
+    )
     result = engine.run(cfg, ledger=True, workers=1)
     assert result.ledger is not None and set(result.ledger["stake_banker"]) == {10.0}
-    with pytest.raises(StrategyError, match=rf"file strats/none.py does not exist \(looked in "
-                                            rf"{elsewhere} and {tmp_path / 'project'}\)"):
+    with pytest.raises(
+        StrategyError,
+        match=rf"file strats/none.py does not exist \(looked in "
+        rf"{elsewhere} and {tmp_path / 'project'}\)",
+    ):
         registry.get("strats/none.py:X", tmp_path / "project")
     with pytest.raises(StrategyError, match=r"is a directory; name a \.py file"):
         registry.get(f"{strats}/:X")
 
 
 def test_a_module_in_the_current_folder_is_found_as_python_m_would(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The `backtest` command does not put the current folder on the path;
     `module:Class` finds a module there all the same."""
     (tmp_path / "cwd_module_for_tests.py").write_text(
         "from strategies.base import Strategy\n\n\n"
         "class Here(Strategy):\n"
         "    def stakes(self, view):\n"
-        "        return {}\n", encoding="utf-8")
+        "        return {}\n",
+        encoding="utf-8",
+    )
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
     assert registry.get("cwd_module_for_tests:Here").__name__ == "Here"
@@ -116,31 +137,38 @@ def test_a_strategy_file_edited_since_it_was_loaded_is_loaded_again(tmp_path: Pa
     import os
 
     path = tmp_path / "edited_strategy_for_tests.py"
-    text = ("from strategies.base import Strategy\n\n\n"
-            "class Edited(Strategy):\n"
-            "    def stakes(self, view):\n"
-            "        return {%r: 10}\n")
+    text = (
+        "from strategies.base import Strategy\n\n\n"
+        "class Edited(Strategy):\n"
+        "    def stakes(self, view):\n"
+        "        return {%r: 10}\n"
+    )
     path.write_text(text % "banker", encoding="utf-8")
     first = registry.get(f"{path}:Edited")
-    assert registry.get(f"{path}:Edited") is first   # unchanged: the same class
+    assert registry.get(f"{path}:Edited") is first  # unchanged: the same class
     path.write_text(text % "player", encoding="utf-8")
-    os.utime(path, ns=(1, 10 ** 18))   # a time of its own, whatever the clock's resolution
+    os.utime(path, ns=(1, 10**18))  # a time of its own, whatever the clock's resolution
     again = registry.get(f"{path}:Edited")
     assert again is not first and again().stakes(None) == {"player": 10}
 
 
-def test_user_code_that_exits_is_an_error_not_a_silent_end(tmp_path: Path,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_user_code_that_exits_is_an_error_not_a_silent_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`sys.exit()` in a user's module, or in its class, ends nothing: it is
     reported like any other error of the user's code."""
     (tmp_path / "exits_on_import.py").write_text("raise SystemExit(3)\n", encoding="utf-8")
     with pytest.raises(StrategyError, match=r"exits_on_import.py failed to import: SystemExit: 3"):
         registry.get(f"{tmp_path / 'exits_on_import.py'}:Anything")
     monkeypatch.syspath_prepend(str(tmp_path))
-    (tmp_path / "exits_module_for_tests.py").write_text("import sys\nsys.exit(4)\n",
-                                                        encoding="utf-8")
-    with pytest.raises(StrategyError, match=r"cannot import module 'exits_module_for_tests': "
-                                            r"SystemExit: 4"):
+    (tmp_path / "exits_module_for_tests.py").write_text(
+        "import sys\nsys.exit(4)\n", encoding="utf-8"
+    )
+    with pytest.raises(
+        StrategyError,
+        match=r"cannot import module 'exits_module_for_tests': "
+        r"SystemExit: 4",
+    ):
         registry.get("exits_module_for_tests:Anything")
     (tmp_path / "exits_in_init.py").write_text(
         "from strategies.base import Strategy\n\n\n"
@@ -148,24 +176,31 @@ def test_user_code_that_exits_is_an_error_not_a_silent_end(tmp_path: Path,
         "    def __init__(self, params=None):\n"
         "        raise SystemExit(5)\n\n"
         "    def stakes(self, view):\n"
-        "        return {}\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"seats\[0\].params: making the strategy raised "
-                                          r"SystemExit: 5"):
+        "        return {}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(
+        ConfigError,
+        match=r"seats\[0\].params: making the strategy raised "
+        r"SystemExit: 5",
+    ):
         parse_config({"seats": [{"strategy": f"{tmp_path / 'exits_in_init.py'}:Quits"}]})
 
 
 def test_a_strategy_s_params_must_be_frozen(tmp_path: Path) -> None:
     """Parameters a strategy could change would make it play another system
     than the config says: a user's Params that are not frozen are refused."""
-    text = ("from dataclasses import dataclass\n"
-            "from strategies.base import Strategy\n\n\n"
-            "@dataclass(frozen=%s)\n"
-            "class Params:\n"
-            "    base: float = 10.0\n\n\n"
-            "class Flat(Strategy):\n"
-            "    Params = Params\n\n"
-            "    def stakes(self, view):\n"
-            "        return {'banker': self.params.base}\n")
+    text = (
+        "from dataclasses import dataclass\n"
+        "from strategies.base import Strategy\n\n\n"
+        "@dataclass(frozen=%s)\n"
+        "class Params:\n"
+        "    base: float = 10.0\n\n\n"
+        "class Flat(Strategy):\n"
+        "    Params = Params\n\n"
+        "    def stakes(self, view):\n"
+        "        return {'banker': self.params.base}\n"
+    )
     for frozen in (False, True):
         path = tmp_path / f"params_frozen_{frozen}.py"
         path.write_text(text % frozen, encoding="utf-8")
@@ -173,8 +208,11 @@ def test_a_strategy_s_params_must_be_frozen(tmp_path: Path) -> None:
         if frozen:
             assert engine.run(parse_config(config)).summary["wagered"][0] > 0
         else:
-            with pytest.raises(ConfigError, match=r"seats\[0\].params: the strategy's Params, "
-                                                  r"Params, must be a frozen dataclass"):
+            with pytest.raises(
+                ConfigError,
+                match=r"seats\[0\].params: the strategy's Params, "
+                r"Params, must be a frozen dataclass",
+            ):
                 parse_config(config)
 
 
@@ -203,9 +241,14 @@ def test_every_built_in_s_params_are_frozen_all_the_way_down() -> None:
                 seen_dict = True
                 assert type(value) is FrozenDict, (name, field.name)
                 assert value == dict(value) and json.loads(json.dumps(value)) == dict(value)
-                for change in (lambda v: v.__setitem__("x", 1), lambda v: v.pop("x", None),
-                               lambda v: v.update(x=1), lambda v: v.clear(),
-                               lambda v: v.setdefault("x", 1), lambda v: v.popitem()):
+                for change in (
+                    lambda v: v.__setitem__("x", 1),
+                    lambda v: v.pop("x", None),
+                    lambda v: v.update(x=1),
+                    lambda v: v.clear(),
+                    lambda v: v.setdefault("x", 1),
+                    lambda v: v.popitem(),
+                ):
                     with pytest.raises(TypeError, match="parameters cannot be changed"):
                         change(value)
             if isinstance(value, tuple):
@@ -216,7 +259,7 @@ def test_every_built_in_s_params_are_frozen_all_the_way_down() -> None:
     flat = build_params(registry.get("flat").Params, {"bets": {"player": 5}})
     assert flat.bets == {"player": 5.0} and repr(flat.bets) == "{'player': 5.0}"
     with pytest.raises(TypeError):
-        flat.bets["banker"] = 10.0   # type: ignore[index]
+        flat.bets["banker"] = 10.0  # type: ignore[index]
     assert flat.bets == {"player": 5.0}
 
 
@@ -237,8 +280,16 @@ def test_a_user_s_params_are_frozen_whatever_their_annotation() -> None:
         seq: Sequence[float] = param([1.0], "a sequence")
         untyped_items: list[Any] = param([[1, 2], {"k": []}], "a list of anything")
 
-    for given in ({}, {"plain_list": [1, [2, 3]], "plain_dict": {"b": {"c": [4]}},
-                       "anything": [[5]], "seq": [6.0], "untyped_items": [[7]]}):
+    for given in (
+        {},
+        {
+            "plain_list": [1, [2, 3]],
+            "plain_dict": {"b": {"c": [4]}},
+            "anything": [[5]],
+            "seq": [6.0],
+            "untyped_items": [[7]],
+        },
+    ):
         p = build_params(Params, given)
 
         def walk(v: object, where: str) -> None:
@@ -280,12 +331,16 @@ def test_money_parameters_refuse_an_amount_under_a_cent() -> None:
     assert build_params(Params, {"stake": 7}).stake == 7.0
     assert build_params(Params, {"ratio": 0.001}).ratio == 0.001
     for given, message in (
-            ({"stake": 0.001}, r"params.stake: must be at least 0.01 \(or 0\): stakes are whole "
-                               r"cents, got 0.001"),
-            ({"stake": -5}, r"params.stake: an amount cannot be negative, got -5"),
-            ({"stake": "ten"}, r"params.stake: expected a number, got 'ten'"),
-            ({"by_bet": {"tie": 0.004}}, r"params.by_bet.tie: must be at least 0.01"),
-            ({"by_bet": {"tie": -1}}, r"params.by_bet.tie: an amount cannot be negative")):
+        (
+            {"stake": 0.001},
+            r"params.stake: must be at least 0.01 \(or 0\): stakes are whole "
+            r"cents, got 0.001",
+        ),
+        ({"stake": -5}, r"params.stake: an amount cannot be negative, got -5"),
+        ({"stake": "ten"}, r"params.stake: expected a number, got 'ten'"),
+        ({"by_bet": {"tie": 0.004}}, r"params.by_bet.tie: must be at least 0.01"),
+        ({"by_bet": {"tie": -1}}, r"params.by_bet.tie: an amount cannot be negative"),
+    ):
         with pytest.raises(StrategyError, match=message):
             build_params(Params, given)
     assert registry.get("flat").Params.__annotations__["bets"] == "dict[str, Money]"
@@ -296,21 +351,34 @@ def test_a_user_s_seat_is_called_by_its_class_s_name(tmp_path: Path) -> None:
     `name` (numbered when taken), not by the `file.py:Class` that found it; a
     seat's own name must be one printable line (it labels the printed table)."""
     path = tmp_path / "mine.py"
-    path.write_text("from strategies.base import Strategy\n\n"
-                    "class Mine(Strategy):\n    name = 'my-system'\n\n"
-                    "    def stakes(self, view):\n        return {'banker': 10}\n\n"
-                    "class Nameless(Strategy):\n"
-                    "    def stakes(self, view):\n        return {'player': 10}\n",
-                    encoding="utf-8")
-    seats = [{"strategy": f"{path}:Mine"}, {"strategy": f"{path}:Mine"},
-             {"strategy": f"{path}:Nameless"}, {"strategy": "flat", "name": "my-system #4"}]
+    path.write_text(
+        "from strategies.base import Strategy\n\n"
+        "class Mine(Strategy):\n    name = 'my-system'\n\n"
+        "    def stakes(self, view):\n        return {'banker': 10}\n\n"
+        "class Nameless(Strategy):\n"
+        "    def stakes(self, view):\n        return {'player': 10}\n",
+        encoding="utf-8",
+    )
+    seats = [
+        {"strategy": f"{path}:Mine"},
+        {"strategy": f"{path}:Mine"},
+        {"strategy": f"{path}:Nameless"},
+        {"strategy": "flat", "name": "my-system #4"},
+    ]
     cfg = parse_config({"sessions": 2, "seats": seats}, source="mine.yaml")
-    assert [s.label for s in cfg.seats] == ["my-system", "my-system #2", f"{path}:Nameless",
-                                            "my-system #4"]
+    assert [s.label for s in cfg.seats] == [
+        "my-system",
+        "my-system #2",
+        f"{path}:Nameless",
+        "my-system #4",
+    ]
     summary = engine.run(cfg, workers=1).summary
     assert summary["strategy"].to_list()[:3] == [f"{path}:Mine"] * 2 + [f"{path}:Nameless"]
-    with pytest.raises(ConfigError, match=r"mine.yaml: seats\[0\].name: must be one line of "
-                                          r"printable text, got 'a\\nb'"):
+    with pytest.raises(
+        ConfigError,
+        match=r"mine.yaml: seats\[0\].name: must be one line of "
+        r"printable text, got 'a\\nb'",
+    ):
         parse_config({"seats": [{"strategy": "flat", "name": "a\nb"}]}, source="mine.yaml")
 
 
@@ -319,8 +387,11 @@ def test_the_counter_s_bets_are_each_named_once() -> None:
 
     params = registry.get("counter").Params
     assert build_params(params, {"bets": ["banker", "tie"]}).bets == ("banker", "tie")
-    with pytest.raises(StrategyError, match=r"params.bets\[2\]: 'banker' is given twice \(first "
-                                            r"as bets\[0\]\); name each bet once"):
+    with pytest.raises(
+        StrategyError,
+        match=r"params.bets\[2\]: 'banker' is given twice \(first "
+        r"as bets\[0\]\); name each bet once",
+    ):
         build_params(params, {"bets": ["banker", "tie", "banker"]})
     with pytest.raises(StrategyError, match=r"params.bets\[1\]: unknown bet 'bnker'"):
         build_params(params, {"bets": ["banker", "bnker"]})

@@ -34,10 +34,10 @@ def _decide(hist: str, road: str = "big-eye-boy", mode: str = "follow") -> dict[
     strat = RoadReader({"base": 10, "road": road, "mode": mode})
     p, s, si = strat.encode(), np.zeros(520), np.zeros(8, np.int64)
     stakes = np.zeros(7)
-    bet, stake = RoadReader.k_decide(p, s, si, np.zeros(8),
-                                     np.array(roads.winners_from_text(hist), np.int8),
-                                     np.zeros(7), stakes)
-    assert not stakes.any()   # it returns its bet, and writes nothing
+    bet, stake = RoadReader.k_decide(
+        p, s, si, np.zeros(8), np.array(roads.winners_from_text(hist), np.int8), np.zeros(7), stakes
+    )
+    assert not stakes.any()  # it returns its bet, and writes nothing
     stakes[bet] = stake
     return {name: float(stakes[i]) for i, name in enumerate(("player", "banker")) if stakes[i]}
 
@@ -57,10 +57,19 @@ def test_follow_and_chop_by_hand() -> None:
 
 
 def test_both_paths_agree_and_the_edge_is_the_house_edge() -> None:
-    cfg = parse_config({"seed": 9, "sessions": 300, "shoe": {"decks": 8},
-                        "session": {"bankroll": 1e6}, "table": {"min": 1, "max": 1e6},
-                        "seats": [{"strategy": "road-reader", "params": {"road": road}}
-                                  for road in ("big-eye-boy", "small-road", "cockroach-pig")]})
+    cfg = parse_config(
+        {
+            "seed": 9,
+            "sessions": 300,
+            "shoe": {"decks": 8},
+            "session": {"bankroll": 1e6},
+            "table": {"min": 1, "max": 1e6},
+            "seats": [
+                {"strategy": "road-reader", "params": {"road": road}}
+                for road in ("big-eye-boy", "small-road", "cockroach-pig")
+            ],
+        }
+    )
     fast = engine.run(cfg, ledger=True, workers=1)
     slow = engine.run(cfg, ledger=True, workers=1, force_python=True)
     assert fast.ledger is not None and fast.ledger.equals(slow.ledger)
@@ -69,8 +78,13 @@ def test_both_paths_agree_and_the_edge_is_the_house_edge() -> None:
     assert (fast.summary["z"].abs() < 4).all()
 
 
-def _bets_as_the_roads_module_says(strat: RoadReader, state: tuple[np.ndarray, np.ndarray],
-                                   w: np.ndarray, i: int, signals: np.ndarray) -> bool:
+def _bets_as_the_roads_module_says(
+    strat: RoadReader,
+    state: tuple[np.ndarray, np.ndarray],
+    w: np.ndarray,
+    i: int,
+    signals: np.ndarray,
+) -> bool:
     """Decide before hand `i` of the shoe `w` (the reader keeps its roads in
     `state` from call to call) and check the bet against `backtest.shoes.roads`:
     the side whose mark repeats (follow) or breaks (chop) the derived road's
@@ -103,11 +117,14 @@ def test_a_shoe_read_hand_by_hand_bets_as_the_roads_module_says(road: str, mode:
     state = np.zeros(520), np.zeros(8, np.int64)
     rng = np.random.default_rng(ROADS[road])
     bets = 0
-    for _ in range(40):   # shoes one after another: a shorter history starts the roads again
-        w = rng.choice([0, 1, 2], size=int(rng.integers(1, 70)), p=[0.45, 0.45, 0.1]).astype(np.int8)
+    for _ in range(40):  # shoes one after another: a shorter history starts the roads again
+        w = rng.choice([0, 1, 2], size=int(rng.integers(1, 70)), p=[0.45, 0.45, 0.1]).astype(
+            np.int8
+        )
         signals = roads.derived_signals(w, offsets=(ROADS[road],))[:, 0]
-        bets += sum(_bets_as_the_roads_module_says(strat, state, w, i, signals)
-                    for i in range(len(w)))
+        bets += sum(
+            _bets_as_the_roads_module_says(strat, state, w, i, signals) for i in range(len(w))
+        )
     assert bets > 500
 
 
@@ -119,8 +136,8 @@ def test_a_shoe_of_more_columns_than_any_dealt_shoe_is_read_to_its_end() -> None
     it bets as `backtest.shoes.roads` says to the last hand."""
     rng = np.random.default_rng(5)
     w = np.arange(1500) % 2
-    w[rng.random(1500) < 0.05] = 2                       # ties
-    doubled = rng.random(1500) < 0.1                     # some columns of two
+    w[rng.random(1500) < 0.05] = 2  # ties
+    doubled = rng.random(1500) < 0.1  # some columns of two
     w[1:][doubled[1:]] = w[:-1][doubled[1:]]
     w = w.astype(np.int8)
     assert len(roads.big_road(w).columns) > 1000
@@ -130,7 +147,7 @@ def test_a_shoe_of_more_columns_than_any_dealt_shoe_is_read_to_its_end() -> None
         state = np.zeros(520), np.zeros(8, np.int64)
         for i in [*range(0, 1500, 7), 1499]:
             _bets_as_the_roads_module_says(strat, state, w, i, signals[:, offset - 1])
-        assert not state[0][8:].any()   # nothing written past the ring
+        assert not state[0][8:].any()  # nothing written past the ring
 
 
 @pytest.mark.parametrize("cls", [RoadReader, Streak, PatternTable], ids=lambda c: c.name)
@@ -146,4 +163,4 @@ def test_a_restart_at_the_table_maximum_keeps_the_reading_of_the_shoe(cls: type)
     cls.k_reset(p, s, si)
     assert np.array_equal(s, kept[0]) and np.array_equal(si, kept[1])
     cls.k_init(p, s, si, 7)
-    assert si[0] == 0   # nothing of the shoe read
+    assert si[0] == 0  # nothing of the shoe read

@@ -12,8 +12,15 @@ from backtest.sweep import family
 
 def cells(zs: list[float]) -> pl.DataFrame:
     n = len(zs)
-    return pl.DataFrame({"cell": list(range(1, n + 1)), "seat": ["flat"] * n, "z_hands": zs,
-                         "edge": [-0.01] * n, "expected_edge": [-0.0106] * n})
+    return pl.DataFrame(
+        {
+            "cell": list(range(1, n + 1)),
+            "seat": ["flat"] * n,
+            "z_hands": zs,
+            "edge": [-0.01] * n,
+            "expected_edge": [-0.0106] * n,
+        }
+    )
 
 
 def test_holm_steps_down_from_the_smallest_p() -> None:
@@ -23,14 +30,14 @@ def test_holm_steps_down_from_the_smallest_p() -> None:
 
 
 def test_no_cell_beyond_chance_names_the_best_looking_and_what_tries_give() -> None:
-    line, = family.closing_lines(cells([0.3, -2.4, 1.1, 0.9, -0.2, 1.7, 0.4, -1.0, 0.0, 2.1]))
+    (line,) = family.closing_lines(cells([0.3, -2.4, 1.1, 0.9, -0.2, 1.7, 0.4, -1.0, 0.0, 2.1]))
     assert line.startswith("No cell's edge differs from the exact edge beyond chance")
     assert "cell 2 (flat) at z_hands -2.40" in line and "over 10 cells and seats" in line
-    assert "about 2.1 standard errors" in line   # sqrt(2 ln 10)
+    assert "about 2.1 standard errors" in line  # sqrt(2 ln 10)
 
 
 def test_a_cell_beyond_chance_is_named() -> None:
-    line, = family.closing_lines(cells([0.3, -6.0, 1.1, 0.9]))
+    (line,) = family.closing_lines(cells([0.3, -6.0, 1.1, 0.9]))
     assert line.startswith("Beyond chance after Holm's correction over 4 cells and seats")
     assert "cell 2 (flat)" in line and "z_hands -6.00" in line and "cell 1" not in line
 

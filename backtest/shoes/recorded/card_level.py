@@ -53,7 +53,7 @@ def card_text_shoes(text: str | Iterable[tuple[int, str]], source: str) -> Itera
             column = [m.start() + 1 for m in re.finditer(r"\S+", content)][k]
             return f"{source}, line {number}, column {column} (card {k + 1} of the shoe)"
 
-        try:   # the tokens seen before, at once; else one at a time, for the error
+        try:  # the tokens seen before, at once; else one at a time, for the error
             codes = [_CODES[token] for token in tokens]
         except KeyError:
             codes = []
@@ -65,10 +65,10 @@ def card_text_shoes(text: str | Iterable[tuple[int, str]], source: str) -> Itera
         yield _CardShoe(f"line {number}", np.array(codes, dtype=np.uint8), locate)
 
 
-def card_csv_shoes(text: str, source: str,
-                   mapping: Mapping[str, str] | None = None) -> list[_CardShoe]:
-    rows = csv_table(text, source, "a card-level CSV", ("shoe", "card"), ("shoe", "card"),
-                     mapping)
+def card_csv_shoes(
+    text: str, source: str, mapping: Mapping[str, str] | None = None
+) -> list[_CardShoe]:
+    rows = csv_table(text, source, "a card-level CSV", ("shoe", "card"), ("shoe", "card"), mapping)
     shoes = []
     for label, group in group_shoes(rows, source):
         lines = [number for number, _ in group]
@@ -82,8 +82,13 @@ def card_csv_shoes(text: str, source: str,
                 codes.append(card_code(row["card"]))
             except ValueError as exc:
                 raise ShoeFormatError(f"{locate(k)}: {exc}") from None
-        shoes.append(_CardShoe(f"shoe {shown(label)} (lines {lines[0]}-{lines[-1]})",
-                               np.array(codes, dtype=np.uint8), locate))
+        shoes.append(
+            _CardShoe(
+                f"shoe {shown(label)} (lines {lines[0]}-{lines[-1]})",
+                np.array(codes, dtype=np.uint8),
+                locate,
+            )
+        )
     return shoes
 
 
@@ -100,15 +105,25 @@ def check_composition(cards: np.ndarray, decks: int, locate: Callable[[int], str
     per_rank = 4 * decks
     for rank in np.flatnonzero(np.bincount(ranks, minlength=14) > per_rank):
         at = int(np.flatnonzero(ranks == rank)[per_rank])
-        found.append((at, f"too many cards of rank {RANK_SYMBOLS[rank - 1]}: a {decks}-deck "
-                          f"shoe holds {per_rank} of each rank, and this is the "
-                          f"{ordinal(per_rank + 1)}"))
+        found.append(
+            (
+                at,
+                f"too many cards of rank {RANK_SYMBOLS[rank - 1]}: a {decks}-deck "
+                f"shoe holds {per_rank} of each rank, and this is the "
+                f"{ordinal(per_rank + 1)}",
+            )
+        )
     suited = np.where(cards > 0xF, cards, 0)
     for code in np.flatnonzero(np.bincount(suited, minlength=256)[16:] > decks) + 16:
         at = int(np.flatnonzero(cards == code)[decks])
-        found.append((at, f"too many {card_token(int(code))}: a {decks}-deck shoe holds "
-                          f"{decks} of each card (one per deck), and this is the "
-                          f"{ordinal(decks + 1)}"))
+        found.append(
+            (
+                at,
+                f"too many {card_token(int(code))}: a {decks}-deck shoe holds "
+                f"{decks} of each card (one per deck), and this is the "
+                f"{ordinal(decks + 1)}",
+            )
+        )
     if found:
         at, what = min(found)
         raise ShoeFormatError(f"{locate(at)}: {what}; is the shoe really {decks_words(decks)}?")
@@ -128,14 +143,17 @@ class _Growing:
 
     def __init__(self, capacity: int) -> None:
         self.n = 0
-        self.columns = {**empty_columns(0), "shoe": np.zeros(0, np.int64),
-                        "hand": np.zeros(0, np.int32)}
+        self.columns = {
+            **empty_columns(0),
+            "shoe": np.zeros(0, np.int64),
+            "hand": np.zeros(0, np.int32),
+        }
         self._grow(max(capacity, 1024))
 
     def _grow(self, capacity: int) -> None:
         for name, old in self.columns.items():
             new = np.empty((capacity, *old.shape[1:]), old.dtype)
-            new[:self.n] = old[:self.n]
+            new[: self.n] = old[: self.n]
             self.columns[name] = new
 
     def add(self, part: dict[str, np.ndarray]) -> None:
@@ -143,15 +161,21 @@ class _Growing:
         if self.n + k > self.columns["winner"].shape[0]:
             self._grow(2 * (self.n + k))
         for name, column in part.items():
-            self.columns[name][self.n:self.n + k] = column
+            self.columns[name][self.n : self.n + k] = column
         self.n += k
 
     def filled(self) -> dict[str, np.ndarray]:
-        return {name: column[:self.n] for name, column in self.columns.items()}
+        return {name: column[: self.n] for name, column in self.columns.items()}
 
 
-def deal_card_shoes(shoes: Iterable[_CardShoe], source: str, decks: int, burn: bool,
-                    limit: int | None = None, capacity: int = 0) -> Hands:
+def deal_card_shoes(
+    shoes: Iterable[_CardShoe],
+    source: str,
+    decks: int,
+    burn: bool,
+    limit: int | None = None,
+    capacity: int = 0,
+) -> Hands:
     """The hands of each shoe, dealt as the shoes come; with `limit`, the
     first `limit` shoes with a hand in them, the rest not read. `capacity`:
     the most hands the shoes could hold (a file's size over 8 bytes: a hand
@@ -159,7 +183,7 @@ def deal_card_shoes(shoes: Iterable[_CardShoe], source: str, decks: int, burn: b
     hands = _Growing(capacity)
     burned: list[tuple[int, ...]] = []
     any_shoe = False
-    dealt = 0   # shoes with hands
+    dealt = 0  # shoes with hands
     cards_dealt = 0
     for shoe in shoes:
         if limit is not None and dealt >= limit:
@@ -174,7 +198,8 @@ def deal_card_shoes(shoes: Iterable[_CardShoe], source: str, decks: int, burn: b
                 raise ShoeFormatError(
                     f"{source}, {shoe.label}: the shoe ends during the burn: the first card, "
                     f"{card_token(int(cards[0]))}, burns {n_burn - 1} more, but the shoe has "
-                    f"only {cards.shape[0]} cards")
+                    f"only {cards.shape[0]} cards"
+                )
             shoe_burn, cards = tuple(int(c) for c in cards[:n_burn]), cards[n_burn:]
         # many shoes: the compiled kernel (once loaded, far quicker a hand)
         columns, used = deal_cards(cards, compiled=cards_dealt > PYTHON_DEAL_CARDS or None)
@@ -187,7 +212,9 @@ def deal_card_shoes(shoes: Iterable[_CardShoe], source: str, decks: int, burn: b
                 f"{left} card{'s' if left > 1 else ''} left over "
                 f"{f'after hand {n} ' if n else ''}"
                 f"{'were' if left > 1 else 'was'} not dealt",
-                IncompleteHandWarning, stacklevel=3)
+                IncompleteHandWarning,
+                stacklevel=3,
+            )
         if n == 0:
             continue
         columns["shoe"] = np.full(n, dealt, dtype=np.int64)
@@ -200,16 +227,25 @@ def deal_card_shoes(shoes: Iterable[_CardShoe], source: str, decks: int, burn: b
     if not dealt:
         raise ShoeFormatError(f"{source}: no complete hand in any shoe (a hand takes 4 to 6 cards)")
     # (Hands keeps the filled part of each array as it is: no copy)
-    return Hands.from_columns(hands.n, known=ALL_KNOWN, source=source,
-                              burned=tuple(burned) if burn else (), **hands.filled())
+    return Hands.from_columns(
+        hands.n,
+        known=ALL_KNOWN,
+        source=source,
+        burned=tuple(burned) if burn else (),
+        **hands.filled(),
+    )
 
 
 def empty_columns(size: int) -> dict[str, np.ndarray]:
     return {
-        "cards": np.zeros((size, 6), np.uint8), "player_total": np.zeros(size, np.int8),
-        "banker_total": np.zeros(size, np.int8), "winner": np.zeros(size, np.int8),
-        "natural": np.zeros(size, np.bool_), "player_pair": np.zeros(size, np.bool_),
-        "banker_pair": np.zeros(size, np.bool_), "player_card_count": np.zeros(size, np.int8),
+        "cards": np.zeros((size, 6), np.uint8),
+        "player_total": np.zeros(size, np.int8),
+        "banker_total": np.zeros(size, np.int8),
+        "winner": np.zeros(size, np.int8),
+        "natural": np.zeros(size, np.bool_),
+        "player_pair": np.zeros(size, np.bool_),
+        "banker_pair": np.zeros(size, np.bool_),
+        "player_card_count": np.zeros(size, np.int8),
         "banker_card_count": np.zeros(size, np.int8),
     }
 
@@ -219,8 +255,9 @@ def empty_columns(size: int) -> dict[str, np.ndarray]:
 PYTHON_DEAL_CARDS = 5_000
 
 
-def deal_cards(cards: np.ndarray | Sequence[int], compiled: bool | None = None
-               ) -> tuple[dict[str, np.ndarray], int]:
+def deal_cards(
+    cards: np.ndarray | Sequence[int], compiled: bool | None = None
+) -> tuple[dict[str, np.ndarray], int]:
     """Deal every complete hand from an ordered sequence of card codes.
 
     Returns the `Hands` columns of the hands dealt (all but shoe and hand) and
@@ -240,16 +277,26 @@ def deal_cards(cards: np.ndarray | Sequence[int], compiled: bool | None = None
         from backtest.shoes import kernels
 
         dealt, used = kernels.deal_sequence(
-            seq, kernels.HAND_TABLE, kernels.CARD_VALUE, out["cards"], out["player_total"],
-            out["banker_total"], out["winner"], out["natural"], out["player_pair"],
-            out["banker_pair"], out["player_card_count"], out["banker_card_count"])
+            seq,
+            kernels.HAND_TABLE,
+            kernels.CARD_VALUE,
+            out["cards"],
+            out["player_total"],
+            out["banker_total"],
+            out["winner"],
+            out["natural"],
+            out["player_pair"],
+            out["banker_pair"],
+            out["player_card_count"],
+            out["banker_card_count"],
+        )
         n, pos = int(dealt), int(used)
     # The rules themselves deal a short sequence (faster than loading the
     # compiled kernel), and the last hand of a long one: the kernel stops once
     # it cannot see a fifth card, so a last hand that stands on four is left.
     while True:
         try:
-            hand = deal_hand(int(c) for c in seq[pos:pos + 6])
+            hand = deal_hand(int(c) for c in seq[pos : pos + 6])
         except RulesError:
             break
         put_hand(out, n, hand)
@@ -259,8 +306,12 @@ def deal_cards(cards: np.ndarray | Sequence[int], compiled: bool | None = None
 
 
 def put_hand(out: dict[str, np.ndarray], i: int, hand: Hand) -> None:
-    out["cards"][i] = (hand.player_cards + (0,) * (3 - len(hand.player_cards))
-                       + hand.banker_cards + (0,) * (3 - len(hand.banker_cards)))
+    out["cards"][i] = (
+        hand.player_cards
+        + (0,) * (3 - len(hand.player_cards))
+        + hand.banker_cards
+        + (0,) * (3 - len(hand.banker_cards))
+    )
     out["player_total"][i] = hand.player_total
     out["banker_total"][i] = hand.banker_total
     out["winner"][i] = hand.winner.code

@@ -44,7 +44,6 @@ from backtest.shoes.shoe import MAX_DECKS
 FORMATS = ("card-text", "card-csv", "outcome-csv", "json", "road", "parquet")
 
 
-
 #: `decks=N` in a comment before a file's first shoe (as `shoe generate` writes)
 _DECLARED_DECKS = re.compile(r"(?<![\w-])decks\s*=\s*(\d+)\b")
 
@@ -82,14 +81,17 @@ def shoe_decks(path: StrPath, decks: int | None, asked: str = "decks") -> int:
     than `decks` is an error naming `asked` (the key or option that gave them)."""
     declared = declared_decks(path)
     if declared and not 1 <= declared[0] <= MAX_DECKS:
-        raise ShoeFormatError(f"{source_name(path)}, line {declared[1]}: decks={shown(declared[0])}: "
-                              f"a shoe is dealt from 1 to {MAX_DECKS} decks")
+        raise ShoeFormatError(
+            f"{source_name(path)}, line {declared[1]}: decks={shown(declared[0])}: "
+            f"a shoe is dealt from 1 to {MAX_DECKS} decks"
+        )
     if decks is None:
         return declared[0] if declared else 8
     if declared and declared[0] != decks:
         raise ShoeFormatError(
             f"{asked} is {decks}, but {source_name(path)}, line {declared[1]} says its shoes were "
-            f"dealt from {decks_words(declared[0])}; give {declared[0]}, or leave {asked} out")
+            f"dealt from {decks_words(declared[0])}; give {declared[0]}, or leave {asked} out"
+        )
     return decks
 
 
@@ -97,15 +99,18 @@ def decks_option(path: StrPath | None, decks: int | None) -> int:
     """A command's --decks, beside the shoe file it reads (if any): checked,
     then resolved as `shoe_decks` resolves it (8 without either); an error
     names the option (a usage error)."""
-    if decks is not None and (isinstance(decks, bool) or not isinstance(decks, int)
-                              or not 1 <= decks <= MAX_DECKS):
-        raise UsageError(f"--decks must be a whole number from 1 to {MAX_DECKS}, got {shown(decks)}")
+    if decks is not None and (
+        isinstance(decks, bool) or not isinstance(decks, int) or not 1 <= decks <= MAX_DECKS
+    ):
+        raise UsageError(
+            f"--decks must be a whole number from 1 to {MAX_DECKS}, got {shown(decks)}"
+        )
     if path is None:
         return 8 if decks is None else decks
     try:
         return shoe_decks(path, decks, "--decks")
     except ShoeFormatError as exc:
-        if not str(exc).startswith("--decks"):   # what the file says is wrong: its error
+        if not str(exc).startswith("--decks"):  # what the file says is wrong: its error
             raise
         raise UsageError(str(exc)) from None
 
@@ -125,8 +130,10 @@ def parse_columns(text: str, option: str = "--columns") -> dict[str, str]:
     for part in (p.strip() for p in text.split(",")):
         ours, eq, theirs = part.partition("=")
         if not part or not eq or not ours.strip() or not theirs.strip():
-            raise UsageError(f"{option}: expected OURS=THEIRS pairs separated by commas, such "
-                             f"as winner=Result,shoe=Shoe; got {shown(part)}")
+            raise UsageError(
+                f"{option}: expected OURS=THEIRS pairs separated by commas, such "
+                f"as winner=Result,shoe=Shoe; got {shown(part)}"
+            )
         mapping[ours.strip()] = theirs.strip()
     check_columns(mapping, option)
     return mapping
@@ -139,16 +146,24 @@ def check_columns(mapping: Mapping[str, Any], where: str) -> None:
         if ours not in MAPPED_COLUMNS:
             close = difflib.get_close_matches(str(ours), MAPPED_COLUMNS, n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
-            raise UsageError(f"{where}: unknown column {shown(ours)}{hint}; a mapping gives the "
-                             f"file's column for any of {', '.join(MAPPED_COLUMNS)}")
+            raise UsageError(
+                f"{where}: unknown column {shown(ours)}{hint}; a mapping gives the "
+                f"file's column for any of {', '.join(MAPPED_COLUMNS)}"
+            )
         if not isinstance(theirs, str) or not theirs.strip():
-            raise UsageError(f"{where}: {ours}: expected the name of the file's column, got "
-                             f"{shown(theirs)}")
+            raise UsageError(
+                f"{where}: {ours}: expected the name of the file's column, got {shown(theirs)}"
+            )
 
 
-def read_shoes(path: StrPath, decks: int | None = None, burn: bool = False,
-               fmt: str | None = None, columns: Mapping[str, str] | None = None,
-               shoes: int | None = None) -> Hands:
+def read_shoes(
+    path: StrPath,
+    decks: int | None = None,
+    burn: bool = False,
+    fmt: str | None = None,
+    columns: Mapping[str, str] | None = None,
+    shoes: int | None = None,
+) -> Hands:
     """Read every shoe of a recorded file, in any of `FORMATS`; `-` is standard input.
 
     The format is told from the extension and the content when `fmt` is None:
@@ -191,11 +206,15 @@ def read_shoes(path: StrPath, decks: int | None = None, burn: bool = False,
     else:
         kind, confident = _sniff(source, text, columns)
     if columns and kind not in ("card-csv", "outcome-csv"):
-        raise UsageError(f"{source}: a column mapping is for CSV and Parquet files, and this "
-                         f"file is {_KIND_WORDS[kind]}")
+        raise UsageError(
+            f"{source}: a column mapping is for CSV and Parquet files, and this "
+            f"file is {_KIND_WORDS[kind]}"
+        )
     if burn and kind not in ("card-text", "card-csv"):
-        raise UsageError(f"{source}: the burn rule applies to card-level shoes, and this file is "
-                         f"an outcome-level record ({kind}) with no cards to burn")
+        raise UsageError(
+            f"{source}: the burn rule applies to card-level shoes, and this file is "
+            f"an outcome-level record ({kind}) with no cards to burn"
+        )
     try:
         return _read_kind(kind, text, source, decks, burn, columns)
     except ShoeFormatError as exc:
@@ -204,39 +223,59 @@ def read_shoes(path: StrPath, decks: int | None = None, burn: bool = False,
         raise _tried_all(text, source, decks, exc) from None
 
 
-def _streamed_card_text(path: StrPath, fmt: str | None, columns: Mapping[str, str] | None,
-                        decks: int, burn: bool, shoes: int | None) -> Hands | None:
+def _streamed_card_text(
+    path: StrPath,
+    fmt: str | None,
+    columns: Mapping[str, str] | None,
+    decks: int,
+    burn: bool,
+    shoes: int | None,
+) -> Hands | None:
     """The shoes of a card-level text file larger than `text.HEAD_BYTES`, read
     a line at a time (as far as `shoes` shoes, if given); None for any other
     file (standard input, Parquet, a smaller file, another format), which is
     read whole."""
     if os.fspath(path) == STDIN or columns or fmt not in (None, "card-text"):
         return None
-    try:   # a file the head holds whole is read once, whole, by the caller
+    try:  # a file the head holds whole is read once, whole, by the caller
         if os.path.getsize(path) <= HEAD_BYTES:
             return None
         with open(path, "rb") as fh:
             if fh.read(len(PARQUET_MAGIC)) == PARQUET_MAGIC:
                 return None
     except OSError:
-        return None   # load_bytes says what is wrong
+        return None  # load_bytes says what is wrong
     source, head, _ = load_head(path)
     if fmt is None and _sniff(source, head, None)[0] != "card-text":
         return None
-    return deal_card_shoes(card_text_shoes(stream_lines(path), source), source, decks, burn,
-                           shoes, capacity=os.path.getsize(path) // 8 + 1)
+    return deal_card_shoes(
+        card_text_shoes(stream_lines(path), source),
+        source,
+        decks,
+        burn,
+        shoes,
+        capacity=os.path.getsize(path) // 8 + 1,
+    )
 
 
-_KIND_WORDS = {"card-text": "card text", "card-csv": "a card CSV", "outcome-csv": "an outcome CSV",
-               "json": "JSON", "road": "a road", "parquet": "Parquet"}
+_KIND_WORDS = {
+    "card-text": "card text",
+    "card-csv": "a card CSV",
+    "outcome-csv": "an outcome CSV",
+    "json": "JSON",
+    "road": "a road",
+    "parquet": "Parquet",
+}
 PARQUET_MAGIC = b"PAR1"
 
 
-def _read_kind(kind: str, text: str, source: str, decks: int, burn: bool,
-               columns: Mapping[str, str] | None) -> Hands:
+def _read_kind(
+    kind: str, text: str, source: str, decks: int, burn: bool, columns: Mapping[str, str] | None
+) -> Hands:
     if kind == "card-text":
-        return deal_card_shoes(card_text_shoes(text, source), source, decks, burn,
-                               capacity=len(text) // 8 + 1)
+        return deal_card_shoes(
+            card_text_shoes(text, source), source, decks, burn, capacity=len(text) // 8 + 1
+        )
     if kind == "card-csv":
         return deal_card_shoes(card_csv_shoes(text, source, columns), source, decks, burn)
     if kind == "outcome-csv":
@@ -267,12 +306,14 @@ def _check_hands_fit(hands: Hands, decks: int, source: str, road: str | None) ->
     k = int(over[0])
     where = f"shoe {k + 1}"
     lines = [n for n, _ in content_lines(road)] if road is not None else []
-    if len(lines) == len(counts):   # a shoe a line
+    if len(lines) == len(counts):  # a shoe a line
         where = f"line {lines[k]}"
-    raise ShoeFormatError(f"{source}, {where}: {int(counts[k]):,} hands in one shoe, more than "
-                          f"{decks_words(decks)} can deal (at most {most:,}: a hand takes at "
-                          f"least 4 of the {52 * decks:,} cards); give the decks the records "
-                          "came from")
+    raise ShoeFormatError(
+        f"{source}, {where}: {int(counts[k]):,} hands in one shoe, more than "
+        f"{decks_words(decks)} can deal (at most {most:,}: a hand takes at "
+        f"least 4 of the {52 * decks:,} cards); give the decks the records "
+        "came from"
+    )
 
 
 def _tried_all(text: str, source: str, decks: int, first: ShoeFormatError) -> ShoeFormatError:
@@ -288,12 +329,16 @@ def _tried_all(text: str, source: str, decks: int, first: ShoeFormatError) -> Sh
         except ShoeFormatError as exc:
             reason = ": ".join(str(exc).removeprefix(source).lstrip(", :").split(": ")[:2])
         reasons.append(f"{_KIND_WORDS[kind]}: {reason[:80]}")
-    return ShoeFormatError(f"{source}: cannot tell what kind of shoe file this is; tried "
-                           + "; ".join(reasons) + "; see data/README.md for the formats")
+    return ShoeFormatError(
+        f"{source}: cannot tell what kind of shoe file this is; tried "
+        + "; ".join(reasons)
+        + "; see data/README.md for the formats"
+    )
 
 
-def _read_parquet(source: str, data: bytes, decks: int, burn: bool,
-                  columns: Mapping[str, str] | None) -> Hands:
+def _read_parquet(
+    source: str, data: bytes, decks: int, burn: bool, columns: Mapping[str, str] | None
+) -> Hands:
     """A Parquet file of the columns a CSV has, read as that CSV (its rows
     counted from 1, under the header)."""
     import io
@@ -302,9 +347,10 @@ def _read_parquet(source: str, data: bytes, decks: int, burn: bool,
 
     try:
         frame = pl.read_parquet(io.BytesIO(data))
-    except Exception as exc:   # polars raises its own errors, and OSError
-        raise ShoeFormatError(f"{source}: not a Parquet file polars can read: "
-                              f"{shown(str(exc), 120)[1:-1]}") from None
+    except Exception as exc:  # polars raises its own errors, and OSError
+        raise ShoeFormatError(
+            f"{source}: not a Parquet file polars can read: {shown(str(exc), 120)[1:-1]}"
+        ) from None
     cast = []
     for name, dtype in frame.schema.items():
         col = pl.col(name)
@@ -317,15 +363,21 @@ def _read_parquet(source: str, data: bytes, decks: int, burn: bool,
         header = (header - {c.strip().lower() for c in columns.values()}) | set(columns)
     kind = "card-csv" if "card" in header and "winner" not in header else "outcome-csv"
     if burn and kind != "card-csv":
-        raise UsageError(f"{source}: the burn rule applies to card-level shoes, and this file is "
-                         "an outcome-level record with no cards to burn")
+        raise UsageError(
+            f"{source}: the burn rule applies to card-level shoes, and this file is "
+            "an outcome-level record with no cards to burn"
+        )
     try:
         return _read_kind(kind, text, source, decks, burn, columns)
     except ShoeFormatError as exc:
-        message = re.sub(rf"^{re.escape(source)}, line (\d+)",
-                         lambda m: f"{source}, " + ("the header" if m.group(1) == "1"
-                                                    else f"row {int(m.group(1)) - 1}"),
-                         str(exc))
+        message = re.sub(
+            rf"^{re.escape(source)}, line (\d+)",
+            lambda m: (
+                f"{source}, "
+                + ("the header" if m.group(1) == "1" else f"row {int(m.group(1)) - 1}")
+            ),
+            str(exc),
+        )
         raise ShoeFormatError(message) from None
 
 
@@ -367,13 +419,20 @@ def _sniff(source: str, text: str, columns: Mapping[str, str] | None = None) -> 
     """The format the text is in, and whether that is sure (else a reader that
     fails lists every format tried)."""
     suffix = Path(source).suffix.lower()
-    first = next(((n, line) for n, line in numbered_lines(text)
-                  if line.strip() and not line.lstrip().startswith("#")), None)
+    first = next(
+        (
+            (n, line)
+            for n, line in numbered_lines(text)
+            if line.strip() and not line.lstrip().startswith("#")
+        ),
+        None,
+    )
     if first is None:
         return "card-text", True  # only comments: reported as a file with no shoes
     number, line = first
-    if suffix in (".json", ".jsonl", ".ndjson") \
-            or (suffix != ".csv" and line.lstrip().startswith(("{", "["))):
+    if suffix in (".json", ".jsonl", ".ndjson") or (
+        suffix != ".csv" and line.lstrip().startswith(("{", "["))
+    ):
         return "json", True
     if suffix == ".csv" or "," in line:
         header = {c.strip().lower() for c in csv_cells(line, source, number)}
@@ -385,12 +444,13 @@ def _sniff(source: str, text: str, columns: Mapping[str, str] | None = None) -> 
             return "outcome-csv", True
         cells = [c.strip() for c in csv_cells(line, source, number)]
         if not columns and all(c and token_results(c) is not None for c in cells):
-            return "road", True   # P,B,B,P,T: no header is all results
+            return "road", True  # P,B,B,P,T: no header is all results
         raise ShoeFormatError(
             f"{source}, line {number}: a CSV shoe file needs a header with shoe,card (card "
             f"level, one card per row) or shoe,winner (outcome level, one hand per row), or "
             f"a mapping of its columns (--columns winner=Result,shoe=Shoe); "
-            f"got {shown(line.strip())}")
+            f"got {shown(line.strip())}"
+        )
     # No card token holds a B or a P; text that is mostly results is a road
     # (so that a stray character in it is reported as a bad result, not a bad card).
     content = "".join("".join(c.split()) for _, c in content_lines(text)).upper()
@@ -398,9 +458,11 @@ def _sniff(source: str, text: str, columns: Mapping[str, str] | None = None) -> 
         # only T's: ties, or cards of ten? "TTT" is no card; "T T T" is either
         if any(len(token) > 1 for _, c in content_lines(text) for token in c.split()):
             return "road", True
-        raise ShoeFormatError(f"{source}: the file holds only T's standing alone, which read as "
-                              "ties (a road) or as cards of ten: write ties run together (TTT), "
-                              "or tens as 10")
+        raise ShoeFormatError(
+            f"{source}: the file holds only T's standing alone, which read as "
+            "ties (a road) or as cards of ten: write ties run together (TTT), "
+            "or tens as 10"
+        )
     if _results_share(text) >= 0.5:
         return "road", True
     tokens = [t for _, c in content_lines(text) for t in c.split()]
@@ -426,11 +488,12 @@ def _results_share(text: str) -> float:
             token = match.group()
             total += len(token)
             got = token_results(token)
-            if got is None:   # partly a road: count its road characters
+            if got is None:  # partly a road: count its road characters
                 got_chars = [ch for ch in token if ch.upper() in ROAD_CHARS]
                 results += len(got_chars)
-                decisive = decisive or any(ROAD_CHARS[c.upper()] is not Winner.TIE
-                                           for c in got_chars)
+                decisive = decisive or any(
+                    ROAD_CHARS[c.upper()] is not Winner.TIE for c in got_chars
+                )
                 continue
             results += len(token)
             decisive = decisive or any(w is not Winner.TIE for w in got)

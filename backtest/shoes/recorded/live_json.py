@@ -15,15 +15,28 @@ from backtest.shoes.recorded.outcomes import check_hand, outcome_hands, parse_wi
 from backtest.shoes.recorded.rounds import is_round, round_hands
 from backtest.shoes.recorded.text import numbered_lines
 
-_JSON_SHAPES = ("a shoe-state message (an object with args.history_v2), a list of hand "
-                "entries, a list of such messages, or a list of lists of entries")
-_LIVE_NAMES = {"winner": "winner", "player_total": "playerScore", "banker_total": "bankerScore",
-               "natural": "natural", "player_pair": "playerPair", "banker_pair": "bankerPair"}
+_JSON_SHAPES = (
+    "a shoe-state message (an object with args.history_v2), a list of hand "
+    "entries, a list of such messages, or a list of lists of entries"
+)
+_LIVE_NAMES = {
+    "winner": "winner",
+    "player_total": "playerScore",
+    "banker_total": "bankerScore",
+    "natural": "natural",
+    "player_pair": "playerPair",
+    "banker_pair": "bankerPair",
+}
 
 
 def _json_type(v: Any) -> str:
-    return {dict: "object", list: "list", str: "string", bool: "true/false",
-            type(None): "null"}.get(type(v), "number")
+    return {
+        dict: "object",
+        list: "list",
+        str: "string",
+        bool: "true/false",
+        type(None): "null",
+    }.get(type(v), "number")
 
 
 #: a time stamp before a captured message: `[08:46:12] {...}`
@@ -42,23 +55,31 @@ def live_json_hands(text: str, source: str, decks: int = 8) -> Hands:
     except json.JSONDecodeError as exc:
         if exc.msg == "Extra data" or _one_value_a_line(text):
             return _items_hands(json_lines(text, source, force=True) or [], source, decks)
-        raise ShoeFormatError(f"{source}, line {exc.lineno}, column {exc.colno}: not valid "
-                              f"JSON: {exc.msg}") from None
+        raise ShoeFormatError(
+            f"{source}, line {exc.lineno}, column {exc.colno}: not valid JSON: {exc.msg}"
+        ) from None
     except RecursionError:
-        raise ShoeFormatError(f"{source}: its JSON nests lists or objects too deeply to be a "
-                              "shoe's records") from None
-    if is_round(data) or (isinstance(data, list) and data and is_round(data[0])
-                          and "playerScore" not in data[0]):
+        raise ShoeFormatError(
+            f"{source}: its JSON nests lists or objects too deeply to be a shoe's records"
+        ) from None
+    if is_round(data) or (
+        isinstance(data, list) and data and is_round(data[0]) and "playerScore" not in data[0]
+    ):
         one_line = len([line for line in text.split("\n") if line.strip()]) == 1
-        items = [("line 1" if one_line else "the record", data)] if isinstance(data, dict) \
+        items = (
+            [("line 1" if one_line else "the record", data)]
+            if isinstance(data, dict)
             else [(f"[{i}]", item) for i, item in enumerate(data)]
+        )
         return round_hands(items, source, decks)
     if isinstance(data, list) and data and isinstance(data[0], dict) and "args" in data[0]:
         for i, item in enumerate(data):
             if not isinstance(item, dict) or "args" not in item:
-                raise ShoeFormatError(f"{source}, [{i}]: expected a shoe-state message (an "
-                                      f"object with args.history_v2) like [0], got a JSON "
-                                      f"{_json_type(item)}")
+                raise ShoeFormatError(
+                    f"{source}, [{i}]: expected a shoe-state message (an "
+                    f"object with args.history_v2) like [0], got a JSON "
+                    f"{_json_type(item)}"
+                )
         return _merged_snapshots([(f"[{i}]", item) for i, item in enumerate(data)], source)
     records = []
     shoe = 0
@@ -99,17 +120,23 @@ def json_lines(text: str, source: str, force: bool = False) -> list[tuple[str, A
         except json.JSONDecodeError as exc:
             short = exc.msg.startswith("Unterminated") or exc.pos >= len(line.rstrip()) - 1
             cut = "; the message is cut short" if short else ""
-            raise ShoeFormatError(f"{source}, line {number}, column {exc.colno}: not valid "
-                                  f"JSON: {exc.msg}{cut}") from None
+            raise ShoeFormatError(
+                f"{source}, line {number}, column {exc.colno}: not valid JSON: {exc.msg}{cut}"
+            ) from None
         except RecursionError:
-            raise ShoeFormatError(f"{source}, line {number}: its JSON nests lists or objects "
-                                  "too deeply to be a shoe's records") from None
+            raise ShoeFormatError(
+                f"{source}, line {number}: its JSON nests lists or objects "
+                "too deeply to be a shoe's records"
+            ) from None
     return out
 
 
 def _is_snapshot(value: Any) -> bool:
-    return isinstance(value, dict) and isinstance(value.get("args"), dict) \
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("args"), dict)
         and "history_v2" in value["args"]
+    )
 
 
 def _items_hands(items: list[tuple[str, Any]], source: str, decks: int) -> Hands:
@@ -122,21 +149,31 @@ def _items_hands(items: list[tuple[str, Any]], source: str, decks: int) -> Hands
         raise ShoeFormatError(
             f"{source}, {rounds[0][0] if items.index(rounds[0]) > items.index(snapshots[0]) else snapshots[0][0]}: "
             f"the file mixes shoe-state snapshots ({snapshots[0][0]}) and per-round records "
-            f"({rounds[0][0]}); give one kind of record a file")
+            f"({rounds[0][0]}); give one kind of record a file"
+        )
     kept = snapshots or rounds
     if not kept:
         first = items[0][1]
         raise ShoeFormatError(
             f"{source}, {items[0][0]}: expected {_JSON_SHAPES}, or a round's result (an object "
-            f"with a winner); got {_described(first)}")
+            f"with a winner); got {_described(first)}"
+        )
     others = [v for _, v in items if not (_is_snapshot(v) or is_round(v))]
     if others:
-        kinds = sorted({str(v.get("type")) for v in others if isinstance(v, dict)
-                        and isinstance(v.get("type"), str)})
+        kinds = sorted(
+            {
+                str(v.get("type"))
+                for v in others
+                if isinstance(v, dict) and isinstance(v.get("type"), str)
+            }
+        )
         said = f" ({', '.join(kinds[:3])}{', ...' if len(kinds) > 3 else ''})" if kinds else ""
         many = len(others) > 1
-        warnings.warn(f"{source}: {len(others)} line{'s' if many else ''} that "
-                      f"hold{'' if many else 's'} no hands{said} skipped", stacklevel=3)
+        warnings.warn(
+            f"{source}: {len(others)} line{'s' if many else ''} that "
+            f"hold{'' if many else 's'} no hands{said} skipped",
+            stacklevel=3,
+        )
     if rounds:
         return round_hands(rounds, source, decks)
     return _merged_snapshots(snapshots, source)
@@ -171,11 +208,12 @@ def _merged_snapshots(snapshots: list[tuple[str, Any]], source: str) -> Hands:
     last_place, last_id = "", None
     for place, message in snapshots:
         entries = _history(message, "", f"{source}, {place}")
-        recs = [_live_entry(e, f"{source}, {place}, args.history_v2[{i}]", 0, i + 1)
-                for i, e in enumerate(entries)]
+        recs = [
+            _live_entry(e, f"{source}, {place}, args.history_v2[{i}]", 0, i + 1)
+            for i, e in enumerate(entries)
+        ]
         shoe_id = _shoe_id(message)
-        if not shoes or (shoe_id is not None and shoe_id != last_id) \
-                or len(recs) < len(shoes[-1]):
+        if not shoes or (shoe_id is not None and shoe_id != last_id) or len(recs) < len(shoes[-1]):
             shoes.append(recs)
         else:
             before = shoes[-1]
@@ -185,7 +223,8 @@ def _merged_snapshots(snapshots: list[tuple[str, Any]], source: str) -> Hands:
                         f"{source}, {place}, args.history_v2[{i}]: this snapshot contradicts "
                         f"the one before it ({last_place}), which has hand {i + 1} as "
                         f"{_entry_text(a)}, not {_entry_text(b)}; a snapshot either extends "
-                        "the shoe so far or, with fewer hands, starts a new shoe")
+                        "the shoe so far or, with fewer hands, starts a new shoe"
+                    )
             shoes[-1] = recs
         last_place, last_id = place, shoe_id
     records = []
@@ -199,8 +238,9 @@ def _merged_snapshots(snapshots: list[tuple[str, Any]], source: str) -> Hands:
 
 def _entry_text(rec: Mapping[str, Any]) -> str:
     flags = [f for f in ("natural", "player_pair", "banker_pair") if rec.get(f)]
-    return (f"{rec['winner']} {rec['player_total']}-{rec['banker_total']}"
-            + (f" ({', '.join(f.replace('_', ' ') for f in flags)})" if flags else ""))
+    return f"{rec['winner']} {rec['player_total']}-{rec['banker_total']}" + (
+        f" ({', '.join(f.replace('_', ' ') for f in flags)})" if flags else ""
+    )
 
 
 def _json_shoes(data: Any, source: str) -> list[tuple[str, list[Any]]]:
@@ -214,8 +254,10 @@ def _json_shoes(data: Any, source: str) -> list[tuple[str, list[Any]]]:
     if isinstance(data[0], list):
         for i, item in enumerate(data):
             if not isinstance(item, list):
-                raise ShoeFormatError(f"{source}, [{i}]: expected a list of hand entries like "
-                                      f"the others, got a JSON {_json_type(item)}")
+                raise ShoeFormatError(
+                    f"{source}, [{i}]: expected a list of hand entries like "
+                    f"the others, got a JSON {_json_type(item)}"
+                )
         return [(f"[{i}]", item) for i, item in enumerate(data)]
     messages = isinstance(data[0], dict) and "args" in data[0]
     if not messages:
@@ -223,9 +265,11 @@ def _json_shoes(data: Any, source: str) -> list[tuple[str, list[Any]]]:
     shoes = []
     for i, item in enumerate(data):
         if not isinstance(item, dict) or "args" not in item:
-            raise ShoeFormatError(f"{source}, [{i}]: expected a shoe-state message (an object "
-                                  f"with args.history_v2) like [0], got a JSON "
-                                  f"{_json_type(item)}")
+            raise ShoeFormatError(
+                f"{source}, [{i}]: expected a shoe-state message (an object "
+                f"with args.history_v2) like [0], got a JSON "
+                f"{_json_type(item)}"
+            )
         shoes.append((f"[{i}].args.history_v2", _history(item, f"[{i}].", source)))
     return shoes
 
@@ -233,33 +277,46 @@ def _json_shoes(data: Any, source: str) -> list[tuple[str, list[Any]]]:
 def _history(message: Mapping[str, Any], prefix: str, source: str) -> list[Any]:
     args = message.get("args")
     if not isinstance(args, dict):
-        raise ShoeFormatError(f"{source}, {prefix}args: expected {_JSON_SHAPES}; this object has "
-                              "no args object")
+        raise ShoeFormatError(
+            f"{source}, {prefix}args: expected {_JSON_SHAPES}; this object has no args object"
+        )
     history = args.get("history_v2")
     if not isinstance(history, list):
-        raise ShoeFormatError(f"{source}, {prefix}args.history_v2: expected the list of hand "
-                              f"entries, got {'nothing' if history is None else 'a JSON ' + _json_type(history)}")
+        raise ShoeFormatError(
+            f"{source}, {prefix}args.history_v2: expected the list of hand "
+            f"entries, got {'nothing' if history is None else 'a JSON ' + _json_type(history)}"
+        )
     return history
 
 
 def _live_entry(entry: Any, where: str, shoe: int, hand: int) -> dict[str, Any]:
     if not isinstance(entry, dict):
-        raise ShoeFormatError(f"{where}: expected a hand entry (an object with winner, "
-                              f"playerScore, bankerScore), got a JSON {_json_type(entry)}")
+        raise ShoeFormatError(
+            f"{where}: expected a hand entry (an object with winner, "
+            f"playerScore, bankerScore), got a JSON {_json_type(entry)}"
+        )
     if "winner" not in entry:
         raise ShoeFormatError(f"{where}: the entry has no winner (Player, Banker or Tie)")
-    rec: dict[str, Any] = {"shoe": shoe, "hand": hand,
-                           "winner": parse_winner(entry["winner"], f"{where}.winner")}
+    rec: dict[str, Any] = {
+        "shoe": shoe,
+        "hand": hand,
+        "winner": parse_winner(entry["winner"], f"{where}.winner"),
+    }
     for field, key in (("player_total", "playerScore"), ("banker_total", "bankerScore")):
         if key not in entry:
             raise ShoeFormatError(f"{where}: the entry has no {key} (the hand's total, 0 to 9)")
         v = entry[key]
         if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 9:
-            raise ShoeFormatError(f"{where}.{key}: impossible total {json.dumps(v)}: a hand's "
-                                  "total is a whole number from 0 to 9")
+            raise ShoeFormatError(
+                f"{where}.{key}: impossible total {json.dumps(v)}: a hand's "
+                "total is a whole number from 0 to 9"
+            )
         rec[field] = v
-    for field, key in (("natural", "natural"), ("player_pair", "playerPair"),
-                       ("banker_pair", "bankerPair")):
+    for field, key in (
+        ("natural", "natural"),
+        ("player_pair", "playerPair"),
+        ("banker_pair", "bankerPair"),
+    ):
         v = entry.get(key, False)
         if not isinstance(v, bool):
             raise ShoeFormatError(f"{where}.{key}: expected true or false, got {json.dumps(v)}")

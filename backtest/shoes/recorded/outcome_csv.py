@@ -24,15 +24,28 @@ from backtest.shoes.recorded.outcomes import (
 from backtest.shoes.recorded.text import csv_table, group_shoes
 
 #: the columns an outcome-level CSV may have (`shoe` and `winner` are required)
-OUTCOME_COLUMNS = ("shoe", "hand", "winner", "player_total", "banker_total", "natural",
-                   "player_pair", "banker_pair", "player_card_count", "banker_card_count",
-                   "player_cards", "banker_cards")
+OUTCOME_COLUMNS = (
+    "shoe",
+    "hand",
+    "winner",
+    "player_total",
+    "banker_total",
+    "natural",
+    "player_pair",
+    "banker_pair",
+    "player_card_count",
+    "banker_card_count",
+    "player_cards",
+    "banker_cards",
+)
 
 
-def outcome_csv_hands(text: str, source: str, decks: int,
-                      mapping: Mapping[str, str] | None = None) -> Hands:
-    rows = csv_table(text, source, "an outcome-level CSV", OUTCOME_COLUMNS, ("shoe", "winner"),
-                     mapping)
+def outcome_csv_hands(
+    text: str, source: str, decks: int, mapping: Mapping[str, str] | None = None
+) -> Hands:
+    rows = csv_table(
+        text, source, "an outcome-level CSV", OUTCOME_COLUMNS, ("shoe", "winner"), mapping
+    )
     columns = set(rows[0][1])
     records = []
     for shoe, (label, group) in enumerate(group_shoes(rows, source)):
@@ -40,13 +53,17 @@ def outcome_csv_hands(text: str, source: str, decks: int,
         card_places: list[str] = []
         for hand, (number, row) in enumerate(group, start=1):
             where = f"{source}, line {number}"
-            rec: dict[str, Any] = {"shoe": shoe, "hand": hand,
-                                   "winner": parse_winner(row["winner"], f"{where}, field winner")}
+            rec: dict[str, Any] = {
+                "shoe": shoe,
+                "hand": hand,
+                "winner": parse_winner(row["winner"], f"{where}, field winner"),
+            }
             if "hand" in row and row["hand"] != str(hand):
                 raise ShoeFormatError(
                     f"{where}, field hand: hand numbers count 1, 2, 3 ... within a shoe; "
                     f"expected {hand} for hand {hand} of shoe {shown(label)}, "
-                    f"got {shown(row['hand'])}")
+                    f"got {shown(row['hand'])}"
+                )
             for f in ("player_total", "banker_total"):
                 if f in row:
                     rec[f] = parse_total(row[f], f"{where}, field {f}")
@@ -59,16 +76,19 @@ def outcome_csv_hands(text: str, source: str, decks: int,
             if "player_cards" in row:
                 p, b = derive_from_cards(rec, row, where)
                 shoe_cards += p + b
-                card_places += ([f"{where}, field player_cards"] * len(p)
-                                + [f"{where}, field banker_cards"] * len(b))
+                card_places += [f"{where}, field player_cards"] * len(p) + [
+                    f"{where}, field banker_cards"
+                ] * len(b)
             else:
                 check_hand(rec, where, {})
             records.append(rec)
         if shoe_cards:
-            check_composition(np.array(shoe_cards, dtype=np.uint8), decks,
-                               card_places.__getitem__)
-    known: set[str] = {f for f in ("player_total", "banker_total", "natural", "player_pair",
-                         "banker_pair") if f in columns}
+            check_composition(np.array(shoe_cards, dtype=np.uint8), decks, card_places.__getitem__)
+    known: set[str] = {
+        f
+        for f in ("player_total", "banker_total", "natural", "player_pair", "banker_pair")
+        if f in columns
+    }
     if "player_card_count" in columns:
         known.add("card_counts")
     if "player_cards" in columns:
@@ -92,8 +112,9 @@ def _field(name: str) -> str:
     return f", field {name}"
 
 
-def derive_from_cards(rec: dict[str, Any], row: Mapping[str, str], where: str,
-                      place: Callable[[str], str] = _field) -> tuple[list[int], list[int]]:
+def derive_from_cards(
+    rec: dict[str, Any], row: Mapping[str, str], where: str, place: Callable[[str], str] = _field
+) -> tuple[list[int], list[int]]:
     """Fill `rec` from the hand's cards, refusing cards the rules would not deal
     and recorded fields that disagree with them; returns each side's cards.
     `place(field)` says where a field is, after `where` (`, field player_cards`)."""
@@ -107,16 +128,24 @@ def derive_from_cards(rec: dict[str, Any], row: Mapping[str, str], where: str,
     if hand is None or hand.player_cards != tuple(p) or hand.banker_cards != tuple(b):
         raise ShoeFormatError(
             f"{where}: Player {' '.join(map(card_token, p))} and Banker "
-            f"{' '.join(map(card_token, b))} is not a hand the rules deal: {_draw_reason(p, b)}")
-    derived = {"winner": hand.winner, "player_total": hand.player_total,
-               "banker_total": hand.banker_total, "natural": hand.natural,
-               "player_pair": hand.player_pair, "banker_pair": hand.banker_pair,
-               "player_card_count": hand.player_card_count,
-               "banker_card_count": hand.banker_card_count}
+            f"{' '.join(map(card_token, b))} is not a hand the rules deal: {_draw_reason(p, b)}"
+        )
+    derived = {
+        "winner": hand.winner,
+        "player_total": hand.player_total,
+        "banker_total": hand.banker_total,
+        "natural": hand.natural,
+        "player_pair": hand.player_pair,
+        "banker_pair": hand.banker_pair,
+        "player_card_count": hand.player_card_count,
+        "banker_card_count": hand.banker_card_count,
+    }
     for f, v in derived.items():
         if f in rec and rec[f] != v:
-            raise ShoeFormatError(f"{where}{place(f)}: {f} is {shown_value(rec[f])}, but the cards "
-                                  f"give {shown_value(v)}")
+            raise ShoeFormatError(
+                f"{where}{place(f)}: {f} is {shown_value(rec[f])}, but the cards "
+                f"give {shown_value(v)}"
+            )
     rec.update(derived)
     rec["cards"] = (p + [0] * (3 - len(p))) + (b + [0] * (3 - len(b)))
     return p, b

@@ -15,8 +15,16 @@ from backtest.core.hands import Hands
 from backtest.core.rules import Winner, banker_draws, is_natural, outcome, player_draws
 
 #: the fields of one outcome record, in the order `_possible` keys them
-_FIELDS = ("winner", "player_total", "banker_total", "natural", "player_pair", "banker_pair",
-           "player_card_count", "banker_card_count")
+_FIELDS = (
+    "winner",
+    "player_total",
+    "banker_total",
+    "natural",
+    "player_pair",
+    "banker_pair",
+    "player_card_count",
+    "banker_card_count",
+)
 
 
 @functools.cache
@@ -69,6 +77,7 @@ def shown_value(v: Any) -> str:
 
 def check_hand(rec: Mapping[str, Any], where: str, names: Mapping[str, str]) -> None:
     """Refuse a record no dealt hand matches; `names` maps fields to the file's names."""
+
     def name(f: str) -> str:
         return names.get(f, f)
 
@@ -76,17 +85,20 @@ def check_hand(rec: Mapping[str, Any], where: str, names: Mapping[str, str]) -> 
     if pt is not None and bt is not None and outcome(pt, bt) is not winner:
         raise ShoeFormatError(
             f"{where}: {name('winner')} is {winner}, but {name('player_total')} {pt} against "
-            f"{name('banker_total')} {bt} is {_WIN_WORDS[outcome(pt, bt)]}")
+            f"{name('banker_total')} {bt} is {_WIN_WORDS[outcome(pt, bt)]}"
+        )
     if rec.get("natural"):
         if pt is not None and bt is not None and max(pt, bt) < 8:
             raise ShoeFormatError(
                 f"{where}: {name('natural')} is true, but a natural is a two-card 8 or 9 and "
-                f"the totals are {pt} and {bt}")
+                f"the totals are {pt} and {bt}"
+            )
         for side in ("player", "banker"):
             if rec.get(f"{side}_card_count") == 3:
                 raise ShoeFormatError(
                     f"{where}: {name('natural')} is true, but the {side.title()} has three "
-                    f"cards ({name(side + '_card_count')} 3); after a natural both hands stand")
+                    f"cards ({name(side + '_card_count')} 3); after a natural both hands stand"
+                )
     fields = tuple(f for f in _FIELDS if f in rec)
     if tuple(rec[f] for f in fields) not in _possible(fields):
         said = ", ".join(f"{name(f)} {shown_value(rec[f])}" for f in fields)
@@ -94,12 +106,24 @@ def check_hand(rec: Mapping[str, Any], where: str, names: Mapping[str, str]) -> 
 
 
 #: a winner as records write it: a letter, a word, a word with "win", or Chinese
-WINNER_WORDS = {"p": Winner.PLAYER, "player": Winner.PLAYER, "b": Winner.BANKER,
-                "banker": Winner.BANKER, "t": Winner.TIE, "tie": Winner.TIE,
-                "庄": Winner.BANKER, "莊": Winner.BANKER, "庄家": Winner.BANKER,
-                "莊家": Winner.BANKER, "闲": Winner.PLAYER, "閒": Winner.PLAYER,
-                "闲家": Winner.PLAYER, "閒家": Winner.PLAYER, "和": Winner.TIE,
-                "和局": Winner.TIE}
+WINNER_WORDS = {
+    "p": Winner.PLAYER,
+    "player": Winner.PLAYER,
+    "b": Winner.BANKER,
+    "banker": Winner.BANKER,
+    "t": Winner.TIE,
+    "tie": Winner.TIE,
+    "庄": Winner.BANKER,
+    "莊": Winner.BANKER,
+    "庄家": Winner.BANKER,
+    "莊家": Winner.BANKER,
+    "闲": Winner.PLAYER,
+    "閒": Winner.PLAYER,
+    "闲家": Winner.PLAYER,
+    "閒家": Winner.PLAYER,
+    "和": Winner.TIE,
+    "和局": Winner.TIE,
+}
 _TRUE = frozenset({"true", "1", "yes", "y"})
 _FALSE = frozenset({"false", "0", "no", "n"})
 _WIN_SUFFIX = re.compile(r"[\s_-]*(wins?|won)$")
@@ -122,15 +146,18 @@ def winner_word(raw: str) -> Winner | None:
 def parse_winner(raw: Any, where: str) -> Winner:
     winner = winner_word(raw) if isinstance(raw, str) else None
     if winner is None:
-        raise ShoeFormatError(f"{where}: unknown winner {shown(raw)}: expected P, B or T "
-                              "(or player, banker, tie, PLAYER_WIN, 庄, 闲, 和; any case)")
+        raise ShoeFormatError(
+            f"{where}: unknown winner {shown(raw)}: expected P, B or T "
+            "(or player, banker, tie, PLAYER_WIN, 庄, 闲, 和; any case)"
+        )
     return winner
 
 
 def parse_total(raw: str, where: str) -> int:
     if raw.strip() not in tuple("0123456789"):
-        raise ShoeFormatError(f"{where}: impossible total {shown(raw)}: a hand's total is a "
-                              "whole number from 0 to 9")
+        raise ShoeFormatError(
+            f"{where}: impossible total {shown(raw)}: a hand's total is a whole number from 0 to 9"
+        )
     return int(raw)
 
 
@@ -140,8 +167,9 @@ def parse_bool(raw: str, where: str) -> bool:
         return True
     if text in _FALSE:
         return False
-    raise ShoeFormatError(f"{where}: expected true or false (also 1/0, yes/no, y/n), "
-                          f"got {shown(raw)}")
+    raise ShoeFormatError(
+        f"{where}: expected true or false (also 1/0, yes/no, y/n), got {shown(raw)}"
+    )
 
 
 def parse_count(raw: str, where: str) -> int:
@@ -150,10 +178,12 @@ def parse_count(raw: str, where: str) -> int:
     return int(raw)
 
 
-def outcome_hands(records: Sequence[Mapping[str, Any]], known: frozenset[str],
-                   source: str) -> Hands:
+def outcome_hands(
+    records: Sequence[Mapping[str, Any]], known: frozenset[str], source: str
+) -> Hands:
     cols: dict[str, Any] = {
-        "shoe": [r["shoe"] for r in records], "hand": [r["hand"] for r in records],
+        "shoe": [r["shoe"] for r in records],
+        "hand": [r["hand"] for r in records],
         "winner": [r["winner"].code for r in records],
     }
     for f in ("player_total", "banker_total", "natural", "player_pair", "banker_pair"):

@@ -17,9 +17,16 @@ from backtest.shoes.recorded.outcomes import outcome_hands, winner_word
 from backtest.shoes.recorded.text import numbered_lines
 
 #: a result as one character of a road
-ROAD_CHARS = {"B": Winner.BANKER, "P": Winner.PLAYER, "T": Winner.TIE,
-              "庄": Winner.BANKER, "莊": Winner.BANKER, "闲": Winner.PLAYER,
-              "閒": Winner.PLAYER, "和": Winner.TIE}
+ROAD_CHARS = {
+    "B": Winner.BANKER,
+    "P": Winner.PLAYER,
+    "T": Winner.TIE,
+    "庄": Winner.BANKER,
+    "莊": Winner.BANKER,
+    "闲": Winner.PLAYER,
+    "閒": Winner.PLAYER,
+    "和": Winner.TIE,
+}
 #: what stands between results: space, comma, semicolon, bar, slash
 TOKEN = re.compile(r"[^\s,;|/]+")
 
@@ -36,7 +43,7 @@ def token_results(token: str) -> list[Winner] | None:
 
 
 def road_hands(text: str, source: str) -> Hands:
-    lines: list[tuple[int, list[Winner]] | None] = []   # None: a blank line
+    lines: list[tuple[int, list[Winner]] | None] = []  # None: a blank line
     for number, line in numbered_lines(text):
         content = line.split("#", 1)[0]
         if not content.strip():
@@ -46,19 +53,21 @@ def road_hands(text: str, source: str) -> Hands:
         for match in TOKEN.finditer(content):
             got = token_results(match.group())
             if got is None:
-                bad = next((i for i, ch in enumerate(match.group()) if ch.upper() not in ROAD_CHARS),
-                           0)
+                bad = next(
+                    (i for i, ch in enumerate(match.group()) if ch.upper() not in ROAD_CHARS), 0
+                )
                 what = match.group() if len(match.group()) > 1 and bad == 0 else match.group()[bad]
                 raise ShoeFormatError(
                     f"{source}, line {number}, column {match.start() + bad + 1}: unknown result "
                     f"{shown(what)}: a road is a string of B (banker), P (player) and T (tie), "
-                    "or the words, or 庄/莊, 闲/閒, 和, separated or not")
+                    "or the words, or 庄/莊, 闲/閒, 和, separated or not"
+                )
             results += got
         lines.append((number, results))
     filled = [x for x in lines if x is not None and x[1]]
     column = len(filled) > 1 and all(len(r) == 1 for _, r in filled)
     shoes: list[list[Winner]] = []
-    if column:   # a result a line: blank lines part the shoes
+    if column:  # a result a line: blank lines part the shoes
         current: list[Winner] = []
         for entry in lines:
             if entry is None:
@@ -71,8 +80,11 @@ def road_hands(text: str, source: str) -> Hands:
             shoes.append(current)
     else:
         shoes = [r for _, r in filled]
-    records = [{"shoe": s, "hand": h, "winner": w}
-               for s, shoe in enumerate(shoes) for h, w in enumerate(shoe, start=1)]
+    records = [
+        {"shoe": s, "hand": h, "winner": w}
+        for s, shoe in enumerate(shoes)
+        for h, w in enumerate(shoe, start=1)
+    ]
     if not records:
         raise ShoeFormatError(f"{source}: no shoes: the file holds only comments and blank lines")
     return outcome_hands(records, frozenset(), source)

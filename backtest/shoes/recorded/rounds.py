@@ -56,8 +56,13 @@ def _key(record: Mapping[str, Any], field: str) -> str | None:
 
 
 def _json_type(v: Any) -> str:
-    return {dict: "object", list: "list", str: "string", bool: "true/false",
-            type(None): "null"}.get(type(v), "number")
+    return {
+        dict: "object",
+        list: "list",
+        str: "string",
+        bool: "true/false",
+        type(None): "null",
+    }.get(type(v), "number")
 
 
 def _cards_text(v: Any, where: str) -> str:
@@ -66,8 +71,9 @@ def _cards_text(v: Any, where: str) -> str:
         return v.replace(",", " ")
     if isinstance(v, list) and all(isinstance(c, str) for c in v):
         return " ".join(v)
-    raise ShoeFormatError(f"{where}: expected the cards as a list of tokens such as "
-                          f'["9S", "5S"], got {shown(v)}')
+    raise ShoeFormatError(
+        f'{where}: expected the cards as a list of tokens such as ["9S", "5S"], got {shown(v)}'
+    )
 
 
 def round_hands(items: Sequence[tuple[str, Any]], source: str, decks: int) -> Hands:
@@ -78,17 +84,28 @@ def round_hands(items: Sequence[tuple[str, Any]], source: str, decks: int) -> Ha
     """
     first = items[0][1]
     names = {f: _key(first, f) for f in _NAMES}
-    if names["player_total"] and not names["banker_total"] \
-            or names["banker_total"] and not names["player_total"]:
+    if (
+        names["player_total"]
+        and not names["banker_total"]
+        or names["banker_total"]
+        and not names["player_total"]
+    ):
         has = names["player_total"] or names["banker_total"]
-        raise ShoeFormatError(f"{source}, {items[0][0]}: the record has {has} but not the "
-                              "other side's total; the two go together")
+        raise ShoeFormatError(
+            f"{source}, {items[0][0]}: the record has {has} but not the "
+            "other side's total; the two go together"
+        )
     if bool(names["player_cards"]) != bool(names["banker_cards"]):
         has = names["player_cards"] or names["banker_cards"]
-        raise ShoeFormatError(f"{source}, {items[0][0]}: the record has {has} but not the "
-                              "other side's cards; the two go together")
-    fields = [f for f in ("player_total", "banker_total", "natural", "player_pair",
-                          "banker_pair") if names[f]]
+        raise ShoeFormatError(
+            f"{source}, {items[0][0]}: the record has {has} but not the "
+            "other side's cards; the two go together"
+        )
+    fields = [
+        f
+        for f in ("player_total", "banker_total", "natural", "player_pair", "banker_pair")
+        if names[f]
+    ]
     records: list[dict[str, Any]] = []
     shoe, hand = 0, 0
     last_shoe: Any = None
@@ -107,8 +124,10 @@ def round_hands(items: Sequence[tuple[str, Any]], source: str, decks: int) -> Ha
     for place, rec in items:
         where = f"{source}, {place}"
         if not isinstance(rec, dict):
-            raise ShoeFormatError(f"{where}: expected a round's record like the first (an "
-                                  f"object with {names['winner']}), got a JSON {_json_type(rec)}")
+            raise ShoeFormatError(
+                f"{where}: expected a round's record like the first (an "
+                f"object with {names['winner']}), got a JSON {_json_type(rec)}"
+            )
         game_key = names["game"]
         if game_key and game_key in rec:
             game = json.dumps(rec[game_key], sort_keys=True)
@@ -117,7 +136,8 @@ def round_hands(items: Sequence[tuple[str, Any]], source: str, decks: int) -> Ha
                 if before != rec:
                     raise ShoeFormatError(
                         f"{where}: {game_key} {shown(rec[game_key])} appears again ({first_place}) "
-                        "with a different result; a round is recorded once")
+                        "with a different result; a round is recorded once"
+                    )
                 skipped += 1
                 continue
             seen_games[game] = (place, rec)
@@ -125,8 +145,9 @@ def round_hands(items: Sequence[tuple[str, Any]], source: str, decks: int) -> Ha
         shoe_key = names["shoe"]
         if shoe_key:
             if shoe_key not in rec:
-                raise ShoeFormatError(f"{where}: the record has no {shoe_key}, which the "
-                                      f"records before it have")
+                raise ShoeFormatError(
+                    f"{where}: the record has no {shoe_key}, which the records before it have"
+                )
             if records and rec[shoe_key] != last_shoe:
                 new_shoe = True
             last_shoe = rec[shoe_key]
@@ -134,10 +155,11 @@ def round_hands(items: Sequence[tuple[str, Any]], source: str, decks: int) -> Ha
         if hand_key and hand_key in rec:
             number = rec[hand_key]
             if isinstance(number, bool) or not isinstance(number, int):
-                raise ShoeFormatError(f"{where}.{hand_key}: expected a hand number, got "
-                                      f"{shown(number)}")
+                raise ShoeFormatError(
+                    f"{where}.{hand_key}: expected a hand number, got {shown(number)}"
+                )
             if not shoe_key and last_hand is not None and number <= last_hand:
-                new_shoe = True   # the numbers start again: a new shoe
+                new_shoe = True  # the numbers start again: a new shoe
             last_hand = number
         if new_shoe and records:
             close_shoe()
@@ -145,46 +167,58 @@ def round_hands(items: Sequence[tuple[str, Any]], source: str, decks: int) -> Ha
             hand = 0
         hand += 1
         out: dict[str, Any] = {"shoe": shoe, "hand": hand}
-        out["winner"] = parse_winner(rec.get(names["winner"] or ""),
-                                     f"{where}.{names['winner']}")
+        out["winner"] = parse_winner(rec.get(names["winner"] or ""), f"{where}.{names['winner']}")
         for f in fields:
             key = names[f]
             if key not in rec:
                 if f in ("natural", "player_pair", "banker_pair"):
-                    out[f] = False   # a flag left out is false, as the live tables write it
+                    out[f] = False  # a flag left out is false, as the live tables write it
                     continue
-                raise ShoeFormatError(f"{where}: the record has no {key}, which the records "
-                                      "before it have")
+                raise ShoeFormatError(
+                    f"{where}: the record has no {key}, which the records before it have"
+                )
             v = rec[key]
             if f.endswith("total"):
                 if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 9:
-                    raise ShoeFormatError(f"{where}.{key}: impossible total {shown(v)}: a "
-                                          "hand's total is a whole number from 0 to 9")
+                    raise ShoeFormatError(
+                        f"{where}.{key}: impossible total {shown(v)}: a "
+                        "hand's total is a whole number from 0 to 9"
+                    )
             elif not isinstance(v, bool):
-                raise ShoeFormatError(f"{where}.{key}: expected true or false, got "
-                                      f"{json.dumps(v)}")
+                raise ShoeFormatError(f"{where}.{key}: expected true or false, got {json.dumps(v)}")
             out[f] = v
         if names["player_cards"]:
             pk, bk = names["player_cards"], names["banker_cards"]
             if pk not in rec or bk not in rec:
-                raise ShoeFormatError(f"{where}: the record has no {pk if pk not in rec else bk}, "
-                                      "which the records before it have")
-            row = {"player_cards": _cards_text(rec[pk], f"{where}.{pk}"),
-                   "banker_cards": _cards_text(rec[bk], f"{where}.{bk}")}
-            p, b = derive_from_cards(out, row, where,
-                                     place=lambda f: f".{names.get(f) or f}")
+                raise ShoeFormatError(
+                    f"{where}: the record has no {pk if pk not in rec else bk}, "
+                    "which the records before it have"
+                )
+            row = {
+                "player_cards": _cards_text(rec[pk], f"{where}.{pk}"),
+                "banker_cards": _cards_text(rec[bk], f"{where}.{bk}"),
+            }
+            p, b = derive_from_cards(out, row, where, place=lambda f: f".{names.get(f) or f}")
             shoe_cards.extend(p + b)
             places.extend([f"{where}.{pk}"] * len(p) + [f"{where}.{bk}"] * len(b))
         else:
-            check_hand(out, where, {f: names[f] or f for f in fields} | {"winner": str(names["winner"])})
+            check_hand(
+                out, where, {f: names[f] or f for f in fields} | {"winner": str(names["winner"])}
+            )
         records.append(out)
     close_shoe()
     if skipped:
-        warnings.warn(f"{source}: {skipped} round{'s' if skipped > 1 else ''} recorded twice "
-                      "(the same game id and result) read once", stacklevel=3)
+        warnings.warn(
+            f"{source}: {skipped} round{'s' if skipped > 1 else ''} recorded twice "
+            "(the same game id and result) read once",
+            stacklevel=3,
+        )
     if not names["shoe"] and not names["hand"] and len(records) > decks * 52 // 4:
-        warnings.warn(f"{source}: the records name no shoe and no hand number, so their "
-                      f"{len(records):,} hands are read as one shoe, more than "
-                      f"{decks} decks deal", stacklevel=3)
+        warnings.warn(
+            f"{source}: the records name no shoe and no hand number, so their "
+            f"{len(records):,} hands are read as one shoe, more than "
+            f"{decks} decks deal",
+            stacklevel=3,
+        )
     known = ALL_KNOWN if names["player_cards"] else frozenset(fields)
     return outcome_hands(records, known, source)

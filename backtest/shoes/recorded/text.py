@@ -69,8 +69,10 @@ def _decoded(data: bytes, source: str) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise ShoeFormatError(f"{source}, line {line}: not UTF-8 text ({exc.reason} at byte "
-                              f"{exc.start}); save the file as UTF-8") from None
+        raise ShoeFormatError(
+            f"{source}, line {line}: not UTF-8 text ({exc.reason} at byte "
+            f"{exc.start}); save the file as UTF-8"
+        ) from None
     return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
 
 
@@ -108,7 +110,7 @@ def load_head(path: StrPath) -> tuple[str, str, bool]:
     data = _read(path, source, HEAD_BYTES + 1)
     whole = len(data) <= HEAD_BYTES
     if not whole:
-        data = data[:data.rfind(b"\n", 0, HEAD_BYTES) + 1]
+        data = data[: data.rfind(b"\n", 0, HEAD_BYTES) + 1]
     text = _decoded(data, source)
     if whole and not text.strip():
         raise ShoeFormatError(f"{source}: no shoes: the file is empty")
@@ -128,15 +130,17 @@ def stream_lines(path: StrPath) -> Iterator[tuple[int, str]]:
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise ShoeFormatError(f"{source}, line {index + 1}: not UTF-8 text ({exc.reason} "
-                                      f"at byte {offset + exc.start}); save the file as "
-                                      "UTF-8") from None
+                raise ShoeFormatError(
+                    f"{source}, line {index + 1}: not UTF-8 text ({exc.reason} "
+                    f"at byte {offset + exc.start}); save the file as "
+                    "UTF-8"
+                ) from None
             offset += len(raw)
             if index == 0:
                 text = text.removeprefix("\ufeff")
             lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
             if text.endswith(("\n", "\r")):
-                lines.pop()   # the next line starts after the line end
+                lines.pop()  # the next line starts after the line end
             for line in lines:
                 number += 1
                 seen_text = seen_text or bool(line.strip())
@@ -158,12 +162,16 @@ def csv_cells(line: str, source: str, number: int) -> list[str]:
             return next(csv.reader([line], strict=True))
         except csv.Error as exc:
             if "end of data" in str(exc):
-                raise ShoeFormatError(f"{source}, line {number}: a quoted field is not closed "
-                                      "on its line") from None
+                raise ShoeFormatError(
+                    f"{source}, line {number}: a quoted field is not closed on its line"
+                ) from None
             return next(csv.reader([line]))
     except csv.Error as exc:
-        problem = (f"a field is longer than {csv.field_size_limit():,} characters"
-                   if "field limit" in str(exc) else f"not a CSV line ({exc})")
+        problem = (
+            f"a field is longer than {csv.field_size_limit():,} characters"
+            if "field limit" in str(exc)
+            else f"not a CSV line ({exc})"
+        )
         raise ShoeFormatError(f"{source}, line {number}: {problem}") from None
 
 
@@ -174,13 +182,21 @@ def content_lines(text: str | Iterable[tuple[int, str]]) -> Iterator[tuple[int, 
         content = line.split("#", 1)[0]
         if content.strip():
             yield number, content
+
+
 _TOGETHER = (("player_card_count", "banker_card_count"), ("player_cards", "banker_cards"))
 
 Row = tuple[int, dict[str, str]]
 
 
-def csv_table(text: str, source: str, kind: str, allowed: Sequence[str],
-              required: Sequence[str], mapping: Mapping[str, str] | None = None) -> list[Row]:
+def csv_table(
+    text: str,
+    source: str,
+    kind: str,
+    allowed: Sequence[str],
+    required: Sequence[str],
+    mapping: Mapping[str, str] | None = None,
+) -> list[Row]:
     """The rows (line number, cells by column) of a CSV after checking its header.
     Blank lines and lines starting with `#` are skipped. `mapping` names the
     file's column for each of ours (`{"winner": "Result"}`): then the file's
@@ -204,19 +220,22 @@ def csv_table(text: str, source: str, kind: str, allowed: Sequence[str],
         if len(cells) != len(header):
             raise ShoeFormatError(
                 f"{source}, line {number}: {len(cells)} fields, but the header (line "
-                f"{header_line}) has {len(header)}: {','.join(header)}")
+                f"{header_line}) has {len(header)}: {','.join(header)}"
+            )
         row = dict(zip(header, (c.strip() for c in cells)))
         rows.append((number, {c: row[c] for c in kept} if mapping else row))
     if header is None:
         raise ShoeFormatError(f"{source}: no shoes: the file holds only comments and blank lines")
     if not rows:
-        raise ShoeFormatError(f"{source}: no shoes: the file has a header (line {header_line}) "
-                              "but no rows")
+        raise ShoeFormatError(
+            f"{source}: no shoes: the file has a header (line {header_line}) but no rows"
+        )
     return rows
 
 
-def map_columns(header: Sequence[str], mapping: Mapping[str, str], source: str,
-                line: int) -> list[str]:
+def map_columns(
+    header: Sequence[str], mapping: Mapping[str, str], source: str, line: int
+) -> list[str]:
     """The header with the file's columns renamed to ours by `mapping` (ours:
     theirs, any case); a column of theirs the header lacks is an error."""
     out = list(header)
@@ -226,36 +245,51 @@ def map_columns(header: Sequence[str], mapping: Mapping[str, str], source: str,
             raise ShoeFormatError(
                 f"{source}, line {line}: the column mapping takes {ours} from the column "
                 f"{shown(theirs)}, which the header does not have (it has: "
-                f"{shown(','.join(header), 120)})")
+                f"{shown(','.join(header), 120)})"
+            )
         out[list(header).index(want)] = ours
     return out
 
 
-def _check_columns(source: str, line: int, header: Sequence[str], kind: str,
-                   allowed: Sequence[str], required: Sequence[str]) -> None:
+def _check_columns(
+    source: str,
+    line: int,
+    header: Sequence[str],
+    kind: str,
+    allowed: Sequence[str],
+    required: Sequence[str],
+) -> None:
     seen: set[str] = set()
     for i, column in enumerate(header, start=1):
         if column in seen:
-            raise ShoeFormatError(f"{source}, line {line}, column {i}: the column {shown(column)} "
-                                  "appears twice in the header")
+            raise ShoeFormatError(
+                f"{source}, line {line}, column {i}: the column {shown(column)} "
+                "appears twice in the header"
+            )
         if column not in allowed:
             close = difflib.get_close_matches(column, allowed, n=1)
             hint = f" (did you mean {shown(close[0])}?)" if close else ""
-            raise ShoeFormatError(f"{source}, line {line}, column {i}: unknown column "
-                                  f"{shown(column)}{hint}; {kind} has the columns "
-                                  f"{', '.join(allowed)}")
+            raise ShoeFormatError(
+                f"{source}, line {line}, column {i}: unknown column "
+                f"{shown(column)}{hint}; {kind} has the columns "
+                f"{', '.join(allowed)}"
+            )
         seen.add(column)
     for column in required:
         if column not in seen:
             optional = [c for c in allowed if c not in required]
             more = f" (optional: {', '.join(optional)})" if optional else ""
-            raise ShoeFormatError(f"{source}, line {line}: the header has no {column!r} column; "
-                                  f"{kind} needs the columns {','.join(required)}{more}")
+            raise ShoeFormatError(
+                f"{source}, line {line}: the header has no {column!r} column; "
+                f"{kind} needs the columns {','.join(required)}{more}"
+            )
     for a, b in _TOGETHER:
         if (a in seen) != (b in seen):
             has, lacks = (a, b) if a in seen else (b, a)
-            raise ShoeFormatError(f"{source}, line {line}: the header has {shown(has)} but not "
-                                  f"{shown(lacks)}; the two go together")
+            raise ShoeFormatError(
+                f"{source}, line {line}: the header has {shown(has)} but not "
+                f"{shown(lacks)}; the two go together"
+            )
 
 
 def group_shoes(rows: Sequence[Row], source: str) -> Iterator[tuple[str, list[Row]]]:
@@ -275,7 +309,8 @@ def group_shoes(rows: Sequence[Row], source: str) -> Iterator[tuple[str, list[Ro
                 raise ShoeFormatError(
                     f"{source}, line {number}, field shoe: shoe {shown(this)} appears again after "
                     f"other shoes (it started on line {first_line[this]}); the rows of a shoe "
-                    "must be together")
+                    "must be together"
+                )
             first_line[this] = number
             label = this
         group.append((number, row))

@@ -50,8 +50,10 @@ def write_atomic(path: StrPath, text: str) -> None:
         if not target.parent.is_dir():
             raise UsageError(f"{target}: cannot write: no directory {target.parent}") from None
         # the folder is there but makes no new files: a filesystem of the kernel's (/proc, /sys)
-        raise UsageError(f"{target}: cannot write: {target.parent} takes no new files "
-                         f"({exc.strerror}; a filesystem of the kernel's, say); give a path "
-                         "on a disk") from None
+        raise UsageError(
+            f"{target}: cannot write: {target.parent} takes no new files "
+            f"({exc.strerror}; a filesystem of the kernel's, say); give a path "
+            "on a disk"
+        ) from None
     except OSError as exc:
         raise UsageError(f"{target}: cannot write: {exc.strerror}") from None

@@ -29,8 +29,10 @@ BAD_TAIL = "KS 9H ZZ 7D\n"
 @pytest.fixture(scope="module")
 def big_text() -> str:
     """Card-level text of a little over HEAD_BYTES: 1,000 generated 1-deck shoes."""
-    text = format_card_text(generate_hands(ShoeSpec(decks=1, cut_card=0, burn=False), 1000, 5, 0),
-                            header="decks=1, for the tests")
+    text = format_card_text(
+        generate_hands(ShoeSpec(decks=1, cut_card=0, burn=False), 1000, 5, 0),
+        header="decks=1, for the tests",
+    )
     reps = HEAD_BYTES // len(text.encode()) + 1
     return "".join([text] + [text.split("\n", 1)[1]] * (reps - 1))
 
@@ -40,8 +42,7 @@ def columns(hands: object) -> dict[str, list[object]]:
     return {n: np.asarray(getattr(hands, n)).tolist() for n in names}
 
 
-def test_a_big_file_gives_the_hands_of_its_text_read_at_once(big_text: str,
-                                                             tmp_path: Path) -> None:
+def test_a_big_file_gives_the_hands_of_its_text_read_at_once(big_text: str, tmp_path: Path) -> None:
     assert len(big_text.encode()) > HEAD_BYTES
     path = tmp_path / "big.txt"
     # CR LF line ends and a byte-order mark read as the text's own
@@ -67,14 +68,20 @@ def test_a_line_not_utf8_deep_in_a_big_file_is_named(big_text: str, tmp_path: Pa
     path = tmp_path / "big.txt"
     data = big_text.encode()
     path.write_bytes(data + b"KS \xff 9H\n")
-    with pytest.raises(ShoeFormatError, match=rf"line {big_text.count(chr(10)) + 1}: not UTF-8 "
-                       rf"text \(invalid start byte at byte {len(data) + 3}\)"):
+    with pytest.raises(
+        ShoeFormatError,
+        match=rf"line {big_text.count(chr(10)) + 1}: not UTF-8 "
+        rf"text \(invalid start byte at byte {len(data) + 3}\)",
+    ):
         read_shoes(path, decks=1)
 
 
 def test_commands_that_need_the_first_shoes_stop_there(
-        big_text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    big_text: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     good = tmp_path / "good.txt"
     good.write_text(big_text, encoding="utf-8")
     bad = tmp_path / "bad.txt"
@@ -83,19 +90,32 @@ def test_commands_that_need_the_first_shoes_stop_there(
     config.write_text("seats: [{strategy: flat}, {strategy: martingale}]\n", encoding="utf-8")
     runs = {}
     for path in (good, bad):
-        code, out, err = backtest_here(monkeypatch, capsys, "run", str(config), "--shoes",
-                                       str(path), "--sessions", "40", "-f", "json",
-                                       "--workers", "1")
+        code, out, err = backtest_here(
+            monkeypatch,
+            capsys,
+            "run",
+            str(config),
+            "--shoes",
+            str(path),
+            "--sessions",
+            "40",
+            "-f",
+            "json",
+            "--workers",
+            "1",
+        )
         assert code == 0, err
         runs[path.name] = json.loads(out)
-    assert runs["good.txt"] == runs["bad.txt"]   # the same sessions, on the same first shoes
+    assert runs["good.txt"] == runs["bad.txt"]  # the same sessions, on the same first shoes
     assert runs["bad.txt"][0]["sessions"] == 40
     code, _, err = backtest_here(monkeypatch, capsys, "run", str(config), "--shoes", str(bad))
-    assert code == 1 and "bad.txt, line" in err and "'ZZ'" in err   # the whole file: refused
-    code, out, err = backtest_here(monkeypatch, capsys, "roads", str(bad), "--shoe", "2",
-                                   "--no-color")
+    assert code == 1 and "bad.txt, line" in err and "'ZZ'" in err  # the whole file: refused
+    code, out, err = backtest_here(
+        monkeypatch, capsys, "roads", str(bad), "--shoe", "2", "--no-color"
+    )
     assert code == 0, err
-    assert out.startswith(f"{bad}, shoe 2: ")   # how many shoes it holds is not read
-    code, out, err = backtest_here(monkeypatch, capsys, "odds", "--shoe", str(bad),
-                                   "--shoe-number", "3", "--after-hands", "2")
+    assert out.startswith(f"{bad}, shoe 2: ")  # how many shoes it holds is not read
+    code, out, err = backtest_here(
+        monkeypatch, capsys, "odds", "--shoe", str(bad), "--shoe-number", "3", "--after-hands", "2"
+    )
     assert code == 0, err

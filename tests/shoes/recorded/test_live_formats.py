@@ -25,8 +25,7 @@ from backtest.run.plan import load_recorded
 from backtest.shoes.recorded import parse_columns, read_shoes
 
 DATA = Path(__file__).resolve().parents[3] / "data"
-OUTCOME_KNOWN = frozenset({"player_total", "banker_total", "natural", "player_pair",
-                           "banker_pair"})
+OUTCOME_KNOWN = frozenset({"player_total", "banker_total", "natural", "player_pair", "banker_pair"})
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
@@ -69,11 +68,22 @@ def test_what_is_no_card_either_way_is_still_refused(token: str) -> None:
         parse_card(token)
 
 
-@pytest.mark.parametrize(("word", "winner"), [
-    ("PLAYER_WIN", Winner.PLAYER), ("Banker", Winner.BANKER), ("b", Winner.BANKER),
-    ("BANKER_WIN", Winner.BANKER), ("tie", Winner.TIE), ("Banker wins", Winner.BANKER),
-    ("庄", Winner.BANKER), ("莊", Winner.BANKER), ("闲", Winner.PLAYER), ("閒", Winner.PLAYER),
-    ("和", Winner.TIE)])
+@pytest.mark.parametrize(
+    ("word", "winner"),
+    [
+        ("PLAYER_WIN", Winner.PLAYER),
+        ("Banker", Winner.BANKER),
+        ("b", Winner.BANKER),
+        ("BANKER_WIN", Winner.BANKER),
+        ("tie", Winner.TIE),
+        ("Banker wins", Winner.BANKER),
+        ("庄", Winner.BANKER),
+        ("莊", Winner.BANKER),
+        ("闲", Winner.PLAYER),
+        ("閒", Winner.PLAYER),
+        ("和", Winner.TIE),
+    ],
+)
 def test_winners_in_words(tmp_path: Path, word: str, winner: Winner) -> None:
     path = write(tmp_path, "w.csv", f"shoe,winner\n1,{word}\n")
     assert read_shoes(path).winner.tolist() == [winner.code]
@@ -84,16 +94,20 @@ def test_winners_in_words(tmp_path: Path, word: str, winner: Winner) -> None:
 
 def test_snapshot_lines_with_time_stamps_merge_into_shoes() -> None:
     path = DATA / "live-table-snapshots.jsonl"
-    with pytest.warns(UserWarning, match="1 line that holds no hands "
-                                          r"\(connection.heartbeat\) skipped"):
+    with pytest.warns(
+        UserWarning,
+        match="1 line that holds no hands "
+        r"\(connection.heartbeat\) skipped",
+    ):
         hands = read_shoes(path)
     # snapshots of 3, 5, 5 again and 7 hands are one shoe; then 2 and 4 hands a new one
     assert hands.shoe.tolist() == [0] * 7 + [1] * 4
     assert hands.hand.tolist() == [*range(1, 8), *range(1, 5)]
     last = [json.loads(line.split("] ", 1)[1]) for line in path.read_text().splitlines()]
     entries = last[4]["args"]["history_v2"] + last[6]["args"]["history_v2"]
-    assert [str(Winner.from_code(w)) for w in hands.winner] == \
-        [e["winner"].lower() for e in entries]
+    assert [str(Winner.from_code(w)) for w in hands.winner] == [
+        e["winner"].lower() for e in entries
+    ]
     assert hands.player_total.tolist() == [e["playerScore"] for e in entries]
     assert hands.known == OUTCOME_KNOWN
 
@@ -112,17 +126,26 @@ def _message(entries: list[dict[str, object]]) -> str:
     return json.dumps({"type": "baccarat.encodedShoeState", "args": {"history_v2": entries}})
 
 
-ENTRIES = [{"winner": "Banker", "playerScore": 3, "bankerScore": 7},
-           {"winner": "Player", "playerScore": 9, "bankerScore": 4, "natural": True},
-           {"winner": "Tie", "playerScore": 6, "bankerScore": 6}]
+ENTRIES = [
+    {"winner": "Banker", "playerScore": 3, "bankerScore": 7},
+    {"winner": "Player", "playerScore": 9, "bankerScore": 4, "natural": True},
+    {"winner": "Tie", "playerScore": 6, "bankerScore": 6},
+]
 
 
 def test_a_snapshot_that_contradicts_the_one_before_is_refused(tmp_path: Path) -> None:
     changed = [ENTRIES[0], {"winner": "Player", "playerScore": 7, "bankerScore": 4}, ENTRIES[2]]
-    path = write(tmp_path, "contra.jsonl", f"[08:00:01] {_message(ENTRIES[:2])}\n"
-                                           f"[08:00:09] {_message(changed)}\n")
-    refused(path, "line 2, args.history_v2[1]", "contradicts the one before it (line 1)",
-            "hand 2 as player 9-4 (natural), not player 7-4")
+    path = write(
+        tmp_path,
+        "contra.jsonl",
+        f"[08:00:01] {_message(ENTRIES[:2])}\n[08:00:09] {_message(changed)}\n",
+    )
+    refused(
+        path,
+        "line 2, args.history_v2[1]",
+        "contradicts the one before it (line 1)",
+        "hand 2 as player 9-4 (natural), not player 7-4",
+    )
 
 
 def test_a_snapshot_of_another_shoe_id_starts_a_new_shoe(tmp_path: Path) -> None:
@@ -171,37 +194,61 @@ def test_hand_result_records() -> None:
     assert hands.player_total.tolist() == [r["playerPoints"] for r in records]
     assert hands.banker_total.tolist() == [r["bankerPoints"] for r in records]
     assert hands.player_pair.tolist() == [r["playerPair"] for r in records]
-    assert hands.known == frozenset({"player_total", "banker_total", "player_pair",
-                                     "banker_pair"})
+    assert hands.known == frozenset({"player_total", "banker_total", "player_pair", "banker_pair"})
 
 
 def test_rounds_split_where_the_hand_number_starts_again(tmp_path: Path) -> None:
-    rounds = [{"round": n, "winner": w} for n, w in ((1, "B"), (2, "P"), (3, "B"), (1, "T"),
-                                                      (2, "P"))]
+    rounds = [
+        {"round": n, "winner": w} for n, w in ((1, "B"), (2, "P"), (3, "B"), (1, "T"), (2, "P"))
+    ]
     path = write(tmp_path, "r.jsonl", "\n".join(json.dumps(r) for r in rounds) + "\n")
     hands = read_shoes(path)
     assert hands.shoe.tolist() == [0, 0, 0, 1, 1] and road(hands) == "BPBTP"
 
 
-@pytest.mark.parametrize(("name", "lines", "parts"), [
-    ("winner.jsonl", [{"winner": "PLAYER_WIN"}, {"winner": "DRAGON_WIN"}],
-     ["line 2.winner", "unknown winner 'DRAGON_WIN'", "PLAYER_WIN"]),
-    ("total.jsonl", [{"result": "banker", "playerPoints": 4, "bankerPoints": 12}],
-     ["line 1.bankerPoints", "impossible total 12"]),
-    ("agree.jsonl", [{"result": "banker", "playerPoints": 7, "bankerPoints": 2}],
-     ["line 1", "result is banker", "playerPoints 7 against bankerPoints 2"]),
-    ("cards.jsonl", [{"winner": "P", "playerCards": ["9S", "5S"], "bankerCards": ["6H", "4C"]}],
-     ["line 1", "is not a hand the rules deal", "the Player draws on 4"]),
-    ("token.jsonl", [{"winner": "P", "playerCards": ["9S", "X5"], "bankerCards": ["6H", "4C"]}],
-     ["line 1.playerCards, card 2", "unknown card 'X5'"]),
-    ("game.jsonl", [{"gameId": 7, "winner": "P"}, {"gameId": 7, "winner": "B"}],
-     ["line 2", "gameId 7 appears again (line 1) with a different result"]),
-    ("lacks.jsonl", [{"winner": "P", "player": 3, "banker": 1}, {"winner": "B"}],
-     ["line 2", "the record has no player"]),
-])
-def test_bad_rounds_are_refused_with_file_and_line(tmp_path: Path, name: str,
-                                                   lines: list[dict[str, object]],
-                                                   parts: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("name", "lines", "parts"),
+    [
+        (
+            "winner.jsonl",
+            [{"winner": "PLAYER_WIN"}, {"winner": "DRAGON_WIN"}],
+            ["line 2.winner", "unknown winner 'DRAGON_WIN'", "PLAYER_WIN"],
+        ),
+        (
+            "total.jsonl",
+            [{"result": "banker", "playerPoints": 4, "bankerPoints": 12}],
+            ["line 1.bankerPoints", "impossible total 12"],
+        ),
+        (
+            "agree.jsonl",
+            [{"result": "banker", "playerPoints": 7, "bankerPoints": 2}],
+            ["line 1", "result is banker", "playerPoints 7 against bankerPoints 2"],
+        ),
+        (
+            "cards.jsonl",
+            [{"winner": "P", "playerCards": ["9S", "5S"], "bankerCards": ["6H", "4C"]}],
+            ["line 1", "is not a hand the rules deal", "the Player draws on 4"],
+        ),
+        (
+            "token.jsonl",
+            [{"winner": "P", "playerCards": ["9S", "X5"], "bankerCards": ["6H", "4C"]}],
+            ["line 1.playerCards, card 2", "unknown card 'X5'"],
+        ),
+        (
+            "game.jsonl",
+            [{"gameId": 7, "winner": "P"}, {"gameId": 7, "winner": "B"}],
+            ["line 2", "gameId 7 appears again (line 1) with a different result"],
+        ),
+        (
+            "lacks.jsonl",
+            [{"winner": "P", "player": 3, "banker": 1}, {"winner": "B"}],
+            ["line 2", "the record has no player"],
+        ),
+    ],
+)
+def test_bad_rounds_are_refused_with_file_and_line(
+    tmp_path: Path, name: str, lines: list[dict[str, object]], parts: list[str]
+) -> None:
     path = write(tmp_path, name, "\n".join(json.dumps(x) for x in lines) + "\n")
     refused(path, *parts)
 
@@ -228,15 +275,26 @@ def test_a_result_a_line_is_one_shoe_until_a_blank_line(tmp_path: Path) -> None:
 
 
 def test_an_unknown_result_in_a_separated_road_names_its_column(tmp_path: Path) -> None:
-    refused(write(tmp_path, "r.txt", "P,B,B\nP, Dragon, B\n"), "line 2, column 4",
-            "unknown result 'Dragon'")
+    refused(
+        write(tmp_path, "r.txt", "P,B,B\nP, Dragon, B\n"),
+        "line 2, column 4",
+        "unknown result 'Dragon'",
+    )
 
 
 def test_text_no_format_reads_lists_every_format_tried(tmp_path: Path) -> None:
-    message = refused(write(tmp_path, "what.txt", "hello world\nfoo bar\n"),
-                      "cannot tell what kind of shoe file this is")
-    for kind in ("card text: line 1", "unknown card 'hello'", "a road: line 1",
-                 "unknown result 'hello'", "JSON: line 1", "an outcome CSV: line 1"):
+    message = refused(
+        write(tmp_path, "what.txt", "hello world\nfoo bar\n"),
+        "cannot tell what kind of shoe file this is",
+    )
+    for kind in (
+        "card text: line 1",
+        "unknown card 'hello'",
+        "a road: line 1",
+        "unknown result 'hello'",
+        "JSON: line 1",
+        "an outcome CSV: line 1",
+    ):
         assert kind in message, message
 
 
@@ -250,17 +308,24 @@ def test_a_csv_s_own_column_names_mapped_to_ours() -> None:
     hands = read_shoes(DATA / "results-mapped.csv", columns=MAPPING)
     frame = pl.read_csv(DATA / "results-mapped.csv")
     assert len(hands) == frame.height and hands.n_shoes == 2
-    assert [str(Winner.from_code(w)) for w in hands.winner] == \
-        [r.lower() for r in frame["Result"]]
+    assert [str(Winner.from_code(w)) for w in hands.winner] == [r.lower() for r in frame["Result"]]
     assert hands.player_total.tolist() == frame["Player"].to_list()
     assert hands.known == frozenset({"player_total", "banker_total"})
 
 
 def test_a_mapping_to_a_missing_column_is_refused(tmp_path: Path) -> None:
-    refused(DATA / "results-mapped.csv", "line 1", "takes winner from the column 'Outcome'",
-            "the header does not have", columns={"winner": "Outcome"})
-    with pytest.raises(UsageError, match="--columns: unknown column 'wnner' "
-                                         r"\(did you mean winner\?\)"):
+    refused(
+        DATA / "results-mapped.csv",
+        "line 1",
+        "takes winner from the column 'Outcome'",
+        "the header does not have",
+        columns={"winner": "Outcome"},
+    )
+    with pytest.raises(
+        UsageError,
+        match="--columns: unknown column 'wnner' "
+        r"\(did you mean winner\?\)",
+    ):
         parse_columns("wnner=Result")
     with pytest.raises(UsageError, match="expected OURS=THEIRS"):
         parse_columns("winner")
@@ -272,9 +337,14 @@ def test_parquet_reads_as_its_csv(tmp_path: Path) -> None:
     for name in ("shoe", "hand", "winner", "player_total", "banker_total"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
     cards = tmp_path / "cards.parquet"
-    pl.DataFrame({"shoe": [1, 1], "winner": ["P", "B"],
-                  "player_cards": [["9S", "5S", "JC"], ["KS", "QH"]],
-                  "banker_cards": [["6H", "4C", "3S"], ["9D", "TC"]]}).write_parquet(cards)
+    pl.DataFrame(
+        {
+            "shoe": [1, 1],
+            "winner": ["P", "B"],
+            "player_cards": [["9S", "5S", "JC"], ["KS", "QH"]],
+            "banker_cards": [["6H", "4C", "3S"], ["9D", "TC"]],
+        }
+    ).write_parquet(cards)
     assert read_shoes(cards).known == ALL_KNOWN
     bad = tmp_path / "bad.parquet"
     pl.DataFrame({"shoe": [1, 1, 1], "winner": ["P", "B", "Dragon"]}).write_parquet(bad)
@@ -282,14 +352,20 @@ def test_parquet_reads_as_its_csv(tmp_path: Path) -> None:
 
 
 def test_a_config_maps_columns_for_a_run(tmp_path: Path) -> None:
-    config = parse_config({"shoes": {"file": str(DATA / "results-mapped.csv"),
-                                     "columns": {"winner": "Result"}},
-                           "seats": [{"strategy": "flat"}]})
+    config = parse_config(
+        {
+            "shoes": {"file": str(DATA / "results-mapped.csv"), "columns": {"winner": "Result"}},
+            "seats": [{"strategy": "flat"}],
+        }
+    )
     assert road(load_recorded(config)) == "BPBTPPBB"
     with pytest.raises(Exception, match="shoes.columns: unknown column 'winer'"):
-        parse_config({"shoes": {"file": str(DATA / "results-mapped.csv"),
-                                "columns": {"winer": "Result"}},
-                      "seats": [{"strategy": "flat"}]})
+        parse_config(
+            {
+                "shoes": {"file": str(DATA / "results-mapped.csv"), "columns": {"winer": "Result"}},
+                "seats": [{"strategy": "flat"}],
+            }
+        )
 
 
 # --- standard input, the command line -----------------------------------------------------
@@ -299,8 +375,9 @@ def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
 
 
-def test_deal_reads_standard_input(monkeypatch: pytest.MonkeyPatch,
-                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_deal_reads_standard_input(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     _stdin(monkeypatch, (DATA / "road-chinese.txt").read_bytes())
     code, out, err = backtest_here(monkeypatch, capsys, "deal", "-")
     assert code == 0, err
@@ -308,37 +385,52 @@ def test_deal_reads_standard_input(monkeypatch: pytest.MonkeyPatch,
 
 
 def test_deal_maps_columns_and_names_standard_input_in_errors(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     _stdin(monkeypatch, (DATA / "results-mapped.csv").read_bytes())
-    code, out, err = backtest_here(monkeypatch, capsys, "deal", "-", "--columns",
-                                   "winner=Result,player_total=Player,banker_total=Banker")
+    code, out, err = backtest_here(
+        monkeypatch,
+        capsys,
+        "deal",
+        "-",
+        "--columns",
+        "winner=Result,player_total=Player,banker_total=Banker",
+    )
     assert code == 0 and "8 hands in 2 shoes" in out, err
     _stdin(monkeypatch, b"Shoe,Result\n1,Dragon\n")
-    code, out, err = backtest_here(monkeypatch, capsys, "deal", "-", "--columns",
-                                   "winner=Result")
-    assert code == 1 and err.startswith("error: standard input, line 2, field winner: "
-                                         "unknown winner 'Dragon'"), err
+    code, out, err = backtest_here(monkeypatch, capsys, "deal", "-", "--columns", "winner=Result")
+    assert code == 1 and err.startswith(
+        "error: standard input, line 2, field winner: unknown winner 'Dragon'"
+    ), err
     code, out, err = backtest_here(monkeypatch, capsys, "deal", "-", "--columns", "winner")
     assert code == 2 and "--columns: expected OURS=THEIRS" in err
 
 
-def test_run_plays_shoes_from_standard_input(monkeypatch: pytest.MonkeyPatch,
-                                             capsys: pytest.CaptureFixture[str],
-                                             repo_root: Path) -> None:
+def test_run_plays_shoes_from_standard_input(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], repo_root: Path
+) -> None:
     _stdin(monkeypatch, (DATA / "game-results.jsonl").read_bytes())
-    code, out, err = backtest_here(monkeypatch, capsys, "run",
-                                   str(repo_root / "configs" / "verdict.yaml"), "--shoes", "-",
-                                   "--format", "json")
+    code, out, err = backtest_here(
+        monkeypatch,
+        capsys,
+        "run",
+        str(repo_root / "configs" / "verdict.yaml"),
+        "--shoes",
+        "-",
+        "--format",
+        "json",
+    )
     assert code == 0, err
     rows = json.loads(out)
     assert {row["seat"] for row in rows} >= {"Flat Banker"}
     assert all(row["hands"] == 12 for row in rows)
 
 
-def test_run_names_standard_input_in_its_errors(monkeypatch: pytest.MonkeyPatch,
-                                                capsys: pytest.CaptureFixture[str],
-                                                repo_root: Path) -> None:
+def test_run_names_standard_input_in_its_errors(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], repo_root: Path
+) -> None:
     _stdin(monkeypatch, b"P,B,Dragon\n")
-    code, out, err = backtest_here(monkeypatch, capsys, "run",
-                                   str(repo_root / "configs" / "verdict.yaml"), "--shoes", "-")
+    code, out, err = backtest_here(
+        monkeypatch, capsys, "run", str(repo_root / "configs" / "verdict.yaml"), "--shoes", "-"
+    )
     assert code == 1 and err.startswith("error: standard input, line 1"), err

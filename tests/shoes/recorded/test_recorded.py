@@ -24,10 +24,20 @@ from backtest.shoes.shoe import ShoeSpec, generate_hands
 REPO = Path(__file__).resolve().parents[3]
 DATA = REPO / "data"
 LIVE = DATA / "live-table-shoe-state.json"
-COLUMNS = ("shoe", "hand", "cards", "player_total", "banker_total", "winner", "natural",
-           "player_pair", "banker_pair", "player_card_count", "banker_card_count")
-OUTCOME_KNOWN = frozenset({"player_total", "banker_total", "natural", "player_pair",
-                           "banker_pair"})
+COLUMNS = (
+    "shoe",
+    "hand",
+    "cards",
+    "player_total",
+    "banker_total",
+    "winner",
+    "natural",
+    "player_pair",
+    "banker_pair",
+    "player_card_count",
+    "banker_card_count",
+)
+OUTCOME_KNOWN = frozenset({"player_total", "banker_total", "natural", "player_pair", "banker_pair"})
 
 
 def assert_same_hands(a: Hands, b: Hands, columns: tuple[str, ...] = COLUMNS) -> None:
@@ -82,15 +92,20 @@ def test_golden_generated_file() -> None:
     assert np.bincount(hands.winner, minlength=3).tolist() == [111, 103, 27]
     assert (int(hands.player_pair.sum()), int(hands.banker_pair.sum())) == (15, 22)
     first = hands.record(0)  # the file starts KS 6C 2S 2C: Player K 2, Banker 6 2
-    assert (first.player_cards, first.banker_cards) == (tuple(parse_cards("KS 2S")),
-                                                       tuple(parse_cards("6C 2C")))
+    assert (first.player_cards, first.banker_cards) == (
+        tuple(parse_cards("KS 2S")),
+        tuple(parse_cards("6C 2C")),
+    )
     assert (first.player_total, first.banker_total, first.winner) == (2, 8, Winner.BANKER)
     # the shipped files are what the generator makes today
     assert_same_hands(hands, generate_hands(ShoeSpec(decks=8), 3, seed=1))
     six = read_shoes(DATA / "generated-6deck-seed2.txt", decks=6)
     assert_same_hands(six, generate_hands(ShoeSpec(decks=6), 2, seed=2))
-    body = [ln for ln in (DATA / "generated-8deck-seed1.txt").read_text().splitlines()
-            if not ln.startswith("#")]
+    body = [
+        ln
+        for ln in (DATA / "generated-8deck-seed1.txt").read_text().splitlines()
+        if not ln.startswith("#")
+    ]
     assert format_card_text(hands) == "\n".join(body) + "\n"
 
 
@@ -143,8 +158,9 @@ def test_card_csv_matches_card_text() -> None:
 
 
 def test_card_csv_labels_and_burn(tmp_path: Path) -> None:
-    rows = [("x", c) for c in "3 A A A KS 9H 9C 8D".split()] + \
-           [("y", c) for c in "2 A A K♠ 9♥ 9♣ 8♦".split()]
+    rows = [("x", c) for c in "3 A A A KS 9H 9C 8D".split()] + [
+        ("y", c) for c in "2 A A K♠ 9♥ 9♣ 8♦".split()
+    ]
     path = write(tmp_path, "c.csv", "Shoe , Card\n" + "".join(f"{s},{c}\n" for s, c in rows))
     with pytest.warns(IncompleteHandWarning) as caught:
         hands = recorded.read_card_csv(path, burn=False)
@@ -154,8 +170,9 @@ def test_card_csv_labels_and_burn(tmp_path: Path) -> None:
     burned = recorded.read_card_csv(path, burn=True)
     assert burned.shoe.tolist() == [0, 1] and burned.hand.tolist() == [1, 1]
     assert burned.burned == (tuple(parse_cards("3 A A A")), tuple(parse_cards("2 A A")))
-    assert_same_hands(burned.shoe_slice(1), read_shoes(write(tmp_path, "y.txt", "KS 9H 9C 8D")),
-                      COLUMNS[1:])
+    assert_same_hands(
+        burned.shoe_slice(1), read_shoes(write(tmp_path, "y.txt", "KS 9H 9C 8D")), COLUMNS[1:]
+    )
 
 
 # --- outcome level ------------------------------------------------------------------------
@@ -168,8 +185,9 @@ def test_live_table_sample() -> None:
     assert len(hands) == 17 == stats["gameCount"] and hands.n_shoes == 1
     assert hands.known == OUTCOME_KNOWN and hands.source == str(LIVE)
     assert hands.hand.tolist() == list(range(1, 18))
-    assert [str(Winner.from_code(w)) for w in hands.winner] == \
-        [e["winner"].lower() for e in entries]
+    assert [str(Winner.from_code(w)) for w in hands.winner] == [
+        e["winner"].lower() for e in entries
+    ]
     assert hands.player_total.tolist() == [e["playerScore"] for e in entries]
     assert hands.banker_total.tolist() == [e["bankerScore"] for e in entries]
     wins = np.bincount(hands.winner, minlength=3).tolist()
@@ -191,16 +209,19 @@ def test_live_json_shapes(tmp_path: Path) -> None:
     first = {"args": {"history_v2": entries[:4]}}
     grown = read_shoes(write(tmp_path, "grown.json", json.dumps([first, message, first])))
     assert grown.shoe.tolist() == [0] * 17 + [1] * 4
-    lists = recorded.read_live_json(write(tmp_path, "lists.txt", json.dumps([entries[:5], [],
-                                                                             entries[5:]])))
+    lists = recorded.read_live_json(
+        write(tmp_path, "lists.txt", json.dumps([entries[:5], [], entries[5:]]))
+    )
     assert lists.shoe.tolist() == [0] * 5 + [1] * 12 and lists.hand[5] == 1
     assert lists.known == OUTCOME_KNOWN
 
 
 def test_json_nested_past_the_parser_s_depth_is_a_format_error(tmp_path: Path) -> None:
     path = write(tmp_path, "deep.json", "[" * 100_000)
-    with pytest.raises(ShoeFormatError, match="deep.json: its JSON nests lists or objects too "
-                                              "deeply to be a shoe's records"):
+    with pytest.raises(
+        ShoeFormatError,
+        match="deep.json: its JSON nests lists or objects too deeply to be a shoe's records",
+    ):
         read_shoes(path)
 
 
@@ -220,8 +241,10 @@ def test_outcome_csv_minimal_and_spellings(tmp_path: Path) -> None:
 
 
 def test_outcome_csv_partial_columns_and_booleans(tmp_path: Path) -> None:
-    text = ("# hand-kept record\nshoe,hand,winner,banker_total,player_pair\n"
-            "1,1,B,6,yes\n1,2,P,3,N\n1,3,t,0,0\n1,4,banker,9,TRUE\n")
+    text = (
+        "# hand-kept record\nshoe,hand,winner,banker_total,player_pair\n"
+        "1,1,B,6,yes\n1,2,P,3,N\n1,3,t,0,0\n1,4,banker,9,TRUE\n"
+    )
     hands = read_shoes(write(tmp_path, "o.csv", text))
     assert hands.known == {"banker_total", "player_pair"}
     assert hands.banker_total.tolist() == [6, 3, 0, 9]
@@ -238,8 +261,9 @@ def test_outcome_csv_with_cards_reads_back_render_output(tmp_path: Path) -> None
 def test_road_strings(tmp_path: Path) -> None:
     hands = read_shoes(DATA / "roads-8deck-seed1.txt")
     assert hands.known == frozenset()
-    assert_same_hands(hands, read_shoes(DATA / "generated-8deck-seed1.txt"),
-                      ("shoe", "hand", "winner"))
+    assert_same_hands(
+        hands, read_shoes(DATA / "generated-8deck-seed1.txt"), ("shoe", "hand", "winner")
+    )
     spaced = recorded.read_road(write(tmp_path, "r.txt", "b p t  # a comment\n\nP P\n"))
     assert spaced.winner.tolist() == [1, 0, 2, 0, 0] and spaced.shoe.tolist() == [0, 0, 0, 1, 1]
 
@@ -250,8 +274,13 @@ def test_outcome_level_lacks_what_it_does_not_record() -> None:
     with pytest.raises(MissingDataError) as err:
         road.require([Bet.BANKER_PAIR])
     message = str(err.value)
-    for part in ("roads-8deck-seed1.txt", "banker_pair bet", "banker pair of each hand",
-                 "does not have", "records: hand, shoe, winner"):
+    for part in (
+        "roads-8deck-seed1.txt",
+        "banker_pair bet",
+        "banker pair of each hand",
+        "does not have",
+        "records: hand, shoe, winner",
+    ):
         assert part in message
     with pytest.raises(MissingDataError, match="banker total"):
         road.require([Bet.BANKER], Rules.preset("no-commission"))
@@ -266,18 +295,24 @@ def test_outcome_level_lacks_what_it_does_not_record() -> None:
 # --- sniffing and explicit formats --------------------------------------------------------
 
 
-@pytest.mark.parametrize("name, text", [
-    ("cards.txt", "5 K 9 2 3 8\n2 9 3 K\n"),
-    ("road.txt", "BPB\nPPT\n# two shoes\n"),
-    ("cards.csv", "shoe,card\n1,9\n1,K\n1,9\n1,2\n2,9\n2,9\n2,3\n2,K\n"),
-    ("outcomes.csv", "shoe,winner,player_total\n1,P,8\n2,B,1\n"),
-])
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("cards.txt", "5 K 9 2 3 8\n2 9 3 K\n"),
+        ("road.txt", "BPB\nPPT\n# two shoes\n"),
+        ("cards.csv", "shoe,card\n1,9\n1,K\n1,9\n1,2\n2,9\n2,9\n2,3\n2,K\n"),
+        ("outcomes.csv", "shoe,winner,player_total\n1,P,8\n2,B,1\n"),
+    ],
+)
 def test_every_line_ending_reads_the_same(tmp_path: Path, name: str, text: str) -> None:
     lf = read_shoes(write(tmp_path, "lf-" + name, text))
     assert len(np.unique(lf.shoe)) == 2
-    for ending in ("\r\n", "\r"):   # Windows, and old Mac files
-        assert_same_hands(read_shoes(write(tmp_path, "x-" + name, text.replace("\n", ending))),
-                          lf, ("shoe", "hand", "winner"))
+    for ending in ("\r\n", "\r"):  # Windows, and old Mac files
+        assert_same_hands(
+            read_shoes(write(tmp_path, "x-" + name, text.replace("\n", ending))),
+            lf,
+            ("shoe", "hand", "winner"),
+        )
 
 
 def test_csv_text_after_a_closing_quote_is_kept(tmp_path: Path) -> None:
@@ -289,8 +324,9 @@ def test_csv_text_after_a_closing_quote_is_kept(tmp_path: Path) -> None:
 def test_format_is_told_from_content(tmp_path: Path) -> None:
     assert len(read_shoes(write(tmp_path, "live", LIVE.read_text(encoding="utf-8")))) == 17
     assert read_shoes(write(tmp_path, "o.dat", "shoe,winner\n1,P\n")).known == frozenset()
-    assert read_shoes(write(tmp_path, "c.dat", "shoe,card\n1,K\n1,9\n1,9\n1,8\n")).known \
-        == ALL_KNOWN
+    assert (
+        read_shoes(write(tmp_path, "c.dat", "shoe,card\n1,K\n1,9\n1,9\n1,8\n")).known == ALL_KNOWN
+    )
     assert len(read_shoes(write(tmp_path, "r.dat", "BBPT\n"))) == 4
     assert len(read_shoes(write(tmp_path, "t.dat", "TTTT\nT\n"))) == 5  # "TTTT" is no card
     assert len(read_shoes(write(tmp_path, "x.txt", "BBP\n"), fmt="road")) == 3
@@ -301,96 +337,240 @@ def test_format_is_told_from_content(tmp_path: Path) -> None:
 # --- bad input ------------------------------------------------------------------------------
 
 BAD = [
-    ("tok.txt", "# header\nKS 9H X1 2C\n", {},
-     ["line 2", "column 7", "card 3", "unknown card 'X1'", "a card is a rank A 2-9 T/10"]),
-    ("rank.txt", "K K K K K 2 3 4 5\n", {"decks": 1},
-     ["line 1", "column 9", "card 5", "too many cards of rank K", "1-deck shoe holds 4",
-      "5th"]),
-    ("suit.txt", "KS 9H K♠ 2C 8D\n", {"decks": 1},
-     ["line 1", "column 7", "card 3", "too many KS", "holds 1 of each card"]),
-    ("suit2.txt", "KS 9H " * 3 + "KS\n", {"decks": 2}, ["column 13", "card 5", "too many KS", "3rd"]),
+    (
+        "tok.txt",
+        "# header\nKS 9H X1 2C\n",
+        {},
+        ["line 2", "column 7", "card 3", "unknown card 'X1'", "a card is a rank A 2-9 T/10"],
+    ),
+    (
+        "rank.txt",
+        "K K K K K 2 3 4 5\n",
+        {"decks": 1},
+        ["line 1", "column 9", "card 5", "too many cards of rank K", "1-deck shoe holds 4", "5th"],
+    ),
+    (
+        "suit.txt",
+        "KS 9H K♠ 2C 8D\n",
+        {"decks": 1},
+        ["line 1", "column 7", "card 3", "too many KS", "holds 1 of each card"],
+    ),
+    (
+        "suit2.txt",
+        "KS 9H " * 3 + "KS\n",
+        {"decks": 2},
+        ["column 13", "card 5", "too many KS", "3rd"],
+    ),
     ("card.csv", "shoe,card\n1,KS\n1,ZZ\n", {}, ["line 3", "field card", "unknown card 'ZZ'"]),
-    ("total.csv", "shoe,winner,player_total,banker_total\n1,P,12,3\n", {},
-     ["line 2", "field player_total", "impossible total '12'", "from 0 to 9"]),
-    ("total.json", '[{"winner": "Player", "playerScore": 10, "bankerScore": 3}]', {},
-     ["[0].playerScore", "impossible total 10", "from 0 to 9"]),
-    ("natural.csv", "shoe,winner,player_total,banker_total,natural\n1,P,3,2,true\n", {},
-     ["line 2", "natural is true", "two-card 8 or 9", "3 and 2"]),
-    ("natural3.csv", "shoe,winner,natural,player_card_count,banker_card_count\n1,P,y,3,2\n", {},
-     ["line 2", "natural is true", "Player has three cards"]),
-    ("no-natural.csv", "shoe,winner,player_total,banker_total,natural,player_card_count,"
-     "banker_card_count\n1,P,9,3,false,2,2\n", {},
-     ["line 2", "no hand the drawing rules deal has", "natural false", "player_total 9"]),
-    ("stand.csv", "shoe,winner,player_total,banker_total,player_card_count,banker_card_count\n"
-     "1,B,5,6,2,2\n", {}, ["line 2", "no hand the drawing rules deal has", "player_total 5"]),
-    ("oddpair.json", '[{"winner": "Player", "playerScore": 9, "bankerScore": 3, "natural": true,'
-     ' "playerPair": true}]', {}, ["[0]", "no hand the drawing rules deal has", "playerPair true"]),
-    ("winner.csv", "shoe,winner,player_total,banker_total\n1,B,4,4\n1,P,3,5\n", {},
-     ["line 2", "winner is banker", "player_total 4 against banker_total 4 is a tie"]),
-    ("winner.json", '[{"winner": "Player", "playerScore": 9, "bankerScore": 1},'
-     ' {"winner": "Banker", "playerScore": 7, "bankerScore": 2}]', {},
-     ["[1]", "winner is banker", "playerScore 7 against bankerScore 2 is a player win"]),
-    ("letter.csv", "shoe,winner\n1,P\n1,X\n", {},
-     ["line 3", "field winner", "unknown winner 'X'", "P, B or T"]),
-    ("letter.json", '{"args": {"history_v2": [{"winner": "Dragon", "playerScore": 1,'
-     ' "bankerScore": 2}]}}', {}, ["args.history_v2[0].winner", "unknown winner 'Dragon'"]),
-    ("road.txt", "BPPB\nBPXT\n", {},
-     ["line 2", "column 3", "unknown result 'X'", "B (banker), P (player) and T (tie)"]),
-    ("noshoe.csv", "winner,player_total\nP,3\n", {}, ["line 1", "no 'shoe' column",
-                                                      "needs the columns shoe,winner"]),
-    ("nowinner.csv", "shoe,player_total\n1,3\n", {"fmt": "outcome-csv"},
-     ["line 1", "no 'winner' column"]),
+    (
+        "total.csv",
+        "shoe,winner,player_total,banker_total\n1,P,12,3\n",
+        {},
+        ["line 2", "field player_total", "impossible total '12'", "from 0 to 9"],
+    ),
+    (
+        "total.json",
+        '[{"winner": "Player", "playerScore": 10, "bankerScore": 3}]',
+        {},
+        ["[0].playerScore", "impossible total 10", "from 0 to 9"],
+    ),
+    (
+        "natural.csv",
+        "shoe,winner,player_total,banker_total,natural\n1,P,3,2,true\n",
+        {},
+        ["line 2", "natural is true", "two-card 8 or 9", "3 and 2"],
+    ),
+    (
+        "natural3.csv",
+        "shoe,winner,natural,player_card_count,banker_card_count\n1,P,y,3,2\n",
+        {},
+        ["line 2", "natural is true", "Player has three cards"],
+    ),
+    (
+        "no-natural.csv",
+        "shoe,winner,player_total,banker_total,natural,player_card_count,"
+        "banker_card_count\n1,P,9,3,false,2,2\n",
+        {},
+        ["line 2", "no hand the drawing rules deal has", "natural false", "player_total 9"],
+    ),
+    (
+        "stand.csv",
+        "shoe,winner,player_total,banker_total,player_card_count,banker_card_count\n1,B,5,6,2,2\n",
+        {},
+        ["line 2", "no hand the drawing rules deal has", "player_total 5"],
+    ),
+    (
+        "oddpair.json",
+        '[{"winner": "Player", "playerScore": 9, "bankerScore": 3, "natural": true,'
+        ' "playerPair": true}]',
+        {},
+        ["[0]", "no hand the drawing rules deal has", "playerPair true"],
+    ),
+    (
+        "winner.csv",
+        "shoe,winner,player_total,banker_total\n1,B,4,4\n1,P,3,5\n",
+        {},
+        ["line 2", "winner is banker", "player_total 4 against banker_total 4 is a tie"],
+    ),
+    (
+        "winner.json",
+        '[{"winner": "Player", "playerScore": 9, "bankerScore": 1},'
+        ' {"winner": "Banker", "playerScore": 7, "bankerScore": 2}]',
+        {},
+        ["[1]", "winner is banker", "playerScore 7 against bankerScore 2 is a player win"],
+    ),
+    (
+        "letter.csv",
+        "shoe,winner\n1,P\n1,X\n",
+        {},
+        ["line 3", "field winner", "unknown winner 'X'", "P, B or T"],
+    ),
+    (
+        "letter.json",
+        '{"args": {"history_v2": [{"winner": "Dragon", "playerScore": 1, "bankerScore": 2}]}}',
+        {},
+        ["args.history_v2[0].winner", "unknown winner 'Dragon'"],
+    ),
+    (
+        "road.txt",
+        "BPPB\nBPXT\n",
+        {},
+        ["line 2", "column 3", "unknown result 'X'", "B (banker), P (player) and T (tie)"],
+    ),
+    (
+        "noshoe.csv",
+        "winner,player_total\nP,3\n",
+        {},
+        ["line 1", "no 'shoe' column", "needs the columns shoe,winner"],
+    ),
+    (
+        "nowinner.csv",
+        "shoe,player_total\n1,3\n",
+        {"fmt": "outcome-csv"},
+        ["line 1", "no 'winner' column"],
+    ),
     ("nocard.csv", "shoe,total\n1,3\n", {}, ["line 1", "shoe,card", "shoe,winner"]),
-    ("typo.csv", "shoe,winner,playr_total\n1,P,3\n", {},
-     ["line 1", "column 3", "unknown column 'playr_total'", "did you mean 'player_total'"]),
+    (
+        "typo.csv",
+        "shoe,winner,playr_total\n1,P,3\n",
+        {},
+        ["line 1", "column 3", "unknown column 'playr_total'", "did you mean 'player_total'"],
+    ),
     ("twice.csv", "shoe,winner,winner\n1,P,P\n", {}, ["column 3", "'winner' appears twice"]),
-    ("fields.csv", "shoe,winner\n1,P\n1,B,7\n", {}, ["line 3", "3 fields", "header (line 1) has 2"]),
-    ("again.csv", "shoe,winner\n1,P\n2,B\n1,T\n", {},
-     ["line 4", "field shoe", "shoe '1' appears again", "started on line 2"]),
-    ("handno.csv", "shoe,hand,winner\n1,1,P\n1,3,B\n", {},
-     ["line 3", "field hand", "expected 2", "got '3'"]),
-    ("count.csv", "shoe,winner,player_card_count\n1,P,2\n", {},
-     ["line 1", "'player_card_count' but not 'banker_card_count'"]),
-    ("count4.csv", "shoe,winner,player_card_count,banker_card_count\n1,P,4,2\n", {},
-     ["line 2", "field player_card_count", "2 or 3 cards, got '4'"]),
-    ("flag.csv", "shoe,winner,natural\n1,P,maybe\n", {},
-     ["line 2", "field natural", "true or false", "'maybe'"]),
-    ("split.csv", "shoe,winner,player_cards,banker_cards\n1,P,5 K,2 3\n", {},
-     ["line 2", "Player 5 K and Banker 2 3 is not a hand the rules deal", "Player draws on 5"]),
-    ("disagree.csv", "shoe,winner,player_total,player_cards,banker_cards\n1,P,8,KS 9H,9C 8D\n", {},
-     ["line 2", "field player_total", "player_total is 8, but the cards give 9"]),
-    ("cards-comp.csv", "shoe,winner,player_cards,banker_cards\n1,P,KS 9H,KS 8D\n", {"decks": 1},
-     ["line 2", "field banker_cards", "too many KS"]),
+    (
+        "fields.csv",
+        "shoe,winner\n1,P\n1,B,7\n",
+        {},
+        ["line 3", "3 fields", "header (line 1) has 2"],
+    ),
+    (
+        "again.csv",
+        "shoe,winner\n1,P\n2,B\n1,T\n",
+        {},
+        ["line 4", "field shoe", "shoe '1' appears again", "started on line 2"],
+    ),
+    (
+        "handno.csv",
+        "shoe,hand,winner\n1,1,P\n1,3,B\n",
+        {},
+        ["line 3", "field hand", "expected 2", "got '3'"],
+    ),
+    (
+        "count.csv",
+        "shoe,winner,player_card_count\n1,P,2\n",
+        {},
+        ["line 1", "'player_card_count' but not 'banker_card_count'"],
+    ),
+    (
+        "count4.csv",
+        "shoe,winner,player_card_count,banker_card_count\n1,P,4,2\n",
+        {},
+        ["line 2", "field player_card_count", "2 or 3 cards, got '4'"],
+    ),
+    (
+        "flag.csv",
+        "shoe,winner,natural\n1,P,maybe\n",
+        {},
+        ["line 2", "field natural", "true or false", "'maybe'"],
+    ),
+    (
+        "split.csv",
+        "shoe,winner,player_cards,banker_cards\n1,P,5 K,2 3\n",
+        {},
+        ["line 2", "Player 5 K and Banker 2 3 is not a hand the rules deal", "Player draws on 5"],
+    ),
+    (
+        "disagree.csv",
+        "shoe,winner,player_total,player_cards,banker_cards\n1,P,8,KS 9H,9C 8D\n",
+        {},
+        ["line 2", "field player_total", "player_total is 8, but the cards give 9"],
+    ),
+    (
+        "cards-comp.csv",
+        "shoe,winner,player_cards,banker_cards\n1,P,KS 9H,KS 8D\n",
+        {"decks": 1},
+        ["line 2", "field banker_cards", "too many KS"],
+    ),
     ("empty.txt", "", {}, ["no shoes", "empty"]),
     ("blank.csv", "\n  \n", {}, ["no shoes", "empty"]),
     ("comments.txt", "# nothing\n\n# here\n", {}, ["no shoes", "only comments"]),
     ("header.csv", "shoe,winner\n", {}, ["no shoes", "header (line 1) but no rows"]),
-    ("bad.json", '{"args": {"history_v2": [\n  {"winner": }]}}', {},
-     ["line 2", "column", "not valid JSON"]),
+    (
+        "bad.json",
+        '{"args": {"history_v2": [\n  {"winner": }]}}',
+        {},
+        ["line 2", "column", "not valid JSON"],
+    ),
     ("shape.json", '"hello"', {}, ["expected a shoe-state message", "got a JSON string"]),
     ("mixed.json", '[[], {"winner": "P"}]', {}, ["[1]", "expected a list of hand entries"]),
     ("nohist.json", '{"args": {"stats": {}}}', {}, ["args.history_v2", "expected the list"]),
     ("score.json", '[{"winner": "Player", "playerScore": 9}]', {}, ["[0]", "no bankerScore"]),
-    ("flag.json", '[{"winner": "Player", "playerScore": 9, "bankerScore": 1, "natural": "yes"}]',
-     {}, ["[0].natural", "expected true or false", '"yes"']),
+    (
+        "flag.json",
+        '[{"winner": "Player", "playerScore": 9, "bankerScore": 1, "natural": "yes"}]',
+        {},
+        ["[0].natural", "expected true or false", '"yes"'],
+    ),
     ("latin1.txt", b"KS 9H 9C 8D\nK\xe9\n", {}, ["line 2", "not UTF-8", "save the file as UTF-8"]),
-    ("ties.txt", "T T T\nT T T\n", {}, ["only T's standing alone", "read as ties (a road) or as "
-                                       "cards of ten", "ties run together (TTT)", "tens as 10"]),
+    (
+        "ties.txt",
+        "T T T\nT T T\n",
+        {},
+        [
+            "only T's standing alone",
+            "read as ties (a road) or as cards of ten",
+            "ties run together (TTT)",
+            "tens as 10",
+        ],
+    ),
     ("one-t.txt", "T\n", {}, ["only T's standing alone"]),
     ("long-s.txt", "K\u017f 9 2 3 9 9\n", {}, ["line 1", "card 1", "unknown card 'K\u017f'"]),
     ("quote.csv", 'shoe,card\n1,"5\n1,K\n', {}, ["line 2", "a quoted field is not closed"]),
-    ("field.csv", "shoe,card\n1," + "K" * 200_000 + "\n", {},
-     ["line 2", "a field is longer than 131,072 characters"]),
-    ("token.txt", "9 " + "K" * 200_000 + "\n", {},
-     ["line 1", "card 2", "unknown card 'KKKK", "… (200,000 characters): a card is a rank"]),
-    ("cell.csv", "shoe,winner\n1," + "X" * 100_000 + "\n", {},
-     ["line 2", "unknown winner 'XXX", "… (100,000 characters): expected P, B or T"]),
+    (
+        "field.csv",
+        "shoe,card\n1," + "K" * 200_000 + "\n",
+        {},
+        ["line 2", "a field is longer than 131,072 characters"],
+    ),
+    (
+        "token.txt",
+        "9 " + "K" * 200_000 + "\n",
+        {},
+        ["line 1", "card 2", "unknown card 'KKKK", "… (200,000 characters): a card is a rank"],
+    ),
+    (
+        "cell.csv",
+        "shoe,winner\n1," + "X" * 100_000 + "\n",
+        {},
+        ["line 2", "unknown winner 'XXX", "… (100,000 characters): expected P, B or T"],
+    ),
 ]
 
 
 @pytest.mark.parametrize(("name", "text", "kwargs", "parts"), BAD, ids=[b[0] for b in BAD])
-def test_bad_input_is_refused_precisely(tmp_path: Path, name: str, text: str | bytes,
-                                        kwargs: dict[str, object], parts: list[str]) -> None:
+def test_bad_input_is_refused_precisely(
+    tmp_path: Path, name: str, text: str | bytes, kwargs: dict[str, object], parts: list[str]
+) -> None:
     path = write(tmp_path, name, text)
     with pytest.raises(ShoeFormatError) as err:
         read_shoes(path, **kwargs)  # type: ignore[arg-type]
@@ -430,17 +610,27 @@ def test_kernel_dealing_agrees_with_the_rules(cards: list[int]) -> None:
     for i, hand in enumerate(expected):
         rec = got.record(i)
         assert (rec.player_cards, rec.banker_cards) == (hand.player_cards, hand.banker_cards)
-        assert (rec.player_total, rec.banker_total, rec.winner) == \
-            (hand.player_total, hand.banker_total, hand.winner)
-        assert (rec.natural, rec.player_pair, rec.banker_pair) == \
-            (hand.natural, hand.player_pair, hand.banker_pair)
-        assert (rec.player_card_count, rec.banker_card_count) == \
-            (hand.player_card_count, hand.banker_card_count)
+        assert (rec.player_total, rec.banker_total, rec.winner) == (
+            hand.player_total,
+            hand.banker_total,
+            hand.winner,
+        )
+        assert (rec.natural, rec.player_pair, rec.banker_pair) == (
+            hand.natural,
+            hand.player_pair,
+            hand.banker_pair,
+        )
+        assert (rec.player_card_count, rec.banker_card_count) == (
+            hand.player_card_count,
+            hand.banker_card_count,
+        )
     # the kernel alone deals the same hands, possibly short of a last four-card one
-    out = {k: np.zeros_like(v, shape=(len(cards) // 4 + 1,) + v.shape[1:])
-           for k, v in columns.items()}
-    n, _ = kernels.deal_sequence(np.array(cards, np.uint8), kernels.HAND_TABLE,
-                                 kernels.CARD_VALUE, *out.values())
+    out = {
+        k: np.zeros_like(v, shape=(len(cards) // 4 + 1,) + v.shape[1:]) for k, v in columns.items()
+    }
+    n, _ = kernels.deal_sequence(
+        np.array(cards, np.uint8), kernels.HAND_TABLE, kernels.CARD_VALUE, *out.values()
+    )
     assert len(expected) - 1 <= n <= len(expected)
     np.testing.assert_array_equal(out["cards"][:n], columns["cards"][:n])
 
@@ -458,9 +648,18 @@ def test_what_an_outcome_record_may_say_matches_every_dealt_hand() -> None:
                     hand = deal_hand([card(p2), card(b2), 10, 10, card(v5), card(v6)])
                     for pp in {False, p2 % 2 == 0}:
                         for bp in {False, b2 % 2 == 0}:
-                            dealt.add((hand.winner, hand.player_total, hand.banker_total,
-                                       hand.natural, pp, bp, hand.player_card_count,
-                                       hand.banker_card_count))
+                            dealt.add(
+                                (
+                                    hand.winner,
+                                    hand.player_total,
+                                    hand.banker_total,
+                                    hand.natural,
+                                    pp,
+                                    bp,
+                                    hand.player_card_count,
+                                    hand.banker_card_count,
+                                )
+                            )
     assert recorded.outcomes._all_outcomes() == dealt
 
 
@@ -473,10 +672,16 @@ def test_a_last_hand_that_stands_on_four_cards_is_dealt() -> None:
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), decks=st.sampled_from([1, 2, 4, 6, 8]),
-       count=st.integers(1, 3), burn=st.booleans(), cut_card=st.sampled_from([0, 14]))
-def test_round_trip_generate_write_read(seed: int, decks: int, count: int, burn: bool,
-                                        cut_card: int) -> None:
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    decks=st.sampled_from([1, 2, 4, 6, 8]),
+    count=st.integers(1, 3),
+    burn=st.booleans(),
+    cut_card=st.sampled_from([0, 14]),
+)
+def test_round_trip_generate_write_read(
+    seed: int, decks: int, count: int, burn: bool, cut_card: int
+) -> None:
     generated = generate_hands(ShoeSpec(decks=decks, burn=burn, cut_card=cut_card), count, seed)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "shoes.txt"
@@ -512,7 +717,7 @@ def _two_hands(tmp_path: Path) -> Hands:
 def test_deal_s_own_json_and_csv_read_back(tmp_path: Path) -> None:
     hands = read_shoes(DATA / "generated-8deck-seed1.txt")
     path = write(tmp_path, "hands.json", render.hands(hands, "json"))
-    assert_same_hands(read_shoes(path), hands)   # per-round records, split by their shoe
+    assert_same_hands(read_shoes(path), hands)  # per-round records, split by their shoe
     again = read_shoes(write(tmp_path, "hands.csv", render.hands(hands, "csv")))
     assert_same_hands(again, hands, ("shoe", "hand", "winner", "player_total", "banker_total"))
 
@@ -526,7 +731,7 @@ def test_write_atomic_through_a_link_to_a_device_and_keeping_the_mode(tmp_path: 
     recorded.write_atomic(link, "new\n")
     assert link.is_symlink() and target.read_text(encoding="utf-8") == "new\n"
     assert target.stat().st_mode & 0o777 == 0o640
-    recorded.write_atomic("/dev/null", "nothing\n")   # a device is written, not replaced
+    recorded.write_atomic("/dev/null", "nothing\n")  # a device is written, not replaced
     assert Path("/dev/null").is_char_device()
     if Path("/dev/full").is_char_device():
         with pytest.raises(UsageError, match="/dev/full: cannot write: No space left on device"):
@@ -538,8 +743,17 @@ def test_write_atomic_through_a_link_to_a_device_and_keeping_the_mode(tmp_path: 
 def test_render_csv(tmp_path: Path) -> None:
     lines = render.hands(_two_hands(tmp_path), "csv").splitlines()
     header = lines[0].split(",")
-    for column in ("shoe", "hand", "player_cards", "banker_cards", "player_total",
-                   "banker_total", "winner", "player_pair", "banker_pair"):
+    for column in (
+        "shoe",
+        "hand",
+        "player_cards",
+        "banker_cards",
+        "player_total",
+        "banker_total",
+        "winner",
+        "player_pair",
+        "banker_pair",
+    ):
         assert column in header
     assert header[:2] == ["shoe", "hand"]
     assert lines[1] == "1,1,KS 9C,9H 8D,9,7,player,true,false,false,2,2"
@@ -552,10 +766,20 @@ def test_render_csv(tmp_path: Path) -> None:
 def test_render_json(tmp_path: Path) -> None:
     rows = json.loads(render.hands(_two_hands(tmp_path), "json"))
     assert len(rows) == 2 and rows[0]["player_cards"] == "KS 9C"
-    assert rows[1] | {} == {"shoe": 2, "hand": 1, "player_cards": "5 9 3", "banker_cards": "K 2 8",
-                            "player_total": 7, "banker_total": 0, "winner": "player",
-                            "natural": False, "player_pair": False, "banker_pair": False,
-                            "player_card_count": 3, "banker_card_count": 3}
+    assert rows[1] | {} == {
+        "shoe": 2,
+        "hand": 1,
+        "player_cards": "5 9 3",
+        "banker_cards": "K 2 8",
+        "player_total": 7,
+        "banker_total": 0,
+        "winner": "player",
+        "natural": False,
+        "player_pair": False,
+        "banker_pair": False,
+        "player_card_count": 3,
+        "banker_card_count": 3,
+    }
     road = json.loads(render.hands(read_shoes(DATA / "roads-8deck-seed1.txt"), "json"))
     assert road[0] == {"shoe": 1, "hand": 1, "winner": "banker"}
 
@@ -564,14 +788,15 @@ def test_render_table(tmp_path: Path) -> None:
     text = render.hands(_two_hands(tmp_path), "table")
     assert "shoe 1: 1 hand\n" in text and "shoe 2: 1 hand\n" in text
     assert "KS 9C" in text and "natural" in text
-    assert text.rstrip().endswith("2 hands in 2 shoes: player 2, banker 0, tie 0; "
-                                  "player pairs 0, banker pairs 0")
+    assert text.rstrip().endswith(
+        "2 hands in 2 shoes: player 2, banker 0, tie 0; player pairs 0, banker pairs 0"
+    )
     live = render.hands(read_shoes(LIVE), "table")
     assert "shoe 1: 17 hands" in live and "banker pair" in live
     assert live.rstrip().endswith("player 8, banker 9, tie 0; player pairs 0, banker pairs 2")
     counts = render.table(read_shoes(DATA / "outcomes-8deck-seed1-shoe1.csv")).splitlines()
-    assert "2/2" in counts[2] and "natural" in counts[2]   # hand 1: two cards each, a natural
-    assert "3/3" in counts[4]                              # hand 3: a third card each
+    assert "2/2" in counts[2] and "natural" in counts[2]  # hand 1: two cards each, a natural
+    assert "3/3" in counts[4]  # hand 3: a third card each
     with pytest.raises(UsageError, match="unknown output format 'xml'"):
         render.hands(read_shoes(LIVE), "xml")
 
@@ -581,10 +806,12 @@ def test_every_hand_with_cards_has_each_sides_first_two() -> None:
     P1 P2 B1 B2 out of its counts without looking: every source whose cards
     are known fills them, and leaves P3 and B3 empty only where no third card
     was drawn."""
-    sources = [generate_hands(ShoeSpec(decks=8), 200, 1),
-               read_shoes(DATA / "cards-8deck-seed1-shoe1.csv"),
-               read_shoes(DATA / "generated-8deck-seed1.txt"),
-               read_shoes(DATA / "generated-6deck-seed2.txt", decks=6)]
+    sources = [
+        generate_hands(ShoeSpec(decks=8), 200, 1),
+        read_shoes(DATA / "cards-8deck-seed1-shoe1.csv"),
+        read_shoes(DATA / "generated-8deck-seed1.txt"),
+        read_shoes(DATA / "generated-6deck-seed2.txt", decks=6),
+    ]
     for hands in sources:
         assert "cards" in hands.known
         assert hands.cards[:, [0, 1, 3, 4]].all(), hands.source
@@ -601,22 +828,30 @@ def test_a_file_s_declared_decks(tmp_path: Path) -> None:
     six = DATA / "generated-6deck-seed2.txt"
     assert recorded.declared_decks(six) == (6, 1)
     assert recorded.shoe_decks(six, None) == 6 and recorded.shoe_decks(six, 6) == 6
-    with pytest.raises(ShoeFormatError, match=r"shoes.decks is 8, but .*generated-6deck-seed2.txt, "
-                                              r"line 1 says its shoes were dealt from 6 decks; "
-                                              r"give 6, or leave shoes.decks out"):
+    with pytest.raises(
+        ShoeFormatError,
+        match=r"shoes.decks is 8, but .*generated-6deck-seed2.txt, "
+        r"line 1 says its shoes were dealt from 6 decks; "
+        r"give 6, or leave shoes.decks out",
+    ):
         recorded.shoe_decks(six, 8, "shoes.decks")
     one = tmp_path / "one.txt"
-    one.write_text("# a shoe of my own\n\n# dealt from decks = 1, by hand\n"
-                   "5H 9C KD 2S 3C 8D\n# decks=4 (a comment after the cards says nothing)\n",
-                   encoding="utf-8")
+    one.write_text(
+        "# a shoe of my own\n\n# dealt from decks = 1, by hand\n"
+        "5H 9C KD 2S 3C 8D\n# decks=4 (a comment after the cards says nothing)\n",
+        encoding="utf-8",
+    )
     assert recorded.declared_decks(one) == (1, 3)
     with pytest.raises(ShoeFormatError, match=r"line 3 says its shoes were dealt from 1 deck;"):
         recorded.read_shoes(one, decks=2)
     for bad in ("0", "65", "9" * 35):
         odd = tmp_path / "odd.txt"
         odd.write_text(f"# decks={bad}\n5H 9C KD 2S 3C 8D\n", encoding="utf-8")
-        with pytest.raises(ShoeFormatError, match=r"odd.txt, line 1: decks=.*: a shoe is dealt "
-                                                  r"from 1 to 64 decks"):
+        with pytest.raises(
+            ShoeFormatError,
+            match=r"odd.txt, line 1: decks=.*: a shoe is dealt "
+            r"from 1 to 64 decks",
+        ):
             recorded.read_shoes(odd)
     plain = tmp_path / "plain.txt"
     plain.write_text("5H 9C KD 2S 3C 8D\n# decks=4\n", encoding="utf-8")
@@ -636,8 +871,9 @@ def test_a_file_s_declared_decks(tmp_path: Path) -> None:
     from backtest.run.config import load_config
 
     def played(config: Path, file: Path) -> int:
-        cfg = load_config(config, {"shoes": {"file": str(file)}}, remove=("shoe",),
-                          merge=("shoes",))
+        cfg = load_config(
+            config, {"shoes": {"file": str(file)}}, remove=("shoe",), merge=("shoes",)
+        )
         assert cfg.recorded is not None
         return cfg.recorded.decks
 
@@ -647,6 +883,7 @@ def test_a_file_s_declared_decks(tmp_path: Path) -> None:
     assert played(four, plain) == 4 and played(four, six) == 6
     # a config of recorded shoes: its shoes.decks were its own file's, not the one --shoes gives
     mine = tmp_path / "mine.yaml"
-    mine.write_text(f"shoes: {{file: {plain}, decks: 8}}\nseats:\n  - strategy: flat\n",
-                    encoding="utf-8")
+    mine.write_text(
+        f"shoes: {{file: {plain}, decks: 8}}\nseats:\n  - strategy: flat\n", encoding="utf-8"
+    )
     assert played(mine, six) == 6 and played(mine, plain) == 8
