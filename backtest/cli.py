@@ -1007,10 +1007,10 @@ def report_command(
 
     The plots are embedded. Needs matplotlib (the `plot` extra of the package).
     """
-    from backtest.present import report
+    from backtest.present.report.write import write_report
 
     _be_quiet(quiet)
-    written = report.write_report(directory, out)
+    written = write_report(directory, out)
     _note(f"wrote {written.html} and {len(written.plots)} plot(s) in {written.plot_dir}")
 
 

@@ -230,7 +230,7 @@ def _write_run(
             else:
                 (out / name).unlink(missing_ok=True)
         os.replace(stage / "summary.parquet", out / "summary.parquet")
-    from backtest.present.report import remove_stale
+    from backtest.present.report.write import remove_stale
 
     remove_stale(out)  # a report there told of the results just replaced
     return written

@@ -16,7 +16,8 @@ from typing import Any
 import polars as pl
 
 from backtest.core.errors import BacktestError, UsageError
-from backtest.present import outputs, report
+from backtest.present import outputs
+from backtest.present.report.write import remove_stale
 from backtest.run import cluster, engine, plan
 from backtest.run.pool import check_workers, default_workers, process_pool
 from backtest.sweep.spec import Cell, Sweep, short_value, value_label
@@ -316,7 +317,7 @@ def run_sweep(
                     )
                     done[task.cell] = frame
                     del parts[task.cell]
-                    report.remove_stale(out)  # it told of fewer cells
+                    remove_stale(out)  # it told of fewer cells
                     if time.monotonic() - last_write > 2.0:
                         summary = _write_summary(out, sweep, done)
                         written, last_write = len(done), time.monotonic()

@@ -31,7 +31,9 @@ import yaml
 from cli_helpers import backtest_here
 
 from backtest.core.errors import BacktestError, UsageError
-from backtest.present import outputs, report
+from backtest.present import outputs
+from backtest.present.report import numbers, run_plots, write
+from backtest.present.report.results import load_results
 from backtest.run import engine
 from backtest.run.config import parse_config
 from backtest.run.metrics import Z95
@@ -151,7 +153,7 @@ def test_path_bands_hold_an_ended_session_at_its_final_bankroll() -> None:
             "bankroll": [110.0, 120.0, 130.0, 90.0],
         }
     )
-    bands = report.path_bands(paths, 100.0)
+    bands = numbers.path_bands(paths, 100.0)
     assert bands["hand"].to_list() == [0, 1, 2, 3]
     assert bands["sessions"].to_list() == [2, 2, 2, 2]
     assert bands["p50"].to_list() == [100.0, 100.0, 105.0, 110.0]
@@ -159,7 +161,7 @@ def test_path_bands_hold_an_ended_session_at_its_final_bankroll() -> None:
     last = bands.row(3, named=True)
     assert last["p5"] == pytest.approx(90 + 0.05 * 40)
     assert last["p95"] == pytest.approx(90 + 0.95 * 40)
-    assert report.with_start(paths, 100.0).filter(pl.col("hand") == 0)["bankroll"].to_list() == [
+    assert numbers.with_start(paths, 100.0).filter(pl.col("hand") == 0)["bankroll"].to_list() == [
         100.0,
         100.0,
     ]
@@ -176,7 +178,7 @@ def test_edge_convergence_is_cumulative_net_over_cumulative_wagered() -> None:
             "expected_net": [-1.0, 0.0, -3.0],
         }
     )
-    curve = report.edge_convergence(sessions)
+    curve = numbers.edge_convergence(sessions)
     # in session order; session 1 wagered nothing, so it has no edge yet
     assert curve["session"].to_list() == [2, 3]
     assert curve["cum_hands"].to_list() == [30, 60]
@@ -200,13 +202,13 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def run_report(run_dir: Path) -> tuple[report.Report, str]:
-    written = report.write_report(run_dir)
+def run_report(run_dir: Path) -> tuple[write.Report, str]:
+    written = write.write_report(run_dir)
     return written, written.html.read_text(encoding="utf-8")
 
 
 def test_a_run_report_embeds_every_plot_and_writes_them_as_png(
-    run_dir: Path, run_report: tuple[report.Report, str]
+    run_dir: Path, run_report: tuple[write.Report, str]
 ) -> None:
     written, page = run_report
     assert written.html == run_dir / "report.html"
@@ -228,7 +230,7 @@ def test_a_run_report_embeds_every_plot_and_writes_them_as_png(
 
 
 def test_a_run_report_gives_each_seats_numbers(
-    run_dir: Path, run_report: tuple[report.Report, str]
+    run_dir: Path, run_report: tuple[write.Report, str]
 ) -> None:
     _, page = run_report
     summary = pl.read_parquet(run_dir / "summary.parquet")
@@ -257,7 +259,7 @@ def test_a_run_report_gives_each_seats_numbers(
 def test_a_run_without_paths_gets_the_other_plots(run_dir: Path, tmp_path: Path) -> None:
     for name in ("run.json", "summary.parquet", "sessions.parquet"):
         (tmp_path / name).write_bytes((run_dir / name).read_bytes())
-    written = report.write_report(tmp_path, tmp_path / "out" / "no-paths.html")
+    written = write.write_report(tmp_path, tmp_path / "out" / "no-paths.html")
     page = written.html.read_text(encoding="utf-8")
     assert len(images(page)) == 3
     assert "no paths.parquet" in page
@@ -275,9 +277,9 @@ def test_a_failed_drawing_writes_nothing(
     def broken(results: Any) -> Any:
         raise BacktestError("drawing failed")
 
-    monkeypatch.setattr(report, "plot_edge", broken)
+    monkeypatch.setattr(write, "plot_edge", broken)
     with pytest.raises(BacktestError, match="drawing failed"):
-        report.write_report(run_dir, tmp_path / "r.html")
+        write.write_report(run_dir, tmp_path / "r.html")
     assert written_files(tmp_path) == []
 
 
@@ -286,7 +288,7 @@ def test_without_matplotlib_the_report_says_how_to_install_it(
 ) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(UsageError, match=re.escape("pip install 'baccarat-backtest[plot]'")):
-        report.write_report(run_dir, tmp_path / "r.html")
+        write.write_report(run_dir, tmp_path / "r.html")
     assert written_files(tmp_path) == []
 
 
@@ -325,7 +327,7 @@ def test_a_sweep_report_plots_ruin_and_edge_against_its_keys(
 ) -> None:
     directory = sweep_dirs[n_keys]
     grid, titles = SWEEP_GRIDS[n_keys]
-    written = report.write_report(directory)
+    written = write.write_report(directory)
     page = written.html.read_text(encoding="utf-8")
     embedded = images(page)
     assert len(embedded) == len(titles)
@@ -531,8 +533,8 @@ def test_two_varied_seats_of_one_name_are_two_points(tmp_path: Path) -> None:
         tmp_path / "same-name",
         {"seats[0]": [seat, {"strategy": "flat", "params": {"bets": {"tie": 10}}}]},
     )
-    results = report.load_results(out)
-    means = report.by_key(report.sweep_rows(results.summary, results.keys), "seats[0]").filter(
+    results = load_results(out)
+    means = numbers.by_key(numbers.sweep_rows(results.summary, results.keys), "seats[0]").filter(
         pl.col("seat_no") == 0
     )
     assert means["seats[0]"].to_list() == ["flat (1)", "flat (2)"]
@@ -588,9 +590,9 @@ def test_histogram_bins_hold_as_many_possible_amounts_each(seed: int) -> None:
     construction while its neighbours are full (a comb)."""
     rng = np.random.default_rng(seed)
     x = 1000 + 9.5 * rng.integers(-60, 60, 800) - 10 * rng.integers(0, 9, 800)
-    edges = report.bins(x)
+    edges = numbers.bins(x)
     widths = np.diff(edges)
-    assert np.allclose(widths, widths[0]) and len(widths) <= report.MAX_BINS
+    assert np.allclose(widths, widths[0]) and len(widths) <= numbers.MAX_BINS
     step = 0.5
     assert abs(widths[0] / step - round(widths[0] / step)) < 1e-9  # whole steps
     # each edge half a step off the lattice of possible amounts
@@ -600,22 +602,22 @@ def test_histogram_bins_hold_as_many_possible_amounts_each(seed: int) -> None:
     per_bin = np.histogram(lattice, edges)[0]
     assert per_bin[1:-1].min() == per_bin[1:-1].max()  # every inner bin alike
     # one amount: one bar around it
-    assert report.bins(np.array([300.0, 300.0])).tolist() == [299.5, 300.5]
+    assert numbers.bins(np.array([300.0, 300.0])).tolist() == [299.5, 300.5]
 
 
 def test_run_plots_share_axes_show_the_start_and_name_the_seats(
     run_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     figures: dict[str, Any] = {}
-    real_png = report._png
+    real_png = run_plots.png_bytes
 
     def keep(fig: Any) -> bytes:
         figures[fig._suptitle.get_text().split(" (")[0]] = fig
         return real_png(fig)
 
-    monkeypatch.setattr(report, "_png", keep)
-    results = report.load_results(run_dir)
-    plots, notes = report.drawn(results)
+    monkeypatch.setattr(run_plots, "png_bytes", keep)
+    results = load_results(run_dir)
+    plots, notes = write.drawn(results)
     assert notes == [] and len(plots) == 4
     seats = pl.read_parquet(run_dir / "summary.parquet")["seat"].to_list()
     for title in (
@@ -637,7 +639,7 @@ def test_run_plots_share_axes_show_the_start_and_name_the_seats(
             if ax.get_label() != "<colorbar>"
         )
     # the edge plot frames the whole measured curve, its first session included
-    curve = report.edge_convergence(results.sessions)
+    curve = numbers.edge_convergence(results.sessions)
     for ax in figures["Measured edge converging on the exact edge"].axes:
         edge = 100 * curve.filter(pl.col("seat") == ax.get_title())["edge"].to_numpy()
         low, high = ax.get_ylim()
@@ -647,9 +649,9 @@ def test_run_plots_share_axes_show_the_start_and_name_the_seats(
 def test_sweep_cells_get_intervals_and_z_against_the_exact_edge(
     sweep_dirs: dict[int, Path],
 ) -> None:
-    results = report.load_results(sweep_dirs[2])
-    rows = report.sweep_rows(results.summary, results.keys)
-    cells = report.heatmap_cells(rows, results.keys)
+    results = load_results(sweep_dirs[2])
+    rows = numbers.sweep_rows(results.summary, results.keys)
+    cells = numbers.heatmap_cells(rows, results.keys)
     joined = cells.join(
         rows.select(
             *results.keys, "seat_no", pl.col("z").alias("z_cell"), "edge_ci_low", "edge_ci_high"
@@ -663,13 +665,13 @@ def test_sweep_cells_get_intervals_and_z_against_the_exact_edge(
         (joined["edge_ci_high"] - joined["edge_ci_low"]).to_list()
     )
     # the ruin rate's interval holds the rate, and stays inside 0..1
-    wide = report.with_intervals(rows)
+    wide = numbers.with_intervals(rows)
     assert (wide["ruin_rate"] - wide["ruin_low"] >= -1e-12).all()
     assert (wide["ruin_rate"] + wide["ruin_high"] <= 1 + 1e-12).all()
     assert (wide["ruin_low"] + wide["ruin_high"] > 0).all()
     # seats are named by their names in legends and titles
     assert set(rows["seat_label"]) == {"Martingale", "Flat Player"}
-    assert report.sweep_rows(pl.DataFrame({"cell": [1, 2], "seat": ["a", "b"]}))[
+    assert numbers.sweep_rows(pl.DataFrame({"cell": [1, 2], "seat": ["a", "b"]}))[
         "seat_label"
     ].to_list() == ["a / b", "a / b"]
 
@@ -681,7 +683,7 @@ def test_a_plot_whose_values_are_all_equal_is_left_out(
     shutil.copytree(sweep_dirs[2], directory)
     for f in [directory / "summary.parquet", *(directory / "cells").glob("*.parquet")]:
         pl.read_parquet(f).with_columns(pl.lit(0.0).alias("ruin_rate")).write_parquet(f)
-    written = report.write_report(directory)
+    written = write.write_report(directory)
     page = written.html.read_text(encoding="utf-8")
     assert [p.name for p in written.plots] == ["heatmap-edge.png"]
     assert "No ruin rate plot: the ruin rate is 0.0% in every cell." in page
@@ -691,11 +693,11 @@ def test_a_plot_whose_values_are_all_equal_is_left_out(
 def test_new_results_remove_the_report_of_the_old(run_dir: Path, tmp_path: Path) -> None:
     directory = tmp_path / "again"
     shutil.copytree(run_dir, directory)
-    report.write_report(directory)
+    write.write_report(directory)
     assert (directory / "report.html").is_file()
     # a report of a run without paths: the old paths plot goes with it
     (directory / "paths.parquet").unlink()
-    written = report.write_report(directory)
+    written = write.write_report(directory)
     assert (
         sorted(p.name for p in (directory / "report-plots").iterdir())
         == sorted(p.name for p in written.plots)
@@ -724,7 +726,7 @@ def test_the_ruin_curve_counts_sessions_ruined_by_each_hand() -> None:
             "ended_by": ["ruin", "ruin", "limit", "win-goal"],
         }
     )
-    curve = report.ruin_curve(sessions)
+    curve = numbers.ruin_curve(sessions)
     assert curve["hand"].to_list() == [1, 2, 3, 4, 5, 6]
     assert curve["ruined"].to_list() == [0.0, 0.25, 0.25, 0.25, 0.5, 0.5]
     assert (curve["low"] <= curve["ruined"]).all() and (curve["ruined"] <= curve["high"]).all()
