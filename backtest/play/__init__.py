@@ -22,16 +22,18 @@ cut or burn; the session ends after its last shoe.
 '100 + 25 + 5'
 
 The package, by job: `money` (amounts and chips), `board` (the big road
-under the table), `table` (the settings and the shoes), `session` (the
-commands, the hands, the settling).
+under the table), `table` (the settings and the shoes), `words` (what a player
+types, read), `bets` (the chips on the table and their checks), `texts` (what
+the table says), `session` (the lines read, the shoes dealt, the hands settled).
 """
 
 from __future__ import annotations
 
 from backtest.play.board import ROAD_COLUMNS_SHOWN, ROAD_ROWS, big_road, render_big_road
 from backtest.play.money import CHIPS, chips_text, money, parse_amount
-from backtest.play.session import BET_NAMES, BET_WORDS, PlaySession, SessionSummary, Writer
+from backtest.play.session import PlaySession, SessionSummary, Writer
 from backtest.play.table import CUT_CARD, TableSettings, open_table, parse_bankroll
+from backtest.play.words import BET_NAMES, BET_WORDS
 
 __all__ = [
     "BET_NAMES",

@@ -1,18 +1,20 @@
-"""The table's settings: its rules, decks, bankroll, and the shoes it deals."""
+"""The table's settings: its rules, decks, bankroll, and the shoes it deals; a
+shoe being dealt, and a pack cut where the player says."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
 from backtest.core.errors import UsageError, shown
 from backtest.core.rules import Rules, load_rules
 from backtest.play.money import AMOUNT_DIGITS, money
-from backtest.shoes.shoe import MAX_DECKS, new_seed
+from backtest.shoes.shoe import MAX_DECKS, ShoeSpec, new_seed, shoe_order
 
 #: cards left behind the cut card
 CUT_CARD = 14
@@ -126,3 +128,35 @@ def _recorded_shoes(path: str | Path, decks: int) -> tuple[tuple[int, ...], ...]
     return tuple(
         tuple(int(c) for c in hands.shoe_slice(int(s)).dealt_cards()) for s in np.unique(hands.shoe)
     )
+
+
+@dataclass
+class DealingShoe:
+    """A shoe being dealt: the cards in order, the next card's position, and the
+    position past which the cut card has come out (None for a recorded shoe)."""
+
+    number: int
+    cards: tuple[int, ...]
+    pos: int
+    cut_at: int | None
+
+    def has_hand(self) -> bool:
+        if self.cut_at is None:
+            return self.pos < len(self.cards)
+        # as the generator deals: a hand is only started with six cards left
+        return self.pos + 6 <= len(self.cards)
+
+
+def cut_pack(
+    settings: TableSettings, cut: int | Literal["random"], index: int
+) -> tuple[tuple[int, ...], int]:
+    """The pack in dealing order after the cut, and where it was cut."""
+    s = settings
+    spec = ShoeSpec(decks=s.decks, cut_card=s.cut_card, burn=True, cut=cut)
+    pack = shoe_order(spec, s.seed, index)
+    position = cut
+    if cut == "random":
+        # the shoe module draws the position; find it by rolling the uncut pack
+        plain = shoe_order(replace(spec, cut=None), s.seed, index)
+        position = next(c for c in range(len(plain)) if np.array_equal(np.roll(plain, -c), pack))
+    return tuple(int(c) for c in pack), int(position)
