@@ -35,6 +35,10 @@ The tests (a larger statistic is further from chance):
   shoe's c (multivariate hypergeometric). A shoe holding more cards than its
   decks is refused when the file is read.
 
+Here the tests are run and their p-values found; the result and its words
+are in `analysis`, the statistics of a record and the simulated fair records
+in `record_stats`.
+
 >>> from backtest.shoes.shoe import ShoeSpec, generate_hands
 >>> fair = generate_hands(ShoeSpec(decks=8), 2, seed=3)
 >>> result = analyze(fair, decks=8, simulations=99, seed=1)
@@ -45,9 +49,7 @@ The tests (a larger statistic is further from chance):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from statistics import NormalDist
-from typing import Any
 
 import numpy as np
 
@@ -55,439 +57,24 @@ from backtest.core.cards import RANK_SYMBOLS
 from backtest.core.errors import UsageError
 from backtest.core.hands import Hands
 from backtest.core.rules import Bet, Rules
+from backtest.present.analysis import Analysis, Statistic, counted
+from backtest.present.record_stats import (
+    STREAK_BINS,
+    Shape,
+    Stats,
+    batch_statistics,
+    chi,
+    composition_chi,
+    dealt_ranks,
+    record_batch,
+    shape_of,
+    simulated_records,
+)
 
 #: the simulations a record is calibrated against, by default
 SIMULATIONS = 1000
-#: family-wise level below which a test is said to deviate
-ALPHA = 0.05
-#: the longest pattern of decisive outcomes looked at
-PATTERN_LENGTH = 4
-#: streaks are counted by length 1 .. STREAK_BINS - 1, and STREAK_BINS or more
-STREAK_BINS = 8
 #: simulated hands held in memory at once
 _BATCH_HANDS = 2_000_000
-
-_NAMES = "PBT"
-
-
-@dataclass(frozen=True)
-class Statistic:
-    """One test: its statistic, its p-value against the simulated fair records,
-    the p-value adjusted for every test tried, and what it saw in words."""
-
-    name: str
-    statistic: float
-    p_value: float
-    adjusted_p: float
-    detail: str = ""
-    #: the statistic as a normal deviate (the common scale of the adjustment)
-    z: float = 0.0
-
-
-@dataclass(frozen=True)
-class Analysis:
-    source: str
-    hands: int
-    shoes: int
-    decks: int
-    rules: str
-    simulations: int
-    seed: int
-    tests: tuple[Statistic, ...]
-    notes: tuple[str, ...] = field(default=())
-
-    @property
-    def smallest(self) -> Statistic:
-        """The test furthest from chance."""
-        return min(self.tests, key=lambda t: (t.adjusted_p, -t.z))
-
-    def deviations(self, alpha: float = ALPHA) -> list[Statistic]:
-        """The tests whose adjusted p is at most `alpha`, the furthest from chance first."""
-        return sorted(
-            (t for t in self.tests if t.adjusted_p <= alpha), key=lambda t: (t.adjusted_p, -t.z)
-        )
-
-    def verdict(self, alpha: float = ALPHA) -> str:
-        """The finding in words."""
-        head = f"{_count(self.hands, 'hand')} in {_count(self.shoes, 'shoe')}"
-        found = self.deviations(alpha)
-        if not found:
-            return (
-                f"{head}: nothing beyond chance (smallest adjusted p "
-                f"{_equals(p_text(self.smallest.adjusted_p, self.simulations))})"
-            )
-        said = "; ".join(
-            f"{t.name}{': ' + t.detail if t.detail else ''} (adjusted p "
-            f"{_equals(p_text(t.adjusted_p, self.simulations))})"
-            for t in found[:3]
-        )
-        more = f"; and {len(found) - 3} more" if len(found) > 3 else ""
-        return f"{head}: beyond chance: {said}{more}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "source": self.source,
-            "hands": self.hands,
-            "shoes": self.shoes,
-            "decks": self.decks,
-            "rules": self.rules,
-            "simulations": self.simulations,
-            "seed": self.seed,
-            "verdict": self.verdict(),
-            "tests": [
-                {
-                    "name": t.name,
-                    "statistic": round(t.statistic, 6),
-                    "p_value": t.p_value,
-                    "adjusted_p": t.adjusted_p,
-                    "detail": t.detail,
-                }
-                for t in self.tests
-            ],
-            "notes": list(self.notes),
-        }
-
-    def table(self) -> str:
-        """The tests as a text table (the patterns only where p < 0.05 or the
-        smallest), the notes, then the verdict."""
-        shown = [t for t in self.tests if not t.name.startswith("after ")]
-        patterns = [t for t in self.tests if t.name.startswith("after ")]
-        if patterns:
-            low = [t for t in patterns if t.p_value < 0.05]
-            shown += low or [min(patterns, key=lambda t: t.p_value)]
-        rows = [("test", "statistic", "p", "adjusted p", "what it saw")]
-        rows += [
-            (
-                t.name,
-                f"{t.statistic:.2f}",
-                p_text(t.p_value, self.simulations),
-                p_text(t.adjusted_p, self.simulations),
-                t.detail,
-            )
-            for t in shown
-        ]
-        widths = [max(len(r[i]) for r in rows) for i in range(4)]
-        lines = [
-            f"{self.source}: {_count(self.hands, 'hand')} in {_count(self.shoes, 'shoe')}, {self.decks} "
-            f"decks, rules {self.rules}; each test against {self.simulations:,} simulated "
-            f"fair records (seed {self.seed})",
-            "",
-        ]
-        for r in rows:
-            lines.append(
-                "  ".join(
-                    [
-                        r[0].ljust(widths[0]),
-                        *(c.rjust(w) for c, w in zip(r[1:4], widths[1:4])),
-                        r[4],
-                    ]
-                ).rstrip()
-            )
-        if patterns:
-            lines.append(
-                f"({len(patterns)} patterns tested; those not shown have p >= 0.05)"
-                if len(shown)
-                else ""
-            )
-        lines += ["", *self.notes, "" if self.notes else "", self.verdict()]
-        return (
-            "\n".join(line for i, line in enumerate(lines) if line or (i and lines[i - 1])).rstrip()
-            + "\n"
-        )
-
-
-def _equals(p: str) -> str:
-    return p if p.startswith("<") else f"= {p}"
-
-
-def _count(n: int, what: str) -> str:
-    return f"{n:,} {what}{'s' if n != 1 else ''}"
-
-
-def p_text(p: float, simulations: int) -> str:
-    """A p-value as printed: `< 0.001` at the simulations' resolution."""
-    floor = 1.0 / (simulations + 1)
-    if p <= floor:
-        return f"< {_round_up(floor)}"
-    return f"{p:.3f}" if p < 0.1 else f"{p:.2f}"
-
-
-def _round_up(x: float) -> str:
-    for digits in range(1, 8):
-        text = f"{x:.{digits}f}"
-        if float(text) >= x:
-            return text
-    return f"{x:.2g}"
-
-
-# --- the record's shape ----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Shape:
-    """Which shoe each hand is of, and where each shoe starts (the same for the
-    record and every simulated record)."""
-
-    lengths: np.ndarray  # hands of each shoe
-    shoe_of: np.ndarray  # (N,) the shoe of each hand, 0 ..
-    first: np.ndarray  # (N,) the column of the first hand of its shoe
-
-    @property
-    def n(self) -> int:
-        return int(self.shoe_of.shape[0])
-
-    @property
-    def shoes(self) -> int:
-        return int(self.lengths.shape[0])
-
-
-def _shape(hands: Hands) -> _Shape:
-    _, index, lengths = np.unique(hands.shoe, return_index=True, return_counts=True)
-    order = np.argsort(index)
-    lengths = lengths[order]
-    shoe_of = np.repeat(np.arange(lengths.shape[0]), lengths)
-    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    return _Shape(lengths, shoe_of, starts[shoe_of])
-
-
-@dataclass(frozen=True)
-class _Batch:
-    """Records of one shape, a row each: winners, and what else is known."""
-
-    winner: np.ndarray  # (m, N) int8
-    player_pair: np.ndarray | None  # (m, N) bool
-    banker_pair: np.ndarray | None
-    dragon: np.ndarray | None  # Banker wins with a three-card 7
-    panda: np.ndarray | None  # Player wins with a three-card 8
-
-
-def _batch(columns: dict[str, np.ndarray | None]) -> _Batch:
-    winner = columns["winner"]
-    assert winner is not None
-    return _Batch(
-        winner, columns["player_pair"], columns["banker_pair"], columns["dragon"], columns["panda"]
-    )
-
-
-def _record_batch(hands: Hands, want: set[str]) -> _Batch:
-    return _batch(
-        {k: v[None, ...] if v is not None else None for k, v in _columns(hands, want).items()}
-    )
-
-
-def _columns(hands: Hands, want: set[str]) -> dict[str, np.ndarray | None]:
-    w = hands.winner.astype(np.int8)
-    out: dict[str, np.ndarray | None] = {
-        "winner": w,
-        "player_pair": None,
-        "banker_pair": None,
-        "dragon": None,
-        "panda": None,
-    }
-    if "pairs" in want:
-        out["player_pair"], out["banker_pair"] = hands.player_pair, hands.banker_pair
-    if "ez" in want:
-        out["dragon"] = (w == 1) & (hands.banker_total == 7) & (hands.banker_card_count == 3)
-        out["panda"] = (w == 0) & (hands.player_total == 8) & (hands.player_card_count == 3)
-    return out
-
-
-# --- the statistics, a value per row ---------------------------------------------------
-
-
-def _prev_decisive(w: np.ndarray, shape: _Shape) -> np.ndarray:
-    """(m, N): the column of the last Player or Banker win before each hand in
-    its shoe, or -1."""
-    n = w.shape[1]
-    marks = np.where(w < 2, np.arange(n, dtype=np.int32), np.int32(-1))
-    last = np.maximum.accumulate(marks, axis=1)
-    prev = np.full_like(last, -1)
-    prev[:, 1:] = last[:, :-1]
-    prev[prev < shape.first] = -1
-    return prev
-
-
-def _gather(a: np.ndarray, at: np.ndarray) -> np.ndarray:
-    """a[row, at[row, col]] where at >= 0, else -1."""
-    m, n = a.shape
-    base = (np.arange(m, dtype=at.dtype) * n)[:, None]
-    got = a.ravel()[base + np.maximum(at, 0)]
-    return np.where(at >= 0, got, -1).astype(a.dtype, copy=False)
-
-
-def _chi(observed: np.ndarray, expected: np.ndarray) -> np.ndarray:
-    """Sum over the last axis of (o - e)^2 / e, cells with e = 0 left out."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(expected > 0, (observed - expected) ** 2 / expected, 0.0)
-    return terms.sum(axis=-1)
-
-
-def _row_counts(keys: np.ndarray, rows: np.ndarray, size: int, m: int) -> np.ndarray:
-    return np.bincount(rows * size + keys, minlength=m * size).reshape(m, size)
-
-
-@dataclass
-class _Stats:
-    """Each test's statistic for every row of a batch, and the counts the
-    words about the record are made from."""
-
-    values: dict[str, np.ndarray] = field(default_factory=dict)
-    streaks: np.ndarray | None = None  # (m, STREAK_BINS) counts
-    pattern_counts: dict[str, np.ndarray] = field(default_factory=dict)  # (m, 3)
-    freq: np.ndarray | None = None  # (m, 3)
-
-
-def _statistics(b: _Batch, shape: _Shape, exact: dict[str, float], decks: int) -> _Stats:
-    w = b.winner.astype(np.int32)
-    m, n = w.shape
-    rows = np.repeat(np.arange(m, dtype=np.int32), n).reshape(m, n)
-    out = _Stats()
-    counts = _row_counts(w.ravel(), rows.ravel(), 3, m).astype(float)
-    out.freq = counts / max(n, 1)
-    probs = np.array([exact["player"], exact["banker"], exact["tie"]])
-    out.values["outcome frequencies"] = _chi(counts, n * probs[None, :])
-    side = [
-        (name, arr)
-        for name, arr in (
-            ("player_pair", b.player_pair),
-            ("banker_pair", b.banker_pair),
-            ("dragon_7", b.dragon),
-            ("panda_8", b.panda),
-        )
-        if arr is not None
-    ]
-    if side:
-        total = np.zeros(m)
-        for name, arr in side:
-            p = exact[name]
-            x = arr.sum(axis=1)
-            total += (x - n * p) ** 2 / (n * p * (1 - p))
-        label = "pair frequencies" if all("pair" in s for s, _ in side) else "side-bet frequencies"
-        out.values[label] = total
-
-    prev = _prev_decisive(w, shape)
-    decisive = w < 2
-    # streaks: a decisive hand starts one unless the last decisive hand of its shoe
-    # had the same winner
-    before = _gather(w, prev)
-    starts = decisive & (before != w)
-    flat_start = starts.ravel()
-    flat_dec = decisive.ravel()
-    run_id = np.cumsum(flat_start) - 1
-    if flat_start.any():
-        lengths = np.bincount(run_id[flat_dec], minlength=int(flat_start.sum()))
-        run_rows = rows.ravel()[flat_start]
-        binned = np.minimum(lengths, STREAK_BINS) - 1
-        out.streaks = _row_counts(binned, run_rows, STREAK_BINS, m).astype(float)
-    else:
-        out.streaks = np.zeros((m, STREAK_BINS))
-    # runs test, summed over shoes
-    s = shape.shoes
-    key = rows * s + shape.shoe_of[None, :]
-    n_p = np.bincount(key[w == 0], minlength=m * s).reshape(m, s).astype(float)
-    n_b = np.bincount(key[w == 1], minlength=m * s).reshape(m, s).astype(float)
-    runs = np.bincount(key[starts], minlength=m * s).reshape(m, s).astype(float)
-    tot = n_p + n_b
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean = np.where(tot > 0, 1 + 2 * n_p * n_b / tot, 0.0)
-        var = np.where(tot > 1, 2 * n_p * n_b * (2 * n_p * n_b - tot) / (tot**2 * (tot - 1)), 0.0)
-    sd = np.sqrt(var.sum(axis=1))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.where(sd > 0, (runs.sum(axis=1) - mean.sum(axis=1)) / sd, 0.0)
-    out.values["runs (Player/Banker)"] = np.abs(z)
-    # after each pattern of the last k decisive outcomes
-    at = prev
-    code = np.zeros_like(w)
-    for k in range(1, PATTERN_LENGTH + 1):
-        if k > 1:
-            at = _gather(prev, at)
-        code = code + np.where(at >= 0, _gather(w, at), 0) * (1 << (k - 1))
-        valid = at >= 0
-        size = (1 << k) * 3
-        table = _row_counts((code * 3 + w)[valid], rows[valid], size, m)
-        table = table.reshape(m, 1 << k, 3).astype(float)
-        seen = table.sum(axis=2)
-        stat = _chi(table, seen[:, :, None] * out.freq[:, None, :])
-        for c in range(1 << k):
-            name = "after " + "".join(_NAMES[(c >> j) & 1] for j in range(k - 1, -1, -1))
-            out.values[name] = stat[:, c]
-            out.pattern_counts[name] = table[:, c, :]
-    return out
-
-
-def _composition_chi(dealt: np.ndarray, decks: int) -> np.ndarray:
-    """(..., shoes, 13) rank counts: each shoe's chi-square against an equal
-    share of its cards for each rank, corrected for drawing without
-    replacement from the decks (times (N - 1) / (N - c) for c of N cards, so
-    that its mean is 12 however much of the shoe was dealt), summed over the
-    shoes."""
-    per_shoe = dealt.sum(axis=-1, keepdims=True)
-    full = 52 * decks
-    chi = _chi(dealt, np.broadcast_to(per_shoe / 13, dealt.shape))
-    return (chi * (full - 1) / np.maximum(full - per_shoe[..., 0], 1)).sum(axis=-1)
-
-
-def _dealt_ranks(hands: Hands) -> np.ndarray:
-    """(shoes, 13): the ranks seen in each shoe: dealt into hands, and burned
-    where the record was read with the burn rule."""
-    shoes = np.unique(hands.shoe, return_inverse=True)[1]
-    ranks = (hands.cards & 0xF).astype(np.int64)
-    key = np.broadcast_to(shoes[:, None], ranks.shape) * 14 + ranks
-    counts = np.bincount(key[ranks > 0], minlength=(int(shoes.max()) + 1) * 14).reshape(-1, 14)
-    for shoe, burned in enumerate(hands.burned[: counts.shape[0]]):
-        counts[shoe] += np.bincount([c & 0xF for c in burned], minlength=14)
-    return counts[:, 1:].astype(float)
-
-
-# --- simulated fair records ------------------------------------------------------------
-
-
-def _simulated(
-    shape: _Shape, decks: int, count: int, seed: int, first_record: int, want: set[str]
-) -> _Batch:
-    """`count` fair records of the record's shape: shoe k of record r is the
-    generated shoe r * shoes + k, dealt to the end and cut to the recorded
-    shoe's hands. A recorded shoe longer than its generated counterpart runs
-    on into a spare shoe (numbered apart from every record's)."""
-    from backtest.shoes.shoe import ShoeSpec, generate_shoes
-
-    spec = ShoeSpec(decks=decks, cut_card=0, burn=True)
-    s = shape.shoes
-    need = np.tile(shape.lengths, count)
-    slots = np.arange(need.shape[0])
-    slot_start = np.cumsum(need) - need  # where each slot's hands go
-    index = np.empty(int(need.sum()), np.int64)
-    filled = np.zeros_like(need)
-    parts: list[dict[str, np.ndarray | None]] = []
-    offset = 0
-    level = 0
-    todo = slots
-    while todo.shape[0]:
-        ids = (first_record * s + todo).astype(np.int64) + (level << 40)
-        missing = need[todo] - filled[todo]
-        gen = generate_shoes(spec, ids, seed, max_hands=int(missing.max()))
-        have = np.bincount(np.searchsorted(ids, gen.shoe), minlength=ids.shape[0])
-        begin = np.cumsum(have) - have
-        take = np.minimum(have, missing)
-        dest = np.repeat(slot_start[todo] + filled[todo], take)
-        within = np.arange(int(take.sum())) - np.repeat(np.cumsum(take) - take, take)
-        index[dest + within] = offset + np.repeat(begin, take) + within
-        parts.append(_columns(gen, want))
-        offset += gen.winner.shape[0]
-        filled[todo] += take
-        todo = todo[filled[todo] < need[todo]]
-        level += 1
-    columns = {
-        k: (np.concatenate([p[k] for p in parts]) if v is not None else None)  # type: ignore[misc]
-        for k, v in parts[0].items()
-    }
-    n = shape.n
-    return _batch(
-        {k: (v[index].reshape(count, n) if v is not None else None) for k, v in columns.items()}
-    )
-
-
-# --- the p-values ----------------------------------------------------------------------
 
 
 def _degrees(name: str, shoes: int) -> int:
@@ -562,17 +149,17 @@ def analyze(
         Bet.PANDA_8,
     } <= offered:
         want.add("ez")
-    shape = _shape(hands)
+    shape = shape_of(hands)
     order = np.argsort(hands.shoe, kind="stable")  # shoes in their order in the file
-    record = _statistics(_record_batch(hands.take(order), want), shape, exact, decks)
+    record = batch_statistics(record_batch(hands.take(order), want), shape, exact, decks)
 
     per_batch = max(1, _BATCH_HANDS // max(shape.n, 1))
-    nulls: list[_Stats] = []
+    nulls: list[Stats] = []
     done = 0
     while done < simulations:
         count = min(per_batch, simulations - done)
-        batch = _simulated(shape, decks, count, seed, done, want)
-        nulls.append(_statistics(batch, shape, exact, decks))
+        batch = simulated_records(shape, decks, count, seed, done, want)
+        nulls.append(batch_statistics(batch, shape, exact, decks))
         done += count
     names = list(record.values)
     null = np.column_stack([np.concatenate([s.values[k] for s in nulls]) for k in names])
@@ -581,12 +168,12 @@ def analyze(
     assert record.streaks is not None
     observed = [record.values[k][0] for k in names]
     names.append("streak lengths")
-    null = np.column_stack([null, _chi(streak_null, streak_mean[None, :])])
-    observed.append(float(_chi(record.streaks, streak_mean[None, :])[0]))
+    null = np.column_stack([null, chi(streak_null, streak_mean[None, :])])
+    observed.append(float(chi(record.streaks, streak_mean[None, :])[0]))
     if "cards" in hands.known:
         # the cards of a fair shoe's first c are a random c of its decks: for each
         # shoe, draws of as many cards as it dealt, without replacement
-        dealt = _dealt_ranks(hands)
+        dealt = dealt_ranks(hands)
         rng = np.random.default_rng([seed, 13])
         pack = np.full(13, 4 * decks)
         drawn = np.stack(
@@ -597,8 +184,8 @@ def analyze(
             axis=1,
         )
         names.append("card composition")
-        null = np.column_stack([null, _composition_chi(drawn.astype(float), decks)])
-        observed.append(float(_composition_chi(dealt, decks)))
+        null = np.column_stack([null, composition_chi(drawn.astype(float), decks)])
+        observed.append(float(composition_chi(dealt, decks)))
     # the record is one more member of the pool of fair records: under the null
     # all m + 1 are exchangeable, so a p-value is the record's rank among them;
     # the adjusted p is the share of the pool whose most extreme test (on a
@@ -640,7 +227,7 @@ def analyze(
 
 
 def _detail(
-    name: str, st: _Stats, streak_mean: np.ndarray, hands: Hands, exact: dict[str, float]
+    name: str, st: Stats, streak_mean: np.ndarray, hands: Hands, exact: dict[str, float]
 ) -> str:
     """What a test saw in the record, in words."""
     assert st.freq is not None
@@ -690,11 +277,11 @@ def _detail(
         k = int(np.argmax(np.abs(dev)))
         word = ("player", "banker", "tie")[k]
         return (
-            f"{word} {counts[k] / seen:.0%} of {_count(int(seen), 'time')} (against "
+            f"{word} {counts[k] / seen:.0%} of {counted(int(seen), 'time')} (against "
             f"{f[k]:.1%} in all)"
         )
     if name == "card composition":
-        dealt = _dealt_ranks(hands)
+        dealt = dealt_ranks(hands)
         expected = dealt.sum(axis=1, keepdims=True) / 13
         dev = (dealt - expected) / np.sqrt(np.maximum(expected, 1e-9))
         shoe, rank = np.unravel_index(int(np.argmax(np.abs(dev))), dev.shape)
@@ -720,7 +307,7 @@ def _runs(hands: Hands) -> tuple[int, float]:
     return runs, expected
 
 
-def _notes(hands: Hands, shape: _Shape, decks: int) -> list[str]:
+def _notes(hands: Hands, shape: Shape, decks: int) -> list[str]:
     notes = []
     from backtest.shoes.shoe import ShoeSpec
 
@@ -728,7 +315,7 @@ def _notes(hands: Hands, shape: _Shape, decks: int) -> list[str]:
     long_shoes = int((shape.lengths > (52 * decks) / 4.5).sum())
     if long_shoes:
         notes.append(
-            f"note: {_count(long_shoes, 'shoe')} hold more hands than "
+            f"note: {counted(long_shoes, 'shoe')} hold more hands than "
             f"{'1 deck' if decks == 1 else f'{decks} decks'} usually "
             f"deal (at most {longest}); their simulated counterparts run on into a "
             "fresh shoe. Is --decks right, or are several shoes read as one?"
