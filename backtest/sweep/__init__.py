@@ -33,7 +33,10 @@ checks, with those settings, to say what another sweep changed). `--resume`
 skips finished cells. Nothing is written before the executor is ready: a
 scheduler that cannot be reached leaves DIR as it was.
 
-The package, by job: `spec` (the sweep file and its cells), `execute`
+The package, by job: `spec` (the sweep file read and its cells made), `paths`
+(key paths into a run config), `cells` (a cell's key, label and seed),
+`lines` (an error placed at its line), `digests` (the files and rules a
+sweep's numbers depend on), `execute`
 (running them, the output folder, resuming), `trends` (what each key does,
 beyond the noise), `family` (which cells differ from the exact edge beyond
 chance, corrected for how many were tried), `render` (the table).
@@ -41,20 +44,12 @@ chance, corrected for how many were tried), `render` (the table).
 
 from __future__ import annotations
 
+from backtest.sweep.cells import Cell, Sweep, cell_key, cell_label
 from backtest.sweep.execute import Task, run_sweep
 from backtest.sweep.family import closing_lines
+from backtest.sweep.paths import parse_path, set_path
 from backtest.sweep.render import render_table
-from backtest.sweep.spec import (
-    MAX_CELLS,
-    SWEEP_KEYS,
-    Cell,
-    Sweep,
-    cell_key,
-    cell_label,
-    load_sweep,
-    parse_path,
-    set_path,
-)
+from backtest.sweep.spec import MAX_CELLS, SWEEP_KEYS, load_sweep
 from backtest.sweep.trends import SIGNIFICANCE, trends
 
 __all__ = [

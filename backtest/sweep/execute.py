@@ -20,7 +20,7 @@ from backtest.present import outputs
 from backtest.present.report.write import remove_stale
 from backtest.run import cluster, engine, plan
 from backtest.run.pool import check_workers, default_workers, process_pool
-from backtest.sweep.spec import Cell, Sweep, short_value, value_label
+from backtest.sweep.cells import Cell, Sweep, short_value, value_label
 
 
 @dataclass(frozen=True)

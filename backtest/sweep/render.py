@@ -8,7 +8,7 @@ from typing import Any
 import polars as pl
 
 from backtest.core import tables
-from backtest.sweep.spec import short_value
+from backtest.sweep.cells import short_value
 from backtest.sweep.trends import metric_text
 
 

@@ -40,6 +40,7 @@ from backtest.core.errors import BacktestError, ConfigError, UsageError
 from backtest.core.rules import Bet
 from backtest.run import engine
 from backtest.run.config import load_config
+from backtest.sweep import cells as sweep_cells
 from backtest.sweep import execute as sweep_execute
 from backtest.sweep import load_sweep, run_sweep
 from backtest.sweep import spec as sweep_spec
@@ -175,7 +176,7 @@ zip:
         # what is not varied comes from the base config, untouched by other cells
         assert cell.config.session.win_goal == 200 and cell.config.limits.maximum
         assert cell.config.seats[0].params["bet"] == "banker"
-        assert cell.config.seed == sweep_spec._cell_seed(42, cell.key)
+        assert cell.config.seed == sweep_cells.cell_seed(42, cell.key)
     assert len({c.config.seed for c in sweep.cells}) == len(sweep.cells)
     assert len({c.id for c in sweep.cells}) == len(sweep.cells)
     # --sessions overrides the sweep's sessions
