@@ -18,14 +18,9 @@ from backtest.jit.lazy_jit import jit
 from strategies import registry
 from strategies.base import N_BETS
 from strategies.params import build_params
-from strategies.progressions import (
-    _martingale_update,
-    _oscar_decide,
-    _oscar_reset,
-    _oscar_update,
-    _paroli_update,
-    _sequence_update,
-)
+from strategies.progressions.doubling import _martingale_update, _paroli_update
+from strategies.progressions.sequences import _sequence_update
+from strategies.progressions.unit_steps import _oscar_decide, _oscar_reset, _oscar_update
 
 # unit results of the bet: a win at even money and at 0.95, a loss, a push
 RESULTS = (1.0, 0.95, -1.0, 0.0)

@@ -1699,7 +1699,7 @@ from backtest.core.rules import Bet
 from strategies.base import Strategy
 from strategies.flat import FlatParams
 from strategies.patterns import FollowParams
-from strategies.progressions import MartingaleParams
+from strategies.progressions.doubling import MartingaleParams
 
 
 def _sides(params):
@@ -2275,7 +2275,7 @@ class LabouchereKernels:
         self.s, self.si, self.ctx = np.zeros(STATE_FLOATS), np.zeros(8, np.int64), np.zeros(8)
 
     def stake(self) -> float:
-        from strategies.progressions import _labouchere_decide
+        from strategies.progressions.labouchere import _labouchere_decide
 
         # a progression returns its stake (on the one bet it plays) and writes nothing
         out = np.zeros(7)
@@ -2286,7 +2286,7 @@ class LabouchereKernels:
         return float(stake)
 
     def settle(self, result: float) -> None:
-        from strategies.progressions import _labouchere_update
+        from strategies.progressions.labouchere import _labouchere_update
 
         stakes, unit = np.zeros(7), np.zeros(7)
         stakes[Bet.BANKER.code], unit[Bet.BANKER.code] = self.stake(), result
@@ -2322,7 +2322,7 @@ def test_a_labouchere_line_that_reaches_the_end_of_its_state_moves_to_the_front(
 def test_a_labouchere_line_too_long_or_of_one_number() -> None:
     """A loss on a line of MAX_LINE numbers abandons it for a new line; a line
     of one number stakes it once, and a win on it starts a new line."""
-    from strategies.progressions import MAX_LINE
+    from strategies.progressions.progression import MAX_LINE
 
     seat = LabouchereKernels()
     s, si, stake, settle = seat.s, seat.si, seat.stake, seat.settle
