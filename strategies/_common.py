@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from backtest.jit.lazy_jit import jit
-from strategies.base import P_ON_PUSH
+from strategies.slots import P_ON_PUSH
 
 # The kernel functions of a strategy that keeps no state (plain functions: the
 # session loop compiles them into each strategy that uses them).

@@ -29,6 +29,10 @@ arrays (`reset`, `init`, `decide`, `update`, see `Compiled`), so that numba can
 compile them into the session loop; the same functions run in plain Python
 through the same engine semantics, and a test proves both give identical
 ledgers.
+
+`View` and `Result` are written in `strategies.view` and the compiled arrays'
+layout (context, parameter head, state sizes) in `strategies.slots`; this
+module, the API, gives them too.
 """
 
 from __future__ import annotations
@@ -40,239 +44,31 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 
 from backtest.core.errors import StrategyError
-from backtest.core.rules import Bet, Rules, Winner
+from backtest.core.rules import Bet, Rules
 from strategies.params import CommonParams, build_params, describe_params
-
-N_BETS = len(Bet)
-
-# layout of the context array a compiled strategy reads
-CTX_BANKROLL = 0  # bankroll before the hand, in currency units
-CTX_HAND = 1  # number of the coming hand in its shoe (1-based)
-CTX_SESSION_HAND = 2  # hands already dealt in this session
-CTX_LAST_NET = 3  # the seat's net on its previous hand (0 at the start)
-CTX_SHOE = 4  # shoe number within the session (0-based)
-CTX_SIZE = 8
-
-# layout of the head of every built-in strategy's parameter vector
-P_ON_MAX = 0  # 0 reset, 1 cap
-P_ON_BANKROLL = 1  # 0 stop, 1 all-in
-P_ON_PUSH = 2  # 0 stand, 1 reset
-P_SIDE = 3  # 3 .. 9: side-bet stakes in Bet order
-P_PAIRS_ALONE = 10  # 1 when the table takes a pair bet with no main bet (see `at_table`)
-P_OWN = 11  # first strategy-specific slot
-
-#: the bet a `picks_one` strategy's decide returns when it stakes more than
-#: one bet on the hand: it has then written every stake in `out`
-SEVERAL = -2
-
-STATE_FLOATS = 520
-STATE_INTS = 8
-
-ON_MAX = {"reset": 0, "cap": 1}
-ON_BANKROLL = {"stop": 0, "all-in": 1}
-ON_PUSH = {"stand": 0, "reset": 1}
-
-
-class View:
-    """What a strategy may read before a hand. Read-only; the engine refreshes it.
-
-    The engine stores raw numbers (ticks, indices into the run's columns) and
-    each property works out its value when read, so a strategy pays only for
-    what it reads."""
-
-    __slots__ = (
-        "_ticks",
-        "_last_ticks",
-        "_scale",
-        "_i",
-        "_lo",
-        "_first",
-        "_hands",
-        "_shoes",
-        "_winners",
-        "_road_all",
-        "_won",
-        "_decisive",
-        "_evs",
-        "_counts",
-    )
-
-    def __init__(
-        self,
-        winners: np.ndarray | None = None,
-        hands: list[int] | None = None,
-        shoes: np.ndarray | None = None,
-        scale: float = 1.0,
-    ) -> None:
-        #: bankroll and last net in ticks (1 / scale of a currency unit)
-        self._ticks = 0
-        self._last_ticks = 0
-        self._scale = scale
-        #: the coming hand's index in the columns, its shoe's first hand's, its session's
-        self._i = 0
-        self._lo = 0
-        self._first = 0
-        if winners is None:
-            winners = np.zeros(0, np.int8)
-        self._winners = winners
-        self._hands = hands if hands is not None else [1]
-        self._shoes = shoes if shoes is not None else np.zeros(1, np.int64)
-        # worked out from `_winners` once per run, when first needed
-        self._road_all: str | None = None
-        self._won: list[Winner] | None = None
-        self._decisive: list[int] | None = None
-        self._evs: np.ndarray = np.zeros(N_BETS)
-        self._counts: np.ndarray | None = None
-
-    @property
-    def bankroll(self) -> float:
-        """Money left, before this hand."""
-        return self._ticks / self._scale
-
-    @property
-    def hand(self) -> int:
-        """Number of the coming hand in its shoe (1-based)."""
-        return self._hands[self._i]
-
-    @property
-    def shoe(self) -> int:
-        """Shoe number within the session (0-based)."""
-        return int(self._shoes[self._i])
-
-    @property
-    def session_hand(self) -> int:
-        """Hands already dealt in this session."""
-        return self._i - self._first
-
-    @property
-    def last_net(self) -> float:
-        """This seat's net result on its previous hand (0 before the first)."""
-        return self._last_ticks / self._scale
-
-    @property
-    def history(self) -> np.ndarray:
-        """Winners of this shoe's hands so far: 0 Player, 1 Banker, 2 Tie (read-only)."""
-        return self._winners[self._lo : self._i]
-
-    @property
-    def _history(self) -> np.ndarray:
-        return self._winners[self._lo : self._i]
-
-    def _road(self) -> str:
-        road = self._road_all
-        if road is None:
-            # every hand's winner as one letter, worked out once per run of the engine
-            road = self._road_all = (
-                np.frombuffer(b"PBT", np.uint8)[self._winners].tobytes().decode("ascii")
-            )
-        return road
-
-    def road(self) -> str:
-        """The shoe so far as a string of P, B and T."""
-        return self._road()[self._lo : self._i]
-
-    def _winner_tables(self) -> tuple[list[Winner], list[int]]:
-        """Every hand's winner, and before each hand the index of the last hand
-        Player or Banker won (-1 for none), whatever the shoe."""
-        w = self._winners
-        won = winners_of(w)
-        decisive = np.where(w != 2, np.arange(len(w)), -1)
-        self._decisive = np.concatenate(([-1], np.maximum.accumulate(decisive))).tolist()
-        self._won = won
-        return won, self._decisive
-
-    @property
-    def last_winner(self) -> Winner | None:
-        """The winner of this shoe's previous hand (None on its first hand).
-        A `Winner` is also its bet's name: ``{view.last_winner: 10}`` bets it."""
-        i = self._i
-        if i <= self._lo:
-            return None
-        won = self._won
-        if won is None:
-            won = self._winner_tables()[0]
-        return won[i - 1]
-
-    @property
-    def last_decisive(self) -> Winner | None:
-        """The last Player or Banker win of this shoe so far, ties skipped
-        (None before the first): ``{view.last_decisive: 10}`` follows the shoe."""
-        won, decisive = self._won, self._decisive
-        if won is None or decisive is None:
-            won, decisive = self._winner_tables()
-        k = decisive[self._i]
-        return won[k] if k >= self._lo else None
-
-    @property
-    def evs(self) -> dict[Bet, float]:
-        """Exact expected value per unit of each bet for the cards not yet seen
-        (only kept current for strategies with `uses_cards = True`; otherwise the
-        full shoe's values); NaN for a bet the rules do not offer."""
-        return {b: float(self._evs[i]) for i, b in enumerate(Bet)}
-
-    @property
-    def counts(self) -> np.ndarray | None:
-        """Rank counts (index 1..13) of the cards not yet seen, for counting strategies."""
-        return self._counts
-
-
-_WINNERS = tuple(Winner)
-
-
-def winners_of(codes: np.ndarray) -> list[Winner]:
-    """Every hand's `Winner`, from the winner codes (0 Player, 1 Banker, 2 Tie)."""
-    return np.array(_WINNERS, dtype=object)[codes].tolist()
-
-
-class Result:
-    """What a strategy learns after a hand: the winner, and its own net per bet.
-
-    The plain-Python loop passes a subclass of its own that holds raw numbers
-    and works the winner and the three dicts out when a strategy reads them."""
-
-    __slots__ = ("winner", "net", "_stakes", "_nets", "_units")
-
-    def __init__(
-        self,
-        winner: Winner,
-        net: float,
-        stakes: dict[Bet, float],
-        nets: dict[Bet, float],
-        units: dict[Bet, float],
-    ) -> None:
-        self.winner = winner
-        #: total net of the hand, in currency units
-        self.net = net
-        self._stakes = stakes
-        self._nets = nets
-        self._units = units
-
-    @property
-    def stakes(self) -> dict[Bet, float]:
-        """The stakes actually placed (after table limits), by bet."""
-        return self._stakes
-
-    @stakes.setter
-    def stakes(self, value: dict[Bet, float]) -> None:
-        self._stakes = value
-
-    @property
-    def nets(self) -> dict[Bet, float]:
-        """Net result of each placed bet."""
-        return self._nets
-
-    @nets.setter
-    def nets(self, value: dict[Bet, float]) -> None:
-        self._nets = value
-
-    @property
-    def units(self) -> dict[Bet, float]:
-        """Result per unit staked of every bet on this hand (payout, 0 push, -1 loss)."""
-        return self._units
-
-    @units.setter
-    def units(self, value: dict[Bet, float]) -> None:
-        self._units = value
+from strategies.slots import (
+    CTX_BANKROLL,
+    CTX_HAND,
+    CTX_LAST_NET,
+    CTX_SESSION_HAND,
+    CTX_SHOE,
+    CTX_SIZE,
+    N_BETS,
+    ON_BANKROLL,
+    ON_MAX,
+    ON_PUSH,
+    P_ON_BANKROLL,
+    P_ON_MAX,
+    P_ON_PUSH,
+    P_OWN,
+    P_PAIRS_ALONE,
+    P_SIDE,
+    SEVERAL,
+    STATE_FLOATS,
+    STATE_INTS,
+)
+from strategies.view import Result, View
+from strategies.view import winners_of as winners_of  # the plain-Python loop reads it here
 
 
 class Strategy(ABC):

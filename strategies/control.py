@@ -9,8 +9,9 @@ import numpy as np
 from backtest.core.rules import Bet
 from backtest.shoes.rng import seed_state, uniform
 from strategies._common import stateless_reset, stateless_update
-from strategies.base import P_OWN, Builtin
+from strategies.base import Builtin
 from strategies.params import CommonParams, Money, param
+from strategies.slots import P_OWN
 
 BASE = P_OWN
 

@@ -11,8 +11,9 @@ from backtest.core.errors import StrategyError
 from backtest.core.rules import Bet
 from backtest.jit.lazy_jit import jit
 from strategies._common import stateless_reset, stateless_update
-from strategies.base import N_BETS, P_OWN, P_PAIRS_ALONE, SEVERAL, Builtin
+from strategies.base import Builtin
 from strategies.params import CommonParams, Money, param
+from strategies.slots import N_BETS, P_OWN, P_PAIRS_ALONE, SEVERAL
 
 BASE = P_OWN
 MIN_EV = P_OWN + 1

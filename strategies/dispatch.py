@@ -21,8 +21,9 @@ import numpy as np
 from backtest.core.errors import StrategyError
 from backtest.jit.lazy_jit import register_with_numba
 from strategies._common import stateless_update
-from strategies.base import CTX_SIZE, N_BETS, SEVERAL, STATE_FLOATS, STATE_INTS, Compiled
+from strategies.base import Compiled
 from strategies.compiled import BUILTINS, USER, kind_of
+from strategies.slots import CTX_SIZE, N_BETS, SEVERAL, STATE_FLOATS, STATE_INTS
 
 # the built-ins' functions call helpers marked with `lazy_jit.jit`, which numba
 # must see as their dispatchers before it compiles them here

@@ -9,8 +9,9 @@ import numpy as np
 from backtest.core.errors import StrategyError
 from backtest.core.rules import Bet
 from strategies._common import stateless_reset, stateless_update
-from strategies.base import N_BETS, P_OWN, Builtin
+from strategies.base import Builtin
 from strategies.params import CommonParams, Money, param
+from strategies.slots import N_BETS, P_OWN
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,9 @@ from backtest.core.errors import StrategyError
 from backtest.core.rules import Bet
 from backtest.jit.lazy_jit import jit
 from strategies._common import last_decisive, stateless_reset, stateless_update
-from strategies.base import P_OWN, Builtin
+from strategies.base import Builtin
 from strategies.params import CommonParams, Money, param
+from strategies.slots import P_OWN
 
 BASE = P_OWN
 ARG = P_OWN + 1

@@ -17,8 +17,9 @@ import numpy as np
 from backtest.core.rules import Bet
 from backtest.jit.lazy_jit import jit
 from strategies._common import derived_mark, road_step, stateless_reset, stateless_update
-from strategies.base import P_OWN, Builtin
+from strategies.base import Builtin
 from strategies.params import CommonParams, Money, param
+from strategies.slots import P_OWN
 
 BASE = P_OWN
 ROADS = {"big-eye-boy": 1, "small-road": 2, "cockroach-pig": 3}

@@ -14,7 +14,8 @@ from backtest.core.rules import Bet
 from backtest.loop import payouts
 from backtest.run.config import MONEY_LIMIT, RunConfig, ticks
 from backtest.run.plan import hands_bound
-from strategies.base import P_SIDE, Builtin, Strategy, head_params
+from strategies.base import Builtin, Strategy, head_params
+from strategies.slots import P_SIDE
 
 
 def _possible_bets(strat: Strategy, where: str) -> set[Bet]:

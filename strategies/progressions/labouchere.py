@@ -7,7 +7,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from backtest.jit.lazy_jit import jit
-from strategies.base import P_ON_PUSH, STATE_FLOATS
 from strategies.params import param
 from strategies.progressions.progression import (
     ARG,
@@ -18,6 +17,7 @@ from strategies.progressions.progression import (
     ProgressionParams,
     check_units,
 )
+from strategies.slots import P_ON_PUSH, STATE_FLOATS
 
 # --- Labouchere ---------------------------------------------------------------------------
 # state: the line in s from s[si[1]], in currency (each number times the

@@ -10,8 +10,9 @@ import numpy as np
 
 from backtest.core.errors import StrategyError
 from backtest.core.rules import Bet
-from strategies.base import P_OWN, STATE_FLOATS, Builtin
+from strategies.base import Builtin
 from strategies.params import CommonParams, Money, param
+from strategies.slots import P_OWN, STATE_FLOATS
 
 BetName = Literal["player", "banker", "tie", "player_pair", "banker_pair", "dragon7", "panda8"]
 

@@ -16,11 +16,11 @@ import pytest
 from backtest.core.rules import Bet
 from backtest.jit.lazy_jit import jit
 from strategies import registry
-from strategies.base import N_BETS
 from strategies.params import build_params
 from strategies.progressions.doubling import _martingale_update, _paroli_update
 from strategies.progressions.sequences import _sequence_update
 from strategies.progressions.unit_steps import _oscar_decide, _oscar_reset, _oscar_update
+from strategies.slots import N_BETS
 
 # unit results of the bet: a win at even money and at 0.95, a loss, a push
 RESULTS = (1.0, 0.95, -1.0, 0.0)

@@ -10,9 +10,9 @@ from backtest.run import engine
 from backtest.run.config import parse_config
 from backtest.shoes import roads
 from strategies._common import road_marks
-from strategies.base import STATE_FLOATS, STATE_INTS
 from strategies.patterns import PatternTable, Streak
 from strategies.roadreader import ROADS, RoadReader
+from strategies.slots import STATE_FLOATS, STATE_INTS
 
 
 @pytest.mark.parametrize("offset", [1, 2, 3])

@@ -2122,7 +2122,8 @@ def test_strategies_that_return_their_stake_write_nothing_else() -> None:
     returns (bet, stake). Neither writes `out`, and the Python path places
     what they return."""
     from strategies import compiled
-    from strategies.base import CTX_SIZE, N_BETS, View
+    from strategies.base import View
+    from strategies.slots import CTX_SIZE, N_BETS
 
     slotted = {cls.name for cls in compiled.BUILTINS if cls.bet_slot >= 0}
     pickers = {cls.name for cls in compiled.BUILTINS if cls.picks_one}
@@ -2213,7 +2214,7 @@ def test_a_users_subclass_whose_decide_writes_out_still_bets(
 def _fresh_state(strat: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A built-in's parameters and the state a session starts with (seed 3,
     as `start_session(3)` gives)."""
-    from strategies.base import STATE_FLOATS, STATE_INTS
+    from strategies.slots import STATE_FLOATS, STATE_INTS
 
     p, s, si = strat.encode(), np.zeros(STATE_FLOATS), np.zeros(STATE_INTS, np.int64)
     cls = type(strat)
@@ -2239,7 +2240,7 @@ def _reads_context(cls: type) -> bool:
 
 def test_the_loop_does_only_what_a_strategy_needs() -> None:
     from strategies import compiled
-    from strategies.base import CTX_BANKROLL
+    from strategies.slots import CTX_BANKROLL
 
     class ReadsBankroll(compiled.BUILTINS[0]):  # type: ignore[misc,valid-type]
         @staticmethod
@@ -2268,7 +2269,7 @@ class LabouchereKernels:
     kernels by hand: `s` and `si` are its state, to set up and to read."""
 
     def __init__(self) -> None:
-        from strategies.base import STATE_FLOATS
+        from strategies.slots import STATE_FLOATS
 
         strat = registry.get("labouchere").from_config({"bet": "banker", "base": 10}, "params")
         self.p = strat.encode()
@@ -2300,7 +2301,7 @@ def test_a_labouchere_line_that_reaches_the_end_of_its_state_moves_to_the_front(
     # appends; a line that has drifted to the end of the state array is moved
     # back to the front, numbers unchanged (the line is kept in currency: the
     # numbers times the base stake, 10)
-    from strategies.base import STATE_FLOATS
+    from strategies.slots import STATE_FLOATS
 
     seat = LabouchereKernels()
     s, si, stake, settle = seat.s, seat.si, seat.stake, seat.settle
@@ -2348,8 +2349,9 @@ def test_the_counter_returns_its_one_bet_and_writes_several(pairs_alone: bool) -
     when more are; the Python path places what it returns or writes. Where
     a pair bet needs a main bet beside it, favourable pair bets alone are
     dropped, and what is left is returned or written by the same rules."""
-    from strategies.base import CTX_SIZE, N_BETS, SEVERAL, View
+    from strategies.base import View
     from strategies.counting import ExactCounter
+    from strategies.slots import CTX_SIZE, N_BETS, SEVERAL
 
     strat = ExactCounter.from_config(
         {
