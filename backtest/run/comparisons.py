@@ -153,8 +153,8 @@ _NORMAL_DF = 1000
 
 
 def _t97(n: int) -> float:
-    """The t quantile of a 95% interval over n sessions (`metrics.t95`)."""
-    from backtest.run.metrics import t95
+    """The t quantile of a 95% interval over n sessions (`intervals.t95`)."""
+    from backtest.run.intervals import t95
 
     return float(t95(np.array([n]))[0])
 

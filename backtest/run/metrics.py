@@ -6,15 +6,17 @@ each, when the run spilled them to disk), so that its memory stays flat in
 the number of sessions. Edges are from the player's side: net per unit
 wagered, negative when the house wins (a measured edge of -0.0106 is a
 house edge of 1.06%).
+
+The exact sums and order statistics it reads the blocks with are in
+`order_stats`; the 95% quantiles of its intervals in `intervals`.
 """
 
 from __future__ import annotations
 
 import math
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +43,9 @@ from backtest.loop.table_rules import (
     S_WAGERED,
     S_WINS,
 )
+from backtest.run.intervals import Z95, t95
+from backtest.run.order_stats import Blocks, ExactSum, InMemory, quantiles
 
-Z95 = 1.959963984540054
 PERCENTILES = (5, 25, 50, 75, 95)
 #: a standard error of the edge below this is rounding, not spread: sessions
 #: that all end alike (one recorded shoe played again) measure no spread
@@ -130,34 +133,6 @@ def ledger_frame(label: str, parts: Sequence[dict[str, np.ndarray] | None]) -> p
     return pl.DataFrame(data)
 
 
-def t95(sessions: np.ndarray) -> np.ndarray:
-    """The two-sided 95% quantile of Student's t with sessions - 1 degrees of
-    freedom (NaN for fewer than two sessions): 12.71 for 2 sessions, 2.05
-    for 30, 1.96 in the limit. Under 1,000 degrees of freedom from the t
-    distribution's closed form (`special.t_quantile`); from there on the
-    series of Abramowitz and Stegun 26.7.5, which agrees with scipy's to the
-    last bit."""
-    from backtest.core.special import t_quantile
-
-    v = np.asarray(sessions, dtype=np.float64) - 1.0
-    out = np.full(v.shape, np.nan)
-    big = v >= 1000
-    if big.any():
-        z, w = Z95, v[big]
-        out[big] = (
-            z
-            + (z**3 + z) / 4 / w
-            + (5 * z**5 + 16 * z**3 + 3 * z) / 96 / w**2
-            + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384 / w**3
-            + (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160 / w**4
-        )
-    small = (v >= 1) & ~big
-    if small.any():
-        quantiles = {df: t_quantile(df, 0.975) for df in np.unique(v[small]).astype(int).tolist()}
-        out[small] = [quantiles[int(df)] for df in v[small]]
-    return out
-
-
 # --- the summary: one seat at a time, its sessions read in blocks ------------------------
 
 #: the summary's columns after seat and strategy, in order
@@ -215,135 +190,10 @@ KEEP_SESSIONS = 1 << 21
 #: file holds more; about 12 MB of the first pass's columns) or the scratch file
 BLOCK_SESSIONS = 1 << 17
 
-#: a seat's sessions as blocks of a frame, reading only the columns named;
-#: called once for each pass over them
-Blocks = Callable[[Sequence[str]], Iterable[pl.DataFrame]]
-
 
 def metric_names() -> list[str]:
     """The summary's columns after seat and strategy, in order."""
     return list(METRICS)
-
-
-class ExactSum:
-    """The sum of float64 numbers added in blocks, exact until it is read,
-    then rounded once: the same number however the numbers are split into
-    blocks or ordered. Each number is an integer mantissa times a power of two;
-    the mantissas are summed by exponent (a bincount, no sort) in three parts
-    of 18 bits or less, whose sums stay whole numbers below 2**53 for under
-    2**35 numbers a block, and kept as one Python integer in units of
-    2**-1126, below the least subnormal's least bit. Infinities and NaN are
-    summed as floats beside it and win."""
-
-    _OFFSET = 1126
-
-    def __init__(self) -> None:
-        self.total = 0
-        self.special = 0.0
-
-    def add(self, values: np.ndarray) -> None:
-        x = np.asarray(values, dtype=np.float64)
-        finite = np.isfinite(x)
-        if not finite.all():
-            self.special += float(np.sum(x[~finite]))
-            x = x[finite]
-        if x.size == 0:
-            return
-        m, e = np.frexp(x)
-        mant = (m * 9007199254740992.0).astype(np.int64)  # times 2**53: exact
-        exp = e.astype(np.int64)
-        low = int(exp.min())
-        at = exp - low  # x = mant * 2**(at + low - 53)
-        # the mantissas by exponent, in three parts of at most 18 bits: each
-        # part's sum is a whole number below 2**53 (for under 2**35 numbers),
-        # which float weights add exactly
-        parts = [(mant >> 36, 36), ((mant >> 18) & 0x3FFFF, 18), (mant & 0x3FFFF, 0)]
-        total = self.total
-        for part, shift in parts:
-            sums = np.bincount(at, weights=part.astype(np.float64))
-            for k in np.flatnonzero(sums).tolist():
-                total += int(sums[k]) << (k + low - 53 + self._OFFSET + shift)
-        self.total = total
-
-    def value(self) -> float:
-        if self.special != 0.0 or self.special != self.special:
-            return self.special
-        try:
-            return float(Fraction(self.total, 1 << self._OFFSET))
-        except OverflowError:  # finite numbers whose sum is not: as float sums go
-            return math.inf if self.total > 0 else -math.inf
-
-
-def _keys(values: np.ndarray) -> np.ndarray:
-    """Unsigned 64-bit keys that sort as the numbers do (-0.0 read as 0.0)."""
-    bits = (np.asarray(values, dtype=np.float64) + 0.0).view(np.uint64)
-    negative = (bits >> np.uint64(63)).astype(bool)
-    return np.where(negative, ~bits, bits | np.uint64(1 << 63))
-
-
-def _number(key: int) -> float:
-    """The float a key of `_keys` stands for."""
-    bits = key & ((1 << 63) - 1) if key >> 63 else ~key & ((1 << 64) - 1)
-    return float(np.array([bits], dtype=np.uint64).view(np.float64)[0])
-
-
-def order_statistics(blocks: Blocks, wanted: Mapping[str, Sequence[int]]) -> dict[str, list[float]]:
-    """The values of the given ranks (0 the least) of each column, exactly,
-    in four passes over the blocks whatever their number (every column in the
-    same passes): each pass narrows every rank's key by 16 bits, from a
-    histogram of the values that share its prefix so far. Memory: a block,
-    and 65,536 counts a rank."""
-    prefix = {c: [0] * len(r) for c, r in wanted.items()}
-    left = {c: [int(x) for x in r] for c, r in wanted.items()}
-    columns = list(wanted)
-    for level in range(4):
-        shift = np.uint64(48 - 16 * level)
-        counts = {c: {p: np.zeros(1 << 16, np.int64) for p in set(prefix[c])} for c in columns}
-        for block in blocks(columns):
-            for c in columns:
-                keys = _keys(block[c].to_numpy())
-                if level == 0:
-                    counts[c][0] += np.bincount((keys >> shift).astype(np.int64), minlength=1 << 16)
-                    continue
-                top = keys >> (shift + np.uint64(16))
-                for p, hist in counts[c].items():
-                    chosen = keys[top == np.uint64(p)]
-                    hist += np.bincount(
-                        ((chosen >> shift) & np.uint64(0xFFFF)).astype(np.int64), minlength=1 << 16
-                    )
-        for c in columns:
-            for k, (p, r) in enumerate(zip(prefix[c], left[c])):
-                cum = np.cumsum(counts[c][p])
-                digit = int(np.searchsorted(cum, r, side="right"))
-                left[c][k] = r - (int(cum[digit - 1]) if digit else 0)
-                prefix[c][k] = (p << 16) | digit
-    return {c: [_number(p) for p in prefix[c]] for c in columns}
-
-
-def quantiles(blocks: Blocks, n: int, wanted: dict[str, Sequence[float]]) -> dict[str, list[float]]:
-    """Quantiles of columns of `n` values each (column: its q's), interpolated
-    linearly between the two values around (n - 1) q, as polars'
-    `quantile(q, "linear")`. From the blocks' one frame at once when they
-    hold it in memory."""
-    where = {c: [(n - 1) * q for q in qs] for c, qs in wanted.items()}
-    ranks = {
-        c: sorted({r for f in fs for r in (int(f), int(math.ceil(f)))}) for c, fs in where.items()
-    }
-    if isinstance(blocks, _InMemory):
-        found = {
-            c: np.partition(blocks.frame[c].to_numpy() + 0.0, r)[r].tolist()
-            for c, r in ranks.items()
-        }
-    else:
-        found = order_statistics(blocks, ranks)
-    out: dict[str, list[float]] = {}
-    for c, fs in where.items():
-        value = dict(zip(ranks[c], found[c]))
-        out[c] = []
-        for f in fs:
-            lo, hi = value[int(f)], value[int(math.ceil(f))]
-            out[c].append(lo if lo == hi else (f - int(f)) * (hi - lo) + lo)
-    return out
 
 
 def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
@@ -477,16 +327,6 @@ def summary(seats: Sequence[tuple[str, str, Blocks]]) -> pl.DataFrame:
     return frame.with_columns(pl.col(pl.Float64).fill_nan(None))
 
 
-class _InMemory:
-    """A frame in memory as one block."""
-
-    def __init__(self, frame: pl.DataFrame) -> None:
-        self.frame = frame
-
-    def __call__(self, columns: Sequence[str]) -> list[pl.DataFrame]:
-        return [self.frame.select(columns)]
-
-
 _KEPT_DTYPE = np.dtype([(c, np.float64) for c in _KEPT])
 
 
@@ -514,7 +354,7 @@ def _scratch_blocks(scratch: Any, n: int) -> Blocks:
 
 def frame_blocks(frame: pl.DataFrame) -> Blocks:
     """A frame in memory as one block."""
-    return _InMemory(frame)
+    return InMemory(frame)
 
 
 def file_blocks(files: Sequence[tuple[Path, int]]) -> Blocks:

@@ -129,7 +129,7 @@ def _standard_error(summary: pl.DataFrame, metric: str) -> pl.Expr:
     """Each row's standard error of `metric` (null where the summary gives none)."""
     n = pl.col("sessions").cast(pl.Float64)
     if metric in ("edge", "edge_ci_low", "edge_ci_high") and "edge_ci_high" in summary.columns:
-        from backtest.run.metrics import t95
+        from backtest.run.intervals import t95
 
         t = pl.Series(t95(summary["sessions"].cast(pl.Float64).to_numpy()))
         return (pl.col("edge_ci_high") - pl.col("edge_ci_low")) / 2 / pl.lit(t)

@@ -36,7 +36,7 @@ from backtest.present.report import numbers, run_plots, write
 from backtest.present.report.results import load_results
 from backtest.run import engine
 from backtest.run.config import parse_config
-from backtest.run.metrics import Z95
+from backtest.run.intervals import Z95
 from backtest.sweep import load_sweep, run_sweep
 
 pytest.importorskip("matplotlib")

@@ -113,7 +113,7 @@ def test_json_has_no_infinity_or_nan() -> None:
 def test_the_t_quantile_agrees_with_scipy_on_both_sides_of_its_series() -> None:
     from scipy.special import stdtrit
 
-    from backtest.run.metrics import t95
+    from backtest.run.intervals import t95
 
     # the closed form below 1,000 degrees of freedom to 1e-13 (far past any digit
     # printed), the series from there on to the last bit

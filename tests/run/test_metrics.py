@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from backtest.loop.table_rules import ENDED_BY
-from backtest.run import metrics
+from backtest.run import intervals, metrics, order_stats
 
 FLOAT_SUMS = ("wagered", "net", "ruined_net", "mean_net", "mean_max_drawdown")
 
@@ -94,7 +94,7 @@ def sessions(rng: np.random.Generator, n: int) -> pl.DataFrame:
     )
 
 
-def in_blocks(frame: pl.DataFrame, cuts: list[int]) -> metrics.Blocks:
+def in_blocks(frame: pl.DataFrame, cuts: list[int]) -> order_stats.Blocks:
     """The frame cut at `cuts` into blocks (some of them empty)."""
     edges = [0, *sorted(cuts), frame.height]
     return lambda columns: [frame.select(columns).slice(a, b - a) for a, b in zip(edges, edges[1:])]
@@ -136,7 +136,7 @@ def test_the_summary_agrees_with_polars_and_not_with_the_blocks(
     if se is None:
         assert got["edge_ci_low"] is None and got["z"] is None
     else:
-        half = float(metrics.t95(np.array([n]))[0]) * se
+        half = float(intervals.t95(np.array([n]))[0]) * se
         assert got["edge_ci_high"] - got["edge"] == pytest.approx(half, rel=1e-9)
         assert got["z"] == pytest.approx((want["edge"] - want["expected_edge"]) / se, rel=1e-9)
     # hand by hand: the net against its expectation, over the square root of its variance
@@ -148,7 +148,7 @@ def test_the_summary_agrees_with_polars_and_not_with_the_blocks(
             (want["net"] - want["expected_net"]) / spread, rel=1e-9, abs=1e-12
         )
         assert got["edge_hands_ci_high"] - got["edge"] == pytest.approx(
-            metrics.Z95 * spread / want["wagered"], rel=1e-9
+            intervals.Z95 * spread / want["wagered"], rel=1e-9
         )
 
 
@@ -165,7 +165,7 @@ def test_exact_sums_are_the_rounded_sum_in_any_blocks(
     arr = np.array(values)
     order = data.draw(st.permutations(range(len(values))))
     cut = data.draw(st.integers(0, len(values)))
-    total = metrics.ExactSum()
+    total = order_stats.ExactSum()
     shuffled = arr[list(order)]
     total.add(shuffled[:cut])
     total.add(shuffled[cut:])
@@ -193,7 +193,7 @@ def test_order_statistics_are_exact_among_many_equal_values() -> None:
     rng.shuffle(values)
     frame = pl.DataFrame({"x": values})
     ranks = [0, 1, 4999, 5000, 8049, 8050, 13_000, len(values) - 1]
-    got = metrics.order_statistics(in_blocks(frame, [10, 7000, 7001]), {"x": ranks})["x"]
+    got = order_stats.order_statistics(in_blocks(frame, [10, 7000, 7001]), {"x": ranks})["x"]
     want = np.sort(values)[ranks] + 0.0
     assert [float(v) for v in want] == got
     assert not any(math.copysign(1.0, v) < 0 for v in got if v == 0.0)  # no -0.0

@@ -1642,7 +1642,7 @@ def made_summary(
 ) -> pl.DataFrame:
     """A sweep's summary as `run_sweep` returns it: the cells' varied values,
     each seat's (edge, its standard error), and ruin rates if given."""
-    from backtest.run.metrics import t95
+    from backtest.run.intervals import t95
 
     t = float(t95([sessions])[0])
     rows = []

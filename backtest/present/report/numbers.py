@@ -12,6 +12,7 @@ import numpy as np
 import polars as pl
 
 from backtest.present.report.results import PATH_COLUMNS
+from backtest.run.intervals import Z95
 
 
 def with_start(paths: pl.DataFrame, bankroll: float) -> pl.DataFrame:
@@ -65,10 +66,6 @@ def edge_convergence(sessions: pl.DataFrame) -> pl.DataFrame:
     width of its 95% band around the exact edge, Z95 * s * sqrt(k) / W_k, where
     s is the standard deviation of a session's net around its exact expected
     net, k the sessions so far and W_k the amount wagered in them."""
-    # imported here: backtest.run.metrics loads the compiled session loop, which reading
-    # a directory (and failing early on a bad one) does not need
-    from backtest.run.metrics import Z95
-
     k = pl.int_range(1, pl.len() + 1).over("seat")
     spread = ((pl.col("net") - pl.col("expected_net")).pow(2).mean().sqrt()).over("seat")
     return (
@@ -136,8 +133,6 @@ def wilson(p: Any, n: Any, sqrt: Callable[[Any], Any] = np.sqrt) -> tuple[Any, A
     """Wilson's 95% score interval for a share `p` of `n` independent trials,
     as (centre, half-width), for numbers, numpy arrays or polars expressions
     (`sqrt` the square root of their kind)."""
-    from backtest.run.metrics import Z95
-
     z2 = Z95**2
     return (
         (p + z2 / (2 * n)) / (1 + z2 / n),
@@ -256,8 +251,6 @@ def heatmap_cells(rows: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
     of the measured edge against the exact one (the cell's own z; for a mean over
     cells, the mean difference over its standard error, the cells taken as
     independent and each one's standard error its half-width / 1.96)."""
-    from backtest.run.metrics import Z95
-
     key_y, key_x = keys[:2]
     rows = with_intervals(rows)
     return (

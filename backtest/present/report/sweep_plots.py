@@ -45,7 +45,7 @@ def plot_sweep_key(results: Results, rows: pl.DataFrame, key: str, ruin: bool = 
     ax_ruin, ax_edge = (axes[0], axes[1]) if ruin else (None, axes[0])
     seat_list = rows.select("seat_no", "seat_label").unique(maintain_order=True).rows()
     from backtest.core.special import band_z
-    from backtest.run.metrics import Z95
+    from backtest.run.intervals import Z95
 
     # every cell's seat is a test: the band that holds all of them at once
     widen = band_z(rows.height) / Z95
