@@ -833,7 +833,7 @@ def roads_command(
     columns: ColumnsOption = None,
 ) -> None:
     """Draw a shoe's roads: bead plate, big road, big eye boy, small road, cockroach pig."""
-    from backtest.shoes import recorded, roads
+    from backtest.shoes import recorded, road_text
     from backtest.shoes.recorded.text import HEAD_BYTES, STDIN
 
     if color is None:
@@ -843,7 +843,7 @@ def roads_command(
         shoe_file, columns=_columns(columns), shoes=shoe if shoe >= 1 else None
     )
     whole = str(shoe_file) == STDIN or os.path.getsize(shoe_file) <= HEAD_BYTES
-    text = roads.render_shoe(
+    text = road_text.render_shoe(
         hands,
         shoe,
         source=recorded.source_name(shoe_file),

@@ -19,6 +19,7 @@ from backtest.core.errors import UsageError
 from backtest.core.hands import Hands
 from backtest.core.rules import Winner
 from backtest.shoes.recorded import read_shoes
+from backtest.shoes.road_text import render, render_shoe
 from backtest.shoes.roads import (
     Colour,
     bead_plate,
@@ -28,8 +29,6 @@ from backtest.shoes.roads import (
     derived_signals,
     draw,
     next_colour,
-    render,
-    render_shoe,
     winners_from_text,
 )
 
