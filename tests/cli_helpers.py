@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from backtest import cli
-from backtest.cli import main
+from backtest.cli import entry, main
 
 
 @dataclass(frozen=True)
@@ -52,7 +51,7 @@ def backtest_here(
     """The real entry point in this process: (exit code, stdout, stderr)."""
     monkeypatch.setattr(sys, "argv", ["backtest", *args])
     # an interrupted command exits at once (os._exit), which would end the tests
-    monkeypatch.setattr(cli, "exit_now", sys.exit)
+    monkeypatch.setattr(entry, "exit_now", sys.exit)
     code = 0
     try:
         main()

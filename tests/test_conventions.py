@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import backtest_here
 
-from backtest import cli
+from backtest.cli import entry, shell
 from backtest.run import ready
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,14 +54,14 @@ def test_help_names_arguments_in_capitals_and_shows_no_bool(
 def test_no_color_only_when_set_and_not_empty(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     monkeypatch.delenv("NO_COLOR", raising=False)
-    assert cli.colour_wanted()
+    assert shell.colour_wanted()
     monkeypatch.setenv("NO_COLOR", "")
-    assert cli.colour_wanted()  # empty: as if unset
+    assert shell.colour_wanted()  # empty: as if unset
     monkeypatch.setenv("NO_COLOR", "1")
-    assert not cli.colour_wanted()
+    assert not shell.colour_wanted()
     monkeypatch.delenv("NO_COLOR")
     monkeypatch.setattr(sys.stdout, "isatty", lambda: False)
-    assert not cli.colour_wanted()
+    assert not shell.colour_wanted()
 
 
 def test_quiet_says_nothing_on_stderr(
@@ -75,11 +75,11 @@ def test_quiet_says_nothing_on_stderr(
     code, _, err = run_here(monkeypatch, capsys, "--quiet", *args)
     assert (code, err) == (0, "")
     # a warning is a note too: gone with -q, errors are not
-    monkeypatch.setattr(cli, "_quiet", False)
-    cli._show_warning(UserWarning("careful"), UserWarning, "x.py", 1)
+    monkeypatch.setattr(shell, "_quiet", False)
+    entry._show_warning(UserWarning("careful"), UserWarning, "x.py", 1)
     assert capsys.readouterr().err == "warning: careful\n"
-    monkeypatch.setattr(cli, "_quiet", True)
-    cli._show_warning(UserWarning("careful"), UserWarning, "x.py", 1)
+    monkeypatch.setattr(shell, "_quiet", True)
+    entry._show_warning(UserWarning("careful"), UserWarning, "x.py", 1)
     assert capsys.readouterr().err == ""
     code, _, err = run_here(monkeypatch, capsys, "-q", "run", str(tmp_path / "none.yaml"))
     assert code != 0 and err.startswith("error:")

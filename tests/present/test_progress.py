@@ -24,6 +24,7 @@ import pytest
 import rich
 
 from backtest import cli
+from backtest.cli import entry
 from backtest.run import engine
 
 CONFIG = """\
@@ -96,7 +97,7 @@ def run_on(
     monkeypatch.setattr(sys, "stderr", err)
     monkeypatch.setattr(rich, "_console", None)  # made again, for these streams
     monkeypatch.setattr(sys, "argv", ["backtest", "run", str(config)])
-    monkeypatch.setattr(cli, "exit_now", sys.exit)
+    monkeypatch.setattr(entry, "exit_now", sys.exit)
     monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)  # main sets its own
     ran = Ran(0, "", "")
     real_run = engine.run

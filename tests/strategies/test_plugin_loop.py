@@ -313,14 +313,14 @@ def test_the_first_run_says_it_compiles_the_table(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Once, on stderr, while the loop is not in numba's cache; nothing after."""
-    from backtest import cli
+    from backtest.cli import shell
 
     monkeypatch.setattr(session_loop, "loop_cached", lambda: False)
-    cli._say_if_compiling()
+    shell._say_if_compiling()
     err = capsys.readouterr().err
     assert err.startswith("compiling the table (first run only, about ") and err.endswith(" s)\n")
     monkeypatch.setattr(session_loop, "loop_cached", lambda: True)
-    cli._say_if_compiling()
+    shell._say_if_compiling()
     assert capsys.readouterr().err == ""
 
 

@@ -1,0 +1,192 @@
+"""What the commands share: the app and its groups, help written as command
+lines write it, the quiet flag, notes on standard error, and the options and
+checks several commands take (--format, --columns, --rules, --seed, --sessions)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Optional
+
+import typer
+from typer.core import TyperArgument, TyperCommand, TyperGroup
+
+from backtest import __version__
+from backtest.core.errors import RulesError, UsageError, shown_count
+
+
+def _conventional(params: list[Any]) -> list[Any]:
+    """Help as command lines write it: arguments in capitals (`CONFIG`, not
+    `{config}`) and no `<bool>` type beside a flag."""
+    for param in params:
+        if isinstance(param, TyperArgument) and param.metavar is None:
+            param.metavar = (param.name or "").upper()
+        elif getattr(param, "is_flag", False):
+            param.metavar = ""
+    return params
+
+
+def _usage(command: Any, ctx: Any) -> list[str]:
+    """The usage line's pieces: `[OPTIONS] CONFIG`, an optional argument in brackets."""
+    pieces = [command.options_metavar] if command.options_metavar else []
+    for param in command.get_params(ctx):
+        if isinstance(param, TyperArgument):
+            name = param.display_name_raw
+            name = name if param.required else f"[{name}]"
+            pieces.append(name + ("..." if param.nargs != 1 else ""))
+        else:
+            pieces.extend(param.get_usage_pieces(ctx))
+    return pieces
+
+
+class Command(TyperCommand):
+    def get_params(self, ctx: Any) -> Any:
+        return _conventional(super().get_params(ctx))
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        return _usage(self, ctx)
+
+
+class Group(TyperGroup):
+    def get_params(self, ctx: Any) -> Any:
+        return _conventional(super().get_params(ctx))
+
+
+if TYPE_CHECKING:
+    from backtest.core.rules import Rules
+
+
+app = typer.Typer(
+    name="backtest",
+    help="Run baccarat betting strategies through an exact mini-baccarat rules core.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    cls=Group,
+)
+
+
+shoe_app = typer.Typer(help="Generate shoes.", no_args_is_help=True, cls=Group)
+
+
+app.add_typer(shoe_app, name="shoe")
+
+
+#: -q/--quiet: no progress bar, no warnings, no notes on standard error (errors still)
+_quiet = False
+
+
+Quiet = Annotated[
+    bool, typer.Option("--quiet", "-q", help="No progress, no warnings, no notes; errors only.")
+]
+
+
+def _be_quiet(quiet: bool) -> None:
+    global _quiet
+    _quiet = _quiet or quiet
+
+
+def _note(text: str) -> None:
+    """A note on standard error (what was written, what is compiling), unless quiet."""
+    if not _quiet:
+        typer.echo(text, err=True)
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"backtest {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", is_eager=True, callback=_show_version, help="Show the version and exit."
+        ),
+    ] = False,
+    quiet: Quiet = False,
+) -> None:
+    """Run baccarat betting strategies through an exact mini-baccarat rules core."""
+    global _quiet
+    _quiet = quiet
+
+
+class Executor(StrEnum):
+    LOCAL = "local"
+    DASK = "dask"
+
+
+class Format(StrEnum):
+    TABLE = "table"
+    CSV = "csv"
+    JSON = "json"
+
+
+def _echo(text: str) -> None:
+    typer.echo(text, nl=not text.endswith("\n"))
+
+
+#: seconds the first run on a machine spends compiling (both cores; one core takes longer)
+COMPILE_SECONDS = 20
+
+
+def _say_if_compiling() -> None:
+    """Say once, on stderr, that this run compiles the table (the session
+    loop is not in numba's cache yet), rather than show a bar stuck at 0."""
+    from backtest.loop import session_loop
+
+    if not session_loop.loop_cached():
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+        seconds = COMPILE_SECONDS if cores > 1 else 2 * COMPILE_SECONDS
+        _note(f"compiling the table (first run only, about {seconds} s)")
+
+
+#: --columns, for the commands that read a recorded CSV or Parquet file
+ColumnsOption = Annotated[
+    Optional[str],
+    typer.Option(help="A CSV's or Parquet file's columns for ours, e.g. winner=Result,shoe=Shoe."),
+]
+
+
+def _columns(text: str | None) -> dict[str, str] | None:
+    from backtest.shoes import recorded
+
+    return recorded.parse_columns(text) if text is not None else None
+
+
+def _rules_option(rules: str) -> Rules:
+    """--rules of `odds` and `play`: no such preset or file is a usage error
+    naming the option (exit 2); what a rules file says is the file's error."""
+    from backtest.core.rules import load_rules
+
+    try:
+        return load_rules(rules)
+    except RulesError as exc:
+        if Path(rules).is_file():  # what the file says: exit 1
+            raise
+        raise UsageError(f"--rules: {exc}") from None  # no such preset or file
+
+
+def _check_seed(seed: int) -> None:
+    """--seed: a usage error naming the option (the config's `seed` has its own)."""
+    if seed < 0:
+        raise UsageError(f"--seed must be a whole number of at least 0, got {seed}")
+
+
+def _check_sessions(sessions: int | None) -> None:
+    """--sessions, of `run` and `sweep`: a usage error naming the option."""
+    from backtest.run.config import MAX_SESSIONS
+
+    if sessions is not None and not 1 <= sessions <= MAX_SESSIONS:
+        raise UsageError(
+            f"--sessions must be from 1 to {MAX_SESSIONS:,}, got {shown_count(sessions)}"
+        )
+
+
+def colour_wanted() -> bool:
+    """Colour on a terminal, unless NO_COLOR is set to something (an empty
+    NO_COLOR is as good as none: no-color.org)."""
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
