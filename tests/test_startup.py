@@ -26,6 +26,8 @@ SHOE = str(ROOT / "data" / "generated-6deck-seed2.txt")
         ["shoe", "--help"],
         ["strategies"],
         ["strategies", "martingale", "counter"],
+        ["run", "verdict", "--sessions", "20"],
+        ["run", "verdict", "--sessions", "20", "--format", "json"],
     ],
     ids=lambda a: " ".join(a)[:20],
 )
