@@ -24,6 +24,7 @@ SHOE = str(ROOT / "data" / "generated-6deck-seed2.txt")
         ["deal", SHOE],
         ["roads", SHOE],
         ["shoe", "--help"],
+        ["shoe", "generate", "--count", "3", "--cut", "random"],
         ["strategies"],
         ["strategies", "martingale", "counter"],
         ["run", "verdict", "--sessions", "20"],

@@ -108,6 +108,12 @@ class Kernel(Generic[_P, _R]):
         return self._dispatcher
 
     @property
+    def loaded(self) -> bool:
+        """Whether the compiled form was asked for in this process (numba is
+        then loaded, and the kernel compiled or loaded from its cache)."""
+        return self._dispatcher is not None
+
+    @property
     def targetoptions(self) -> dict[str, Any]:
         """The options numba reads of a function it may inline where it is
         called (`inline`), as of a dispatcher, without compiling it."""
