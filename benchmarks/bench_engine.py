@@ -321,6 +321,12 @@ def bench_startup(rounds: int = 5) -> None:
     shoe = str(ROOT / "data" / "generated-6deck-seed2.txt")
     commands = {
         "run (50 sessions)": ["run", str(ROOT / "configs" / "verdict.yaml"), "--sessions", "50"],
+        "run (1,000, compiled)": [
+            "run",
+            str(ROOT / "configs" / "verdict.yaml"),
+            "--sessions",
+            "1000",
+        ],
         "odds": ["odds"],
         "deal": ["deal", shoe],
         "roads": ["roads", shoe],
