@@ -97,10 +97,23 @@ def _shuffle(order: np.ndarray, state: np.ndarray) -> None:
 _M64 = (1 << 64) - 1
 
 
+def _xoshiro_python(s0: int, s1: int, s2: int, s3: int) -> tuple[int, int, int, int, int]:
+    """`rng.xoshiro` in Python's integers: (output, new state)."""
+    x = (s1 * 5) & _M64
+    result = ((((x << 7) | (x >> 57)) & _M64) * 9) & _M64
+    t = (s1 << 17) & _M64
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    return result, s0, s1, s2, ((s3 << 45) | (s3 >> 19)) & _M64
+
+
 @_shuffle.in_python
 def _shuffle_python(order: np.ndarray, state: np.ndarray) -> None:
-    """`_shuffle` (with `rng.xoshiro` and `rng.lemire` written into it) in
-    Python's integers, for `interpreted` runs: numpy's fixed-width scalars
+    """`_shuffle` (with `rng.lemire` written into it) in Python's integers,
+    for `interpreted` runs: numpy's fixed-width scalars
     cost several times more per operation. The same swaps from the same
     stream, checked against the compiled form over many shoes and sizes."""
     s0, s1, s2, s3 = (int(x) for x in state)
@@ -109,15 +122,7 @@ def _shuffle_python(order: np.ndarray, state: np.ndarray) -> None:
     last = n - 1
     i = 0
     while i < last:
-        x = (s1 * 5) & _M64
-        r = ((((x << 7) | (x >> 57)) & _M64) * 9) & _M64
-        t = (s1 << 17) & _M64
-        s2 ^= s0
-        s3 ^= s1
-        s1 ^= s2
-        s0 ^= s3
-        s2 ^= t
-        s3 = ((s3 << 45) | (s3 >> 19)) & _M64
+        r, s0, s1, s2, s3 = _xoshiro_python(s0, s1, s2, s3)
         # a pair of picks from r's two halves while two positions are left to
         # fill; the last one alone (`bounded_words`) takes the high half
         for half, j in ((r >> 32, i), (r & 0xFFFFFFFF, i + 1)):
@@ -128,15 +133,7 @@ def _shuffle_python(order: np.ndarray, state: np.ndarray) -> None:
             if m & 0xFFFFFFFF < b:
                 threshold = ((1 << 32) - b) % b
                 while m & 0xFFFFFFFF < threshold:
-                    x = (s1 * 5) & _M64
-                    r2 = ((((x << 7) | (x >> 57)) & _M64) * 9) & _M64
-                    t = (s1 << 17) & _M64
-                    s2 ^= s0
-                    s3 ^= s1
-                    s1 ^= s2
-                    s0 ^= s3
-                    s2 ^= t
-                    s3 = ((s3 << 45) | (s3 >> 19)) & _M64
+                    r2, s0, s1, s2, s3 = _xoshiro_python(s0, s1, s2, s3)
                     m = (r2 >> 32) * b
             k = j + (m >> 32)
             cards[j], cards[k] = cards[k], cards[j]

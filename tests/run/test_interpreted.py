@@ -7,42 +7,21 @@ from typing import Any
 
 import polars as pl
 import pytest
+from scenarios import SCENARIOS
 
 from backtest.loop import python_loop
 from backtest.run import engine
 from backtest.run.config import RunConfig, parse_config
-from strategies.compiled import BUILTINS
 from strategies.registry import BUILTIN_NAMES
 
 #: every built-in but those that count cards (their exact EVs are compiled code)
-PLAIN = [n for n, cls in zip(BUILTIN_NAMES, BUILTINS) if not cls.uses_cards]
-
-SCENARIOS: dict[str, tuple[dict[str, Any], dict[str, Any], dict[str, Any]]] = {
-    # progressions restarted at the table maximum; ruin; a win goal
-    "max-reset-stop": (
-        {"bankroll": 300, "win_goal": 150, "max_shoes": 1},
-        {"min": 10, "max": 80},
-        {"on_max": "reset", "on_bankroll": "stop"},
-    ),
-    # capped at the maximum, all in at the bankroll, pushes reset, a Tie side bet
-    "cap-all-in-side-bet": (
-        {"bankroll": 170, "max_shoes": 1},
-        {"min": 5, "max": 60, "limits": {"tie": {"min": 1, "max": 5}}},
-        {"on_max": "cap", "on_bankroll": "all-in", "on_push": "reset", "side_bets": {"tie": 1}},
-    ),
-    # sessions of 120 hands across shoes, a stop-loss, one burnt and cut shoe of 6 decks
-    "stop-loss-hands-burn-cut": (
-        {"bankroll": 400, "stop_loss": 100, "win_goal": 60, "max_hands": 120},
-        {"min": 10, "max": 500},
-        {"on_max": "reset", "on_bankroll": "all-in"},
-    ),
-}
+PLAIN = [name for name, cls in BUILTIN_NAMES.items() if not cls.uses_cards]
 
 
 def _config(scenario: str, seed: int) -> RunConfig:
     session, table, params = SCENARIOS[scenario]
     shoe: dict[str, Any] = {"decks": 8}
-    if scenario == "stop-loss-hands-burn-cut":
+    if scenario == "stop-loss-win-goal-hands":  # and a burnt, cut shoe of 6 decks
         shoe = {"decks": 6, "burn": True, "cut": "random", "cut_card": 60}
     return parse_config(
         {

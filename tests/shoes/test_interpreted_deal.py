@@ -6,23 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from backtest.core.hands import COLUMNS
 from backtest.jit.lazy_jit import interpreted
 from backtest.shoes import kernels, rng
 from backtest.shoes.shoe import ShoeSpec, generate_hands
-
-COLUMNS = (
-    "shoe",
-    "hand",
-    "cards",
-    "player_total",
-    "banker_total",
-    "winner",
-    "natural",
-    "player_pair",
-    "banker_pair",
-    "player_card_count",
-    "banker_card_count",
-)
 
 
 def _shuffled(n: int, key: int, index: int, plain: bool) -> tuple[np.ndarray, np.ndarray]:
