@@ -201,7 +201,7 @@ def _dealt(cfg: object, sessions: int) -> tuple:
             hands,
             bounds,
             shoe_no,
-            engine._table(cfg, hands),
+            engine._table(cfg, hands, counting=True),  # (the EV table for counters too)
             payouts.unit_results(hands, cfg.rules),
             np.zeros((sessions, table_rules.N_STATS), np.int64),
             np.zeros((sessions, 7), np.int64),
