@@ -16,15 +16,14 @@ from backtest.shoes.recorded.options import check_columns, check_decks, shoe_dec
 from backtest.shoes.recorded.outcome_csv import outcome_csv_hands
 from backtest.shoes.recorded.road_strings import road_hands
 from backtest.shoes.recorded.sniff import KIND_WORDS, PARQUET_MAGIC, sniff
+from backtest.shoes.recorded.stream import streamable
 from backtest.shoes.recorded.text import (
-    HEAD_BYTES,
-    STDIN,
     StrPath,
     content_lines,
     decks_words,
     load_bytes,
-    load_head,
     load_text,
+    source_name,
     stream_lines,
 )
 
@@ -107,23 +106,13 @@ def _streamed_card_text(
     burn: bool,
     shoes: int | None,
 ) -> Hands | None:
-    """The shoes of a card-level text file larger than `text.HEAD_BYTES`, read
+    """The shoes of a card-level text file larger than `stream.STREAMED_BYTES`, read
     a line at a time (as far as `shoes` shoes, if given); None for any other
     file (standard input, Parquet, a smaller file, another format), which is
     read whole."""
-    if os.fspath(path) == STDIN or columns or fmt not in (None, "card-text"):
-        return None
-    try:  # a file the head holds whole is read once, whole, by the caller
-        if os.path.getsize(path) <= HEAD_BYTES:
-            return None
-        with open(path, "rb") as fh:
-            if fh.read(len(PARQUET_MAGIC)) == PARQUET_MAGIC:
-                return None
-    except OSError:
-        return None  # load_bytes says what is wrong
-    source, head, _ = load_head(path)
-    if fmt is None and sniff(source, head, None)[0] != "card-text":
-        return None
+    if not streamable(path, fmt, columns):
+        return None  # a file the head holds whole is read once, whole, by the caller
+    source = source_name(path)
     return deal_card_shoes(
         card_text_shoes(stream_lines(path), source),
         source,
