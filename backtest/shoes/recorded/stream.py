@@ -184,7 +184,11 @@ def read_indexed(index: ShoeIndex, shoes: np.ndarray) -> Hands:
         with warnings.catch_warnings():  # (the index's pass gave them)
             warnings.simplefilter("ignore", IncompleteHandWarning)
             for shoe in dealt_shoes(
-                card_text_shoes(lines, index.source), index.source, index.decks, index.burn
+                card_text_shoes(lines, index.source),
+                index.source,
+                index.decks,
+                index.burn,
+                checked=True,
             ):
                 columns = shoe.columns
                 n = columns["winner"].shape[0]
