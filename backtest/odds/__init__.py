@@ -1,9 +1,10 @@
 """Exact odds of every bet, by enumeration over a shoe's composition.
 
 The package, by job: `compositions` (the counts left in a shoe), `events`
-(what is counted, and the tableau as tables), `exact` (integer counts and
-Fractions), `fast` (floats, compiled, for the card counter), `render`
-(table, JSON, CSV).
+(what is counted, and the tableau as tables), `deals` (the exact count of
+the deal, pairs jointly with the winner), `exact` (the outcome table and
+each bet's Fractions), `covariance` (the bets' exact covariance), `fast`
+(floats, compiled, for the card counter), `render` (table, JSON, CSV).
 
 A composition is the rank counts left in the shoe (index 1..13, as
 `cards.full_shoe_counts`; tens and faces are distinct ranks, which matters
@@ -51,6 +52,7 @@ from backtest.odds.compositions import (
     composition_after,
     remove_cards,
 )
+from backtest.odds.covariance import joint_nets, unit_covariance, unit_covariance_exact
 from backtest.odds.events import HAND_CARDS, N_BETS, N_PAYOUTS, Event
 from backtest.odds.exact import (
     BetOdds,
@@ -62,7 +64,6 @@ from backtest.odds.exact import (
     ordered_draws,
     outcome_table,
     shoe_odds,
-    unit_covariance,
 )
 from backtest.odds.render import RENDERERS, render, render_csv, render_json, render_table
 
@@ -146,6 +147,7 @@ __all__ = [
     "ev_fill_ahead",
     "ev_work",
     "exact_odds",
+    "joint_nets",
     "ordered_draws",
     "outcome_table",
     "pair_counts",
@@ -159,4 +161,5 @@ __all__ = [
     "render_table",
     "shoe_odds",
     "unit_covariance",
+    "unit_covariance_exact",
 ]
