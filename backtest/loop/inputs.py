@@ -10,7 +10,7 @@ from typing import NamedTuple
 import numpy as np
 
 from backtest.core.rules import PAIR_BETS
-from backtest.odds import ev_work
+from backtest.odds import EV_ROW, MOMENTS_WORK, ev_work
 from strategies import compiled
 from strategies.base import (
     CTX_SIZE,
@@ -43,7 +43,7 @@ def shared_evs(
     EVs are then NaN). No rows for a table with one counting seat or none:
     a lone counter works its EVs out for itself, in memory it keeps warm."""
     rows = n_hands if counting_seats > 1 else 0
-    return np.zeros((rows, N_BETS)), np.zeros(rows, np.bool_), deals
+    return np.zeros((rows, EV_ROW)), np.zeros(rows, np.bool_), deals
 
 
 # --- the loop's inputs ----------------------------------------------------------------------
@@ -75,6 +75,8 @@ class Table(NamedTuple):
     evs_full: np.ndarray  # float64 (N_BETS,): the full shoe's EV by bet (0 where not offered)
     cov: np.ndarray  # float64 (N_BETS, N_BETS): the unit results' covariance
     # (`odds.unit_covariance`; 0 where not offered)
+    nets: np.ndarray  # float64 (N_BETS, N_JOINT): each bet's net on each kind of
+    # hand (`odds.joint_nets`; 0 where not offered), for a counter's variance
 
 
 class Stops(NamedTuple):
@@ -90,7 +92,7 @@ class Stops(NamedTuple):
 class SharedEvs(NamedTuple):
     """The table's exact EVs before each hand, shared by its counting seats (`shared_evs`)."""
 
-    rows: np.ndarray  # float64 (n or 0, N_BETS)
+    rows: np.ndarray  # float64 (n or 0, EV_ROW): the EVs, then the winner's kinds' chances
     done: np.ndarray  # bool (n or 0,)
     deals: bool
 
@@ -145,6 +147,8 @@ class Work(NamedTuple):
     allowed: np.ndarray
     evs_seen: np.ndarray  # a user's copy of the EVs (what it writes there goes nowhere)
     hist_seen: np.ndarray  # a user's copy of the shoe's winners (int8, a shoe's length)
+    var_s: np.ndarray  # a counter's stakes on a hand, for its variance
+    mom: np.ndarray  # `odds.stake_variance`'s work (MOMENTS_WORK, or none)
 
 
 def seat_of(strategy: Compiled, key: np.uint64) -> Seat:
@@ -193,4 +197,6 @@ def work_for(seat: Seat, dealt: Dealt) -> Work:
         allowed,
         np.zeros(N_BETS),
         np.zeros(shoe_hands if seat.kind == compiled.USER else 0, np.int8),
+        np.zeros(N_BETS),
+        np.zeros(MOMENTS_WORK if seat.cards_seen else 0),
     )

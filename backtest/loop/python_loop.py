@@ -50,7 +50,14 @@ from backtest.loop.table_rules import (
     session_seed,
     short_path_bounds,
 )
-from backtest.odds import ahead_rows, ev_array, ev_fill_ahead, ev_work
+from backtest.odds import (
+    MOMENTS_WORK,
+    ahead_rows,
+    ev_array,
+    ev_fill_ahead,
+    ev_work,
+    stake_variance,
+)
 from strategies.base import (
     N_BETS,
     P_ON_BANKROLL,
@@ -101,6 +108,7 @@ def run_python(
         ev_table,
         evs_full,
         cov_a,
+        nets,
     ) = table
     bankroll0, stop_loss, win_goal, max_hands, ruin_below = stop_rules
     ev_rows, ev_done, ev_deals = shared
@@ -148,6 +156,14 @@ def run_python(
     ahead_lo = ahead_hi = 0
     seed_work = np.zeros(4, np.uint64)
     evs_l = evs.tolist()
+    # a counter's variance for each hand's composition, as run_sessions
+    var_s = np.zeros(N_BETS)
+    mom = np.zeros(MOMENTS_WORK)
+
+    def hand_variance(i: int) -> float:
+        row = ev_rows[i] if shared else ahead[i - ahead_lo]  # type: ignore[index]
+        return float(stake_variance(var_s, counts, row, nets, ev_table, *ev_tables, mom))
+
     ask = strategy.stakes
     tell = None if _no_update(strategy) else strategy.update
     keep = tell is not None or ledger  # what is placed is kept for a Result or the ledger
@@ -210,7 +226,7 @@ def run_python(
                                 counts, cards, hand_no, i, ev_table, ahead, *ev_tables, ev_deals
                             )
                             ahead_lo = i
-                        evs[:] = ahead[i - ahead_lo]
+                        evs[:] = ahead[i - ahead_lo, :N_BETS]
                     else:
                         if not ev_done[i]:
                             priced = ev_fill_ahead(
@@ -224,7 +240,7 @@ def run_python(
                                 ev_deals,
                             )
                             ev_done[i : i + priced] = True
-                        view._evs = rows_ro[i]
+                        view._evs = rows_ro[i, :N_BETS]
                     evs_l = view._evs.tolist()
                 view._i = i
                 asked = ask(view)
@@ -273,7 +289,11 @@ def run_python(
                     wag[b] += c
                     if use_cards:
                         exp_net += c * 0.01 * evs_l[b]
-                    var_net += (c * 0.01) * (c * 0.01) * cov[b][b]
+                        var_s[:] = 0.0
+                        var_s[b] = c * 0.01
+                        var_net += hand_variance(i)
+                    else:
+                        var_net += (c * 0.01) * (c * 0.01) * cov[b][b]
                     if c > largest:
                         largest = c
                     staked = True
@@ -324,10 +344,15 @@ def run_python(
                             wag[b] += c
                             if use_cards:
                                 exp_net += c * 0.01 * evs_l[b]
+                                continue
                             for b2 in range(N_BETS):
                                 c2 = cents[b2]
                                 if c2 > 0:
                                     var_net += (c * 0.01) * (c2 * 0.01) * cov[b][b2]
+                    if use_cards and total > 0:
+                        var_s[:] = cents
+                        var_s *= 0.01
+                        var_net += hand_variance(i)
                     if total > largest:
                         largest = total
                     staked = total > 0

@@ -52,8 +52,14 @@ from backtest.odds.compositions import (
     composition_after,
     remove_cards,
 )
-from backtest.odds.covariance import joint_nets, unit_covariance, unit_covariance_exact
-from backtest.odds.events import HAND_CARDS, N_BETS, N_PAYOUTS, Event
+from backtest.odds.covariance import (
+    joint_nets,
+    joint_nets_array,
+    unit_covariance,
+    unit_covariance_exact,
+)
+from backtest.odds.deals import N_JOINT
+from backtest.odds.events import EV_ROW, HAND_CARDS, N_BETS, N_KINDS, N_PAYOUTS, Event
 from backtest.odds.exact import (
     BetOdds,
     OddsResult,
@@ -67,58 +73,83 @@ from backtest.odds.exact import (
 )
 from backtest.odds.render import RENDERERS, render, render_csv, render_json, render_table
 
-#: the compiled path's names, imported when first asked for: the exact path
-#: (`backtest odds`) then never loads numba
-_FAST = frozenset(
-    {
-        "ALL_EVENTS",
-        "EV_WORK",
-        "EV_WORK_AHEAD",
-        "EXACT_CARDS",
-        "ahead_rows",
-        "ahead_rows_compiled",
-        "bet_evs",
-        "ev_array",
-        "ev_events",
-        "ev_fill",
-        "ev_fill_ahead",
-        "ev_work",
-        "pair_counts",
-        "pair_evs",
-        "payout_vector",
-    }
-)
+#: the compiled path's names, by the module that holds them, imported when
+#: first asked for: the exact path (`backtest odds`) then never loads numba
+_FAST = {
+    "ALL_EVENTS": "polynomial",
+    "EV_WORK": "polynomial",
+    "EV_WORK_AHEAD": "polynomial",
+    "EXACT_CARDS": "polynomial",
+    "MOMENTS_WORK": "moments",
+    "ahead_rows": "ahead",
+    "ahead_rows_compiled": "ahead",
+    "bet_evs": "fast",
+    "ev_array": "fast",
+    "ev_events": "fast",
+    "ev_fill": "fast",
+    "ev_fill_ahead": "ahead",
+    "ev_work": "polynomial",
+    "joint_fill": "moments",
+    "needs_counts": "moments",
+    "keep_kinds": "ahead",
+    "pair_counts": "fast",
+    "pair_evs": "fast",
+    "payout_vector": "fast",
+    "stake_variance": "moments",
+    "wanted_events": "fast",
+}
 
 
 if TYPE_CHECKING:  # the names as they are, for a type checker
-    from backtest.odds.fast import (
-        ALL_EVENTS,
-        EV_WORK,
-        EV_WORK_AHEAD,
-        EXACT_CARDS,
+    from backtest.odds.ahead import (
         ahead_rows,
         ahead_rows_compiled,
+        ev_fill_ahead,
+        keep_kinds,
+    )
+    from backtest.odds.fast import (
         bet_evs,
         ev_array,
         ev_events,
         ev_fill,
-        ev_fill_ahead,
-        ev_work,
         pair_counts,
         pair_evs,
         payout_vector,
+        wanted_events,
+    )
+    from backtest.odds.moments import (
+        MOMENTS_WORK,
+        joint_fill,
+        needs_counts,
+        stake_variance,
+    )
+    from backtest.odds.polynomial import (
+        ALL_EVENTS,
+        EV_WORK,
+        EV_WORK_AHEAD,
+        EXACT_CARDS,
+        ev_work,
     )
 
 
 def __getattr__(name: str) -> Any:
     if name in _FAST:
-        from backtest.odds import fast
+        from importlib import import_module
 
-        return getattr(fast, name)
+        return getattr(import_module(f"backtest.odds.{_FAST[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
+    "N_JOINT",
+    "EV_ROW",
+    "N_KINDS",
+    "needs_counts",
+    "keep_kinds",
+    "wanted_events",
+    "MOMENTS_WORK",
+    "joint_fill",
+    "stake_variance",
     "ALL_EVENTS",
     "EV_WORK",
     "EV_WORK_AHEAD",
@@ -148,6 +179,7 @@ __all__ = [
     "ev_work",
     "exact_odds",
     "joint_nets",
+    "joint_nets_array",
     "ordered_draws",
     "outcome_table",
     "pair_counts",

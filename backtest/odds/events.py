@@ -56,6 +56,11 @@ PAY_PLAYER, PAY_BANKER, PAY_BANKER_SIX, PAY_BANKER_THREE_CARD_SEVEN = range(4)
 PAY_TIE, PAY_PLAYER_PAIR, PAY_BANKER_PAIR, PAY_DRAGON_7, PAY_PANDA_8 = range(4, 9)
 N_PAYOUTS = 9
 N_BETS = len(Bet)
+#: a row of the EVs before a hand, as a counter keeps them (`ev_fill_ahead`):
+#: the bets' EVs (N_BETS), then the chance of each of the winner's
+#: `N_KINDS` kinds (`settlement.WINNER_ATOMS`; NaN where not worked out)
+N_KINDS = 6
+EV_ROW = N_BETS + N_KINDS
 # Positions of the bets in `ev_array`'s result (the order of Bet).
 B_PLAYER, B_BANKER, B_TIE = Bet.PLAYER.code, Bet.BANKER.code, Bet.TIE.code
 B_PLAYER_PAIR, B_BANKER_PAIR = Bet.PLAYER_PAIR.code, Bet.BANKER_PAIR.code

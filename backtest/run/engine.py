@@ -32,7 +32,7 @@ from backtest.core.hands import Hands
 from backtest.core.rules import Bet
 from backtest.jit.buffers import Buffers
 from backtest.loop import inputs, payouts, python_loop, session_loop, table_rules
-from backtest.odds import ev_array, payout_vector, unit_covariance
+from backtest.odds import ev_array, joint_nets_array, payout_vector, unit_covariance
 from backtest.run.config import RunConfig, build_strategies, parse_config, ticks
 from backtest.run.plan import count_sessions, hands_for, plan_chunks
 from backtest.run.pool import check_workers, default_workers, process_pool
@@ -116,6 +116,7 @@ def _table(config: RunConfig, hands: Hands) -> inputs.Table:
         pv,
         np.nan_to_num(evs, nan=0.0),
         unit_covariance(full, rules) * np.outer(offered, offered),
+        joint_nets_array(rules) * offered[:, None],
     )
 
 

@@ -21,6 +21,7 @@ from backtest.core.errors import RulesError
 from backtest.core.rules import Bet, Hand, Rules, deal_hand
 from backtest.core.settlement import bet_result
 from backtest.odds import Event, covariance
+from backtest.shoes.shoe import ShoeSpec, generate_hands
 
 COMMISSION = Rules.preset("commission")
 NO_COMMISSION = Rules.preset("no-commission")
@@ -169,3 +170,102 @@ def test_the_joint_counts_add_up_to_the_outcome_table() -> None:
 
 def test_module_examples() -> None:
     assert doctest.testmod(covariance).failed == 0
+
+
+# --- one hand's variance for its composition, compiled ---------------------------------------
+
+#: stakes on (Player, Banker, Tie, Player Pair, Banker Pair, Dragon 7, Panda 8)
+STAKES = (
+    (10, 0, 0, 0, 0, 0, 0),
+    (0, 25, 0, 0, 0, 0, 0),
+    (0, 10, 5, 0, 0, 0, 0),
+    (0, 0, 0, 10, 0, 0, 0),
+    (0, 0, 0, 10, 3, 0, 0),
+    (10, 0, 0, 10, 0, 0, 0),
+    (0, 10, 1, 2, 3, 4, 5),
+)
+
+
+def _quadratic(
+    cov: list[list[Fraction]] | tuple[tuple[Fraction, ...], ...], s: np.ndarray
+) -> float:
+    x = [Fraction(float(v)) for v in s]
+    return float(sum(x[i] * cov[i][j] * x[j] for i in range(7) for j in range(7)))
+
+
+def _variance(counts: np.ndarray, stakes: np.ndarray, rules: Rules, row: np.ndarray) -> float:
+    nodes, coef, work = odds.ev_work(ahead=True)
+    nets = odds.joint_nets_array(rules)
+    return odds.stake_variance(
+        stakes,
+        counts,
+        row,
+        nets,
+        odds.payout_vector(rules),
+        nodes,
+        coef,
+        work,
+        np.zeros(odds.MOMENTS_WORK),
+    )
+
+
+@pytest.mark.parametrize("rules", ALL_RULES, ids=lambda r: r.name)
+def test_a_hands_variance_is_the_oracle_s(rules: Rules) -> None:
+    """s' C s for the composition, from the rank counts alone, against the
+    oracle's covariance on small shoes and the exact covariance of 8-deck
+    shoes with cards out."""
+    offered = np.array([rules.payout(b) is not None for b in Bet])
+    shoes = [(np.array(c), oracle_covariance(c, rules)) for c in SMALL[1:]]
+    for removed in ("", "T T J 5 5 6 7 8 9 A 2 3", "K K K K Q Q Q J 9 9 8 8 8 8 2"):
+        counts = odds.composition(8, remove=removed or None)
+        shoes.append((counts, odds.unit_covariance_exact(counts, rules)))
+    for counts, cov in shoes:
+        for s in STAKES:
+            stakes = np.array(s, float) * offered
+            want = _quadratic(cov, stakes)
+            got = _variance(counts, stakes, rules, np.zeros(0))
+            assert got == pytest.approx(want, rel=1e-12), (rules.name, s)
+
+
+def test_a_hands_variance_reads_the_winner_s_kinds_kept_beside_its_evs() -> None:
+    """The chances `ev_fill_ahead` keeps in each row give the same variance
+    as counting them again, for each hand ahead; a pair bet is counted from
+    the rank counts whatever the row says."""
+    rules = EVERYTHING
+    hands = generate_hands(ShoeSpec(decks=8, cut_card=14, burn=False), 1, seed=4)
+    rows = np.zeros((len(hands.hand), odds.EV_ROW))
+    nodes, coef, work = odds.ev_work(ahead=True)
+    k = 0
+    while k < 40:
+        counts = odds.remove_cards(odds.composition(8), _dealt(hands.cards[:k]))
+        m = odds.ev_fill_ahead(
+            counts,
+            hands.cards,
+            hands.hand,
+            k,
+            odds.payout_vector(rules),
+            rows[k:],
+            nodes,
+            coef,
+            work,
+        )
+        for h in range(k, k + m):
+            here = odds.remove_cards(odds.composition(8), _dealt(hands.cards[:h]))
+            assert not np.isnan(rows[h, odds.N_BETS :]).any()
+            assert rows[h, odds.N_BETS :].sum() == pytest.approx(1.0, abs=1e-15)
+            for s in STAKES:
+                stakes = np.array(s, float)
+                kept = _variance(here, stakes, rules, rows[h])
+                assert kept == pytest.approx(_variance(here, stakes, rules, np.zeros(0)), rel=1e-12)
+            # a row that says nothing of the kinds: they are counted
+            wrong = rows[h].copy()
+            wrong[odds.N_BETS :] = np.nan
+            main = np.array(STAKES[1], float)
+            assert _variance(here, main, rules, wrong) == pytest.approx(
+                _variance(here, main, rules, rows[h]), rel=1e-12
+            )
+        k += m
+
+
+def _dealt(cards: np.ndarray) -> list[int]:
+    return [int(c) for c in cards.ravel() if c]
