@@ -89,9 +89,10 @@ _FAST = {
     "ev_fill": "fast",
     "ev_fill_ahead": "ahead",
     "ev_work": "polynomial",
-    "joint_fill": "moments",
+    "cross_fill": "moments",
     "needs_counts": "moments",
     "keep_kinds": "ahead",
+    "keep_pairs": "ahead",
     "pair_counts": "fast",
     "pair_evs": "fast",
     "payout_vector": "fast",
@@ -106,6 +107,7 @@ if TYPE_CHECKING:  # the names as they are, for a type checker
         ahead_rows_compiled,
         ev_fill_ahead,
         keep_kinds,
+        keep_pairs,
     )
     from backtest.odds.fast import (
         bet_evs,
@@ -119,7 +121,7 @@ if TYPE_CHECKING:  # the names as they are, for a type checker
     )
     from backtest.odds.moments import (
         MOMENTS_WORK,
-        joint_fill,
+        cross_fill,
         needs_counts,
         stake_variance,
     )
@@ -141,6 +143,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "keep_pairs",
     "N_JOINT",
     "EV_ROW",
     "N_KINDS",
@@ -148,7 +151,7 @@ __all__ = [
     "keep_kinds",
     "wanted_events",
     "MOMENTS_WORK",
-    "joint_fill",
+    "cross_fill",
     "stake_variance",
     "ALL_EVENTS",
     "EV_WORK",

@@ -18,7 +18,7 @@ from backtest.odds.deals import (
     K_PLAYER_THREE_CARD_EIGHT,
     K_TIE,
 )
-from backtest.odds.events import EV_ROW, HAND_CARDS, N_BETS
+from backtest.odds.events import EV_ROW, HAND_CARDS, N_BETS, ROW_KINDS, ROW_PAIRS
 from backtest.odds.fast import ev_fill, pair_evs, price_deals, wanted_events
 from backtest.odds.polynomial import (
     _C_B6,
@@ -69,7 +69,7 @@ def _cards_left(g, lane):  # type: ignore[no-untyped-def]
 
 @njit(cache=True, _nrt=False)  # type: ignore[call-overload]
 def keep_kinds(e, n, deals, row):  # type: ignore[no-untyped-def]
-    """Into row[N_BETS:] (when the row has room, `EV_ROW`): the chance of
+    """Into row[ROW_KINDS:] (when the row has room, `EV_ROW`): the chance of
     each of the winner's kinds, from the deal events `e` of `n` cards (as
     `ev_events` counts them; an event not counted is 0 there, its hands then
     in the plain win's kind, which every bet the table offers settles
@@ -78,17 +78,35 @@ def keep_kinds(e, n, deals, row):  # type: ignore[no-untyped-def]
     if row.shape[0] < EV_ROW:
         return
     if not deals or n < HAND_CARDS:
-        for i in range(N_BETS, EV_ROW):
+        for i in range(ROW_KINDS, ROW_PAIRS):
             row[i] = np.nan
         return
     total = n * (n - 1.0) * (n - 2.0) * (n - 3.0) * (n - 4.0) * (n - 5.0)
     scale = 1.0 / total
-    row[N_BETS + K_PLAYER_THREE_CARD_EIGHT] = e[_C_P8_3] * scale
-    row[N_BETS + K_PLAYER] = (e[_C_PLAYER] - e[_C_P8_3]) * scale
-    row[N_BETS + K_BANKER_SIX] = e[_C_B6] * scale
-    row[N_BETS + K_BANKER_THREE_CARD_SEVEN] = e[_C_B7_3] * scale
-    row[N_BETS + K_BANKER] = (e[_C_BANKER] - e[_C_B6] - e[_C_B7_3]) * scale
-    row[N_BETS + K_TIE] = (total - e[_C_PLAYER] - e[_C_BANKER]) * scale
+    row[ROW_KINDS + K_PLAYER_THREE_CARD_EIGHT] = e[_C_P8_3] * scale
+    row[ROW_KINDS + K_PLAYER] = (e[_C_PLAYER] - e[_C_P8_3]) * scale
+    row[ROW_KINDS + K_BANKER_SIX] = e[_C_B6] * scale
+    row[ROW_KINDS + K_BANKER_THREE_CARD_SEVEN] = e[_C_B7_3] * scale
+    row[ROW_KINDS + K_BANKER] = (e[_C_BANKER] - e[_C_B6] - e[_C_B7_3]) * scale
+    row[ROW_KINDS + K_TIE] = (total - e[_C_PLAYER] - e[_C_BANKER]) * scale
+
+
+@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
+def keep_pairs(ranks, n, row):  # type: ignore[no-untyped-def]
+    """Into row[ROW_PAIRS:] (when the row has room): the chances of a Player
+    pair (as of a Banker pair) and of both, for rank counts `ranks` (index
+    1..13) of `n` cards; left as they are (NaN) when fewer than six cards
+    are left."""
+    if row.shape[0] < EV_ROW or n < HAND_CARDS:
+        return
+    s2 = sq = q4 = 0.0
+    for r in range(1, 14):
+        c = float(ranks[r])
+        s2 += c * (c - 1.0)
+        sq += (c * (c - 1.0)) ** 2
+        q4 += c * (c - 1.0) * (c - 2.0) * (c - 3.0)
+    row[ROW_PAIRS] = s2 / (n * (n - 1.0))
+    row[ROW_PAIRS + 1] = (s2 * s2 - sq + q4) / (n * (n - 1.0) * (n - 2.0) * (n - 3.0))
 
 
 @njit(cache=True, _nrt=False)  # type: ignore[call-overload]
@@ -135,8 +153,12 @@ def ev_fill_ahead(
     for r in range(1, 14):
         n0 += ranks[0, r]
     if n0 > EXACT_CARDS:
-        ev_fill(counts, payouts, rows[0], nodes, coef, work, deals)
-        keep_kinds(work[_EV_OUT:_EV_FACTORS], n0, deals, rows[0])
+        row = rows[0]
+        ev_fill(counts, payouts, row, nodes, coef, work, deals)
+        for i in range(N_BETS, row.shape[0]):
+            row[i] = np.nan
+        keep_kinds(work[_EV_OUT:_EV_FACTORS], n0, deals, row)
+        keep_pairs(ranks[0], n0, row)
         return 1
     g = work[_LANE_G:_LANE_SUMS].reshape((80, LANES))
     for q in range(80):
@@ -153,6 +175,7 @@ def ev_fill_ahead(
         for b in range(row.shape[0]):
             row[b] = np.nan
         pair_evs(same, left, payouts, row)
+        keep_pairs(ranks[lane], left, row)
     if not deals or n0 < HAND_CARDS:
         return m
     for v in range(10):

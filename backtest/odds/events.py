@@ -57,10 +57,17 @@ PAY_TIE, PAY_PLAYER_PAIR, PAY_BANKER_PAIR, PAY_DRAGON_7, PAY_PANDA_8 = range(4, 
 N_PAYOUTS = 9
 N_BETS = len(Bet)
 #: a row of the EVs before a hand, as a counter keeps them (`ev_fill_ahead`):
-#: the bets' EVs (N_BETS), then the chance of each of the winner's
-#: `N_KINDS` kinds (`settlement.WINNER_ATOMS`; NaN where not worked out)
+#: the bets' EVs (N_BETS); from ROW_KINDS the chance of each of the winner's
+#: `N_KINDS` kinds (`settlement.WINNER_ATOMS`); at ROW_PAIRS the chances of
+#: a Player pair (as of a Banker pair) and of both; from ROW_CROSS the chance
+#: of each kind with a Player pair, then with a Banker pair (`moments`,
+#: worked out for a hand that stakes a pair bet beside a main bet). NaN
+#: where not worked out.
 N_KINDS = 6
-EV_ROW = N_BETS + N_KINDS
+ROW_KINDS = N_BETS
+ROW_PAIRS = ROW_KINDS + N_KINDS
+ROW_CROSS = ROW_PAIRS + 2
+EV_ROW = ROW_CROSS + 2 * N_KINDS
 # Positions of the bets in `ev_array`'s result (the order of Bet).
 B_PLAYER, B_BANKER, B_TIE = Bet.PLAYER.code, Bet.BANKER.code, Bet.TIE.code
 B_PLAYER_PAIR, B_BANKER_PAIR = Bet.PLAYER_PAIR.code, Bet.BANKER_PAIR.code

@@ -1,17 +1,17 @@
 """The variance of one hand's net given its stakes, for the composition it
 is dealt from: what a card counter's hand-by-hand statistics need (compiled).
 
-Every bet's net on a hand is a function of the hand's kind: the winner's
-kind (`settlement.WINNER_ATOMS`) with the state of the two pairs, the
-`N_JOINT` kinds of `OutcomeTable.joint`; `covariance.joint_nets_array`
-gives each bet's net on each. So the net of stakes s is X = sum_b s_b
-net_b, and its variance is sum_k p_k X_k^2 - (sum_k p_k X_k)^2 over the
-kinds' chances p_k for the composition (`stake_variance`). The chances are
-counted only as far as the stakes need them: the winner's kinds alone
-(`fast.ev_events`, microseconds) for main bets, the pairs alone (a closed
-form in the rank counts) for pair bets, and the two jointly
-(`joint_fill`, the exact deal walked card by card, about a millisecond)
-only for a hand that stakes both.
+Every bet's net on a hand is a function of one family of what the hand
+shows: the winner's kind (`settlement.WINNER_ATOMS`), the Player pair or
+the Banker pair; `covariance.joint_nets_array` gives each bet's net on each
+kind of hand. So the variance of the net of stakes s needs the chances of
+each family and of each two together (`stake_variance`), counted only as
+far as the stakes need them, and read where `ahead.ev_fill_ahead` keeps
+them beside the hand's EVs: the winner's kinds (as the EVs count them) for
+main bets, the pairs (a closed form in the rank counts) for pair bets, and
+the kinds with each pair (`cross_fill`, the deals that can hold a pair
+walked card by card, a fraction of a millisecond) only for a hand that
+stakes both, then kept in its row for the next seat that reads it.
 
 Up to 8 decks every count is a whole number below 2**53, so the chances
 are the exact fractions rounded once; for a larger shoe the sums round.
@@ -30,7 +30,6 @@ from backtest.odds.deals import (
     K_PLAYER,
     K_PLAYER_THREE_CARD_EIGHT,
     K_TIE,
-    N_JOINT,
 )
 from backtest.odds.events import (
     B_BANKER_PAIR,
@@ -39,6 +38,10 @@ from backtest.odds.events import (
     EV_ROW,
     HAND_CARDS,
     N_BETS,
+    N_KINDS,
+    ROW_CROSS,
+    ROW_KINDS,
+    ROW_PAIRS,
     STAGE,
 )
 from backtest.odds.fast import ev_events, wanted_events
@@ -46,9 +49,10 @@ from backtest.odds.polynomial import ALL_EVENTS
 
 numba_cache.install()  # before this module's functions are decorated for numba's cache
 
-#: the floats `stake_variance` works in: the kinds' chances, then
-#: `joint_fill`'s value counts and a prefix's kinds (or the deal events)
-MOMENTS_WORK = N_JOINT + 16
+#: the floats `stake_variance` works in: the kinds' chances, the pairs',
+#: the kinds' with each pair, then `cross_fill`'s value counts and a
+#: prefix's kinds (or the deal events)
+MOMENTS_WORK = 3 * N_KINDS + 2 + 16
 
 _STAGE = STAGE.copy()
 _DRAWS = BANKER_DRAWS.copy()
@@ -97,11 +101,12 @@ def _prefix_kinds(v, p2, b2, n4, stage, draws, tmp):  # type: ignore[no-untyped-
 
 
 @njit(cache=True, _nrt=False)  # type: ignore[call-overload]
-def joint_fill(counts, out, work):  # type: ignore[no-untyped-def]
-    """out[4 * kind + 2 * pp + bp]: the chance of each of the `N_JOINT`
-    kinds of hand (`OutcomeTable.joint`, as `deals.exact_deal` counts them,
-    in floats) for rank counts `counts`; `work` holds 16 floats. The caller
-    checks that at least six cards are left."""
+def cross_fill(counts, out, work):  # type: ignore[no-untyped-def]
+    """out[kind] and out[N_KINDS + kind]: the chance of each of the winner's
+    kinds with a Player pair, and with a Banker pair, for rank counts
+    `counts` (as `deals.exact_deal`'s joint counts give them, in floats);
+    `work` holds 16 floats. Only the deals whose first four cards can hold
+    a pair are walked. The caller checks that at least six cards are left."""
     v = work[:10]
     tmp = work[10:16]
     v[0] = counts[10] + counts[11] + counts[12] + counts[13]
@@ -111,13 +116,11 @@ def joint_fill(counts, out, work):  # type: ignore[no-untyped-def]
     for r in range(10):
         n += v[r]
     v0 = v[0]
-    s2 = sq = q4 = 0.0
+    s2 = 0.0
     for r in range(10, 14):
         c = float(counts[r])
         s2 += c * (c - 1.0)
-        sq += (c * (c - 1.0)) ** 2
-        q4 += c * (c - 1.0) * (c - 2.0) * (c - 3.0)
-    for i in range(N_JOINT):
+    for i in range(2 * N_KINDS):
         out[i] = 0.0
     n4 = n - 4.0
     for a in range(10):
@@ -138,76 +141,40 @@ def joint_fill(counts, out, work):  # type: ignore[no-untyped-def]
                 for d in range(b, 10):
                     if v[d] == 0.0:
                         continue
+                    if a != c and b != d:
+                        continue  # no pair on either side
                     w = wb * v[d] * (1.0 if d == b else 2.0)
                     v[d] -= 1.0
                     _prefix_kinds(v, (a + c) % 10, (b + d) % 10, n4, _STAGE, _DRAWS, tmp)
-                    # the ways split by (pp, bp), as `deals._pair_splits`
-                    pp = 1.0 if a == c else 0.0
-                    bp = 1.0 if b == d else 0.0
-                    w00 = w01 = w10 = w11 = 0.0
-                    p0 = a == 0 and c == 0
-                    b0 = b == 0 and d == 0
-                    if not (p0 or b0):
-                        w00 = w * (1.0 - pp) * (1.0 - bp)
-                        w01 = w * (1.0 - pp) * bp
-                        w10 = w * pp * (1.0 - bp)
-                        w11 = w * pp * bp
-                    else:
-                        z = (a == 0) + (c == 0) + (b == 0) + (d == 0)
-                        fz = 1.0
-                        for i in range(z):
-                            fz *= v0 - i
-                        rest = w / fz
-                        if p0 and b0:
-                            w11 = s2 * s2 - sq + q4
-                            w10 = w01 = s2 * (v0 - 2.0) * (v0 - 3.0) - w11
-                            w00 = fz - 2.0 * w10 - w11
-                        else:
-                            f2 = 1.0
-                            for i in range(z - 2):
-                                f2 *= v0 - 2.0 - i
-                            pair = s2 * f2
-                            if p0:
-                                w10 = pair * (1.0 - bp)
-                                w11 = pair * bp
-                                w00 = (fz - pair) * (1.0 - bp)
-                                w01 = (fz - pair) * bp
-                            else:
-                                w01 = pair * (1.0 - pp)
-                                w11 = pair * pp
-                                w00 = (fz - pair) * (1.0 - pp)
-                                w10 = (fz - pair) * pp
-                        w00 *= rest
-                        w01 *= rest
-                        w10 *= rest
-                        w11 *= rest
-                    for k in range(6):
+                    # the ways with a pair, as `deals._pair_splits`: two cards
+                    # of a value from 1 to 9 are a pair; of value 0, in S2 of
+                    # every (v0)_2 ways, whatever the other side holds
+                    z = (a == 0) + (c == 0) + (b == 0) + (d == 0)
+                    fz = 1.0
+                    for i in range(z):
+                        fz *= v0 - i
+                    f2 = 1.0
+                    for i in range(z - 2):
+                        f2 *= v0 - 2.0 - i
+                    ten_pair = w / fz * s2 * f2 if z >= 2 else 0.0
+                    wp = 0.0 if a != c else (ten_pair if a == 0 else w)
+                    wq = 0.0 if b != d else (ten_pair if b == 0 else w)
+                    for k in range(N_KINDS):
                         x = tmp[k]
-                        if x != 0.0:
-                            out[4 * k] += w00 * x
-                            out[4 * k + 1] += w01 * x
-                            out[4 * k + 2] += w10 * x
-                            out[4 * k + 3] += w11 * x
+                        out[k] += wp * x
+                        out[N_KINDS + k] += wq * x
                     v[d] += 1.0
                 v[b] += 1.0
             v[c] += 1.0
         v[a] += 1.0
     deals = n * (n - 1.0) * (n - 2.0) * (n - 3.0) * (n - 4.0) * (n - 5.0)
-    for i in range(N_JOINT):
+    for i in range(2 * N_KINDS):
         out[i] /= deals
 
 
-@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
-def stake_variance(stakes, counts, row, nets, payouts, nodes, coef, ev_work_, work):  # type: ignore[no-untyped-def]
-    """The variance of the net of `stakes` (N_BETS, any unit) on the next
-    hand dealt from rank counts `counts`: s' C s, C the bets' covariance for
-    that composition (`covariance.unit_covariance`). `row`: the hand's row
-    of EVs, where `ahead.keep_kinds` keeps the chances of the winner's kinds
-    (a shorter array, or NaN there: they are counted here). `nets`:
-    `covariance.joint_nets_array` (zero rows for the bets not offered);
-    `payouts`: `fast.payout_vector`; nodes, coef and ev_work_: from
-    `fast.ev_work`; `work`: MOMENTS_WORK floats. 0 when nothing is staked
-    or fewer than six cards are left."""
+@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+def _flags(stakes):  # type: ignore[no-untyped-def]
+    """(a main bet is staked, a pair bet is)."""
     mains = False
     pairs = False
     for b in range(N_BETS):
@@ -216,66 +183,126 @@ def stake_variance(stakes, counts, row, nets, payouts, nodes, coef, ev_work_, wo
                 pairs = True
             else:
                 mains = True
-    if not (mains or pairs):
-        return 0.0
-    kept = row.shape[0] >= EV_ROW and not np.isnan(row[N_BETS])
-    n = 0.0
-    for r in range(1, 14):
-        n += counts[r]
-    if n < HAND_CARDS and (pairs or not kept):
-        return 0.0
-    p = work[:N_JOINT]
-    if mains and pairs:
-        joint_fill(counts, p, work[N_JOINT:])
-    else:
-        for i in range(N_JOINT):
-            p[i] = 0.0
-    if mains and not pairs and kept:
-        # the winner's kinds as kept, with no pair (the main bets do not read them)
-        for k in range(6):
-            p[4 * k] = row[N_BETS + k]
-    elif mains and not pairs:
-        e = work[N_JOINT : N_JOINT + 6]
-        ev_events(counts, nodes, coef, ev_work_, e, wanted_events(payouts) & ALL_EVENTS)
-        deals = n * (n - 1.0) * (n - 2.0) * (n - 3.0) * (n - 4.0) * (n - 5.0)
-        p[4 * K_PLAYER_THREE_CARD_EIGHT] = e[5] / deals
-        p[4 * K_PLAYER] = (e[0] - e[5]) / deals
-        p[4 * K_BANKER_SIX] = e[3] / deals
-        p[4 * K_BANKER_THREE_CARD_SEVEN] = e[4] / deals
-        p[4 * K_BANKER] = (e[1] - e[3] - e[4]) / deals
-        p[4 * K_TIE] = (deals - e[0] - e[1]) / deals
-    if pairs and not mains:
-        # the pairs, with the first kind (the pair bets do not read it)
-        s2 = sq = q4 = 0.0
-        for r in range(1, 14):
-            c = float(counts[r])
-            s2 += c * (c - 1.0)
-            sq += (c * (c - 1.0)) ** 2
-            q4 += c * (c - 1.0) * (c - 2.0) * (c - 3.0)
-        one = s2 / (n * (n - 1.0))
-        both = (s2 * s2 - sq + q4) / (n * (n - 1.0) * (n - 2.0) * (n - 3.0))
-        p[3] = both
-        p[2] = p[1] = one - both
-        p[0] = 1.0 - 2.0 * one + both
-    mean = 0.0
-    second = 0.0
-    for k in range(N_JOINT):
-        if p[k] == 0.0:
-            continue
-        x = 0.0
-        for b in range(N_BETS):
-            if stakes[b] != 0.0:
-                x += stakes[b] * nets[b, k]
-        mean += p[k] * x
-        second += p[k] * x * x
-    return max(second - mean * mean, 0.0)
+    return mains, pairs
 
 
 @njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
 def needs_counts(stakes, row):  # type: ignore[no-untyped-def]
     """Whether `stake_variance` reads the rank counts for these stakes and
-    this row: a pair bet is staked, or the row keeps no chances of the
-    winner's kinds."""
-    if stakes[B_PLAYER_PAIR] != 0.0 or stakes[B_BANKER_PAIR] != 0.0:
-        return True
-    return row.shape[0] < EV_ROW or np.isnan(row[N_BETS])
+    this row: what the stakes need is not kept in the row (`events.EV_ROW`)."""
+    mains, pairs = _flags(stakes)
+    if row.shape[0] < EV_ROW:
+        return mains or pairs
+    return (
+        (mains and np.isnan(row[ROW_KINDS]))
+        or (pairs and np.isnan(row[ROW_PAIRS]))
+        or (mains and pairs and np.isnan(row[ROW_CROSS]))
+    )
+
+
+@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
+def stake_variance(stakes, counts, row, nets, payouts, nodes, coef, ev_work_, work):  # type: ignore[no-untyped-def]
+    """The variance of the net of `stakes` (N_BETS, any unit) on the next
+    hand dealt from rank counts `counts`: s' C s, C the bets' covariance for
+    that composition (`covariance.unit_covariance`).
+
+    `row`: the hand's row of EVs (`events.EV_ROW`), where the chances the
+    stakes need are read when kept there; what is not is worked out from
+    `counts` (which must then be the hand's: `needs_counts`), and the chances
+    of the kinds with each pair are kept in the row for the next reader. A
+    shorter `row`: everything from `counts`. `nets`:
+    `covariance.joint_nets_array` (zero rows for the bets not offered);
+    `payouts`: `fast.payout_vector`; nodes, coef and ev_work_: from
+    `fast.ev_work`; `work`: MOMENTS_WORK floats. 0 when nothing is staked
+    or fewer than six cards are left.
+
+    Each bet reads one family of what a hand shows (the winner's kind, the
+    Player pair, or the Banker pair: `settlement.outcome_atoms`), so the
+    second moment needs the chances of each family and of each two of them
+    together, not of all three at once."""
+    mains, pairs = _flags(stakes)
+    if not (mains or pairs):
+        return 0.0
+    n = 0.0
+    kept = row.shape[0] >= EV_ROW
+    kinds = work[:N_KINDS]
+    two = work[N_KINDS : N_KINDS + 2]
+    cross = work[N_KINDS + 2 : N_KINDS + 2 + 2 * N_KINDS]
+    scratch = work[N_KINDS + 2 + 2 * N_KINDS :]
+    need_kinds = mains and not (kept and not np.isnan(row[ROW_KINDS]))
+    need_pairs = pairs and not (kept and not np.isnan(row[ROW_PAIRS]))
+    need_cross = mains and pairs and not (kept and not np.isnan(row[ROW_CROSS]))
+    if need_kinds or need_pairs or need_cross:
+        for r in range(1, 14):
+            n += counts[r]
+        if n < HAND_CARDS:
+            return 0.0
+    if mains:
+        if need_kinds:
+            e = scratch[:6]
+            ev_events(counts, nodes, coef, ev_work_, e, wanted_events(payouts) & ALL_EVENTS)
+            deals = n * (n - 1.0) * (n - 2.0) * (n - 3.0) * (n - 4.0) * (n - 5.0)
+            kinds[K_PLAYER_THREE_CARD_EIGHT] = e[5] / deals
+            kinds[K_PLAYER] = (e[0] - e[5]) / deals
+            kinds[K_BANKER_SIX] = e[3] / deals
+            kinds[K_BANKER_THREE_CARD_SEVEN] = e[4] / deals
+            kinds[K_BANKER] = (e[1] - e[3] - e[4]) / deals
+            kinds[K_TIE] = (deals - e[0] - e[1]) / deals
+        else:
+            for k in range(N_KINDS):
+                kinds[k] = row[ROW_KINDS + k]
+    if pairs:
+        if need_pairs:
+            s2 = sq = q4 = 0.0
+            for r in range(1, 14):
+                c = float(counts[r])
+                s2 += c * (c - 1.0)
+                sq += (c * (c - 1.0)) ** 2
+                q4 += c * (c - 1.0) * (c - 2.0) * (c - 3.0)
+            two[0] = s2 / (n * (n - 1.0))
+            two[1] = (s2 * s2 - sq + q4) / (n * (n - 1.0) * (n - 2.0) * (n - 3.0))
+        else:
+            two[0] = row[ROW_PAIRS]
+            two[1] = row[ROW_PAIRS + 1]
+    if mains and pairs:
+        if need_cross:
+            cross_fill(counts, cross, scratch)
+            if kept:
+                for i in range(2 * N_KINDS):
+                    row[ROW_CROSS + i] = cross[i]
+        else:
+            for i in range(2 * N_KINDS):
+                cross[i] = row[ROW_CROSS + i]
+    # each family's net: w[kind] for the main bets (on a hand with no pair),
+    # a[x] and q[y] for the Player and Banker pair bets (x, y: the pair shown)
+    mean = second = 0.0
+    one = two[0]
+    both = two[1]
+    pp = stakes[B_PLAYER_PAIR]
+    bp = stakes[B_BANKER_PAIR]
+    a0 = pp * nets[B_PLAYER_PAIR, 0]
+    a1 = pp * nets[B_PLAYER_PAIR, 2]
+    q0 = bp * nets[B_BANKER_PAIR, 0]
+    q1 = bp * nets[B_BANKER_PAIR, 1]
+    if pairs:
+        p11 = both
+        p10 = one - both
+        p00 = 1.0 - 2.0 * one + both
+        mean += one * (a1 + q1) + (1.0 - one) * (a0 + q0)
+        second += (
+            p11 * (a1 + q1) ** 2 + p10 * ((a1 + q0) ** 2 + (a0 + q1) ** 2) + p00 * (a0 + q0) ** 2
+        )
+    if mains:
+        for k in range(N_KINDS):
+            w = 0.0
+            for b in range(N_BETS):
+                if stakes[b] != 0.0 and b != B_PLAYER_PAIR and b != B_BANKER_PAIR:
+                    w += stakes[b] * nets[b, 4 * k]
+            mean += kinds[k] * w
+            second += kinds[k] * w * w
+            if pairs:
+                with_a = cross[k]
+                with_q = cross[N_KINDS + k]
+                second += 2.0 * w * (with_a * a1 + (kinds[k] - with_a) * a0)
+                second += 2.0 * w * (with_q * q1 + (kinds[k] - with_q) * q0)
+    return max(second - mean * mean, 0.0)

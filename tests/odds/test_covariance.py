@@ -21,6 +21,7 @@ from backtest.core.errors import RulesError
 from backtest.core.rules import Bet, Hand, Rules, deal_hand
 from backtest.core.settlement import bet_result
 from backtest.odds import Event, covariance
+from backtest.odds.events import ROW_CROSS, ROW_KINDS, ROW_PAIRS
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
 COMMISSION = Rules.preset("commission")
@@ -227,14 +228,16 @@ def test_a_hands_variance_is_the_oracle_s(rules: Rules) -> None:
             assert got == pytest.approx(want, rel=1e-12), (rules.name, s)
 
 
-def test_a_hands_variance_reads_the_winner_s_kinds_kept_beside_its_evs() -> None:
-    """The chances `ev_fill_ahead` keeps in each row give the same variance
-    as counting them again, for each hand ahead; a pair bet is counted from
-    the rank counts whatever the row says."""
+def test_a_hands_variance_reads_the_chances_kept_beside_its_evs() -> None:
+    """The chances `ev_fill_ahead` keeps in each row (the winner's kinds,
+    the pairs) give the same variance as counting them again, for each hand
+    ahead; the kinds with each pair are worked out for the first hand that
+    stakes a pair beside a main bet, and kept in the row for the next."""
     rules = EVERYTHING
     hands = generate_hands(ShoeSpec(decks=8, cut_card=14, burn=False), 1, seed=4)
     rows = np.zeros((len(hands.hand), odds.EV_ROW))
     nodes, coef, work = odds.ev_work(ahead=True)
+    kinds, pairs, cross = slice(ROW_KINDS, ROW_PAIRS), slice(ROW_PAIRS, ROW_CROSS), ROW_CROSS
     k = 0
     while k < 40:
         counts = odds.remove_cards(odds.composition(8), _dealt(hands.cards[:k]))
@@ -251,19 +254,25 @@ def test_a_hands_variance_reads_the_winner_s_kinds_kept_beside_its_evs() -> None
         )
         for h in range(k, k + m):
             here = odds.remove_cards(odds.composition(8), _dealt(hands.cards[:h]))
-            assert not np.isnan(rows[h, odds.N_BETS :]).any()
-            assert rows[h, odds.N_BETS :].sum() == pytest.approx(1.0, abs=1e-15)
+            assert rows[h, kinds].sum() == pytest.approx(1.0, abs=1e-15)
+            assert not np.isnan(rows[h, pairs]).any() and np.isnan(rows[h, cross:]).all()
             for s in STAKES:
                 stakes = np.array(s, float)
-                kept = _variance(here, stakes, rules, rows[h])
-                assert kept == pytest.approx(_variance(here, stakes, rules, np.zeros(0)), rel=1e-12)
-            # a row that says nothing of the kinds: they are counted
-            wrong = rows[h].copy()
-            wrong[odds.N_BETS :] = np.nan
-            main = np.array(STAKES[1], float)
-            assert _variance(here, main, rules, wrong) == pytest.approx(
-                _variance(here, main, rules, rows[h]), rel=1e-12
-            )
+                counted = _variance(here, stakes, rules, np.zeros(0))
+                assert _variance(here, stakes, rules, rows[h]) == pytest.approx(counted, rel=1e-12)
+                # read again, from what the row keeps now
+                assert not odds.needs_counts(stakes, rows[h])
+                assert _variance(np.zeros(14, np.int64), stakes, rules, rows[h]) == pytest.approx(
+                    counted, rel=1e-12
+                )
+            # a row that keeps nothing: everything is counted
+            empty = np.full(odds.EV_ROW, np.nan)
+            for s in STAKES:
+                stakes = np.array(s, float)
+                assert odds.needs_counts(stakes, empty)
+                assert _variance(here, stakes, rules, empty) == pytest.approx(
+                    _variance(here, stakes, rules, rows[h]), rel=1e-12
+                )
         k += m
 
 
