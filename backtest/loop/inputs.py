@@ -10,7 +10,7 @@ from typing import NamedTuple
 import numpy as np
 
 from backtest.core.rules import PAIR_BETS
-from backtest.odds import EV_ROW, MOMENTS_WORK, ev_work
+from backtest.odds import MOMENTS_WORK, N_KEPT, ev_work
 from strategies import compiled
 from strategies.base import (
     CTX_SIZE,
@@ -31,7 +31,7 @@ def needs_deals(strategy: Strategy, compiled_path: bool) -> bool:
 
 def shared_evs(
     n_hands: int, counting_seats: int, deals: bool
-) -> tuple[np.ndarray, np.ndarray, bool]:
+) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray]:
     """The table's exact EVs before each of its hands, shared by its counting
     seats (three arguments of both loops): a row per hand, written by the
     first seat to play the hand (with the rows of the hands after it in its
@@ -40,10 +40,12 @@ def shared_evs(
     them from its shoe's first hand); whether each row is written; and
     whether the EVs count the deals
     (False when every counting seat needs only the pair bets, whose other
-    EVs are then NaN). No rows for a table with one counting seat or none:
+    EVs are then NaN); and beside each row, the chances the variance of a
+    hand's stakes reads (`odds.N_KEPT`, apart: a counter reads them only on
+    the hands it stakes). No rows for a table with one counting seat or none:
     a lone counter works its EVs out for itself, in memory it keeps warm."""
     rows = n_hands if counting_seats > 1 else 0
-    return np.zeros((rows, EV_ROW)), np.zeros(rows, np.bool_), deals
+    return np.zeros((rows, N_BETS)), np.zeros(rows, np.bool_), deals, np.zeros((rows, N_KEPT))
 
 
 # --- the loop's inputs ----------------------------------------------------------------------
@@ -92,9 +94,10 @@ class Stops(NamedTuple):
 class SharedEvs(NamedTuple):
     """The table's exact EVs before each hand, shared by its counting seats (`shared_evs`)."""
 
-    rows: np.ndarray  # float64 (n or 0, EV_ROW): the EVs, then the winner's kinds' chances
+    rows: np.ndarray  # float64 (n or 0, N_BETS)
     done: np.ndarray  # bool (n or 0,)
     deals: bool
+    kept: np.ndarray  # float64 (n or 0, N_KEPT): the chances a hand's variance reads
 
 
 class Outputs(NamedTuple):

@@ -52,6 +52,7 @@ from backtest.loop.table_rules import (
 )
 from backtest.odds import (
     MOMENTS_WORK,
+    ahead_kept,
     ahead_rows,
     ev_array,
     ev_fill_ahead,
@@ -111,7 +112,7 @@ def run_python(
         nets,
     ) = table
     bankroll0, stop_loss, win_goal, max_hands, ruin_below = stop_rules
-    ev_rows, ev_done, ev_deals = shared
+    ev_rows, ev_done, ev_deals, ev_kept = shared
     stats, wagered, expected, variance, ledger, led_idx, led_cents, led_net, led_bank = outputs
     cov = cov_a.tolist()
     use_cards = bool(strategy.uses_cards)
@@ -153,6 +154,7 @@ def run_python(
     ev_tables = ev_work(use_cards, ahead=use_cards)
     # a lone counter's EVs of hands ahead_lo .. ahead_hi - 1 (`ev_fill_ahead`)
     ahead = ahead_rows(ev_tables[2]) if use_cards and not shared else None
+    kept = ahead_kept(ev_tables[2]) if use_cards and not shared else None
     ahead_lo = ahead_hi = 0
     seed_work = np.zeros(4, np.uint64)
     evs_l = evs.tolist()
@@ -161,7 +163,7 @@ def run_python(
     mom = np.zeros(MOMENTS_WORK)
 
     def hand_variance(i: int) -> float:
-        row = ev_rows[i] if shared else ahead[i - ahead_lo]  # type: ignore[index]
+        row = ev_kept[i] if shared else kept[i - ahead_lo]  # type: ignore[index]
         return float(stake_variance(var_s, counts, row, nets, ev_table, *ev_tables, mom))
 
     ask = strategy.stakes
@@ -223,10 +225,18 @@ def run_python(
                     if not shared:
                         if not ahead_lo <= i < ahead_hi:
                             ahead_hi = i + ev_fill_ahead(
-                                counts, cards, hand_no, i, ev_table, ahead, *ev_tables, ev_deals
+                                counts,
+                                cards,
+                                hand_no,
+                                i,
+                                ev_table,
+                                ahead,
+                                *ev_tables,
+                                ev_deals,
+                                kept,
                             )
                             ahead_lo = i
-                        evs[:] = ahead[i - ahead_lo, :N_BETS]
+                        evs[:] = ahead[i - ahead_lo]
                     else:
                         if not ev_done[i]:
                             priced = ev_fill_ahead(
@@ -238,9 +248,10 @@ def run_python(
                                 ev_rows[i:],
                                 *ev_tables,
                                 ev_deals,
+                                ev_kept[i:],
                             )
                             ev_done[i : i + priced] = True
-                        view._evs = rows_ro[i, :N_BETS]
+                        view._evs = rows_ro[i]
                     evs_l = view._evs.tolist()
                 view._i = i
                 asked = ask(view)

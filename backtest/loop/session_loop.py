@@ -71,9 +71,11 @@ from backtest.loop.table_rules import (
 )
 from backtest.odds import (
     N_JOINT,
+    ahead_kept_compiled,
     ahead_rows_compiled,
     ev_fill_ahead,
     needs_counts,
+    one_bet_variance,
     pair_counts,
     pair_evs,
     stake_variance,
@@ -374,7 +376,7 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
     cov, nets = table.cov, table.nets
     bankroll0, stop_loss, win_goal = stops.bankroll0, stops.stop_loss, stops.win_goal
     max_hands, ruin_below = stops.max_hands, stops.ruin_below
-    ev_rows, ev_done, ev_deals = shared.rows, shared.done, shared.deals
+    ev_rows, ev_done, ev_deals, ev_kept = shared.rows, shared.done, shared.deals, shared.kept
     stats, wagered, expected, ledger = (
         outputs.stats,
         outputs.wagered,
@@ -432,8 +434,10 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
     # a lone counter's EVs, worked out LANES hands at a time: those of hands
     # ahead_lo .. ahead_hi - 1 (whatever the session: they depend on the cards)
     ahead = ev_rows
+    ahead_k = ev_kept  # what is kept beside them, for the variance
     if cards_seen and ev_deals and not shared_rows:
         ahead = ahead_rows_compiled(ev_work_)
+        ahead_k = ahead_kept_compiled(ev_work_)
     ahead_lo = ahead_hi = 0
     if cards_seen and not ev_deals:
         for b in range(N_BETS):
@@ -492,7 +496,17 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
                     if ev_deals:
                         rows_k = ev_rows[k:] if shared_rows else ahead
                         priced = ev_fill_ahead(
-                            counts, cards, hand_no, k, ev_table, rows_k, ev_nodes, ev_coef, ev_work_
+                            counts,
+                            cards,
+                            hand_no,
+                            k,
+                            ev_table,
+                            rows_k,
+                            ev_nodes,
+                            ev_coef,
+                            ev_work_,
+                            True,
+                            ev_kept[k:] if shared_rows else ahead_k,
                         )
                         for b in range(N_BETS):
                             evs[b] = rows_k[0, b]
@@ -507,8 +521,8 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
                         if shared_rows:
                             for b in range(N_BETS):
                                 ev_rows[i, b] = evs[b]
-                            for b in range(N_BETS, ev_rows.shape[1]):
-                                ev_rows[i, b] = np.nan  # the winner's kinds: not counted
+                            for b in range(ev_kept.shape[1]):
+                                ev_kept[i, b] = np.nan  # nothing kept: counted if staked
                             ev_done[i] = True
             if reads_ctx:
                 ctx[CTX_BANKROLL] = final / scale
@@ -639,23 +653,28 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
                             if c2 > 0:
                                 var_net += (c * 0.01) * (c2 * 0.01) * cov[b, active[a2]]
             if cards_seen and total > 0:
-                # a counter's variance for this hand's composition: s' C_h s
-                for b in range(N_BETS):
-                    var_s[b] = 0.0
-                if one >= 0:
-                    var_s[u1] = cc * 0.01
+                # a counter's variance for this hand's composition: s' C_h s,
+                # from what the hand's row keeps (one bet: a few operations)
+                row = ev_kept[i] if shared_rows else (ahead_k[k - ahead_lo] if ev_deals else evs)
+                var_one = one_bet_variance(one, cc * 0.01, row, nets) if one >= 0 else -1.0
+                if var_one >= 0.0:
+                    var_net += var_one
                 else:
-                    for a in range(na):
-                        var_s[active[a]] = cents[active[a]] * 0.01
-                row = ev_rows[i] if shared_rows else (ahead[k - ahead_lo] if ev_deals else evs)
-                if needs_counts(var_s, row):
-                    left, same = _count_up(
-                        counts, cards, full_counts, counted, shoe_start, k, left, same
+                    for b in range(N_BETS):
+                        var_s[b] = 0.0
+                    if one >= 0:
+                        var_s[u1] = cc * 0.01
+                    else:
+                        for a in range(na):
+                            var_s[active[a]] = cents[active[a]] * 0.01
+                    if needs_counts(var_s, row):
+                        left, same = _count_up(
+                            counts, cards, full_counts, counted, shoe_start, k, left, same
+                        )
+                        counted = k
+                    var_net += stake_variance(
+                        var_s, counts, row, nets, ev_table, ev_nodes, ev_coef, ev_work_, mom
                     )
-                    counted = k
-                var_net += stake_variance(
-                    var_s, counts, row, nets, ev_table, ev_nodes, ev_coef, ev_work_, mom
-                )
             hands += 1
             # counted without branches: the outcome of a hand is a coin toss
             # to the processor's branch predictor

@@ -59,7 +59,7 @@ from backtest.odds.covariance import (
     unit_covariance_exact,
 )
 from backtest.odds.deals import N_JOINT
-from backtest.odds.events import EV_ROW, HAND_CARDS, N_BETS, N_KINDS, N_PAYOUTS, Event
+from backtest.odds.events import HAND_CARDS, N_BETS, N_KEPT, N_KINDS, N_PAYOUTS, Event
 from backtest.odds.exact import (
     BetOdds,
     OddsResult,
@@ -83,6 +83,8 @@ _FAST = {
     "MOMENTS_WORK": "moments",
     "ahead_rows": "ahead",
     "ahead_rows_compiled": "ahead",
+    "ahead_kept": "ahead",
+    "ahead_kept_compiled": "ahead",
     "bet_evs": "fast",
     "ev_array": "fast",
     "ev_events": "fast",
@@ -91,6 +93,7 @@ _FAST = {
     "ev_work": "polynomial",
     "cross_fill": "moments",
     "needs_counts": "moments",
+    "one_bet_variance": "moments",
     "keep_kinds": "ahead",
     "keep_pairs": "ahead",
     "pair_counts": "fast",
@@ -103,6 +106,8 @@ _FAST = {
 
 if TYPE_CHECKING:  # the names as they are, for a type checker
     from backtest.odds.ahead import (
+        ahead_kept,
+        ahead_kept_compiled,
         ahead_rows,
         ahead_rows_compiled,
         ev_fill_ahead,
@@ -123,6 +128,7 @@ if TYPE_CHECKING:  # the names as they are, for a type checker
         MOMENTS_WORK,
         cross_fill,
         needs_counts,
+        one_bet_variance,
         stake_variance,
     )
     from backtest.odds.polynomial import (
@@ -143,9 +149,12 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "ahead_kept",
+    "ahead_kept_compiled",
+    "one_bet_variance",
     "keep_pairs",
     "N_JOINT",
-    "EV_ROW",
+    "N_KEPT",
     "N_KINDS",
     "needs_counts",
     "keep_kinds",

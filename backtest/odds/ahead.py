@@ -1,7 +1,7 @@
 """The EVs of the hands ahead: a counter's exact EVs for up to LANES hands
 of a shoe at once (`ev_fill_ahead`), with the chances of the winner's kinds
-beside them in each row (`events.EV_ROW`), and where a lone counter keeps
-them (`ahead_rows`)."""
+beside them (`events.N_KEPT`), and where a lone counter keeps them
+(`ahead_rows`, `ahead_kept`)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from backtest.odds.deals import (
     K_PLAYER_THREE_CARD_EIGHT,
     K_TIE,
 )
-from backtest.odds.events import EV_ROW, HAND_CARDS, N_BETS, ROW_KINDS, ROW_PAIRS
+from backtest.odds.events import HAND_CARDS, N_BETS, N_KEPT, ROW_KINDS, ROW_PAIRS
 from backtest.odds.fast import ev_fill, pair_evs, price_deals, wanted_events
 from backtest.odds.polynomial import (
     _C_B6,
@@ -32,6 +32,7 @@ from backtest.odds.polynomial import (
     _LANE_EVENTS,
     _LANE_F,
     _LANE_G,
+    _LANE_KEPT,
     _LANE_RANKS,
     _LANE_ROWS,
     _LANE_SUMS,
@@ -46,15 +47,27 @@ numba_cache.install()  # before this module's functions are decorated for numba'
 
 def ahead_rows(work: np.ndarray) -> np.ndarray:
     """The rows in `work` (from `ev_work`) where a counter that keeps its EVs
-    to itself has `ev_fill_ahead` write them: LANES rows of EV_ROW."""
-    return work[_LANE_ROWS:EV_WORK_AHEAD].reshape((LANES, EV_ROW))
+    to itself has `ev_fill_ahead` write them: LANES rows of N_BETS."""
+    return work[_LANE_ROWS:_LANE_KEPT].reshape((LANES, N_BETS))
+
+
+def ahead_kept(work: np.ndarray) -> np.ndarray:
+    """Beside `ahead_rows`, what `ev_fill_ahead` keeps for the variance of a
+    hand's stakes: LANES rows of N_KEPT (`events.N_KEPT`)."""
+    return work[_LANE_KEPT:EV_WORK_AHEAD].reshape((LANES, N_KEPT))
+
+
+@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+def ahead_kept_compiled(work):  # type: ignore[no-untyped-def]
+    """`ahead_kept` for compiled code."""
+    return work[_LANE_KEPT:EV_WORK_AHEAD].reshape((LANES, N_KEPT))
 
 
 @njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
 def ahead_rows_compiled(work):  # type: ignore[no-untyped-def]
     """`ahead_rows` for compiled code (compiled without reference counting,
     it cannot hand a view back to Python)."""
-    return work[_LANE_ROWS:EV_WORK_AHEAD].reshape((LANES, EV_ROW))
+    return work[_LANE_ROWS:_LANE_KEPT].reshape((LANES, N_BETS))
 
 
 @njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
@@ -69,13 +82,13 @@ def _cards_left(g, lane):  # type: ignore[no-untyped-def]
 
 @njit(cache=True, _nrt=False)  # type: ignore[call-overload]
 def keep_kinds(e, n, deals, row):  # type: ignore[no-untyped-def]
-    """Into row[ROW_KINDS:] (when the row has room, `EV_ROW`): the chance of
+    """Into row[ROW_KINDS:] (when the row has room, `N_KEPT`): the chance of
     each of the winner's kinds, from the deal events `e` of `n` cards (as
     `ev_events` counts them; an event not counted is 0 there, its hands then
     in the plain win's kind, which every bet the table offers settles
     alike); NaN when the deals were not counted or fewer than six cards
     are left."""
-    if row.shape[0] < EV_ROW:
+    if row.shape[0] < N_KEPT:
         return
     if not deals or n < HAND_CARDS:
         for i in range(ROW_KINDS, ROW_PAIRS):
@@ -97,7 +110,7 @@ def keep_pairs(ranks, n, row):  # type: ignore[no-untyped-def]
     pair (as of a Banker pair) and of both, for rank counts `ranks` (index
     1..13) of `n` cards; left as they are (NaN) when fewer than six cards
     are left."""
-    if row.shape[0] < EV_ROW or n < HAND_CARDS:
+    if row.shape[0] < N_KEPT or n < HAND_CARDS:
         return
     s2 = sq = q4 = 0.0
     for r in range(1, 14):
@@ -121,10 +134,12 @@ def ev_fill_ahead(
     coef,  # type: ignore[no-untyped-def]
     work,
     deals=True,
+    kept=None,
 ):
     """`ev_fill` for hand index `k` and the hands after it in its shoe, up to
-    LANES of them, at once: rows[m] gets the EVs before hand k + m (and,
-    in a row of `EV_ROW`, the chances of the winner's kinds: `keep_kinds`).
+    LANES of them, at once: rows[m] gets the EVs before hand k + m, and
+    kept[m], if given (rows of `events.N_KEPT`), the chances the variance of
+    its stakes reads (`keep_kinds`, `keep_pairs`; the rest NaN).
 
     `counts`: the rank counts before hand k; cards and hand_no: the hands'
     cards (rank in the low 4 bits, 0 for none) and numbers in their shoe (1
@@ -153,12 +168,12 @@ def ev_fill_ahead(
     for r in range(1, 14):
         n0 += ranks[0, r]
     if n0 > EXACT_CARDS:
-        row = rows[0]
-        ev_fill(counts, payouts, row, nodes, coef, work, deals)
-        for i in range(N_BETS, row.shape[0]):
-            row[i] = np.nan
-        keep_kinds(work[_EV_OUT:_EV_FACTORS], n0, deals, row)
-        keep_pairs(ranks[0], n0, row)
+        ev_fill(counts, payouts, rows[0], nodes, coef, work, deals)
+        if kept is not None:
+            for i in range(N_KEPT):
+                kept[0, i] = np.nan
+            keep_kinds(work[_EV_OUT:_EV_FACTORS], n0, deals, kept[0])
+            keep_pairs(ranks[0], n0, kept[0])
         return 1
     g = work[_LANE_G:_LANE_SUMS].reshape((80, LANES))
     for q in range(80):
@@ -172,10 +187,13 @@ def ev_fill_ahead(
             left += c
             same += c * (c - 1.0)
         row = rows[lane]
-        for b in range(row.shape[0]):
+        for b in range(N_BETS):
             row[b] = np.nan
         pair_evs(same, left, payouts, row)
-        keep_pairs(ranks[lane], left, row)
+        if kept is not None:
+            for i in range(N_KEPT):
+                kept[lane, i] = np.nan
+            keep_pairs(ranks[lane], left, kept[lane])
     if not deals or n0 < HAND_CARDS:
         return m
     for v in range(10):
@@ -234,5 +252,6 @@ def ev_fill_ahead(
         n = _cards_left(g, lane)
         if n >= HAND_CARDS:
             price_deals(events[lane], n, payouts, rows[lane])
-        keep_kinds(events[lane], n, True, rows[lane])
+        if kept is not None:
+            keep_kinds(events[lane], n, True, kept[lane])
     return m

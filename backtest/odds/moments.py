@@ -35,9 +35,9 @@ from backtest.odds.events import (
     B_BANKER_PAIR,
     B_PLAYER_PAIR,
     BANKER_DRAWS,
-    EV_ROW,
     HAND_CARDS,
     N_BETS,
+    N_KEPT,
     N_KINDS,
     ROW_CROSS,
     ROW_KINDS,
@@ -189,9 +189,9 @@ def _flags(stakes):  # type: ignore[no-untyped-def]
 @njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
 def needs_counts(stakes, row):  # type: ignore[no-untyped-def]
     """Whether `stake_variance` reads the rank counts for these stakes and
-    this row: what the stakes need is not kept in the row (`events.EV_ROW`)."""
+    this row: what the stakes need is not kept in it (`events.N_KEPT`)."""
     mains, pairs = _flags(stakes)
-    if row.shape[0] < EV_ROW:
+    if row.shape[0] < N_KEPT:
         return mains or pairs
     return (
         (mains and np.isnan(row[ROW_KINDS]))
@@ -206,8 +206,8 @@ def stake_variance(stakes, counts, row, nets, payouts, nodes, coef, ev_work_, wo
     hand dealt from rank counts `counts`: s' C s, C the bets' covariance for
     that composition (`covariance.unit_covariance`).
 
-    `row`: the hand's row of EVs (`events.EV_ROW`), where the chances the
-    stakes need are read when kept there; what is not is worked out from
+    `row`: what is kept beside the hand's EVs (`events.N_KEPT`), where the
+    chances the stakes need are read when kept there; what is not is worked out from
     `counts` (which must then be the hand's: `needs_counts`), and the chances
     of the kinds with each pair are kept in the row for the next reader. A
     shorter `row`: everything from `counts`. `nets`:
@@ -224,7 +224,7 @@ def stake_variance(stakes, counts, row, nets, payouts, nodes, coef, ev_work_, wo
     if not (mains or pairs):
         return 0.0
     n = 0.0
-    kept = row.shape[0] >= EV_ROW
+    kept = row.shape[0] >= N_KEPT
     kinds = work[:N_KINDS]
     two = work[N_KINDS : N_KINDS + 2]
     cross = work[N_KINDS + 2 : N_KINDS + 2 + 2 * N_KINDS]
@@ -293,11 +293,16 @@ def stake_variance(stakes, counts, row, nets, payouts, nodes, coef, ev_work_, wo
             p11 * (a1 + q1) ** 2 + p10 * ((a1 + q0) ** 2 + (a0 + q1) ** 2) + p00 * (a0 + q0) ** 2
         )
     if mains:
+        wk = scratch[:N_KINDS]  # the main bets' net on each kind (with no pair)
         for k in range(N_KINDS):
-            w = 0.0
-            for b in range(N_BETS):
-                if stakes[b] != 0.0 and b != B_PLAYER_PAIR and b != B_BANKER_PAIR:
-                    w += stakes[b] * nets[b, 4 * k]
+            wk[k] = 0.0
+        for b in range(N_BETS):
+            x = stakes[b]
+            if x != 0.0 and b != B_PLAYER_PAIR and b != B_BANKER_PAIR:
+                for k in range(N_KINDS):
+                    wk[k] += x * nets[b, 4 * k]
+        for k in range(N_KINDS):
+            w = wk[k]
             mean += kinds[k] * w
             second += kinds[k] * w * w
             if pairs:
@@ -305,4 +310,28 @@ def stake_variance(stakes, counts, row, nets, payouts, nodes, coef, ev_work_, wo
                 with_q = cross[N_KINDS + k]
                 second += 2.0 * w * (with_a * a1 + (kinds[k] - with_a) * a0)
                 second += 2.0 * w * (with_q * q1 + (kinds[k] - with_q) * q0)
+    return max(second - mean * mean, 0.0)
+
+
+@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+def one_bet_variance(b, x, row, nets):  # type: ignore[no-untyped-def]
+    """`stake_variance` of a stake `x` on bet `b` alone, from what `row`
+    keeps (a few operations, for the hand a counter stakes one bet on, its
+    most common); -1.0 when the row does not keep it."""
+    if row.shape[0] < N_KEPT:
+        return -1.0
+    if b == B_PLAYER_PAIR or b == B_BANKER_PAIR:
+        one = row[ROW_PAIRS]
+        if np.isnan(one):
+            return -1.0
+        spread = x * (nets[b, 3] - nets[b, 0])  # the pair shown, against not
+        return spread * spread * one * (1.0 - one)
+    if np.isnan(row[ROW_KINDS]):
+        return -1.0
+    mean = second = 0.0
+    for k in range(N_KINDS):
+        net = x * nets[b, 4 * k]
+        p = row[ROW_KINDS + k]
+        mean += p * net
+        second += p * net * net
     return max(second - mean * mean, 0.0)

@@ -13,7 +13,7 @@ from numba import njit
 
 from backtest.jit import numba_cache
 from backtest.jit.lanes import LANES
-from backtest.odds.events import BANKER_DRAWS, EV_ROW, STAGE
+from backtest.odds.events import BANKER_DRAWS, N_BETS, N_KEPT, STAGE
 
 numba_cache.install()  # before this module's functions are decorated for numba's cache
 
@@ -57,7 +57,8 @@ _LANE_SUMS = _LANE_G + 80 * LANES
 _LANE_EVENTS = _LANE_SUMS + 3 * 2 * LANES
 _LANE_RANKS = _LANE_EVENTS + LANES * _N_COLUMNS
 _LANE_ROWS = _LANE_RANKS + LANES * 14
-EV_WORK_AHEAD = _LANE_ROWS + LANES * EV_ROW
+_LANE_KEPT = _LANE_ROWS + LANES * N_BETS
+EV_WORK_AHEAD = _LANE_KEPT + LANES * N_KEPT
 #: up to this many cards the fast path's sums are exact (8 decks: (416)_6 < 2**53)
 EXACT_CARDS = 416
 #: `ev_events`' bit mask for every event

@@ -235,7 +235,8 @@ def test_a_hands_variance_reads_the_chances_kept_beside_its_evs() -> None:
     stakes a pair beside a main bet, and kept in the row for the next."""
     rules = EVERYTHING
     hands = generate_hands(ShoeSpec(decks=8, cut_card=14, burn=False), 1, seed=4)
-    rows = np.zeros((len(hands.hand), odds.EV_ROW))
+    rows = np.zeros((len(hands.hand), odds.N_BETS))
+    kept = np.zeros((len(hands.hand), odds.N_KEPT))
     nodes, coef, work = odds.ev_work(ahead=True)
     kinds, pairs, cross = slice(ROW_KINDS, ROW_PAIRS), slice(ROW_PAIRS, ROW_CROSS), ROW_CROSS
     k = 0
@@ -251,27 +252,38 @@ def test_a_hands_variance_reads_the_chances_kept_beside_its_evs() -> None:
             nodes,
             coef,
             work,
+            True,
+            kept[k:],
         )
         for h in range(k, k + m):
             here = odds.remove_cards(odds.composition(8), _dealt(hands.cards[:h]))
-            assert rows[h, kinds].sum() == pytest.approx(1.0, abs=1e-15)
-            assert not np.isnan(rows[h, pairs]).any() and np.isnan(rows[h, cross:]).all()
+            assert kept[h, kinds].sum() == pytest.approx(1.0, abs=1e-15)
+            assert not np.isnan(kept[h, pairs]).any() and np.isnan(kept[h, cross:]).all()
             for s in STAKES:
                 stakes = np.array(s, float)
                 counted = _variance(here, stakes, rules, np.zeros(0))
-                assert _variance(here, stakes, rules, rows[h]) == pytest.approx(counted, rel=1e-12)
+                assert _variance(here, stakes, rules, kept[h]) == pytest.approx(counted, rel=1e-12)
                 # read again, from what the row keeps now
-                assert not odds.needs_counts(stakes, rows[h])
-                assert _variance(np.zeros(14, np.int64), stakes, rules, rows[h]) == pytest.approx(
+                assert not odds.needs_counts(stakes, kept[h])
+                assert _variance(np.zeros(14, np.int64), stakes, rules, kept[h]) == pytest.approx(
                     counted, rel=1e-12
                 )
+            # one bet alone, from the row
+            nets = odds.joint_nets_array(rules)
+            for b in range(7):
+                stakes = np.zeros(7)
+                stakes[b] = 25.0
+                assert odds.one_bet_variance(b, 25.0, kept[h], nets) == pytest.approx(
+                    _variance(here, stakes, rules, np.zeros(0)), rel=1e-12
+                )
             # a row that keeps nothing: everything is counted
-            empty = np.full(odds.EV_ROW, np.nan)
+            empty = np.full(odds.N_KEPT, np.nan)
+            assert odds.one_bet_variance(1, 25.0, empty, nets) == -1.0
             for s in STAKES:
                 stakes = np.array(s, float)
                 assert odds.needs_counts(stakes, empty)
                 assert _variance(here, stakes, rules, empty) == pytest.approx(
-                    _variance(here, stakes, rules, rows[h]), rel=1e-12
+                    _variance(here, stakes, rules, kept[h]), rel=1e-12
                 )
         k += m
 
