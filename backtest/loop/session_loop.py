@@ -654,9 +654,11 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
                                 var_net += (c * 0.01) * (c2 * 0.01) * cov[b, active[a2]]
             if cards_seen and total > 0:
                 # a counter's variance for this hand's composition: s' C_h s,
-                # from what the hand's row keeps (one bet: a few operations)
+                # from what is kept beside its EVs (one bet: from the EVs, mostly)
                 row = ev_kept[i] if shared_rows else (ahead_k[k - ahead_lo] if ev_deals else evs)
-                var_one = one_bet_variance(one, cc * 0.01, row, nets) if one >= 0 else -1.0
+                var_one = (
+                    one_bet_variance(one, cc * 0.01, evs, ev_table, row, nets) if one >= 0 else -1.0
+                )
                 if var_one >= 0.0:
                     var_net += var_one
                 else:

@@ -32,13 +32,21 @@ from backtest.odds.deals import (
     K_TIE,
 )
 from backtest.odds.events import (
+    B_BANKER,
     B_BANKER_PAIR,
+    B_PLAYER,
     B_PLAYER_PAIR,
+    B_TIE,
     BANKER_DRAWS,
     HAND_CARDS,
     N_BETS,
     N_KEPT,
     N_KINDS,
+    PAY_BANKER,
+    PAY_BANKER_SIX,
+    PAY_BANKER_THREE_CARD_SEVEN,
+    PAY_PLAYER,
+    PAY_TIE,
     ROW_CROSS,
     ROW_KINDS,
     ROW_PAIRS,
@@ -54,6 +62,21 @@ numba_cache.install()  # before this module's functions are decorated for numba'
 #: prefix's kinds (or the deal events)
 MOMENTS_WORK = 3 * N_KINDS + 2 + 16
 
+#: for each bet that wins one payout or loses, a kind of hand
+#: (`OutcomeTable.joint`'s index) on which it wins: Tie on a tie, a pair bet
+#: on its pair, Dragon 7 on a Banker three-card 7, Panda 8 on a Player
+#: three-card 8 (Player and Banker: unused)
+_WINS_AT = np.array(
+    [
+        0,
+        0,
+        4 * K_TIE,
+        2,
+        1,
+        4 * K_BANKER_THREE_CARD_SEVEN,
+        4 * K_PLAYER_THREE_CARD_EIGHT,
+    ]
+)
 _STAGE = STAGE.copy()
 _DRAWS = BANKER_DRAWS.copy()
 
@@ -314,10 +337,28 @@ def stake_variance(stakes, counts, row, nets, payouts, nodes, coef, ev_work_, wo
 
 
 @njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
-def one_bet_variance(b, x, row, nets):  # type: ignore[no-untyped-def]
-    """`stake_variance` of a stake `x` on bet `b` alone, from what `row`
-    keeps (a few operations, for the hand a counter stakes one bet on, its
-    most common); -1.0 when the row does not keep it."""
+def one_bet_variance(b, x, evs, payouts, row, nets):  # type: ignore[no-untyped-def]
+    """`stake_variance` of a stake `x` on bet `b` alone, for the hand a
+    counter stakes one bet on (its most common): from the hand's EVs `evs`
+    where they tell it (a bet that wins one payout or loses: p = (EV + 1) /
+    (payout + 1); Player, and Banker at one payout, with the tie's chance
+    from the Tie's EV), else from what `row` keeps; -1.0 when neither does.
+    `payouts`: `fast.payout_vector`."""
+    ev = evs[b]
+    tie = evs[B_TIE]
+    if b == B_PLAYER or b == B_BANKER:
+        pay = payouts[PAY_PLAYER] if b == B_PLAYER else payouts[PAY_BANKER]
+        flat = b == B_PLAYER or (
+            payouts[PAY_BANKER_SIX] == pay and payouts[PAY_BANKER_THREE_CARD_SEVEN] == pay
+        )
+        if flat and not np.isnan(tie) and not np.isnan(ev):
+            p_tie = (tie + 1.0) / (payouts[PAY_TIE] + 1.0)
+            p_win = (ev + 1.0 - p_tie) / (pay + 1.0)  # ev = pay p_win - p_lose
+            second = pay * pay * p_win + (1.0 - p_tie - p_win)
+            return x * x * max(second - ev * ev, 0.0)
+    elif not np.isnan(ev):
+        pay = nets[b, _WINS_AT[b]]
+        return x * x * max((ev + 1.0) * (pay - ev), 0.0)  # (pay + 1)^2 p (1 - p)
     if row.shape[0] < N_KEPT:
         return -1.0
     if b == B_PLAYER_PAIR or b == B_BANKER_PAIR:

@@ -226,6 +226,25 @@ def test_a_hands_variance_is_the_oracle_s(rules: Rules) -> None:
             want = _quadratic(cov, stakes)
             got = _variance(counts, stakes, rules, np.zeros(0))
             assert got == pytest.approx(want, rel=1e-12), (rules.name, s)
+        # one bet alone, from the hand's EVs: every bet that wins one payout,
+        # Player, and Banker at a table that pays its wins alike
+        evs = odds.ev_array(np.asarray(counts, np.int64), odds.payout_vector(rules))
+        for b in np.flatnonzero(offered):
+            stakes = np.zeros(7)
+            stakes[b] = 10.0
+            got = odds.one_bet_variance(
+                int(b),
+                10.0,
+                evs,
+                odds.payout_vector(rules),
+                np.zeros(0),
+                odds.joint_nets_array(rules),
+            )
+            flat_banker = rules.banker_six_payout is None and not rules.banker_three_card_seven_push
+            if b != Bet.BANKER.code or flat_banker:
+                assert got == pytest.approx(_quadratic(cov, stakes), rel=1e-11), (rules.name, b)
+            else:
+                assert got == -1.0
 
 
 def test_a_hands_variance_reads_the_chances_kept_beside_its_evs() -> None:
@@ -268,17 +287,23 @@ def test_a_hands_variance_reads_the_chances_kept_beside_its_evs() -> None:
                 assert _variance(np.zeros(14, np.int64), stakes, rules, kept[h]) == pytest.approx(
                     counted, rel=1e-12
                 )
-            # one bet alone, from the row
+            # one bet alone, from the EVs or the row
             nets = odds.joint_nets_array(rules)
+            payouts = odds.payout_vector(rules)
+            nothing = np.full(odds.N_BETS, np.nan)
             for b in range(7):
                 stakes = np.zeros(7)
                 stakes[b] = 25.0
-                assert odds.one_bet_variance(b, 25.0, kept[h], nets) == pytest.approx(
-                    _variance(here, stakes, rules, np.zeros(0)), rel=1e-12
-                )
+                want = _variance(here, stakes, rules, np.zeros(0))
+                for evs, row in ((rows[h], kept[h]), (rows[h], np.zeros(0)), (nothing, kept[h])):
+                    got = odds.one_bet_variance(b, 25.0, evs, payouts, row, nets)
+                    if got != -1.0:  # Banker at a 6-pays-half table: not from the EVs alone
+                        assert got == pytest.approx(want, rel=1e-11), (b, row.shape)
+                    else:
+                        assert b == 1 and row.shape == (0,)
             # a row that keeps nothing: everything is counted
             empty = np.full(odds.N_KEPT, np.nan)
-            assert odds.one_bet_variance(1, 25.0, empty, nets) == -1.0
+            assert odds.one_bet_variance(1, 25.0, nothing, payouts, empty, nets) == -1.0
             for s in STAKES:
                 stakes = np.array(s, float)
                 assert odds.needs_counts(stakes, empty)
