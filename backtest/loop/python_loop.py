@@ -57,6 +57,8 @@ from backtest.odds import (
     ev_array,
     ev_fill_ahead,
     ev_work,
+    one_bet_variance,
+    single_bet,
     stake_variance,
 )
 from strategies.base import (
@@ -163,7 +165,15 @@ def run_python(
     mom = np.zeros(MOMENTS_WORK)
 
     def hand_variance(i: int) -> float:
+        """s' C_h s for the stakes in var_s, as run_sessions works it out
+        (one bet: from the EVs where they tell it)."""
         row = ev_kept[i] if shared else kept[i - ahead_lo]  # type: ignore[index]
+        bet = int(single_bet(var_s))
+        if bet >= 0:
+            now = ev_rows[i] if shared else evs
+            one = float(one_bet_variance(bet, var_s[bet], now, ev_table, row, nets))
+            if one >= 0.0:
+                return one
         return float(stake_variance(var_s, counts, row, nets, ev_table, *ev_tables, mom))
 
     ask = strategy.stakes

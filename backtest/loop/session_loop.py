@@ -78,6 +78,7 @@ from backtest.odds import (
     one_bet_variance,
     pair_counts,
     pair_evs,
+    single_bet,
     stake_variance,
 )
 from backtest.shoes.kernels import njit_nrt_free
@@ -656,19 +657,22 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
                 # a counter's variance for this hand's composition: s' C_h s,
                 # from what is kept beside its EVs (one bet: from the EVs, mostly)
                 row = ev_kept[i] if shared_rows else (ahead_k[k - ahead_lo] if ev_deals else evs)
+                for b in range(N_BETS):
+                    var_s[b] = 0.0
+                if one >= 0:
+                    var_s[u1] = cc * 0.01
+                else:
+                    for a in range(na):
+                        var_s[active[a]] = cents[active[a]] * 0.01
+                alone = one if one >= 0 else single_bet(var_s)
                 var_one = (
-                    one_bet_variance(one, cc * 0.01, evs, ev_table, row, nets) if one >= 0 else -1.0
+                    one_bet_variance(alone, var_s[alone], evs, ev_table, row, nets)
+                    if alone >= 0
+                    else -1.0
                 )
                 if var_one >= 0.0:
                     var_net += var_one
                 else:
-                    for b in range(N_BETS):
-                        var_s[b] = 0.0
-                    if one >= 0:
-                        var_s[u1] = cc * 0.01
-                    else:
-                        for a in range(na):
-                            var_s[active[a]] = cents[active[a]] * 0.01
                     if needs_counts(var_s, row):
                         left, same = _count_up(
                             counts, cards, full_counts, counted, shoe_start, k, left, same

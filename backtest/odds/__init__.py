@@ -94,6 +94,7 @@ _FAST = {
     "cross_fill": "moments",
     "needs_counts": "moments",
     "one_bet_variance": "moments",
+    "single_bet": "moments",
     "keep_kinds": "ahead",
     "keep_pairs": "ahead",
     "pair_counts": "fast",
@@ -129,6 +130,7 @@ if TYPE_CHECKING:  # the names as they are, for a type checker
         cross_fill,
         needs_counts,
         one_bet_variance,
+        single_bet,
         stake_variance,
     )
     from backtest.odds.polynomial import (
@@ -149,6 +151,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "single_bet",
     "ahead_kept",
     "ahead_kept_compiled",
     "one_bet_variance",

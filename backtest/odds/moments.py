@@ -376,3 +376,15 @@ def one_bet_variance(b, x, evs, payouts, row, nets):  # type: ignore[no-untyped-
         mean += p * net
         second += p * net * net
     return max(second - mean * mean, 0.0)
+
+
+@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+def single_bet(stakes):  # type: ignore[no-untyped-def]
+    """The bet of the only non-zero stake in `stakes`, or -1 (none, or several)."""
+    found = -1
+    for b in range(N_BETS):
+        if stakes[b] != 0.0:
+            if found >= 0:
+                return -1
+            found = b
+    return found
