@@ -11,6 +11,7 @@ import numpy as np
 
 from backtest import odds
 from backtest.core.rules import PAIR_BETS
+from backtest.odds.events import N_KEPT
 from strategies import compiled
 from strategies.base import (
     CTX_SIZE,
@@ -31,7 +32,7 @@ def needs_deals(strategy: Strategy, compiled_path: bool) -> bool:
 
 def shared_evs(
     n_hands: int, counting_seats: int, deals: bool
-) -> tuple[np.ndarray, np.ndarray, bool]:
+) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray]:
     """The table's exact EVs before each of its hands, shared by its counting
     seats (three arguments of both loops): a row per hand, written by the
     first seat to play the hand (with the rows of the hands after it in its
@@ -40,10 +41,12 @@ def shared_evs(
     them from its shoe's first hand); whether each row is written; and
     whether the EVs count the deals
     (False when every counting seat needs only the pair bets, whose other
-    EVs are then NaN). No rows for a table with one counting seat or none:
+    EVs are then NaN); and beside each row, the chances the variance of a
+    hand's stakes reads (`odds.N_KEPT`, apart: a counter reads them only on
+    the hands it stakes). No rows for a table with one counting seat or none:
     a lone counter works its EVs out for itself, in memory it keeps warm."""
     rows = n_hands if counting_seats > 1 else 0
-    return np.zeros((rows, N_BETS)), np.zeros(rows, np.bool_), deals
+    return np.zeros((rows, N_BETS)), np.zeros(rows, np.bool_), deals, np.zeros((rows, N_KEPT))
 
 
 # --- the loop's inputs ----------------------------------------------------------------------
@@ -75,6 +78,8 @@ class Table(NamedTuple):
     evs_full: np.ndarray  # float64 (N_BETS,): the full shoe's EV by bet (0 where not offered)
     cov: np.ndarray  # float64 (N_BETS, N_BETS): the unit results' covariance
     # (`odds.unit_covariance`; 0 where not offered)
+    nets: np.ndarray  # float64 (N_BETS, N_JOINT): each bet's net on each kind of
+    # hand (`odds.joint_nets`; 0 where not offered), for a counter's variance
 
 
 class Stops(NamedTuple):
@@ -93,6 +98,7 @@ class SharedEvs(NamedTuple):
     rows: np.ndarray  # float64 (n or 0, N_BETS)
     done: np.ndarray  # bool (n or 0,)
     deals: bool
+    kept: np.ndarray  # float64 (n or 0, N_KEPT): the chances a hand's variance reads
 
 
 class Outputs(NamedTuple):
@@ -145,6 +151,8 @@ class Work(NamedTuple):
     allowed: np.ndarray
     evs_seen: np.ndarray  # a user's copy of the EVs (what it writes there goes nowhere)
     hist_seen: np.ndarray  # a user's copy of the shoe's winners (int8, a shoe's length)
+    var_s: np.ndarray  # a counter's stakes on a hand, for its variance
+    mom: np.ndarray  # `odds.stake_variance`'s work (MOMENTS_WORK, or none)
 
 
 def seat_of(strategy: Compiled, key: np.uint64) -> Seat:
@@ -193,4 +201,6 @@ def work_for(seat: Seat, dealt: Dealt) -> Work:
         allowed,
         np.zeros(N_BETS),
         np.zeros(shoe_hands if seat.kind == compiled.USER else 0, np.int8),
+        np.zeros(N_BETS),
+        np.zeros(odds.MOMENTS_WORK if seat.cards_seen else 0),
     )

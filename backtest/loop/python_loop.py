@@ -101,9 +101,10 @@ def run_python(
         ev_table,
         evs_full,
         cov_a,
+        nets,
     ) = table
     bankroll0, stop_loss, win_goal, max_hands, ruin_below = stop_rules
-    ev_rows, ev_done, ev_deals = shared
+    ev_rows, ev_done, ev_deals, ev_kept = shared
     stats, wagered, expected, variance, ledger, led_idx, led_cents, led_net, led_bank = outputs
     cov = cov_a.tolist()
     use_cards = bool(strategy.uses_cards)
@@ -145,9 +146,26 @@ def run_python(
     ev_tables = odds.ev_work(ahead=True) if use_cards else ()
     # a lone counter's EVs of hands ahead_lo .. ahead_hi - 1 (`ev_fill_ahead`)
     ahead = odds.ahead_rows(ev_tables[2]) if use_cards and not shared else None
+    kept = odds.ahead_kept(ev_tables[2]) if use_cards and not shared else None
     ahead_lo = ahead_hi = 0
     seed_work = np.zeros(4, np.uint64)
     evs_l = evs.tolist()
+    # a counter's variance for each hand's composition, as run_sessions
+    var_s = np.zeros(N_BETS)
+    mom = np.zeros(odds.MOMENTS_WORK if use_cards else 0)
+
+    def hand_variance(i: int) -> float:
+        """s' C_h s for the stakes in var_s, as run_sessions works it out
+        (one bet: from the EVs where they tell it)."""
+        row = ev_kept[i] if shared else kept[i - ahead_lo]  # type: ignore[index]
+        bet = int(odds.single_bet(var_s))
+        if bet >= 0:
+            now = ev_rows[i] if shared else evs
+            one = float(odds.one_bet_variance(bet, var_s[bet], now, ev_table, row, nets))
+            if one >= 0.0:
+                return one
+        return float(odds.stake_variance(var_s, counts, row, nets, ev_table, *ev_tables, mom))
+
     ask = strategy.stakes
     tell = None if _no_update(strategy) else strategy.update
     keep = tell is not None or ledger  # what is placed is kept for a Result or the ledger
@@ -207,7 +225,15 @@ def run_python(
                     if not shared:
                         if not ahead_lo <= i < ahead_hi:
                             ahead_hi = i + odds.ev_fill_ahead(
-                                counts, cards, hand_no, i, ev_table, ahead, *ev_tables, ev_deals
+                                counts,
+                                cards,
+                                hand_no,
+                                i,
+                                ev_table,
+                                ahead,
+                                *ev_tables,
+                                ev_deals,
+                                kept,
                             )
                             ahead_lo = i
                         evs[:] = ahead[i - ahead_lo]
@@ -222,6 +248,7 @@ def run_python(
                                 ev_rows[i:],
                                 *ev_tables,
                                 ev_deals,
+                                ev_kept[i:],
                             )
                             ev_done[i : i + priced] = True
                         view._evs = rows_ro[i]
@@ -273,7 +300,11 @@ def run_python(
                     wag[b] += c
                     if use_cards:
                         exp_net += c * 0.01 * evs_l[b]
-                    var_net += (c * 0.01) * (c * 0.01) * cov[b][b]
+                        var_s[:] = 0.0
+                        var_s[b] = c * 0.01
+                        var_net += hand_variance(i)
+                    else:
+                        var_net += (c * 0.01) * (c * 0.01) * cov[b][b]
                     if c > largest:
                         largest = c
                     staked = True
@@ -324,10 +355,15 @@ def run_python(
                             wag[b] += c
                             if use_cards:
                                 exp_net += c * 0.01 * evs_l[b]
+                                continue
                             for b2 in range(N_BETS):
                                 c2 = cents[b2]
                                 if c2 > 0:
                                     var_net += (c * 0.01) * (c2 * 0.01) * cov[b][b2]
+                    if use_cards and total > 0:
+                        var_s[:] = cents
+                        var_s *= 0.01
+                        var_net += hand_variance(i)
                     if total > largest:
                         largest = total
                     staked = total > 0

@@ -70,7 +70,18 @@ from backtest.loop.table_rules import (
     session_seed,
     short_path_bounds,
 )
-from backtest.odds import ahead_rows_compiled, ev_fill_ahead, pair_counts, pair_evs
+from backtest.odds import (
+    N_JOINT,
+    ahead_kept_compiled,
+    ahead_rows_compiled,
+    ev_fill_ahead,
+    needs_counts,
+    one_bet_variance,
+    pair_counts,
+    pair_evs,
+    single_bet,
+    stake_variance,
+)
 from strategies import dispatch
 from strategies.base import (
     CTX_BANKROLL,
@@ -196,6 +207,7 @@ def example_args() -> tuple[Any, ...]:
         np.zeros(9),
         bets_f,
         np.zeros((N_BETS, N_BETS)),
+        np.zeros((N_BETS, N_JOINT)),
     )
     shared = SharedEvs(*shared_evs(0, 0, False))
     outputs = Outputs(
@@ -289,6 +301,37 @@ def _wait_background() -> None:
 
 
 @kernel(inline=True, nrt=False)
+def _count_up(counts, cards, full_counts, counted, shoe_start, k, left, same):  # type: ignore[no-untyped-def]
+    """Bring `counts` up to hand k (the cards before it taken out), from the
+    shoe's first hand or from the last hand counted, `counted`; returns the
+    cards left and the ordered pairs of one rank among them (`pair_counts`),
+    kept as the cards come out. The caller then has `counted = k`."""
+    if counted < shoe_start:
+        for r in range(14):
+            counts[r] = full_counts[r]
+        left, same = pair_counts(full_counts)
+        counted = shoe_start
+    for h in range(counted, k):
+        # each side's first two cards (slots 0, 1, 3, 4) are always there, in
+        # every shoe whose cards are known (a test holds each source to it):
+        # no mask for them
+        for c in (0, 1, 3, 4):
+            r = cards[h, c] & 15
+            counts[r] -= 1
+            same -= 2 * counts[r]
+        left -= 4
+        for c in (2, 5):
+            # without a branch: whether a side drew a third card is a coin
+            # toss to the processor (an empty slot is rank 0 and changes nothing)
+            r = cards[h, c] & 15
+            m = np.int64(r != 0)
+            counts[r] -= m
+            same -= 2 * m * counts[r]
+            left -= m
+    return left, same
+
+
+@kernel(inline=True, nrt=False)
 def _put(out: np.ndarray, pick: int, x: float) -> None:
     """The stake `x` on bet `pick` into `out`, if `pick` is a bet."""
     if 0 <= pick < N_BETS:
@@ -331,10 +374,10 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
     den, min_c, max_c, offered = table.den, table.min_c, table.max_c, table.offered
     pb_together, pairs_need_main = table.pb_together, table.pairs_need_main
     full_counts, ev_table, evs_full = table.full_counts, table.ev_table, table.evs_full
-    cov = table.cov
+    cov, nets = table.cov, table.nets
     bankroll0, stop_loss, win_goal = stops.bankroll0, stops.stop_loss, stops.win_goal
     max_hands, ruin_below = stops.max_hands, stops.ruin_below
-    ev_rows, ev_done, ev_deals = shared.rows, shared.done, shared.deals
+    ev_rows, ev_done, ev_deals, ev_kept = shared.rows, shared.done, shared.deals, shared.kept
     stats, wagered, expected, ledger = (
         outputs.stats,
         outputs.wagered,
@@ -363,7 +406,7 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
         work.fast_c,
         work.allowed,
     )
-    evs_seen, hist_seen = work.evs_seen, work.hist_seen
+    evs_seen, hist_seen, var_s, mom = work.evs_seen, work.hist_seen, work.var_s, work.mom
     user = dispatch.is_user(fns)  # known while compiling
     counted = -1  # the hand `counts` is brought up to (the cards before it taken out)
     # the cards left and the ordered pairs of one rank among them, kept as the
@@ -392,8 +435,10 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
     # a lone counter's EVs, worked out LANES hands at a time: those of hands
     # ahead_lo .. ahead_hi - 1 (whatever the session: they depend on the cards)
     ahead = ev_rows
+    ahead_k = ev_kept  # what is kept beside them, for the variance
     if cards_seen and ev_deals and not shared_rows:
         ahead = ahead_rows_compiled(ev_work_)
+        ahead_k = ahead_kept_compiled(ev_work_)
     ahead_lo = ahead_hi = 0
     if cards_seen and not ev_deals:
         for b in range(N_BETS):
@@ -445,35 +490,24 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
                     for b in range(N_BETS):
                         evs[b] = ahead[k - ahead_lo, b]
                 else:
-                    if counted < shoe_start:
-                        for r in range(14):
-                            counts[r] = full_counts[r]
-                        left = full_left
-                        same = full_same
-                        counted = shoe_start
-                    for h in range(counted, k):
-                        # each side's first two cards (slots 0, 1, 3, 4) are
-                        # always there, in every shoe whose cards are known (a
-                        # test holds each source to it): no mask for them
-                        for c in (0, 1, 3, 4):
-                            r = cards[h, c] & 15
-                            counts[r] -= 1
-                            same -= 2 * counts[r]
-                        left -= 4
-                        for c in (2, 5):
-                            # without a branch: whether a side drew a third card
-                            # is a coin toss to the processor (an empty slot is
-                            # rank 0 and changes nothing)
-                            r = cards[h, c] & 15
-                            m = np.int64(r != 0)
-                            counts[r] -= m
-                            same -= 2 * m * counts[r]
-                            left -= m
+                    left, same = _count_up(
+                        counts, cards, full_counts, counted, shoe_start, k, left, same
+                    )
                     counted = k
                     if ev_deals:
                         rows_k = ev_rows[k:] if shared_rows else ahead
                         priced = ev_fill_ahead(
-                            counts, cards, hand_no, k, ev_table, rows_k, ev_nodes, ev_coef, ev_work_
+                            counts,
+                            cards,
+                            hand_no,
+                            k,
+                            ev_table,
+                            rows_k,
+                            ev_nodes,
+                            ev_coef,
+                            ev_work_,
+                            True,
+                            ev_kept[k:] if shared_rows else ahead_k,
                         )
                         for b in range(N_BETS):
                             evs[b] = rows_k[0, b]
@@ -488,6 +522,8 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
                         if shared_rows:
                             for b in range(N_BETS):
                                 ev_rows[i, b] = evs[b]
+                            for b in range(ev_kept.shape[1]):
+                                ev_kept[i, b] = np.nan  # nothing kept: counted if staked
                             ev_done[i] = True
             if reads_ctx:
                 ctx[CTX_BANKROLL] = final / scale
@@ -542,7 +578,8 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
                 wag[u1] += cc
                 if cards_seen:
                     exp_net += cc * 0.01 * evs[u1]
-                var_net += (cc * 0.01) * (cc * 0.01) * cov[u1, u1]
+                else:
+                    var_net += (cc * 0.01) * (cc * 0.01) * cov[u1, u1]
             else:
                 one = -1
             if quiet:
@@ -611,10 +648,39 @@ def _loop(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignor
                         wag[b] += c
                         if cards_seen:
                             exp_net += c * 0.01 * evs[b]
+                            continue
                         for a2 in range(na):
                             c2 = cents[active[a2]]
                             if c2 > 0:
                                 var_net += (c * 0.01) * (c2 * 0.01) * cov[b, active[a2]]
+            if cards_seen and total > 0:
+                # a counter's variance for this hand's composition: s' C_h s,
+                # from what is kept beside its EVs (one bet: from the EVs, mostly)
+                row = ev_kept[i] if shared_rows else (ahead_k[k - ahead_lo] if ev_deals else evs)
+                for b in range(N_BETS):
+                    var_s[b] = 0.0
+                if one >= 0:
+                    var_s[u1] = cc * 0.01
+                else:
+                    for a in range(na):
+                        var_s[active[a]] = cents[active[a]] * 0.01
+                alone = one if one >= 0 else single_bet(var_s)
+                var_one = (
+                    one_bet_variance(alone, var_s[alone], evs, ev_table, row, nets)
+                    if alone >= 0
+                    else -1.0
+                )
+                if var_one >= 0.0:
+                    var_net += var_one
+                else:
+                    if needs_counts(var_s, row):
+                        left, same = _count_up(
+                            counts, cards, full_counts, counted, shoe_start, k, left, same
+                        )
+                        counted = k
+                    var_net += stake_variance(
+                        var_s, counts, row, nets, ev_table, ev_nodes, ev_coef, ev_work_, mom
+                    )
             hands += 1
             # counted without branches: the outcome of a hand is a coin toss
             # to the processor's branch predictor

@@ -1,9 +1,10 @@
 """Exact odds of every bet, by enumeration over a shoe's composition.
 
 The package, by job: `compositions` (the counts left in a shoe), `events`
-(what is counted, and the tableau as tables), `exact` (integer counts and
-Fractions), `fast` (floats, compiled, for the card counter), `render`
-(table, JSON, CSV).
+(what is counted, and the tableau as tables), `deals` (the exact count of
+the deal, pairs jointly with the winner), `exact` (the outcome table and
+each bet's Fractions), `covariance` (the bets' exact covariance), `fast`
+(floats, compiled, for the card counter), `render` (table, JSON, CSV).
 
 A composition is the rank counts left in the shoe (index 1..13, as
 `cards.full_shoe_counts`; tens and faces are distinct ranks, which matters
@@ -51,7 +52,14 @@ from backtest.odds.compositions import (
     composition_after,
     remove_cards,
 )
-from backtest.odds.events import HAND_CARDS, N_BETS, N_PAYOUTS, Event
+from backtest.odds.covariance import (
+    joint_nets,
+    joint_nets_array,
+    unit_covariance,
+    unit_covariance_exact,
+)
+from backtest.odds.deals import N_JOINT
+from backtest.odds.events import HAND_CARDS, N_BETS, N_KEPT, N_KINDS, N_PAYOUTS, Event
 from backtest.odds.exact import (
     BetOdds,
     OddsResult,
@@ -62,62 +70,101 @@ from backtest.odds.exact import (
     ordered_draws,
     outcome_table,
     shoe_odds,
-    unit_covariance,
 )
 from backtest.odds.render import RENDERERS, render, render_csv, render_json, render_table
 
-#: the compiled path's names, imported when first asked for: the exact path
-#: (`backtest odds`) then never loads numba
-_FAST = frozenset(
-    {
-        "ALL_EVENTS",
-        "EV_WORK",
-        "EV_WORK_AHEAD",
-        "EXACT_CARDS",
-        "ahead_rows",
-        "ahead_rows_compiled",
-        "bet_evs",
-        "ev_array",
-        "ev_events",
-        "ev_fill",
-        "ev_fill_ahead",
-        "ev_work",
-        "pair_counts",
-        "pair_evs",
-        "payout_vector",
-    }
-)
+#: the compiled path's names, by the module that holds them, imported when
+#: first asked for: the exact path (`backtest odds`) then never loads numba
+_FAST = {
+    "ALL_EVENTS": "polynomial",
+    "EV_WORK": "polynomial",
+    "EV_WORK_AHEAD": "polynomial",
+    "EXACT_CARDS": "polynomial",
+    "MOMENTS_WORK": "moments",
+    "ahead_rows": "ahead",
+    "ahead_rows_compiled": "ahead",
+    "ahead_kept": "ahead",
+    "ahead_kept_compiled": "ahead",
+    "bet_evs": "fast",
+    "ev_array": "fast",
+    "ev_events": "fast",
+    "ev_fill": "fast",
+    "ev_fill_ahead": "ahead",
+    "ev_work": "polynomial",
+    "cross_fill": "moments",
+    "needs_counts": "moments",
+    "one_bet_variance": "moments",
+    "single_bet": "moments",
+    "keep_kinds": "ahead",
+    "keep_pairs": "ahead",
+    "pair_counts": "fast",
+    "pair_evs": "fast",
+    "payout_vector": "fast",
+    "stake_variance": "moments",
+    "wanted_events": "fast",
+}
 
 
 if TYPE_CHECKING:  # the names as they are, for a type checker
-    from backtest.odds.fast import (
-        ALL_EVENTS,
-        EV_WORK,
-        EV_WORK_AHEAD,
-        EXACT_CARDS,
+    from backtest.odds.ahead import (
+        ahead_kept,
+        ahead_kept_compiled,
         ahead_rows,
         ahead_rows_compiled,
+        ev_fill_ahead,
+        keep_kinds,
+        keep_pairs,
+    )
+    from backtest.odds.fast import (
         bet_evs,
         ev_array,
         ev_events,
         ev_fill,
-        ev_fill_ahead,
-        ev_work,
         pair_counts,
         pair_evs,
         payout_vector,
+        wanted_events,
+    )
+    from backtest.odds.moments import (
+        MOMENTS_WORK,
+        cross_fill,
+        needs_counts,
+        one_bet_variance,
+        single_bet,
+        stake_variance,
+    )
+    from backtest.odds.polynomial import (
+        ALL_EVENTS,
+        EV_WORK,
+        EV_WORK_AHEAD,
+        EXACT_CARDS,
+        ev_work,
     )
 
 
 def __getattr__(name: str) -> Any:
     if name in _FAST:
-        from backtest.odds import fast
+        from importlib import import_module
 
-        return getattr(fast, name)
+        return getattr(import_module(f"backtest.odds.{_FAST[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
+    "single_bet",
+    "ahead_kept",
+    "ahead_kept_compiled",
+    "one_bet_variance",
+    "keep_pairs",
+    "N_JOINT",
+    "N_KEPT",
+    "N_KINDS",
+    "needs_counts",
+    "keep_kinds",
+    "wanted_events",
+    "MOMENTS_WORK",
+    "cross_fill",
+    "stake_variance",
     "ALL_EVENTS",
     "EV_WORK",
     "EV_WORK_AHEAD",
@@ -146,6 +193,8 @@ __all__ = [
     "ev_fill_ahead",
     "ev_work",
     "exact_odds",
+    "joint_nets",
+    "joint_nets_array",
     "ordered_draws",
     "outcome_table",
     "pair_counts",
@@ -159,4 +208,5 @@ __all__ = [
     "render_table",
     "shoe_odds",
     "unit_covariance",
+    "unit_covariance_exact",
 ]

@@ -56,6 +56,19 @@ PAY_PLAYER, PAY_BANKER, PAY_BANKER_SIX, PAY_BANKER_THREE_CARD_SEVEN = range(4)
 PAY_TIE, PAY_PLAYER_PAIR, PAY_BANKER_PAIR, PAY_DRAGON_7, PAY_PANDA_8 = range(4, 9)
 N_PAYOUTS = 9
 N_BETS = len(Bet)
+#: what a counter keeps beside the EVs before a hand (`ev_fill_ahead`'s
+#: `kept`, a row of N_KEPT a hand), for the variance of its stakes: from
+#: ROW_KINDS the chance of each of the winner's `N_KINDS` kinds
+#: (`settlement.WINNER_ATOMS`); at ROW_PAIRS the chances of a Player pair (as
+#: of a Banker pair) and of both; from ROW_CROSS the chance of each kind with
+#: a Player pair, then with a Banker pair (`moments`, worked out for a hand
+#: that stakes a pair bet beside a main bet). NaN where not worked out. Apart
+#: from the EVs' rows, which a counter reads on every hand.
+N_KINDS = 6
+ROW_KINDS = 0
+ROW_PAIRS = ROW_KINDS + N_KINDS
+ROW_CROSS = ROW_PAIRS + 2
+N_KEPT = ROW_CROSS + 2 * N_KINDS
 # Positions of the bets in `ev_array`'s result (the order of Bet).
 B_PLAYER, B_BANKER, B_TIE = Bet.PLAYER.code, Bet.BANKER.code, Bet.TIE.code
 B_PLAYER_PAIR, B_BANKER_PAIR = Bet.PLAYER_PAIR.code, Bet.BANKER_PAIR.code

@@ -35,7 +35,7 @@ from backtest.core.rules import Bet, Rules
 from backtest.jit.buffers import Buffers
 from backtest.jit.lazy_jit import interpreted
 from backtest.loop import inputs, payouts, python_loop, table_rules
-from backtest.odds import N_PAYOUTS, bet_odds, outcome_table, unit_covariance
+from backtest.odds import N_PAYOUTS, bet_odds, joint_nets_array, outcome_table, unit_covariance
 from backtest.run.config import RunConfig, build_strategies, parse_config, ticks
 from backtest.run.plan import count_sessions, hands_for, plan_chunks
 from backtest.run.pool import check_workers, default_workers, process_pool
@@ -123,6 +123,7 @@ def _table(config: RunConfig, hands: Hands, counting: bool) -> inputs.Table:
         pv,
         _full_shoe_evs(decks, rules) * offered,
         unit_covariance(full, rules) * np.outer(offered, offered),
+        joint_nets_array(rules) * offered[:, None],
     )
 
 

@@ -4,15 +4,18 @@ over the square root of its variance given them. Valid for any stake rule
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
 from backtest.core.cards import full_shoe_counts
 from backtest.core.rules import Bet, Rules
-from backtest.odds import shoe_odds, unit_covariance
+from backtest.odds import remove_cards, shoe_odds, unit_covariance, unit_covariance_exact
 from backtest.run import engine
 from backtest.run.config import parse_config
+from backtest.run.plan import hands_for
 
 
 def _run(
@@ -88,5 +91,104 @@ def test_z_hands_is_standard_normal_over_many_runs() -> None:
             zs[name].append(rows[name]["z_hands"])
     for name, values in zs.items():
         x = np.array(values)
+        assert abs(x.mean()) < 0.2 and 0.85 < x.std() < 1.15, (name, x.mean(), x.std())
+        assert scipy_stats.kstest(x, "norm").pvalue > 0.01, name
+
+
+# --- a counter: the variance of each hand for the cards left -----------------------------------
+
+
+def _counter_config(seats: list[dict], decks: int = 8) -> object:
+    return parse_config(
+        {
+            "seed": 11,
+            "sessions": 2,
+            "rules": "ez",
+            "shoe": {"decks": decks},
+            "table": {"min": 1, "max": 1000},
+            "session": {"bankroll": 10000, "max_shoes": 1, "max_hands": 12},
+            "seats": seats,
+        },
+        source="counter.yaml",
+    )
+
+
+#: counters that bet on every hand (min_ev below every EV): main bets alone,
+#: and main bets beside a pair bet (the two counted jointly)
+MAINS = {
+    "strategy": "counter",
+    "name": "mains",
+    "params": {"bets": ["player", "banker"], "min_ev": -0.5, "base": 10},
+}
+MIXED = {
+    "strategy": "counter",
+    "name": "mixed",
+    "params": {"bets": ["banker", "tie", "player_pair", "dragon7"], "min_ev": -0.5, "base": 10},
+}
+
+
+def _oracle_variances(cfg: object, ledger: dict) -> np.ndarray:
+    """Each session's sum over its hands of s' C s, C the exact covariance
+    (Fractions, `unit_covariance_exact`) for the cards left before the hand:
+    the full shoe less every card dealt in its shoe so far."""
+    hands, bounds, _ = hands_for(cfg, 0, 2)
+    out = np.zeros(2)
+    row = 0
+    for j in range(2):
+        dealt: list[int] = []
+        played = int((ledger["session"] == j).sum())  # the first hands of its shoe
+        for k in range(int(bounds[j]), int(bounds[j]) + played):
+            stakes = [Fraction(int(c), 100) for c in ledger["cents"][row]]
+            row += 1
+            if any(stakes):
+                cov = unit_covariance_exact(remove_cards(full_shoe_counts(8), dealt), cfg.rules)
+                out[j] += float(
+                    sum(stakes[a] * cov[a][b] * stakes[b] for a in range(7) for b in range(7))
+                )
+            dealt += [int(c) for c in hands.cards[k] if c]
+    return out
+
+
+@pytest.mark.parametrize("together", [False, True], ids=["alone", "sharing-evs"])
+def test_a_counter_s_variance_is_each_hand_s_for_the_cards_left(together: bool) -> None:
+    """Counters that stake on every hand, alone (their EVs kept to
+    themselves) or two at a table (the EVs shared): each session's variance
+    is the sum of the exact s' C s for each hand's composition, and the
+    plain-Python loop gives the same figures."""
+    seats = [MAINS, MIXED] if together else [MIXED]
+    cfg = _counter_config(seats)
+    strategies = engine.build_strategies(cfg)
+    fast, _ = engine.run_chunk(cfg, strategies, 0, 2, ledger=True)
+    slow, _ = engine.run_chunk(cfg, strategies, 0, 2, ledger=True, force_python=True)
+    for f, s in zip(fast, slow, strict=True):
+        want = _oracle_variances(cfg, f.ledger)
+        assert f.variance == pytest.approx(want, rel=1e-10)
+        assert s.variance == pytest.approx(want, rel=1e-10)
+        # not the full shoe's covariance
+        full = unit_covariance(full_shoe_counts(8), cfg.rules)
+        stakes = f.ledger["cents"] / 100
+        assert not np.isclose(np.einsum("hi,ij,hj->", stakes, full, stakes), want.sum(), rtol=1e-4)
+
+
+@pytest.mark.slow
+def test_a_counter_s_z_hands_is_standard_normal_over_many_runs() -> None:
+    """Over 200 seeded runs of 60 one-shoe sessions, counters that bet on
+    every hand (main bets alone; a main bet beside a pair bet) and the
+    default counter: z_hands against N(0, 1), a Kolmogorov-Smirnov test at
+    the 1% level."""
+    seats = [
+        {**MAINS, "params": {**MAINS["params"], "min_ev": -0.02}},
+        {**MIXED, "params": {"bets": ["banker", "player_pair"], "min_ev": -0.03, "base": 10}},
+        {"strategy": "counter", "params": {"base": 10}},
+    ]
+    zs: dict[str, list[float]] = {"mains": [], "mixed": [], "counter": []}
+    for seed in range(200):
+        rows = _run(5000 + seed, 60, seats, table_max=5000, bankroll=100000)
+        for name in zs:
+            if rows[name]["z_hands"] is not None:
+                zs[name].append(rows[name]["z_hands"])
+    for name, values in zs.items():
+        x = np.array(values)
+        assert len(x) > 150, name
         assert abs(x.mean()) < 0.2 and 0.85 < x.std() < 1.15, (name, x.mean(), x.std())
         assert scipy_stats.kstest(x, "norm").pvalue > 0.01, name

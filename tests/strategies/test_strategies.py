@@ -1588,12 +1588,13 @@ def _shared_rows(monkeypatch: pytest.MonkeyPatch, poison: float | None) -> list[
     real = inputs.shared_evs
 
     def shared(n_hands: int, counting_seats: int, deals: bool) -> tuple[Any, ...]:
-        rows, done, deals = real(n_hands, max(2, counting_seats), deals)
+        rows, done, deals, kept = real(n_hands, max(2, counting_seats), deals)
         if poison is not None:
             rows[:] = poison
             done[:] = True
+            kept[:] = np.nan  # nothing kept for the variance: it is counted
         made.append((rows, done, deals))
-        return rows, done, deals
+        return rows, done, deals, kept
 
     monkeypatch.setattr(inputs, "shared_evs", shared)
     return made
