@@ -35,7 +35,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from backtest.loop import inputs, payouts, python_loop, session_loop, table_rules
-from backtest.run import engine, plan  # noqa: E402
+from backtest.run import chunks, engine, plan  # noqa: E402
 from backtest.run.config import parse_config  # noqa: E402
 from backtest.shoes.shoe import ShoeSpec, generate_hands  # noqa: E402
 from strategies import registry  # noqa: E402
@@ -201,7 +201,7 @@ def _dealt(cfg: object, sessions: int) -> tuple:
             hands,
             bounds,
             shoe_no,
-            engine._table(cfg, hands, counting=True),  # (the EV table for counters too)
+            chunks._table(cfg, hands, counting=True),  # (the EV table for counters too)
             payouts.unit_results(hands, cfg.rules),
             np.zeros((sessions, table_rules.N_STATS), np.int64),
             np.zeros((sessions, 7), np.int64),

@@ -15,28 +15,21 @@ asked for; only per-session statistics are kept, unless a ledger is asked.
 
 from __future__ import annotations
 
-import os
-import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import polars as pl
 
-from backtest.core.cards import full_shoe_counts
-from backtest.core.errors import StrategyError, UsageError
-from backtest.core.hands import Hands
-from backtest.core.rules import Bet, Rules
+from backtest.core.errors import UsageError
 from backtest.jit.buffers import Buffers
 from backtest.jit.lazy_jit import interpreted
-from backtest.loop import inputs, payouts, python_loop, table_rules
-from backtest.odds import N_PAYOUTS, bet_odds, joint_nets_array, outcome_table, unit_covariance
-from backtest.run.config import RunConfig, build_strategies, parse_config, ticks
+from backtest.run.chunks import SeatResult, merge_parts, run_chunk, run_task, warm
+from backtest.run.config import RunConfig, build_strategies
+from backtest.run.frames import SeatFrames, chunk_frames, finish, paths_of, spill_path
 from backtest.run.plan import count_sessions, hands_for, plan_chunks
 from backtest.run.pool import check_workers, default_workers, process_pool
 from backtest.run.seats import check_money, check_seats
@@ -52,22 +45,6 @@ PARALLEL_HANDS = 4_000_000
 #: a hand at a table with a counting seat, in hands of that measure: the exact
 #: EVs cost 7 to 9 us a hand, three other seats about 0.15 us
 COUNTING_WEIGHT = 50
-BETS = tuple(Bet)
-
-
-@dataclass
-class SeatResult:
-    """Raw per-session numbers of one seat, in ticks (1/(100*D) currency)."""
-
-    stats: np.ndarray  # (sessions, N_STATS) int64
-    wagered: np.ndarray  # (sessions, 7) int64
-    expected: np.ndarray  # (sessions,) float64, expected net in currency
-    variance: np.ndarray  # (sessions,) float64, the net's variance given the stakes
-    ledger: dict[str, np.ndarray] | None = None
-
-
-#: one seat's frames of one chunk: sessions (None once spilled to disk), ledger or None
-SeatFrames = tuple[pl.DataFrame | None, pl.DataFrame | None]
 
 
 @dataclass
@@ -91,253 +68,7 @@ class RunResult:
         return int(self.summary["sessions"].to_numpy().max(initial=0))
 
 
-# --- running one chunk ----------------------------------------------------------------
-
-
-def _table(config: RunConfig, hands: Hands, counting: bool) -> inputs.Table:
-    """The table the session loop plays at, for these hands (`counting`: with
-    a seat that counts cards)."""
-    rules = config.rules
-    den = rules.money_denominator
-    min_c = np.array([round(config.limits.minimum[b] * 100) for b in BETS], np.int64)
-    max_c = np.array([round(config.limits.maximum[b] * 100) for b in BETS], np.int64)
-    offered = np.array(
-        [rules.payout(b) is not None and not payouts.missing_for(b, hands, rules) for b in BETS]
-    )
-    decks = config.shoe.decks if config.shoe is not None else config.recorded.decks  # type: ignore[union-attr]
-    full = full_shoe_counts(decks)
-    if counting:
-        from backtest.odds import payout_vector  # (compiled code: loaded only for a counter)
-
-        pv = payout_vector(rules)
-    else:  # read by the counting seats' EV kernels alone
-        pv = np.full(N_PAYOUTS, np.nan)
-    return inputs.Table(
-        int(den),
-        min_c,
-        max_c,
-        offered,
-        bool(rules.player_and_banker_together),
-        bool(rules.pairs_need_main_bet),
-        full,
-        pv,
-        _full_shoe_evs(decks, rules) * offered,
-        unit_covariance(full, rules) * np.outer(offered, offered),
-        joint_nets_array(rules) * offered[:, None],
-    )
-
-
-@lru_cache(maxsize=64)
-def _full_shoe_evs(decks: int, rules: Rules) -> np.ndarray:
-    """Each bet's EV per unit on a full shoe, from the exact odds (the
-    fraction, rounded once); 0 for a bet the rules do not offer."""
-    evs = np.zeros(len(BETS))
-    for bet in bet_odds(outcome_table(tuple(full_shoe_counts(decks))), rules, decks).bets:
-        evs[bet.bet.code] = float(bet.ev)
-    evs.flags.writeable = False
-    return evs
-
-
-def _seat_key(seed: int, seat: int) -> np.uint64:
-    return np.random.SeedSequence(seed, spawn_key=(1, seat)).generate_state(1, np.uint64)[0]
-
-
-def _settled_bets(strategies: Sequence[Strategy], force_python: bool) -> set[Bet] | None:
-    """The bets whose results a chunk works out: those the seats can place, when
-    every seat is a built-in run compiled; every bet (None) when a seat runs in
-    Python, whose `Result.units` shows every bet's result."""
-    if force_python or not all(runs_compiled(s) for s in strategies):
-        return None
-    return set().union(*(s.possible_bets() for s in strategies))
-
-
-def run_chunk(
-    config: RunConfig,
-    strategies: Sequence[Strategy],
-    lo: int,
-    hi: int,
-    ledger: bool = False,
-    force_python: bool = False,
-    buffers: Buffers | None = None,
-) -> tuple[list[SeatResult], int]:
-    """Run sessions lo..hi-1 for every seat; returns per-seat results and the
-    hands the sessions cover (each seat plays them, unless ruined or stopped).
-    `buffers`: where the chunk's hands are dealt, if the chunks of a run share them."""
-    hands, bounds, shoe_no = hands_for(config, lo, hi, buffers)
-    table = _table(config, hands, any(strat.uses_cards for strat in strategies))
-    unit = payouts.unit_results(
-        hands, config.rules, _settled_bets(strategies, force_python), buffers
-    )
-    session_ids = np.arange(lo, hi, dtype=np.int64)
-    s = config.session
-    tick = 100 * table.den
-    bankroll0 = ticks(s.bankroll, table.den)
-    # a session cannot lose more than its bankroll: a larger stop-loss never
-    # stops one, nor does one tick more (which fits the loop's integers)
-    stop_loss = -1 if s.stop_loss is None else min(ticks(s.stop_loss, table.den), bankroll0 + 1)
-    win_goal = -1 if s.win_goal is None else ticks(s.win_goal, table.den)
-    max_hands = -1 if s.max_hands is None else s.max_hands
-    n_sessions = hi - lo
-    # the exact EVs before each hand: worked out once, for every counting seat
-    ev_shared = inputs.SharedEvs(
-        *inputs.shared_evs(
-            len(hands),
-            sum(bool(strat.uses_cards) for strat in strategies),
-            any(
-                strat.uses_cards
-                and inputs.needs_deals(
-                    strat, runs_compiled(strat) and kind_of(strat) != USER and not force_python
-                )
-                for strat in strategies
-            ),
-        )
-    )
-    results = []
-    dealt = inputs.Dealt(hands.winner, hands.hand, shoe_no, unit, hands.cards, bounds, session_ids)
-    for k, strat in enumerate(strategies):
-        bets = strat.possible_bets()
-        ruin_below = min(int(table.min_c[b.code]) for b in bets) * table.den if bets else 0
-        size = len(hands) if ledger else 0
-        outputs = inputs.Outputs(
-            np.zeros((n_sessions, table_rules.N_STATS), np.int64),
-            np.zeros((n_sessions, len(BETS)), np.int64),
-            np.zeros(n_sessions),
-            np.zeros(n_sessions),
-            bool(ledger),
-            np.zeros(size, np.int64),
-            np.zeros((size, len(BETS)), np.int64),
-            np.zeros(size, np.int64),
-            np.zeros(size, np.int64),
-        )
-        stops = inputs.Stops(
-            int(bankroll0), int(stop_loss), int(win_goal), int(max_hands), int(ruin_below)
-        )
-        key = _seat_key(config.seed, k)
-        if runs_compiled(strat) and not force_python:
-            from backtest.loop import session_loop  # (compiled code: loaded only here)
-            from strategies.dispatch import user_functions
-
-            fns = user_functions(strat)
-            in_loop = inputs.seat_of(strat, key)
-            work = inputs.work_for(in_loop, dealt)
-            code, at, rows = session_loop.run_sessions(
-                in_loop, fns, dealt, table, stops, ev_shared, outputs, work
-            )
-        else:
-            try:
-                code, at, rows = python_loop.run_python(
-                    strat, key, dealt, table, stops, ev_shared, outputs
-                )
-            except python_loop.Raised as raised:
-                raise StrategyError(
-                    f"{config.source}: seats[{k}] ({config.seats[k].label}): "
-                    f"{raised.describe()}, "
-                    f"{_hand_words(hands, shoe_no, bounds, lo, raised.at)}"
-                ) from None
-        if code != table_rules.PLACE_OK:
-            seat = config.seats[k]
-            raise StrategyError(
-                f"{config.source}: seats[{k}] ({seat.label}) "
-                f"{table_rules.PLACE_ERRORS[int(code)]} "
-                f"{_hand_words(hands, shoe_no, bounds, lo, at)}{_why(int(code), config, table)}"
-            )
-        ledger_cols = None
-        if ledger:
-            idx = outputs.led_idx[:rows]
-            sess = np.searchsorted(bounds, idx, side="right") - 1 + lo
-            ledger_cols = {
-                "session": sess,
-                "shoe": shoe_no[idx] + 1,
-                "hand": hands.hand[idx],
-                "winner": hands.winner[idx],
-                "cents": outputs.led_cents[:rows],
-                "net": outputs.led_net[:rows] / tick,
-                "bankroll": outputs.led_bank[:rows] / tick,
-            }
-        results.append(
-            SeatResult(
-                outputs.stats, outputs.wagered, outputs.expected, outputs.variance, ledger_cols
-            )
-        )
-    # the hands the sessions cover (a session's shoes are dealt whole, and
-    # max_hands may end it before they are)
-    lengths = np.diff(bounds)
-    return results, int((lengths if max_hands < 0 else np.minimum(lengths, max_hands)).sum())
-
-
-def _why(code: int, config: RunConfig, table: inputs.Table) -> str:
-    """What the table's rules say of a refused placement, in brackets."""
-    rules = config.rules
-    if code == table_rules.PLACE_NOT_SETTLED:
-        unsettled = [b.value for b in BETS if not table.offered[b.code]]
-        return f" (this table or shoe does not settle {', '.join(unsettled)})" if unsettled else ""
-    if code == table_rules.PLACE_FORBIDDEN:
-        reasons = []
-        if not rules.player_and_banker_together:
-            reasons.append(f"the {rules.name} table does not take Player and Banker together")
-        if rules.pairs_need_main_bet:
-            reasons.append(
-                f"at the {rules.name} table a pair bet needs a Player, Banker or Tie bet beside it"
-            )
-        return f" ({'; '.join(reasons)})" if reasons else ""
-    return ""
-
-
-def _hand_words(hands: Hands, shoe_no: np.ndarray, bounds: np.ndarray, lo: int, at: int) -> str:
-    """'on hand H of shoe S in session N' for the hand at index `at` of a chunk."""
-    return (
-        f"on hand {int(hands.hand[at])} of shoe {int(shoe_no[at]) + 1} in session "
-        f"{lo + int(np.searchsorted(bounds, at, side='right'))}"
-    )
-
-
 # --- the whole run -----------------------------------------------------------------------
-
-
-def run_task(
-    raw: dict[str, Any],
-    base_dir: str,
-    source: str,
-    lo: int,
-    hi: int,
-    ledger: bool,
-    force_python: bool = False,
-) -> tuple[list[SeatResult], int]:
-    """A chunk in a worker process: rebuild the config from its mapping."""
-    config = _config_in_worker(repr(raw), base_dir, source, raw)
-    return run_chunk(
-        config, build_strategies(config), lo, hi, ledger, force_python, _worker_buffers()
-    )
-
-
-#: each thread's buffers for the chunks it runs (a Dask worker may run tasks
-#: in several threads of one process)
-_THREAD = threading.local()
-
-
-def _worker_buffers() -> Buffers:
-    buffers = getattr(_THREAD, "buffers", None)
-    if buffers is None:
-        buffers = _THREAD.buffers = Buffers()
-    return buffers
-
-
-#: configs a process has rebuilt for its tasks, by what they were built from
-#: (a relative path in one means another thing from another folder); emptied
-#: as a sweep starts, so that files edited since are read again
-_WORKER_CONFIGS: dict[tuple[str, str, str, str], RunConfig] = {}
-
-
-def forget_configs() -> None:
-    """Empty this process's rebuilt configs (before a sweep: files may have changed)."""
-    _WORKER_CONFIGS.clear()
-
-
-def _config_in_worker(text: str, base_dir: str, source: str, raw: dict[str, Any]) -> RunConfig:
-    key = (text, base_dir, source, os.getcwd())
-    if key not in _WORKER_CONFIGS:
-        _WORKER_CONFIGS[key] = parse_config(raw, Path(base_dir), source)
-    return _WORKER_CONFIGS[key]
 
 
 def prepare(
@@ -379,107 +110,6 @@ def prepare(
     if key is not None and memo is not None:
         memo[key] = strategies
     return n, max(1, len(probe)), strategies
-
-
-def seat_frames(
-    config: RunConfig, part: tuple[list[SeatResult], int], first_session: int
-) -> list[tuple[pl.DataFrame, pl.DataFrame | None]]:
-    """One chunk's (sessions frame, ledger frame or None) for each seat."""
-    from backtest.run import metrics
-
-    tick = 100.0 * config.rules.money_denominator
-    out = []
-    for k, seat in enumerate(config.seats):
-        r = part[0][k]
-        sessions = metrics.sessions_frame(
-            seat.label,
-            seat.strategy,
-            r.stats,
-            r.wagered,
-            r.expected,
-            tick,
-            first_session,
-            r.variance,
-        )
-        ledger = metrics.ledger_frame(seat.label, [r.ledger]) if r.ledger is not None else None
-        out.append((sessions, ledger))
-    return out
-
-
-def spill_path(spill: Path, seat: int, lo: int) -> Path:
-    """Where the sessions of `seat` from session `lo` on are spilled."""
-    return spill / f"sessions-{seat:04d}-{lo:012d}.arrow"
-
-
-def chunk_frames(
-    config: RunConfig, part: tuple[list[SeatResult], int], lo: int, spill: Path | None
-) -> list[SeatFrames]:
-    """A chunk's frames for each seat; with `spill`, the sessions frames are
-    written there (Arrow IPC, LZ4: half the time of Parquet with zstd,
-    for files 1.8 times as large, which last only as long as the run) and
-    None is kept in their place."""
-    seats: list[SeatFrames] = []
-    for k, (sessions_k, ledger_k) in enumerate(seat_frames(config, part, lo)):
-        if spill is not None:
-            sessions_k.write_ipc(spill_path(spill, k, lo), compression="lz4")
-            seats.append((None, ledger_k))
-        else:
-            seats.append((sessions_k, ledger_k))
-    return seats
-
-
-def finish(
-    config: RunConfig,
-    chunks: Sequence[Sequence[SeatFrames]],
-    ledger: bool = False,
-    spilled: Sequence[Sequence[tuple[Path, int]]] = (),
-) -> tuple[pl.DataFrame | pl.LazyFrame, pl.DataFrame, pl.DataFrame | None]:
-    """The sessions, summary (and ledger) frames from every chunk's seat frames,
-    in seat then session order. With `spilled` (for each seat, its chunks'
-    sessions frames written to these Arrow IPC files, in session order) the
-    sessions are a LazyFrame over the files."""
-    from backtest.run import metrics
-
-    n_seats = len(config.seats)
-    sessions: pl.DataFrame | pl.LazyFrame
-    # a seat at a time, its sessions a block at a time: the summary's memory
-    # does not grow with the number of sessions
-    if spilled:
-        sessions = pl.scan_ipc([f for files in spilled for f, _ in files])
-        blocks = [metrics.file_blocks(files) for files in spilled]
-    else:
-        seat_sessions = [
-            pl.concat([s for c in chunks if (s := c[k][0]) is not None], rechunk=False)
-            for k in range(n_seats)
-        ]
-        sessions = pl.concat(seat_sessions, rechunk=False)
-        blocks = [metrics.frame_blocks(frame) for frame in seat_sessions]
-    summary = metrics.summary(
-        [
-            (seat.label, seat.strategy, seat_blocks)
-            for seat, seat_blocks in zip(config.seats, blocks)
-        ]
-    )
-    ledger_df = None
-    if ledger:
-        ledger_df = pl.concat(
-            [led for k in range(n_seats) for c in chunks if (led := c[k][1]) is not None]
-        )
-    return sessions, summary, ledger_df
-
-
-def assemble(
-    config: RunConfig, parts: Sequence[tuple[list[SeatResult], int]], ledger: bool = False
-) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame | None]:
-    """The sessions, summary (and ledger) frames from chunk results in session order."""
-    chunks: list[list[tuple[pl.DataFrame, pl.DataFrame | None]]] = []
-    first = 0
-    for part in parts:
-        chunks.append(seat_frames(config, part, first))
-        first += part[0][0].stats.shape[0] if part[0] else 0
-    sessions, summary, ledger_df = finish(config, chunks, ledger)
-    assert isinstance(sessions, pl.DataFrame)
-    return sessions, summary, ledger_df
 
 
 def run(
@@ -583,7 +213,7 @@ def run(
             chunks = _first_sessions_apart(chunks, min(paths, n))
             (lo, hi), chunks = chunks[0], chunks[1:]
             part = run_chunk(config, strategies, lo, hi, True, force_python)
-            path_frame = _paths_of(config, part)
+            path_frame = paths_of(config, part)
             if not ledger:
                 part = ([replace(r, ledger=None) for r in part[0]], part[1])
             collect(lo, hi, part)
@@ -669,46 +299,9 @@ def _compile_ahead(compiling: Callable[[], None] | None) -> None:
     session_loop.compile_in_background()
 
 
-def merge_parts(parts: Sequence[tuple[list[SeatResult], int]]) -> tuple[list[SeatResult], int]:
-    """Consecutive chunks' results as one chunk's."""
-    if len(parts) == 1:
-        return parts[0]
-    seats = []
-    for k in range(len(parts[0][0])):
-        rs = [p[0][k] for p in parts]
-        ledger = None
-        if rs[0].ledger is not None:
-            ledger = {
-                c: np.concatenate([r.ledger[c] for r in rs if r.ledger is not None])
-                for c in rs[0].ledger
-            }
-        seats.append(
-            SeatResult(
-                np.concatenate([r.stats for r in rs]),
-                np.concatenate([r.wagered for r in rs]),
-                np.concatenate([r.expected for r in rs]),
-                np.concatenate([r.variance for r in rs]),
-                ledger,
-            )
-        )
-    return seats, sum(p[1] for p in parts)
-
-
 def _first_sessions_apart(chunks: Sequence[tuple[int, int]], first: int) -> list[tuple[int, int]]:
     """The chunks, with sessions 0..first-1 a chunk of their own."""
     return [(0, first)] + [(max(lo, first), hi) for lo, hi in chunks if hi > first]
-
-
-def _paths_of(config: RunConfig, part: tuple[list[SeatResult], int]) -> pl.DataFrame:
-    """The bankroll paths of a chunk from session 0 run with a ledger: seat,
-    session, hand (the seat's n-th hand), bankroll."""
-    _, _, ledger = assemble(config, [part], ledger=True)
-    assert ledger is not None
-    return (
-        ledger.select("seat", "session", "bankroll")
-        .with_columns(pl.int_range(pl.len()).over("seat", "session").add(1).alias("hand"))
-        .select("seat", "session", "hand", "bankroll")
-    )
 
 
 def _collect_in_order(
@@ -742,10 +335,4 @@ def bankroll_paths(result: RunResult, sessions: int = PATH_SESSIONS) -> pl.DataF
     if kept is not None and (kept.height == 0 or kept["session"].to_numpy().max() >= n):
         return kept.filter(pl.col("session") <= n)
     config = result.config
-    return _paths_of(config, run_chunk(config, build_strategies(config), 0, n, ledger=True))
-
-
-def warm(config: RunConfig, strategies: Sequence[Strategy]) -> None:
-    """Load every compiled kernel a run needs, by running one session: forked
-    workers then inherit them."""
-    run_chunk(config, strategies, 0, 1)
+    return paths_of(config, run_chunk(config, build_strategies(config), 0, n, ledger=True))

@@ -18,7 +18,7 @@ import polars as pl
 from backtest.core.errors import BacktestError, UsageError
 from backtest.present import outputs
 from backtest.present.report.write import remove_stale
-from backtest.run import cluster, engine, plan
+from backtest.run import chunks, cluster, engine, frames, plan
 from backtest.run.pool import check_workers, default_workers, process_pool
 from backtest.sweep.cells import Cell, Sweep, short_value, value_label
 
@@ -43,9 +43,9 @@ def _tasks(sweep: Sweep, todo: Sequence[int], workers: int) -> list[Task]:
 
 
 def _cell_frame(
-    sweep: Sweep, cell: Cell, parts: list[tuple[list[engine.SeatResult], int]]
+    sweep: Sweep, cell: Cell, parts: list[tuple[list[chunks.SeatResult], int]]
 ) -> pl.DataFrame:
-    _, summary, _ = engine.assemble(cell.config, parts)
+    _, summary, _ = frames.assemble(cell.config, parts)
     cols: dict[str, Any] = {"cell": cell.index + 1, "cell_id": cell.id}
     for key, value in cell.values:
         if isinstance(value, (int, float, str, bool)):
@@ -268,7 +268,7 @@ def run_sweep(
     check_workers(workers, "--workers", UsageError)
     _check_executor(executor, address)
     meta = _check_out(out, sweep, resume)
-    engine.forget_configs()  # rebuilt from the files as they are now
+    chunks.forget_configs()  # rebuilt from the files as they are now
     # every cell finished already: read, nothing run (cells torn by a kill run again)
     resume = resume or all_finished(sweep, out)
     done, torn = _read_cells(out, sweep) if resume else ({}, [])
@@ -278,7 +278,7 @@ def run_sweep(
         starting()
     expected_hands = sum(sweep.cells[i].sessions * sweep.cells[i].per_session for i in todo)
     pending = {i: len([t for t in tasks if t.cell == i]) for i in todo}
-    parts: dict[int, dict[int, tuple[list[engine.SeatResult], int]]] = {i: {} for i in todo}
+    parts: dict[int, dict[int, tuple[list[chunks.SeatResult], int]]] = {i: {} for i in todo}
     hands_done = 0
     last_write = 0.0
     with ExitStack() as stack:
@@ -350,7 +350,7 @@ def _naming_the_cell(sweep: Sweep, task: Task) -> Iterator[None]:
 
 def _execute(
     sweep: Sweep, tasks: Sequence[Task], workers: int, client: Any = None
-) -> Generator[tuple[Task, tuple[list[engine.SeatResult], int]], None, None]:
+) -> Generator[tuple[Task, tuple[list[chunks.SeatResult], int]], None, None]:
     """Each task's result as it finishes: on `client` (Dask) if given, else on
     `workers` local processes (in this one for a single worker)."""
     if not tasks:
@@ -372,7 +372,7 @@ def _execute(
     if workers == 1:
         for task, args in zip(tasks, payload):
             with _naming_the_cell(sweep, task):
-                result = engine.run_task(*args)
+                result = chunks.run_task(*args)
             yield task, result
         return
     from concurrent.futures import FIRST_COMPLETED, wait
@@ -384,9 +384,9 @@ def _execute(
         if key not in kinds:
             kinds.add(key)
             with _naming_the_cell(sweep, task):
-                engine.warm(config, engine.build_strategies(config))
+                chunks.warm(config, engine.build_strategies(config))
     with process_pool(workers) as pool:
-        futures = {pool.submit(engine.run_task, *args): task for task, args in zip(tasks, payload)}
+        futures = {pool.submit(chunks.run_task, *args): task for task, args in zip(tasks, payload)}
         remaining = set(futures)
         while remaining:
             finished, remaining = wait(remaining, return_when=FIRST_COMPLETED)
@@ -398,11 +398,11 @@ def _execute(
 
 def _execute_dask(
     sweep: Sweep, tasks: Sequence[Task], payload: Sequence[tuple[Any, ...]], client: Any
-) -> Iterator[tuple[Task, tuple[list[engine.SeatResult], int]]]:
+) -> Iterator[tuple[Task, tuple[list[chunks.SeatResult], int]]]:
     from dask.distributed import as_completed
 
     futures = {
-        client.submit(engine.run_task, *args, pure=False): task
+        client.submit(chunks.run_task, *args, pure=False): task
         for task, args in zip(tasks, payload)
     }
     for fut in as_completed(list(futures)):

@@ -13,7 +13,7 @@ from scipy import stats as scipy_stats
 from backtest.core.cards import full_shoe_counts
 from backtest.core.rules import Bet, Rules
 from backtest.odds import remove_cards, shoe_odds, unit_covariance, unit_covariance_exact
-from backtest.run import engine
+from backtest.run import chunks, engine
 from backtest.run.config import parse_config
 from backtest.run.plan import hands_for
 
@@ -158,8 +158,8 @@ def test_a_counter_s_variance_is_each_hand_s_for_the_cards_left(together: bool) 
     seats = [MAINS, MIXED] if together else [MIXED]
     cfg = _counter_config(seats)
     strategies = engine.build_strategies(cfg)
-    fast, _ = engine.run_chunk(cfg, strategies, 0, 2, ledger=True)
-    slow, _ = engine.run_chunk(cfg, strategies, 0, 2, ledger=True, force_python=True)
+    fast, _ = chunks.run_chunk(cfg, strategies, 0, 2, ledger=True)
+    slow, _ = chunks.run_chunk(cfg, strategies, 0, 2, ledger=True, force_python=True)
     for f, s in zip(fast, slow, strict=True):
         want = _oracle_variances(cfg, f.ledger)
         assert f.variance == pytest.approx(want, rel=1e-10)

@@ -37,7 +37,7 @@ from backtest import odds
 from backtest.core.errors import ConfigError, StrategyError
 from backtest.core.rules import Bet, Rules
 from backtest.loop.table_rules import S_BANKROLL_STOPS, S_BELOW_MIN, S_BETS, S_MAX_HITS
-from backtest.run import engine, plan
+from backtest.run import chunks, engine, plan
 from backtest.run.config import RunConfig, parse_config
 from strategies import registry
 from strategies.base import Strategy
@@ -1758,7 +1758,7 @@ def mirrors(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def same_seat_results(a: engine.SeatResult, b: engine.SeatResult) -> bool:
+def same_seat_results(a: chunks.SeatResult, b: chunks.SeatResult) -> bool:
     """Every raw number of two seats' results (the statistics include counts the
     sessions frame does not show, such as stakes raised to the minimum)."""
     assert a.ledger is not None and b.ledger is not None
@@ -1797,7 +1797,7 @@ def test_plain_user_classes_match_their_built_ins(mirrors: Path, scenario: str, 
         },
         source=f"{scenario}.yaml",
     )
-    seat_results, _ = engine.run_chunk(cfg, engine.build_strategies(cfg), 0, 25, ledger=True)
+    seat_results, _ = chunks.run_chunk(cfg, engine.build_strategies(cfg), 0, 25, ledger=True)
     differ = [
         MIRRORED[k]
         for k in range(len(MIRRORED))

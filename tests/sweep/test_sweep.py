@@ -38,7 +38,7 @@ from polars.testing import assert_frame_equal
 from backtest import sweep as sweeps
 from backtest.core.errors import BacktestError, ConfigError, UsageError
 from backtest.core.rules import Bet
-from backtest.run import engine
+from backtest.run import chunks, engine
 from backtest.run.config import load_config
 from backtest.sweep import cells as sweep_cells
 from backtest.sweep import execute as sweep_execute
@@ -1137,13 +1137,13 @@ def test_resume_runs_only_the_missing_cells(
     broken = sweep.cells[3]  # a torn file is not a finished cell
     (out / "cells" / f"{broken.id}.parquet").write_bytes(b"PAR1 not a parquet file")
     ran: list[int] = []
-    real = engine.run_task
+    real = chunks.run_task
 
     def counting(raw: dict[str, Any], *args: Any) -> Any:
         ran.append(raw["seed"])
         return real(raw, *args)
 
-    monkeypatch.setattr(engine, "run_task", counting)
+    monkeypatch.setattr(chunks, "run_task", counting)
     # the torn cell is named as it is run again
     with pytest.warns(
         UserWarning,
