@@ -2104,7 +2104,7 @@ def test_registry_suggests_close_names() -> None:
         (
             "flat",
             {"bets": {"bankr": 10}},
-            r"seats\[1\]\.params\.bets: unknown bet 'bankr' \(did you mean 'banker'\?\)",
+            r"seats\[1\]\.params\.bets: unknown bet 'bankr'; did you mean 'banker'\?",
         ),
         ("flat", {"bets": {"banker": 0}}, r"seats\[1\]\.params\.bets: give at least one bet"),
         ("streak", {"length": 0}, r"seats\[1\]\.params\.length: must be at least 1"),
