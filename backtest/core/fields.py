@@ -35,7 +35,6 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from backtest.core.errors import shown
-from backtest.core.yamlfile import number_hint
 
 #: no amount of money in ticks (cents times the money denominator) reaches
 #: this: it would not fit the 64-bit integers money is counted in
@@ -170,6 +169,8 @@ class Check:
     def _number(self, value: Any, fail: Any) -> int | float:
         whole = self.kind == "whole"
         if isinstance(value, bool) or not isinstance(value, (int, float)):
+            from backtest.core.yamlfile import number_hint  # (which loads yaml: only on an error)
+
             hint = number_hint(value)
             raise fail(f"expected {_EXPECTED[self.kind]}, got {shown(value, 60)}{hint}")
         if isinstance(value, float) and not math.isfinite(value):
