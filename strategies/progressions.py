@@ -134,6 +134,7 @@ class Martingale(Progression):
     back to one unit after a win."""
 
     name = "martingale"
+    kind = 1
     description = "Double the stake after each loss, back to the base stake after a win."
     Params = MartingaleParams
 
@@ -190,6 +191,7 @@ class GrandMartingale(Progression):
     back to one unit after a win."""
 
     name = "grand-martingale"
+    kind = 2
     description = "After each loss double the stake and add one unit; reset after a win."
 
     k_reset = staticmethod(_units_reset)
@@ -232,6 +234,7 @@ class Paroli(Progression):
     until `target` wins in a row, then back to one unit; a loss resets."""
 
     name = "paroli"
+    kind = 3
     description = (
         "Reverse Martingale: double after each win up to a target streak; reset on a loss."
     )
@@ -306,6 +309,7 @@ class Fibonacci(Progression):
     `back` steps back after a win (never before the start)."""
 
     name = "fibonacci"
+    kind = 4
     description = "Move one step up the Fibonacci sequence after a loss, two back after a win."
     Params = FibonacciParams
 
@@ -351,6 +355,7 @@ class DAlembert(Progression):
     (never below one unit)."""
 
     name = "dalembert"
+    kind = 5
     description = "Add a unit after a loss, take one off after a win."
     Params = DAlembertParams
 
@@ -458,6 +463,7 @@ class Labouchere(Progression):
     is abandoned for a new one."""
 
     name = "labouchere"
+    kind = 6
     description = (
         "Cancellation system: bet first+last of a line, cross out on a win, append on a loss."
     )
@@ -521,6 +527,7 @@ class OneThreeTwoSix(Progression):
     sequence starts again at the first step."""
 
     name = "1-3-2-6"
+    kind = 7
     description = (
         "Positive progression 1-3-2-6 units over four wins; reset on a loss or at the end."
     )
@@ -644,6 +651,7 @@ class OscarsGrind(Progression):
     the next hand); when the goal is reached, start a new series."""
 
     name = "oscars-grind"
+    kind = 8
     description = (
         "Raise a unit after each win, never more than needed to finish the series +1 unit."
     )
