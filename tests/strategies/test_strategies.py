@@ -2127,7 +2127,8 @@ def test_strategies_that_return_their_stake_write_nothing_else() -> None:
     slotted = {cls.name for cls in compiled.BUILTINS if cls.bet_slot >= 0}
     pickers = {cls.name for cls in compiled.BUILTINS if cls.picks_one}
     assert slotted >= {"martingale", "labouchere", "oscars-grind", "1-3-2-6"}
-    assert pickers == {
+    # (at least these: a new built-in is its module and its ready config alone)
+    assert pickers >= {
         "follow-the-shoe",
         "chop",
         "streak",
