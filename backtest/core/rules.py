@@ -24,7 +24,7 @@ from typing import Any
 
 from backtest.core.cards import parse_cards  # noqa: F401 (the doctests use parse_cards)
 from backtest.core.errors import RulesError
-from backtest.core.fields import Check, did_you_mean
+from backtest.core.fields import MAX_PAYOUT, MAX_PAYOUT_DENOMINATOR, Check, did_you_mean
 from backtest.core.fields import payout as _payout
 from backtest.core.tableau import (
     BANKER_DRAWS_ON,
@@ -172,18 +172,12 @@ class Rules:
 
     @property
     def money_denominator(self) -> int:
-        """Least common denominator of every payout: nets are whole multiples of
-        1/money_denominator of a stake unit."""
+        """Least common denominator of every payout (each setting declared as
+        one): nets are whole multiples of 1/money_denominator of a stake unit."""
         den = 1
-        for p in (
-            self.banker_payout,
-            self.banker_six_payout,
-            self.tie_payout,
-            self.pair_payout,
-            self.dragon7_payout,
-            self.panda8_payout,
-        ):
-            if p is not None:
+        for f in dataclasses.fields(self):
+            check, p = f.metadata.get("check"), getattr(self, f.name)
+            if check is not None and check.kind == "payout" and p is not None:
                 den = den * p.denominator // _gcd(den, p.denominator)
         return den
 
@@ -331,6 +325,8 @@ __all__ = [
     "BANKER_DRAWS_ON",
     "MAIN_BETS",
     "MAX_BOXES",
+    "MAX_PAYOUT",
+    "MAX_PAYOUT_DENOMINATOR",
     "PAIR_BETS",
     "Bet",
     "Hand",
