@@ -14,6 +14,7 @@ errors that name the key path.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import typing
 import weakref
 from collections.abc import Mapping
@@ -131,6 +132,8 @@ def _leaf_check(tp: Any) -> Check | None:
     """The check of a value annotated `tp`, when it is one value (not a list or mapping)."""
     if get_origin(tp) is Literal:
         return Check("choice", choices=get_args(tp))
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):  # one of its values (`Bet`, say)
+        return Check("choice", choices=tuple(m.value for m in tp))
     return _CHECKS.get(tp)
 
 

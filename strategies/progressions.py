@@ -26,7 +26,6 @@ way.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
@@ -37,8 +36,6 @@ from strategies._common import _HUGE, outcome, restarted
 from strategies.base import P_ON_PUSH, P_OWN, STATE_FLOATS, Builtin
 from strategies.params import CommonParams, Money, param
 
-BetName = Literal["player", "banker", "tie", "player_pair", "banker_pair", "dragon7", "panda8"]
-
 BET = P_OWN  # the bet's code
 BASE = P_OWN + 1  # base stake
 ARG = P_OWN + 2  # first argument of the progression
@@ -48,7 +45,7 @@ MAX_LINE = STATE_FLOATS - 8
 
 @dataclass(frozen=True)
 class ProgressionParams(CommonParams):
-    bet: BetName = param("banker", "the bet the progression plays")
+    bet: Bet = param("banker", "the bet the progression plays")
     base: Money = param(10.0, "the base stake (one unit), in currency", min=0, exclusive_min=True)
 
 

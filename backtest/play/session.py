@@ -39,17 +39,12 @@ from backtest.play.money import (
 from backtest.play.table import TableSettings, open_table, parse_bankroll
 from backtest.shoes.shoe import ShoeSpec, shoe_order
 
-BET_NAMES: Mapping[Bet, str] = {
-    Bet.PLAYER: "Player",
-    Bet.BANKER: "Banker",
-    Bet.TIE: "Tie",
-    Bet.PLAYER_PAIR: "Player Pair",
-    Bet.BANKER_PAIR: "Banker Pair",
-    Bet.DRAGON_7: "Dragon 7",
-    Bet.PANDA_8: "Panda 8",
-}
+#: how the table names each bet: as here, else its name in words ("Player Pair")
+_NAMED = {Bet.DRAGON_7: "Dragon 7", Bet.PANDA_8: "Panda 8"}
+BET_NAMES: Mapping[Bet, str] = {b: _NAMED.get(b, b.value.replace("_", " ").title()) for b in Bet}
 #: what a player may type for each bet (after lower-casing, `-` read as `_`)
 BET_WORDS: Mapping[str, Bet] = {
+    **{b.value: b for b in Bet},
     "p": Bet.PLAYER,
     "player": Bet.PLAYER,
     "b": Bet.BANKER,
@@ -72,7 +67,8 @@ BET_WORDS: Mapping[str, Bet] = {
     "panda": Bet.PANDA_8,
     "p8": Bet.PANDA_8,
 }
-_SHORT_WORDS: Mapping[Bet, str] = {
+#: the words a refusal suggests for each bet (by default its own name)
+_SHORT = {
     Bet.PLAYER: "p/player",
     Bet.BANKER: "b/banker",
     Bet.TIE: "t/tie",
@@ -81,6 +77,7 @@ _SHORT_WORDS: Mapping[Bet, str] = {
     Bet.DRAGON_7: "d7/dragon7",
     Bet.PANDA_8: "p8/panda8",
 }
+_SHORT_WORDS: Mapping[Bet, str] = {b: _SHORT.get(b, b.value) for b in Bet}
 _FILLER = frozenset({"bet", "on", "at", "chips", "chip", "and"})
 _QUIT = frozenset({"quit", "exit", "q", "leave"})
 _DEAL = frozenset({"done", "deal", "go"})
