@@ -495,8 +495,6 @@ def _run(
     made = outputs.check_out_dir(out) if out is not None else []
     for stale in outputs.remove_stale_run_folders(out):
         _note(f"removed {stale}, left by a run that was killed")
-    if executor is Executor.LOCAL:
-        _say_if_compiling()
     try:
         # the sessions frames go to disk chunk by chunk, so memory stays flat
         with staging.staging_dir(out, outputs.SPILLED) as spill:
@@ -512,6 +510,7 @@ def _run(
                         executor=executor.value,
                         address=address,
                         paths=PATH_SESSIONS if out is not None else 0,
+                        compiling=_say_if_compiling if executor is Executor.LOCAL else None,
                     )
                 except TooManySessions as exc:
                     raise UsageError(f"--sessions: {exc.said}") from None

@@ -201,7 +201,7 @@ def _dealt(cfg: object, sessions: int) -> tuple:
             hands,
             bounds,
             shoe_no,
-            engine._table(cfg, hands),
+            engine._table(cfg, hands, counting=True),  # (the EV table for counters too)
             payouts.unit_results(hands, cfg.rules),
             np.zeros((sessions, table_rules.N_STATS), np.int64),
             np.zeros((sessions, 7), np.int64),
@@ -321,6 +321,12 @@ def bench_startup(rounds: int = 5) -> None:
     shoe = str(ROOT / "data" / "generated-6deck-seed2.txt")
     commands = {
         "run (50 sessions)": ["run", str(ROOT / "configs" / "verdict.yaml"), "--sessions", "50"],
+        "run (1,000, compiled)": [
+            "run",
+            str(ROOT / "configs" / "verdict.yaml"),
+            "--sessions",
+            "1000",
+        ],
         "odds": ["odds"],
         "deal": ["deal", shoe],
         "roads": ["roads", shoe],

@@ -44,6 +44,7 @@ from backtest.core.rules import Bet, Rules, Winner
 from strategies.params import CommonParams, build_params, describe_params
 
 N_BETS = len(Bet)
+_BETS = tuple(Bet)
 
 # layout of the context array a compiled strategy reads
 CTX_BANKROLL = 0  # bankroll before the hand, in currency units
@@ -494,13 +495,13 @@ class Compiled(Strategy):
                 out[int(bet)] = stake
         elif value is not None:  # bet_slot: the stake on that bet
             out[int(self._p[self.bet_slot])] = value
-        return {b: float(out[i]) for i, b in enumerate(Bet) if out[i] != 0.0}
+        return {_BETS[i]: x for i, x in enumerate(out.tolist()) if x != 0.0}
 
     def update(self, view: View, result: Result) -> None:
         self._arrays()
-        for i, b in enumerate(Bet):
-            self._stakes[i] = result.stakes.get(b, 0.0)
-            self._unit[i] = result.units[b]
+        stakes, units = result.stakes, result.units  # (each worked out as it is read)
+        self._stakes[:] = [stakes.get(b, 0.0) for b in _BETS]
+        self._unit[:] = [units[b] for b in _BETS]
         type(self).k_update(
             self._p, self._s, self._si, self._ctx, self._stakes, self._unit, result.net
         )

@@ -34,6 +34,20 @@ OPTIONAL = (
     "card_counts",
 )
 ALL_KNOWN = frozenset(OPTIONAL)
+#: every column of `Hands`, in order
+COLUMNS = (
+    "shoe",
+    "hand",
+    "cards",
+    "player_total",
+    "banker_total",
+    "winner",
+    "natural",
+    "player_pair",
+    "banker_pair",
+    "player_card_count",
+    "banker_card_count",
+)
 
 # card matrix columns
 P1, P2, P3, B1, B2, B3 = range(6)
@@ -192,20 +206,7 @@ class Hands:
         return self.select(index)
 
     def select(self, mask: np.ndarray) -> Hands:
-        names = (
-            "shoe",
-            "hand",
-            "cards",
-            "player_total",
-            "banker_total",
-            "winner",
-            "natural",
-            "player_pair",
-            "banker_pair",
-            "player_card_count",
-            "banker_card_count",
-        )
-        cols = {name: getattr(self, name)[mask] for name in names}
+        cols = {name: getattr(self, name)[mask] for name in COLUMNS}
         return Hands.from_columns(
             int(cols["winner"].shape[0]),
             known=self.known,

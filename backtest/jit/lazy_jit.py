@@ -11,21 +11,54 @@ reads the same `targetoptions` and `py_func`), or else calls the same
 compiled function (`register_with_numba` teaches numba's typing to see
 through the wrapper).
 
+Inside `interpreted()`, a `Kernel` runs as the plain Python it is written
+in, and so does every `Kernel` it calls: the same code, in numpy scalars,
+without loading numba at all. A run too small for compiling (or loading
+compiled code) to pay for itself deals its shoes that way.
+
 >>> @kernel(inline=True)
 ... def twice(x):
 ...     return 2 * x
 >>> twice.py_func(21), twice.__name__
 (42, 'twice')
+>>> with interpreted():
+...     twice(21)
+42
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import sys
+import threading
+import types
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, Generic, ParamSpec, TypeVar
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
+
+#: whether this thread runs kernels as plain Python (`interpreted`)
+_MODE = threading.local()
+
+
+@contextmanager
+def interpreted() -> Iterator[None]:
+    """Run every `Kernel` called in this block, in this thread, as plain Python.
+
+    numpy's fixed-width scalars wrap around as compiled integers do (the
+    warning numpy gives for it is silenced here), so the results are the
+    compiled code's, bit for bit: tests hold the deal to that."""
+    import numpy as np
+
+    before = getattr(_MODE, "on", False)
+    _MODE.on = True
+    try:
+        with np.errstate(over="ignore"):
+            yield
+    finally:
+        _MODE.on = before
 
 
 class Kernel(Generic[_P, _R]):
@@ -36,6 +69,29 @@ class Kernel(Generic[_P, _R]):
         self.py_func = fn
         self.options = options
         self._dispatcher: Any = None
+        self._python: Callable[_P, _R] | None = None
+
+    def python_form(self) -> Callable[_P, _R]:
+        """The function as plain Python that calls the other kernels it names
+        as plain Python too, directly (not through their `Kernel`, whose call
+        costs more than a small kernel's work): `interpreted` runs this."""
+        if self._python is None:
+            fn: Any = self.py_func
+            self._python = types.FunctionType(
+                fn.__code__,
+                _python_globals(fn.__module__),
+                fn.__name__,
+                fn.__defaults__,
+                fn.__closure__,
+            )
+        return self._python
+
+    def in_python(self, fn: Callable[_P, _R]) -> Callable[_P, _R]:
+        """Decorate the same work written for plain Python (whole-array numpy
+        operations, say, where the compiled form loops element by element):
+        `interpreted` runs it instead. Tests hold the two to the same results."""
+        self._python = fn
+        return fn
 
     @property
     def dispatcher(self) -> Any:
@@ -52,16 +108,39 @@ class Kernel(Generic[_P, _R]):
         return self._dispatcher
 
     @property
+    def loaded(self) -> bool:
+        """Whether the compiled form was asked for in this process (numba is
+        then loaded, and the kernel compiled or loaded from its cache)."""
+        return self._dispatcher is not None
+
+    @property
     def targetoptions(self) -> dict[str, Any]:
         """The options numba reads of a function it may inline where it is
         called (`inline`), as of a dispatcher, without compiling it."""
         return self.options
 
     def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        if getattr(_MODE, "on", False):
+            return self.python_form()(*args, **kwargs)
         return self.dispatcher(*args, **kwargs)  # type: ignore[no-any-return]
 
     def __repr__(self) -> str:
         return f"<compiled-on-use {self.py_func.__module__}.{self.py_func.__qualname__}>"
+
+
+#: each module's globals for its kernels' plain-Python forms: its own, with
+#: every `Kernel` replaced by that kernel's plain-Python form
+_GLOBALS: dict[str, dict[str, Any]] = {}
+
+
+def _python_globals(module: str) -> dict[str, Any]:
+    names = _GLOBALS.get(module)
+    if names is None:
+        names = _GLOBALS[module] = dict(vars(sys.modules[module]))  # before filling: kernels
+        for name, value in list(names.items()):  # of one module may call each other
+            if isinstance(value, Kernel):
+                names[name] = value.python_form()
+    return names
 
 
 def kernel(

@@ -9,8 +9,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from backtest import odds
 from backtest.core.rules import PAIR_BETS
-from backtest.odds import ev_work
 from strategies import compiled
 from strategies.base import (
     CTX_SIZE,
@@ -188,7 +188,7 @@ def work_for(seat: Seat, dealt: Dealt) -> Work:
         np.zeros(14, np.int64),
         np.zeros(N_BETS),
         np.zeros(4, np.uint64),
-        *ev_work(seat.cards_seen, ahead=seat.cards_seen),
+        *odds.ev_work(seat.cards_seen, ahead=seat.cards_seen),
         np.zeros((2, N_BETS), np.int64),
         allowed,
         np.zeros(N_BETS),

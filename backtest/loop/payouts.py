@@ -14,15 +14,12 @@ from collections.abc import Collection
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
 
 from backtest.core import settlement
 from backtest.core.hands import Hands
 from backtest.core.rules import Bet, Rules
-from backtest.jit import numba_cache
 from backtest.jit.buffers import Buffers
-
-numba_cache.install()  # before this module's functions are decorated for numba's cache
+from backtest.jit.lazy_jit import kernel
 
 #: marks a result the recorded shoe cannot give (a needed column is missing)
 UNKNOWN = np.iinfo(np.int64).min
@@ -88,7 +85,7 @@ _PW, _BW, _TIE, _B6, _B7, _P8, _PP, _BP = (1 << int(e) for e in settlement.Settl
 assert [_PW, _BW, _TIE, _B6, _B7, _P8, _PP, _BP] == [e.bit for e in settlement.SettleEvent]
 
 
-@njit(cache=True)
+@kernel()
 def _unit_results(
     winner: np.ndarray,
     pt: np.ndarray,
@@ -130,6 +127,39 @@ def _unit_results(
             row = table[b]
             for i in range(n):
                 r[i] = row[masks[i]]
+
+
+@_unit_results.in_python
+def _unit_results_numpy(
+    winner: np.ndarray,
+    pt: np.ndarray,
+    bt: np.ndarray,
+    ppair: np.ndarray,
+    bpair: np.ndarray,
+    pn: np.ndarray,
+    bn: np.ndarray,
+    table: np.ndarray,
+    rows: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """`_unit_results` in whole-array operations, for `interpreted` runs."""
+    pw = winner == 0
+    bw = winner == 1
+    masks = (
+        pw * _PW
+        | bw * _BW
+        | (winner == 2) * _TIE
+        | (bw & (bt == 6)) * _B6
+        | (bw & (bn == 3) & (bt == 7)) * _B7
+        | (pw & (pn == 3) & (pt == 8)) * _P8
+        | (ppair != 0) * _PP
+        | (bpair != 0) * _BP
+    )
+    for b in range(rows.shape[0]):
+        if rows[b] == 2:
+            out[b] = UNKNOWN
+        elif rows[b] == 1:
+            out[b] = table[b][masks]
 
 
 def missing_for(bet: Bet, hands: Hands, rules: Rules) -> bool:

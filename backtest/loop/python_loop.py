@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from backtest import odds
 from backtest.core.errors import StrategyError, describe_raised, shown
 from backtest.core.rules import Bet, Winner
 from backtest.loop.inputs import Dealt, Outputs, SharedEvs, Stops, Table
@@ -50,7 +51,6 @@ from backtest.loop.table_rules import (
     session_seed,
     short_path_bounds,
 )
-from backtest.odds import ahead_rows, ev_array, ev_fill_ahead, ev_work
 from strategies.base import (
     N_BETS,
     P_ON_BANKROLL,
@@ -132,9 +132,9 @@ def run_python(
     evs = evs_full.copy()
     evs_ro = evs.view()
     evs_ro.flags.writeable = False
-    # what a strategy reads (read-only): NaN for a bet the rules do not offer,
-    # as ev_fill gives a counter (the loop's own copy has 0 there, never used)
-    view._evs = evs_ro if use_cards else ev_array(full_counts, ev_table)
+    # what a strategy reads (read-only): NaN for a bet the table does not
+    # settle, as ev_fill gives a counter (the loop's own copy has 0 there, never used)
+    view._evs = evs_ro if use_cards else np.where(offered, evs_full, np.nan)
     # what a strategy reads of the cards seen, read-only: the loop's own counts
     counts_ro = counts.view()
     counts_ro.flags.writeable = False
@@ -142,9 +142,9 @@ def run_python(
     shared = ev_rows.shape[0] != 0
     rows_ro = ev_rows.view()
     rows_ro.flags.writeable = False
-    ev_tables = ev_work(use_cards, ahead=use_cards)
+    ev_tables = odds.ev_work(ahead=True) if use_cards else ()
     # a lone counter's EVs of hands ahead_lo .. ahead_hi - 1 (`ev_fill_ahead`)
-    ahead = ahead_rows(ev_tables[2]) if use_cards and not shared else None
+    ahead = odds.ahead_rows(ev_tables[2]) if use_cards and not shared else None
     ahead_lo = ahead_hi = 0
     seed_work = np.zeros(4, np.uint64)
     evs_l = evs.tolist()
@@ -206,14 +206,14 @@ def run_python(
                     # the row)
                     if not shared:
                         if not ahead_lo <= i < ahead_hi:
-                            ahead_hi = i + ev_fill_ahead(
+                            ahead_hi = i + odds.ev_fill_ahead(
                                 counts, cards, hand_no, i, ev_table, ahead, *ev_tables, ev_deals
                             )
                             ahead_lo = i
                         evs[:] = ahead[i - ahead_lo]
                     else:
                         if not ev_done[i]:
-                            priced = ev_fill_ahead(
+                            priced = odds.ev_fill_ahead(
                                 counts,
                                 cards,
                                 hand_no,

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from backtest.jit.lazy_jit import kernel
 from backtest.loop.inputs import (
     Dealt,
     Outputs,
@@ -70,7 +71,6 @@ from backtest.loop.table_rules import (
     short_path_bounds,
 )
 from backtest.odds import ahead_rows_compiled, ev_fill_ahead, pair_counts, pair_evs
-from backtest.shoes.kernels import njit_nrt_free
 from strategies import dispatch
 from strategies.base import (
     CTX_BANKROLL,
@@ -145,7 +145,7 @@ def _compiled_loop(user: bool) -> Any:
     """The loop's dispatcher for the built-ins, or for the user's functions
     (one signature each, cached on disk in one index)."""
     with _quiet_numba():
-        return njit_nrt_free()(_loop)
+        return kernel(nrt=False)(_loop).dispatcher
 
 
 def loop_cached() -> bool:
@@ -288,14 +288,14 @@ def _wait_background() -> None:
             raise
 
 
-@njit_nrt_free(inline=True)
+@kernel(inline=True, nrt=False)
 def _put(out: np.ndarray, pick: int, x: float) -> None:
     """The stake `x` on bet `pick` into `out`, if `pick` is a bet."""
     if 0 <= pick < N_BETS:
         out[pick] = x
 
 
-@njit_nrt_free(inline=True)
+@kernel(inline=True, nrt=False)
 def _undeclared(pick: int, x: float, out: np.ndarray, allowed: np.ndarray) -> bool:
     """Whether a user's decide staked a bet outside `allowed` (its bet
     `pick` with stake x, or with SEVERAL its stakes in `out`)."""

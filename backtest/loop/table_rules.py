@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from backtest.shoes import kernels
-from backtest.shoes.kernels import njit_nrt_free
+from backtest.jit.lazy_jit import kernel
+from backtest.shoes import rng
 from strategies.base import (
     N_BETS,
 )
@@ -82,7 +82,7 @@ MAX_CENTS = 2**52
 _NEVER = 2**62  # a bankroll no session reaches
 
 
-@njit_nrt_free(inline=True)
+@kernel(inline=True, nrt=False)
 def limits(
     out: np.ndarray,
     side_c: np.ndarray,
@@ -126,7 +126,7 @@ def limits(
     return 10 * over, below
 
 
-@njit_nrt_free(inline=True)
+@kernel(inline=True, nrt=False)
 def place(
     all_in: bool,
     cents: np.ndarray,
@@ -181,7 +181,7 @@ def place(
     return PLACE_OK, 1
 
 
-@njit_nrt_free(inline=True)
+@kernel(inline=True, nrt=False)
 def short_path_bounds(
     min_c: np.ndarray,
     max_c: np.ndarray,
@@ -201,7 +201,7 @@ def short_path_bounds(
         fast_c[1, b] = max_c[b] if alone else 0
 
 
-@njit_nrt_free(inline=True)
+@kernel(inline=True, nrt=False)
 def plays_on(ruin_below: int, stop_loss: int, win_goal: int, bankroll0: int) -> tuple[int, int]:
     """The stop rules as one interval of bankrolls that play on, [lo, hi):
     below lo is ruin or the stop-loss, from hi the win goal (both loops ask this)."""
@@ -210,7 +210,7 @@ def plays_on(ruin_below: int, stop_loss: int, win_goal: int, bankroll0: int) -> 
     return lo, hi
 
 
-@njit_nrt_free(inline=True)
+@kernel(inline=True, nrt=False)
 def ended_by(final: int, ruin_below: int, stop_loss: int, bankroll0: int) -> int:
     """Why a session that left the bankrolls that play on ended: ruin before
     the stop-loss, the stop-loss before the win goal (both loops ask this)."""
@@ -221,10 +221,10 @@ def ended_by(final: int, ruin_below: int, stop_loss: int, bankroll0: int) -> int
     return ENDED_WIN_GOAL
 
 
-@njit_nrt_free(inline=True)
+@kernel(inline=True, nrt=False)
 def session_seed(seat_key: np.uint64, session_id: int, state: np.ndarray) -> int:
     """The random seed a strategy gets for one session (from the seat's key);
     `state` is four words of scratch."""
-    kernels.seed_state(seat_key, np.uint64(session_id), state)
-    # signed in compiled code (see kernels.bounded); mypy cannot see numba's int64 -> int
+    rng.seed_state(seat_key, np.uint64(session_id), state)
+    # signed in compiled code (see rng.bounded); mypy cannot see numba's int64 -> int
     return np.int64(state[0] >> np.uint64(1))  # type: ignore[return-value]

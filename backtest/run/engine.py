@@ -19,7 +19,9 @@ import os
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -29,17 +31,17 @@ import polars as pl
 from backtest.core.cards import full_shoe_counts
 from backtest.core.errors import StrategyError, UsageError
 from backtest.core.hands import Hands
-from backtest.core.rules import Bet
+from backtest.core.rules import Bet, Rules
 from backtest.jit.buffers import Buffers
-from backtest.loop import inputs, payouts, python_loop, session_loop, table_rules
-from backtest.odds import ev_array, payout_vector, unit_covariance
+from backtest.jit.lazy_jit import interpreted
+from backtest.loop import inputs, payouts, python_loop, table_rules
+from backtest.odds import N_PAYOUTS, bet_odds, outcome_table, unit_covariance
 from backtest.run.config import RunConfig, build_strategies, parse_config, ticks
 from backtest.run.plan import count_sessions, hands_for, plan_chunks
 from backtest.run.pool import check_workers, default_workers, process_pool
 from backtest.run.seats import check_money, check_seats
 from strategies.base import Strategy
 from strategies.compiled import USER, kind_of, runs_compiled
-from strategies.dispatch import user_functions
 
 #: sessions whose bankroll after every hand is kept for plots (`--out`)
 PATH_SESSIONS = 100
@@ -92,8 +94,9 @@ class RunResult:
 # --- running one chunk ----------------------------------------------------------------
 
 
-def _table(config: RunConfig, hands: Hands) -> inputs.Table:
-    """The table the session loop plays at, for these hands."""
+def _table(config: RunConfig, hands: Hands, counting: bool) -> inputs.Table:
+    """The table the session loop plays at, for these hands (`counting`: with
+    a seat that counts cards)."""
     rules = config.rules
     den = rules.money_denominator
     min_c = np.array([round(config.limits.minimum[b] * 100) for b in BETS], np.int64)
@@ -103,8 +106,12 @@ def _table(config: RunConfig, hands: Hands) -> inputs.Table:
     )
     decks = config.shoe.decks if config.shoe is not None else config.recorded.decks  # type: ignore[union-attr]
     full = full_shoe_counts(decks)
-    pv = payout_vector(rules)
-    evs = ev_array(full, pv)
+    if counting:
+        from backtest.odds import payout_vector  # (compiled code: loaded only for a counter)
+
+        pv = payout_vector(rules)
+    else:  # read by the counting seats' EV kernels alone
+        pv = np.full(N_PAYOUTS, np.nan)
     return inputs.Table(
         int(den),
         min_c,
@@ -114,9 +121,20 @@ def _table(config: RunConfig, hands: Hands) -> inputs.Table:
         bool(rules.pairs_need_main_bet),
         full,
         pv,
-        np.nan_to_num(evs, nan=0.0),
+        _full_shoe_evs(decks, rules) * offered,
         unit_covariance(full, rules) * np.outer(offered, offered),
     )
+
+
+@lru_cache(maxsize=64)
+def _full_shoe_evs(decks: int, rules: Rules) -> np.ndarray:
+    """Each bet's EV per unit on a full shoe, from the exact odds (the
+    fraction, rounded once); 0 for a bet the rules do not offer."""
+    evs = np.zeros(len(BETS))
+    for bet in bet_odds(outcome_table(tuple(full_shoe_counts(decks))), rules, decks).bets:
+        evs[bet.bet.code] = float(bet.ev)
+    evs.flags.writeable = False
+    return evs
 
 
 def _seat_key(seed: int, seat: int) -> np.uint64:
@@ -145,7 +163,7 @@ def run_chunk(
     hands the sessions cover (each seat plays them, unless ruined or stopped).
     `buffers`: where the chunk's hands are dealt, if the chunks of a run share them."""
     hands, bounds, shoe_no = hands_for(config, lo, hi, buffers)
-    table = _table(config, hands)
+    table = _table(config, hands, any(strat.uses_cards for strat in strategies))
     unit = payouts.unit_results(
         hands, config.rules, _settled_bets(strategies, force_python), buffers
     )
@@ -195,6 +213,9 @@ def run_chunk(
         )
         key = _seat_key(config.seed, k)
         if runs_compiled(strat) and not force_python:
+            from backtest.loop import session_loop  # (compiled code: loaded only here)
+            from strategies.dispatch import user_functions
+
             fns = user_functions(strat)
             in_loop = inputs.seat_of(strat, key)
             work = inputs.work_for(in_loop, dealt)
@@ -471,6 +492,7 @@ def run(
     executor: str = "local",
     address: str | None = None,
     paths: int = 0,
+    compiling: Callable[[], None] | None = None,
 ) -> RunResult:
     """Run every session of `config` for every seat.
 
@@ -490,15 +512,27 @@ def run(
     paths: the bankroll after every hand of the first `paths` sessions is
     kept as the run plays them (`RunResult.paths`, for plots): they are run
     first, here, with a ledger.
+
+    A small run (`plays_interpreted`) of generated shoes in one process is
+    played as plain Python, the same code uncompiled, with the same numbers:
+    it answers in a fraction of a second without loading numba. Any other
+    runs compiled; `compiling` is called as it starts the compiler.
     """
     if executor not in ("local", "dask"):
         raise UsageError(f"--executor must be local or dask, got {executor!r}")
     if address is not None and executor != "dask":
         raise UsageError("--address goes with --executor dask")
-    if not force_python and executor == "local":
-        # the loop compiles on the other core while this one deals and prices
-        session_loop.compile_in_background()
-    n, per_session, strategies = prepare(config, sessions)
+    # a small run of generated shoes may be played as plain Python: prepare it
+    # so (its first shoes dealt by the same code, uncompiled), then see
+    may_interpret = executor == "local" and workers in (None, 1) and config.shoe is not None
+    if not may_interpret and not force_python and executor == "local":
+        _compile_ahead(compiling)
+    with interpreted() if may_interpret else nullcontext():
+        n, per_session, strategies = prepare(config, sessions)
+    plain = may_interpret and plays_interpreted(strategies, n * per_session)
+    if may_interpret and not plain and not force_python:
+        _compile_ahead(compiling)
+    force_python = force_python or plain
     if workers is None:
         # every core for a large run; with Dask, this machine's cores (the local
         # cluster's size, and how finely the sessions are split for any cluster)
@@ -542,50 +576,60 @@ def run(
             progress(done_s, done_h, n)
 
     path_frame = None
-    if paths > 0 and chunks:
-        chunks = _first_sessions_apart(chunks, min(paths, n))
-        (lo, hi), chunks = chunks[0], chunks[1:]
-        part = run_chunk(config, strategies, lo, hi, True, force_python)
-        path_frame = _paths_of(config, part)
-        if not ledger:
-            part = ([replace(r, ledger=None) for r in part[0]], part[1])
-        collect(lo, hi, part)
-    if executor == "dask":
-        from backtest.run.cluster import dask_client
+    # plain: every kernel a chunk calls runs as plain Python, in this process
+    with interpreted() if plain else nullcontext():
+        if paths > 0 and chunks:
+            chunks = _first_sessions_apart(chunks, min(paths, n))
+            (lo, hi), chunks = chunks[0], chunks[1:]
+            part = run_chunk(config, strategies, lo, hi, True, force_python)
+            path_frame = _paths_of(config, part)
+            if not ledger:
+                part = ([replace(r, ledger=None) for r in part[0]], part[1])
+            collect(lo, hi, part)
+        if executor == "dask":
+            from backtest.run.cluster import dask_client
 
-        with dask_client(workers, address) as client:
-            _collect_in_order(
-                chunks,
-                workers,
-                collect,
-                lambda lo, hi: client.submit(
-                    run_task,
-                    dict(config.raw),
-                    str(config.base_dir),
-                    config.source,
-                    lo,
-                    hi,
-                    ledger,
-                    force_python,
-                    pure=False,
-                ),
-            )
-    elif workers > 1 and len(chunks) > 1 and not force_python:
-        if path_frame is None:  # (those sessions loaded every kernel a run needs)
-            warm(config, strategies)
-        with process_pool(workers) as pool:
-            _collect_in_order(
-                chunks,
-                workers,
-                collect,
-                lambda lo, hi: pool.submit(
-                    run_task, dict(config.raw), str(config.base_dir), config.source, lo, hi, ledger
-                ),
-            )
-    else:
-        buffers = Buffers()
-        for lo, hi in chunks:
-            collect(lo, hi, run_chunk(config, strategies, lo, hi, ledger, force_python, buffers))
+            with dask_client(workers, address) as client:
+                _collect_in_order(
+                    chunks,
+                    workers,
+                    collect,
+                    lambda lo, hi: client.submit(
+                        run_task,
+                        dict(config.raw),
+                        str(config.base_dir),
+                        config.source,
+                        lo,
+                        hi,
+                        ledger,
+                        force_python,
+                        pure=False,
+                    ),
+                )
+        elif workers > 1 and len(chunks) > 1 and not force_python:
+            if path_frame is None:  # (those sessions loaded every kernel a run needs)
+                warm(config, strategies)
+            with process_pool(workers) as pool:
+                _collect_in_order(
+                    chunks,
+                    workers,
+                    collect,
+                    lambda lo, hi: pool.submit(
+                        run_task,
+                        dict(config.raw),
+                        str(config.base_dir),
+                        config.source,
+                        lo,
+                        hi,
+                        ledger,
+                    ),
+                )
+        else:
+            buffers = Buffers()
+            for lo, hi in chunks:
+                collect(
+                    lo, hi, run_chunk(config, strategies, lo, hi, ledger, force_python, buffers)
+                )
     flush()
     sessions_frame, summary, ledger_df = finish(config, frames, ledger, spilled)
     from backtest.run.comparisons import compare
@@ -594,6 +638,34 @@ def run(
     return RunResult(
         config, sessions_frame, summary, ledger_df, config.seed, done_h, path_frame, paired
     )
+
+
+#: a run of at most this many hands, summed over its seats, is played as
+#: plain Python where it can be (`plays_interpreted`): loading the compiled
+#: code costs about half a second (compiling it, on a first run, about 20 s),
+#: and this many hands take about as long in Python
+INTERPRETED_HANDS = 40_000
+
+
+def plays_interpreted(strategies: Sequence[Strategy], hands: int) -> bool:
+    """Whether a run of `hands` hands (about) at these seats is played as plain
+    Python: a small one, with no seat that counts cards (the exact EVs before
+    every hand need the compiled kernels) and no user's `Compiled` class (the
+    compiled loop is where its functions are checked)."""
+    return hands * len(strategies) <= INTERPRETED_HANDS and all(
+        not strat.uses_cards and not (runs_compiled(strat) and kind_of(strat) == USER)
+        for strat in strategies
+    )
+
+
+def _compile_ahead(compiling: Callable[[], None] | None) -> None:
+    """Start compiling the session loop on the other core, if it is not
+    cached, while this one deals and prices (`compiling` is called first)."""
+    from backtest.loop import session_loop
+
+    if compiling is not None:
+        compiling()
+    session_loop.compile_in_background()
 
 
 def merge_parts(parts: Sequence[tuple[list[SeatResult], int]]) -> tuple[list[SeatResult], int]:

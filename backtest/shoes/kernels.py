@@ -1,41 +1,19 @@
 """The compiled hot paths: the shuffle and the deal.
 
-The deal's numba code lives here (the exact odds and the session loop have
-their own, and go through `njit_nrt_free` for its one option); the random
-generator is in `rng`.
+The deal's numba code lives here, marked with `lazy_jit.kernel` (compiled on
+first use; run as plain Python inside `lazy_jit.interpreted`, where the
+shuffle and the hand keys have forms written for Python: see `in_python`);
+the random generator is in `rng`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
-
 import numpy as np
-from numba import njit
 
 from backtest.core.cards import RANK_VALUE
 from backtest.core.rules import banker_draws, is_natural, player_draws
-from backtest.jit import numba_cache
-from backtest.jit.lazy_jit import register_with_numba
+from backtest.jit.lazy_jit import kernel
 from backtest.shoes.rng import MASK32, bounded, bounded_words, lemire, seed_state, xoshiro
-
-if TYPE_CHECKING:
-    from numba.core.dispatcher import Dispatcher
-
-numba_cache.install()  # before this module's functions are decorated for numba's cache
-register_with_numba()  # the generator's functions are compiled on first use
-
-_FunctionT = TypeVar("_FunctionT", bound=Callable[..., object])
-
-
-def njit_nrt_free(inline: bool = False) -> Callable[[_FunctionT], Dispatcher[_FunctionT]]:
-    """`njit(cache=True)` compiled without reference counting (`_nrt=False`; see
-    `jit`), and inlined where it is called if `inline`."""
-    # `_nrt` is a private numba option, which numba's type stubs do not list
-    if inline:
-        return njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
-    return njit(cache=True, _nrt=False)  # type: ignore[call-overload]
-
 
 # --- the tableau as one lookup ---------------------------------------------------
 
@@ -87,7 +65,7 @@ CODE_VALUE = RANK_VALUE[np.minimum(np.arange(256) & 15, 13)].astype(np.uint8)
 _U1, _U2, _U3, _U4, _U5, _U10 = (np.uint64(k) for k in (1, 2, 3, 4, 5, 10))
 
 
-@njit_nrt_free(inline=True)
+@kernel(inline=True, nrt=False)
 def _shuffle(order: np.ndarray, state: np.ndarray) -> None:
     """Forward Fisher-Yates over all of `order`, in place: position i takes a
     uniform pick of positions i..n-1. Each 64-bit output of the stream gives
@@ -116,7 +94,55 @@ def _shuffle(order: np.ndarray, state: np.ndarray) -> None:
     state[3] = s3
 
 
-@njit_nrt_free(inline=True)
+_M64 = (1 << 64) - 1
+
+
+def _xoshiro_python(s0: int, s1: int, s2: int, s3: int) -> tuple[int, int, int, int, int]:
+    """`rng.xoshiro` in Python's integers: (output, new state)."""
+    x = (s1 * 5) & _M64
+    result = ((((x << 7) | (x >> 57)) & _M64) * 9) & _M64
+    t = (s1 << 17) & _M64
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    return result, s0, s1, s2, ((s3 << 45) | (s3 >> 19)) & _M64
+
+
+@_shuffle.in_python
+def _shuffle_python(order: np.ndarray, state: np.ndarray) -> None:
+    """`_shuffle` (with `rng.lemire` written into it) in Python's integers,
+    for `interpreted` runs: numpy's fixed-width scalars
+    cost several times more per operation. The same swaps from the same
+    stream, checked against the compiled form over many shoes and sizes."""
+    s0, s1, s2, s3 = (int(x) for x in state)
+    cards = order.tolist()
+    n = len(cards)
+    last = n - 1
+    i = 0
+    while i < last:
+        r, s0, s1, s2, s3 = _xoshiro_python(s0, s1, s2, s3)
+        # a pair of picks from r's two halves while two positions are left to
+        # fill; the last one alone (`bounded_words`) takes the high half
+        for half, j in ((r >> 32, i), (r & 0xFFFFFFFF, i + 1)):
+            if j >= last:
+                break
+            b = n - j
+            m = half * b
+            if m & 0xFFFFFFFF < b:
+                threshold = ((1 << 32) - b) % b
+                while m & 0xFFFFFFFF < threshold:
+                    r2, s0, s1, s2, s3 = _xoshiro_python(s0, s1, s2, s3)
+                    m = (r2 >> 32) * b
+            k = j + (m >> 32)
+            cards[j], cards[k] = cards[k], cards[j]
+        i += 2
+    order[:] = cards
+    state[:] = np.array([s0, s1, s2, s3], dtype=np.uint64)
+
+
+@kernel(inline=True, nrt=False)
 def _write_hand(
     h: int,
     c1: int,
@@ -160,7 +186,7 @@ def _write_hand(
     return 4 + pdrew + bdrew
 
 
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def _card_value(code: np.uint8) -> np.uint64:
     """The value of a card code, by arithmetic (rank if below 10, else 0: the
     same as CODE_VALUE, checked below), so that a loop over cards vectorises."""
@@ -173,7 +199,35 @@ assert np.array_equal(CODE_VALUE, np.where(_ranks < 10, _ranks, 0)), "_card_valu
 del _ranks
 
 
-@njit_nrt_free(inline=True)
+@kernel(inline=True, nrt=False)
+def _hand_keys(dealt: np.ndarray, keys: np.ndarray) -> None:
+    """keys[i]: the flat hand-table index of a hand starting at card i of
+    `dealt`, for every i with six cards from it on (one loop that vectorises)."""
+    for i in range(np.uint64(dealt.shape[0] - 5)):
+        v1 = _card_value(dealt[i])
+        v2 = _card_value(dealt[i + _U1])
+        v3 = _card_value(dealt[i + _U2])
+        v4 = _card_value(dealt[i + _U3])
+        v5 = _card_value(dealt[i + _U4])
+        v6 = _card_value(dealt[i + _U5])
+        p2 = v1 + v3
+        p2 = p2 - _U10 if p2 >= _U10 else p2
+        b2 = v2 + v4
+        b2 = b2 - _U10 if b2 >= _U10 else b2
+        keys[i] = ((p2 * _U10 + b2) * _U10 + v5) * _U10 + v6
+
+
+@_hand_keys.in_python
+def _hand_keys_numpy(dealt: np.ndarray, keys: np.ndarray) -> None:
+    """`_hand_keys` in whole-array operations, for `interpreted` runs."""
+    n = dealt.shape[0]
+    v = CODE_VALUE[dealt].astype(np.uint16)
+    p2 = (v[: n - 5] + v[2 : n - 3]) % 10
+    b2 = (v[1 : n - 4] + v[3 : n - 2]) % 10
+    keys[: n - 5] = ((p2 * 10 + b2) * 10 + v[4 : n - 1]) * 10 + v[5:]
+
+
+@kernel(inline=True, nrt=False)
 def _deal_hand(
     dealt: np.ndarray,
     keys: np.ndarray,
@@ -221,7 +275,7 @@ def _deal_hand(
     )
 
 
-@njit_nrt_free()
+@kernel(nrt=False)
 def deal_shoes(
     pack: np.ndarray,
     key: np.uint64,
@@ -293,19 +347,7 @@ def deal_shoes(
             for i in range(c):
                 cut[n - c + i] = shuffled[i]
             dealt = cut
-        # keys[i]: the flat table index of a hand starting at card i
-        for i in range(np.uint64(n - 5)):
-            v1 = _card_value(dealt[i])
-            v2 = _card_value(dealt[i + _U1])
-            v3 = _card_value(dealt[i + _U2])
-            v4 = _card_value(dealt[i + _U3])
-            v5 = _card_value(dealt[i + _U4])
-            v6 = _card_value(dealt[i + _U5])
-            p2 = v1 + v3
-            p2 = p2 - _U10 if p2 >= _U10 else p2
-            b2 = v2 + v4
-            b2 = b2 - _U10 if b2 >= _U10 else b2
-            keys[i] = ((p2 * _U10 + b2) * _U10 + v5) * _U10 + v6
+        _hand_keys(dealt, keys)
         pos = 0
         if burn:
             v = values[dealt[0]]
@@ -363,7 +405,7 @@ def deal_shoes(
     return h
 
 
-@njit_nrt_free()
+@kernel(nrt=False)
 def deal_sequence(
     cards: np.ndarray,
     table: np.ndarray,

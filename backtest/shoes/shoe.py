@@ -13,6 +13,7 @@ worker or machine (see `rng.seed_state`).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Literal
@@ -23,6 +24,7 @@ from backtest.core.cards import deck_cards, full_shoe_counts
 from backtest.core.errors import RulesError, shown
 from backtest.core.hands import ALL_KNOWN, Hands
 from backtest.jit.buffers import Buffers
+from backtest.jit.lazy_jit import interpreted
 from backtest.shoes import rng
 
 MAX_DECKS = 64
@@ -90,6 +92,11 @@ def _pack(decks: int) -> np.ndarray:
     return pack
 
 
+#: a deal of at most this many cards runs as plain Python if the compiled
+#: deal is not loaded (`generate_shoes`)
+PLAIN_DEAL_CARDS = 50_000
+
+
 def new_seed() -> int:
     """A fresh master seed, for runs that were given none (it is reported)."""
     return int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
@@ -146,41 +153,47 @@ def generate_shoes(
         name: buffers.empty(f"hands.{name}", (size, width) if width else (size,), dtype)
         for name, dtype, width in _COLUMNS
     }
-    from backtest.shoes import kernels  # numba: loaded by what deals, not by what imports
+    from backtest.shoes import kernels
+
+    # a few shoes are dealt as plain Python unless the compiled deal is loaded
+    # already: loading it costs about half a second, the Python deal of a
+    # shoe of eight decks about a millisecond (the same cards: `interpreted`)
+    plain = n_shoes * spec.n_cards <= PLAIN_DEAL_CARDS and not kernels.deal_shoes.loaded
 
     burned = np.empty(max(n_shoes, 1), np.int64)
     cut_mode, cut_at = (
         (0, 0) if spec.cut is None else ((2, 0) if spec.cut == "random" else (1, int(spec.cut)))
     )
-    n = kernels.deal_shoes(
-        _pack(spec.decks),
-        seed_key(seed),
-        shoe_ids,
-        spec.cut_card,
-        spec.extra_hands,
-        spec.burn,
-        cut_mode,
-        cut_at,
-        kernels.HAND_TABLE,
-        kernels.CODE_VALUE,
-        cap,
-        out["shoe"],
-        out["hand"],
-        out["cards"],
-        out["player_total"],
-        out["banker_total"],
-        out["winner"],
-        out["natural"],
-        out["player_pair"],
-        out["banker_pair"],
-        out["player_card_count"],
-        out["banker_card_count"],
-        burned,
-        np.empty(spec.n_cards, np.uint8),
-        np.empty(spec.n_cards, np.uint8),
-        np.empty(spec.n_cards, np.uint16),
-        np.empty(4, np.uint64),
-    )
+    with interpreted() if plain else nullcontext():
+        n = kernels.deal_shoes(
+            _pack(spec.decks),
+            seed_key(seed),
+            shoe_ids,
+            spec.cut_card,
+            spec.extra_hands,
+            spec.burn,
+            cut_mode,
+            cut_at,
+            kernels.HAND_TABLE,
+            kernels.CODE_VALUE,
+            cap,
+            out["shoe"],
+            out["hand"],
+            out["cards"],
+            out["player_total"],
+            out["banker_total"],
+            out["winner"],
+            out["natural"],
+            out["player_pair"],
+            out["banker_pair"],
+            out["player_card_count"],
+            out["banker_card_count"],
+            burned,
+            np.empty(spec.n_cards, np.uint8),
+            np.empty(spec.n_cards, np.uint8),
+            np.empty(spec.n_cards, np.uint16),
+            np.empty(4, np.uint64),
+        )
     cols = {k: v[:n] for k, v in out.items()}
     return Hands.from_columns(n, known=ALL_KNOWN, source="generated", **cols)
 
@@ -209,9 +222,10 @@ def shoe_order(spec: ShoeSpec, seed: int, index: int) -> np.ndarray:
     pack = _pack(spec.decks)
     order = np.arange(pack.shape[0], dtype=np.int64)
     state = np.empty(4, np.uint64)
-    rng.seed_state(seed_key(seed), np.uint64(index), state)
-    kernels._shuffle(order, state)
-    if spec.cut is not None:
-        c = rng.bounded(state, pack.shape[0] + 1) if spec.cut == "random" else int(spec.cut)
-        order = np.roll(order, -c)
+    with interpreted():  # one shoe: faster as plain Python than loading the compiled shuffle
+        rng.seed_state(seed_key(seed), np.uint64(index), state)
+        kernels._shuffle(order, state)
+        if spec.cut is not None:
+            c = rng.bounded(state, pack.shape[0] + 1) if spec.cut == "random" else int(spec.cut)
+            order = np.roll(order, -c)
     return pack[order]

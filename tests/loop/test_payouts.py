@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from backtest.core.fields import Check
 from backtest.core.rules import MAX_PAYOUT, MAX_PAYOUT_DENOMINATOR, PRESETS, Bet, Rules
 from backtest.core.settlement import bet_result
+from backtest.jit.lazy_jit import interpreted
 from backtest.loop import payouts
 from backtest.shoes.recorded import read_shoes
 from backtest.shoes.shoe import ShoeSpec, generate_hands
@@ -149,3 +150,12 @@ def test_unit_results_are_the_rules_settlement_of_a_unit_stake_at_any_table(
             expected = bet_result(bet, record, rules) * den
             assert expected.denominator == 1, (rules, bet)  # whole 1/D units: nothing rounded
             assert unit[bet.code, i] == expected.numerator, (rules, i, bet, record)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_the_unit_results_in_python_are_the_compiled_ones(preset: str) -> None:
+    hands = generate_hands(ShoeSpec(decks=8), 20, seed=5)
+    rules = PRESETS[preset]
+    with interpreted():
+        plain = payouts.unit_results(hands, rules)
+    assert plain.tolist() == payouts.unit_results(hands, rules).tolist()

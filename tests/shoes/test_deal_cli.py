@@ -15,26 +15,13 @@ import numpy as np
 import pytest
 from cli_helpers import Run, backtest_here, backtest_processes
 
-from backtest.core.hands import Hands
+from backtest.core.hands import COLUMNS, Hands
 from backtest.shoes.recorded import format_card_text, read_shoes
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 LIVE = DATA / "live-table-shoe-state.json"
 GENERATED = DATA / "generated-8deck-seed1.txt"
-COLUMNS = (
-    "shoe",
-    "hand",
-    "cards",
-    "player_total",
-    "banker_total",
-    "winner",
-    "natural",
-    "player_pair",
-    "banker_pair",
-    "player_card_count",
-    "banker_card_count",
-)
 
 
 @pytest.fixture(scope="module")

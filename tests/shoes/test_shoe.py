@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from backtest.core.errors import RulesError
-from backtest.core.hands import Hands
+from backtest.core.hands import COLUMNS, Hands
 from backtest.core.rules import Hand, Winner, deal_hand, deal_hands
 from backtest.shoes import kernels
 from backtest.shoes import rng as generator
@@ -25,19 +25,7 @@ from backtest.shoes.shoe import ShoeSpec, generate_hands, iter_generated, shoe_o
 
 #: columns of `Hands.cards` in the order the cards leave the shoe: P1 B1 P2 B2 P3 B3
 DEAL_ORDER = [0, 3, 1, 4, 2, 5]
-FIELDS = (
-    "shoe",
-    "hand",
-    "cards",
-    "player_total",
-    "banker_total",
-    "winner",
-    "natural",
-    "player_pair",
-    "banker_pair",
-    "player_card_count",
-    "banker_card_count",
-)
+FIELDS = COLUMNS
 
 
 def values_of(codes: np.ndarray) -> np.ndarray:

@@ -352,7 +352,7 @@ def test_importing_the_package_leaves_numba_and_warnings_as_they_were(tmp_path: 
             return x + 1
 
         print(mine._cache._impl.locator.get_cache_path())
-        print(kernels.deal_shoes._cache._impl.locator.get_cache_path())
+        print(kernels.deal_shoes.dispatcher._cache._impl.locator.get_cache_path())
     """),
         encoding="utf-8",
     )

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from backtest.core.cards import make_card, parse_cards
 from backtest.core.errors import ConfigError, MissingDataError, ShoeFormatError, UsageError
-from backtest.core.hands import ALL_KNOWN, Hands
+from backtest.core.hands import ALL_KNOWN, COLUMNS, Hands
 from backtest.core.rules import Bet, Rules, Winner, deal_hand, deal_hands
 from backtest.present import render
 from backtest.shoes import kernels, recorded
@@ -24,19 +24,6 @@ from backtest.shoes.shoe import ShoeSpec, generate_hands
 REPO = Path(__file__).resolve().parents[3]
 DATA = REPO / "data"
 LIVE = DATA / "live-table-shoe-state.json"
-COLUMNS = (
-    "shoe",
-    "hand",
-    "cards",
-    "player_total",
-    "banker_total",
-    "winner",
-    "natural",
-    "player_pair",
-    "banker_pair",
-    "player_card_count",
-    "banker_card_count",
-)
 OUTCOME_KNOWN = frozenset({"player_total", "banker_total", "natural", "player_pair", "banker_pair"})
 
 
