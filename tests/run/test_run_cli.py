@@ -146,13 +146,13 @@ BAD_CONFIGS = {
     ),
     "sub-cent-base": (
         SMALL.replace("{base: 10}", "{base: 0.001}"),
-        "seats[1].params.base: must be at least 0.01: stakes are whole cents",
+        "seats[1].params.base: must be at least 0.01: money is counted in whole cents",
     ),
     "sub-cent-stake": (
         SMALL.replace(
             "strategy: flat", "strategy: flat\n    params: {bets: {banker: 10, tie: 0.005}}"
         ),
-        "seats[0].params.bets.tie: must be at least 0.01 (or 0): stakes are whole cents, got 0.005",
+        "seats[0].params.bets.tie: must be at least 0.01 (or 0): money is counted in whole cents, got 0.005",
     ),
     "huge-table-max": (
         SMALL.replace("max: 1000", "max: 1.0e+14"),
@@ -405,7 +405,7 @@ def test_strategies_lists_every_builtin_with_its_parameters(
     text = "\n".join(lines)
     assert "multiplier (a number, default 2.0)" in text
     assert "bets (a mapping, default {banker: 10.0})" in text
-    assert "ignore_ties (bool, default true)" in text
+    assert "ignore_ties (true or false, default true)" in text
 
 
 # --- errors: one line on stderr, exit code 1 (2 for the command line) --------------------------
