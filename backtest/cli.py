@@ -172,13 +172,24 @@ def deal(
     columns: ColumnsOption = None,
 ) -> None:
     """Print every hand of a recorded shoe."""
+    from functools import partial
+
+    from backtest.core.hands import ALL_KNOWN
     from backtest.present import render
     from backtest.shoes import recorded
+    from backtest.shoes.recorded import stream
 
     mapping = _columns(columns)
     decks = recorded.decks_option(shoe_file, decks)
-    hands = recorded.read_shoes(shoe_file, decks=decks, burn=burn, columns=mapping)
-    for piece in render.pieces(hands, fmt.value):  # a big record's text is never held whole
+    # a big record's text is never held whole, nor a big card-level file's hands
+    if stream.streamable(shoe_file, None, mapping):
+        index = stream.index_shoes(shoe_file, decks, burn)
+        blocks = partial(stream.shoe_blocks, index, render.BLOCK_HANDS)
+        pieces = render.block_pieces(blocks, ALL_KNOWN, fmt.value)
+    else:
+        hands = recorded.read_shoes(shoe_file, decks=decks, burn=burn, columns=mapping)
+        pieces = render.pieces(hands, fmt.value)
+    for piece in pieces:
         typer.echo(piece, nl=False)
 
 

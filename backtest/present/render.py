@@ -14,7 +14,7 @@ shoe,hand,player_cards,banker_cards,player_total,banker_total,winner,natural,pla
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -40,23 +40,34 @@ def pieces(hands: Hands, fmt: str) -> Iterator[str]:
     """`hands(hands, fmt)` a block of about BLOCK_HANDS hands at a time (whole
     shoes), for a caller to write as they come: the text of a big record is
     never held whole. The pieces join to exactly `hands`' text."""
+    return block_pieces(lambda: _blocks(hands), hands.known, fmt)
+
+
+def block_pieces(
+    blocks: Callable[[], Iterable[Hands]], known: frozenset[str], fmt: str
+) -> Iterator[str]:
+    """`pieces` of hands that come in blocks of whole shoes (in order, each
+    shoe in one block) that know the columns `known`: `blocks()` gives them,
+    and again for each further pass (a table's widths are found first), so
+    the hands need never be held at once."""
     if fmt not in FORMATS:
         raise UsageError(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    blocks = _blocks(hands)
     if fmt == "table":
-        yield from _table_pieces(hands, blocks)
+        yield from _table_pieces(blocks, known)
     elif fmt == "csv":
-        for k, block in enumerate(blocks):
+        for k, block in enumerate(blocks()):
             yield block.to_frame().write_csv(include_header=k == 0)
     else:  # a JSON list, indented as every command's JSON, written a block of items at a time
         import json
 
         yield "["
-        for k, block in enumerate(blocks):
+        n = 0
+        for block in blocks():
             items = json.dumps(json.loads(block.to_frame().write_json()), indent=2)
             if items != "[]":
-                yield ("," if k else "") + items[1:-2]
-        yield "\n]\n" if len(hands) else "]\n"
+                yield ("," if n else "") + items[1:-2]
+            n += len(block)
+        yield "\n]\n" if n else "]\n"
 
 
 def _blocks(hands: Hands) -> list[Hands]:
@@ -75,13 +86,12 @@ def _blocks(hands: Hands) -> list[Hands]:
 
 def table(hands: Hands) -> str:
     """A fixed-width table per shoe, then a line counting the wins."""
-    return "".join(_table_pieces(hands, _blocks(hands)))
+    return "".join(_table_pieces(lambda: _blocks(hands), hands.known))
 
 
-def _table_pieces(hands: Hands, blocks: list[Hands]) -> Iterator[str]:
+def _table_pieces(blocks: Callable[[], Iterable[Hands]], k: frozenset[str]) -> Iterator[str]:
     """`table`, a block at a time: the columns' widths from a first pass over
     the blocks (so every block is laid out alike), then the rows."""
-    k = hands.known
     columns: list[tuple[str, str, bool]] = [("hand", "hand", True)]  # (title, key, right-aligned)
     if "cards" in k:
         columns += [("player", "player_cards", False), ("banker", "banker_cards", False)]
@@ -94,7 +104,7 @@ def _table_pieces(hands: Hands, blocks: list[Hands]) -> Iterator[str]:
     columns += [("winner", "winner", False), ("", "flags", False)]
 
     widths = {key: len(title) for title, key, _ in columns}
-    for block in blocks:
+    for block in blocks():
         for r in block.to_frame().iter_rows(named=True):
             cells = _cells(r, k)
             for _, key, _ in columns:
@@ -107,10 +117,12 @@ def _table_pieces(hands: Hands, blocks: list[Hands]) -> Iterator[str]:
         ]
         return "  ".join(parts).rstrip()
 
-    ids, counts = np.unique(hands.shoe, return_counts=True)
-    per_shoe = dict(zip((ids + 1).tolist(), counts.tolist()))
     first = True
-    for block in blocks:
+    counts = _Counts()
+    for block in blocks():
+        counts.add(block)
+        ids, n_hands = np.unique(block.shoe, return_counts=True)
+        per_shoe = dict(zip((ids + 1).tolist(), n_hands.tolist()))
         frame = block.to_frame()
         out: list[str] = []
         shoes = frame["shoe"].to_list()
@@ -125,7 +137,7 @@ def _table_pieces(hands: Hands, blocks: list[Hands]) -> Iterator[str]:
             out.append(line(_cells(r, k)))
         if out:
             yield "\n".join(out) + "\n"
-    yield ("\n" if not first else "") + summary(hands) + "\n"
+    yield ("\n" if not first else "") + counts.line(k) + "\n"
 
 
 def _cells(row: dict[str, Any], known: frozenset[str]) -> dict[str, str]:
@@ -143,18 +155,37 @@ def _cells(row: dict[str, Any], known: frozenset[str]) -> dict[str, str]:
 
 def summary(hands: Hands) -> str:
     """One line: hands, shoes, and wins of each side (and pairs when recorded)."""
-    wins = np.bincount(hands.winner.astype(np.int64), minlength=3)
-    n, shoes = len(hands), hands.n_shoes
-    text = (
-        f"{n} hand{'s' if n != 1 else ''} in {shoes} shoe{'s' if shoes != 1 else ''}: "
-        f"player {wins[0]}, banker {wins[1]}, tie {wins[2]}"
-    )
-    pairs = [
-        f"{side} pairs {int(getattr(hands, side + '_pair').sum())}"
-        for side in ("player", "banker")
-        if f"{side}_pair" in hands.known
-    ]
-    return text + ("; " + ", ".join(pairs) if pairs else "")
+    counts = _Counts()
+    counts.add(hands)
+    return counts.line(hands.known)
 
 
-__all__ = ["BLOCK_HANDS", "FORMATS", "hands", "pieces", "summary", "table"]
+class _Counts:
+    """What `summary` counts, added up a block of whole shoes at a time."""
+
+    def __init__(self) -> None:
+        self.hands = self.shoes = self.player_pairs = self.banker_pairs = 0
+        self.wins = np.zeros(3, np.int64)
+
+    def add(self, hands: Hands) -> None:
+        self.hands += len(hands)
+        self.shoes += hands.n_shoes
+        self.wins += np.bincount(hands.winner.astype(np.int64), minlength=3)[:3]
+        self.player_pairs += int(hands.player_pair.sum())
+        self.banker_pairs += int(hands.banker_pair.sum())
+
+    def line(self, known: frozenset[str]) -> str:
+        n, shoes, wins = self.hands, self.shoes, self.wins
+        text = (
+            f"{n} hand{'s' if n != 1 else ''} in {shoes} shoe{'s' if shoes != 1 else ''}: "
+            f"player {wins[0]}, banker {wins[1]}, tie {wins[2]}"
+        )
+        pairs = [
+            f"{side} pairs {getattr(self, side + '_pairs')}"
+            for side in ("player", "banker")
+            if f"{side}_pair" in known
+        ]
+        return text + ("; " + ", ".join(pairs) if pairs else "")
+
+
+__all__ = ["BLOCK_HANDS", "FORMATS", "block_pieces", "hands", "pieces", "summary", "table"]

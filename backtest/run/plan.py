@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache, partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,6 +17,9 @@ from backtest.core.hands import Hands
 from backtest.jit.buffers import Buffers
 from backtest.run.config import MAX_SESSIONS, RunConfig
 from backtest.shoes.shoe import generate_shoes
+
+if TYPE_CHECKING:
+    from backtest.shoes.recorded.stream import ShoeIndex
 
 SHOE_BITS = 20
 SHOE_MASK = (1 << SHOE_BITS) - 1
@@ -60,7 +65,7 @@ def count_sessions(config: RunConfig, override: int | None = None) -> int:
                 "ask for fewer hands or shoes, or deal bigger shoes"
             )
         return n or 1000
-    plan = recorded_plan(config, shoes_needed(config, n))
+    plan = recorded_plan(config, n)
     path, shoes = config.recorded.path, plan.n_shoes
     if max(plan.takes, default=1) > SHOE_MASK + 1:
         raise ConfigError(
@@ -163,21 +168,31 @@ class RecordedPlan:
         return out
 
 
-def shoes_needed(config: RunConfig, sessions: int | None) -> int | None:
-    """The recorded shoes `sessions` sessions play, when a session takes a
-    fixed number of them (`max_shoes`); None: all of the file (to play it
-    whole, or to count the shoes sessions of `max_hands` hands take)."""
-    max_shoes = config.session.max_shoes
-    return sessions * max_shoes if sessions and max_shoes is not None else None
-
-
-def recorded_plan(config: RunConfig, shoes: int | None = None) -> RecordedPlan:
-    """The plan of sessions over the file's first `shoes` shoes (None: all):
-    sessions that take `max_shoes` shoes each play the same shoes in the plan
-    of the whole file and in that of any of its first shoes that hold them."""
-    _, starts, ends = _recorded(config, shoes)
+def shoes_needed(config: RunConfig, sessions: int | None) -> Need:
+    """How far into the recorded file `sessions` sessions play: a fixed
+    number of its shoes, when a session takes `max_shoes`; the shoes that
+    reach so many sessions of `max_hands` hands, with only that; None: all
+    of the file (to play it whole)."""
     s = config.session
-    return _recorded_plan(tuple((ends - starts).tolist()), s.max_shoes, s.max_hands)
+    if not sessions:
+        return None
+    if s.max_shoes is not None:
+        return sessions * s.max_shoes
+    if s.max_hands is not None:
+        return (sessions, s.max_hands)
+    return sessions
+
+
+def recorded_plan(config: RunConfig, sessions: int | None = None) -> RecordedPlan:
+    """The plan of `sessions` sessions (None: as many as the file makes) over
+    the file's shoes read so far, which hold at least those they take
+    (`shoes_needed`), or over all of the file if it has too few: the first
+    sessions play the same shoes in the plan of the whole file and in that
+    of any of its first shoes that hold them, so every chunk of a run, read
+    as far as its own sessions, plays the shoes the run's plan gives it."""
+    read, _ = _recorded(config, shoes_needed(config, sessions))
+    s = config.session
+    return _recorded_plan(tuple(read.lengths.tolist()), s.max_shoes, s.max_hands)
 
 
 @lru_cache(maxsize=8)
@@ -234,17 +249,70 @@ def shoes_per_session(config: RunConfig) -> int:
 
 @dataclass(frozen=True)
 class _Read:
-    """Shoes read of a recorded file: the hands, where each shoe's rows start
-    and end, and whether that is all of the file."""
+    """Shoes read of a recorded file (all of them, or its first): the hands
+    each deals, whether that is all of the file, and the way to their hands:
+    `held`, the hands themselves (a file read whole, with where each shoe's
+    rows start), or `index`, the shoes' places in a big card-level text file,
+    which reads them again as a chunk needs them."""
 
-    hands: Hands
-    starts: np.ndarray
-    ends: np.ndarray
+    lengths: np.ndarray
     whole: bool
+    held: tuple[Hands, np.ndarray] | None = None
+    index: ShoeIndex | None = None
 
+    def shoes(self, ks: np.ndarray) -> tuple[Hands, np.ndarray, np.ndarray]:
+        """Hands that hold the shoes `ks` (in increasing order), with the row
+        where each of them starts and ends there."""
+        if self.held is not None:
+            hands, starts = self.held
+            return hands, starts[ks], starts[ks] + self.lengths[ks]
+        from backtest.shoes.recorded.stream import read_indexed
+
+        assert self.index is not None
+        ends = np.cumsum(self.lengths[ks])
+        return read_indexed(self.index, ks), ends - self.lengths[ks], ends
+
+
+#: how far to read a recorded file: its first N shoes (an int), the shoes
+#: that N sessions of M hands take (a pair), or all of it (None)
+Need = int | tuple[int, int] | None
 
 #: the shoes read of recorded files, by (path, decks, burn, time of change, column mapping)
 _RECORDED: dict[tuple[str, int, bool, float, tuple[tuple[str, str], ...]], _Read] = {}
+
+
+def _enough(lengths: np.ndarray, need: Need) -> bool:
+    """Whether shoes of these hands (the first of a file) are as many as `need` asks."""
+    if need is None:
+        return False
+    if isinstance(need, int):
+        return len(lengths) >= need
+    return len(lengths) >= _until(need)[1](lengths)
+
+
+def _until(need: tuple[int, int]) -> tuple[Callable[[int], bool], Callable[[np.ndarray], int]]:
+    """For N sessions of M hands: a reader's `until` (told each shoe's hands,
+    True once the shoes so far make N sessions: each takes shoes in order
+    until it has M hands), and the shoes they take of shoes of these hands
+    (more than there are if too few)."""
+    sessions, max_hands = need
+    state = [0, 0]  # sessions made, hands in the one being made
+
+    def until(hands: int) -> bool:
+        state[1] += hands
+        if state[1] >= max_hands:
+            state[0] += 1
+            state[1] = 0
+        return state[0] >= sessions
+
+    def taken(lengths: np.ndarray) -> int:
+        state[:] = [0, 0]
+        for k, hands in enumerate(lengths.tolist()):
+            if until(hands):
+                return k + 1
+        return len(lengths) + 1
+
+    return until, taken
 
 
 def _read_recorded(
@@ -252,51 +320,71 @@ def _read_recorded(
     decks: int,
     burn: bool,
     mtime: float,
-    shoes: int | None,
+    need: Need,
     columns: tuple[tuple[str, str], ...] = (),
 ) -> _Read:
-    """At least the first `shoes` shoes of the file (None: all), read once: a
-    later call for no more shoes than were read reads nothing."""
+    """At least the shoes of the file `need` asks for, read once: a later call
+    for no more shoes than were read reads nothing. A big card-level text
+    file is indexed (`recorded.stream`), its hands read as they are needed;
+    any other is read whole, with its hands."""
     from backtest.shoes import recorded
+    from backtest.shoes.recorded.stream import first_shoes, index_shoes, streamable
 
     key = (path, decks, burn, mtime, columns)
     held = _RECORDED.get(key)
-    if held is None or not (held.whole or (shoes is not None and len(held.starts) >= shoes)):
+    if held is not None and (held.whole or _enough(held.lengths, need)):
+        return held
+    if not columns and streamable(path):
+        until = None
+        if isinstance(need, int):
+            until = first_shoes(need)
+        elif need is not None:
+            until = _until(need)[0]
+        index = index_shoes(path, decks, burn, until)
+        held = _Read(index.hands, index.whole, index=index)
+    else:
+        shoes = need if isinstance(need, int) else None
         hands = recorded.read_shoes(
             path, decks=decks, burn=burn, shoes=shoes, columns=dict(columns) or None
         )
         ids = np.unique(hands.shoe)  # (in file order: the readers number them so)
         starts = np.searchsorted(hands.shoe, ids)
-        ends = np.searchsorted(hands.shoe, ids, side="right")
+        lengths = np.searchsorted(hands.shoe, ids, side="right") - starts
         # fewer shoes than asked (or more: a format read whole) is all of them
-        held = _Read(hands, starts, ends, shoes is None or len(ids) != shoes)
-        while len(_RECORDED) >= 4:
-            del _RECORDED[next(iter(_RECORDED))]
-        _RECORDED[key] = held
+        held = _Read(lengths, shoes is None or len(ids) != shoes, held=(hands, starts))
+    while len(_RECORDED) >= 4:
+        del _RECORDED[next(iter(_RECORDED))]
+    _RECORDED[key] = held
     return held
 
 
-def _recorded(config: RunConfig, shoes: int | None) -> tuple[Hands, np.ndarray, np.ndarray]:
-    """The hands read of the config's file, with the start and end rows of
-    its first `shoes` shoes (None: all); the hands may hold more shoes."""
+def _recorded(config: RunConfig, need: Need) -> tuple[_Read, int]:
+    """The shoes read of the config's file, and how many of them `need` asks
+    for (all: the file's, if it has fewer)."""
     rec = config.recorded
     assert rec is not None
     try:
         held = _read_recorded(
-            str(rec.path), rec.decks, rec.burn, rec.path.stat().st_mtime, shoes, rec.columns
+            str(rec.path), rec.decks, rec.burn, rec.path.stat().st_mtime, need, rec.columns
         )
     except UsageError as exc:
         # what the config asked of the file (e.g. the burn rule for a road), not
         # a command-line usage error: the config's key, exit 1
         raise ConfigError(f"{config.source}: shoes: {exc}") from None
-    return held.hands, held.starts[:shoes], held.ends[:shoes]
+    n = len(held.lengths)
+    if isinstance(need, int):
+        n = min(n, need)
+    elif need is not None:
+        n = min(n, _until(need)[1](held.lengths))
+    return held, n
 
 
 def load_recorded(config: RunConfig, shoes: int | None = None) -> Hands:
     """The recorded shoes of the config: its file's first `shoes` (None: all)."""
-    hands, starts, ends = _recorded(config, shoes)
-    if shoes is not None and len(ends) and ends[-1] < len(hands):
-        hands = hands.select(np.arange(int(ends[-1])))
+    held, n = _recorded(config, shoes)
+    hands, starts, ends = held.shoes(np.arange(n))
+    if len(ends) and (ends[-1] < len(hands) or starts[0] > 0):
+        hands = hands.select(np.arange(int(starts[0]), int(ends[-1])))
     return hands
 
 
@@ -318,15 +406,19 @@ def hands_for(
         )
         np.bitwise_and(hands.shoe, SHOE_MASK, out=numbers, casting="unsafe")
         return hands, bounds.astype(np.int64), numbers
-    needed = shoes_needed(config, hi)
-    source, starts, ends = _recorded(config, needed)
+    plan = recorded_plan(config, hi)
+    read, _ = _recorded(config, shoes_needed(config, hi))
+    played = [(first + np.arange(per)) % plan.n_shoes for first, per in plan.sessions(lo, hi)]
+    # the chunk's shoes, each read once (a big file's, from the file now)
+    shoes = np.unique(np.concatenate(played)) if played else np.zeros(0, np.int64)
+    source, starts, ends = read.shoes(shoes)
     rows, shoe_no, session_bounds = [], [], [0]
-    for first, per in recorded_plan(config, needed).sessions(lo, hi):
-        for m in range(per):
-            k = (first + m) % len(starts)
+    for ks in played:
+        at = np.searchsorted(shoes, ks)
+        for m, k in enumerate(at.tolist()):
             rows.append(np.arange(starts[k], ends[k]))
             shoe_no.append(np.full(ends[k] - starts[k], m, np.int32))
-        session_bounds.append(session_bounds[-1] + sum(len(r) for r in rows[len(rows) - per :]))
+        session_bounds.append(session_bounds[-1] + sum(len(r) for r in rows[len(rows) - len(ks) :]))
     index = np.concatenate(rows) if rows else np.zeros(0, np.int64)
     return source.take(index), np.asarray(session_bounds, np.int64), np.concatenate(shoe_no)
 
@@ -347,8 +439,8 @@ def hands_bound(config: RunConfig, sessions: int | None = None) -> int:
     if config.shoe is not None:
         most = shoes_per_session(config) * config.shoe.max_hands
     else:
-        hands, starts, ends = _recorded(config, shoes_needed(config, sessions))
-        longest = int(hands.hand[: int(ends[-1])].max()) if len(starts) else 1
+        read, n = _recorded(config, shoes_needed(config, sessions))
+        longest = int(read.lengths[:n].max()) if n else 1
         if s.max_shoes is None:  # a session reads on until it reaches max_hands
             assert s.max_hands is not None
             return s.max_hands

@@ -24,8 +24,9 @@ warning (IncompleteHandWarning): the hands before it are dealt.
 >>> hands.to_frame()["winner"].to_list(), format_card_text(hands)
 (['player', 'banker'], '5 K 9 2 3 8 2 9 3 K\\n')
 
-The package, by job: `files` (which format a file is, its decks, the reader
-for it, Parquet read as its CSV), `text` (standard input, lines and CSV
+The package, by job: `files` (the reader for a file's format, Parquet read as
+its CSV), `sniff` (which format a file is), `options` (its decks, given or
+declared; a column mapping), `text` (standard input, lines and CSV
 cells, a column mapping), a module a format (`card_level`, `outcome_csv`
 with `outcomes`, the checks of an outcome record and the winner words,
 `live_json` with JSON Lines and snapshots, `rounds`, `road_strings`), and
@@ -37,17 +38,19 @@ from __future__ import annotations
 from backtest.shoes.recorded.card_level import deal_cards
 from backtest.shoes.recorded.files import (
     FORMATS,
-    MAPPED_COLUMNS,
-    check_columns,
-    decks_option,
-    declared_decks,
-    parse_columns,
     read_card_csv,
     read_card_text,
     read_live_json,
     read_outcome_csv,
     read_road,
     read_shoes,
+)
+from backtest.shoes.recorded.options import (
+    MAPPED_COLUMNS,
+    check_columns,
+    decks_option,
+    declared_decks,
+    parse_columns,
     shoe_decks,
 )
 from backtest.shoes.recorded.outcome_csv import OUTCOME_COLUMNS

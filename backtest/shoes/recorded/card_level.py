@@ -136,7 +136,7 @@ def burn_count(first: int) -> int:
     return 1 + (v if v else 10)
 
 
-class _Growing:
+class Growing:
     """Hands' columns filled a shoe at a time, in arrays made once for at
     most `capacity` hands (numpy's empty arrays take memory only as they are
     written) and grown if a shoe needs more."""
@@ -180,16 +180,59 @@ def deal_card_shoes(
     first `limit` shoes with a hand in them, the rest not read. `capacity`:
     the most hands the shoes could hold (a file's size over 8 bytes: a hand
     is four cards or more, each a character and a space or more)."""
-    hands = _Growing(capacity)
+    hands = Growing(capacity)
     burned: list[tuple[int, ...]] = []
+    for shoe in dealt_shoes(shoes, source, decks, burn, limit):
+        columns = shoe.columns
+        n = columns["winner"].shape[0]
+        columns["shoe"] = np.full(n, shoe.number, dtype=np.int64)
+        columns["hand"] = np.arange(1, n + 1, dtype=np.int32)
+        hands.add(columns)
+        burned.append(shoe.burned)
+    # (Hands keeps the filled part of each array as it is: no copy)
+    return Hands.from_columns(
+        hands.n,
+        known=ALL_KNOWN,
+        source=source,
+        burned=tuple(burned) if burn else (),
+        **hands.filled(),
+    )
+
+
+@dataclass(frozen=True)
+class DealtShoe:
+    """A shoe's hands, dealt: its number among the shoes with a hand (from
+    0), the shoe as read, its burned cards, and its hands' columns (all but
+    shoe and hand)."""
+
+    number: int
+    read: _CardShoe
+    burned: tuple[int, ...]
+    columns: dict[str, np.ndarray]
+
+
+def dealt_shoes(
+    shoes: Iterable[_CardShoe],
+    source: str,
+    decks: int,
+    burn: bool,
+    limit: int | None = None,
+    checked: bool = False,
+) -> Iterator[DealtShoe]:
+    """Each shoe with a hand in it, checked and dealt as it comes (a shoe
+    that ends in the middle of a hand warns); with `limit`, the first
+    `limit`, the rest not read. Errors once every shoe is read if there was
+    none, or no hand in any. `checked`: the shoes' cards were checked
+    against the decks already (shoes read again), and are not again."""
     any_shoe = False
     dealt = 0  # shoes with hands
     cards_dealt = 0
     for shoe in shoes:
         if limit is not None and dealt >= limit:
-            break
+            return
         any_shoe = True
-        check_composition(shoe.cards, decks, shoe.locate)
+        if not checked:
+            check_composition(shoe.cards, decks, shoe.locate)
         cards = shoe.cards
         shoe_burn: tuple[int, ...] = ()
         if burn:
@@ -213,27 +256,16 @@ def deal_card_shoes(
                 f"{f'after hand {n} ' if n else ''}"
                 f"{'were' if left > 1 else 'was'} not dealt",
                 IncompleteHandWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
         if n == 0:
             continue
-        columns["shoe"] = np.full(n, dealt, dtype=np.int64)
-        columns["hand"] = np.arange(1, n + 1, dtype=np.int32)
-        hands.add(columns)
-        burned.append(shoe_burn)
+        yield DealtShoe(dealt, shoe, shoe_burn, columns)
         dealt += 1
     if not any_shoe:
         raise ShoeFormatError(f"{source}: no shoes: the file holds only comments and blank lines")
     if not dealt:
         raise ShoeFormatError(f"{source}: no complete hand in any shoe (a hand takes 4 to 6 cards)")
-    # (Hands keeps the filled part of each array as it is: no copy)
-    return Hands.from_columns(
-        hands.n,
-        known=ALL_KNOWN,
-        source=source,
-        burned=tuple(burned) if burn else (),
-        **hands.filled(),
-    )
 
 
 def empty_columns(size: int) -> dict[str, np.ndarray]:

@@ -102,12 +102,14 @@ def _read(path: StrPath, source: str, size: int = -1) -> bytes:
             raise UsageError(f"{source}: cannot read the file: {exc.strerror}") from None
 
 
-def load_head(path: StrPath) -> tuple[str, str, bool]:
+def load_head(path: StrPath, data: bytes | None = None) -> tuple[str, str, bool]:
     """(name, text, whole) as `load_text` gives them, of the file's first
     HEAD_BYTES cut after its last whole line (`whole`: that is all of it); the
-    same errors, as far as the head shows them."""
+    same errors, as far as the head shows them. `data`: the file's first
+    HEAD_BYTES + 1 bytes (or all of it, if fewer), if they were read already."""
     source = os.fspath(path)
-    data = _read(path, source, HEAD_BYTES + 1)
+    if data is None:
+        data = _read(path, source, HEAD_BYTES + 1)
     whole = len(data) <= HEAD_BYTES
     if not whole:
         data = data[: data.rfind(b"\n", 0, HEAD_BYTES) + 1]
@@ -121,32 +123,54 @@ def stream_lines(path: StrPath) -> Iterator[tuple[int, str]]:
     """(line number, line) as `numbered_lines` gives them for `load_text`'s
     text, read from the file a line at a time (a big file is never held
     whole), with load_text's errors; the file closes when the iterator does."""
-    source = os.fspath(path)
-    number = 0
-    offset = 0
     seen_text = False
+    for number, line, _ in placed_lines(path):
+        seen_text = seen_text or bool(line.strip())
+        yield number, line
+    if not seen_text:
+        raise ShoeFormatError(f"{os.fspath(path)}: no shoes: the file is empty")
+
+
+#: where a line was read: (first byte, end byte) of the stretch of the file
+#: that holds it, and how many lines come before it in that stretch (a
+#: stretch ends in a line feed, and holds more than one line only where
+#: lines end in a lone CR, as old Mac files have)
+Place = tuple[int, int, int]
+
+
+def placed_lines(
+    path: StrPath, start: int = 0, stop: int | None = None, first_line: int = 1
+) -> Iterator[tuple[int, str, Place]]:
+    """(line number, line, place) as `stream_lines` reads them, each line's
+    place in the file beside it; from byte `start` (which starts a stretch),
+    whose first line is `first_line`, to byte `stop` (None: the end)."""
+    source = os.fspath(path)
+    number = first_line - 1
+    offset = start
     with _open(path, source) as fh:
-        for index, raw in enumerate(fh):
+        if start:
+            fh.seek(start)
+        for raw in fh:
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise ShoeFormatError(
-                    f"{source}, line {index + 1}: not UTF-8 text ({exc.reason} "
+                    f"{source}, line {number + 1}: not UTF-8 text ({exc.reason} "
                     f"at byte {offset + exc.start}); save the file as "
                     "UTF-8"
                 ) from None
-            offset += len(raw)
-            if index == 0:
+            end = offset + len(raw)
+            if offset == 0:
                 text = text.removeprefix("\ufeff")
             lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
             if text.endswith(("\n", "\r")):
                 lines.pop()  # the next line starts after the line end
-            for line in lines:
+            for k, line in enumerate(lines):
                 number += 1
-                seen_text = seen_text or bool(line.strip())
-                yield number, line
-    if not seen_text:
-        raise ShoeFormatError(f"{source}: no shoes: the file is empty")
+                yield number, line, (offset, end, k)
+            offset = end
+            if stop is not None and offset >= stop:
+                return
 
 
 def numbered_lines(text: str) -> Iterator[tuple[int, str]]:

@@ -1,0 +1,162 @@
+"""Memory and time of the commands that read a big card-level shoe file.
+
+    python benchmarks/bench_big_file.py [--mb 200] [--file PATH] [--tree DIR] [--only NAME]
+
+Writes a card-level text file of about --mb megabytes in the system's
+temporary folder (shoes of `backtest shoe generate`, written again and again;
+kept, and used again, for later runs), then runs each command on it in a
+process of its own under /usr/bin/time -v and prints its maximum resident set
+size and wall-clock seconds. --tree runs another checkout's code (its folder
+goes first on PYTHONPATH), to compare before and after. Figures, not a test:
+nothing here fails on a number.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+#: shoes written once and repeated to make the big file
+BLOCK_SHOES = 20_000
+
+
+def big_file(mb: int, tree: Path) -> Path:
+    """A card-level text file of about `mb` megabytes (made once, then kept)."""
+    path = Path(tempfile.gettempdir()) / f"backtest-big-{mb}mb.txt"
+    if path.exists():
+        return path
+    block = path.with_suffix(".block")
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "backtest",
+            "shoe",
+            "generate",
+            "--count",
+            str(BLOCK_SHOES),
+            "--out",
+            str(block),
+            "--quiet",
+        ],
+        check=True,
+        env=_env(tree),
+    )
+    data = block.read_bytes()
+    with open(path.with_suffix(".part"), "wb") as fh:
+        for _ in range(max(1, round(mb * 2**20 / len(data)))):
+            fh.write(data)
+    path.with_suffix(".part").rename(path)
+    block.unlink()
+    return path
+
+
+def _env(tree: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(tree), "COLUMNS": "80"}
+
+
+def configs(folder: Path, shoes: Path) -> dict[str, Path]:
+    """The run configs: a session a shoe (every shoe of the file), sessions
+    of 200 hands (max_hands only), and as many sessions of a generated shoe
+    as the file has shoes (what a run of that many sessions keeps, without
+    a file)."""
+    seats = textwrap.dedent(
+        """\
+        seats:
+          - {strategy: flat, params: {bets: {banker: 10}}}
+          - {strategy: martingale, params: {bet: banker, base: 10}}
+        """
+    )
+    with open(shoes, "rb") as fh:
+        count = sum(1 for line in fh if line.strip() and not line.startswith(b"#"))
+    out = {}
+    for name, session, source in (
+        ("shoe", "{bankroll: 1000, max_shoes: 1}", f"shoes: {{file: {shoes}}}"),
+        ("hands", "{bankroll: 1000, max_hands: 200}", f"shoes: {{file: {shoes}}}"),
+        ("generated", "{bankroll: 1000, max_shoes: 1}", f"sessions: {count}\nshoe: {{decks: 8}}"),
+    ):
+        path = folder / f"big-{name}.yaml"
+        path.write_text(
+            f"seed: 1\n{source}\nsession: {session}\ntable: {{min: 10, max: 1000}}\n{seats}",
+            encoding="utf-8",
+        )
+        out[name] = path
+    return out
+
+
+def cases(cfg: dict[str, Path], shoes: Path) -> dict[str, list[str]]:
+    run = ["run", "--quiet", "--workers", "1", "--format", "json"]
+    return {
+        "run, every shoe (a session a shoe)": [*run, str(cfg["shoe"])],
+        "run of generated shoes, as many sessions": [*run, str(cfg["generated"])],
+        "run --sessions 10 (a session a shoe)": [*run, "--sessions", "10", str(cfg["shoe"])],
+        "run, every shoe (sessions of 200 hands)": [*run, str(cfg["hands"])],
+        "run --sessions 10 (sessions of 200 hands)": [*run, "--sessions", "10", str(cfg["hands"])],
+        "roads --shoe 2": ["roads", "--shoe", "2", str(shoes)],
+        "odds --shoe-number 2": ["odds", "--shoe", str(shoes), "--shoe-number", "2"],
+        "deal (to /dev/null)": ["deal", str(shoes)],
+    }
+
+
+def measure(args: list[str], tree: Path) -> tuple[float, float]:
+    """(maximum resident MB, seconds) of `python -m backtest ARGS`."""
+    with open(os.devnull, "wb") as sink:
+        done = subprocess.run(
+            ["/usr/bin/time", "-v", sys.executable, "-m", "backtest", *args],
+            stdout=sink,
+            stderr=subprocess.PIPE,
+            env=_env(tree),
+            check=False,
+        )
+    report = done.stderr.decode("utf-8", "replace")
+    if done.returncode:
+        raise SystemExit(f"backtest {' '.join(args)} failed:\n{report[-2000:]}")
+    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", report)
+    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)", report)
+    assert rss and wall
+    seconds = 0.0
+    for part in wall.group(1).split(":"):
+        seconds = 60 * seconds + float(part)
+    return int(rss.group(1)) / 1024, seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--mb", type=int, default=200, help="size of the big file")
+    parser.add_argument("--file", type=Path, help="a card-level file to use instead")
+    parser.add_argument("--tree", type=Path, default=ROOT, help="the checkout to run")
+    parser.add_argument("--only", help="run only the cases whose name holds this")
+    opts = parser.parse_args()
+    tree = opts.tree.resolve()
+    shoes = opts.file.resolve() if opts.file else big_file(opts.mb, tree)
+    print(f"{shoes}: {shoes.stat().st_size / 2**20:,.0f} MB; code of {tree}")
+    # compile the kernels first, so that no case pays for it
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "backtest",
+            "deal",
+            str(ROOT / "data" / "generated-8deck-seed1.txt"),
+        ],
+        env=_env(tree),
+        stdout=subprocess.DEVNULL,
+        check=False,
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        for name, args in cases(configs(Path(folder), shoes), shoes).items():
+            if opts.only and opts.only not in name:
+                continue
+            rss, seconds = measure(args, tree)
+            print(f"{name:45} {rss:8,.0f} MB {seconds:8.1f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
