@@ -185,7 +185,8 @@ class Compiled(Strategy):
       stakes actually placed, each bet's result per unit, and the total net.
     """
 
-    #: the built-in's position in `strategies.compiled.BUILTINS`, assigned there
+    #: a built-in's branch in the compiled dispatch, which it declares (from 0
+    #: up: `strategies.compiled` finds the built-ins by it); -1 for any other
     kind: ClassVar[int] = -1
     #: whether `k_decide` or `k_update` reads `ctx` (the bankroll, the hand and
     #: shoe numbers, the last net): the loop fills it for a built-in only then

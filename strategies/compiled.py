@@ -24,57 +24,77 @@ strategy its stake on one bet, a `picks_one` one (bet, stake), any other
 writes `out`); `decide_any` turns each into (bet, stake), with the bet
 `SEVERAL` when the stakes are in `out`.
 
-Adding a built-in: its module, and its class appended to BUILTINS (its kind
-is assigned here).
+A built-in is found, not listed: every module of this package and its subpackages but the
+API's and the loop's (`_NOT_BUILTINS`) is imported, and each class in it
+that declares its own `kind` (its branch in the dispatch, from 0 up, never
+renumbered) is a built-in, in the order of the kinds. Adding a built-in is
+its module (or a class in one) with the next free kind, and its ready config
+in `configs/strategies/`. A kind given twice, or a gap, fails on import
+with the kind to give.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from functools import cache
 from typing import NamedTuple, TypeGuard
 
 from strategies._common import stateless_update
 from strategies.base import Compiled
-from strategies.control import RandomBettor
-from strategies.counting import ExactCounter
-from strategies.flat import Flat
-from strategies.patterns import Chop, FollowTheShoe, PatternTable, Streak
-from strategies.progressions import (
-    DAlembert,
-    Fibonacci,
-    GrandMartingale,
-    Labouchere,
-    Martingale,
-    OneThreeTwoSix,
-    OscarsGrind,
-    Paroli,
-)
-from strategies.roadreader import RoadReader
 
-BUILTINS: tuple[type[Compiled], ...] = (
-    Flat,
-    Martingale,
-    GrandMartingale,
-    Paroli,
-    Fibonacci,
-    DAlembert,
-    Labouchere,
-    OneThreeTwoSix,
-    OscarsGrind,
-    FollowTheShoe,
-    Chop,
-    Streak,
-    PatternTable,
-    RandomBettor,
-    ExactCounter,
-    RoadReader,
-)
+#: this package's modules that hold no built-in: the API, the loop's
+#: dispatch (which loads numba) and the names' registry
+_NOT_BUILTINS = frozenset({"base", "params", "slots", "view", "compiled", "dispatch", "registry"})
+
+
+def _discover() -> tuple[type[Compiled], ...]:
+    """Every built-in strategy class, by kind: the classes of this package's
+    modules that declare their own `kind`."""
+    import strategies
+
+    found: dict[int, type[Compiled]] = {}
+    modules = sorted(
+        m.name
+        for m in pkgutil.walk_packages(strategies.__path__, "strategies.")
+        if not m.name.rpartition(".")[2].startswith("_")
+        and m.name.removeprefix("strategies.") not in _NOT_BUILTINS
+    )
+    for module in modules:
+        for obj in vars(importlib.import_module(module)).values():
+            if not (
+                isinstance(obj, type)
+                and issubclass(obj, Compiled)
+                and obj.__module__ == module
+                and "kind" in vars(obj)
+            ):
+                continue
+            kind = obj.kind
+            if kind in found:
+                raise TypeError(
+                    f"built-in strategies {found[kind].__qualname__} and "
+                    f"{obj.__qualname__} both declare kind = {kind}; give "
+                    f"{obj.__qualname__} kind = {_next_free(found)}"
+                )
+            found[kind] = obj
+    if sorted(found) != list(range(len(found))):
+        gap = _next_free(found)
+        raise TypeError(
+            f"the built-in strategies' kinds run from 0 without a gap, and none "
+            f"declares kind = {gap}: renumber the last one to {gap}"
+        )
+    return tuple(found[k] for k in range(len(found)))
+
+
+def _next_free(found: dict[int, type[Compiled]]) -> int:
+    return next(k for k in range(len(found) + 1) if k not in found)
+
+
+#: the built-in strategies, each at its kind
+BUILTINS: tuple[type[Compiled], ...] = _discover()
 
 #: the kind of a strategy the loop reaches through `user_functions`
 USER = -1
-
-for _i, _cls in enumerate(BUILTINS):
-    _cls.kind = _i
 
 
 def runs_compiled(strategy: object) -> TypeGuard[Compiled]:

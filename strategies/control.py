@@ -47,6 +47,7 @@ class RandomBettor(Builtin):
     """Each hand, a seeded coin decides Player or Banker (and whether to sit out)."""
 
     name = "random"
+    kind = 13
     description = "Bet Player or Banker at random: the control group."
     picks_one = True
     Params = RandomParams

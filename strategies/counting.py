@@ -103,6 +103,7 @@ class ExactCounter(Builtin):
     main bet is not placed."""
 
     name = "counter"
+    kind = 14
     description = "Bet only when a bet's exact EV for the remaining cards is positive."
     Params = CounterParams
     uses_cards = True

@@ -46,6 +46,7 @@ class Flat(Builtin):
     """The same stakes every hand: the control every system is measured against."""
 
     name = "flat"
+    kind = 0
     description = "The same stake on the same bet(s) every hand."
     Params = FlatParams
 

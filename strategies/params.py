@@ -4,7 +4,9 @@ A strategy's parameters are a frozen dataclass, frozen all the way down:
 validation turns every list in them into a tuple and every mapping into a
 `FrozenDict`, whatever the field's annotation says (or leaves unsaid). An
 amount of money is annotated `Money`: it is 0 or at least a cent. Each
-field carries its help text and bounds in `metadata` (see `param`).
+field carries its help text and bounds in `metadata` (see `param`); with
+its annotation they make the field's `backtest.core.fields.Check`
+(`check_for`), the same checks a config's sections and the rules use.
 `build_params` turns a mapping from a config into the dataclass, with
 errors that name the key path.
 """
@@ -12,16 +14,16 @@ errors that name the key path.
 from __future__ import annotations
 
 import dataclasses
-import difflib
+import enum
 import typing
 import weakref
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field
 from typing import Any, Literal, get_args, get_origin
 
-from backtest.core.errors import StrategyError
+from backtest.core.errors import StrategyError, shown
+from backtest.core.fields import Check, did_you_mean
 from backtest.core.rules import Bet
-from backtest.core.yamlfile import number_hint
 
 MAIN_SIDES = ("player", "banker")
 
@@ -97,18 +99,21 @@ class CommonParams:
         check_params(self)
 
 
+#: the compiled strategies read their parameters as floats: whole numbers are exact up to 2**53
 _WHOLE_LIMIT = 2**53
 
-
-def _digits(n: int) -> int:
-    """About how many decimal digits a (possibly huge) integer has."""
-    return int(n.bit_length() * 0.30103) + 1
+#: the check of a parameter by its annotation, before its own bounds (see `check_for`)
+_CHECKS: dict[Any, Check] = {
+    bool: Check("flag"),
+    int: Check("whole", limit=_WHOLE_LIMIT),
+    float: Check("number"),
+    str: Check("text"),
+    Money: Check("money"),
+}
 
 
 def _type_name(tp: Any) -> str:
     origin = get_origin(tp)
-    if origin is Literal:
-        return " or ".join(repr(a) for a in get_args(tp))
     if origin in (list, tuple):
         return (
             f"a list of {_type_name(get_args(tp)[0]).removeprefix('a ')}s"
@@ -117,13 +122,31 @@ def _type_name(tp: Any) -> str:
         )
     if origin is dict:
         return "a mapping"
-    if tp in (int, float):
-        return "a number" if tp is float else "a whole number"
-    if tp is str:
-        return "a name"
-    if tp is Money:
-        return "an amount"
+    check = _leaf_check(tp)
+    if check is not None:
+        return "a name" if tp is str else check.expected()
     return getattr(tp, "__name__", str(tp))
+
+
+def _leaf_check(tp: Any) -> Check | None:
+    """The check of a value annotated `tp`, when it is one value (not a list or mapping)."""
+    if get_origin(tp) is Literal:
+        return Check("choice", choices=get_args(tp))
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):  # one of its values (`Bet`, say)
+        return Check("choice", choices=tuple(m.value for m in tp))
+    return _CHECKS.get(tp)
+
+
+def check_for(tp: Any, meta: Mapping[str, Any]) -> Check | None:
+    """The one check of a parameter annotated `tp` whose field says `meta`
+    (`param`'s bounds), or None for a list, a mapping or any other type."""
+    check = _leaf_check(_unwrap(tp)[0])
+    if check is None or check.kind not in ("whole", "number", "money"):
+        return check
+    lo, hi = meta.get("min"), meta.get("max")
+    return dataclasses.replace(
+        check, minimum=lo, maximum=hi, exclusive=bool(meta.get("exclusive_min"))
+    )
 
 
 _HINTS: weakref.WeakKeyDictionary[type, dict[str, Any]] = weakref.WeakKeyDictionary()
@@ -138,70 +161,37 @@ def _hints(cls: type) -> dict[str, Any]:
     return hints
 
 
-def _coerce(value: Any, tp: Any, path: str) -> Any:
-    """Check `value` against the annotation `tp`; return it in canonical form."""
+def _unwrap(tp: Any) -> tuple[Any, bool]:
+    """`tp` without `| None`, and whether it took None."""
     origin = get_origin(tp)
     if origin is typing.Union or (
         origin is not None and str(origin) == "<class 'types.UnionType'>"
     ):
         args = get_args(tp)
-        if value is None and type(None) in args:
-            return None
         inner = [a for a in args if a is not type(None)]
-        return _coerce(value, inner[0], path)
-    if origin is Literal:
-        choices = get_args(tp)
-        if value not in choices:
-            close = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise StrategyError(
-                f"{path}: {value!r} is not allowed; expected "
-                f"{' or '.join(repr(c) for c in choices)}{hint}"
-            )
-        return value
-    if tp is bool:
-        if not isinstance(value, bool):
-            raise StrategyError(f"{path}: expected true or false, got {value!r}")
-        return value
-    if tp is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            if not (isinstance(value, float) and value.is_integer()):
-                raise StrategyError(f"{path}: expected a whole number, got {value!r}")
-            value = int(value)
-        # the compiled strategies read their parameters as floats: exact up to 2**53
-        if abs(value) > _WHOLE_LIMIT:
-            raise StrategyError(
-                f"{path}: expected a whole number of at most {_WHOLE_LIMIT:,} "
-                f"in size, got one of about {_digits(value)} digits"
-            )
-        return value
-    if tp is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise StrategyError(f"{path}: expected a number, got {value!r}{number_hint(value)}")
-        try:
-            number = float(value)
-        except OverflowError:  # an integer beyond any float
-            raise StrategyError(
-                f"{path}: expected a finite number, got one of about {_digits(int(value))} digits"
-            ) from None
-        if number != number or number in (float("inf"), float("-inf")):
-            raise StrategyError(f"{path}: expected a finite number, got {value!r}")
-        return number
-    if tp is str:
-        if not isinstance(value, str):
-            raise StrategyError(f"{path}: expected text, got {value!r}")
-        return value
-    if tp is Money:
-        return _amount(value, path)
+        return inner[0], type(None) in args
+    return tp, False
+
+
+def _coerce(value: Any, tp: Any, path: str, check: Check | None = None) -> Any:
+    """Check `value` against the annotation `tp` (and `check`, its field's
+    own, when given); return it in canonical form."""
+    tp, takes_none = _unwrap(tp)
+    if value is None and takes_none:
+        return None
+    check = check or _leaf_check(tp)
+    if check is not None:
+        return check.read(value, path, StrategyError)
+    origin = get_origin(tp)
     if origin in (list, tuple) or tp in (list, tuple):
         if not isinstance(value, (list, tuple)):
-            raise StrategyError(f"{path}: expected a list, got {value!r}")
+            raise StrategyError(f"{path}: expected a list, got {shown(value, 60)}")
         (inner,) = get_args(tp)[:1] or (Any,)
         # held as a tuple: Params are frozen all the way down
         return tuple(_coerce(v, inner, f"{path}[{i}]") for i, v in enumerate(value))
     if origin is dict or tp is dict:
         if not isinstance(value, Mapping):
-            raise StrategyError(f"{path}: expected a mapping, got {value!r}")
+            raise StrategyError(f"{path}: expected a mapping, got {shown(value, 60)}")
         kt, vt = get_args(tp) or (Any, Any)
         return FrozenDict(
             {_coerce(k, kt, f"{path}"): _coerce(v, vt, f"{path}.{k}") for k, v in value.items()}
@@ -209,19 +199,6 @@ def _coerce(value: Any, tp: Any, path: str) -> Any:
     # any other annotation (Any, a Sequence, a class of the strategy's own):
     # the value as it is, but frozen, so no session can change the next one's
     return _frozen(value)
-
-
-def _amount(value: Any, path: str, zero: bool = True) -> float:
-    """A `Money` value: a number, not negative, and 0 (if `zero`) or at least a cent."""
-    amount = _coerce(value, float, path)
-    if amount < 0:
-        raise StrategyError(f"{path}: an amount cannot be negative, got {value!r}")
-    if 0 < amount < 0.01 or (amount == 0 and not zero):
-        raise StrategyError(
-            f"{path}: must be at least 0.01{' (or 0)' if zero else ''}: stakes "
-            f"are whole cents, got {value!r}"
-        )
-    return amount
 
 
 def _frozen(value: Any) -> Any:
@@ -240,22 +217,10 @@ def check_params(params: Any, path: str = "params") -> None:
     """Validate a Params instance in place: types, bounds, bet names."""
     hints = _hints(type(params))
     for f in dataclasses.fields(params):
-        raw = getattr(params, f.name)
         where = f"{path}.{f.name}"
-        if (
-            hints[f.name] is Money
-            and f.metadata.get("min") == 0
-            and f.metadata.get("exclusive_min")
-        ):
-            _amount(raw, where, zero=False)  # says what is allowed: no "(or 0)"
-        value = _coerce(raw, hints[f.name], where)
-        lo, hi = f.metadata.get("min"), f.metadata.get("max")
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            if lo is not None and (value <= lo if f.metadata.get("exclusive_min") else value < lo):
-                op = "more than" if f.metadata.get("exclusive_min") else "at least"
-                raise StrategyError(f"{where}: must be {op} {lo}, got {value!r}")
-            if hi is not None and value > hi:
-                raise StrategyError(f"{where}: must be at most {hi}, got {value!r}")
+        value = _coerce(
+            getattr(params, f.name), hints[f.name], where, check_for(hints[f.name], f.metadata)
+        )
         if f.name in ("side_bets", "bets") and isinstance(value, dict):
             value = _check_bet_mapping(value, where)
         object.__setattr__(params, f.name, value)
@@ -266,9 +231,9 @@ def _check_bet_mapping(value: dict[str, float], where: str) -> FrozenDict:
     out = {}
     for k, v in value.items():
         if k not in names:
-            close = difflib.get_close_matches(str(k), names, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise StrategyError(f"{where}: unknown bet {k!r}{hint}; bets are {', '.join(names)}")
+            raise StrategyError(
+                f"{where}: unknown bet {k!r}{did_you_mean(k, names, 1)} (bets: {', '.join(names)})"
+            )
         out[k] = _coerce(v, Money, f"{where}.{k}")
     return FrozenDict(out)
 
@@ -287,15 +252,16 @@ def build_params(cls: type, data: Mapping[str, Any] | None, path: str = "params"
             "dataclass: write @dataclass(frozen=True)"
         )
     if data is not None and not isinstance(data, Mapping):
-        raise StrategyError(f"{path}: expected a mapping of parameters (name: value), got {data!r}")
+        raise StrategyError(
+            f"{path}: expected a mapping of parameters (name: value), got {shown(data, 60)}"
+        )
     data = dict(data or {})
     names = [f.name for f in dataclasses.fields(cls)]
     for key in data:
         if key not in names:
-            close = difflib.get_close_matches(str(key), names, n=2)
-            hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
             raise StrategyError(
-                f"{path}: unknown parameter {key!r}{hint} (parameters: {', '.join(names)})"
+                f"{path}: unknown parameter {key!r}{did_you_mean(key, names)} "
+                f"(parameters: {', '.join(names)})"
             )
     obj: Any = object.__new__(cls)
     for f in dataclasses.fields(cls):

@@ -90,6 +90,7 @@ class FollowTheShoe(ShoeReader):
     """Bet on the side that won the last decisive hand of the shoe."""
 
     name = "follow-the-shoe"
+    kind = 9
     description = "Bet on the last winner (ties skipped): 'follow the shoe'."
     Params = FollowParams
 
@@ -103,6 +104,7 @@ class Chop(ShoeReader):
     """Bet against the side that won the last decisive hand of the shoe."""
 
     name = "chop"
+    kind = 10
     description = "Bet against the last winner (ties skipped): expect the shoe to chop."
     Params = FollowParams
 
@@ -175,6 +177,7 @@ class Streak(ShoeReader):
     (`follow`) or the other (`fade`), for as long as the streak lasts."""
 
     name = "streak"
+    kind = 11
     description = "After N wins in a row by one side, follow the streak or fade it."
     Params = StreakParams
 
@@ -333,6 +336,7 @@ class PatternTable(ShoeReader):
     its bet; no match sits the hand out."""
 
     name = "pattern"
+    kind = 12
     description = "User-given patterns of recent outcomes mapped to a bet, e.g. PPB: P."
     Params = PatternParams
 

@@ -9,7 +9,6 @@ to list them.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import importlib.util
 import inspect
@@ -18,6 +17,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from backtest.core.errors import StrategyError
+from backtest.core.fields import did_you_mean
 from strategies.base import Strategy
 from strategies.compiled import BUILTINS
 
@@ -78,8 +78,7 @@ def get(name: str, base_dir: Path | None = None) -> type[Strategy]:
                 f"strategy {name!r} (an installed plug-in) failed to load: {exc}"
             ) from None
     choices = sorted(set(BUILTIN_NAMES) | set(eps) | set(ALIASES))
-    close = difflib.get_close_matches(name, choices, n=3)
-    hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    hint = did_you_mean(name, choices, 3)
     raise StrategyError(
         f"unknown strategy {name!r}{hint} "
         "(run `backtest strategies` to list them, or name your own class as "
@@ -142,8 +141,7 @@ def _import(spec: str, base_dir: Path | None = None) -> type[Strategy]:
             for n, v in vars(module).items()
             if inspect.isclass(v) and issubclass(v, Strategy) and v.__module__ == module.__name__
         ]
-        close = difflib.get_close_matches(attr, names, n=3)
-        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        hint = did_you_mean(attr, names, 3)
         raise StrategyError(f"strategy {spec!r}: {target} has no {attr!r}{hint}")
     return _checked(getattr(module, attr), f"strategy {spec!r}")
 

@@ -93,6 +93,7 @@ class RoadReader(Builtin):
     chops) its last colour; sit out until the road has a mark."""
 
     name = "road-reader"
+    kind = 15
     description = "Follow (or chop) the colour of the big eye boy, small road or cockroach pig."
     Params = RoadParams
     # Player or Banker is a coin toss: the reader chooses it with selects and

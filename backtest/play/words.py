@@ -16,17 +16,12 @@ from backtest.core.errors import shown
 from backtest.core.rules import Bet
 from backtest.play.money import parse_amount, whole_number
 
-BET_NAMES: Mapping[Bet, str] = {
-    Bet.PLAYER: "Player",
-    Bet.BANKER: "Banker",
-    Bet.TIE: "Tie",
-    Bet.PLAYER_PAIR: "Player Pair",
-    Bet.BANKER_PAIR: "Banker Pair",
-    Bet.DRAGON_7: "Dragon 7",
-    Bet.PANDA_8: "Panda 8",
-}
+#: how the table names each bet: as here, else its name in words ("Player Pair")
+_NAMED = {Bet.DRAGON_7: "Dragon 7", Bet.PANDA_8: "Panda 8"}
+BET_NAMES: Mapping[Bet, str] = {b: _NAMED.get(b, b.value.replace("_", " ").title()) for b in Bet}
 #: what a player may type for each bet (after lower-casing, `-` read as `_`)
 BET_WORDS: Mapping[str, Bet] = {
+    **{b.value: b for b in Bet},
     "p": Bet.PLAYER,
     "player": Bet.PLAYER,
     "b": Bet.BANKER,
@@ -49,7 +44,8 @@ BET_WORDS: Mapping[str, Bet] = {
     "panda": Bet.PANDA_8,
     "p8": Bet.PANDA_8,
 }
-SHORT_WORDS: Mapping[Bet, str] = {
+#: the words a refusal suggests for each bet (by default its own name)
+_SHORT = {
     Bet.PLAYER: "p/player",
     Bet.BANKER: "b/banker",
     Bet.TIE: "t/tie",
@@ -58,6 +54,7 @@ SHORT_WORDS: Mapping[Bet, str] = {
     Bet.DRAGON_7: "d7/dragon7",
     Bet.PANDA_8: "p8/panda8",
 }
+SHORT_WORDS: Mapping[Bet, str] = {b: _SHORT.get(b, b.value) for b in Bet}
 FILLER = frozenset({"bet", "on", "at", "chips", "chip", "and"})
 QUIT = frozenset({"quit", "exit", "q", "leave"})
 DEAL = frozenset({"done", "deal", "go"})

@@ -51,6 +51,7 @@ class Martingale(Progression):
     back to one unit after a win."""
 
     name = "martingale"
+    kind = 1
     description = "Double the stake after each loss, back to the base stake after a win."
     Params = MartingaleParams
 
@@ -90,6 +91,7 @@ class GrandMartingale(Progression):
     back to one unit after a win."""
 
     name = "grand-martingale"
+    kind = 2
     description = "After each loss double the stake and add one unit; reset after a win."
 
     k_reset = staticmethod(units_reset)
@@ -132,6 +134,7 @@ class Paroli(Progression):
     until `target` wins in a row, then back to one unit; a loss resets."""
 
     name = "paroli"
+    kind = 3
     description = (
         "Reverse Martingale: double after each win up to a target streak; reset on a loss."
     )

@@ -115,6 +115,7 @@ class Labouchere(Progression):
     is abandoned for a new one."""
 
     name = "labouchere"
+    kind = 6
     description = (
         "Cancellation system: bet first+last of a line, cross out on a win, append on a loss."
     )

@@ -4,7 +4,6 @@ slots in the parameter vector, and the state resets and stakes several use."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
@@ -13,8 +12,6 @@ from backtest.core.rules import Bet
 from strategies.base import Builtin
 from strategies.params import CommonParams, Money, param
 from strategies.slots import P_OWN, STATE_FLOATS
-
-BetName = Literal["player", "banker", "tie", "player_pair", "banker_pair", "dragon7", "panda8"]
 
 BET = P_OWN  # the bet's code
 BASE = P_OWN + 1  # base stake
@@ -25,7 +22,7 @@ MAX_LINE = STATE_FLOATS - 8
 
 @dataclass(frozen=True)
 class ProgressionParams(CommonParams):
-    bet: BetName = param("banker", "the bet the progression plays")
+    bet: Bet = param("banker", "the bet the progression plays")
     base: Money = param(10.0, "the base stake (one unit), in currency", min=0, exclusive_min=True)
 
 

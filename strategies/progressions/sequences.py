@@ -80,6 +80,7 @@ class Fibonacci(Progression):
     `back` steps back after a win (never before the start)."""
 
     name = "fibonacci"
+    kind = 4
     description = "Move one step up the Fibonacci sequence after a loss, two back after a win."
     Params = FibonacciParams
 
@@ -141,6 +142,7 @@ class OneThreeTwoSix(Progression):
     sequence starts again at the first step."""
 
     name = "1-3-2-6"
+    kind = 7
     description = (
         "Positive progression 1-3-2-6 units over four wins; reset on a loss or at the end."
     )

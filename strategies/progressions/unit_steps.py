@@ -53,6 +53,7 @@ class DAlembert(Progression):
     (never below one unit)."""
 
     name = "dalembert"
+    kind = 5
     description = "Add a unit after a loss, take one off after a win."
     Params = DAlembertParams
 
@@ -174,6 +175,7 @@ class OscarsGrind(Progression):
     the next hand); when the goal is reached, start a new series."""
 
     name = "oscars-grind"
+    kind = 8
     description = (
         "Raise a unit after each win, never more than needed to finish the series +1 unit."
     )

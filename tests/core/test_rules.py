@@ -642,8 +642,8 @@ def test_forbidden_combinations() -> None:
 @pytest.mark.parametrize(
     ("field", "bad", "reason"),
     [
-        ("tie_payout", -1, "positive"),
-        ("banker_payout", 0, "positive"),
+        ("tie_payout", -1, "more than 0, got -1"),
+        ("banker_payout", 0, "more than 0, got 0"),
         ("pair_payout", "eleven", "number"),
         ("tie_payout", [8], "number"),
         ("tie_payout", True, "number"),

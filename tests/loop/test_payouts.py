@@ -4,13 +4,16 @@ Hypothesis draws from every setting `Rules` accepts."""
 
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from backtest.core.fields import Check
 from backtest.core.rules import MAX_PAYOUT, MAX_PAYOUT_DENOMINATOR, PRESETS, Bet, Rules
 from backtest.core.settlement import bet_result
 from backtest.jit.lazy_jit import interpreted
@@ -103,21 +106,26 @@ def payouts_strategy() -> st.SearchStrategy[Fraction]:
     return st.one_of(st.sampled_from(COMMON_PAYOUTS), any_allowed)
 
 
+def drawn(check: Check) -> st.SearchStrategy[Any]:
+    """Any value a setting's declared check takes (boxes up to 5)."""
+    if check.kind == "payout":
+        return st.none() | payouts_strategy() if check.optional else payouts_strategy()
+    if check.kind == "flag":
+        return st.booleans()
+    assert check.kind == "whole" and check.minimum is not None and check.maximum is not None
+    return st.integers(int(check.minimum), min(int(check.maximum), 5))
+
+
 @st.composite
 def any_rules(draw: st.DrawFn) -> Rules:
-    payout, optional = payouts_strategy(), st.none() | payouts_strategy()
+    """A table drawn from every setting `Rules` declares, as its check takes it."""
     rules = Rules(
         name="drawn",
-        banker_payout=draw(payout),
-        banker_six_payout=draw(optional),
-        banker_three_card_seven_push=draw(st.booleans()),
-        tie_payout=draw(payout),
-        pair_payout=draw(optional),
-        dragon7_payout=draw(optional),
-        panda8_payout=draw(optional),
-        player_and_banker_together=draw(st.booleans()),
-        pairs_need_main_bet=draw(st.booleans()),
-        boxes=draw(st.integers(1, 5)),
+        **{
+            f.name: draw(drawn(f.metadata["check"]))
+            for f in dataclasses.fields(Rules)
+            if "check" in f.metadata and f.name != "name"
+        },
     )
     # the table is int64: a rules whose least common denominator is too large
     # for it is refused before a run (seats.check_money), never settled

@@ -48,13 +48,23 @@ from backtest.shoes.shoe import ShoeSpec, generate_hands
 COMMISSION = Rules.preset("commission")
 NO_COMMISSION = Rules.preset("no-commission")
 EZ = Rules.preset("ez")
-#: a table offering everything, with a 6-pays-half Banker and Tie at 9 to 1
+#: a table offering everything, with a 6-pays-half Banker and Tie at 9 to 1 (and
+#: any other payout `Rules` declares at 5 to 1, so that a new one is priced here too)
 EVERYTHING = Rules(
     name="everything",
     banker_six_payout=Fraction(1, 2),
     tie_payout=Fraction(9),
     dragon7_payout=Fraction(40),
     panda8_payout=Fraction(25),
+)
+EVERYTHING = dataclasses.replace(
+    EVERYTHING,
+    **{
+        f.name: Fraction(5)
+        for f in dataclasses.fields(Rules)
+        if getattr(f.metadata.get("check"), "kind", None) == "payout"
+        and getattr(EVERYTHING, f.name) is None
+    },
 )
 ALL_RULES = (COMMISSION, NO_COMMISSION, EZ, EVERYTHING)
 

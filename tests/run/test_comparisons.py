@@ -144,8 +144,8 @@ def test_the_run_command_prints_and_writes_the_comparisons(
 def test_a_baseline_that_names_no_seat_is_refused(tmp_path: Path) -> None:
     with pytest.raises(
         ConfigError,
-        match=r"baseline: no seat is called 'Flt' \(did you mean "
-        r"'Flat'\?\); the seats are 'Flat', 'martingale'",
+        match=r"baseline: no seat is called 'Flt'; did you mean "
+        r"'Flat'\? \(the seats are 'Flat', 'martingale'\)",
     ):
         parse_config(
             {

@@ -146,13 +146,13 @@ BAD_CONFIGS = {
     ),
     "sub-cent-base": (
         SMALL.replace("{base: 10}", "{base: 0.001}"),
-        "seats[1].params.base: must be at least 0.01: stakes are whole cents",
+        "seats[1].params.base: must be at least 0.01: money is counted in whole cents",
     ),
     "sub-cent-stake": (
         SMALL.replace(
             "strategy: flat", "strategy: flat\n    params: {bets: {banker: 10, tie: 0.005}}"
         ),
-        "seats[0].params.bets.tie: must be at least 0.01 (or 0): stakes are whole cents, got 0.005",
+        "seats[0].params.bets.tie: must be at least 0.01 (or 0): money is counted in whole cents, got 0.005",
     ),
     "huge-table-max": (
         SMALL.replace("max: 1000", "max: 1.0e+14"),
@@ -188,7 +188,7 @@ BAD_CONFIGS = {
         SMALL.replace(
             "shoe: {decks: 8}", f"shoes: {{file: {REPO / RECORDED}, decks: 1000000}}"
         ).replace("sessions: 5\n", ""),
-        "shoes.decks: must be at most 64, got 1000000",
+        "shoes.decks: must be from 1 to 64, got 1000000",
     ),
     # the burn rule of a file with no cards: the config's mistake, exit 1
     "road-burn": (
@@ -405,7 +405,7 @@ def test_strategies_lists_every_builtin_with_its_parameters(
     text = "\n".join(lines)
     assert "multiplier (a number, default 2.0)" in text
     assert "bets (a mapping, default {banker: 10.0})" in text
-    assert "ignore_ties (bool, default true)" in text
+    assert "ignore_ties (true or false, default true)" in text
 
 
 # --- errors: one line on stderr, exit code 1 (2 for the command line) --------------------------
@@ -914,7 +914,7 @@ def test_a_config_error_gives_the_line_of_the_key_it_names(tmp_path: Path) -> No
     seats = "seats:\n  - strategy: flat\n  - strategy: martingale\n    params:\n"
     assert (
         error(f"seed: 1\n{seats}      base: 10\n      multiplier: 1\n")
-        == "line 7: seats[1].params.multiplier: must be more than 1, got 1.0"
+        == "line 7: seats[1].params.multiplier: must be more than 1, got 1"
     )
     # the table's maximum is not written: the line of `table`
     assert error("seed: 1\ntable:\n  min: 2000000\n" + seats + "      base: 10\n").startswith(

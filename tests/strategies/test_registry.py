@@ -333,7 +333,7 @@ def test_money_parameters_refuse_an_amount_under_a_cent() -> None:
     for given, message in (
         (
             {"stake": 0.001},
-            r"params.stake: must be at least 0.01 \(or 0\): stakes are whole "
+            r"params.stake: must be at least 0.01 \(or 0\): money is counted in whole "
             r"cents, got 0.001",
         ),
         ({"stake": -5}, r"params.stake: an amount cannot be negative, got -5"),

@@ -2085,7 +2085,7 @@ def test_registry_suggests_close_names() -> None:
         (
             "flat",
             {"bets": {"bankr": 10}},
-            r"seats\[1\]\.params\.bets: unknown bet 'bankr' \(did you mean 'banker'\?\)",
+            r"seats\[1\]\.params\.bets: unknown bet 'bankr'; did you mean 'banker'\?",
         ),
         ("flat", {"bets": {"banker": 0}}, r"seats\[1\]\.params\.bets: give at least one bet"),
         ("streak", {"length": 0}, r"seats\[1\]\.params\.length: must be at least 1"),
@@ -2109,7 +2109,8 @@ def test_strategies_that_return_their_stake_write_nothing_else() -> None:
     slotted = {cls.name for cls in compiled.BUILTINS if cls.bet_slot >= 0}
     pickers = {cls.name for cls in compiled.BUILTINS if cls.picks_one}
     assert slotted >= {"martingale", "labouchere", "oscars-grind", "1-3-2-6"}
-    assert pickers == {
+    # (at least these: a new built-in is its module and its ready config alone)
+    assert pickers >= {
         "follow-the-shoe",
         "chop",
         "streak",
