@@ -277,6 +277,11 @@ class _Read:
 #: that N sessions of M hands take (a pair), or all of it (None)
 Need = int | tuple[int, int] | None
 
+#: the shoes first read of a file (other than big card-level text, which is
+#: indexed as far as it needs) for sessions of M hands; then twice as many
+#: until they are enough
+FIRST_SHOES = 64
+
 #: the shoes read of recorded files, by (path, decks, burn, time of change, column mapping)
 _RECORDED: dict[tuple[str, int, bool, float, tuple[tuple[str, str], ...]], _Read] = {}
 
@@ -326,7 +331,8 @@ def _read_recorded(
     """At least the shoes of the file `need` asks for, read once: a later call
     for no more shoes than were read reads nothing. A big card-level text
     file is indexed (`recorded.stream`), its hands read as they are needed;
-    any other is read whole, with its hands."""
+    any other is read with its hands (a big CSV no further than it needs:
+    see `read_shoes`)."""
     from backtest.shoes import recorded
     from backtest.shoes.recorded.stream import first_shoes, index_shoes, streamable
 
@@ -343,15 +349,21 @@ def _read_recorded(
         index = index_shoes(path, decks, burn, until)
         held = _Read(index.hands, index.whole, index=index)
     else:
-        shoes = need if isinstance(need, int) else None
-        hands = recorded.read_shoes(
-            path, decks=decks, burn=burn, shoes=shoes, columns=dict(columns) or None
-        )
-        ids = np.unique(hands.shoe)  # (in file order: the readers number them so)
-        starts = np.searchsorted(hands.shoe, ids)
-        lengths = np.searchsorted(hands.shoe, ids, side="right") - starts
-        # fewer shoes than asked (or more: a format read whole) is all of them
-        held = _Read(lengths, shoes is None or len(ids) != shoes, held=(hands, starts))
+        # sessions of M hands: the first shoes, twice as many each time until they do
+        shoes = need if isinstance(need, int) else None if need is None else FIRST_SHOES
+        while True:
+            hands = recorded.read_shoes(
+                path, decks=decks, burn=burn, shoes=shoes, columns=dict(columns) or None
+            )
+            ids = np.unique(hands.shoe)  # (in file order: the readers number them so)
+            starts = np.searchsorted(hands.shoe, ids)
+            lengths = np.searchsorted(hands.shoe, ids, side="right") - starts
+            # fewer shoes than asked (or more: a format read whole) is all of them
+            held = _Read(lengths, shoes is None or len(ids) != shoes, held=(hands, starts))
+            if held.whole or _enough(lengths, need):
+                break
+            assert shoes is not None
+            shoes *= 2
     while len(_RECORDED) >= 4:
         del _RECORDED[next(iter(_RECORDED))]
     _RECORDED[key] = held

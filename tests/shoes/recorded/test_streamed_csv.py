@@ -175,11 +175,11 @@ def test_a_parquet_file_read_in_batches_gives_its_csv_hands(
         read_shoes(path, decks=1)
 
 
-def recorded(path: Path, sessions: int | None) -> Any:
+def recorded(path: Path, sessions: int | None, **session: int) -> Any:
     data: dict[str, Any] = {
         "seed": 1,
         "shoes": {"file": path.name, "decks": 1, "loop": sessions is not None},
-        "session": {"bankroll": 300, "max_shoes": 2},
+        "session": {"bankroll": 300, **(session or {"max_shoes": 2})},
         "table": {"min": 1, "max": 100},
         "seats": [
             {"strategy": "flat", "params": {"bets": {"banker": 5}}},
@@ -215,3 +215,24 @@ def test_a_run_on_a_streamed_csv_gives_the_numbers_of_one_read_whole(
         engine.run(recorded(bad, None), workers=1)
     read, n = plan._recorded(recorded(bad, None), 6)
     assert n == 6 and len(read.lengths) == 6
+
+
+def test_sessions_of_hands_on_a_streamed_csv_read_only_the_shoes_they_play(
+    hands: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(stream, "STREAMED_BYTES", 0)
+    monkeypatch.setattr(plan, "FIRST_SHOES", 2)  # read twice as far, and again
+    good = tmp_path / "good.csv"
+    good.write_text(outcome_csv(hands), encoding="utf-8")
+    bad = tmp_path / "bad.csv"
+    bad.write_text(outcome_csv(hands) + "99,1,KS 2S,6C 2C,2,8,dragon,,,,,\n", encoding="utf-8")
+    plan._RECORDED.clear()
+    runs = [
+        engine.run(recorded(path, None, max_hands=30), sessions=3, workers=1)
+        for path in (good, bad)
+    ]
+    assert runs[0].n_sessions == 3 and runs[0].summary.equals(runs[1].summary)
+    read, n = plan._recorded(recorded(bad, None, max_hands=30), (3, 30))
+    assert not read.whole and 3 < n <= len(read.lengths) < SHOES
+    with pytest.raises(ShoeFormatError, match="dragon"):  # the whole file: refused
+        engine.run(recorded(bad, None, max_hands=30), workers=1)
