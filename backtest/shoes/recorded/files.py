@@ -55,11 +55,12 @@ def read_shoes(
     `burn` applies the burn rule to card-level shoes. `columns` maps a CSV's
     or Parquet file's columns to ours (`{"winner": "Result"}`).
 
-    Card-level text in a file larger than a megabyte (`text.HEAD_BYTES`) is
-    read a line at a time, never held whole as text, and with `shoes` (so
-    many are wanted) no further than the line of the last; its format is
-    told from its first megabyte. Other files are read whole (with all of
-    their shoes).
+    Card-level text and CSV in a file larger than a megabyte
+    (`text.HEAD_BYTES`) are read a line at a time, never held whole as
+    text (a CSV's rows a shoe at a time), and with `shoes` (so many are
+    wanted) no further than the line of the last; the format is told from
+    the first megabyte. A Parquet file is read in batches of rows, all of
+    them. Other files are read whole (with all of their shoes).
     """
     if decks is not None:
         check_decks(decks)
