@@ -59,8 +59,8 @@ def read_shoes(
     (`text.HEAD_BYTES`) are read a line at a time, never held whole as
     text (a CSV's rows a shoe at a time), and with `shoes` (so many are
     wanted) no further than the line of the last; the format is told from
-    the first megabyte. A Parquet file is read in batches of rows, all of
-    them. Other files are read whole (with all of their shoes).
+    the first megabyte. A Parquet file is read in batches of rows, as far
+    as `shoes` too. Other files are read whole (with all of their shoes).
     """
     if decks is not None:
         check_decks(decks)
@@ -73,7 +73,7 @@ def read_shoes(
     if streamed is not None:
         return streamed
     if fmt in (None, "parquet") and _is_parquet_file(path):
-        return _read_parquet(source_name(path), path, decks, burn, columns)
+        return _read_parquet(source_name(path), path, decks, burn, columns, shoes)
     source, data = load_bytes(path)
     if data.startswith(PARQUET_MAGIC) and fmt in (None, "parquet"):
         return _read_parquet(source, data, decks, burn, columns)
@@ -241,10 +241,12 @@ def _read_parquet(
     decks: int,
     burn: bool,
     columns: Mapping[str, str] | None,
+    shoes: int | None = None,
 ) -> Hands:
     """A Parquet file of the columns a CSV has, read as that CSV (its rows
     counted from 1, under the header): `file` is its path, read
-    PARQUET_BATCH rows at a time, or its bytes (standard input)."""
+    PARQUET_BATCH rows at a time (as far as `shoes` shoes, if given), or
+    its bytes (standard input)."""
     lines = _parquet_csv_lines(source, file)
     try:
         _, first = next(lines)
@@ -257,7 +259,8 @@ def _read_parquet(
                 f"{source}: the burn rule applies to card-level shoes, and this file is "
                 "an outcome-level record with no cards to burn"
             )
-        return _read_kind(kind, _chained((1, first), lines), source, decks, burn, columns)
+        rows = _chained((1, first), lines)
+        return _read_kind(kind, rows, source, decks, burn, columns, shoes)
     except ShoeFormatError as exc:
         message = re.sub(
             rf"^{re.escape(source)}, line (\d+)",
