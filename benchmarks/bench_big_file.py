@@ -1,10 +1,13 @@
-"""Memory and time of the commands that read a big card-level shoe file.
+"""Memory and time of the commands that read a big shoe file.
 
-    python benchmarks/bench_big_file.py [--mb 200] [--file PATH] [--tree DIR] [--only NAME]
+    python benchmarks/bench_big_file.py [--mb 200] [--format card-text] [--file PATH]
+        [--tree DIR] [--only NAME]
 
 Writes a card-level text file of about --mb megabytes in the system's
 temporary folder (shoes of `backtest shoe generate`, written again and again;
-kept, and used again, for later runs), then runs each command on it in a
+kept, and used again, for later runs), or with --format an outcome-level CSV
+(`deal -f csv` of generated shoes, their labels renumbered on each copy), a
+Parquet file of that CSV, or road strings of it; then runs each command on it in a
 process of its own under /usr/bin/time -v and prints its maximum resident set
 size and wall-clock seconds. --tree runs another checkout's code (its folder
 goes first on PYTHONPATH), to compare before and after. Figures, not a test:
@@ -58,6 +61,56 @@ def big_file(mb: int, tree: Path) -> Path:
     return path
 
 
+#: the formats --format makes, besides card-level text
+FORMATS = ("card-text", "outcome-csv", "parquet", "road")
+#: shoes of the block `deal -f csv` writes once (it is slow) for the other formats
+CSV_BLOCK_SHOES = 2_000
+
+
+def big_other(mb: int, fmt: str, tree: Path) -> Path:
+    """A file of about `mb` megabytes in `fmt` (see FORMATS; made once, then
+    kept): an outcome-level CSV of generated shoes, or that CSV as Parquet or
+    as road strings (of the same shoes)."""
+    import polars as pl
+
+    csv = Path(tempfile.gettempdir()) / f"backtest-big-{mb}mb.csv"
+    if not csv.exists():
+        block = csv.with_suffix(".block.txt")
+        subprocess.run(
+            [sys.executable, "-m", "backtest", "shoe", "generate"]
+            + ["--count", str(CSV_BLOCK_SHOES), "--out", str(block), "--quiet"],
+            check=True,
+            env=_env(tree),
+        )
+        dealt = subprocess.run(
+            [sys.executable, "-m", "backtest", "deal", "-f", "csv", str(block)],
+            check=True,
+            env=_env(tree),
+            stdout=subprocess.PIPE,
+        ).stdout
+        block.unlink()
+        frame = pl.read_csv(dealt, infer_schema=False).with_columns(pl.col("shoe").cast(pl.Int64))
+        copies = max(1, round(mb * 2**20 / len(dealt)))
+        with open(csv.with_suffix(".part"), "wb") as fh:
+            for k in range(copies):
+                copy = frame.with_columns(pl.col("shoe") + k * CSV_BLOCK_SHOES)
+                copy.write_csv(fh, include_header=k == 0)
+        csv.with_suffix(".part").rename(csv)
+    if fmt == "outcome-csv":
+        return csv
+    path = csv.with_suffix(".parquet" if fmt == "parquet" else ".road.txt")
+    if path.exists():
+        return path
+    lazy = pl.scan_csv(csv, infer_schema=False)
+    if fmt == "parquet":
+        lazy.sink_parquet(path)
+    else:
+        letters = pl.col("winner").str.slice(0, 1).str.to_uppercase()
+        roads = lazy.group_by("shoe", maintain_order=True).agg(letters.str.join(""))
+        path.write_text("\n".join(roads.collect()["winner"].to_list()) + "\n", encoding="utf-8")
+    return path
+
+
 def _env(tree: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(tree), "COLUMNS": "80"}
 
@@ -74,8 +127,7 @@ def configs(folder: Path, shoes: Path) -> dict[str, Path]:
           - {strategy: martingale, params: {bet: banker, base: 10}}
         """
     )
-    with open(shoes, "rb") as fh:
-        count = sum(1 for line in fh if line.strip() and not line.startswith(b"#"))
+    count = shoe_count(shoes)
     out = {}
     for name, session, source in (
         ("shoe", "{bankroll: 1000, max_shoes: 1}", f"shoes: {{file: {shoes}}}"),
@@ -89,6 +141,23 @@ def configs(folder: Path, shoes: Path) -> dict[str, Path]:
         )
         out[name] = path
     return out
+
+
+def shoe_count(shoes: Path) -> int:
+    """The shoes of the file (a line each; of a CSV or Parquet file, its labels)."""
+    import polars as pl
+
+    if shoes.suffix == ".csv":
+        return int(
+            pl.scan_csv(shoes, infer_schema=False)
+            .select(pl.col("shoe").n_unique())
+            .collect()
+            .item()
+        )
+    if shoes.suffix == ".parquet":
+        return int(pl.scan_parquet(shoes).select(pl.col("shoe").n_unique()).collect().item())
+    with open(shoes, "rb") as fh:
+        return sum(1 for line in fh if line.strip() and not line.startswith(b"#"))
 
 
 def cases(cfg: dict[str, Path], shoes: Path) -> dict[str, list[str]]:
@@ -117,7 +186,8 @@ def measure(args: list[str], tree: Path) -> tuple[float, float]:
         )
     report = done.stderr.decode("utf-8", "replace")
     if done.returncode:
-        raise SystemExit(f"backtest {' '.join(args)} failed:\n{report[-2000:]}")
+        last = [line for line in report.splitlines() if line.strip() and "\t" not in line]
+        raise RuntimeError(last[-1] if last else f"exit {done.returncode}")
     rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", report)
     wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)", report)
     assert rss and wall
@@ -130,12 +200,18 @@ def measure(args: list[str], tree: Path) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--mb", type=int, default=200, help="size of the big file")
-    parser.add_argument("--file", type=Path, help="a card-level file to use instead")
+    parser.add_argument("--format", choices=FORMATS, default="card-text", help="of the big file")
+    parser.add_argument("--file", type=Path, help="a shoe file to use instead")
     parser.add_argument("--tree", type=Path, default=ROOT, help="the checkout to run")
     parser.add_argument("--only", help="run only the cases whose name holds this")
     opts = parser.parse_args()
     tree = opts.tree.resolve()
-    shoes = opts.file.resolve() if opts.file else big_file(opts.mb, tree)
+    if opts.file:
+        shoes = opts.file.resolve()
+    elif opts.format == "card-text":
+        shoes = big_file(opts.mb, tree)
+    else:
+        shoes = big_other(opts.mb, opts.format, tree)
     print(f"{shoes}: {shoes.stat().st_size / 2**20:,.0f} MB; code of {tree}")
     # compile the kernels first, so that no case pays for it
     subprocess.run(
@@ -154,7 +230,11 @@ def main() -> None:
         for name, args in cases(configs(Path(folder), shoes), shoes).items():
             if opts.only and opts.only not in name:
                 continue
-            rss, seconds = measure(args, tree)
+            try:
+                rss, seconds = measure(args, tree)
+            except RuntimeError as exc:
+                print(f"{name:45} failed: {exc}", flush=True)
+                continue
             print(f"{name:45} {rss:8,.0f} MB {seconds:8.1f} s", flush=True)
 
 

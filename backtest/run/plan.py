@@ -67,11 +67,12 @@ def count_sessions(config: RunConfig, override: int | None = None) -> int:
         return n or 1000
     plan = recorded_plan(config, n)
     path, shoes = config.recorded.path, plan.n_shoes
-    if max(plan.takes, default=1) > SHOE_MASK + 1:
+    most = int(plan.takes.max()) if len(plan.takes) else 1
+    if most > SHOE_MASK + 1:
         raise ConfigError(
             f"{config.source}: session.max_hands: a session can play at most "
             f"{SHOE_MASK + 1:,} shoes, and {plan.session_words} from the "
-            f"{_shoes(shoes)} of {path} take {max(plan.takes):,}; ask for "
+            f"{_shoes(shoes)} of {path} take {most:,}; ask for "
             "fewer hands"
         )
     if plan.available == 0:
@@ -136,7 +137,7 @@ class UnplayedShoesWarning(UserWarning):
     """The last recorded shoes make no whole session and are not played."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RecordedPlan:
     """Which recorded shoes each session plays. Sessions take the file's shoes
     in order, each starting a new shoe: `max_shoes` of them, or (with only
@@ -151,21 +152,20 @@ class RecordedPlan:
     session_words: str
     #: for a session starting at shoe s (0-based): how many shoes it takes,
     #: reading on from the first shoe after the last (loop) ...
-    takes: tuple[int, ...]
+    takes: np.ndarray  # int64, a shoe each
     #: ... and the first shoe of sessions 0, 1, ... until they repeat
-    starts: tuple[int, ...]
+    starts: np.ndarray  # int64
     #: starts[cycle:] repeats for ever
     cycle: int
 
     def sessions(self, lo: int, hi: int) -> list[tuple[int, int]]:
         """(first shoe, shoes) of sessions lo..hi-1 (0-based shoe indices)."""
-        out = []
+        j = np.arange(lo, hi, dtype=np.int64)
         period = len(self.starts) - self.cycle
-        for j in range(lo, hi):
-            k = j if j < len(self.starts) else self.cycle + (j - self.cycle) % period
-            first = self.starts[k]
-            out.append((first, self.takes[first]))
-        return out
+        late = j >= len(self.starts)
+        j[late] = self.cycle + (j[late] - self.cycle) % max(period, 1)
+        first = self.starts[j]
+        return list(zip(first.tolist(), self.takes[first].tolist(), strict=True))
 
 
 def shoes_needed(config: RunConfig, sessions: int | None) -> Need:
@@ -192,46 +192,57 @@ def recorded_plan(config: RunConfig, sessions: int | None = None) -> RecordedPla
     as far as its own sessions, plays the shoes the run's plan gives it."""
     read, _ = _recorded(config, shoes_needed(config, sessions))
     s = config.session
-    return _recorded_plan(tuple(read.lengths.tolist()), s.max_shoes, s.max_hands)
+    lengths = np.ascontiguousarray(read.lengths, dtype=np.int64)
+    return _recorded_plan(lengths.tobytes(), s.max_shoes, s.max_hands)
 
 
 @lru_cache(maxsize=8)
 def _recorded_plan(
-    lengths: tuple[int, ...], max_shoes: int | None, max_hands: int | None
+    lengths_bytes: bytes, max_shoes: int | None, max_hands: int | None
 ) -> RecordedPlan:
+    """The plan over shoes of these hands (`lengths_bytes`: int64s, a shoe
+    each, as the cache's key: 8 bytes a shoe)."""
+    lengths = np.frombuffer(lengths_bytes, dtype=np.int64)
     n = len(lengths)
-    total = sum(lengths)
+    total = int(lengths.sum())
     if max_shoes is not None:
         words = f"{max_shoes} shoe{'s' if max_shoes != 1 else ''}"
-        takes = [max_shoes] * n
+        takes = np.full(n, max_shoes, dtype=np.int64)
     elif max_hands is not None:
         words = f"{max_hands:,} hand{'s' if max_hands != 1 else ''}"
-        # the shoes from s, in order and round again, that reach max_hands hands
-        rounds = (max_hands - 1) // total if total else 0  # whole passes over the file
-        takes = []
-        for first in range(n):
-            got, k = rounds * total, rounds * n
-            while got < max_hands:
-                got += lengths[(first + k) % n]
-                k += 1
-            takes.append(k)
+        # the shoes from s, in order and round again, that reach max_hands
+        # hands: whole passes over the file, then at most one more pass
+        rounds = (max_hands - 1) // total if total else 0
+        rest = max_hands - rounds * total  # 1..total hands
+        ends = np.concatenate([[0], np.cumsum(np.concatenate([lengths, lengths]))])
+        begin = np.arange(n, dtype=np.int64)
+        last = np.searchsorted(ends, ends[begin] + rest, side="left")
+        takes = rounds * n + (last - begin)
     else:  # the config requires one of the two; a session is one shoe
-        words, takes = "1 shoe", [1] * n
+        words, takes = "1 shoe", np.ones(n, dtype=np.int64)
+    steps = takes.tolist()
     available = at = 0
-    while n and at + takes[at] <= n:
-        at += takes[at]
+    while n and at + steps[at] <= n:
+        at += steps[at]
         available += 1
         if at == n:
             break
     starts: list[int] = []
-    seen: dict[int, int] = {}
+    seen = np.full(n, -1, dtype=np.int64)  # the session that starts at each shoe
     first = 0
-    while n and first not in seen:
+    while n and seen[first] < 0:
         seen[first] = len(starts)
         starts.append(first)
-        first = (first + takes[first]) % n
+        first = (first + steps[first]) % n
     return RecordedPlan(
-        n, total, available, n - at, words, tuple(takes), tuple(starts), seen.get(first, 0)
+        n,
+        total,
+        available,
+        n - at,
+        words,
+        takes,
+        np.asarray(starts, dtype=np.int64),
+        int(seen[first]) if n else 0,
     )
 
 
@@ -276,6 +287,11 @@ class _Read:
 #: how far to read a recorded file: its first N shoes (an int), the shoes
 #: that N sessions of M hands take (a pair), or all of it (None)
 Need = int | tuple[int, int] | None
+
+#: the shoes first read of a file (other than big card-level text, which is
+#: indexed as far as it needs) for sessions of M hands; then twice as many
+#: until they are enough
+FIRST_SHOES = 64
 
 #: the shoes read of recorded files, by (path, decks, burn, time of change, column mapping)
 _RECORDED: dict[tuple[str, int, bool, float, tuple[tuple[str, str], ...]], _Read] = {}
@@ -326,7 +342,8 @@ def _read_recorded(
     """At least the shoes of the file `need` asks for, read once: a later call
     for no more shoes than were read reads nothing. A big card-level text
     file is indexed (`recorded.stream`), its hands read as they are needed;
-    any other is read whole, with its hands."""
+    any other is read with its hands (a big CSV no further than it needs:
+    see `read_shoes`)."""
     from backtest.shoes import recorded
     from backtest.shoes.recorded.stream import first_shoes, index_shoes, streamable
 
@@ -343,15 +360,21 @@ def _read_recorded(
         index = index_shoes(path, decks, burn, until)
         held = _Read(index.hands, index.whole, index=index)
     else:
-        shoes = need if isinstance(need, int) else None
-        hands = recorded.read_shoes(
-            path, decks=decks, burn=burn, shoes=shoes, columns=dict(columns) or None
-        )
-        ids = np.unique(hands.shoe)  # (in file order: the readers number them so)
-        starts = np.searchsorted(hands.shoe, ids)
-        lengths = np.searchsorted(hands.shoe, ids, side="right") - starts
-        # fewer shoes than asked (or more: a format read whole) is all of them
-        held = _Read(lengths, shoes is None or len(ids) != shoes, held=(hands, starts))
+        # sessions of M hands: the first shoes, twice as many each time until they do
+        shoes = need if isinstance(need, int) else None if need is None else FIRST_SHOES
+        while True:
+            hands = recorded.read_shoes(
+                path, decks=decks, burn=burn, shoes=shoes, columns=dict(columns) or None
+            )
+            ids = np.unique(hands.shoe)  # (in file order: the readers number them so)
+            starts = np.searchsorted(hands.shoe, ids)
+            lengths = np.searchsorted(hands.shoe, ids, side="right") - starts
+            # fewer shoes than asked (or more: a format read whole) is all of them
+            held = _Read(lengths, shoes is None or len(ids) != shoes, held=(hands, starts))
+            if held.whole or _enough(lengths, need):
+                break
+            assert shoes is not None
+            shoes *= 2
     while len(_RECORDED) >= 4:
         del _RECORDED[next(iter(_RECORDED))]
     _RECORDED[key] = held

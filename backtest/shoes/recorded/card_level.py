@@ -17,9 +17,10 @@ from backtest.core.rules import Hand, deal_hand
 from backtest.shoes.recorded.text import (
     IncompleteHandWarning,
     content_lines,
-    csv_table,
+    csv_rows,
     decks_words,
     group_shoes,
+    numbered_lines,
 )
 
 _CODES: dict[str, int] = {}
@@ -66,14 +67,16 @@ def card_text_shoes(text: str | Iterable[tuple[int, str]], source: str) -> Itera
 
 
 def card_csv_shoes(
-    text: str, source: str, mapping: Mapping[str, str] | None = None
-) -> list[_CardShoe]:
-    rows = csv_table(text, source, "a card-level CSV", ("shoe", "card"), ("shoe", "card"), mapping)
-    shoes = []
+    text: str | Iterable[tuple[int, str]], source: str, mapping: Mapping[str, str] | None = None
+) -> Iterator[_CardShoe]:
+    """The shoes of a card-level CSV (its text, or its numbered lines as
+    `text.stream_lines` reads them), each given once its last row is read."""
+    lines = numbered_lines(text) if isinstance(text, str) else text
+    rows = csv_rows(lines, source, "a card-level CSV", ("shoe", "card"), ("shoe", "card"), mapping)
     for label, group in group_shoes(rows, source):
-        lines = [number for number, _ in group]
+        numbers = [number for number, _ in group]
 
-        def locate(k: int, lines: list[int] = lines, label: str = label) -> str:
+        def locate(k: int, lines: list[int] = numbers, label: str = label) -> str:
             return f"{source}, line {lines[k]}, field card (card {k + 1} of shoe {shown(label)})"
 
         codes = []
@@ -82,14 +85,11 @@ def card_csv_shoes(
                 codes.append(card_code(row["card"]))
             except ValueError as exc:
                 raise ShoeFormatError(f"{locate(k)}: {exc}") from None
-        shoes.append(
-            _CardShoe(
-                f"shoe {shown(label)} (lines {lines[0]}-{lines[-1]})",
-                np.array(codes, dtype=np.uint8),
-                locate,
-            )
+        yield _CardShoe(
+            f"shoe {shown(label)} (lines {numbers[0]}-{numbers[-1]})",
+            np.array(codes, dtype=np.uint8),
+            locate,
         )
-    return shoes
 
 
 def ordinal(n: int) -> str:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 import re
 import warnings
-from collections.abc import Mapping
+from collections.abc import Generator, Iterable, Iterator, Mapping
+from typing import Any
 
 from backtest.core.errors import ShoeFormatError, UsageError, shown
 from backtest.core.hands import Hands
@@ -16,8 +17,9 @@ from backtest.shoes.recorded.options import check_columns, check_decks, shoe_dec
 from backtest.shoes.recorded.outcome_csv import outcome_csv_hands
 from backtest.shoes.recorded.road_strings import road_hands
 from backtest.shoes.recorded.sniff import KIND_WORDS, PARQUET_MAGIC, sniff
-from backtest.shoes.recorded.stream import streamable
+from backtest.shoes.recorded.stream import streamed_kind
 from backtest.shoes.recorded.text import (
+    STDIN,
     StrPath,
     content_lines,
     decks_words,
@@ -53,11 +55,12 @@ def read_shoes(
     `burn` applies the burn rule to card-level shoes. `columns` maps a CSV's
     or Parquet file's columns to ours (`{"winner": "Result"}`).
 
-    Card-level text in a file larger than a megabyte (`text.HEAD_BYTES`) is
-    read a line at a time, never held whole as text, and with `shoes` (so
-    many are wanted) no further than the line of the last; its format is
-    told from its first megabyte. Other files are read whole (with all of
-    their shoes).
+    Card-level text and CSV in a file larger than a megabyte
+    (`text.HEAD_BYTES`) are read a line at a time, never held whole as
+    text (a CSV's rows a shoe at a time), and with `shoes` (so many are
+    wanted) no further than the line of the last; the format is told from
+    the first megabyte. A Parquet file is read in batches of rows, as far
+    as `shoes` too. Other files are read whole (with all of their shoes).
     """
     if decks is not None:
         check_decks(decks)
@@ -66,9 +69,11 @@ def read_shoes(
         raise UsageError(f"unknown shoe file format {fmt!r}; known formats: {', '.join(FORMATS)}")
     if columns:
         check_columns(columns, "columns")
-    streamed = _streamed_card_text(path, fmt, columns, decks, burn, shoes)
+    streamed = _streamed(path, fmt, columns, decks, burn, shoes)
     if streamed is not None:
         return streamed
+    if fmt in (None, "parquet") and _is_parquet_file(path):
+        return _read_parquet(source_name(path), path, decks, burn, columns, shoes)
     source, data = load_bytes(path)
     if data.startswith(PARQUET_MAGIC) and fmt in (None, "parquet"):
         return _read_parquet(source, data, decks, burn, columns)
@@ -80,6 +85,18 @@ def read_shoes(
         kind = fmt
     else:
         kind, confident = sniff(source, text, columns)
+    _check_options(source, kind, columns, burn)
+    try:
+        return _read_kind(kind, text, source, decks, burn, columns)
+    except ShoeFormatError as exc:
+        if confident:
+            raise
+        raise _tried_all(text, source, decks, exc) from None
+
+
+def _check_options(source: str, kind: str, columns: Mapping[str, str] | None, burn: bool) -> None:
+    """Refuse a column mapping for a file that is not a CSV, and the burn rule
+    for one without cards."""
     if columns and kind not in ("card-csv", "outcome-csv"):
         raise UsageError(
             f"{source}: a column mapping is for CSV and Parquet files, and this "
@@ -90,15 +107,20 @@ def read_shoes(
             f"{source}: the burn rule applies to card-level shoes, and this file is "
             f"an outcome-level record ({kind}) with no cards to burn"
         )
+
+
+def _is_parquet_file(path: StrPath) -> bool:
+    """Whether `path` is a file (not standard input) that starts as Parquet does."""
+    if os.fspath(path) == STDIN:
+        return False
     try:
-        return _read_kind(kind, text, source, decks, burn, columns)
-    except ShoeFormatError as exc:
-        if confident:
-            raise
-        raise _tried_all(text, source, decks, exc) from None
+        with open(path, "rb") as fh:
+            return fh.read(len(PARQUET_MAGIC)) == PARQUET_MAGIC
+    except OSError:
+        return False  # (read whole, the reader says why)
 
 
-def _streamed_card_text(
+def _streamed(
     path: StrPath,
     fmt: str | None,
     columns: Mapping[str, str] | None,
@@ -106,39 +128,58 @@ def _streamed_card_text(
     burn: bool,
     shoes: int | None,
 ) -> Hands | None:
-    """The shoes of a card-level text file larger than `stream.STREAMED_BYTES`, read
-    a line at a time (as far as `shoes` shoes, if given); None for any other
-    file (standard input, Parquet, a smaller file, another format), which is
-    read whole."""
-    if not streamable(path, fmt, columns):
+    """The shoes of a card-level text file or a CSV larger than
+    `stream.STREAMED_BYTES`, read a line at a time (as far as `shoes` shoes,
+    if given); None for any other file (standard input, Parquet, a smaller
+    file, another format), which is read whole."""
+    kind = streamed_kind(path, fmt, columns)
+    if kind is None:
         return None  # a file the head holds whole is read once, whole, by the caller
     source = source_name(path)
-    return deal_card_shoes(
-        card_text_shoes(stream_lines(path), source),
+    _check_options(source, kind, columns, burn)
+    return _read_kind(
+        kind,
+        stream_lines(path),
         source,
         decks,
         burn,
+        columns,
         shoes,
         capacity=os.path.getsize(path) // 8 + 1,
     )
 
 
 def _read_kind(
-    kind: str, text: str, source: str, decks: int, burn: bool, columns: Mapping[str, str] | None
+    kind: str,
+    text: str | Iterable[tuple[int, str]],
+    source: str,
+    decks: int,
+    burn: bool,
+    columns: Mapping[str, str] | None,
+    limit: int | None = None,
+    capacity: int = 0,
 ) -> Hands:
+    """The hands of a file of a known format: its text, or (card text and
+    CSV) its numbered lines, read as far as `limit` shoes."""
     if kind == "card-text":
+        if isinstance(text, str):
+            capacity = len(text) // 8 + 1
         return deal_card_shoes(
-            card_text_shoes(text, source), source, decks, burn, capacity=len(text) // 8 + 1
+            card_text_shoes(text, source), source, decks, burn, limit, capacity=capacity
         )
     if kind == "card-csv":
-        return deal_card_shoes(card_csv_shoes(text, source, columns), source, decks, burn)
+        return deal_card_shoes(card_csv_shoes(text, source, columns), source, decks, burn, limit)
     if kind == "outcome-csv":
-        hands = outcome_csv_hands(text, source, decks, columns)
-    elif kind == "json":
-        hands = live_json_hands(text, source, decks)
+        hands = outcome_csv_hands(text, source, decks, columns, limit)
     else:
-        hands = road_hands(text, source)
-    _check_hands_fit(hands, decks, source, text if kind == "road" else None)
+        assert isinstance(text, str)  # (JSON and roads are read whole)
+        if kind == "json":
+            hands = live_json_hands(text, source, decks)
+        else:
+            hands = road_hands(text, source)
+    _check_hands_fit(
+        hands, decks, source, text if kind == "road" and isinstance(text, str) else None
+    )
     return hands
 
 
@@ -190,39 +231,36 @@ def _tried_all(text: str, source: str, decks: int, first: ShoeFormatError) -> Sh
     )
 
 
+#: rows of a Parquet file read at a time
+PARQUET_BATCH = 1 << 16
+
+
 def _read_parquet(
-    source: str, data: bytes, decks: int, burn: bool, columns: Mapping[str, str] | None
+    source: str,
+    file: StrPath | bytes,
+    decks: int,
+    burn: bool,
+    columns: Mapping[str, str] | None,
+    shoes: int | None = None,
 ) -> Hands:
     """A Parquet file of the columns a CSV has, read as that CSV (its rows
-    counted from 1, under the header)."""
-    import io
-
-    import polars as pl
-
+    counted from 1, under the header): `file` is its path, read
+    PARQUET_BATCH rows at a time (as far as `shoes` shoes, if given), or
+    its bytes (standard input)."""
+    lines = _parquet_csv_lines(source, file)
     try:
-        frame = pl.read_parquet(io.BytesIO(data))
-    except Exception as exc:  # polars raises its own errors, and OSError
-        raise ShoeFormatError(
-            f"{source}: not a Parquet file polars can read: {shown(str(exc), 120)[1:-1]}"
-        ) from None
-    cast = []
-    for name, dtype in frame.schema.items():
-        col = pl.col(name)
-        if isinstance(dtype, pl.List):
-            col = col.cast(pl.List(pl.String)).list.join(" ")
-        cast.append(col.cast(pl.String).fill_null("").alias(name))
-    text = frame.select(cast).write_csv()
-    header = {c.strip().lower() for c in text.split("\n", 1)[0].split(",")}
-    if columns:
-        header = (header - {c.strip().lower() for c in columns.values()}) | set(columns)
-    kind = "card-csv" if "card" in header and "winner" not in header else "outcome-csv"
-    if burn and kind != "card-csv":
-        raise UsageError(
-            f"{source}: the burn rule applies to card-level shoes, and this file is "
-            "an outcome-level record with no cards to burn"
-        )
-    try:
-        return _read_kind(kind, text, source, decks, burn, columns)
+        _, first = next(lines)
+        header = {c.strip().lower() for c in first.split(",")}
+        if columns:
+            header = (header - {c.strip().lower() for c in columns.values()}) | set(columns)
+        kind = "card-csv" if "card" in header and "winner" not in header else "outcome-csv"
+        if burn and kind != "card-csv":
+            raise UsageError(
+                f"{source}: the burn rule applies to card-level shoes, and this file is "
+                "an outcome-level record with no cards to burn"
+            )
+        rows = _chained((1, first), lines)
+        return _read_kind(kind, rows, source, decks, burn, columns, shoes)
     except ShoeFormatError as exc:
         message = re.sub(
             rf"^{re.escape(source)}, line (\d+)",
@@ -233,6 +271,70 @@ def _read_parquet(
             str(exc),
         )
         raise ShoeFormatError(message) from None
+    finally:
+        lines.close()
+
+
+def _chained(first: tuple[int, str], rest: Iterator[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+    yield first
+    yield from rest
+
+
+def _parquet_csv_lines(
+    source: str, file: StrPath | bytes
+) -> Generator[tuple[int, str], None, None]:
+    """The numbered lines of the CSV a Parquet file's columns make (as text: a
+    list a space-separated string; a null empty), its header first, made a
+    batch of rows at a time."""
+    import io
+
+    import polars as pl
+
+    def failed(exc: Exception) -> ShoeFormatError:
+        return ShoeFormatError(
+            f"{source}: not a Parquet file polars can read: {shown(str(exc), 120)[1:-1]}"
+        )
+
+    try:
+        if isinstance(file, bytes):
+            frame = pl.read_parquet(io.BytesIO(file))
+            batches: Iterator[pl.DataFrame] = iter([frame])
+            schema = frame.schema
+        else:
+            lazy = pl.scan_parquet(os.fspath(file))
+            schema = lazy.collect_schema()
+    except Exception as exc:  # polars raises its own errors, and OSError
+        raise failed(exc) from None
+    cast = []
+    for name, dtype in schema.items():
+        col = pl.col(name)
+        if isinstance(dtype, pl.List):
+            col = col.cast(pl.List(pl.String)).list.join(" ")
+        cast.append(col.cast(pl.String).fill_null("").alias(name))
+    if not isinstance(file, bytes):
+        batches = _parquet_batches(lazy, failed)
+    number = 0
+    for k, batch in enumerate(batches):
+        text = batch.select(cast).write_csv(include_header=k == 0)
+        for line in text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"):
+            number += 1
+            yield number, line
+
+
+def _parquet_batches(lazy: Any, failed: Any) -> Iterator[Any]:
+    """The rows of a scanned Parquet file, PARQUET_BATCH at a time (at least one
+    batch, which may be empty)."""
+    offset = 0
+    while True:
+        try:
+            batch = lazy.slice(offset, PARQUET_BATCH).collect()
+        except Exception as exc:  # polars raises its own errors, and OSError
+            raise failed(exc) from None
+        if offset == 0 or batch.height:
+            yield batch
+        if batch.height < PARQUET_BATCH:
+            return
+        offset += PARQUET_BATCH
 
 
 def read_card_text(path: StrPath, decks: int | None = None, burn: bool = False) -> Hands:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -11,7 +11,7 @@ from backtest.core.cards import card_token, value
 from backtest.core.errors import RulesError, ShoeFormatError, shown
 from backtest.core.hands import ALL_KNOWN, Hands
 from backtest.core.rules import Hand, banker_draws, deal_hand, hand_total, is_natural, player_draws
-from backtest.shoes.recorded.card_level import card_code, check_composition
+from backtest.shoes.recorded.card_level import Growing, card_code, check_composition
 from backtest.shoes.recorded.outcomes import (
     check_hand,
     outcome_hands,
@@ -21,7 +21,7 @@ from backtest.shoes.recorded.outcomes import (
     parse_winner,
     shown_value,
 )
-from backtest.shoes.recorded.text import csv_table, group_shoes
+from backtest.shoes.recorded.text import Row, csv_rows, group_shoes, numbered_lines
 
 #: the columns an outcome-level CSV may have (`shoe` and `winner` are required)
 OUTCOME_COLUMNS = (
@@ -41,59 +41,89 @@ OUTCOME_COLUMNS = (
 
 
 def outcome_csv_hands(
-    text: str, source: str, decks: int, mapping: Mapping[str, str] | None = None
+    text: str | Iterable[tuple[int, str]],
+    source: str,
+    decks: int,
+    mapping: Mapping[str, str] | None = None,
+    limit: int | None = None,
 ) -> Hands:
-    rows = csv_table(
-        text, source, "an outcome-level CSV", OUTCOME_COLUMNS, ("shoe", "winner"), mapping
+    """The hands of an outcome-level CSV: its text, or its numbered lines
+    (`text.stream_lines`), read a shoe at a time (each shoe's rows are let
+    go once its hands are in columns); with `limit`, no further than the
+    last row of the `limit`th shoe."""
+    lines = numbered_lines(text) if isinstance(text, str) else text
+    rows = csv_rows(
+        lines, source, "an outcome-level CSV", OUTCOME_COLUMNS, ("shoe", "winner"), mapping
     )
-    columns = set(rows[0][1])
-    records = []
+    out: Growing | None = None
+    known: frozenset[str] = frozenset()
     for shoe, (label, group) in enumerate(group_shoes(rows, source)):
-        shoe_cards: list[int] = []
-        card_places: list[str] = []
-        for hand, (number, row) in enumerate(group, start=1):
-            where = f"{source}, line {number}"
-            rec: dict[str, Any] = {
-                "shoe": shoe,
-                "hand": hand,
-                "winner": parse_winner(row["winner"], f"{where}, field winner"),
-            }
-            if "hand" in row and row["hand"] != str(hand):
-                raise ShoeFormatError(
-                    f"{where}, field hand: hand numbers count 1, 2, 3 ... within a shoe; "
-                    f"expected {hand} for hand {hand} of shoe {shown(label)}, "
-                    f"got {shown(row['hand'])}"
-                )
-            for f in ("player_total", "banker_total"):
-                if f in row:
-                    rec[f] = parse_total(row[f], f"{where}, field {f}")
-            for f in ("natural", "player_pair", "banker_pair"):
-                if f in row:
-                    rec[f] = parse_bool(row[f], f"{where}, field {f}")
-            for f in ("player_card_count", "banker_card_count"):
-                if f in row:
-                    rec[f] = parse_count(row[f], f"{where}, field {f}")
-            if "player_cards" in row:
-                p, b = derive_from_cards(rec, row, where)
-                shoe_cards += p + b
-                card_places += [f"{where}, field player_cards"] * len(p) + [
-                    f"{where}, field banker_cards"
-                ] * len(b)
-            else:
-                check_hand(rec, where, {})
-            records.append(rec)
-        if shoe_cards:
-            check_composition(np.array(shoe_cards, dtype=np.uint8), decks, card_places.__getitem__)
-    known: set[str] = {
+        if out is None:
+            known = _known(group[0][1])
+            out = Growing(0)
+        part = outcome_hands(_shoe_records(shoe, label, group, source, decks), known, source)
+        out.add({name: getattr(part, name) for name in out.columns})
+        if limit is not None and shoe + 1 >= limit:
+            break
+    assert out is not None  # (csv_rows refuses a file without rows)
+    return Hands.from_columns(out.n, known=known, source=source, **out.filled())
+
+
+def _known(row: Mapping[str, str]) -> frozenset[str]:
+    """What a CSV with the columns of `row` records of each hand (`Hands.known`)."""
+    known = {
         f
         for f in ("player_total", "banker_total", "natural", "player_pair", "banker_pair")
-        if f in columns
+        if f in row
     }
-    if "player_card_count" in columns:
+    if "player_card_count" in row:
         known.add("card_counts")
-    if "player_cards" in columns:
+    if "player_cards" in row:
         known = set(ALL_KNOWN)
-    return outcome_hands(records, frozenset(known), source)
+    return frozenset(known)
+
+
+def _shoe_records(
+    shoe: int, label: str, group: Sequence[Row], source: str, decks: int
+) -> list[dict[str, Any]]:
+    """The checked records of one shoe's rows (numbered `shoe` from 0)."""
+    records = []
+    shoe_cards: list[int] = []
+    card_places: list[str] = []
+    for hand, (number, row) in enumerate(group, start=1):
+        where = f"{source}, line {number}"
+        rec: dict[str, Any] = {
+            "shoe": shoe,
+            "hand": hand,
+            "winner": parse_winner(row["winner"], f"{where}, field winner"),
+        }
+        if "hand" in row and row["hand"] != str(hand):
+            raise ShoeFormatError(
+                f"{where}, field hand: hand numbers count 1, 2, 3 ... within a shoe; "
+                f"expected {hand} for hand {hand} of shoe {shown(label)}, "
+                f"got {shown(row['hand'])}"
+            )
+        for f in ("player_total", "banker_total"):
+            if f in row:
+                rec[f] = parse_total(row[f], f"{where}, field {f}")
+        for f in ("natural", "player_pair", "banker_pair"):
+            if f in row:
+                rec[f] = parse_bool(row[f], f"{where}, field {f}")
+        for f in ("player_card_count", "banker_card_count"):
+            if f in row:
+                rec[f] = parse_count(row[f], f"{where}, field {f}")
+        if "player_cards" in row:
+            p, b = derive_from_cards(rec, row, where)
+            shoe_cards += p + b
+            card_places += [f"{where}, field player_cards"] * len(p) + [
+                f"{where}, field banker_cards"
+            ] * len(b)
+        else:
+            check_hand(rec, where, {})
+        records.append(rec)
+    if shoe_cards:
+        check_composition(np.array(shoe_cards, dtype=np.uint8), decks, card_places.__getitem__)
+    return records
 
 
 def parse_hand_cards(raw: str, where: str) -> list[int]:

@@ -56,24 +56,41 @@ def streamable(
     path: StrPath, fmt: str | None = None, columns: Mapping[str, str] | None = None
 ) -> bool:
     """Whether `path` is card-level text (`fmt`, or else as its first
-    megabyte reads) of more than STREAMED_BYTES, to be read a shoe at a
+    megabyte reads) of more than STREAMED_BYTES, to be indexed a shoe at a
     time; False for standard input, a column mapping (which is for CSV),
     another format, or a file that cannot be read (its reader says why)."""
-    if os.fspath(path) == STDIN or columns or fmt not in (None, "card-text"):
+    if columns or fmt not in (None, "card-text"):
         return False
+    return streamed_kind(path, fmt, None) == "card-text"
+
+
+#: the formats read from the file a line at a time when it is big
+STREAMED_KINDS = ("card-text", "card-csv", "outcome-csv")
+
+
+def streamed_kind(
+    path: StrPath, fmt: str | None = None, columns: Mapping[str, str] | None = None
+) -> str | None:
+    """The format of a file of more than STREAMED_BYTES to be read a line at
+    a time (one of STREAMED_KINDS: `fmt`, or else as its first megabyte
+    reads); None for standard input, Parquet, another format, or a file that
+    cannot be read (its reader says why)."""
+    if os.fspath(path) == STDIN or fmt not in (None, *STREAMED_KINDS):
+        return None
     try:
         if os.path.getsize(path) <= STREAMED_BYTES:
-            return False
+            return None
         with open(path, "rb") as fh:
             data = fh.read(HEAD_BYTES + 1)
     except OSError:
-        return False
+        return None
     if data.startswith(PARQUET_MAGIC):
-        return False
+        return None
     if fmt is not None:
-        return True
+        return fmt
     source, head, _ = load_head(path, data)
-    return sniff(source, head, None)[0] == "card-text"
+    kind = sniff(source, head, columns)[0]
+    return kind if kind in STREAMED_KINDS else None
 
 
 @dataclass(frozen=True)

@@ -225,10 +225,25 @@ def csv_table(
     Blank lines and lines starting with `#` are skipped. `mapping` names the
     file's column for each of ours (`{"winner": "Result"}`): then the file's
     other columns are left out."""
+    return list(csv_rows(numbered_lines(text), source, kind, allowed, required, mapping))
+
+
+def csv_rows(
+    lines: Iterable[tuple[int, str]],
+    source: str,
+    kind: str,
+    allowed: Sequence[str],
+    required: Sequence[str],
+    mapping: Mapping[str, str] | None = None,
+) -> Iterator[Row]:
+    """`csv_table`'s rows, one at a time, of numbered lines (`stream_lines`):
+    a row is checked when it is reached, and a file that ends with no rows
+    is refused at its end."""
     header: list[str] | None = None
     header_line = 0
-    rows: list[Row] = []
-    for number, line in numbered_lines(text):
+    kept: list[str] = []
+    any_rows = False
+    for number, line in lines:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         cells = csv_cells(line, source, number)
@@ -247,14 +262,14 @@ def csv_table(
                 f"{header_line}) has {len(header)}: {','.join(header)}"
             )
         row = dict(zip(header, (c.strip() for c in cells)))
-        rows.append((number, {c: row[c] for c in kept} if mapping else row))
+        any_rows = True
+        yield number, {c: row[c] for c in kept} if mapping else row
     if header is None:
         raise ShoeFormatError(f"{source}: no shoes: the file holds only comments and blank lines")
-    if not rows:
+    if not any_rows:
         raise ShoeFormatError(
             f"{source}: no shoes: the file has a header (line {header_line}) but no rows"
         )
-    return rows
 
 
 def map_columns(
@@ -316,8 +331,10 @@ def _check_columns(
             )
 
 
-def group_shoes(rows: Sequence[Row], source: str) -> Iterator[tuple[str, list[Row]]]:
-    """The rows of each shoe (by the `shoe` label), refusing a label that comes back."""
+def group_shoes(rows: Iterable[Row], source: str) -> Iterator[tuple[str, list[Row]]]:
+    """The rows of each shoe (by the `shoe` label), refusing a label that comes
+    back; a shoe is given once its last row is read (rows may be read as
+    they come: only one shoe's are held)."""
     first_line: dict[str, int] = {}
     group: list[Row] = []
     label = ""
