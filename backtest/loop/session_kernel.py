@@ -1,0 +1,523 @@
+"""The session loop's compiled body (`sessions_kernel`): one seat over the
+hands of many sessions, with the table rules, settlement, the counter's
+exact EVs and the session statistics; `session_loop` compiles it (once for
+the built-ins, once for a user's classes) and calls it. Compiled without
+reference counting, it allocates nothing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from backtest.jit.lazy_jit import kernel
+from backtest.loop.table_rules import (
+    ENDED_LIMIT,
+    ENDED_RUIN,
+    MAX_CENTS,
+    PLACE_OK,
+    PLACE_RUIN,
+    PLACE_UNDECLARED,
+    S_BANKROLL_STOPS,
+    S_BELOW_MIN,
+    S_BETS,
+    S_CUR_STREAK,
+    S_DRAWDOWN,
+    S_ENDED,
+    S_FINAL,
+    S_HANDS,
+    S_LARGEST,
+    S_LOSING_STREAK,
+    S_LOSSES,
+    S_MAX_HITS,
+    S_NET,
+    S_PEAK,
+    S_PUSHES,
+    S_WAGERED,
+    S_WINS,
+    ended_by,
+    limits,
+    place,
+    plays_on,
+    session_seed,
+    short_path_bounds,
+)
+from backtest.odds import (
+    ahead_kept_compiled,
+    ahead_rows_compiled,
+    ev_fill_ahead,
+    needs_counts,
+    one_bet_variance,
+    pair_counts,
+    pair_evs,
+    single_bet,
+    stake_variance,
+)
+from strategies import dispatch
+from strategies.base import (
+    CTX_BANKROLL,
+    CTX_HAND,
+    CTX_LAST_NET,
+    CTX_SESSION_HAND,
+    CTX_SHOE,
+    N_BETS,
+    P_ON_BANKROLL,
+    P_ON_MAX,
+    P_SIDE,
+    SEVERAL,
+)
+
+
+@kernel(inline=True, nrt=False)
+def _count_up(counts, cards, full_counts, counted, shoe_start, k, left, same):  # type: ignore[no-untyped-def]
+    """Bring `counts` up to hand k (the cards before it taken out), from the
+    shoe's first hand or from the last hand counted, `counted`; returns the
+    cards left and the ordered pairs of one rank among them (`pair_counts`),
+    kept as the cards come out. The caller then has `counted = k`."""
+    if counted < shoe_start:
+        for r in range(14):
+            counts[r] = full_counts[r]
+        left, same = pair_counts(full_counts)
+        counted = shoe_start
+    for h in range(counted, k):
+        # each side's first two cards (slots 0, 1, 3, 4) are always there, in
+        # every shoe whose cards are known (a test holds each source to it):
+        # no mask for them
+        for c in (0, 1, 3, 4):
+            r = cards[h, c] & 15
+            counts[r] -= 1
+            same -= 2 * counts[r]
+        left -= 4
+        for c in (2, 5):
+            # without a branch: whether a side drew a third card is a coin
+            # toss to the processor (an empty slot is rank 0 and changes nothing)
+            r = cards[h, c] & 15
+            m = np.int64(r != 0)
+            counts[r] -= m
+            same -= 2 * m * counts[r]
+            left -= m
+    return left, same
+
+
+@kernel(inline=True, nrt=False)
+def _put(out: np.ndarray, pick: int, x: float) -> None:
+    """The stake `x` on bet `pick` into `out`, if `pick` is a bet."""
+    if 0 <= pick < N_BETS:
+        out[pick] = x
+
+
+@kernel(inline=True, nrt=False)
+def _undeclared(pick: int, x: float, out: np.ndarray, allowed: np.ndarray) -> bool:
+    """Whether a user's decide staked a bet outside `allowed` (its bet
+    `pick` with stake x, or with SEVERAL its stakes in `out`)."""
+    if pick == SEVERAL:
+        for b in range(N_BETS):
+            if out[b] != 0.0 and not allowed[b]:
+                return True
+        return False
+    return x != 0.0 and not (0 <= pick < N_BETS and allowed[pick])
+
+
+def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignore[no-untyped-def]
+    """`run_sessions`, compiled: sessions bounds[j]..bounds[j+1] (hand
+    indices) for one seat.
+
+    A counter reads the exact EVs before each hand from the table's shared
+    rows (`shared_evs`), working them out for a hand no seat has played yet.
+    The loop reads and writes only the bets the strategy can place
+    (`seat.active`). Compiled without reference counting, it allocates
+    nothing; a session's statistics live in local variables until it ends.
+    """
+    kind = seat.kind
+    p = seat.p
+    active = seat.active
+    winner, hand_no, shoe_no, unit, cards = (
+        dealt.winner,
+        dealt.hand_no,
+        dealt.shoe_no,
+        dealt.unit,
+        dealt.cards,
+    )
+    bounds, session_ids = dealt.bounds, dealt.session_ids
+    den, min_c, max_c, offered = table.den, table.min_c, table.max_c, table.offered
+    pb_together, pairs_need_main = table.pb_together, table.pairs_need_main
+    full_counts, ev_table, evs_full = table.full_counts, table.ev_table, table.evs_full
+    cov, nets = table.cov, table.nets
+    bankroll0, stop_loss, win_goal = stops.bankroll0, stops.stop_loss, stops.win_goal
+    max_hands, ruin_below = stops.max_hands, stops.ruin_below
+    ev_rows, ev_done, ev_deals, ev_kept = shared.rows, shared.done, shared.deals, shared.kept
+    stats, wagered, expected, ledger = (
+        outputs.stats,
+        outputs.wagered,
+        outputs.expected,
+        outputs.ledger,
+    )
+    variance = outputs.variance
+    led_idx, led_cents, led_net, led_bank = (
+        outputs.led_idx,
+        outputs.led_cents,
+        outputs.led_net,
+        outputs.led_bank,
+    )
+    s, si, ctx, out, stakes, unit_f = work.s, work.si, work.ctx, work.out, work.stakes, work.unit_f
+    cents, side_c, counts, evs, seed_work = (
+        work.cents,
+        work.side_c,
+        work.counts,
+        work.evs,
+        work.seed_work,
+    )
+    ev_nodes, ev_coef, ev_work_, fast_c, allowed = (
+        work.ev_nodes,
+        work.ev_coef,
+        work.ev_work,
+        work.fast_c,
+        work.allowed,
+    )
+    evs_seen, hist_seen, var_s, mom = work.evs_seen, work.hist_seen, work.var_s, work.mom
+    user = dispatch.is_user(fns)  # known while compiling
+    counted = -1  # the hand `counts` is brought up to (the cards before it taken out)
+    # the cards left and the ordered pairs of one rank among them, kept as the
+    # cards come out: all the pair bets' EVs need (`pair_evs`)
+    full_left, full_same = pair_counts(full_counts)
+    left = full_left
+    same = full_same
+    sides = 0  # side bets the strategy always places (a count: one test a hand)
+    for b in range(N_BETS):
+        evs[b] = evs_full[b]
+        out[b] = 0.0
+        cents[b] = 0
+        stakes[b] = 0.0
+        unit_f[b] = 0.0
+        # whole cents, at most 2**52 as `limits` holds the main stakes
+        side_c[b] = (
+            np.int64(min(np.floor(p[P_SIDE + b] * 100.0 + 1e-6), float(MAX_CENTS)))
+            if p[P_SIDE + b] > 0.0
+            else 0
+        )
+        sides += 1 if side_c[b] > 0 else 0
+    short_path_bounds(min_c, max_c, offered, pairs_need_main, sides, fast_c)
+    reset_on_max = p[P_ON_MAX] == 0.0
+    cards_seen = seat.cards_seen
+    shared_rows = ev_rows.shape[0] != 0  # the table's EV rows, when two seats or more count
+    # a lone counter's EVs, worked out LANES hands at a time: those of hands
+    # ahead_lo .. ahead_hi - 1 (whatever the session: they depend on the cards)
+    ahead = ev_rows
+    ahead_k = ev_kept  # what is kept beside them, for the variance
+    if cards_seen and ev_deals and not shared_rows:
+        ahead = ahead_rows_compiled(ev_work_)
+        ahead_k = ahead_kept_compiled(ev_work_)
+    ahead_lo = ahead_hi = 0
+    if cards_seen and not ev_deals:
+        for b in range(N_BETS):
+            evs[b] = np.nan  # `pair_evs` writes the pair bets' places alone
+    all_in = p[P_ON_BANKROLL] != 0.0
+    na = active.shape[0]
+    # a strategy that stakes one bet, on every hand: its update reads that bet alone
+    single = seat.slot >= 0
+    the_bet = int(p[seat.slot]) if single else -1
+    writes_out = seat.writes_out
+    learns = seat.learns
+    reads_ctx = seat.reads_ctx
+    rows = 0
+    scale = 100.0 * den
+    keep_lo, keep_hi = plays_on(ruin_below, stop_loss, win_goal, bankroll0)
+    for j in range(session_ids.shape[0]):
+        wag = wagered[j]  # this session's stakes by bet: cents, then ticks at its end
+        for b in range(N_BETS):
+            wag[b] = 0
+        final = peak = bankroll0
+        hands = bets = drawdown = longest = cur = largest = 0
+        max_hits = stops_n = wins = losses = below_min = 0
+        exp_net = 0.0
+        var_net = 0.0  # the net's variance, given the stakes: sum of s' C s over the hands
+        ended = ENDED_LIMIT
+        dispatch.init_any(kind, fns, p, s, si, session_seed(seat.key, session_ids[j], seed_work))
+        last_net = 0
+        shoe_start = lo = bounds[j]
+        end = bounds[j + 1] if max_hands < 0 else min(bounds[j + 1], lo + max_hands)
+        if not keep_lo <= final < keep_hi:
+            # a bankroll below every table minimum the seat could bet: ruined
+            # before the first hand, whether or not it would bet on that hand
+            ended = ended_by(final, ruin_below, stop_loss, bankroll0)
+            end = lo
+        for k in range(lo, end):
+            i = np.uint64(k)  # unsigned: its uses skip the negative-index fix-up
+            if hand_no[i] == 1:
+                shoe_start = k
+            if cards_seen:
+                # the exact EVs for the cards not yet seen: the table's, worked
+                # out once by the first seat to play this hand (microseconds),
+                # for it and the hands after it in its shoe; the counts are
+                # brought up to it only then, from the shoe's first hand or
+                # from the last hand counted
+                if shared_rows and ev_done[i]:
+                    for b in range(N_BETS):
+                        evs[b] = ev_rows[i, b]
+                elif not shared_rows and ahead_lo <= k < ahead_hi:
+                    for b in range(N_BETS):
+                        evs[b] = ahead[k - ahead_lo, b]
+                else:
+                    left, same = _count_up(
+                        counts, cards, full_counts, counted, shoe_start, k, left, same
+                    )
+                    counted = k
+                    if ev_deals:
+                        rows_k = ev_rows[k:] if shared_rows else ahead
+                        priced = ev_fill_ahead(
+                            counts,
+                            cards,
+                            hand_no,
+                            k,
+                            ev_table,
+                            rows_k,
+                            ev_nodes,
+                            ev_coef,
+                            ev_work_,
+                            True,
+                            ev_kept[k:] if shared_rows else ahead_k,
+                        )
+                        for b in range(N_BETS):
+                            evs[b] = rows_k[0, b]
+                        if shared_rows:
+                            for h in range(k, k + priced):
+                                ev_done[h] = True
+                        else:
+                            ahead_lo = k
+                            ahead_hi = k + priced
+                    else:
+                        pair_evs(float(same), float(left), ev_table, evs)
+                        if shared_rows:
+                            for b in range(N_BETS):
+                                ev_rows[i, b] = evs[b]
+                            for b in range(ev_kept.shape[1]):
+                                ev_kept[i, b] = np.nan  # nothing kept: counted if staked
+                            ev_done[i] = True
+            if reads_ctx:
+                ctx[CTX_BANKROLL] = final / scale
+                ctx[CTX_HAND] = hand_no[i]
+                ctx[CTX_SESSION_HAND] = hands
+                ctx[CTX_LAST_NET] = last_net / scale
+                ctx[CTX_SHOE] = shoe_no[i]
+            hist = winner[shoe_start:k]
+            evs_d = evs
+            if user:
+                # a user's function reads copies: what it writes there changes
+                # nothing of the table's (the winners, the shared EVs) nor of
+                # the loop's (the EVs its expected net is priced at)
+                if k > shoe_start:
+                    hist_seen[k - shoe_start - 1] = winner[k - 1]
+                hist = hist_seen[: k - shoe_start]
+                for b in range(N_BETS):
+                    evs_seen[b] = evs[b]
+                evs_d = evs_seen
+            # the common hand: one bet, no side bets, within the limits and the
+            # bankroll, settled in registers (the general rules below give the
+            # same result for it; they run for every other hand)
+            if writes_out or user:
+                for a in range(na):
+                    out[active[a]] = 0.0
+            pick, x = dispatch.decide_any(kind, fns, p, s, si, ctx, hist, evs_d, out)
+            if user and _undeclared(pick, x, out, allowed):
+                return PLACE_UNDECLARED, k, rows
+            one = -1
+            if pick == SEVERAL:
+                # the stakes are in `out`: one bet, or several (-2)
+                for a in range(na):
+                    y = out[active[a]]
+                    if y != 0.0:
+                        one = int(np.int64(active[a])) if one == -1 else -2
+                        x = y
+            else:
+                # without a branch: for the shoe readers, whether they bet is a
+                # coin toss to the processor
+                one = pick if x != 0.0 else -1
+            cc = 0
+            u1 = np.uint64(one)
+            if one >= 0 and x > 0.0:
+                # whole cents: truncation is the floor of a positive number
+                cc = int(min(x * 100.0 + 1e-6, float(MAX_CENTS)))
+                if not (fast_c[0, u1] <= cc and cc <= fast_c[1, u1] and cc * den <= final):
+                    cc = 0
+            quiet = one == -1  # every stake zero: the hand is sat out
+            if cc > 0:
+                net = cc * unit[u1, i]
+                total = cc
+                wag[u1] += cc
+                if cards_seen:
+                    exp_net += cc * 0.01 * evs[u1]
+                else:
+                    var_net += (cc * 0.01) * (cc * 0.01) * cov[u1, u1]
+            else:
+                one = -1
+            if quiet:
+                # what the general rules make of no stakes: nothing placed or settled
+                for a in range(na):
+                    cents[active[a]] = 0
+                net = 0
+                total = 0
+            elif one < 0:
+                # a stake the bankroll refuses ends the session unplayed: its
+                # raises and maximum hits are not counted
+                below_before = below_min
+                hits_before = max_hits
+                if pick != SEVERAL:
+                    # the stake the strategy returned, where the general rules read it
+                    for a in range(na):
+                        out[active[a]] = 0.0
+                    _put(out, pick, x)
+                code, below = limits(out, side_c, cents, min_c, max_c, active)
+                below_min += below
+                if code >= 10:
+                    max_hits += 1
+                    code -= 10
+                    if reset_on_max:
+                        dispatch.reset_any(kind, fns, p, s, si)
+                        for a in range(na):
+                            out[active[a]] = 0.0
+                        pick, x = dispatch.decide_again(kind, fns, p, s, si, ctx, hist, evs_d, out)
+                        if user and _undeclared(pick, x, out, allowed):
+                            return PLACE_UNDECLARED, k, rows
+                        if pick != SEVERAL:
+                            _put(out, pick, x)
+                        code, below = limits(out, side_c, cents, min_c, max_c, active)
+                        below_min += below
+                        code %= 10
+                if code == PLACE_OK:
+                    code, stopped = place(
+                        all_in,
+                        cents,
+                        min_c,
+                        max_c,
+                        final,
+                        den,
+                        offered,
+                        pb_together,
+                        pairs_need_main,
+                        active,
+                    )
+                    stops_n += stopped
+                if code == PLACE_RUIN:
+                    below_min = below_before
+                    max_hits = hits_before
+                    ended = ENDED_RUIN
+                    break
+                if code != PLACE_OK:
+                    return code, k, rows
+                # settle, and count
+                net = 0
+                total = 0
+                for a in range(na):
+                    b = active[a]
+                    c = cents[b]
+                    if c > 0:
+                        net += c * unit[b, i]
+                        total += c
+                        wag[b] += c
+                        if cards_seen:
+                            exp_net += c * 0.01 * evs[b]
+                            continue
+                        for a2 in range(na):
+                            c2 = cents[active[a2]]
+                            if c2 > 0:
+                                var_net += (c * 0.01) * (c2 * 0.01) * cov[b, active[a2]]
+            if cards_seen and total > 0:
+                # a counter's variance for this hand's composition: s' C_h s,
+                # from what is kept beside its EVs (one bet: from the EVs, mostly)
+                row = ev_kept[i] if shared_rows else (ahead_k[k - ahead_lo] if ev_deals else evs)
+                for b in range(N_BETS):
+                    var_s[b] = 0.0
+                if one >= 0:
+                    var_s[u1] = cc * 0.01
+                else:
+                    for a in range(na):
+                        var_s[active[a]] = cents[active[a]] * 0.01
+                alone = one if one >= 0 else single_bet(var_s)
+                var_one = (
+                    one_bet_variance(alone, var_s[alone], evs, ev_table, row, nets)
+                    if alone >= 0
+                    else -1.0
+                )
+                if var_one >= 0.0:
+                    var_net += var_one
+                else:
+                    if needs_counts(var_s, row):
+                        left, same = _count_up(
+                            counts, cards, full_counts, counted, shoe_start, k, left, same
+                        )
+                        counted = k
+                    var_net += stake_variance(
+                        var_s, counts, row, nets, ev_table, ev_nodes, ev_coef, ev_work_, mom
+                    )
+            hands += 1
+            # counted without branches: the outcome of a hand is a coin toss
+            # to the processor's branch predictor
+            placed = int(total > 0)
+            won = int(net > 0)
+            lost = int(net < 0)
+            bets += placed
+            largest = max(largest, total)
+            wins += won
+            losses += lost
+            cur = (cur + lost) * (1 - won)
+            longest = max(longest, cur)
+            final += net
+            peak = max(peak, final)
+            drawdown = max(drawdown, peak - final)
+            last_net = net
+            if learns:
+                if single:
+                    # a progression reads its one bet's stake and result alone
+                    ub = np.uint64(the_bet)
+                    stakes[ub] = cc * 0.01 if one >= 0 else cents[ub] * 0.01
+                    u = unit[ub, i]
+                    unit_f[ub] = u / den if u > -(2**62) else 0.0
+                else:
+                    for a in range(na):
+                        b = active[a]
+                        if one < 0:
+                            stakes[b] = cents[b] * 0.01
+                        else:
+                            stakes[b] = cc * 0.01 if np.int64(b) == one else 0.0
+                        u = unit[b, i]
+                        unit_f[b] = u / den if u > -(2**62) else 0.0
+                dispatch.update_any(kind, fns, p, s, si, ctx, stakes, unit_f, net / scale)
+            if ledger:
+                led_idx[rows] = k
+                for b in range(N_BETS):
+                    led_cents[rows, b] = cents[b] if one < 0 else (cc if b == one else 0)
+                led_net[rows] = net
+                led_bank[rows] = final
+                rows += 1
+            if keep_lo <= final < keep_hi:
+                continue
+            ended = ended_by(final, ruin_below, stop_loss, bankroll0)
+            break
+        st = stats[j]
+        # the stakes were summed in cents, and the expected net is worked out
+        # from them once, unless the EVs change from hand to hand (a counter)
+        wag_total = 0
+        for b in range(N_BETS):
+            if not cards_seen and wag[b] != 0:
+                exp_net += wag[b] * 0.01 * evs[b]
+            wag_total += wag[b] * den
+            wag[b] *= den
+        st[S_HANDS] = hands
+        st[S_BETS] = bets
+        st[S_WAGERED] = wag_total
+        st[S_NET] = final - bankroll0
+        st[S_FINAL] = final
+        st[S_PEAK] = peak
+        st[S_DRAWDOWN] = drawdown
+        st[S_LOSING_STREAK] = longest
+        st[S_LARGEST] = largest * den
+        st[S_MAX_HITS] = max_hits
+        st[S_BANKROLL_STOPS] = stops_n
+        st[S_ENDED] = ended
+        st[S_WINS] = wins
+        st[S_LOSSES] = losses
+        st[S_PUSHES] = bets - wins - losses
+        st[S_CUR_STREAK] = cur
+        st[S_BELOW_MIN] = below_min
+        expected[j] = exp_net
+        variance[j] = var_net
+    return PLACE_OK, -1, rows
