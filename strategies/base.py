@@ -68,7 +68,6 @@ from strategies.slots import (
     STATE_INTS,
 )
 from strategies.view import Result, View
-from strategies.view import winners_of as winners_of  # the plain-Python loop reads it here
 
 _BETS = tuple(Bet)
 

@@ -60,8 +60,8 @@ from strategies.base import (
     Strategy,
     View,
     head_params,
-    winners_of,
 )
+from strategies.view import winners_of
 
 _BETS = tuple(Bet)
 _BET_BY_NAME = {b.value: b for b in Bet} | {b: b for b in Bet}
