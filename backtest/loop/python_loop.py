@@ -9,7 +9,6 @@ both and compare the ledgers and every session statistic.
 
 from __future__ import annotations
 
-import math
 import sys
 from collections.abc import Callable
 from sys import getrefcount
@@ -18,13 +17,18 @@ from typing import Any
 import numpy as np
 
 from backtest import odds
-from backtest.core.errors import StrategyError, describe_raised, shown
+from backtest.core.errors import describe_raised
 from backtest.core.rules import Bet, Winner
 from backtest.loop.inputs import Dealt, Outputs, SharedEvs, Stops, Table
+from backtest.loop.python_stakes import (
+    BET_BY_NAME,
+    TableRules,
+    place_general,
+    short_cents,
+)
 from backtest.loop.table_rules import (
     ENDED_LIMIT,
     ENDED_RUIN,
-    MAX_CENTS,
     PLACE_OK,
     PLACE_RUIN,
     S_BANKROLL_STOPS,
@@ -45,8 +49,6 @@ from backtest.loop.table_rules import (
     S_WAGERED,
     S_WINS,
     ended_by,
-    limits,
-    place,
     plays_on,
     session_seed,
     short_path_bounds,
@@ -64,9 +66,7 @@ from strategies.base import (
 from strategies.view import winners_of
 
 _BETS = tuple(Bet)
-_BET_BY_NAME = {b.value: b for b in Bet} | {b: b for b in Bet}
-_CODE_BY_NAME = {key: bet.code for key, bet in _BET_BY_NAME.items()}
-_CACHE_SIZE = 4096
+_CODE_BY_NAME = {key: bet.code for key, bet in BET_BY_NAME.items()}
 _NUMBERS = frozenset((float, int))
 _UNSEEN = (-1, ())  # a stake the short path has not seen (its cents, the bets placed)
 
@@ -84,7 +84,7 @@ def run_python(
 
     Most hands take a short path: the strategy asks for one bet (or none), with
     no side bets, within the table's limits and the bankroll. Any other hand
-    goes through `_place`, the general rules written out as `limits` and
+    goes through `place_general`, the general rules written out as `limits` and
     `place` are. Money is summed in whole cents and multiplied by the
     denominator once a session, which is the same integer. Only what a
     strategy reads of its `View` and `Result` is worked out.
@@ -114,7 +114,7 @@ def run_python(
     reset_on_max = p[P_ON_MAX] == 0.0
     all_in = p[P_ON_BANKROLL] != 0.0
     min_l = [int(x) for x in min_c]
-    rules = _Rules(
+    rules = TableRules(
         side, min_c, max_c, offered, pb_together, pairs_need_main, den, all_in, reset_on_max
     )
     # the short path's bounds on a single stake, by bet code; code 7, an unknown
@@ -275,7 +275,7 @@ def run_python(
                         if c >= 0 and c * den <= final:
                             pass
                         else:
-                            c = _short_cents(x, b, low, high, fits, cents_of)
+                            c = short_cents(x, b, low, high, fits, cents_of)
                             if low[b] <= c <= high[b] and c * den <= final:
                                 seen = (c, ((b, c),))
                             elif b == 7 or c < 0:
@@ -315,7 +315,7 @@ def run_python(
                     staked = False
                     placed = ()
                 else:
-                    code, cents, raised_n, hits, stop_n = _place(
+                    code, cents, raised_n, hits, stop_n = place_general(
                         asked, strategy, view, rules, final
                     )
                     stops += stop_n
@@ -537,48 +537,6 @@ def _no_update(strategy: Strategy) -> bool:
     return "update" not in vars(strategy) and type(strategy).update is Strategy.update
 
 
-def _cents_of(x: object, cache: dict[float, int]) -> int:
-    """One stake in whole cents as `table_rules.limits` converts it, or -1 for anything
-    the general path must see (a bad stake or value). Numbers are remembered."""
-    if type(x) is not float and type(x) is not int:
-        return -1
-    try:
-        f = float(x)
-    except OverflowError:
-        return -1
-    if not f >= 0.0:
-        return -1
-    c = _whole_cents(f)
-    if len(cache) >= _CACHE_SIZE:
-        cache.clear()
-    cache[x] = c  # type: ignore[index]
-    return c
-
-
-def _short_cents(
-    x: object,
-    b: int,
-    low: list[int],
-    high: list[int],
-    fits: list[dict[float, tuple[int, tuple[tuple[int, int]]]]],
-    cents_of: dict[float, int],
-) -> int:
-    """The stake `x` on bet code `b` in whole cents, or -1 for anything the
-    general path must see; a number whose cents lie within the short path's
-    bounds for the bet is remembered in `fits[b]`, with its bets placed."""
-    if type(x) is not float and type(x) is not int:
-        return -1
-    c = cents_of.get(x, -1)
-    if c < 0:
-        c = _cents_of(x, cents_of)
-    if low[b] <= c <= high[b]:
-        fit = fits[b]
-        if len(fit) >= _CACHE_SIZE:
-            fit.clear()
-        fit[x] = (c, ((b, c),))
-    return c
-
-
 def _flush(
     rows: int,
     led_i: list[int],
@@ -600,133 +558,3 @@ def _flush(
         for kept in (led_i, led_c, led_n, led_b):
             kept.clear()
     return rows + n
-
-
-class _Rules:
-    """The table rules' arrays for `_place`: the general path runs
-    `table_rules.limits` and `table_rules.place` themselves, in their
-    Python form (numba's `py_func`), on these."""
-
-    def __init__(
-        self,
-        side: list[float],
-        min_c: np.ndarray,
-        max_c: np.ndarray,
-        offered: np.ndarray,
-        pb_together: bool,
-        pairs_need_main: bool,
-        den: int,
-        all_in: bool,
-        reset_on_max: bool,
-    ) -> None:
-        self.side_c = np.array([_whole_cents(x) if x > 0.0 else 0 for x in side], np.int64)
-        self.min_c, self.max_c = min_c, max_c
-        self.offered, self.pb_together, self.pairs_need_main = offered, pb_together, pairs_need_main
-        self.den, self.all_in, self.reset_on_max = den, all_in, reset_on_max
-        self.active = np.arange(N_BETS, dtype=np.uint64)  # a Python strategy may place any bet
-        self.out = np.zeros(N_BETS)
-        self.cents = np.zeros(N_BETS, np.int64)
-
-    def limits(self) -> tuple[int, int]:
-        """`table_rules.limits` of the stakes in `out`, into `cents`. A stake
-        past every float's cents is the largest stake, as in the compiled loop
-        (numpy's scalars would say so with a warning that means nothing here)."""
-        with np.errstate(over="ignore"):
-            return _limits(self.out, self.side_c, self.cents, self.min_c, self.max_c, self.active)
-
-
-_limits = limits.py_func
-_place_stakes = place.py_func
-
-
-def _place(
-    first: object, strategy: Strategy, view: View, rules: _Rules, final: int
-) -> tuple[int, list[int], int, int, int]:
-    """The general rules (`table_rules.limits` and `place`) for stakes the
-    short path does not take, starting from the strategy's answer `first`:
-    (a PLACE_* code, the cents placed, stakes raised to the minimum, times
-    over the maximum, bankroll stops)."""
-    out, cents = rules.out, rules.cents
-    out[:] = _stake_list(first, strategy)
-    code, below_min = rules.limits()
-    max_hits = 0
-    if code >= 10:
-        max_hits = 1
-        code -= 10
-        if rules.reset_on_max:
-            strategy.restart_progression()
-            out[:] = _stake_list(strategy.stakes(view), strategy)
-            code, below = rules.limits()
-            below_min += below
-            code %= 10
-    stops = 0
-    if code == PLACE_OK:
-        code, stops = _place_stakes(
-            rules.all_in,
-            cents,
-            rules.min_c,
-            rules.max_c,
-            final,
-            rules.den,
-            rules.offered,
-            rules.pb_together,
-            rules.pairs_need_main,
-            rules.active,
-        )
-    return int(code), cents.tolist(), int(below_min), max_hits, int(stops)
-
-
-def _whole_cents(x: float) -> int:
-    """A stake (currency, not negative) in whole cents, as `table_rules.limits`
-    converts it."""
-    y = x * 100.0 + 1e-6
-    # as the compiled loop: anything from 2**52 cents up (infinity too) is 2**52
-    return math.floor(y) if y < MAX_CENTS else MAX_CENTS
-
-
-def _stake_list(stakes: object, strategy: Strategy) -> list[float]:
-    """A strategy's stakes mapping as a list in `Bet` order."""
-    out = [0.0] * N_BETS
-    if not stakes:
-        return out
-    _fill(out, stakes, strategy)
-    return out
-
-
-def _fill(out: list[float], stakes: object, strategy: Strategy) -> None:
-    """A strategy's stakes mapping into the stake list (Bet order)."""
-    try:
-        items = stakes.items()  # type: ignore[attr-defined]
-    except AttributeError:
-        raise StrategyError(
-            f"strategy {strategy.name or type(strategy).__name__}: stakes() must "
-            f"return a mapping of bet to stake, got {stakes!r}"
-        ) from None
-    for key, value in items:
-        bet = _BET_BY_NAME.get(key)
-        if bet is None:
-            raise StrategyError(
-                f"strategy {strategy.name or type(strategy).__name__}: unknown bet "
-                f"{key!r} (bets are {', '.join(b.value for b in Bet)})"
-            )
-        if isinstance(
-            value, (str, bytes, bool, np.bool_)
-        ):  # not numbers, though float() takes them
-            raise StrategyError(
-                f"strategy {strategy.name or type(strategy).__name__}: the stake "
-                f"on {bet} must be a number, got {shown(value)}"
-            )
-        try:
-            out[bet.code] = float(value)
-        except OverflowError:  # an integer beyond any float: as large as a stake gets
-            out[bet.code] = math.inf if value > 0 else -math.inf
-        except (TypeError, ValueError):
-            raise StrategyError(
-                f"strategy {strategy.name or type(strategy).__name__}: the stake "
-                f"on {bet} must be a number, got {shown(value)}"
-            ) from None
-        if not out[bet.code] >= 0.0:  # negative, or NaN
-            raise StrategyError(
-                f"strategy {strategy.name or type(strategy).__name__}: the stake "
-                f"on {bet} must be 0 or more, got {shown(value)}"
-            )
