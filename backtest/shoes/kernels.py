@@ -1,9 +1,9 @@
-"""The compiled hot paths: the shuffle and the deal.
+"""The compiled hot path of generated and recorded shoes: the deal.
 
 The deal's numba code lives here, marked with `lazy_jit.kernel` (compiled on
 first use; run as plain Python inside `lazy_jit.interpreted`, where the
-shuffle and the hand keys have forms written for Python: see `in_python`);
-the random generator is in `rng`.
+hand keys have a form written for Python: see `in_python`); the shuffle is
+in `shuffle`, the random generator in `rng`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ import numpy as np
 from backtest.core.cards import RANK_VALUE
 from backtest.core.rules import banker_draws, is_natural, player_draws
 from backtest.jit.lazy_jit import kernel
-from backtest.shoes.rng import MASK32, bounded, bounded_words, lemire, seed_state, xoshiro
+from backtest.shoes.rng import bounded, seed_state
+from backtest.shoes.shuffle import shuffle
 
 # --- the tableau as one lookup ---------------------------------------------------
 
@@ -63,83 +64,6 @@ CARD_VALUE = RANK_VALUE.astype(np.int64)
 #: by a code itself, unsigned, so compiled code needs no check for a negative index
 CODE_VALUE = RANK_VALUE[np.minimum(np.arange(256) & 15, 13)].astype(np.uint8)
 _U1, _U2, _U3, _U4, _U5, _U10 = (np.uint64(k) for k in (1, 2, 3, 4, 5, 10))
-
-
-@kernel(inline=True, nrt=False)
-def _shuffle(order: np.ndarray, state: np.ndarray) -> None:
-    """Forward Fisher-Yates over all of `order`, in place: position i takes a
-    uniform pick of positions i..n-1. Each 64-bit output of the stream gives
-    two picks, its high half for an even position and its low half for the
-    next one (`lemire`), which halves the generator's work; the last
-    position is left as it is. `order` may hold indices or the cards
-    themselves: the same swaps give the same permutation.
-    """
-    n = order.shape[0]
-    last = n - 1
-    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
-    i = 0
-    while i + 1 < last:
-        r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
-        k, s0, s1, s2, s3 = lemire(r >> np.uint64(32), np.uint64(n - i), s0, s1, s2, s3)
-        order[i], order[i + k] = order[i + k], order[i]
-        k, s0, s1, s2, s3 = lemire(r & MASK32, np.uint64(n - i - 1), s0, s1, s2, s3)
-        order[i + 1], order[i + 1 + k] = order[i + 1 + k], order[i + 1]
-        i += 2
-    if i < last:
-        k, s0, s1, s2, s3 = bounded_words(n - i, s0, s1, s2, s3)
-        order[i], order[i + k] = order[i + k], order[i]
-    state[0] = s0
-    state[1] = s1
-    state[2] = s2
-    state[3] = s3
-
-
-_M64 = (1 << 64) - 1
-
-
-def _xoshiro_python(s0: int, s1: int, s2: int, s3: int) -> tuple[int, int, int, int, int]:
-    """`rng.xoshiro` in Python's integers: (output, new state)."""
-    x = (s1 * 5) & _M64
-    result = ((((x << 7) | (x >> 57)) & _M64) * 9) & _M64
-    t = (s1 << 17) & _M64
-    s2 ^= s0
-    s3 ^= s1
-    s1 ^= s2
-    s0 ^= s3
-    s2 ^= t
-    return result, s0, s1, s2, ((s3 << 45) | (s3 >> 19)) & _M64
-
-
-@_shuffle.in_python
-def _shuffle_python(order: np.ndarray, state: np.ndarray) -> None:
-    """`_shuffle` (with `rng.lemire` written into it) in Python's integers,
-    for `interpreted` runs: numpy's fixed-width scalars
-    cost several times more per operation. The same swaps from the same
-    stream, checked against the compiled form over many shoes and sizes."""
-    s0, s1, s2, s3 = (int(x) for x in state)
-    cards = order.tolist()
-    n = len(cards)
-    last = n - 1
-    i = 0
-    while i < last:
-        r, s0, s1, s2, s3 = _xoshiro_python(s0, s1, s2, s3)
-        # a pair of picks from r's two halves while two positions are left to
-        # fill; the last one alone (`bounded_words`) takes the high half
-        for half, j in ((r >> 32, i), (r & 0xFFFFFFFF, i + 1)):
-            if j >= last:
-                break
-            b = n - j
-            m = half * b
-            if m & 0xFFFFFFFF < b:
-                threshold = ((1 << 32) - b) % b
-                while m & 0xFFFFFFFF < threshold:
-                    r2, s0, s1, s2, s3 = _xoshiro_python(s0, s1, s2, s3)
-                    m = (r2 >> 32) * b
-            k = j + (m >> 32)
-            cards[j], cards[k] = cards[k], cards[j]
-        i += 2
-    order[:] = cards
-    state[:] = np.array([s0, s1, s2, s3], dtype=np.uint64)
 
 
 @kernel(inline=True, nrt=False)
@@ -333,7 +257,7 @@ def deal_shoes(
         seed_state(key, np.uint64(shoe_index), state)
         for i in range(n):
             shuffled[i] = pack[i]
-        _shuffle(shuffled, state)
+        shuffle(shuffled, state)
         c = 0
         if cut_mode == 1:
             c = cut_at

@@ -217,14 +217,14 @@ def iter_generated(
 def shoe_order(spec: ShoeSpec, seed: int, index: int) -> np.ndarray:
     """Every card of shoe `index`, in the order it leaves the shoe (after the
     cut, before the burn): the pack as the dealer holds it."""
-    from backtest.shoes import kernels
+    from backtest.shoes import shuffle
 
     pack = _pack(spec.decks)
     order = np.arange(pack.shape[0], dtype=np.int64)
     state = np.empty(4, np.uint64)
     with interpreted():  # one shoe: faster as plain Python than loading the compiled shuffle
         rng.seed_state(seed_key(seed), np.uint64(index), state)
-        kernels._shuffle(order, state)
+        shuffle.shuffle(order, state)
         if spec.cut is not None:
             c = rng.bounded(state, pack.shape[0] + 1) if spec.cut == "random" else int(spec.cut)
             order = np.roll(order, -c)

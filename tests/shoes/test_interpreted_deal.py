@@ -8,7 +8,7 @@ import pytest
 
 from backtest.core.hands import COLUMNS
 from backtest.jit.lazy_jit import interpreted
-from backtest.shoes import kernels, rng
+from backtest.shoes import rng, shuffle
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
 
@@ -18,9 +18,9 @@ def _shuffled(n: int, key: int, index: int, plain: bool) -> tuple[np.ndarray, np
     order = np.arange(n, dtype=np.int64)
     if plain:
         with interpreted():
-            kernels._shuffle(order, state)
+            shuffle.shuffle(order, state)
     else:
-        kernels._shuffle(order, state)
+        shuffle.shuffle(order, state)
     return order, state
 
 

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from backtest.core.errors import RulesError
 from backtest.core.hands import COLUMNS, Hands
 from backtest.core.rules import Hand, Winner, deal_hand, deal_hands
-from backtest.shoes import kernels
 from backtest.shoes import rng as generator
+from backtest.shoes import shuffle
 from backtest.shoes.shoe import ShoeSpec, generate_hands, iter_generated, shoe_order
 
 #: columns of `Hands.cards` in the order the cards leave the shoe: P1 B1 P2 B2 P3 B3
@@ -413,7 +413,7 @@ def test_the_shuffle_is_the_reference_shuffle(n: int) -> None:
         generator.seed_state(np.uint64(0xC0FFEE), np.uint64(index), state)
         order = np.arange(n, dtype=np.int64)
         expected = reference_shuffle(n, state)
-        kernels._shuffle(order, state)
+        shuffle.shuffle(order, state)
         assert order.tolist() == expected
 
 
@@ -433,7 +433,7 @@ def test_the_shuffle_is_uniform() -> None:
     generator.seed_state(np.uint64(7), np.uint64(0), state)
     for _ in range(48_000):
         order = np.arange(4, dtype=np.int64)
-        kernels._shuffle(order, state)
+        shuffle.shuffle(order, state)
         seen[tuple(order.tolist())] += 1
     assert len(seen) == 24
     chi2 = sum((k - 2000) ** 2 / 2000 for k in seen.values())
