@@ -9,7 +9,6 @@ both and compare the ledgers and every session statistic.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from sys import getrefcount
 from typing import Any
@@ -17,9 +16,9 @@ from typing import Any
 import numpy as np
 
 from backtest import odds
-from backtest.core.errors import describe_raised
-from backtest.core.rules import Bet, Winner
+from backtest.core.rules import Bet
 from backtest.loop.inputs import Dealt, Outputs, SharedEvs, Stops, Table
+from backtest.loop.python_results import Raised, no_update, results_class, untraced
 from backtest.loop.python_stakes import (
     BET_BY_NAME,
     TableRules,
@@ -63,7 +62,6 @@ from strategies.base import (
     View,
     head_params,
 )
-from strategies.view import winners_of
 
 _BETS = tuple(Bet)
 _CODE_BY_NAME = {key: bet.code for key, bet in BET_BY_NAME.items()}
@@ -167,17 +165,17 @@ def run_python(
         return float(odds.stake_variance(var_s, counts, row, nets, ev_table, *ev_tables, mom))
 
     ask = strategy.stakes
-    tell = None if _no_update(strategy) else strategy.update
+    tell = None if no_update(strategy) else strategy.update
     keep = tell is not None or ledger  # what is placed is kept for a Result or the ledger
     # (a plain Result is never made: there is no update to give it to)
-    new_result: Callable[[], Any] = _results_of(winner, unit, den) if tell is not None else Result  # type: ignore[assignment]
+    new_result: Callable[[], Any] = results_class(winner, unit, den) if tell is not None else Result  # type: ignore[assignment]
     # one Result serves every hand while nothing but this loop holds it: a
     # strategy that keeps one (a reference the count sees) gets a new one next.
     # `held`: the count where the loop reads it, when only the loop holds it,
     # read on the first hand; never under a debugger or a tracer, which may
     # keep a copy of the loop's variables that the count would take for the loop
     result: Any = new_result() if tell is not None else None
-    held = -1 if _untraced() else -2
+    held = -1 if untraced() else -2
     cents_of: dict[float, int] = {}
     # by bet code (7 an unknown bet): stakes whose cents lie within the short
     # path's bounds, and their cents with the bets placed, ((code, cents),)
@@ -453,88 +451,6 @@ def run_python(
     except (Exception, SystemExit) as exc:  # the strategy's code raised (or exited), or the
         raise Raised(i, exc) from exc  # loop's checks of what it returned did
     return PLACE_OK, -1, rows
-
-
-class Raised(Exception):
-    """The strategy's code (or a check of what it returned) raised an error
-    while the loop played hand index `at`; the engine says which seat, hand,
-    shoe and session."""
-
-    def __init__(self, at: int, error: BaseException) -> None:
-        super().__init__(at, error)
-        self.at = at
-        self.error = error
-
-    def describe(self) -> str:
-        """The error in words, and where a strategy's own code raised it."""
-        return describe_raised(self.error)
-
-
-def _results_of(winner: np.ndarray, unit: np.ndarray, den: int) -> type[Result]:
-    """A `Result` class for one run's hands.
-
-    A hand's Result holds raw numbers: its net, the bets placed as (bet code,
-    cents) pairs in `Bet` order, and the hand's index into the run's columns.
-    What every hand shares (the unit results, the winners) is held by the
-    class, and the winner and the three dicts are worked out each time they
-    are read, never kept: the loop fills one Result again for the next hand
-    when the strategy has not kept it, so nothing read from it may outlive
-    its hand inside it."""
-    won = winners_of(winner)
-    scale = 100.0 * den
-
-    class HandResult(Result):
-        __slots__ = ("_placed", "_i")
-        __init__ = object.__init__  # type: ignore[assignment]
-        _placed: tuple[tuple[int, int], ...]
-        _i: int
-
-        @property
-        def winner(self) -> Winner:  # type: ignore[override]
-            """The hand's winner."""
-            return won[self._i]
-
-        @property  # type: ignore[misc]
-        def stakes(self) -> dict[Bet, float]:
-            """The stakes actually placed (after table limits), by bet."""
-            return {_BETS[b]: c * 0.01 for b, c in self._placed}
-
-        @property  # type: ignore[misc]
-        def nets(self) -> dict[Bet, float]:
-            """Net result of each placed bet."""
-            row = unit[:, self._i].tolist()
-            return {_BETS[b]: c * row[b] / scale for b, c in self._placed}
-
-        @property  # type: ignore[misc]
-        def units(self) -> dict[Bet, float]:
-            """Result per unit staked of every bet on this hand (payout, 0 push, -1 loss)."""
-            return {
-                bet: (u / den if u > -(2**62) else 0.0)
-                for bet, u in zip(_BETS, unit[:, self._i].tolist())
-            }
-
-        def __reduce__(self) -> tuple[type[Result], tuple[Any, ...]]:
-            # a copy (or a pickle) is a plain Result with its dicts
-            return Result, (self.winner, self.net, self.stakes, self.nets, self.units)
-
-    HandResult.__name__ = HandResult.__qualname__ = "Result"
-    return HandResult
-
-
-def _untraced() -> bool:
-    """Whether no trace or profile function (a debugger, a coverage tool) is
-    set, nor a debugger on `sys.monitoring`."""
-    monitoring = getattr(sys, "monitoring", None)
-    return (
-        sys.gettrace() is None
-        and sys.getprofile() is None
-        and (monitoring is None or monitoring.get_tool(monitoring.DEBUGGER_ID) is None)
-    )
-
-
-def _no_update(strategy: Strategy) -> bool:
-    """Whether the strategy's `update` is the base class's, which does nothing."""
-    return "update" not in vars(strategy) and type(strategy).update is Strategy.update
 
 
 def _flush(

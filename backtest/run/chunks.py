@@ -22,7 +22,7 @@ from backtest.core.errors import StrategyError
 from backtest.core.hands import Hands
 from backtest.core.rules import Bet, Rules
 from backtest.jit.buffers import Buffers
-from backtest.loop import inputs, payouts, python_loop, table_rules
+from backtest.loop import inputs, payouts, python_loop, python_results, table_rules
 from backtest.odds import N_PAYOUTS, bet_odds, joint_nets_array, outcome_table, unit_covariance
 from backtest.run.config import RunConfig, build_strategies, parse_config, ticks
 from backtest.run.plan import hands_for
@@ -177,7 +177,7 @@ def run_chunk(
                 code, at, rows = python_loop.run_python(
                     strat, key, dealt, table, stops, ev_shared, outputs
                 )
-            except python_loop.Raised as raised:
+            except python_results.Raised as raised:
                 raise StrategyError(
                     f"{config.source}: seats[{k}] ({config.seats[k].label}): "
                     f"{raised.describe()}, "

@@ -1059,7 +1059,7 @@ def test_results_kept_by_a_strategy_keep_their_values(tmp_path: Path) -> None:
 def test_the_result_is_not_reused_under_a_tracer() -> None:
     """A debugger or a tracer may hold the loop's variables, which the
     reference count would take for the loop's own: no reuse then."""
-    from backtest.loop.python_loop import _untraced
+    from backtest.loop.python_results import untraced as _untraced
 
     trace, profile = sys.gettrace(), sys.getprofile()  # a coverage tool's, say
     try:
