@@ -275,7 +275,7 @@ def run(
 #: plain Python where it can be (`plays_interpreted`): loading the compiled
 #: code costs about half a second (compiling it, on a first run, about 20 s),
 #: and this many hands take about as long in Python
-INTERPRETED_HANDS = 40_000
+INTERPRETED_HANDS = 60_000
 
 
 def plays_interpreted(strategies: Sequence[Strategy], hands: int) -> bool:
