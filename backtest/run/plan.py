@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable
-from dataclasses import dataclass
-from functools import lru_cache, partial
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -16,10 +14,16 @@ from backtest.core.errors import ConfigError, UsageError, shown_count
 from backtest.core.hands import Hands
 from backtest.jit.buffers import Buffers
 from backtest.run.config import MAX_SESSIONS, RunConfig
+from backtest.run.recorded_plan import (
+    read_recorded,
+    recorded_plan,
+    shoes_needed,
+    shoes_per_session,
+)
 from backtest.shoes.shoe import generate_shoes
 
 if TYPE_CHECKING:
-    from backtest.shoes.recorded.stream import ShoeIndex
+    pass
 
 SHOE_BITS = 20
 SHOE_MASK = (1 << SHOE_BITS) - 1
@@ -137,280 +141,6 @@ class UnplayedShoesWarning(UserWarning):
     """The last recorded shoes make no whole session and are not played."""
 
 
-@dataclass(frozen=True, eq=False)
-class RecordedPlan:
-    """Which recorded shoes each session plays. Sessions take the file's shoes
-    in order, each starting a new shoe: `max_shoes` of them, or (with only
-    `max_hands`) as many as reach `max_hands` hands. `available` sessions
-    fit in one pass; `left_over` shoes after them make no whole session.
-    Played again (`loop`), the shoes run on in order from the first."""
-
-    n_shoes: int
-    hands: int
-    available: int
-    left_over: int
-    session_words: str
-    #: for a session starting at shoe s (0-based): how many shoes it takes,
-    #: reading on from the first shoe after the last (loop) ...
-    takes: np.ndarray  # int64, a shoe each
-    #: ... and the first shoe of sessions 0, 1, ... until they repeat
-    starts: np.ndarray  # int64
-    #: starts[cycle:] repeats for ever
-    cycle: int
-
-    def sessions(self, lo: int, hi: int) -> list[tuple[int, int]]:
-        """(first shoe, shoes) of sessions lo..hi-1 (0-based shoe indices)."""
-        j = np.arange(lo, hi, dtype=np.int64)
-        period = len(self.starts) - self.cycle
-        late = j >= len(self.starts)
-        j[late] = self.cycle + (j[late] - self.cycle) % max(period, 1)
-        first = self.starts[j]
-        return list(zip(first.tolist(), self.takes[first].tolist(), strict=True))
-
-
-def shoes_needed(config: RunConfig, sessions: int | None) -> Need:
-    """How far into the recorded file `sessions` sessions play: a fixed
-    number of its shoes, when a session takes `max_shoes`; the shoes that
-    reach so many sessions of `max_hands` hands, with only that; None: all
-    of the file (to play it whole)."""
-    s = config.session
-    if not sessions:
-        return None
-    if s.max_shoes is not None:
-        return sessions * s.max_shoes
-    if s.max_hands is not None:
-        return (sessions, s.max_hands)
-    return sessions
-
-
-def recorded_plan(config: RunConfig, sessions: int | None = None) -> RecordedPlan:
-    """The plan of `sessions` sessions (None: as many as the file makes) over
-    the file's shoes read so far, which hold at least those they take
-    (`shoes_needed`), or over all of the file if it has too few: the first
-    sessions play the same shoes in the plan of the whole file and in that
-    of any of its first shoes that hold them, so every chunk of a run, read
-    as far as its own sessions, plays the shoes the run's plan gives it."""
-    read, _ = _recorded(config, shoes_needed(config, sessions))
-    s = config.session
-    lengths = np.ascontiguousarray(read.lengths, dtype=np.int64)
-    return _recorded_plan(lengths.tobytes(), s.max_shoes, s.max_hands)
-
-
-@lru_cache(maxsize=8)
-def _recorded_plan(
-    lengths_bytes: bytes, max_shoes: int | None, max_hands: int | None
-) -> RecordedPlan:
-    """The plan over shoes of these hands (`lengths_bytes`: int64s, a shoe
-    each, as the cache's key: 8 bytes a shoe)."""
-    lengths = np.frombuffer(lengths_bytes, dtype=np.int64)
-    n = len(lengths)
-    total = int(lengths.sum())
-    if max_shoes is not None:
-        words = f"{max_shoes} shoe{'s' if max_shoes != 1 else ''}"
-        takes = np.full(n, max_shoes, dtype=np.int64)
-    elif max_hands is not None:
-        words = f"{max_hands:,} hand{'s' if max_hands != 1 else ''}"
-        # the shoes from s, in order and round again, that reach max_hands
-        # hands: whole passes over the file, then at most one more pass
-        rounds = (max_hands - 1) // total if total else 0
-        rest = max_hands - rounds * total  # 1..total hands
-        ends = np.concatenate([[0], np.cumsum(np.concatenate([lengths, lengths]))])
-        begin = np.arange(n, dtype=np.int64)
-        last = np.searchsorted(ends, ends[begin] + rest, side="left")
-        takes = rounds * n + (last - begin)
-    else:  # the config requires one of the two; a session is one shoe
-        words, takes = "1 shoe", np.ones(n, dtype=np.int64)
-    steps = takes.tolist()
-    available = at = 0
-    while n and at + steps[at] <= n:
-        at += steps[at]
-        available += 1
-        if at == n:
-            break
-    starts: list[int] = []
-    seen = np.full(n, -1, dtype=np.int64)  # the session that starts at each shoe
-    first = 0
-    while n and seen[first] < 0:
-        seen[first] = len(starts)
-        starts.append(first)
-        first = (first + steps[first]) % n
-    return RecordedPlan(
-        n,
-        total,
-        available,
-        n - at,
-        words,
-        takes,
-        np.asarray(starts, dtype=np.int64),
-        int(seen[first]) if n else 0,
-    )
-
-
-def shoes_per_session(config: RunConfig) -> int:
-    """Shoes dealt for each generated session (enough for max_hands)."""
-    s = config.session
-    if s.max_shoes is not None:
-        return s.max_shoes
-    spec = config.shoe
-    assert spec is not None
-    worst_burn = 11 if spec.burn else 0
-    per_shoe = max(1, (spec.n_cards - spec.cut_card - worst_burn - 6) // 6)
-    return max(1, math.ceil((s.max_hands or 1) / per_shoe))
-
-
-@dataclass(frozen=True)
-class _Read:
-    """Shoes read of a recorded file (all of them, or its first): the hands
-    each deals, whether that is all of the file, and the way to their hands:
-    `held`, the hands themselves (a file read whole, with where each shoe's
-    rows start), or `index`, the shoes' places in a big card-level text file,
-    which reads them again as a chunk needs them."""
-
-    lengths: np.ndarray
-    whole: bool
-    held: tuple[Hands, np.ndarray] | None = None
-    index: ShoeIndex | None = None
-
-    def shoes(self, ks: np.ndarray) -> tuple[Hands, np.ndarray, np.ndarray]:
-        """Hands that hold the shoes `ks` (in increasing order), with the row
-        where each of them starts and ends there."""
-        if self.held is not None:
-            hands, starts = self.held
-            return hands, starts[ks], starts[ks] + self.lengths[ks]
-        from backtest.shoes.recorded.stream import read_indexed
-
-        assert self.index is not None
-        ends = np.cumsum(self.lengths[ks])
-        return read_indexed(self.index, ks), ends - self.lengths[ks], ends
-
-
-#: how far to read a recorded file: its first N shoes (an int), the shoes
-#: that N sessions of M hands take (a pair), or all of it (None)
-Need = int | tuple[int, int] | None
-
-#: the shoes first read of a file (other than big card-level text, which is
-#: indexed as far as it needs) for sessions of M hands; then twice as many
-#: until they are enough
-FIRST_SHOES = 64
-
-#: the shoes read of recorded files, by (path, decks, burn, time of change, column mapping)
-_RECORDED: dict[tuple[str, int, bool, float, tuple[tuple[str, str], ...]], _Read] = {}
-
-
-def _enough(lengths: np.ndarray, need: Need) -> bool:
-    """Whether shoes of these hands (the first of a file) are as many as `need` asks."""
-    if need is None:
-        return False
-    if isinstance(need, int):
-        return len(lengths) >= need
-    return len(lengths) >= _until(need)[1](lengths)
-
-
-def _until(need: tuple[int, int]) -> tuple[Callable[[int], bool], Callable[[np.ndarray], int]]:
-    """For N sessions of M hands: a reader's `until` (told each shoe's hands,
-    True once the shoes so far make N sessions: each takes shoes in order
-    until it has M hands), and the shoes they take of shoes of these hands
-    (more than there are if too few)."""
-    sessions, max_hands = need
-    state = [0, 0]  # sessions made, hands in the one being made
-
-    def until(hands: int) -> bool:
-        state[1] += hands
-        if state[1] >= max_hands:
-            state[0] += 1
-            state[1] = 0
-        return state[0] >= sessions
-
-    def taken(lengths: np.ndarray) -> int:
-        state[:] = [0, 0]
-        for k, hands in enumerate(lengths.tolist()):
-            if until(hands):
-                return k + 1
-        return len(lengths) + 1
-
-    return until, taken
-
-
-def _read_recorded(
-    path: str,
-    decks: int,
-    burn: bool,
-    mtime: float,
-    need: Need,
-    columns: tuple[tuple[str, str], ...] = (),
-) -> _Read:
-    """At least the shoes of the file `need` asks for, read once: a later call
-    for no more shoes than were read reads nothing. A big card-level text
-    file is indexed (`recorded.stream`), its hands read as they are needed;
-    any other is read with its hands (a big CSV no further than it needs:
-    see `read_shoes`)."""
-    from backtest.shoes import recorded
-    from backtest.shoes.recorded.stream import first_shoes, index_shoes, streamable
-
-    key = (path, decks, burn, mtime, columns)
-    held = _RECORDED.get(key)
-    if held is not None and (held.whole or _enough(held.lengths, need)):
-        return held
-    if not columns and streamable(path):
-        until = None
-        if isinstance(need, int):
-            until = first_shoes(need)
-        elif need is not None:
-            until = _until(need)[0]
-        index = index_shoes(path, decks, burn, until)
-        held = _Read(index.hands, index.whole, index=index)
-    else:
-        # sessions of M hands: the first shoes, twice as many each time until they do
-        shoes = need if isinstance(need, int) else None if need is None else FIRST_SHOES
-        while True:
-            hands = recorded.read_shoes(
-                path, decks=decks, burn=burn, shoes=shoes, columns=dict(columns) or None
-            )
-            ids = np.unique(hands.shoe)  # (in file order: the readers number them so)
-            starts = np.searchsorted(hands.shoe, ids)
-            lengths = np.searchsorted(hands.shoe, ids, side="right") - starts
-            # fewer shoes than asked (or more: a format read whole) is all of them
-            held = _Read(lengths, shoes is None or len(ids) != shoes, held=(hands, starts))
-            if held.whole or _enough(lengths, need):
-                break
-            assert shoes is not None
-            shoes *= 2
-    while len(_RECORDED) >= 4:
-        del _RECORDED[next(iter(_RECORDED))]
-    _RECORDED[key] = held
-    return held
-
-
-def _recorded(config: RunConfig, need: Need) -> tuple[_Read, int]:
-    """The shoes read of the config's file, and how many of them `need` asks
-    for (all: the file's, if it has fewer)."""
-    rec = config.recorded
-    assert rec is not None
-    try:
-        held = _read_recorded(
-            str(rec.path), rec.decks, rec.burn, rec.path.stat().st_mtime, need, rec.columns
-        )
-    except UsageError as exc:
-        # what the config asked of the file (e.g. the burn rule for a road), not
-        # a command-line usage error: the config's key, exit 1
-        raise ConfigError(f"{config.source}: shoes: {exc}") from None
-    n = len(held.lengths)
-    if isinstance(need, int):
-        n = min(n, need)
-    elif need is not None:
-        n = min(n, _until(need)[1](held.lengths))
-    return held, n
-
-
-def load_recorded(config: RunConfig, shoes: int | None = None) -> Hands:
-    """The recorded shoes of the config: its file's first `shoes` (None: all)."""
-    held, n = _recorded(config, shoes)
-    hands, starts, ends = held.shoes(np.arange(n))
-    if len(ends) and (ends[-1] < len(hands) or starts[0] > 0):
-        hands = hands.select(np.arange(int(starts[0]), int(ends[-1])))
-    return hands
-
-
 def hands_for(
     config: RunConfig, lo: int, hi: int, buffers: Buffers | None = None
 ) -> tuple[Hands, np.ndarray, np.ndarray]:
@@ -430,7 +160,7 @@ def hands_for(
         np.bitwise_and(hands.shoe, SHOE_MASK, out=numbers, casting="unsafe")
         return hands, bounds.astype(np.int64), numbers
     plan = recorded_plan(config, hi)
-    read, _ = _recorded(config, shoes_needed(config, hi))
+    read, _ = read_recorded(config, shoes_needed(config, hi))
     played = [(first + np.arange(per)) % plan.n_shoes for first, per in plan.sessions(lo, hi)]
     # the chunk's shoes, each read once (a big file's, from the file now)
     shoes = np.unique(np.concatenate(played)) if played else np.zeros(0, np.int64)
@@ -462,7 +192,7 @@ def hands_bound(config: RunConfig, sessions: int | None = None) -> int:
     if config.shoe is not None:
         most = shoes_per_session(config) * config.shoe.max_hands
     else:
-        read, n = _recorded(config, shoes_needed(config, sessions))
+        read, n = read_recorded(config, shoes_needed(config, sessions))
         longest = int(read.lengths[:n].max()) if n else 1
         if s.max_shoes is None:  # a session reads on until it reaches max_hands
             assert s.max_hands is not None

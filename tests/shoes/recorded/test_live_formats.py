@@ -21,7 +21,7 @@ from backtest.core.errors import ShoeFormatError, UsageError
 from backtest.core.hands import ALL_KNOWN
 from backtest.core.rules import Winner
 from backtest.run.config import parse_config
-from backtest.run.plan import load_recorded
+from backtest.run.recorded_plan import load_recorded
 from backtest.shoes.recorded import parse_columns, read_shoes
 
 DATA = Path(__file__).resolve().parents[3] / "data"

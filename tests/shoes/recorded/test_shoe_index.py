@@ -20,7 +20,7 @@ from cli_helpers import backtest_here
 
 from backtest.core.errors import ShoeFormatError
 from backtest.present import render
-from backtest.run import engine, plan
+from backtest.run import engine, recorded_plan
 from backtest.run.config import parse_config
 from backtest.shoes.recorded import IncompleteHandWarning, format_card_text, read_shoes, stream
 from backtest.shoes.shoe import ShoeSpec, generate_hands
@@ -140,7 +140,7 @@ def test_a_run_on_shoes_read_by_the_index_gives_the_same_numbers(
             warnings.simplefilter("ignore")
             config = recorded(path, sessions, **session)
             results.append(engine.run(config, ledger=True, workers=1))
-        read, _ = plan._recorded(config, None)
+        read, _ = recorded_plan.read_recorded(config, None)
         assert (read.index is not None) == (name == "streamed.txt")
     whole, streamed = results
     assert whole.n_sessions == streamed.n_sessions > 1
@@ -165,7 +165,7 @@ def test_sessions_of_hands_read_only_the_shoes_they_play(
             for path in (good, bad)
         ]
         assert runs[0].summary.equals(runs[1].summary)
-        read, n = plan._recorded(recorded(bad, None, max_hands=60), (4, 60))
+        read, n = recorded_plan.read_recorded(recorded(bad, None, max_hands=60), (4, 60))
         assert not read.whole and n == len(read.lengths) < SHOES
         with pytest.raises(ShoeFormatError, match="'ZZ'"):  # the whole file: refused
             engine.run(recorded(bad, None, max_hands=60), workers=1)

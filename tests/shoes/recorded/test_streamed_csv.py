@@ -18,7 +18,7 @@ import pytest
 from backtest.core.cards import card_token
 from backtest.core.errors import ShoeFormatError
 from backtest.present import render
-from backtest.run import engine, plan
+from backtest.run import engine, recorded_plan
 from backtest.run.config import parse_config
 from backtest.shoes.recorded import files, read_shoes, stream
 from backtest.shoes.shoe import ShoeSpec, generate_hands
@@ -199,7 +199,7 @@ def test_a_run_on_a_streamed_csv_gives_the_numbers_of_one_read_whole(
     results = []
     for limit in (1 << 40, 0):
         monkeypatch.setattr(stream, "STREAMED_BYTES", limit)
-        plan._RECORDED.clear()
+        recorded_plan.READS.clear()
         results.append(engine.run(recorded(path, None), ledger=True, workers=1))
     whole, streamed = results
     assert whole.n_sessions == streamed.n_sessions == SHOES // 2
@@ -208,12 +208,12 @@ def test_a_run_on_a_streamed_csv_gives_the_numbers_of_one_read_whole(
     # a run of the first sessions reads only their shoes: a bad tail is not reached
     bad = tmp_path / "bad.csv"
     bad.write_text(outcome_csv(hands) + "99,1,KS 2S,6C 2C,2,8,dragon,,,,,\n", encoding="utf-8")
-    plan._RECORDED.clear()
+    recorded_plan.READS.clear()
     first = engine.run(recorded(bad, None), sessions=3, workers=1)
     assert first.summary.equals(engine.run(recorded(path, None), sessions=3, workers=1).summary)
     with pytest.raises(ShoeFormatError, match="dragon"):
         engine.run(recorded(bad, None), workers=1)
-    read, n = plan._recorded(recorded(bad, None), 6)
+    read, n = recorded_plan.read_recorded(recorded(bad, None), 6)
     assert n == 6 and len(read.lengths) == 6
 
 
@@ -221,18 +221,18 @@ def test_sessions_of_hands_on_a_streamed_csv_read_only_the_shoes_they_play(
     hands: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(stream, "STREAMED_BYTES", 0)
-    monkeypatch.setattr(plan, "FIRST_SHOES", 2)  # read twice as far, and again
+    monkeypatch.setattr(recorded_plan, "FIRST_SHOES", 2)  # read twice as far, and again
     good = tmp_path / "good.csv"
     good.write_text(outcome_csv(hands), encoding="utf-8")
     bad = tmp_path / "bad.csv"
     bad.write_text(outcome_csv(hands) + "99,1,KS 2S,6C 2C,2,8,dragon,,,,,\n", encoding="utf-8")
-    plan._RECORDED.clear()
+    recorded_plan.READS.clear()
     runs = [
         engine.run(recorded(path, None, max_hands=30), sessions=3, workers=1)
         for path in (good, bad)
     ]
     assert runs[0].n_sessions == 3 and runs[0].summary.equals(runs[1].summary)
-    read, n = plan._recorded(recorded(bad, None, max_hands=30), (3, 30))
+    read, n = recorded_plan.read_recorded(recorded(bad, None, max_hands=30), (3, 30))
     assert not read.whole and 3 < n <= len(read.lengths) < SHOES
     with pytest.raises(ShoeFormatError, match="dragon"):  # the whole file: refused
         engine.run(recorded(bad, None, max_hands=30), workers=1)
