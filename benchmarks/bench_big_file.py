@@ -197,6 +197,7 @@ def measure(args: list[str], tree: Path) -> tuple[float, float]:
             stdout=sink,
             stderr=subprocess.PIPE,
             env=_env(tree),
+            cwd=tree,  # (`python -m` puts the working folder before PYTHONPATH)
             check=False,
         )
     report = done.stderr.decode("utf-8", "replace")
