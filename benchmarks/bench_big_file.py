@@ -7,7 +7,8 @@ Writes a card-level text file of about --mb megabytes in the system's
 temporary folder (shoes of `backtest shoe generate`, written again and again;
 kept, and used again, for later runs), or with --format an outcome-level CSV
 (`deal -f csv` of generated shoes, their labels renumbered on each copy), a
-Parquet file of that CSV, or road strings of it; then runs each command on it in a
+Parquet file of that CSV, road strings of it, or JSON Lines of its rounds
+(a record a hand, as a live table publishes them); then runs each command on it in a
 process of its own under /usr/bin/time -v and prints its maximum resident set
 size and wall-clock seconds. --tree runs another checkout's code (its folder
 goes first on PYTHONPATH), to compare before and after. Figures, not a test:
@@ -62,7 +63,7 @@ def big_file(mb: int, tree: Path) -> Path:
 
 
 #: the formats --format makes, besides card-level text
-FORMATS = ("card-text", "outcome-csv", "parquet", "road")
+FORMATS = ("card-text", "outcome-csv", "parquet", "road", "jsonl")
 #: shoes of the block `deal -f csv` writes once (it is slow) for the other formats
 CSV_BLOCK_SHOES = 2_000
 
@@ -98,12 +99,24 @@ def big_other(mb: int, fmt: str, tree: Path) -> Path:
         csv.with_suffix(".part").rename(csv)
     if fmt == "outcome-csv":
         return csv
-    path = csv.with_suffix(".parquet" if fmt == "parquet" else ".road.txt")
+    path = csv.with_suffix({"parquet": ".parquet", "jsonl": ".jsonl"}.get(fmt, ".road.txt"))
     if path.exists():
         return path
     lazy = pl.scan_csv(csv, infer_schema=False)
     if fmt == "parquet":
         lazy.sink_parquet(path)
+    elif fmt == "jsonl":
+        shoe = pl.col("shoe")
+        rounds = lazy.select(
+            shoe.alias("shoeId"),
+            pl.concat_str(shoe, pl.col("hand"), separator="-").alias("gameId"),
+            (pl.col("winner").str.to_uppercase() + "_WIN").alias("winner"),
+            pl.col("player_total").cast(pl.Int8).alias("player"),
+            pl.col("banker_total").cast(pl.Int8).alias("banker"),
+            pl.col("player_cards").str.split(" ").alias("playerCards"),
+            pl.col("banker_cards").str.split(" ").alias("bankerCards"),
+        )
+        rounds.sink_ndjson(path)
     else:
         letters = pl.col("winner").str.slice(0, 1).str.to_uppercase()
         roads = lazy.group_by("shoe", maintain_order=True).agg(letters.str.join(""))
@@ -154,6 +167,8 @@ def shoe_count(shoes: Path) -> int:
             .collect()
             .item()
         )
+    if shoes.suffix == ".jsonl":
+        return int(pl.scan_ndjson(shoes).select(pl.col("shoeId").n_unique()).collect().item())
     if shoes.suffix == ".parquet":
         return int(pl.scan_parquet(shoes).select(pl.col("shoe").n_unique()).collect().item())
     with open(shoes, "rb") as fh:
@@ -182,6 +197,7 @@ def measure(args: list[str], tree: Path) -> tuple[float, float]:
             stdout=sink,
             stderr=subprocess.PIPE,
             env=_env(tree),
+            cwd=tree,  # (`python -m` puts the working folder before PYTHONPATH)
             check=False,
         )
     report = done.stderr.decode("utf-8", "replace")

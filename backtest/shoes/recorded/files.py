@@ -12,12 +12,12 @@ from typing import Any
 from backtest.core.errors import ShoeFormatError, UsageError, shown
 from backtest.core.hands import Hands
 from backtest.shoes.recorded.card_level import card_csv_shoes, card_text_shoes, deal_card_shoes
-from backtest.shoes.recorded.live_json import live_json_hands
+from backtest.shoes.recorded.live_json import json_lines_hands, live_json_hands
 from backtest.shoes.recorded.options import check_columns, check_decks, shoe_decks
 from backtest.shoes.recorded.outcome_csv import outcome_csv_hands
 from backtest.shoes.recorded.road_strings import road_hands
 from backtest.shoes.recorded.sniff import KIND_WORDS, PARQUET_MAGIC, sniff
-from backtest.shoes.recorded.stream import streamed_kind
+from backtest.shoes.recorded.stream import streamed_json, streamed_kind
 from backtest.shoes.recorded.text import (
     STDIN,
     StrPath,
@@ -128,14 +128,24 @@ def _streamed(
     burn: bool,
     shoes: int | None,
 ) -> Hands | None:
-    """The shoes of a card-level text file or a CSV larger than
-    `stream.STREAMED_BYTES`, read a line at a time (as far as `shoes` shoes,
-    if given); None for any other file (standard input, Parquet, a smaller
+    """The shoes of a card-level text file, a CSV or JSON Lines of round
+    records larger than `stream.STREAMED_BYTES`, read a line at a time (as
+    far as `shoes` shoes, if given); None for any other file (standard input, Parquet, a smaller
     file, another format), which is read whole."""
     kind = streamed_kind(path, fmt, columns)
+    source = source_name(path)
+    if kind is None and streamed_json(path, fmt, columns):
+        _check_options(source, "json", columns, burn)
+        lines = stream_lines(path)
+        try:
+            hands = json_lines_hands(lines, source, decks, shoes)
+        finally:
+            lines.close()
+        if hands is not None:
+            _check_hands_fit(hands, decks, source, None)
+        return hands  # (None: not JSON Lines of rounds, read whole by the caller)
     if kind is None:
         return None  # a file the head holds whole is read once, whole, by the caller
-    source = source_name(path)
     _check_options(source, kind, columns, burn)
     return _read_kind(
         kind,

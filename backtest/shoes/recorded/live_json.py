@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 import re
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from backtest.core.errors import ShoeFormatError
 from backtest.core.hands import Hands
 from backtest.shoes.recorded.outcomes import check_hand, outcome_hands, parse_winner
-from backtest.shoes.recorded.rounds import is_round, round_hands
+from backtest.shoes.recorded.rounds import is_round, round_hands, rounds_hands
 from backtest.shoes.recorded.text import numbered_lines
 
 _JSON_SHAPES = (
@@ -113,22 +113,92 @@ def json_lines(text: str, source: str, force: bool = False) -> list[tuple[str, A
     stamped = [(n, _TIME_PREFIX.sub("", line, count=1)) for n, line in numbered]
     if not force and all(a == b for (_, a), (_, b) in zip(numbered, stamped)):
         return None
-    out = []
-    for number, line in stamped:
-        try:
-            out.append((f"line {number}", json.loads(line)))
-        except json.JSONDecodeError as exc:
-            short = exc.msg.startswith("Unterminated") or exc.pos >= len(line.rstrip()) - 1
-            cut = "; the message is cut short" if short else ""
-            raise ShoeFormatError(
-                f"{source}, line {number}, column {exc.colno}: not valid JSON: {exc.msg}{cut}"
-            ) from None
-        except RecursionError:
-            raise ShoeFormatError(
-                f"{source}, line {number}: its JSON nests lists or objects "
-                "too deeply to be a shoe's records"
-            ) from None
-    return out
+    return [(f"line {number}", _json_line(number, line, source)) for number, line in stamped]
+
+
+def _json_line(number: int, line: str, source: str) -> Any:
+    """The value on a line of JSON Lines (its time stamp taken off); a line
+    that is not JSON (a message cut short) is an error naming it."""
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        short = exc.msg.startswith("Unterminated") or exc.pos >= len(line.rstrip()) - 1
+        cut = "; the message is cut short" if short else ""
+        raise ShoeFormatError(
+            f"{source}, line {number}, column {exc.colno}: not valid JSON: {exc.msg}{cut}"
+        ) from None
+    except RecursionError:
+        raise ShoeFormatError(
+            f"{source}, line {number}: its JSON nests lists or objects "
+            "too deeply to be a shoe's records"
+        ) from None
+
+
+def json_lines_hands(
+    lines: Iterator[tuple[int, str]], source: str, decks: int, limit: int | None = None
+) -> Hands | None:
+    """The hands of JSON Lines of per-round records (`stream.stream_lines`),
+    read a line at a time and a shoe at a time, as `live_json_hands` reads
+    them whole (the same hands, errors and warnings; an error is the first
+    in the file, as far as it is read), and with `limit` no further than the
+    last record of the `limit`th shoe. None, having read one line, when
+    the first line with something on it is not a round's record on its own
+    (a snapshot, or a document over several lines): such a file is read
+    whole. The records of a round recorded twice are compared by a digest
+    of their JSON."""
+    first: tuple[str, Any] | None = None
+    for number, line in lines:
+        if line.strip():
+            try:
+                value = json.loads(_TIME_PREFIX.sub("", line, count=1))
+            except (json.JSONDecodeError, RecursionError):
+                return None
+            if not is_round(value) or _is_snapshot(value):
+                return None
+            first = (f"line {number}", value)
+            break
+    if first is None:
+        return None
+    others: list[Any] = []
+    kinds: set[str] = set()
+
+    def rounds() -> Iterator[tuple[str, Any]]:
+        assert first is not None
+        yield first
+        for number, line in lines:
+            if not line.strip():
+                continue
+            value = _json_line(number, _TIME_PREFIX.sub("", line, count=1), source)
+            if is_round(value) and not _is_snapshot(value):
+                yield f"line {number}", value
+            elif _is_snapshot(value):
+                raise ShoeFormatError(
+                    f"{source}, line {number}: the file mixes shoe-state snapshots "
+                    f"(line {number}) and per-round records ({first[0]}); give one "
+                    "kind of record a file"
+                )
+            else:
+                others.append(None)
+                if isinstance(value, dict) and isinstance(value.get("type"), str):
+                    kinds.add(value["type"])
+
+    def skipped() -> None:
+        if others:
+            _warn_skipped(source, len(others), kinds)
+
+    return rounds_hands(rounds(), source, decks, limit, before_finish=skipped)
+
+
+def _warn_skipped(source: str, count: int, kinds: set[str]) -> None:
+    """Warn of `count` lines that hold no hands (of these message types)."""
+    names = sorted(kinds)
+    said = f" ({', '.join(names[:3])}{', ...' if len(names) > 3 else ''})" if names else ""
+    many = count > 1
+    warnings.warn(
+        f"{source}: {count} line{'s' if many else ''} that "
+        f"hold{'' if many else 's'} no hands{said} skipped",
+        stacklevel=4,
+    )
 
 
 def _is_snapshot(value: Any) -> bool:
@@ -160,20 +230,10 @@ def _items_hands(items: list[tuple[str, Any]], source: str, decks: int) -> Hands
         )
     others = [v for _, v in items if not (_is_snapshot(v) or is_round(v))]
     if others:
-        kinds = sorted(
-            {
-                str(v.get("type"))
-                for v in others
-                if isinstance(v, dict) and isinstance(v.get("type"), str)
-            }
-        )
-        said = f" ({', '.join(kinds[:3])}{', ...' if len(kinds) > 3 else ''})" if kinds else ""
-        many = len(others) > 1
-        warnings.warn(
-            f"{source}: {len(others)} line{'s' if many else ''} that "
-            f"hold{'' if many else 's'} no hands{said} skipped",
-            stacklevel=3,
-        )
+        kinds = {
+            v["type"] for v in others if isinstance(v, dict) and isinstance(v.get("type"), str)
+        }
+        _warn_skipped(source, len(others), kinds)
     if rounds:
         return round_hands(rounds, source, decks)
     return _merged_snapshots(snapshots, source)

@@ -14,16 +14,17 @@ first record's: a later one that lacks one is an error.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from backtest.core.errors import ShoeFormatError, shown
 from backtest.core.hands import ALL_KNOWN, Hands
-from backtest.shoes.recorded.card_level import check_composition
+from backtest.shoes.recorded.card_level import Growing, check_composition
 from backtest.shoes.recorded.outcome_csv import derive_from_cards
 from backtest.shoes.recorded.outcomes import check_hand, outcome_hands, parse_winner
 
@@ -82,143 +83,214 @@ def round_hands(items: Sequence[tuple[str, Any]], source: str, decks: int) -> Ha
     Shoes are told apart by a shoe id where the records have one, else by
     the hand number going back (a reset), else the records are one shoe.
     """
-    first = items[0][1]
-    names = {f: _key(first, f) for f in _NAMES}
-    if (
-        names["player_total"]
-        and not names["banker_total"]
-        or names["banker_total"]
-        and not names["player_total"]
-    ):
-        has = names["player_total"] or names["banker_total"]
-        raise ShoeFormatError(
-            f"{source}, {items[0][0]}: the record has {has} but not the "
-            "other side's total; the two go together"
-        )
-    if bool(names["player_cards"]) != bool(names["banker_cards"]):
-        has = names["player_cards"] or names["banker_cards"]
-        raise ShoeFormatError(
-            f"{source}, {items[0][0]}: the record has {has} but not the "
-            "other side's cards; the two go together"
-        )
-    fields = [
-        f
-        for f in ("player_total", "banker_total", "natural", "player_pair", "banker_pair")
-        if names[f]
-    ]
-    records: list[dict[str, Any]] = []
-    shoe, hand = 0, 0
-    last_shoe: Any = None
-    last_hand: int | None = None
-    seen_games: dict[Any, tuple[str, Any]] = {}
-    shoe_cards: list[int] = []
-    places: list[str] = []
+    return rounds_hands(iter(items), source, decks)
 
-    def close_shoe() -> None:
-        if shoe_cards:
-            check_composition(np.array(shoe_cards, dtype=np.uint8), decks, places.__getitem__)
-        shoe_cards.clear()
-        places.clear()
 
-    skipped = 0
-    for place, rec in items:
-        where = f"{source}, {place}"
-        if not isinstance(rec, dict):
+def rounds_hands(
+    items: Iterator[tuple[str, Any]],
+    source: str,
+    decks: int,
+    limit: int | None = None,
+    before_finish: Callable[[], None] | None = None,
+) -> Hands:
+    """`round_hands` of records that come one at a time (JSON Lines read a
+    line at a time): each shoe's records are let go once its hands are in
+    columns; with `limit`, no record after the `limit`th shoe is read (and
+    the warnings about the whole file are not given). `before_finish` is
+    called when every record has been read, before those warnings."""
+    first = next(items)
+    reader = RoundShoes(first, source, decks)
+    out = Growing(0)
+    for shoe, records in enumerate(reader.shoes(_chained(first, items))):
+        part = outcome_hands(records, reader.known, source)
+        out.add({name: getattr(part, name) for name in out.columns})
+        if limit is not None and shoe + 1 >= limit:
+            break
+    else:
+        if before_finish is not None:
+            before_finish()
+        reader.finish()
+    return Hands.from_columns(out.n, known=reader.known, source=source, **out.filled())
+
+
+def _chained(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
+    yield first
+    yield from rest
+
+
+class RoundShoes:
+    """Round records split into shoes, checked as they come; the fields read
+    are those of the first record (`first`: its place and value)."""
+
+    def __init__(self, first: tuple[str, Any], source: str, decks: int) -> None:
+        self.source, self.decks = source, decks
+        names = {f: _key(first[1], f) if isinstance(first[1], dict) else None for f in _NAMES}
+        if (
+            names["player_total"]
+            and not names["banker_total"]
+            or names["banker_total"]
+            and not names["player_total"]
+        ):
+            has = names["player_total"] or names["banker_total"]
             raise ShoeFormatError(
-                f"{where}: expected a round's record like the first (an "
-                f"object with {names['winner']}), got a JSON {_json_type(rec)}"
+                f"{source}, {first[0]}: the record has {has} but not the "
+                "other side's total; the two go together"
             )
-        game_key = names["game"]
-        if game_key and game_key in rec:
-            game = json.dumps(rec[game_key], sort_keys=True)
-            if game in seen_games:
-                first_place, before = seen_games[game]
-                if before != rec:
-                    raise ShoeFormatError(
-                        f"{where}: {game_key} {shown(rec[game_key])} appears again ({first_place}) "
-                        "with a different result; a round is recorded once"
-                    )
-                skipped += 1
-                continue
-            seen_games[game] = (place, rec)
-        new_shoe = not records
-        shoe_key = names["shoe"]
-        if shoe_key:
-            if shoe_key not in rec:
+        if bool(names["player_cards"]) != bool(names["banker_cards"]):
+            has = names["player_cards"] or names["banker_cards"]
+            raise ShoeFormatError(
+                f"{source}, {first[0]}: the record has {has} but not the "
+                "other side's cards; the two go together"
+            )
+        self.names = names
+        self.fields = [
+            f
+            for f in ("player_total", "banker_total", "natural", "player_pair", "banker_pair")
+            if names[f]
+        ]
+        self.known = ALL_KNOWN if names["player_cards"] else frozenset(self.fields)
+        self.skipped = 0
+        self.count = 0
+
+    def shoes(self, items: Iterable[tuple[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+        """The records of each shoe in turn (each checked, a shoe's cards
+        against the decks once it is whole); a round recorded twice (the same
+        game id and result) is read once. A game id is remembered by a digest
+        of its record, so as not to hold every record."""
+        source, decks, names, fields = self.source, self.decks, self.names, self.fields
+        records: list[dict[str, Any]] = []
+        shoe, hand = 0, 0
+        last_shoe: Any = None
+        last_hand: int | None = None
+        seen_games: dict[str, tuple[str, bytes]] = {}
+        shoe_cards: list[int] = []
+        places: list[str] = []
+
+        def close_shoe() -> None:
+            if shoe_cards:
+                check_composition(np.array(shoe_cards, dtype=np.uint8), decks, places.__getitem__)
+            shoe_cards.clear()
+            places.clear()
+
+        for place, rec in items:
+            where = f"{source}, {place}"
+            if not isinstance(rec, dict):
                 raise ShoeFormatError(
-                    f"{where}: the record has no {shoe_key}, which the records before it have"
+                    f"{where}: expected a round's record like the first (an "
+                    f"object with {names['winner']}), got a JSON {_json_type(rec)}"
                 )
-            if records and rec[shoe_key] != last_shoe:
-                new_shoe = True
-            last_shoe = rec[shoe_key]
-        hand_key = names["hand"]
-        if hand_key and hand_key in rec:
-            number = rec[hand_key]
-            if isinstance(number, bool) or not isinstance(number, int):
-                raise ShoeFormatError(
-                    f"{where}.{hand_key}: expected a hand number, got {shown(number)}"
-                )
-            if not shoe_key and last_hand is not None and number <= last_hand:
-                new_shoe = True  # the numbers start again: a new shoe
-            last_hand = number
-        if new_shoe and records:
-            close_shoe()
-            shoe += 1
-            hand = 0
-        hand += 1
-        out: dict[str, Any] = {"shoe": shoe, "hand": hand}
-        out["winner"] = parse_winner(rec.get(names["winner"] or ""), f"{where}.{names['winner']}")
-        for f in fields:
-            key = names[f]
-            if key not in rec:
-                if f in ("natural", "player_pair", "banker_pair"):
-                    out[f] = False  # a flag left out is false, as the live tables write it
+            game_key = names["game"]
+            if game_key and game_key in rec:
+                game = json.dumps(rec[game_key], sort_keys=True)
+                digest = _digest(rec)
+                if game in seen_games:
+                    first_place, before = seen_games[game]
+                    if before != digest:
+                        raise ShoeFormatError(
+                            f"{where}: {game_key} {shown(rec[game_key])} appears again "
+                            f"({first_place}) with a different result; a round is recorded once"
+                        )
+                    self.skipped += 1
                     continue
-                raise ShoeFormatError(
-                    f"{where}: the record has no {key}, which the records before it have"
-                )
-            v = rec[key]
-            if f.endswith("total"):
-                if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 9:
+                seen_games[game] = (place, digest)
+            new_shoe = not records and not self.count
+            shoe_key = names["shoe"]
+            if shoe_key:
+                if shoe_key not in rec:
                     raise ShoeFormatError(
-                        f"{where}.{key}: impossible total {shown(v)}: a "
-                        "hand's total is a whole number from 0 to 9"
+                        f"{where}: the record has no {shoe_key}, which the records before it have"
                     )
-            elif not isinstance(v, bool):
-                raise ShoeFormatError(f"{where}.{key}: expected true or false, got {json.dumps(v)}")
-            out[f] = v
-        if names["player_cards"]:
-            pk, bk = names["player_cards"], names["banker_cards"]
-            if pk not in rec or bk not in rec:
-                raise ShoeFormatError(
-                    f"{where}: the record has no {pk if pk not in rec else bk}, "
-                    "which the records before it have"
-                )
-            row = {
-                "player_cards": _cards_text(rec[pk], f"{where}.{pk}"),
-                "banker_cards": _cards_text(rec[bk], f"{where}.{bk}"),
-            }
-            p, b = derive_from_cards(out, row, where, place=lambda f: f".{names.get(f) or f}")
-            shoe_cards.extend(p + b)
-            places.extend([f"{where}.{pk}"] * len(p) + [f"{where}.{bk}"] * len(b))
-        else:
-            check_hand(
-                out, where, {f: names[f] or f for f in fields} | {"winner": str(names["winner"])}
+                if self.count and rec[shoe_key] != last_shoe:
+                    new_shoe = True
+                last_shoe = rec[shoe_key]
+            hand_key = names["hand"]
+            if hand_key and hand_key in rec:
+                number = rec[hand_key]
+                if isinstance(number, bool) or not isinstance(number, int):
+                    raise ShoeFormatError(
+                        f"{where}.{hand_key}: expected a hand number, got {shown(number)}"
+                    )
+                if not shoe_key and last_hand is not None and number <= last_hand:
+                    new_shoe = True  # the numbers start again: a new shoe
+                last_hand = number
+            if new_shoe and self.count:
+                close_shoe()
+                yield records
+                records = []
+                shoe += 1
+                hand = 0
+            hand += 1
+            out: dict[str, Any] = {"shoe": shoe, "hand": hand}
+            out["winner"] = parse_winner(
+                rec.get(names["winner"] or ""), f"{where}.{names['winner']}"
             )
-        records.append(out)
-    close_shoe()
-    if skipped:
-        warnings.warn(
-            f"{source}: {skipped} round{'s' if skipped > 1 else ''} recorded twice "
-            "(the same game id and result) read once",
-            stacklevel=3,
-        )
-    if not names["shoe"] and not names["hand"] and len(records) > decks * 52 // 4:
-        warnings.warn(
-            f"{source}: the records name no shoe and no hand number, so their "
-            f"{len(records):,} hands are read as one shoe, more than "
-            f"{decks} decks deal",
-            stacklevel=3,
-        )
-    known = ALL_KNOWN if names["player_cards"] else frozenset(fields)
-    return outcome_hands(records, known, source)
+            for f in fields:
+                key = names[f]
+                if key not in rec:
+                    if f in ("natural", "player_pair", "banker_pair"):
+                        out[f] = False  # a flag left out is false, as the live tables write it
+                        continue
+                    raise ShoeFormatError(
+                        f"{where}: the record has no {key}, which the records before it have"
+                    )
+                v = rec[key]
+                if f.endswith("total"):
+                    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 9:
+                        raise ShoeFormatError(
+                            f"{where}.{key}: impossible total {shown(v)}: a "
+                            "hand's total is a whole number from 0 to 9"
+                        )
+                elif not isinstance(v, bool):
+                    raise ShoeFormatError(
+                        f"{where}.{key}: expected true or false, got {json.dumps(v)}"
+                    )
+                out[f] = v
+            if names["player_cards"]:
+                pk, bk = names["player_cards"], names["banker_cards"]
+                if pk not in rec or bk not in rec:
+                    raise ShoeFormatError(
+                        f"{where}: the record has no {pk if pk not in rec else bk}, "
+                        "which the records before it have"
+                    )
+                row = {
+                    "player_cards": _cards_text(rec[pk], f"{where}.{pk}"),
+                    "banker_cards": _cards_text(rec[bk], f"{where}.{bk}"),
+                }
+                p, b = derive_from_cards(out, row, where, place=lambda f: f".{names.get(f) or f}")
+                shoe_cards.extend(p + b)
+                places.extend([f"{where}.{pk}"] * len(p) + [f"{where}.{bk}"] * len(b))
+            else:
+                check_hand(
+                    out,
+                    where,
+                    {f: names[f] or f for f in fields} | {"winner": str(names["winner"])},
+                )
+            records.append(out)
+            self.count += 1
+        close_shoe()
+        if records:
+            yield records
+
+    def finish(self) -> None:
+        """Warn of rounds read once that were recorded twice, and of records
+        with no shoe and no hand number read as one shoe too long for the decks."""
+        if self.skipped:
+            warnings.warn(
+                f"{self.source}: {self.skipped} round{'s' if self.skipped > 1 else ''} "
+                "recorded twice (the same game id and result) read once",
+                stacklevel=4,
+            )
+        names = self.names
+        if not names["shoe"] and not names["hand"] and self.count > self.decks * 52 // 4:
+            warnings.warn(
+                f"{self.source}: the records name no shoe and no hand number, so their "
+                f"{self.count:,} hands are read as one shoe, more than "
+                f"{self.decks} decks deal",
+                stacklevel=4,
+            )
+
+
+def _digest(rec: Mapping[str, Any]) -> bytes:
+    """A digest of a record, equal for equal records (as JSON writes them)."""
+    text = json.dumps(rec, sort_keys=True, default=str)
+    return hashlib.blake2b(text.encode(), digest_size=16).digest()

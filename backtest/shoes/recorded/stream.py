@@ -75,7 +75,27 @@ def streamed_kind(
     a time (one of STREAMED_KINDS: `fmt`, or else as its first megabyte
     reads); None for standard input, Parquet, another format, or a file that
     cannot be read (its reader says why)."""
-    if os.fspath(path) == STDIN or fmt not in (None, *STREAMED_KINDS):
+    if fmt not in (None, *STREAMED_KINDS):
+        return None
+    kind = _big_kind(path, fmt, columns)
+    return kind if kind in STREAMED_KINDS else None
+
+
+def streamed_json(
+    path: StrPath, fmt: str | None = None, columns: Mapping[str, str] | None = None
+) -> bool:
+    """Whether a file of more than STREAMED_BYTES is JSON (`fmt`, or else as
+    its first megabyte reads), to be tried as JSON Lines read a line at a
+    time (`live_json.json_lines_hands`); False for standard input, another
+    format, or a file that cannot be read."""
+    return fmt in (None, "json") and _big_kind(path, fmt, columns) == "json"
+
+
+def _big_kind(path: StrPath, fmt: str | None, columns: Mapping[str, str] | None) -> str | None:
+    """`fmt`, or the format the first megabyte of a file of more than
+    STREAMED_BYTES reads as; None for standard input, Parquet, a smaller
+    file, or one that cannot be read."""
+    if os.fspath(path) == STDIN:
         return None
     try:
         if os.path.getsize(path) <= STREAMED_BYTES:
@@ -89,8 +109,7 @@ def streamed_kind(
     if fmt is not None:
         return fmt
     source, head, _ = load_head(path, data)
-    kind = sniff(source, head, columns)[0]
-    return kind if kind in STREAMED_KINDS else None
+    return sniff(source, head, columns)[0]
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import csv
 import difflib
 import os
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from typing import BinaryIO
 
 from backtest.core.errors import ShoeFormatError, UsageError, shown
@@ -119,7 +119,7 @@ def load_head(path: StrPath, data: bytes | None = None) -> tuple[str, str, bool]
     return source, text, whole
 
 
-def stream_lines(path: StrPath) -> Iterator[tuple[int, str]]:
+def stream_lines(path: StrPath) -> Generator[tuple[int, str], None, None]:
     """(line number, line) as `numbered_lines` gives them for `load_text`'s
     text, read from the file a line at a time (a big file is never held
     whole), with load_text's errors; the file closes when the iterator does."""
