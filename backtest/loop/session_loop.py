@@ -113,6 +113,12 @@ def _compiled_loop(user: bool) -> Any:
         return kernel(nrt=False)(sessions_kernel).dispatcher
 
 
+def loop_loaded() -> bool:
+    """Whether this process has the built-ins' session loop compiled (or
+    loaded from the cache) already: a run then costs no start-up."""
+    return _compiled_loop.cache_info().currsize > 0 and bool(_compiled_loop(False).signatures)
+
+
 def loop_cached() -> bool:
     """Whether the built-ins' session loop is in numba's cache on disk (so the
     first run in a process loads it in a fraction of a second, rather than

@@ -15,6 +15,7 @@ asked for; only per-session statistics are kept, unless a ledger is asked.
 
 from __future__ import annotations
 
+import sys
 from collections import deque
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
@@ -146,8 +147,9 @@ def run(
 
     A small run (`plays_interpreted`) of generated shoes in one process is
     played as plain Python, the same code uncompiled, with the same numbers:
-    it answers in a fraction of a second without loading numba. Any other
-    runs compiled; `compiling` is called as it starts the compiler.
+    it answers in a fraction of a second without loading numba, unless this
+    process has the compiled loop already (then it is faster compiled). Any
+    other runs compiled; `compiling` is called as it starts the compiler.
     """
     if executor not in ("local", "dask"):
         raise UsageError(f"--executor must be local or dask, got {executor!r}")
@@ -160,7 +162,7 @@ def run(
         _compile_ahead(compiling)
     with interpreted() if may_interpret else nullcontext():
         n, per_session, strategies = prepare(config, sessions)
-    plain = may_interpret and plays_interpreted(strategies, n * per_session)
+    plain = may_interpret and not _loop_loaded() and plays_interpreted(strategies, n * per_session)
     if may_interpret and not plain and not force_python:
         _compile_ahead(compiling)
     force_python = force_python or plain
@@ -287,6 +289,14 @@ def plays_interpreted(strategies: Sequence[Strategy], hands: int) -> bool:
         not strat.uses_cards and not (runs_compiled(strat) and kind_of(strat) == USER)
         for strat in strategies
     )
+
+
+def _loop_loaded() -> bool:
+    """Whether this process has the compiled loop already (from an earlier
+    run): then even a small run is faster compiled. (numba is not loaded to
+    find out.)"""
+    session_loop = sys.modules.get("backtest.loop.session_loop")
+    return session_loop is not None and bool(session_loop.loop_loaded())
 
 
 def _compile_ahead(compiling: Callable[[], None] | None) -> None:

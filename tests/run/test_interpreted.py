@@ -42,6 +42,7 @@ def test_a_small_run_in_python_is_the_compiled_run(
     scenario: str, seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     config = _config(scenario, seed)
+    monkeypatch.setattr(engine, "_loop_loaded", lambda: False)  # (as in a fresh process)
     played: list[str] = []
     run_python = python_loop.run_python
 
@@ -90,9 +91,31 @@ def test_a_run_says_it_compiles_only_when_it_does(monkeypatch: pytest.MonkeyPatc
     """`compiling` (the command line's note that the table compiles) is called
     as a compiled run starts the compiler, never for a run played in Python."""
     config = _config("max-reset-stop", 1)
+    monkeypatch.setattr(engine, "_loop_loaded", lambda: False)  # (as in a fresh process)
     said: list[bool] = []
     engine.run(config, compiling=lambda: said.append(True))
     assert said == []
     monkeypatch.setattr(engine, "INTERPRETED_HANDS", 0)
     engine.run(config, compiling=lambda: said.append(True))
     assert said == [True]
+
+
+def test_a_process_with_the_compiled_loop_plays_small_runs_compiled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Once the compiled loop is loaded (a run before, say, in a notebook's
+    loop of runs), a small run is faster compiled, and is."""
+    config = _config("max-reset-stop", 1)
+    monkeypatch.setattr(engine, "INTERPRETED_HANDS", 0)
+    engine.run(config)  # compiled: the loop is loaded now
+    monkeypatch.undo()
+    played: list[str] = []
+    run_python = python_loop.run_python
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        played.append("python")
+        return run_python(*args, **kwargs)
+
+    monkeypatch.setattr(python_loop, "run_python", spy)
+    engine.run(config)
+    assert played == []
