@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -85,6 +86,25 @@ _PW, _BW, _TIE, _B6, _B7, _P8, _PP, _BP = (1 << int(e) for e in settlement.Settl
 assert [_PW, _BW, _TIE, _B6, _B7, _P8, _PP, _BP] == [e.bit for e in settlement.SettleEvent]
 
 
+@kernel(inline=True)
+def _event_mask(w: Any, pt: Any, bt: Any, ppair: Any, bpair: Any, pn: Any, bn: Any) -> Any:
+    """A hand's events as the bits of `settlement.SettleEvent`, from its
+    columns' values: for one hand (compiled), or for arrays of hands at once
+    (numpy, element by element: the same operators)."""
+    pw = w == 0
+    bw = w == 1
+    return (
+        pw * _PW
+        | bw * _BW
+        | (w == 2) * _TIE
+        | (bw & (bt == 6)) * _B6
+        | (bw & (bn == 3) & (bt == 7)) * _B7
+        | (pw & (pn == 3) & (pt == 8)) * _P8
+        | (ppair != 0) * _PP
+        | (bpair != 0) * _BP
+    )
+
+
 @kernel()
 def _unit_results(
     winner: np.ndarray,
@@ -106,19 +126,7 @@ def _unit_results(
     n = winner.shape[0]
     masks = np.empty(n, np.uint8)
     for i in range(n):
-        w = winner[i]
-        pw = w == 0
-        bw = w == 1
-        masks[i] = (
-            pw * _PW
-            | bw * _BW
-            | (w == 2) * _TIE
-            | (bw & (bt[i] == 6)) * _B6
-            | (bw & (bn[i] == 3) & (bt[i] == 7)) * _B7
-            | (pw & (pn[i] == 3) & (pt[i] == 8)) * _P8
-            | (ppair[i] != 0) * _PP
-            | (bpair[i] != 0) * _BP
-        )
+        masks[i] = _event_mask(winner[i], pt[i], bt[i], ppair[i], bpair[i], pn[i], bn[i])
     for b in range(rows.shape[0]):
         r = out[b]
         if rows[b] == 2:
@@ -143,18 +151,7 @@ def _unit_results_numpy(
     out: np.ndarray,
 ) -> None:
     """`_unit_results` in whole-array operations, for `interpreted` runs."""
-    pw = winner == 0
-    bw = winner == 1
-    masks = (
-        pw * _PW
-        | bw * _BW
-        | (winner == 2) * _TIE
-        | (bw & (bt == 6)) * _B6
-        | (bw & (bn == 3) & (bt == 7)) * _B7
-        | (pw & (pn == 3) & (pt == 8)) * _P8
-        | (ppair != 0) * _PP
-        | (bpair != 0) * _BP
-    )
+    masks = _event_mask.py_func(winner, pt, bt, ppair, bpair, pn, bn)
     for b in range(rows.shape[0]):
         if rows[b] == 2:
             out[b] = UNKNOWN
