@@ -155,13 +155,13 @@ def run(
         raise UsageError(f"--executor must be local or dask, got {executor!r}")
     if address is not None and executor != "dask":
         raise UsageError("--address goes with --executor dask")
-    # a small run of generated shoes may be played as plain Python: prepare it
-    # so (its first shoes dealt by the same code, uncompiled), then see
+    # a small run of generated shoes may be played as plain Python: see once
+    # it is prepared (its first shoes are dealt as plain Python anyway, by
+    # `generate_shoes`, while the compiled deal is not loaded)
     may_interpret = executor == "local" and workers in (None, 1) and config.shoe is not None
     if not may_interpret and not force_python and executor == "local":
         _compile_ahead(compiling)
-    with interpreted() if may_interpret else nullcontext():
-        n, per_session, strategies = prepare(config, sessions)
+    n, per_session, strategies = prepare(config, sessions)
     plain = may_interpret and not _loop_loaded() and plays_interpreted(strategies, n * per_session)
     if may_interpret and not plain and not force_python:
         _compile_ahead(compiling)
