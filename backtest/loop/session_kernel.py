@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from backtest.jit.lazy_jit import kernel
+from backtest.loop.counter_hand import count_up, price_ahead, stakes_variance
 from backtest.loop.table_rules import (
     ENDED_LIMIT,
     ENDED_RUIN,
@@ -44,13 +45,10 @@ from backtest.loop.table_rules import (
 from backtest.odds import (
     ahead_kept_compiled,
     ahead_rows_compiled,
-    ev_fill_ahead,
-    needs_counts,
     one_bet_variance,
     pair_counts,
     pair_evs,
     single_bet,
-    stake_variance,
 )
 from strategies import dispatch
 from strategies.base import (
@@ -65,37 +63,6 @@ from strategies.base import (
     P_SIDE,
     SEVERAL,
 )
-
-
-@kernel(inline=True, nrt=False)
-def _count_up(counts, cards, full_counts, counted, shoe_start, k, left, same):  # type: ignore[no-untyped-def]
-    """Bring `counts` up to hand k (the cards before it taken out), from the
-    shoe's first hand or from the last hand counted, `counted`; returns the
-    cards left and the ordered pairs of one rank among them (`pair_counts`),
-    kept as the cards come out. The caller then has `counted = k`."""
-    if counted < shoe_start:
-        for r in range(14):
-            counts[r] = full_counts[r]
-        left, same = pair_counts(full_counts)
-        counted = shoe_start
-    for h in range(counted, k):
-        # each side's first two cards (slots 0, 1, 3, 4) are always there, in
-        # every shoe whose cards are known (a test holds each source to it):
-        # no mask for them
-        for c in (0, 1, 3, 4):
-            r = cards[h, c] & 15
-            counts[r] -= 1
-            same -= 2 * counts[r]
-        left -= 4
-        for c in (2, 5):
-            # without a branch: whether a side drew a third card is a coin
-            # toss to the processor (an empty slot is rank 0 and changes nothing)
-            r = cards[h, c] & 15
-            m = np.int64(r != 0)
-            counts[r] -= m
-            same -= 2 * m * counts[r]
-            left -= m
-    return left, same
 
 
 @kernel(inline=True, nrt=False)
@@ -130,13 +97,8 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
     kind = seat.kind
     p = seat.p
     active = seat.active
-    winner, hand_no, shoe_no, unit, cards = (
-        dealt.winner,
-        dealt.hand_no,
-        dealt.shoe_no,
-        dealt.unit,
-        dealt.cards,
-    )
+    winner, hand_no, shoe_no, unit = dealt.winner, dealt.hand_no, dealt.shoe_no, dealt.unit
+    cards = dealt.cards
     bounds, session_ids = dealt.bounds, dealt.session_ids
     den, min_c, max_c, offered = table.den, table.min_c, table.max_c, table.offered
     pb_together, pairs_need_main = table.pb_together, table.pairs_need_main
@@ -145,13 +107,8 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
     bankroll0, stop_loss, win_goal = stops.bankroll0, stops.stop_loss, stops.win_goal
     max_hands, ruin_below = stops.max_hands, stops.ruin_below
     ev_rows, ev_done, ev_deals, ev_kept = shared.rows, shared.done, shared.deals, shared.kept
-    stats, wagered, expected, ledger = (
-        outputs.stats,
-        outputs.wagered,
-        outputs.expected,
-        outputs.ledger,
-    )
-    variance = outputs.variance
+    stats, wagered, expected = outputs.stats, outputs.wagered, outputs.expected
+    variance, ledger = outputs.variance, outputs.ledger
     led_idx, led_cents, led_net, led_bank = (
         outputs.led_idx,
         outputs.led_cents,
@@ -159,21 +116,10 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
         outputs.led_bank,
     )
     s, si, ctx, out, stakes, unit_f = work.s, work.si, work.ctx, work.out, work.stakes, work.unit_f
-    cents, side_c, counts, evs, seed_work = (
-        work.cents,
-        work.side_c,
-        work.counts,
-        work.evs,
-        work.seed_work,
-    )
-    ev_nodes, ev_coef, ev_work_, fast_c, allowed = (
-        work.ev_nodes,
-        work.ev_coef,
-        work.ev_work,
-        work.fast_c,
-        work.allowed,
-    )
-    evs_seen, hist_seen, var_s, mom = work.evs_seen, work.hist_seen, work.var_s, work.mom
+    cents, side_c, evs, seed_work = work.cents, work.side_c, work.evs, work.seed_work
+    counts, ev_nodes, ev_coef, ev_work_ = work.counts, work.ev_nodes, work.ev_coef, work.ev_work
+    fast_c, allowed, mom = work.fast_c, work.allowed, work.mom
+    evs_seen, hist_seen, var_s = work.evs_seen, work.hist_seen, work.var_s
     user = dispatch.is_user(fns)  # known while compiling
     counted = -1  # the hand `counts` is brought up to (the cards before it taken out)
     # the cards left and the ordered pairs of one rank among them, kept as the
@@ -257,33 +203,30 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
                     for b in range(N_BETS):
                         evs[b] = ahead[k - ahead_lo, b]
                 else:
-                    left, same = _count_up(
+                    left, same = count_up(
                         counts, cards, full_counts, counted, shoe_start, k, left, same
                     )
                     counted = k
                     if ev_deals:
-                        rows_k = ev_rows[k:] if shared_rows else ahead
-                        priced = ev_fill_ahead(
+                        ahead_lo, ahead_hi = price_ahead(
+                            k,
+                            shared_rows,
+                            ev_rows,
+                            ev_done,
+                            ev_kept,
+                            ahead,
+                            ahead_k,
+                            ahead_lo,
+                            ahead_hi,
                             counts,
                             cards,
                             hand_no,
-                            k,
                             ev_table,
-                            rows_k,
+                            evs,
                             ev_nodes,
                             ev_coef,
                             ev_work_,
-                            True,
-                            ev_kept[k:] if shared_rows else ahead_k,
                         )
-                        for b in range(N_BETS):
-                            evs[b] = rows_k[0, b]
-                        if shared_rows:
-                            for h in range(k, k + priced):
-                                ev_done[h] = True
-                        else:
-                            ahead_lo = k
-                            ahead_hi = k + priced
                     else:
                         pair_evs(float(same), float(left), ev_table, evs)
                         if shared_rows:
@@ -440,14 +383,25 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
                 if var_one >= 0.0:
                     var_net += var_one
                 else:
-                    if needs_counts(var_s, row):
-                        left, same = _count_up(
-                            counts, cards, full_counts, counted, shoe_start, k, left, same
-                        )
-                        counted = k
-                    var_net += stake_variance(
-                        var_s, counts, row, nets, ev_table, ev_nodes, ev_coef, ev_work_, mom
+                    var_h, left, same, counted = stakes_variance(
+                        k,
+                        shoe_start,
+                        counted,
+                        left,
+                        same,
+                        var_s,
+                        row,
+                        counts,
+                        cards,
+                        full_counts,
+                        nets,
+                        ev_table,
+                        ev_nodes,
+                        ev_coef,
+                        ev_work_,
+                        mom,
                     )
+                    var_net += var_h
             hands += 1
             # counted without branches: the outcome of a hand is a coin toss
             # to the processor's branch predictor

@@ -1,0 +1,124 @@
+"""A counter's work at the table, apart from the session loop's hot path:
+the counts brought up to a hand (`count_up`), the exact EVs of the hands
+ahead in a shoe (`price_ahead`), and the variance of stakes on several bets
+for the hand's composition (`stakes_variance`). The last two run once
+every several hands, or only for mixed stakes, so the loop calls them
+rather than holding their code: that leaves the registers to the hands
+every strategy plays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from backtest.jit.lazy_jit import kernel
+from backtest.odds import ev_fill_ahead, needs_counts, pair_counts, stake_variance
+from strategies.base import N_BETS
+
+
+@kernel(inline=True, nrt=False)
+def count_up(counts, cards, full_counts, counted, shoe_start, k, left, same):  # type: ignore[no-untyped-def]
+    """Bring `counts` up to hand k (the cards before it taken out), from the
+    shoe's first hand or from the last hand counted, `counted`; returns the
+    cards left and the ordered pairs of one rank among them (`pair_counts`),
+    kept as the cards come out. The caller then has `counted = k`."""
+    if counted < shoe_start:
+        for r in range(14):
+            counts[r] = full_counts[r]
+        left, same = pair_counts(full_counts)
+        counted = shoe_start
+    for h in range(counted, k):
+        # each side's first two cards (slots 0, 1, 3, 4) are always there, in
+        # every shoe whose cards are known (a test holds each source to it):
+        # no mask for them
+        for c in (0, 1, 3, 4):
+            r = cards[h, c] & 15
+            counts[r] -= 1
+            same -= 2 * counts[r]
+        left -= 4
+        for c in (2, 5):
+            # without a branch: whether a side drew a third card is a coin
+            # toss to the processor (an empty slot is rank 0 and changes nothing)
+            r = cards[h, c] & 15
+            m = np.int64(r != 0)
+            counts[r] -= m
+            same -= 2 * m * counts[r]
+            left -= m
+    return left, same
+
+
+@kernel(nrt=False)
+def price_ahead(  # type: ignore[no-untyped-def]
+    k,
+    shared_rows,
+    ev_rows,
+    ev_done,
+    ev_kept,
+    ahead,
+    ahead_k,
+    ahead_lo,
+    ahead_hi,
+    counts,
+    cards,
+    hand_no,
+    ev_table,
+    evs,
+    ev_nodes,
+    ev_coef,
+    ev_work,
+):
+    """The exact EVs of hand k into `evs`, for the cards not yet seen (`counts`
+    brought up to it), with those of the hands after it in its shoe: into
+    the table's shared rows (`ev_rows`, marked in `ev_done`), or a lone
+    counter's `ahead` rows. Returns the hands `ahead` then holds,
+    (ahead_lo, ahead_hi): hands ahead_lo..ahead_hi - 1."""
+    rows_k = ev_rows[k:] if shared_rows else ahead
+    priced = ev_fill_ahead(
+        counts,
+        cards,
+        hand_no,
+        k,
+        ev_table,
+        rows_k,
+        ev_nodes,
+        ev_coef,
+        ev_work,
+        True,
+        ev_kept[k:] if shared_rows else ahead_k,
+    )
+    for b in range(N_BETS):
+        evs[b] = rows_k[0, b]
+    if shared_rows:
+        for h in range(k, k + priced):
+            ev_done[h] = True
+        return ahead_lo, ahead_hi
+    return k, k + priced
+
+
+@kernel(nrt=False)
+def stakes_variance(  # type: ignore[no-untyped-def]
+    k,
+    shoe_start,
+    counted,
+    left,
+    same,
+    var_s,
+    row,
+    counts,
+    cards,
+    full_counts,
+    nets,
+    ev_table,
+    ev_nodes,
+    ev_coef,
+    ev_work,
+    mom,
+):
+    """s' C_k s for the stakes `var_s` on hand k (`stake_variance`), the
+    counts brought up to the hand first where it needs them (from `counted`,
+    as `count_up`). Returns (the variance, left, same, the hand counted up to)."""
+    if needs_counts(var_s, row):
+        left, same = count_up(counts, cards, full_counts, counted, shoe_start, k, left, same)
+        counted = k
+    var = stake_variance(var_s, counts, row, nets, ev_table, ev_nodes, ev_coef, ev_work, mom)
+    return var, left, same, counted
