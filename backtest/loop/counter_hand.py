@@ -1,10 +1,10 @@
 """A counter's work at the table, apart from the session loop's hot path:
 the counts brought up to a hand (`count_up`), the exact EVs of the hands
-ahead in a shoe (`price_ahead`), and the variance of stakes on several bets
-for the hand's composition (`stakes_variance`). The last two run once
-every several hands, or only for mixed stakes, so the loop calls them
-rather than holding their code: that leaves the registers to the hands
-every strategy plays.
+ahead in a shoe (`price_ahead`), and the variance of a hand's stakes for
+its composition (`hand_variance`; `stakes_variance` for stakes on several
+bets). `price_ahead` and `stakes_variance` run once every several hands,
+or only for mixed stakes, so the loop calls them rather than holding their
+code: that leaves the registers to the hands every strategy plays.
 """
 
 from __future__ import annotations
@@ -12,7 +12,14 @@ from __future__ import annotations
 import numpy as np
 
 from backtest.jit.lazy_jit import kernel
-from backtest.odds import ev_fill_ahead, needs_counts, pair_counts, stake_variance
+from backtest.odds import (
+    ev_fill_ahead,
+    needs_counts,
+    one_bet_variance,
+    pair_counts,
+    single_bet,
+    stake_variance,
+)
 from strategies.base import N_BETS
 
 
@@ -122,3 +129,65 @@ def stakes_variance(  # type: ignore[no-untyped-def]
         counted = k
     var = stake_variance(var_s, counts, row, nets, ev_table, ev_nodes, ev_coef, ev_work, mom)
     return var, left, same, counted
+
+
+@kernel(inline=True, nrt=False)
+def hand_variance(  # type: ignore[no-untyped-def]
+    i,
+    k,
+    one,
+    cc,
+    cents,
+    active,
+    var_s,
+    evs,
+    row,
+    counts,
+    cards,
+    full_counts,
+    nets,
+    ev_table,
+    ev_nodes,
+    ev_coef,
+    ev_work,
+    mom,
+    shoe_start,
+    counted,
+    left,
+    same,
+):
+    """A counter's variance of hand k's net, s' C_k s, for its stakes (`cc`
+    on bet `one`, or `cents`) and the hand's composition: from what is kept
+    beside its EVs (`row`), and for one bet from the EVs alone, mostly.
+    Returns (the variance, left, same, the hand counted up to)."""
+    for b in range(N_BETS):
+        var_s[b] = 0.0
+    if one >= 0:
+        var_s[np.uint64(one)] = cc * 0.01
+    else:
+        for a in range(active.shape[0]):
+            var_s[active[a]] = cents[active[a]] * 0.01
+    alone = one if one >= 0 else single_bet(var_s)
+    var_one = (
+        one_bet_variance(alone, var_s[alone], evs, ev_table, row, nets) if alone >= 0 else -1.0
+    )
+    if var_one >= 0.0:
+        return var_one, left, same, counted
+    return stakes_variance(
+        k,
+        shoe_start,
+        counted,
+        left,
+        same,
+        var_s,
+        row,
+        counts,
+        cards,
+        full_counts,
+        nets,
+        ev_table,
+        ev_nodes,
+        ev_coef,
+        ev_work,
+        mom,
+    )

@@ -1,16 +1,25 @@
 """The session loop's compiled body (`sessions_kernel`): one seat over the
 hands of many sessions, with the table rules, settlement, the counter's
 exact EVs and the session statistics; `session_loop` compiles it (once for
-the built-ins, once for a user's classes) and calls it. Compiled without
-reference counting, it allocates nothing.
+the built-ins, once for a user's classes) and calls it. Its smaller parts
+are in `session_parts` (inlined) and a counter's work in `counter_hand`.
+Compiled without reference counting, it allocates nothing.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from backtest.jit.lazy_jit import kernel
-from backtest.loop.counter_hand import count_up, price_ahead, stakes_variance
+from backtest.loop.counter_hand import count_up, hand_variance, price_ahead
+from backtest.loop.session_parts import (
+    end_session,
+    learn,
+    ledger_row,
+    put_stake,
+    start_seat,
+    tell_context,
+    undeclared,
+)
 from backtest.loop.table_rules import (
     ENDED_LIMIT,
     ENDED_RUIN,
@@ -18,70 +27,25 @@ from backtest.loop.table_rules import (
     PLACE_OK,
     PLACE_RUIN,
     PLACE_UNDECLARED,
-    S_BANKROLL_STOPS,
-    S_BELOW_MIN,
-    S_BETS,
-    S_CUR_STREAK,
-    S_DRAWDOWN,
-    S_ENDED,
-    S_FINAL,
-    S_HANDS,
-    S_LARGEST,
-    S_LOSING_STREAK,
-    S_LOSSES,
-    S_MAX_HITS,
-    S_NET,
-    S_PEAK,
-    S_PUSHES,
-    S_WAGERED,
-    S_WINS,
     ended_by,
     limits,
     place,
     plays_on,
     session_seed,
-    short_path_bounds,
 )
 from backtest.odds import (
     ahead_kept_compiled,
     ahead_rows_compiled,
-    one_bet_variance,
     pair_counts,
     pair_evs,
-    single_bet,
 )
 from strategies import dispatch
 from strategies.base import (
-    CTX_BANKROLL,
-    CTX_HAND,
-    CTX_LAST_NET,
-    CTX_SESSION_HAND,
-    CTX_SHOE,
     N_BETS,
     P_ON_BANKROLL,
     P_ON_MAX,
-    P_SIDE,
     SEVERAL,
 )
-
-
-@kernel(inline=True, nrt=False)
-def _put(out: np.ndarray, pick: int, x: float) -> None:
-    """The stake `x` on bet `pick` into `out`, if `pick` is a bet."""
-    if 0 <= pick < N_BETS:
-        out[pick] = x
-
-
-@kernel(inline=True, nrt=False)
-def _undeclared(pick: int, x: float, out: np.ndarray, allowed: np.ndarray) -> bool:
-    """Whether a user's decide staked a bet outside `allowed` (its bet
-    `pick` with stake x, or with SEVERAL its stakes in `out`)."""
-    if pick == SEVERAL:
-        for b in range(N_BETS):
-            if out[b] != 0.0 and not allowed[b]:
-                return True
-        return False
-    return x != 0.0 and not (0 <= pick < N_BETS and allowed[pick])
 
 
 def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignore[no-untyped-def]
@@ -109,12 +73,6 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
     ev_rows, ev_done, ev_deals, ev_kept = shared.rows, shared.done, shared.deals, shared.kept
     stats, wagered, expected = outputs.stats, outputs.wagered, outputs.expected
     variance, ledger = outputs.variance, outputs.ledger
-    led_idx, led_cents, led_net, led_bank = (
-        outputs.led_idx,
-        outputs.led_cents,
-        outputs.led_net,
-        outputs.led_bank,
-    )
     s, si, ctx, out, stakes, unit_f = work.s, work.si, work.ctx, work.out, work.stakes, work.unit_f
     cents, side_c, evs, seed_work = work.cents, work.side_c, work.evs, work.seed_work
     counts, ev_nodes, ev_coef, ev_work_ = work.counts, work.ev_nodes, work.ev_coef, work.ev_work
@@ -127,21 +85,7 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
     full_left, full_same = pair_counts(full_counts)
     left = full_left
     same = full_same
-    sides = 0  # side bets the strategy always places (a count: one test a hand)
-    for b in range(N_BETS):
-        evs[b] = evs_full[b]
-        out[b] = 0.0
-        cents[b] = 0
-        stakes[b] = 0.0
-        unit_f[b] = 0.0
-        # whole cents, at most 2**52 as `limits` holds the main stakes
-        side_c[b] = (
-            np.int64(min(np.floor(p[P_SIDE + b] * 100.0 + 1e-6), float(MAX_CENTS)))
-            if p[P_SIDE + b] > 0.0
-            else 0
-        )
-        sides += 1 if side_c[b] > 0 else 0
-    short_path_bounds(min_c, max_c, offered, pairs_need_main, sides, fast_c)
+    start_seat(p, evs_full, evs, out, cents, stakes, unit_f, side_c, table, fast_c)
     reset_on_max = p[P_ON_MAX] == 0.0
     cards_seen = seat.cards_seen
     shared_rows = ev_rows.shape[0] != 0  # the table's EV rows, when two seats or more count
@@ -236,11 +180,7 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
                                 ev_kept[i, b] = np.nan  # nothing kept: counted if staked
                             ev_done[i] = True
             if reads_ctx:
-                ctx[CTX_BANKROLL] = final / scale
-                ctx[CTX_HAND] = hand_no[i]
-                ctx[CTX_SESSION_HAND] = hands
-                ctx[CTX_LAST_NET] = last_net / scale
-                ctx[CTX_SHOE] = shoe_no[i]
+                tell_context(ctx, final / scale, hand_no[i], hands, last_net / scale, shoe_no[i])
             hist = winner[shoe_start:k]
             evs_d = evs
             if user:
@@ -260,7 +200,7 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
                 for a in range(na):
                     out[active[a]] = 0.0
             pick, x = dispatch.decide_any(kind, fns, p, s, si, ctx, hist, evs_d, out)
-            if user and _undeclared(pick, x, out, allowed):
+            if user and undeclared(pick, x, out, allowed):
                 return PLACE_UNDECLARED, k, rows
             one = -1
             if pick == SEVERAL:
@@ -307,7 +247,7 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
                     # the stake the strategy returned, where the general rules read it
                     for a in range(na):
                         out[active[a]] = 0.0
-                    _put(out, pick, x)
+                    put_stake(out, pick, x)
                 code, below = limits(out, side_c, cents, min_c, max_c, active)
                 below_min += below
                 if code >= 10:
@@ -318,10 +258,10 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
                         for a in range(na):
                             out[active[a]] = 0.0
                         pick, x = dispatch.decide_again(kind, fns, p, s, si, ctx, hist, evs_d, out)
-                        if user and _undeclared(pick, x, out, allowed):
+                        if user and undeclared(pick, x, out, allowed):
                             return PLACE_UNDECLARED, k, rows
                         if pick != SEVERAL:
-                            _put(out, pick, x)
+                            put_stake(out, pick, x)
                         code, below = limits(out, side_c, cents, min_c, max_c, active)
                         below_min += below
                         code %= 10
@@ -367,41 +307,31 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
                 # a counter's variance for this hand's composition: s' C_h s,
                 # from what is kept beside its EVs (one bet: from the EVs, mostly)
                 row = ev_kept[i] if shared_rows else (ahead_k[k - ahead_lo] if ev_deals else evs)
-                for b in range(N_BETS):
-                    var_s[b] = 0.0
-                if one >= 0:
-                    var_s[u1] = cc * 0.01
-                else:
-                    for a in range(na):
-                        var_s[active[a]] = cents[active[a]] * 0.01
-                alone = one if one >= 0 else single_bet(var_s)
-                var_one = (
-                    one_bet_variance(alone, var_s[alone], evs, ev_table, row, nets)
-                    if alone >= 0
-                    else -1.0
+                var_h, left, same, counted = hand_variance(
+                    i,
+                    k,
+                    one,
+                    cc,
+                    cents,
+                    active,
+                    var_s,
+                    evs,
+                    row,
+                    counts,
+                    cards,
+                    full_counts,
+                    nets,
+                    ev_table,
+                    ev_nodes,
+                    ev_coef,
+                    ev_work_,
+                    mom,
+                    shoe_start,
+                    counted,
+                    left,
+                    same,
                 )
-                if var_one >= 0.0:
-                    var_net += var_one
-                else:
-                    var_h, left, same, counted = stakes_variance(
-                        k,
-                        shoe_start,
-                        counted,
-                        left,
-                        same,
-                        var_s,
-                        row,
-                        counts,
-                        cards,
-                        full_counts,
-                        nets,
-                        ev_table,
-                        ev_nodes,
-                        ev_coef,
-                        ev_work_,
-                        mom,
-                    )
-                    var_net += var_h
+                var_net += var_h
             hands += 1
             # counted without branches: the outcome of a hand is a coin toss
             # to the processor's branch predictor
@@ -419,59 +349,54 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
             drawdown = max(drawdown, peak - final)
             last_net = net
             if learns:
-                if single:
-                    # a progression reads its one bet's stake and result alone
-                    ub = np.uint64(the_bet)
-                    stakes[ub] = cc * 0.01 if one >= 0 else cents[ub] * 0.01
-                    u = unit[ub, i]
-                    unit_f[ub] = u / den if u > -(2**62) else 0.0
-                else:
-                    for a in range(na):
-                        b = active[a]
-                        if one < 0:
-                            stakes[b] = cents[b] * 0.01
-                        else:
-                            stakes[b] = cc * 0.01 if np.int64(b) == one else 0.0
-                        u = unit[b, i]
-                        unit_f[b] = u / den if u > -(2**62) else 0.0
-                dispatch.update_any(kind, fns, p, s, si, ctx, stakes, unit_f, net / scale)
+                learn(
+                    kind,
+                    fns,
+                    p,
+                    s,
+                    si,
+                    ctx,
+                    stakes,
+                    unit_f,
+                    unit,
+                    i,
+                    den,
+                    the_bet,
+                    one,
+                    cc,
+                    cents,
+                    active,
+                    net / scale,
+                )
             if ledger:
-                led_idx[rows] = k
-                for b in range(N_BETS):
-                    led_cents[rows, b] = cents[b] if one < 0 else (cc if b == one else 0)
-                led_net[rows] = net
-                led_bank[rows] = final
+                ledger_row(outputs, rows, k, cents, one, cc, net, final)
                 rows += 1
             if keep_lo <= final < keep_hi:
                 continue
             ended = ended_by(final, ruin_below, stop_loss, bankroll0)
             break
-        st = stats[j]
-        # the stakes were summed in cents, and the expected net is worked out
-        # from them once, unless the EVs change from hand to hand (a counter)
-        wag_total = 0
-        for b in range(N_BETS):
-            if not cards_seen and wag[b] != 0:
-                exp_net += wag[b] * 0.01 * evs[b]
-            wag_total += wag[b] * den
-            wag[b] *= den
-        st[S_HANDS] = hands
-        st[S_BETS] = bets
-        st[S_WAGERED] = wag_total
-        st[S_NET] = final - bankroll0
-        st[S_FINAL] = final
-        st[S_PEAK] = peak
-        st[S_DRAWDOWN] = drawdown
-        st[S_LOSING_STREAK] = longest
-        st[S_LARGEST] = largest * den
-        st[S_MAX_HITS] = max_hits
-        st[S_BANKROLL_STOPS] = stops_n
-        st[S_ENDED] = ended
-        st[S_WINS] = wins
-        st[S_LOSSES] = losses
-        st[S_PUSHES] = bets - wins - losses
-        st[S_CUR_STREAK] = cur
-        st[S_BELOW_MIN] = below_min
-        expected[j] = exp_net
+        expected[j] = end_session(
+            stats[j],
+            wag,
+            den,
+            evs,
+            cards_seen,
+            exp_net,
+            hands,
+            bets,
+            final,
+            bankroll0,
+            peak,
+            drawdown,
+            longest,
+            largest,
+            max_hits,
+            stops_n,
+            ended,
+            wins,
+            losses,
+            cur,
+            below_min,
+        )
         variance[j] = var_net
     return PLACE_OK, -1, rows
