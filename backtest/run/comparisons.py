@@ -31,13 +31,14 @@ two seats of one session are not):
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 import polars as pl
 
 from backtest.core.special import t_within, two_sided_p
+from backtest.run.order_stats import Blocks, ExactSum
 
 #: the columns of a comparison, one row per seat against the baseline
 COLUMNS = (
@@ -68,23 +69,33 @@ COLUMNS = (
 
 
 def compare(
-    sessions: pl.DataFrame | pl.LazyFrame, seats: Sequence[str], baseline: str | None = None
+    sessions: pl.DataFrame | pl.LazyFrame,
+    seats: Sequence[str],
+    baseline: str | None = None,
+    blocks: Sequence[Blocks] | None = None,
 ) -> pl.DataFrame:
     """Each seat of `seats` (in order) but the baseline (`baseline`, or the
     first seat) against the baseline, over the sessions both played: one row
     per pair, the differences B - A with A the baseline (`COLUMNS`). Edges
-    are per unit wagered, as in the summary: net / wagered."""
+    are per unit wagered, as in the summary: net / wagered.
+
+    With `blocks` (each seat's sessions a block at a time, in session order,
+    as a run spilled to disk has them: `metrics.file_blocks`), two seats'
+    blocks are read side by side, in two passes, and memory does not grow
+    with the number of sessions. Every sum is exact, rounded once."""
     if len(seats) < 2:
         return pl.DataFrame(schema={c: _dtype(c) for c in COLUMNS})
     base = seats[0] if baseline is None else baseline
+    if blocks is not None:
+        by_seat = dict(zip(seats, blocks))
+        rows = [
+            _pair(base, seat, _side_by_side(by_seat[base], by_seat[seat]))
+            for seat in seats
+            if seat != base
+        ]
+        return pl.DataFrame(rows, schema={c: _dtype(c) for c in COLUMNS}, orient="row")
     lazy = sessions.lazy() if isinstance(sessions, pl.DataFrame) else sessions
-    wanted = lazy.select(
-        "seat",
-        "session",
-        "net",
-        "wagered",
-        (pl.col("ended_by").cast(pl.String) == "ruin").alias("ruined"),
-    )
+    wanted = lazy.select("seat", *_READ)
 
     def seat_frame(name: str) -> pl.DataFrame:
         # a seat at a time: a spilled run's sessions are read for two seats at most
@@ -96,12 +107,42 @@ def compare(
         )
 
     a = seat_frame(base)
-    rows = [
-        _pair(base, seat, a.join(seat_frame(seat), on="session", suffix="_b"))
-        for seat in seats
-        if seat != base
-    ]
+    rows = []
+    for seat in seats:
+        if seat != base:
+            both = a.join(seat_frame(seat), on="session", suffix="_b")
+            rows.append(_pair(base, seat, _one_block(both)))
     return pl.DataFrame(rows, schema={c: _dtype(c) for c in COLUMNS}, orient="row")
+
+
+#: the columns a comparison reads of each seat's sessions
+_READ = ("session", "net", "wagered", "ended_by")
+
+#: two seats' sessions, a block at a time: (A's, B's) frames of `_READ`, the
+#: same sessions in the same order; called once for each pass
+Pairs = Callable[[], Iterable[tuple[pl.DataFrame, pl.DataFrame]]]
+
+
+def _one_block(both: pl.DataFrame) -> Pairs:
+    """Two seats' sessions joined in one frame (B's columns with `_b`) as
+    `Pairs` of one block."""
+    a = both.select(_READ)
+    b = both.select([pl.col(f"{c}_b").alias(c) if c != "session" else pl.col(c) for c in _READ])
+    return lambda: [(a, b)]
+
+
+def _side_by_side(blocks_a: Blocks, blocks_b: Blocks) -> Pairs:
+    """Two seats' blocks read together; each pair of blocks must hold the
+    same sessions (a run's seats play the same sessions, spilled in the
+    same chunks)."""
+
+    def read() -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
+        for a, b in zip(blocks_a(_READ), blocks_b(_READ), strict=True):
+            if not a["session"].equals(b["session"]):
+                raise ValueError("compare: two seats' blocks hold different sessions")
+            yield a, b
+
+    return read
 
 
 def _dtype(column: str) -> Any:
@@ -110,42 +151,55 @@ def _dtype(column: str) -> Any:
     return pl.Int64 if column == "sessions" else pl.Float64
 
 
-def _pair(seat_a: str, seat_b: str, both: pl.DataFrame) -> tuple[Any, ...]:
-    n = both.height
-    net_a, net_b = both["net"].to_numpy(), both["net_b"].to_numpy()
-    wag_a, wag_b = both["wagered"].to_numpy(), both["wagered_b"].to_numpy()
-    diff = net_b - net_a
-    mean, low, high, p = _t_interval(diff)
-    edge_a, edge_b, edge_d, edge_low, edge_high, edge_p = _ratio_difference(
-        net_a, wag_a, net_b, wag_b
-    )
-    ruin_a, ruin_b = both["ruined"].to_numpy(), both["ruined_b"].to_numpy()
-    won_a, won_b = net_a > 0, net_b > 0
+def _pair(seat_a: str, seat_b: str, pairs: Pairs) -> tuple[Any, ...]:
+    """One row of `COLUMNS`: seat B against seat A over their paired sessions,
+    in two passes (the second for the spreads about the means)."""
+    n = only_ruin_a = only_ruin_b = only_won_a = only_won_b = 0
+    ruin_a = ruin_b = won_a = won_b = 0
+    net_a, net_b, wag_a, wag_b, diff = (ExactSum() for _ in range(5))
+    for a, b in pairs():
+        n += a.height
+        na, nb = a["net"].to_numpy(), b["net"].to_numpy()
+        ra, rb = _ruined(a), _ruined(b)
+        wa, wb = na > 0, nb > 0
+        net_a.add(na)
+        net_b.add(nb)
+        wag_a.add(a["wagered"].to_numpy())
+        wag_b.add(b["wagered"].to_numpy())
+        diff.add(nb - na)
+        ruin_a, ruin_b = ruin_a + int(ra.sum()), ruin_b + int(rb.sum())
+        won_a, won_b = won_a + int(wa.sum()), won_b + int(wb.sum())
+        only_ruin_a += int(np.sum(ra & ~rb))
+        only_ruin_b += int(np.sum(rb & ~ra))
+        only_won_a += int(np.sum(wa & ~wb))
+        only_won_b += int(np.sum(wb & ~wa))
+    mean_a, mean_b = _per(net_a.value(), n), _per(net_b.value(), n)
+    mean, low, high, p = _t_interval(n, diff.value(), pairs)
+    edge = _ratio_difference(n, net_a.value(), wag_a.value(), net_b.value(), wag_b.value(), pairs)
     return (
         seat_a,
         seat_b,
         n,
-        _mean(net_a),
-        _mean(net_b),
+        mean_a,
+        mean_b,
         mean,
         low,
         high,
         p,
-        edge_a,
-        edge_b,
-        edge_d,
-        edge_low,
-        edge_high,
-        edge_p,
-        _mean(ruin_a),
-        _mean(ruin_b),
-        _mean(ruin_b) - _mean(ruin_a),
-        mcnemar(ruin_a, ruin_b),
-        _mean(won_a),
-        _mean(won_b),
-        _mean(won_b) - _mean(won_a),
-        mcnemar(won_a, won_b),
+        *edge,
+        _per(ruin_a, n),
+        _per(ruin_b, n),
+        _per(ruin_b, n) - _per(ruin_a, n),
+        mcnemar_counts(only_ruin_a, only_ruin_b),
+        _per(won_a, n),
+        _per(won_b, n),
+        _per(won_b, n) - _per(won_a, n),
+        mcnemar_counts(only_won_a, only_won_b),
     )
+
+
+def _ruined(frame: pl.DataFrame) -> np.ndarray:
+    return (frame["ended_by"].cast(pl.String) == "ruin").to_numpy()
 
 
 #: degrees of freedom from which a t test's p is the normal one (below 3e-4 apart)
@@ -165,18 +219,23 @@ def _p_two_sided(t: float, df: int) -> float:
     return 1.0 - t_within(t, df) if df < _NORMAL_DF else two_sided_p([t])[0]
 
 
-def _mean(x: np.ndarray) -> float:
-    return float(np.mean(x)) if len(x) else math.nan
+def _per(total: float, n: int) -> float:
+    """A total over n sessions as a mean (NaN for none)."""
+    return total / n if n else math.nan
 
 
-def _t_interval(d: np.ndarray) -> tuple[float, float, float, float]:
-    """Mean of `d`, its 95% t interval and the two-sided p of a zero mean
-    (NaN where there is no spread to measure)."""
-    n = len(d)
-    mean = _mean(d)
+def _t_interval(n: int, total: float, pairs: Pairs) -> tuple[float, float, float, float]:
+    """The mean paired difference (B's net less A's: `total` over n sessions),
+    its 95% t interval and the two-sided p of a zero mean (NaN where there
+    is no spread to measure); the spread about the mean in a second pass."""
+    mean = _per(total, n)
     if n < 2:
         return mean, math.nan, math.nan, math.nan
-    se = float(np.std(d, ddof=1)) / math.sqrt(n)
+    squares = ExactSum()
+    for a, b in pairs():
+        d = b["net"].to_numpy() - a["net"].to_numpy() - mean
+        squares.add(d * d)
+    se = math.sqrt(squares.value() / (n - 1)) / math.sqrt(n)
     if se == 0:
         return mean, mean, mean, (1.0 if mean == 0 else 0.0)
     half = _t97(n) * se
@@ -184,25 +243,28 @@ def _t_interval(d: np.ndarray) -> tuple[float, float, float, float]:
 
 
 def _ratio_difference(
-    net_a: np.ndarray, wag_a: np.ndarray, net_b: np.ndarray, wag_b: np.ndarray
+    n: int, net_a: float, wa: float, net_b: float, wb: float, pairs: Pairs
 ) -> tuple[float, float, float, float, float, float]:
     """(edge A, edge B, B - A, its 95% interval, its two-sided p): each edge
-    the ratio net / wagered over all sessions; the interval from each
-    session's influence on the difference (the delta method), a normal
-    interval over sessions."""
-    n = len(net_a)
-    wa, wb = float(wag_a.sum()), float(wag_b.sum())
+    the ratio net / wagered over all sessions (the totals given); the
+    interval from each session's influence on the difference (the delta
+    method), a normal interval over sessions, in a second pass."""
     if n == 0 or wa == 0 or wb == 0:
-        ea = float(net_a.sum()) / wa if wa else math.nan
-        eb = float(net_b.sum()) / wb if wb else math.nan
+        ea = net_a / wa if wa else math.nan
+        eb = net_b / wb if wb else math.nan
         return ea, eb, eb - ea, math.nan, math.nan, math.nan
-    ea, eb = float(net_a.sum()) / wa, float(net_b.sum()) / wb
+    ea, eb = net_a / wa, net_b / wb
     d = eb - ea
     if n < 2:
         return ea, eb, d, math.nan, math.nan, math.nan
     # each session's share of the difference's error: (n_b - R_b w_b)/W_b - (n_a - R_a w_a)/W_a
-    u = (net_b - eb * wag_b) / wb - (net_a - ea * wag_a) / wa
-    se = math.sqrt(float(np.sum(u * u)) * n / (n - 1))
+    squares = ExactSum()
+    for a, b in pairs():
+        u = (b["net"].to_numpy() - eb * b["wagered"].to_numpy()) / wb - (
+            a["net"].to_numpy() - ea * a["wagered"].to_numpy()
+        ) / wa
+        squares.add(u * u)
+    se = math.sqrt(squares.value() * n / (n - 1))
     if se == 0:
         return ea, eb, d, d, d, (1.0 if d == 0 else 0.0)
     half = _t97(n) * se
@@ -217,8 +279,11 @@ def mcnemar(a: np.ndarray, b: np.ndarray) -> float:
     >>> mcnemar(np.array([True] * 10 + [False] * 5), np.array([False] * 10 + [False] * 5))
     0.001953125
     """
-    only_a = int(np.sum(a & ~b))
-    only_b = int(np.sum(b & ~a))
+    return mcnemar_counts(int(np.sum(a & ~b)), int(np.sum(b & ~a)))
+
+
+def mcnemar_counts(only_a: int, only_b: int) -> float:
+    """`mcnemar` from the counts of pairs where only A, and only B, said yes."""
     n = only_a + only_b
     if n == 0:
         return 1.0

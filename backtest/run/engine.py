@@ -266,8 +266,14 @@ def run(
     flush()
     sessions_frame, summary, ledger_df = finish(config, frames, ledger, spilled)
     from backtest.run.comparisons import compare
+    from backtest.run.metrics import file_blocks
 
-    paired = compare(sessions_frame, [seat.label for seat in config.seats], config.baseline)
+    paired = compare(
+        sessions_frame,
+        [seat.label for seat in config.seats],
+        config.baseline,
+        [file_blocks(files) for files in spilled] if spilled else None,
+    )
     return RunResult(
         config, sessions_frame, summary, ledger_df, config.seed, done_h, path_frame, paired
     )

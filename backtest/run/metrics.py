@@ -183,12 +183,12 @@ _READ = (*_SUMMED, *_COUNTED, "longest_losing_streak", "largest_stake", "ended_b
 
 #: the columns the passes after the first read, and the sessions (of one
 #: seat) up to which the first keeps them in memory for those passes (24
-#: bytes a session, 50 MB at most); past it, it writes them to a scratch file
+#: bytes a session, 6 MB at most); past it, it writes them to a scratch file
 _KEPT = ("net", "wagered", "final_bankroll")
-KEEP_SESSIONS = 1 << 21
+KEEP_SESSIONS = 1 << 18
 #: the sessions a block holds at most, read from spilled files (unless one
-#: file holds more; about 12 MB of the first pass's columns) or the scratch file
-BLOCK_SESSIONS = 1 << 17
+#: file holds more; about 3 MB of the first pass's columns) or the scratch file
+BLOCK_SESSIONS = 1 << 15
 
 
 def metric_names() -> list[str]:

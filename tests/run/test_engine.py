@@ -18,7 +18,7 @@ import scipy.stats
 
 from backtest.core.errors import ConfigError, MissingDataError, StrategyError, UsageError
 from backtest.core.rules import Bet
-from backtest.run import engine, plan, pool
+from backtest.run import engine, metrics, plan, pool
 from backtest.run import seats as seat_checks
 from backtest.run.config import RunConfig, parse_config
 from strategies import registry
@@ -321,6 +321,7 @@ def test_spilled_sessions_are_the_same_frames(
     whole = engine.run(cfg, workers=1)
     monkeypatch.setattr(plan, "CHUNK_HANDS", 2000)
     monkeypatch.setattr(engine, "FRAME_SESSIONS", 40)
+    monkeypatch.setattr(metrics, "BLOCK_SESSIONS", 40)  # the files read in several blocks
     for workers in (1, 2):
         folder = tmp_path / f"w{workers}"
         folder.mkdir()
@@ -330,6 +331,8 @@ def test_spilled_sessions_are_the_same_frames(
         assert spilled.sessions.collect().equals(whole.sessions)
         assert spilled.summary.equals(whole.summary)
         assert spilled.summary["seat"].to_list() == ["flat", "martingale", "Follow"]
+        # the comparisons, read a block of each seat at a time, to the last bit
+        assert spilled.comparisons.equals(whole.comparisons)
 
 
 def test_a_spilled_summary_is_the_same_to_the_last_bit_run_after_run(tmp_path: Path) -> None:
