@@ -295,11 +295,11 @@ BAD_SWEEPS = {
     ),
     "negative-seed": (
         "seed: -1\ngrid:\n  table.max: [500]\n",
-        "seed: expected a whole number of at least 0, got -1",
+        "seed: must be at least 0, got -1",
     ),
     "zero-sessions": (
         "sessions: 0\ngrid:\n  table.max: [500]\n",
-        "sessions: expected a whole number of at least 1, got 0",
+        "sessions: must be at least 1, got 0",
     ),
     # the summary has a `sessions` column of its own, and every cell runs the sweep's number
     "too-many-cells": (
