@@ -60,7 +60,7 @@ from backtest.odds.covariance import (
     unit_covariance_exact,
 )
 from backtest.odds.deals import N_JOINT
-from backtest.odds.events import HAND_CARDS, N_BETS, N_KEPT, N_KINDS, PAYOUT_SHAPE, Event
+from backtest.odds.events import HAND_CARDS, N_BETS, N_KEPT, N_KINDS, N_PAYOUTS, PAYOUT_SHAPE, Event
 from backtest.odds.exact import (
     BetOdds,
     OddsResult,
@@ -178,6 +178,7 @@ __all__ = [
     "EXACT_CARDS",
     "HAND_CARDS",
     "N_BETS",
+    "N_PAYOUTS",
     "PAYOUT_SHAPE",
     "RENDERERS",
     "BetOdds",

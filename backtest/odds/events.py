@@ -51,7 +51,8 @@ E_PLAYER, E_BANKER, E_TIE, E_B6_2, E_B6_3, E_B7_3, E_P8_3 = range(7)
 E_PN8, E_PN9, E_BN8, E_BN9, E_NATURAL = range(7, 12)
 N_DEAL_EVENTS = 12
 
-# The payout matrix (`pricing.payout_vector`): a row a bet, holding the bet's
+# The payout matrix (`pricing.payout_vector`, flat: row r at r * P_ROW, so that
+# compiled code takes it as the one float array it always took): a row a bet, holding the bet's
 # net per unit on each chance the compiled path works out (NaN for a chance
 # the bet does not read), then at P_LOSS the chance of losing (a column, or
 # -1: one less every chance the row reads) and at P_FAMILY what the bet
@@ -73,8 +74,10 @@ P_LOSS, P_FAMILY = N_Q, N_Q + 1
 F_WINNER, F_PAIR, F_PAIRS = 0.0, 1.0, 2.0
 N_BETS = len(Bet)
 P_WANTED = N_BETS  # the row of the deal events to count
-#: the payout matrix's shape
-PAYOUT_SHAPE = (N_BETS + 1, N_Q + 2)
+P_ROW = N_Q + 2
+#: the payout matrix's rows and columns, and its size as the flat vector
+PAYOUT_SHAPE = (N_BETS + 1, P_ROW)
+N_PAYOUTS = (N_BETS + 1) * P_ROW
 #: what a counter keeps beside the EVs before a hand (`ev_fill_ahead`'s
 #: `kept`, a row of N_KEPT a hand), for the variance of its stakes: from
 #: ROW_KINDS the chance of each of the winner's `N_KINDS` kinds

@@ -42,6 +42,7 @@ from backtest.odds.events import (
     N_BETS,
     N_KEPT,
     N_KINDS,
+    P_ROW,
     Q_BANKER_WINS,
     Q_PLAYER_WINS,
     Q_TIE,
@@ -348,10 +349,10 @@ def one_bet_variance(b, x, evs, payouts, row, nets):  # type: ignore[no-untyped-
     if b == B_PLAYER or b == B_BANKER:
         # paid alike on every win of its side (one column of its row), and a
         # push on a tie
-        pay = payouts[b, Q_PLAYER_WINS if b == B_PLAYER else Q_BANKER_WINS]
-        flat = not np.isnan(pay) and payouts[b, Q_TIE] == 0.0
+        pay = payouts[b * P_ROW + (Q_PLAYER_WINS if b == B_PLAYER else Q_BANKER_WINS)]
+        flat = not np.isnan(pay) and payouts[b * P_ROW + Q_TIE] == 0.0
         if flat and not np.isnan(tie) and not np.isnan(ev):
-            p_tie = (tie + 1.0) / (payouts[B_TIE, Q_TIE] + 1.0)
+            p_tie = (tie + 1.0) / (payouts[B_TIE * P_ROW + Q_TIE] + 1.0)
             p_win = (ev + 1.0 - p_tie) / (pay + 1.0)  # ev = pay p_win - p_lose
             second = pay * pay * p_win + (1.0 - p_tie - p_win)
             return x * x * max(second - ev * ev, 0.0)

@@ -14,7 +14,7 @@ same double as the bets' own formulas gave (Player p - b, Banker
 0.95 b - p, Tie 8 t - (1 - t), ...).
 
 >>> from backtest.core.rules import Bet, Rules
->>> m = payout_vector(Rules.preset("no-commission"))
+>>> m = payout_vector(Rules.preset("no-commission")).reshape(PAYOUT_SHAPE)
 >>> [float(x) for x in m[Bet.BANKER.code, :Q_PLAYER_PLAIN]], int(m[Bet.BANKER.code, P_LOSS])
 ([1.0, 0.5, 1.0], 5)
 """
@@ -49,6 +49,7 @@ from backtest.odds.events import (
     N_Q,
     P_FAMILY,
     P_LOSS,
+    P_ROW,
     P_WANTED,
     PAYOUT_SHAPE,
     Q_BANKER_PAIR,
@@ -92,10 +93,10 @@ _SIDES = (
 
 
 def payout_vector(rules: Rules) -> np.ndarray:
-    """The payout matrix of `rules` (`events.PAYOUT_SHAPE`, float64), as the
-    compiled path reads it: a row a bet, its net on each chance it reads
-    (see the module's doc and `events`' Q_*, P_*); NaN for a bet the table
-    does not offer."""
+    """The payout matrix of `rules` as the compiled path reads it: float64,
+    flat (`events.N_PAYOUTS`; `reshape(PAYOUT_SHAPE)` gives the rows): a row
+    a bet, its net on each chance it reads (see the module's doc and
+    `events`' Q_*, P_*); NaN for a bet the table does not offer."""
     return _payout_matrix(rules).copy()
 
 
@@ -116,7 +117,7 @@ def _payout_matrix(rules: Rules) -> np.ndarray:
         else:
             raise ValueError(f"the {bet} bet reads the winner and a pair together: not priced here")
     out[P_WANTED, 0] = wanted
-    return out
+    return out.ravel()
 
 
 def _winner_row(row: np.ndarray, nets: list[Fraction]) -> int:
@@ -178,7 +179,7 @@ def wanted_events(payouts):  # type: ignore[no-untyped-def]
     """The deal events (bit mask, `fast.ev_events`') the table's bets need:
     Player and Banker wins always (a tie is every other deal), a special
     win only where a bet pays it apart from the plain win."""
-    return int(payouts[P_WANTED, 0])
+    return int(payouts[P_WANTED * P_ROW])
 
 
 @njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
@@ -186,16 +187,16 @@ def price(payouts, b, q, lo, hi, out):  # type: ignore[no-untyped-def]
     """out[b]: bet b's EV from the chances q of the columns lo .. hi - 1
     (q[j - lo] for column j): its nets times the chances it reads, in the
     columns' order, less its chance of losing."""
-    row = payouts[b]
+    row = b * P_ROW
     acc = 0.0
     held = 0.0
     for j in range(lo, hi):
-        w = row[j]
+        w = payouts[row + j]
         if not np.isnan(w):
             x = q[j - lo]
             acc += w * x
             held += x
-    lose = row[P_LOSS]
+    lose = payouts[row + P_LOSS]
     if lose >= 0.0:
         out[b] = acc - q[int(lose) - lo]
     else:
@@ -213,7 +214,7 @@ def price_deals(e, n, payouts, out):  # type: ignore[no-untyped-def]
     six, seven, p83 = e[_C_B6] * scale, e[_C_B7_3] * scale, e[_C_P8_3] * scale
     q = (b - six - seven, six, seven, p - p83, p83, p, b, t)
     for bet in range(N_BETS):
-        if payouts[bet, P_FAMILY] == F_WINNER:
+        if payouts[bet * P_ROW + P_FAMILY] == F_WINNER:
             price(payouts, bet, q, Q_BANKER_PLAIN, Q_PLAYER_PAIR, out)
 
 
@@ -228,13 +229,13 @@ def pair_evs(same, n, payouts, out):  # type: ignore[no-untyped-def]
     counts, so both paths agree to the bit."""
     if n < HAND_CARDS:
         for bet in range(N_BETS):
-            if payouts[bet, P_FAMILY] == F_PAIR:
+            if payouts[bet * P_ROW + P_FAMILY] == F_PAIR:
                 out[bet] = np.nan
         return
     pair = same / (n * (n - 1.0))
     q = (pair, pair)
     for bet in range(N_BETS):
-        if payouts[bet, P_FAMILY] == F_PAIR:
+        if payouts[bet * P_ROW + P_FAMILY] == F_PAIR:
             price(payouts, bet, q, Q_PLAYER_PAIR, Q_BOTH_PAIRS, out)
 
 
@@ -244,7 +245,7 @@ def pairs_evs(ranks, n, payouts, out):  # type: ignore[no-untyped-def]
     into `out`, for rank counts `ranks` (index 1..13) of `n` >= 6 cards."""
     found = False
     for bet in range(N_BETS):
-        found = found or payouts[bet, P_FAMILY] == F_PAIRS
+        found = found or payouts[bet * P_ROW + P_FAMILY] == F_PAIRS
     if not found:
         return
     s2 = sq = q4 = 0.0
@@ -257,5 +258,5 @@ def pairs_evs(ranks, n, payouts, out):  # type: ignore[no-untyped-def]
     both = (s2 * s2 - sq + q4) / (n * (n - 1.0) * (n - 2.0) * (n - 3.0))
     q = (one, one, both, one - both, one - both, 1.0 - 2.0 * one + both)
     for bet in range(N_BETS):
-        if payouts[bet, P_FAMILY] == F_PAIRS:
+        if payouts[bet * P_ROW + P_FAMILY] == F_PAIRS:
             price(payouts, bet, q, Q_PLAYER_PAIR, N_Q, out)

@@ -23,7 +23,7 @@ from backtest.core.hands import Hands
 from backtest.core.rules import Bet, Rules
 from backtest.jit.buffers import Buffers
 from backtest.loop import inputs, payouts, python_loop, python_results, table_rules
-from backtest.odds import PAYOUT_SHAPE, bet_odds, joint_nets_array, outcome_table, unit_covariance
+from backtest.odds import N_PAYOUTS, bet_odds, joint_nets_array, outcome_table, unit_covariance
 from backtest.run.config import RunConfig, build_strategies, parse_config, ticks
 from backtest.run.plan import hands_for
 from strategies.base import Strategy
@@ -60,7 +60,7 @@ def _table(config: RunConfig, hands: Hands, counting: bool) -> inputs.Table:
 
         pv = payout_vector(rules)
     else:  # read by the counting seats' EV kernels alone
-        pv = np.full(PAYOUT_SHAPE, np.nan)
+        pv = np.full(N_PAYOUTS, np.nan)
     return inputs.Table(
         int(den),
         min_c,

@@ -55,14 +55,14 @@ def test_a_table_counts_only_the_special_wins_a_bet_pays_apart() -> None:
 
 
 def test_a_side_paid_alike_is_read_as_one_chance() -> None:
-    commission = odds.payout_vector(PRESETS["commission"])
+    commission = odds.payout_vector(PRESETS["commission"]).reshape(odds.PAYOUT_SHAPE)
     banker = commission[Bet.BANKER.code]
     assert banker[events.Q_BANKER_WINS] == 0.95
     assert np.isnan(banker[events.Q_BANKER_PLAIN : events.Q_PLAYER_WINS]).all()
     assert banker[events.P_LOSS] == events.Q_PLAYER_WINS  # it loses on every Player win
     tie = commission[Bet.TIE.code]
     assert tie[events.Q_TIE] == 8 and tie[events.P_LOSS] == -1  # loses on every other hand
-    ez = odds.payout_vector(PRESETS["ez"])[Bet.BANKER.code]
+    ez = odds.payout_vector(PRESETS["ez"]).reshape(odds.PAYOUT_SHAPE)[Bet.BANKER.code]
     assert list(ez[: events.Q_PLAYER_PLAIN]) == [1.0, 1.0, 0.0]  # the three-card 7 pushes
 
 
@@ -72,7 +72,7 @@ def test_a_bet_on_both_pairs_is_priced_from_their_joint_chance() -> None:
     chance of both, as the exact count of either pair gives it."""
     rules = PRESETS["commission"]
     payouts = odds.payout_vector(rules)
-    row = payouts[Bet.PLAYER_PAIR.code]
+    row = payouts.reshape(odds.PAYOUT_SHAPE)[Bet.PLAYER_PAIR.code]  # a view: the vector's row
     row[:] = np.nan
     row[[events.Q_BOTH_PAIRS, events.Q_PLAYER_PAIR_ONLY, events.Q_BANKER_PAIR_ONLY]] = 5.0
     row[events.P_LOSS] = -1

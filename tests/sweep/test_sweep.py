@@ -257,7 +257,7 @@ BAD_SWEEPS = {
     ),
     "bad-value-under-zip": (
         "zip:\n  rules: [commission, ez]\n  shoe.decks: [8, 0]\n",
-        "cell 2 (rules=ez, shoe.decks=0): shoe.decks: must be at least 1, got 0",
+        "cell 2 (rules=ez, shoe.decks=0): shoe.decks: must be from 1 to 64, got 0",
     ),
     "bad-parameter-value": (
         "grid:\n  seats[0].params.base: [5, ten]\n",
