@@ -4,7 +4,7 @@ and the ledger's rows (`Ledger`)."""
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -29,51 +29,44 @@ from backtest.loop.table_rules import (
 )
 
 
-class Tally(NamedTuple):
-    """A session's counts, as its hands were played: money in ticks, stakes
-    in cents by bet (`wag`), wins, losses and pushes (hands with a stake)."""
-
-    hands: int
-    wins: int
-    losses: int
-    pushes: int
-    wag: list[int]
-    final: int
-    peak: int
-    drawdown: int
-    longest: int
-    largest: int
-    max_hits: int
-    stops: int
-    ended: int
-    cur: int
-    below_min: int
-    exp_net: float
-    var_net: float
-
-
-def write_session(st: np.ndarray, t: Tally, den: int, bankroll0: int) -> None:
-    """A session's statistics into its row of the stats array (S_*)."""
+def write_session(
+    st: np.ndarray,
+    den: int,
+    bankroll0: int,
+    hands: int,
+    wins: int,
+    losses: int,
+    pushes: int,
+    wag: list[int],
+    final: int,
+    peak: int,
+    drawdown: int,
+    longest: int,
+    largest: int,
+    max_hits: int,
+    stops: int,
+    ended: int,
+    cur: int,
+    below_min: int,
+) -> None:
+    """A session's counts, as its hands were played, into its row of the
+    stats array (S_*): money in ticks, stakes in cents (`wag` by bet, the
+    `largest`), wins, losses and pushes (hands with a stake)."""
     st[S_HANDS], st[S_BETS], st[S_WAGERED], st[S_NET] = (
-        t.hands,
-        t.wins + t.losses + t.pushes,
-        sum(t.wag) * den,
-        t.final - bankroll0,
+        hands,
+        wins + losses + pushes,
+        sum(wag) * den,
+        final - bankroll0,
     )
-    st[S_FINAL], st[S_PEAK], st[S_DRAWDOWN], st[S_LOSING_STREAK] = (
-        t.final,
-        t.peak,
-        t.drawdown,
-        t.longest,
-    )
+    st[S_FINAL], st[S_PEAK], st[S_DRAWDOWN], st[S_LOSING_STREAK] = final, peak, drawdown, longest
     st[S_LARGEST], st[S_MAX_HITS], st[S_BANKROLL_STOPS], st[S_ENDED] = (
-        t.largest * den,
-        t.max_hits,
-        t.stops,
-        t.ended,
+        largest * den,
+        max_hits,
+        stops,
+        ended,
     )
-    st[S_WINS], st[S_LOSSES], st[S_PUSHES], st[S_CUR_STREAK] = t.wins, t.losses, t.pushes, t.cur
-    st[S_BELOW_MIN] = t.below_min
+    st[S_WINS], st[S_LOSSES], st[S_PUSHES], st[S_CUR_STREAK] = wins, losses, pushes, cur
+    st[S_BELOW_MIN] = below_min
 
 
 class Ledger:

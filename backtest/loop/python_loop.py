@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from backtest.loop.inputs import Dealt, Outputs, SharedEvs, Stops, Table
-from backtest.loop.python_books import Ledger, Tally, write_session
+from backtest.loop.python_books import Ledger, write_session
 from backtest.loop.python_counter import Counter
 from backtest.loop.python_results import Raised, no_update, results_class, untraced
 from backtest.loop.python_stakes import (
@@ -72,25 +72,11 @@ def run_python(
     strategy reads of its `View` and `Result` is worked out. Returns (a
     PLACE_* code, the hand it refers to or -1, the ledger rows written).
     """
-    stats, wagered, expected, variance, ledger = outputs[:5]
     seat = _Seat(strategy, seat_key, dealt, table, stop_rules, shared, outputs)
-    den, bankroll0 = table.den, stop_rules.bankroll0
     for j in range(dealt.session_ids.shape[0]):
-        code, at, tally = _play_session(seat, j)
+        code, at = _play_session(seat, j)
         if code != PLACE_OK:
             return code, at, seat.ledger.flush() if seat.ledger else 0
-        assert tally is not None
-        exp_net = tally.exp_net
-        if seat.counter is None:  # as run_sessions: from the cents on each bet, once
-            for b in range(N_BETS):
-                if tally.wag[b] != 0:
-                    exp_net += tally.wag[b] * 0.01 * seat.evs_l[b]
-        write_session(stats[j], tally, den, bankroll0)
-        wagered[j] = [w * den for w in tally.wag]
-        expected[j] = exp_net
-        variance[j] = tally.var_net
-        if seat.ledger:
-            seat.ledger.flush()
     return PLACE_OK, -1, seat.ledger.rows if seat.ledger else 0
 
 
@@ -164,6 +150,7 @@ class _Seat:
         self.tell = None if no_update(strategy) else strategy.update
         # what is placed is kept for a Result or the ledger (a plain Result is
         # never made: there is no update to give it to)
+        self.outputs = outputs[:4]  # each session's statistics, stakes, expected net, variance
         self.ledger = Ledger(*outputs[5:]) if outputs.ledger else None
         self.keep = self.tell is not None or self.ledger is not None
         make: Any = (
@@ -200,9 +187,10 @@ class _Seat:
         )  # fmt: skip
 
 
-def _play_session(seat: _Seat, j: int) -> tuple[int, int, Tally | None]:
-    """Play session `j`: (PLACE_OK, -1, its counts), or a PLACE_* error code
-    with the hand it refers to. An error the strategy raises is `Raised`."""
+def _play_session(seat: _Seat, j: int) -> tuple[int, int]:
+    """Play session `j` and write its statistics (and ledger rows): PLACE_OK
+    and -1, or a PLACE_* error code and the hand it refers to. An error the
+    strategy raises is `Raised`."""
     (
         strategy, den, view, counter, ledger, hand_l, cols, unit, cov, scale, ask, tell, keep,
         keep_lo, keep_hi, code_of, fits, short, evs_l, bounds, session_ids,
@@ -298,7 +286,7 @@ def _play_session(seat: _Seat, j: int) -> tuple[int, int, Tally | None]:
                 below_min += raised_n
                 max_hits += hits
                 if code != PLACE_OK:
-                    return code, i, None
+                    return code, i
                 net, total, exp_net, var_net = _book(
                     cents, i, wag, cols, unit, evs_l, cov, counter, exp_net, var_net
                 )
@@ -356,29 +344,21 @@ def _play_session(seat: _Seat, j: int) -> tuple[int, int, Tally | None]:
     except (Exception, SystemExit) as exc:  # the strategy's code raised (or exited), or the
         raise Raised(i, exc) from exc  # loop's checks of what it returned did
     seat.result, seat.held, seat.at = result, held, i
-    return (
-        PLACE_OK,
-        -1,
-        Tally(
-            hands,
-            wins,
-            losses,
-            pushes,
-            wag,
-            final,
-            peak,
-            drawdown,
-            longest,
-            largest,
-            max_hits,
-            stops,
-            ended,
-            cur,
-            below_min,
-            exp_net,
-            var_net,
-        ),  # fmt: skip
-    )
+    stats, wagered, expected, variance = seat.outputs
+    if counter is None:  # as run_sessions: from the cents on each bet, once
+        for b in range(N_BETS):
+            if wag[b] != 0:
+                exp_net += wag[b] * 0.01 * evs_l[b]
+    write_session(
+        stats[j], den, bankroll0, hands, wins, losses, pushes, wag, final, peak, drawdown,
+        longest, largest, max_hits, stops, ended, cur, below_min,
+    )  # fmt: skip
+    wagered[j] = [w * den for w in wag]
+    expected[j] = exp_net
+    variance[j] = var_net
+    if ledger is not None:
+        ledger.flush()
+    return PLACE_OK, -1
 
 
 def _book(
