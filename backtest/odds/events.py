@@ -51,13 +51,14 @@ E_PLAYER, E_BANKER, E_TIE, E_B6_2, E_B6_3, E_B7_3, E_P8_3 = range(7)
 E_PN8, E_PN9, E_BN8, E_BN9, E_NATURAL = range(7, 12)
 N_DEAL_EVENTS = 12
 
-# The payout matrix (`pricing.payout_vector`, flat: row r at r * P_ROW, so that
-# compiled code takes it as the one float array it always took): a row a bet, holding the bet's
-# net per unit on each chance the compiled path works out (NaN for a chance
-# the bet does not read), then at P_LOSS the chance of losing (a column, or
-# -1: one less every chance the row reads) and at P_FAMILY what the bet
-# reads (F_*; NaN for a bet not offered); the last row's first entry is the
-# bit mask of the deal events to count (`pricing.wanted_events`). The
+# The payout matrix (`pricing.payout_vector`, flat: row r at r * P_ROW, so
+# that compiled code takes it as the one float array it always took): a row a
+# bet, holding the bet's net per unit on each chance the compiled path works
+# out (NaN for a chance the bet does not read), then at P_LOSS the chance of
+# losing (a column, or -1: one less every chance the row reads) and at
+# P_FAMILY what the bet reads (F_*; NaN for a bet not offered); the last row's
+# first entry is the bit mask of the deal events to count
+# (`pricing.wanted_events`), its second 1 where a bet reads both pairs. The
 # chances: the Banker's wins with no special total, with a 6, with a
 # three-card 7; the Player's wins with no special total, with a three-card 8;
 # every Player win, every Banker win, a tie (the winner's columns, in the

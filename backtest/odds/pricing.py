@@ -117,6 +117,7 @@ def _payout_matrix(rules: Rules) -> np.ndarray:
         else:
             raise ValueError(f"the {bet} bet reads the winner and a pair together: not priced here")
     out[P_WANTED, 0] = wanted
+    out[P_WANTED, 1] = (out[:P_WANTED, P_FAMILY] == F_PAIRS).any()  # a bet on both pairs
     return out.ravel()
 
 
@@ -243,10 +244,7 @@ def pair_evs(same, n, payouts, out):  # type: ignore[no-untyped-def]
 def pairs_evs(ranks, n, payouts, out):  # type: ignore[no-untyped-def]
     """The EV of every bet that reads both pairs (none at the tables today),
     into `out`, for rank counts `ranks` (index 1..13) of `n` >= 6 cards."""
-    found = False
-    for bet in range(N_BETS):
-        found = found or payouts[bet * P_ROW + P_FAMILY] == F_PAIRS
-    if not found:
+    if payouts[P_WANTED * P_ROW + 1] != 1.0:  # no such bet (`_payout_matrix`)
         return
     s2 = sq = q4 = 0.0
     for r in range(1, 14):

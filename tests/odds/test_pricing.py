@@ -77,6 +77,7 @@ def test_a_bet_on_both_pairs_is_priced_from_their_joint_chance() -> None:
     row[[events.Q_BOTH_PAIRS, events.Q_PLAYER_PAIR_ONLY, events.Q_BANKER_PAIR_ONLY]] = 5.0
     row[events.P_LOSS] = -1
     row[events.P_FAMILY] = events.F_PAIRS
+    payouts.reshape(odds.PAYOUT_SHAPE)[events.P_WANTED, 1] = 1.0  # a bet on both pairs
     for remove in SHOES:
         counts = odds.composition(6, remove=remove)
         table = odds.outcome_table(counts)
