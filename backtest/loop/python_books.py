@@ -1,10 +1,11 @@
-"""What the plain-Python loop (`python_loop`) writes down: a session's
-statistics in the rows `session_loop.run_sessions` fills (`write_session`)
-and the ledger's rows (`Ledger`)."""
+"""What the plain-Python loop (`python_loop`) writes down: the stakes the
+general path placed, settled (`book`), a session's statistics in the rows
+`session_loop.run_sessions` fills (`write_session`) and the ledger's rows
+(`Ledger`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,6 +28,10 @@ from backtest.loop.table_rules import (
     S_WAGERED,
     S_WINS,
 )
+from strategies.base import N_BETS
+
+if TYPE_CHECKING:
+    from backtest.loop.python_counter import Counter
 
 
 def write_session(
@@ -96,3 +101,41 @@ class Ledger:
                 rows_kept.clear()
             self.rows += n
         return self.rows
+
+
+def book(
+    cents: list[int],
+    i: int,
+    wag: list[int],
+    cols: list[list[int] | None],
+    unit: np.ndarray,
+    evs_l: list[float],
+    cov: list[list[float]],
+    counter: Counter | None,
+    exp_net: float,
+    var_net: float,
+) -> tuple[int, int, float, float]:
+    """Settle the stakes `cents` (by bet) the general path placed on hand
+    `i` and count them into `wag`: (the net in ticks, the cents staked, and
+    the session's expected net and variance of the net so far, `exp_net`
+    and `var_net`, with this hand's added in the loop's order)."""
+    net = total = 0
+    for b in range(N_BETS):
+        c = cents[b]
+        if c > 0:
+            col = cols[b]
+            if col is None:
+                col = cols[b] = unit[b].tolist()
+            net += c * col[i]
+            total += c
+            wag[b] += c
+            if counter is not None:
+                exp_net += c * 0.01 * evs_l[b]
+                continue
+            for b2 in range(N_BETS):
+                c2 = cents[b2]
+                if c2 > 0:
+                    var_net += (c * 0.01) * (c2 * 0.01) * cov[b][b2]
+    if counter is not None and total > 0:
+        var_net += counter.variance(i, cents)
+    return net, total, exp_net, var_net

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from backtest.loop.inputs import Dealt, Outputs, SharedEvs, Stops, Table
-from backtest.loop.python_books import Ledger, write_session
+from backtest.loop.python_books import Ledger, book, write_session
 from backtest.loop.python_counter import Counter
 from backtest.loop.python_results import Raised, no_update, results_class, untraced
 from backtest.loop.python_stakes import (
@@ -287,7 +287,7 @@ def _play_session(seat: _Seat, j: int) -> tuple[int, int]:
                 max_hits += hits
                 if code != PLACE_OK:
                     return code, i
-                net, total, exp_net, var_net = _book(
+                net, total, exp_net, var_net = book(
                     cents, i, wag, cols, unit, evs_l, cov, counter, exp_net, var_net
                 )
                 if total > largest:
@@ -359,41 +359,3 @@ def _play_session(seat: _Seat, j: int) -> tuple[int, int]:
     if ledger is not None:
         ledger.flush()
     return PLACE_OK, -1
-
-
-def _book(
-    cents: list[int],
-    i: int,
-    wag: list[int],
-    cols: list[list[int] | None],
-    unit: np.ndarray,
-    evs_l: list[float],
-    cov: list[list[float]],
-    counter: Counter | None,
-    exp_net: float,
-    var_net: float,
-) -> tuple[int, int, float, float]:
-    """Settle the stakes `cents` (by bet) the general path placed on hand
-    `i` and count them into `wag`: (the net in ticks, the cents staked, and
-    the session's expected net and variance of the net so far, `exp_net`
-    and `var_net`, with this hand's added in the loop's order)."""
-    net = total = 0
-    for b in range(N_BETS):
-        c = cents[b]
-        if c > 0:
-            col = cols[b]
-            if col is None:
-                col = cols[b] = unit[b].tolist()
-            net += c * col[i]
-            total += c
-            wag[b] += c
-            if counter is not None:
-                exp_net += c * 0.01 * evs_l[b]
-                continue
-            for b2 in range(N_BETS):
-                c2 = cents[b2]
-                if c2 > 0:
-                    var_net += (c * 0.01) * (c2 * 0.01) * cov[b][b2]
-    if counter is not None and total > 0:
-        var_net += counter.variance(i, cents)
-    return net, total, exp_net, var_net
