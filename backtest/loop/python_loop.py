@@ -4,7 +4,8 @@
 out in Python numbers (calling the compiled helpers from Python costs more
 than the work they do), with a short path for the common hand
 (`python_stakes.short_stake`). A counter's EVs and variance are
-`python_counter`'s, the statistics and ledger written `python_books`'.
+`python_counter`'s; the general path's stakes settled, the statistics and
+the ledger written, `python_books`'.
 Tests run every built-in strategy, and user classes that mirror some of
 them, through both and compare the ledgers and every session statistic.
 """
