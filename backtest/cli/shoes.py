@@ -118,8 +118,8 @@ def shoe_generate(
             cut=cut_spec,  # type: ignore[arg-type]
             extra_hands=extra_hands,
         )
-    except RulesError as exc:  # "shoe: cut_card must ...": name the option instead
-        field, _, rest = str(exc).removeprefix("shoe: ").partition(" ")
+    except RulesError as exc:  # "shoe.cut_card: must ...": name the option instead
+        field, _, rest = str(exc).removeprefix("shoe.").partition(": ")
         raise UsageError(f"--{field.replace('_', '-')} {rest}") from None
     first = 0
     if session is not None:

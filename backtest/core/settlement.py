@@ -6,8 +6,8 @@ that shows none loses the stake. Every other form of settlement in the
 project is derived from this list: `bet_result` and `settle` read it for
 one hand, `payouts.unit_results` for every hand of a chunk at once (through
 `unit_table`, the net for each combination of events), the exact odds count
-its events (`outcome_atoms`), the compiled EVs take their payouts from it
-(`odds.payout_vector`), and the odds table prints its notes
+its events (`outcome_atoms`), the compiled EVs price every bet from a
+matrix of its nets (`odds.payout_vector`), and the odds table prints its notes
 (`payout_text`). So a rule setting that changes a payout is read here and
 nowhere else.
 

@@ -2,9 +2,12 @@
 
 `run_python` follows the table rules of `session_loop.run_sessions`, written
 out in Python numbers (calling the compiled helpers from Python costs more
-than the work they do), with a short path for the common hand. Tests run
-every built-in strategy, and user classes that mirror some of them, through
-both and compare the ledgers and every session statistic.
+than the work they do), with a short path for the common hand
+(`python_stakes.short_stake`). A counter's EVs and variance are
+`python_counter`'s; the general path's stakes settled, the statistics and
+the ledger written, `python_books`'.
+Tests run every built-in strategy, and user classes that mirror some of
+them, through both and compare the ledgers and every session statistic.
 """
 
 from __future__ import annotations
@@ -15,38 +18,23 @@ from typing import Any
 
 import numpy as np
 
-from backtest import odds
-from backtest.core.rules import Bet
 from backtest.loop.inputs import Dealt, Outputs, SharedEvs, Stops, Table
+from backtest.loop.python_books import Ledger, book, write_session
+from backtest.loop.python_counter import Counter
 from backtest.loop.python_results import Raised, no_update, results_class, untraced
 from backtest.loop.python_stakes import (
     BET_BY_NAME,
+    NUMBERS,
+    UNSEEN,
     TableRules,
     place_general,
-    short_cents,
+    short_stake,
 )
 from backtest.loop.table_rules import (
     ENDED_LIMIT,
     ENDED_RUIN,
     PLACE_OK,
     PLACE_RUIN,
-    S_BANKROLL_STOPS,
-    S_BELOW_MIN,
-    S_BETS,
-    S_CUR_STREAK,
-    S_DRAWDOWN,
-    S_ENDED,
-    S_FINAL,
-    S_HANDS,
-    S_LARGEST,
-    S_LOSING_STREAK,
-    S_LOSSES,
-    S_MAX_HITS,
-    S_NET,
-    S_PEAK,
-    S_PUSHES,
-    S_WAGERED,
-    S_WINS,
     ended_by,
     plays_on,
     session_seed,
@@ -63,10 +51,7 @@ from strategies.base import (
     head_params,
 )
 
-_BETS = tuple(Bet)
 _CODE_BY_NAME = {key: bet.code for key, bet in BET_BY_NAME.items()}
-_NUMBERS = frozenset((float, int))
-_UNSEEN = (-1, ())  # a stake the short path has not seen (its cents, the bets placed)
 
 
 def run_python(
@@ -85,392 +70,293 @@ def run_python(
     goes through `place_general`, the general rules written out as `limits` and
     `place` are. Money is summed in whole cents and multiplied by the
     denominator once a session, which is the same integer. Only what a
-    strategy reads of its `View` and `Result` is worked out.
+    strategy reads of its `View` and `Result` is worked out. Returns (a
+    PLACE_* code, the hand it refers to or -1, the ledger rows written).
     """
-    winner, hand_no, shoe_no, unit, cards, bounds, session_ids = dealt
+    seat = _Seat(strategy, seat_key, dealt, table, stop_rules, shared, outputs)
+    for j in range(dealt.session_ids.shape[0]):
+        code, at = _play_session(seat, j)
+        if code != PLACE_OK:
+            return code, at, seat.ledger.flush() if seat.ledger else 0
+    return PLACE_OK, -1, seat.ledger.rows if seat.ledger else 0
+
+
+class _Seat:
+    """What every session of a seat shares: the strategy and what it is
+    asked and told, the table's rules and the short path's bounds, the
+    hands, and what is kept from session to session."""
+
+    def __init__(
+        self,
+        strategy: Strategy,
+        seat_key: np.uint64,
+        dealt: Dealt,
+        table: Table,
+        stop_rules: Stops,
+        shared: SharedEvs,
+        outputs: Outputs,
+    ) -> None:
+        self.strategy, self.seat_key, self.dealt, self.stop_rules = (
+            strategy,
+            seat_key,
+            dealt,
+            stop_rules,
+        )
+        den, min_c, max_c, offered = table.den, table.min_c, table.max_c, table.offered
+        self.den = den
+        self.cov = table.cov.tolist()
+        p = [float(x) for x in head_params(strategy)]
+        side = [p[P_SIDE + b] for b in range(N_BETS)]
+        self.rules = TableRules(
+            side,
+            min_c,
+            max_c,
+            offered,
+            table.pb_together,
+            table.pairs_need_main,
+            den,
+            p[P_ON_BANKROLL] != 0.0,
+            p[P_ON_MAX] == 0.0,
+        )
+        self.min_l = [int(x) for x in min_c]
+        # the short path's bounds on a single stake, by bet code; code 7, an
+        # unknown bet, never takes it
+        fast = np.zeros((2, N_BETS), np.int64)
+        has_side = any(x > 0.0 for x in side)
+        short_path_bounds(min_c, max_c, offered, table.pairs_need_main, int(has_side), fast)
+        self.low = fast[0].tolist() + [1]
+        self.high = fast[1].tolist() + [0]
+        # by bet code (7 an unknown bet): stakes whose cents lie within the
+        # short path's bounds, and their cents with the bets placed, ((code, cents),)
+        self.fits: list[dict[float, tuple[int, tuple[tuple[int, int]]]]] = [
+            {} for _ in range(N_BETS + 1)
+        ]
+        self.memo: dict[float, int] = {}  # the cents of the stakes seen
+        self.hand_l = dealt.hand_no.tolist()
+        self.cols: list[list[int] | None] = [None] * N_BETS  # unit results by bet, as needed
+        winner_ro = dealt.winner.view()
+        winner_ro.flags.writeable = False
+        self.scale = 100.0 * den
+        self.view = View(winner_ro, self.hand_l, dealt.shoe_no, self.scale)
+        self.evs_l = table.evs_full.tolist()
+        self.counter = None
+        if strategy.uses_cards:
+            self.counter = Counter(dealt.cards, dealt.hand_no, table, shared, self.view)
+        else:
+            # what a strategy reads: NaN for a bet the table does not settle,
+            # as ev_fill gives a counter (the loop's own list has 0 there)
+            self.view._evs = np.where(offered, table.evs_full, np.nan)
+            self.view._counts = None
+        self.ask = strategy.stakes
+        self.tell = None if no_update(strategy) else strategy.update
+        # what is placed is kept for a Result or the ledger (a plain Result is
+        # never made: there is no update to give it to)
+        self.outputs = outputs[:4]  # each session's statistics, stakes, expected net, variance
+        self.ledger = Ledger(*outputs[5:]) if outputs.ledger else None
+        self.keep = self.tell is not None or self.ledger is not None
+        make: Any = (
+            results_class(dealt.winner, dealt.unit, den) if self.tell is not None else Result
+        )
+        self.new_result: Callable[[], Any] = make
+        # one Result serves every hand while nothing but the loop holds it: a
+        # strategy that keeps one (a reference the count sees) gets a new one
+        # next. `held`: the count where the loop reads it, when only the loop
+        # holds it, read on the first hand; never under a debugger or a
+        # tracer, which may keep a copy of the loop's variables that the
+        # count would take for the loop
+        self.result: Any = self.new_result() if self.tell is not None else None
+        self.held = -1 if untraced() else -2
+        self.keep_lo, self.keep_hi = (
+            int(x)
+            for x in plays_on(
+                stop_rules.ruin_below,
+                stop_rules.stop_loss,
+                stop_rules.win_goal,
+                stop_rules.bankroll0,
+            )
+        )
+        self.seed_work = np.zeros(4, np.uint64)
+        bounds = dealt.bounds
+        self.at = int(bounds[0]) if len(bounds) else 0  # the hand an error is reported on
+        #: what `_play_session` reads, in one tuple
+        self.fixed = (
+            strategy, den, self.view, self.counter, self.ledger, self.hand_l, self.cols,
+            dealt.unit, self.cov, self.scale, self.ask, self.tell, self.keep, self.keep_lo,
+            self.keep_hi, _CODE_BY_NAME, self.fits,
+            (self.low, self.high, self.min_l, self.fits, self.memo, den),
+            self.evs_l, bounds, dealt.session_ids,
+        )  # fmt: skip
+
+
+def _play_session(seat: _Seat, j: int) -> tuple[int, int]:
+    """Play session `j` and write its statistics (and ledger rows): PLACE_OK
+    and -1, or a PLACE_* error code and the hand it refers to. An error the
+    strategy raises is `Raised`."""
     (
-        den,
-        min_c,
-        max_c,
-        offered,
-        pb_together,
-        pairs_need_main,
-        full_counts,
-        ev_table,
-        evs_full,
-        cov_a,
-        nets,
-    ) = table
-    bankroll0, stop_loss, win_goal, max_hands, ruin_below = stop_rules
-    ev_rows, ev_done, ev_deals, ev_kept = shared
-    stats, wagered, expected, variance, ledger, led_idx, led_cents, led_net, led_bank = outputs
-    cov = cov_a.tolist()
-    use_cards = bool(strategy.uses_cards)
-    p = [float(x) for x in head_params(strategy)]
-    side = [p[P_SIDE + b] for b in range(N_BETS)]
-    has_side = any(x > 0.0 for x in side)
-    reset_on_max = p[P_ON_MAX] == 0.0
-    all_in = p[P_ON_BANKROLL] != 0.0
-    min_l = [int(x) for x in min_c]
-    rules = TableRules(
-        side, min_c, max_c, offered, pb_together, pairs_need_main, den, all_in, reset_on_max
-    )
-    # the short path's bounds on a single stake, by bet code; code 7, an unknown
-    # bet, never takes it
-    fast = np.zeros((2, N_BETS), np.int64)
-    short_path_bounds(min_c, max_c, offered, pairs_need_main, 1 if has_side else 0, fast)
-    low = fast[0].tolist() + [1]
-    high = fast[1].tolist() + [0]
-    hand_l = hand_no.tolist()
-    cols: list[list[int] | None] = [None] * N_BETS  # unit results by bet, as they are needed
-    winner_ro = winner.view()
-    winner_ro.flags.writeable = False
-    scale = 100.0 * den
-    view = View(winner_ro, hand_l, shoe_no, scale)
-    counts = full_counts.copy()
-    evs = evs_full.copy()
-    evs_ro = evs.view()
-    evs_ro.flags.writeable = False
-    # what a strategy reads (read-only): NaN for a bet the table does not
-    # settle, as ev_fill gives a counter (the loop's own copy has 0 there, never used)
-    view._evs = evs_ro if use_cards else np.where(offered, evs_full, np.nan)
-    # what a strategy reads of the cards seen, read-only: the loop's own counts
-    counts_ro = counts.view()
-    counts_ro.flags.writeable = False
-    view._counts = counts_ro if use_cards else None
-    shared = ev_rows.shape[0] != 0
-    rows_ro = ev_rows.view()
-    rows_ro.flags.writeable = False
-    ev_tables = odds.ev_work(ahead=True) if use_cards else ()
-    # a lone counter's EVs of hands ahead_lo .. ahead_hi - 1 (`ev_fill_ahead`)
-    ahead = odds.ahead_rows(ev_tables[2]) if use_cards and not shared else None
-    kept = odds.ahead_kept(ev_tables[2]) if use_cards and not shared else None
-    ahead_lo = ahead_hi = 0
-    seed_work = np.zeros(4, np.uint64)
-    evs_l = evs.tolist()
-    # a counter's variance for each hand's composition, as run_sessions
-    var_s = np.zeros(N_BETS)
-    mom = np.zeros(odds.MOMENTS_WORK if use_cards else 0)
-
-    def hand_variance(i: int) -> float:
-        """s' C_h s for the stakes in var_s, as run_sessions works it out
-        (one bet: from the EVs where they tell it)."""
-        row = ev_kept[i] if shared else kept[i - ahead_lo]  # type: ignore[index]
-        bet = int(odds.single_bet(var_s))
-        if bet >= 0:
-            now = ev_rows[i] if shared else evs
-            one = float(odds.one_bet_variance(bet, var_s[bet], now, ev_table, row, nets))
-            if one >= 0.0:
-                return one
-        return float(odds.stake_variance(var_s, counts, row, nets, ev_table, *ev_tables, mom))
-
-    ask = strategy.stakes
-    tell = None if no_update(strategy) else strategy.update
-    keep = tell is not None or ledger  # what is placed is kept for a Result or the ledger
-    # (a plain Result is never made: there is no update to give it to)
-    new_result: Callable[[], Any] = results_class(winner, unit, den) if tell is not None else Result  # type: ignore[assignment]
-    # one Result serves every hand while nothing but this loop holds it: a
-    # strategy that keeps one (a reference the count sees) gets a new one next.
-    # `held`: the count where the loop reads it, when only the loop holds it,
-    # read on the first hand; never under a debugger or a tracer, which may
-    # keep a copy of the loop's variables that the count would take for the loop
-    result: Any = new_result() if tell is not None else None
-    held = -1 if untraced() else -2
-    cents_of: dict[float, int] = {}
-    # by bet code (7 an unknown bet): stakes whose cents lie within the short
-    # path's bounds, and their cents with the bets placed, ((code, cents),)
-    fits: list[dict[float, tuple[int, tuple[tuple[int, int]]]]] = [{} for _ in range(N_BETS + 1)]
-    code_of = _CODE_BY_NAME
-    keep_lo, keep_hi = (int(x) for x in plays_on(ruin_below, stop_loss, win_goal, bankroll0))
+        strategy, den, view, counter, ledger, hand_l, cols, unit, cov, scale, ask, tell, keep,
+        keep_lo, keep_hi, code_of, fits, short, evs_l, bounds, session_ids,
+    ) = seat.fixed  # fmt: skip
+    bankroll0, stop_loss, win_goal, max_hands, ruin_below = seat.stop_rules
+    result, held = seat.result, seat.held
+    seat.result = None  # the loop's one reference to it while the session is played
+    if ledger is not None:
+        led_i, led_c, led_n, led_b = ledger.i, ledger.c, ledger.n, ledger.b
     placed: tuple[tuple[int, int], ...] = ()
-    rows = 0
-    led_i: list[int] = []
-    led_c: list[list[int]] = []
-    led_n: list[int] = []
-    led_b: list[int] = []
-    i = int(bounds[0]) if len(bounds) else 0  # the hand an error is reported on
+    i = seat.at
     try:
-        for j in range(session_ids.shape[0]):
-            # counted as they happen: wins, losses, pushes (hands with a stake) and the
-            # stakes by bet, in cents; hands, bets, wagered and net follow from them
-            final = peak = bankroll0
-            drawdown = longest = cur = largest = 0
-            max_hits = stops = wins = losses = pushes = below_min = 0
-            wag = [0] * N_BETS
-            exp_net = 0.0
-            var_net = 0.0  # as run_sessions: sum of s' C s over the hands
-            ended = ENDED_LIMIT
-            strategy.start_session(int(session_seed(seat_key, int(session_ids[j]), seed_work)))
-            lo, hi = int(bounds[j]), int(bounds[j + 1])
-            end = hi if max_hands < 0 else min(hi, lo + max_hands)
-            if not keep_lo <= final < keep_hi:  # as run_sessions: before the first hand
-                ended = int(ended_by(final, ruin_below, stop_loss, bankroll0))
-                end = lo
-            view._lo = view._first = lo
-            view._ticks = final
-            view._last_ticks = 0
-            hands = end - lo  # unless the session ends early
-            for i in range(lo, end):
-                if hand_l[i] == 1:
-                    view._lo = i
-                    if use_cards:
-                        counts[:] = full_counts
-                if use_cards:
-                    # the table's EVs, worked out by the first seat to play the hand,
-                    # for it and the hands after it in its shoe, as run_sessions
-                    # does (what the strategy sees is read-only: other seats read
-                    # the row)
-                    if not shared:
-                        if not ahead_lo <= i < ahead_hi:
-                            ahead_hi = i + odds.ev_fill_ahead(
-                                counts,
-                                cards,
-                                hand_no,
-                                i,
-                                ev_table,
-                                ahead,
-                                *ev_tables,
-                                ev_deals,
-                                kept,
-                            )
-                            ahead_lo = i
-                        evs[:] = ahead[i - ahead_lo]
-                    else:
-                        if not ev_done[i]:
-                            priced = odds.ev_fill_ahead(
-                                counts,
-                                cards,
-                                hand_no,
-                                i,
-                                ev_table,
-                                ev_rows[i:],
-                                *ev_tables,
-                                ev_deals,
-                                ev_kept[i:],
-                            )
-                            ev_done[i : i + priced] = True
-                        view._evs = rows_ro[i]
-                    evs_l = view._evs.tolist()
-                view._i = i
-                asked = ask(view)
-                # the short path: no bet, or one bet within the limits and the bankroll
-                b = -1
-                if type(asked) is dict:
-                    if len(asked) == 1:
-                        for key in asked:
-                            b = code_of.get(key, 7)
-                        x = asked[key]
-                        # a stake seen before within the bet's bounds: its cents,
-                        # and the bets placed if it is placed (`seen` says both
-                        # for the stake the short path places)
-                        try:
-                            seen = fits[b].get(x, _UNSEEN)
-                        except TypeError:  # unhashable: the general path says why
-                            seen = _UNSEEN
-                        c = seen[0]
-                        if c == 100 and type(x) not in _NUMBERS:
-                            c = -1  # True equals 1 and hashes as 1: not a stake
-                        if c >= 0 and c * den <= final:
-                            pass
-                        else:
-                            c = short_cents(x, b, low, high, fits, cents_of)
-                            if low[b] <= c <= high[b] and c * den <= final:
-                                seen = (c, ((b, c),))
-                            elif b == 7 or c < 0:
-                                b = -1
-                            elif c == 0:
-                                b = -2
-                            elif c < min_l[b] and min_l[b] <= high[b] and min_l[b] * den <= final:
-                                c = min_l[b]
-                                seen = (c, ((b, c),))
-                                below_min += 1
-                            else:
-                                b = -1
-                    elif not asked:
-                        b = -2
-                elif asked is None:
+        # counted as they happen: wins, losses, pushes (hands with a stake) and the
+        # stakes by bet, in cents; hands, bets, wagered and net follow from them
+        final = peak = bankroll0
+        drawdown = longest = cur = largest = 0
+        max_hits = stops = wins = losses = pushes = below_min = 0
+        wag = [0] * N_BETS
+        exp_net = 0.0
+        var_net = 0.0  # as run_sessions: sum of s' C s over the hands
+        ended = ENDED_LIMIT
+        seed = session_seed(seat.seat_key, int(session_ids[j]), seat.seed_work)
+        strategy.start_session(int(seed))
+        lo, hi = int(bounds[j]), int(bounds[j + 1])
+        end = hi if max_hands < 0 else min(hi, lo + max_hands)
+        if not keep_lo <= final < keep_hi:  # as run_sessions: before the first hand
+            ended = int(ended_by(final, ruin_below, stop_loss, bankroll0))
+            end = lo
+        view._lo = view._first = lo
+        view._ticks = final
+        view._last_ticks = 0
+        hands = end - lo  # unless the session ends early
+        for i in range(lo, end):
+            if hand_l[i] == 1:
+                view._lo = i
+                if counter is not None:
+                    counter.new_shoe()
+            if counter is not None:
+                evs_l = counter.evs_before(i)
+            view._i = i
+            asked = ask(view)
+            # the short path: no bet, or one bet within the limits and the bankroll
+            b = -1
+            if type(asked) is dict:
+                if len(asked) == 1:
+                    for key in asked:
+                        b = code_of.get(key, 7)
+                    x = asked[key]
+                    # a stake seen before within the bet's bounds: its cents,
+                    # and the bets placed if it is placed
+                    try:
+                        c, seen = fits[b].get(x, UNSEEN)
+                    except TypeError:  # unhashable: the general path says why
+                        c, seen = UNSEEN
+                    if c == 100 and type(x) not in NUMBERS:
+                        c = -1  # True equals 1 and hashes as 1: not a stake
+                    if c < 0 or c * den > final:
+                        b, c, seen, raised = short_stake(b, x, *short, final)
+                        below_min += raised
+                elif not asked:
                     b = -2
-                if b >= 0:
-                    col = cols[b]
-                    if col is None:
-                        col = cols[b] = unit[b].tolist()
-                    net = c * col[i]
-                    wag[b] += c
-                    if use_cards:
-                        exp_net += c * 0.01 * evs_l[b]
-                        var_s[:] = 0.0
-                        var_s[b] = c * 0.01
-                        var_net += hand_variance(i)
-                    else:
-                        var_net += (c * 0.01) * (c * 0.01) * cov[b][b]
-                    if c > largest:
-                        largest = c
-                    staked = True
-                    if keep:
-                        placed = seen[1]
-                elif b == -2 and final >= 0:
-                    net = 0
-                    staked = False
-                    placed = ()
+            elif asked is None:
+                b = -2
+            if b >= 0:
+                col = cols[b]
+                if col is None:
+                    col = cols[b] = unit[b].tolist()
+                net = c * col[i]
+                wag[b] += c
+                if counter is not None:
+                    exp_net += c * 0.01 * evs_l[b]
+                    var_net += counter.one_variance(i, b, c)
                 else:
-                    code, cents, raised_n, hits, stop_n = place_general(
-                        asked, strategy, view, rules, final
-                    )
-                    stops += stop_n
-                    if code == PLACE_RUIN:  # unplayed: its raises and hits not counted
-                        ended = ENDED_RUIN
-                        hands = i - lo
-                        break
-                    below_min += raised_n
-                    max_hits += hits
-                    if code != PLACE_OK:
-                        return (
-                            code,
-                            i,
-                            _flush(
-                                rows,
-                                led_i,
-                                led_c,
-                                led_n,
-                                led_b,
-                                led_idx,
-                                led_cents,
-                                led_net,
-                                led_bank,
-                            ),
-                        )
-                    # book: settle and count
-                    net = 0
-                    total = 0
-                    for b in range(N_BETS):
-                        c = cents[b]
-                        if c > 0:
-                            col = cols[b]
-                            if col is None:
-                                col = cols[b] = unit[b].tolist()
-                            net += c * col[i]
-                            total += c
-                            wag[b] += c
-                            if use_cards:
-                                exp_net += c * 0.01 * evs_l[b]
-                                continue
-                            for b2 in range(N_BETS):
-                                c2 = cents[b2]
-                                if c2 > 0:
-                                    var_net += (c * 0.01) * (c2 * 0.01) * cov[b][b2]
-                    if use_cards and total > 0:
-                        var_s[:] = cents
-                        var_s *= 0.01
-                        var_net += hand_variance(i)
-                    if total > largest:
-                        largest = total
-                    staked = total > 0
-                    placed = tuple((b, c) for b, c in enumerate(cents) if c > 0)
-                if not staked:
-                    pass
-                elif net > 0:
-                    wins += 1
-                    cur = 0
-                    final += net
-                    if final > peak:
-                        peak = final
-                elif net < 0:
-                    losses += 1
-                    cur += 1
-                    if cur > longest:
-                        longest = cur
-                    final += net
-                    if peak - final > drawdown:
-                        drawdown = peak - final
-                else:
-                    pushes += 1
-                if tell is not None:
-                    # raw numbers; the dicts are worked out if the strategy reads them
-                    count = getrefcount(result)
-                    if count != held:
-                        if held == -1:  # the first hand: no strategy has seen it yet
-                            held = count
-                        else:
-                            result = new_result()
-                    result.net = net / scale
-                    result._placed = placed
-                    result._i = i
-                    tell(view, result)
-                view._ticks = final
-                view._last_ticks = net
-                if ledger:
-                    led_i.append(i)
-                    row = [0] * N_BETS
-                    for b, c in placed:
-                        row[b] = c
-                    led_c.append(row)
-                    led_n.append(net)
-                    led_b.append(final)
-                if use_cards:
-                    for card in cards[i]:
-                        if card:
-                            counts[card & 15] -= 1
-                if keep_lo <= final < keep_hi:
-                    continue
-                ended = int(ended_by(final, ruin_below, stop_loss, bankroll0))
-                hands = i + 1 - lo
-                break
-            wag_total = sum(wag)
-            if not use_cards:  # as run_sessions: from the cents on each bet, once
-                for b in range(N_BETS):
-                    if wag[b] != 0:
-                        exp_net += wag[b] * 0.01 * evs_l[b]
-            st = stats[j]
-            st[S_HANDS], st[S_BETS], st[S_WAGERED], st[S_NET] = (
-                hands,
-                wins + losses + pushes,
-                wag_total * den,
-                final - bankroll0,
-            )
-            st[S_FINAL], st[S_PEAK], st[S_DRAWDOWN], st[S_LOSING_STREAK] = (
-                final,
-                peak,
-                drawdown,
-                longest,
-            )
-            st[S_LARGEST], st[S_MAX_HITS], st[S_BANKROLL_STOPS], st[S_ENDED] = (
-                largest * den,
-                max_hits,
-                stops,
-                ended,
-            )
-            st[S_WINS], st[S_LOSSES], st[S_PUSHES], st[S_CUR_STREAK] = wins, losses, pushes, cur
-            st[S_BELOW_MIN] = below_min
-            wagered[j] = [w * den for w in wag]
-            expected[j] = exp_net
-            variance[j] = var_net
-            if ledger:
-                rows = _flush(
-                    rows, led_i, led_c, led_n, led_b, led_idx, led_cents, led_net, led_bank
+                    var_net += (c * 0.01) * (c * 0.01) * cov[b][b]
+                if c > largest:
+                    largest = c
+                staked = True
+                if keep:
+                    placed = seen
+            elif b == -2 and final >= 0:
+                net = 0
+                staked = False
+                placed = ()
+            else:
+                code, cents, raised_n, hits, stop_n = place_general(
+                    asked, strategy, view, seat.rules, final
                 )
+                stops += stop_n
+                if code == PLACE_RUIN:  # unplayed: its raises and hits not counted
+                    ended = ENDED_RUIN
+                    hands = i - lo
+                    break
+                below_min += raised_n
+                max_hits += hits
+                if code != PLACE_OK:
+                    return code, i
+                net, total, exp_net, var_net = book(
+                    cents, i, wag, cols, unit, evs_l, cov, counter, exp_net, var_net
+                )
+                if total > largest:
+                    largest = total
+                staked = total > 0
+                placed = tuple((b, c) for b, c in enumerate(cents) if c > 0)
+            if not staked:
+                pass
+            elif net > 0:
+                wins += 1
+                cur = 0
+                final += net
+                if final > peak:
+                    peak = final
+            elif net < 0:
+                losses += 1
+                cur += 1
+                if cur > longest:
+                    longest = cur
+                final += net
+                if peak - final > drawdown:
+                    drawdown = peak - final
+            else:
+                pushes += 1
+            if tell is not None:
+                # raw numbers; the dicts are worked out if the strategy reads them
+                count = getrefcount(result)
+                if count != held:
+                    if held == -1:  # the first hand: no strategy has seen it yet
+                        held = count
+                    else:
+                        result = seat.new_result()
+                result.net = net / scale
+                result._placed = placed
+                result._i = i
+                tell(view, result)
+            view._ticks = final
+            view._last_ticks = net
+            if ledger is not None:
+                led_i.append(i)
+                row = [0] * N_BETS
+                for b, c in placed:
+                    row[b] = c
+                led_c.append(row)
+                led_n.append(net)
+                led_b.append(final)
+            if counter is not None:
+                counter.take_out(i)
+            if keep_lo <= final < keep_hi:
+                continue
+            ended = int(ended_by(final, ruin_below, stop_loss, bankroll0))
+            hands = i + 1 - lo
+            break
     except (Exception, SystemExit) as exc:  # the strategy's code raised (or exited), or the
         raise Raised(i, exc) from exc  # loop's checks of what it returned did
-    return PLACE_OK, -1, rows
-
-
-def _flush(
-    rows: int,
-    led_i: list[int],
-    led_c: list[list[int]],
-    led_n: list[int],
-    led_b: list[int],
-    led_idx: np.ndarray,
-    led_cents: np.ndarray,
-    led_net: np.ndarray,
-    led_bank: np.ndarray,
-) -> int:
-    """Write the ledger rows kept so far into the ledger's arrays; the rows written."""
-    n = len(led_i)
-    if n:
-        led_idx[rows : rows + n] = led_i
-        led_cents[rows : rows + n] = led_c
-        led_net[rows : rows + n] = led_n
-        led_bank[rows : rows + n] = led_b
-        for kept in (led_i, led_c, led_n, led_b):
-            kept.clear()
-    return rows + n
+    seat.result, seat.held, seat.at = result, held, i
+    stats, wagered, expected, variance = seat.outputs
+    if counter is None:  # as run_sessions: from the cents on each bet, once
+        for b in range(N_BETS):
+            if wag[b] != 0:
+                exp_net += wag[b] * 0.01 * evs_l[b]
+    write_session(
+        stats[j], den, bankroll0, hands, wins, losses, pushes, wag, final, peak, drawdown,
+        longest, largest, max_hits, stops, ended, cur, below_min,
+    )  # fmt: skip
+    wagered[j] = [w * den for w in wag]
+    expected[j] = exp_net
+    variance[j] = var_net
+    if ledger is not None:
+        ledger.flush()
+    return PLACE_OK, -1

@@ -1,8 +1,8 @@
 """A plain-Python strategy's stakes under the table's rules, for
 `python_loop`: a stake to whole cents (`cents_of`, remembered by the short
-path), and the general rules for any other hand (`place_general`: the
-compiled `table_rules.limits` and `place` themselves, in their Python
-form).
+path), the short path for one bet within the limits (`short_stake`), and
+the general rules for any other hand (`place_general`: the compiled
+`table_rules.limits` and `place` themselves, in their Python form).
 """
 
 from __future__ import annotations
@@ -72,6 +72,42 @@ def short_cents(
             fit.clear()
         fit[x] = (c, ((b, c),))
     return c
+
+
+#: the types a stake the short path remembers may have
+NUMBERS = frozenset((float, int))
+#: a stake the short path has not seen: (its cents, the bets placed)
+UNSEEN: tuple[int, tuple[tuple[int, int], ...]] = (-1, ())
+
+
+def short_stake(
+    b: int,
+    x: object,
+    low: list[int],
+    high: list[int],
+    min_l: list[int],
+    fits: list[dict[float, tuple[int, tuple[tuple[int, int]]]]],
+    memo: dict[float, int],
+    den: int,
+    final: int,
+) -> tuple[int, int, tuple[tuple[int, int], ...], int]:
+    """The short path for a strategy's answer of one stake `x` on bet code
+    `b` (7: not a bet) that it has not seen within the bet's bounds (the loop
+    looks those up in `fits` itself): (the bet's code, or -1 for the general
+    path, or -2 for no stake; its cents; the bets placed, ((code, cents),);
+    1 if the stake was raised to the table minimum, else 0). It takes a stake
+    within the bet's bounds (`short_path_bounds`) and the bankroll `final`
+    (ticks), raised to the minimum where that fits."""
+    c = short_cents(x, b, low, high, fits, memo)
+    if low[b] <= c <= high[b] and c * den <= final:
+        return b, c, ((b, c),), 0
+    if b == 7 or c < 0:
+        return -1, c, (), 0
+    if c == 0:
+        return -2, c, (), 0
+    if c < min_l[b] and min_l[b] <= high[b] and min_l[b] * den <= final:
+        return b, min_l[b], ((b, min_l[b]),), 1
+    return -1, c, (), 0
 
 
 class TableRules:

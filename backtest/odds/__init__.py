@@ -4,7 +4,8 @@ The package, by job: `compositions` (the counts left in a shoe), `events`
 (what is counted, and the tableau as tables), `deals` (the exact count of
 the deal, pairs jointly with the winner), `exact` (the outcome table and
 each bet's Fractions), `covariance` (the bets' exact covariance), `fast`
-(floats, compiled, for the card counter), `render` (table, JSON, CSV).
+(floats, compiled, for the card counter), `pricing` (its payout matrix,
+built from the settlement), `render` (table, JSON, CSV).
 
 A composition is the rank counts left in the shoe (index 1..13, as
 `cards.full_shoe_counts`; tens and faces are distinct ranks, which matters
@@ -59,7 +60,7 @@ from backtest.odds.covariance import (
     unit_covariance_exact,
 )
 from backtest.odds.deals import N_JOINT
-from backtest.odds.events import HAND_CARDS, N_BETS, N_KEPT, N_KINDS, N_PAYOUTS, Event
+from backtest.odds.events import HAND_CARDS, N_BETS, N_KEPT, N_KINDS, N_PAYOUTS, PAYOUT_SHAPE, Event
 from backtest.odds.exact import (
     BetOdds,
     OddsResult,
@@ -98,10 +99,12 @@ _FAST = {
     "keep_kinds": "ahead",
     "keep_pairs": "ahead",
     "pair_counts": "fast",
-    "pair_evs": "fast",
-    "payout_vector": "fast",
+    "pairs_evs": "pricing",
+    "price_deals": "pricing",
+    "pair_evs": "pricing",
+    "payout_vector": "pricing",
     "stake_variance": "moments",
-    "wanted_events": "fast",
+    "wanted_events": "pricing",
 }
 
 
@@ -121,9 +124,6 @@ if TYPE_CHECKING:  # the names as they are, for a type checker
         ev_events,
         ev_fill,
         pair_counts,
-        pair_evs,
-        payout_vector,
-        wanted_events,
     )
     from backtest.odds.moments import (
         MOMENTS_WORK,
@@ -139,6 +139,13 @@ if TYPE_CHECKING:  # the names as they are, for a type checker
         EV_WORK_AHEAD,
         EXACT_CARDS,
         ev_work,
+    )
+    from backtest.odds.pricing import (
+        pair_evs,
+        pairs_evs,
+        payout_vector,
+        price_deals,
+        wanted_events,
     )
 
 
@@ -172,6 +179,7 @@ __all__ = [
     "HAND_CARDS",
     "N_BETS",
     "N_PAYOUTS",
+    "PAYOUT_SHAPE",
     "RENDERERS",
     "BetOdds",
     "Event",
@@ -199,6 +207,8 @@ __all__ = [
     "outcome_table",
     "pair_counts",
     "pair_evs",
+    "pairs_evs",
+    "price_deals",
     "payout_text",
     "payout_vector",
     "remove_cards",

@@ -19,7 +19,7 @@ from backtest.odds.deals import (
     K_TIE,
 )
 from backtest.odds.events import HAND_CARDS, N_BETS, N_KEPT, ROW_KINDS, ROW_PAIRS
-from backtest.odds.fast import ev_fill, pair_evs, price_deals, wanted_events
+from backtest.odds.fast import ev_fill
 from backtest.odds.polynomial import (
     _C_B6,
     _C_B7_3,
@@ -41,6 +41,7 @@ from backtest.odds.polynomial import (
     EV_WORK_AHEAD,
     EXACT_CARDS,
 )
+from backtest.odds.pricing import pair_evs, pairs_evs, price_deals, wanted_events
 
 numba_cache.install()  # before this module's functions are decorated for numba's cache
 
@@ -252,6 +253,7 @@ def ev_fill_ahead(
         n = _cards_left(g, lane)
         if n >= HAND_CARDS:
             price_deals(events[lane], n, payouts, rows[lane])
+            pairs_evs(ranks[lane], n, payouts, rows[lane])
         if kept is not None:
             keep_kinds(events[lane], n, True, kept[lane])
     return m

@@ -1,7 +1,7 @@
 """What the exact odds count, and the tableau both their paths enumerate.
 
-The events of the first six cards (`Event`), the indices of the compiled
-event and payout arrays, and the drawing rules as tables (`STAGE`,
+The events of the first six cards (`Event`), the layout of the compiled
+event arrays and payout matrix, and the drawing rules as tables (`STAGE`,
 `BANKER_DRAWS`, built from `rules.player_draws` and `rules.banker_draws`).
 """
 
@@ -51,11 +51,34 @@ E_PLAYER, E_BANKER, E_TIE, E_B6_2, E_B6_3, E_B7_3, E_P8_3 = range(7)
 E_PN8, E_PN9, E_BN8, E_BN9, E_NATURAL = range(7, 12)
 N_DEAL_EVENTS = 12
 
-# Indices of `payout_vector`: net payout per unit of each kind of win; NaN = not offered.
-PAY_PLAYER, PAY_BANKER, PAY_BANKER_SIX, PAY_BANKER_THREE_CARD_SEVEN = range(4)
-PAY_TIE, PAY_PLAYER_PAIR, PAY_BANKER_PAIR, PAY_DRAGON_7, PAY_PANDA_8 = range(4, 9)
-N_PAYOUTS = 9
+# The payout matrix (`pricing.payout_vector`, flat: row r at r * P_ROW, so
+# that compiled code takes it as the one float array it always took): a row a
+# bet, holding the bet's net per unit on each chance the compiled path works
+# out (NaN for a chance the bet does not read), then at P_LOSS the chance of
+# losing (a column, or -1: one less every chance the row reads) and at
+# P_FAMILY what the bet reads (F_*; NaN for a bet not offered); the last row's
+# first entry is the bit mask of the deal events to count
+# (`pricing.wanted_events`), its second 1 where a bet reads both pairs. The
+# chances: the Banker's wins with no special total, with a 6, with a
+# three-card 7; the Player's wins with no special total, with a three-card 8;
+# every Player win, every Banker win, a tie (the winner's columns, in the
+# order their terms are summed); then a Player pair, a Banker pair, both, a
+# Player pair alone, a Banker pair alone, neither (the pairs' columns).
+Q_BANKER_PLAIN, Q_BANKER_SIX, Q_BANKER_SEVEN, Q_PLAYER_PLAIN, Q_PLAYER_EIGHT = range(5)
+Q_PLAYER_WINS, Q_BANKER_WINS, Q_TIE = range(5, 8)
+Q_PLAYER_PAIR, Q_BANKER_PAIR, Q_BOTH_PAIRS = range(8, 11)
+Q_PLAYER_PAIR_ONLY, Q_BANKER_PAIR_ONLY, Q_NO_PAIR = range(11, 14)
+N_Q = 14
+P_LOSS, P_FAMILY = N_Q, N_Q + 1
+#: what a bet's row reads: the winner's kind, one pair (its chance a closed
+#: form in two numbers), or both pairs together
+F_WINNER, F_PAIR, F_PAIRS = 0.0, 1.0, 2.0
 N_BETS = len(Bet)
+P_WANTED = N_BETS  # the row of the deal events to count
+P_ROW = N_Q + 2
+#: the payout matrix's rows and columns, and its size as the flat vector
+PAYOUT_SHAPE = (N_BETS + 1, P_ROW)
+N_PAYOUTS = (N_BETS + 1) * P_ROW
 #: what a counter keeps beside the EVs before a hand (`ev_fill_ahead`'s
 #: `kept`, a row of N_KEPT a hand), for the variance of its stakes: from
 #: ROW_KINDS the chance of each of the winner's `N_KINDS` kinds

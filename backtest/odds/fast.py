@@ -1,44 +1,20 @@
 """The fast path, for card counting: each bet's EV as a float, from each
-event's count as a polynomial in the counts (`polynomial`): `ev_fill`,
-compiled, allocation-free (`ahead.ev_fill_ahead` for several hands at
-once); `bet_evs` and `ev_array` from Python."""
+event's count as a polynomial in the counts (`polynomial`), priced by the
+table's payout matrix (`pricing`): `ev_fill`, compiled, allocation-free
+(`ahead.ev_fill_ahead` for several hands at once); `bet_evs` and
+`ev_array` from Python."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from functools import lru_cache
 
 import numpy as np
 from numba import njit
 
-from backtest.core import settlement
 from backtest.core.rules import Bet, Rules
-from backtest.core.settlement import E
 from backtest.jit import numba_cache
 from backtest.odds.compositions import check_counts
-from backtest.odds.events import (
-    B_BANKER,
-    B_BANKER_PAIR,
-    B_DRAGON_7,
-    B_PANDA_8,
-    B_PLAYER,
-    B_PLAYER_PAIR,
-    B_TIE,
-    HAND_CARDS,
-    N_BETS,
-    N_PAYOUTS,
-    PAY_BANKER,
-    PAY_BANKER_PAIR,
-    PAY_BANKER_SIX,
-    PAY_BANKER_THREE_CARD_SEVEN,
-    PAY_DRAGON_7,
-    PAY_PANDA_8,
-    PAY_PLAYER,
-    PAY_PLAYER_PAIR,
-    PAY_TIE,
-    check_cards_left,
-)
+from backtest.odds.events import HAND_CARDS, N_BETS, check_cards_left
 from backtest.odds.polynomial import (  # noqa: F401 (ev_work and the sizes, for the package)
     _C_B6,
     _C_B7_3,
@@ -58,44 +34,18 @@ from backtest.odds.polynomial import (  # noqa: F401 (ev_work and the sizes, for
     EXACT_CARDS,
     ev_work,
 )
+from backtest.odds.pricing import (  # noqa: F401 (payout_vector, for the package)
+    _payout_matrix,
+    pair_evs,
+    pairs_evs,
+    payout_vector,
+    price_deals,
+    wanted_events,
+)
 
 numba_cache.install()  # before this module's functions are decorated for numba's cache
 
 # --- the fast path: floats, compiled ---------------------------------------------------
-
-
-def payout_vector(rules: Rules) -> np.ndarray:
-    """The payouts of `rules` as the float64 array `ev_array` reads (see PAY_*).
-
-    NaN marks a bet the table does not offer. PAY_BANKER_SIX is the payout of
-    a Banker win with 6, PAY_BANKER_THREE_CARD_SEVEN that of a Banker win
-    with a three-card 7 (0 where it pushes).
-    """
-    return _payout_vector(rules).copy()
-
-
-#: the hand each payout is read on: (the bet, the events the hand shows)
-_PAID_ON = {
-    PAY_PLAYER: (Bet.PLAYER, (E.PLAYER_WINS,)),
-    PAY_BANKER: (Bet.BANKER, (E.BANKER_WINS,)),
-    PAY_BANKER_SIX: (Bet.BANKER, (E.BANKER_WINS, E.BANKER_SIX)),
-    PAY_BANKER_THREE_CARD_SEVEN: (Bet.BANKER, (E.BANKER_WINS, E.BANKER_THREE_CARD_SEVEN)),
-    PAY_TIE: (Bet.TIE, (E.TIE,)),
-    PAY_PLAYER_PAIR: (Bet.PLAYER_PAIR, (E.PLAYER_PAIR,)),
-    PAY_BANKER_PAIR: (Bet.BANKER_PAIR, (E.BANKER_PAIR,)),
-    PAY_DRAGON_7: (Bet.DRAGON_7, (E.BANKER_WINS, E.BANKER_THREE_CARD_SEVEN)),
-    PAY_PANDA_8: (Bet.PANDA_8, (E.PLAYER_WINS, E.PLAYER_THREE_CARD_EIGHT)),
-}
-
-
-@lru_cache(maxsize=64)
-def _payout_vector(rules: Rules) -> np.ndarray:
-    """Each payout as the settlement gives it on its hand (`_PAID_ON`)."""
-    out = np.full(N_PAYOUTS, math.nan)
-    for k, (bet, shown) in _PAID_ON.items():
-        if settlement.terms(bet, rules):
-            out[k] = float(settlement.net_on(bet, shown, rules))
-    return out
 
 
 @njit(cache=True, _nrt=False, fastmath={"reassoc"})  # type: ignore[call-overload]
@@ -237,69 +187,15 @@ def pair_counts(counts):  # type: ignore[no-untyped-def]
     return n, same
 
 
-@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
-def pair_evs(same, n, payouts, out):  # type: ignore[no-untyped-def]
-    """`ev_fill` with `deals` false, from two numbers a counting loop can keep
-    as it takes cards out: `n` the cards left and `same` the sum over ranks of
-    c (c - 1) for the c cards of each (ordered pairs of one rank). Writes the
-    pair bets' EVs into `out` (NaN when fewer than six cards are left) and
-    nothing else: the caller has NaN in every other bet's place. Integers
-    below 2**53 give the same doubles as the sums over the counts, so both
-    paths agree to the bit."""
-    if n < HAND_CARDS:
-        out[B_PLAYER_PAIR] = out[B_BANKER_PAIR] = np.nan
-        return
-    pair = same / (n * (n - 1.0))
-    out[B_PLAYER_PAIR] = payouts[PAY_PLAYER_PAIR] * pair - (1.0 - pair)
-    out[B_BANKER_PAIR] = payouts[PAY_BANKER_PAIR] * pair - (1.0 - pair)
-
-
-@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
-def wanted_events(payouts):  # type: ignore[no-untyped-def]
-    """The deal events (bit mask) the table's payouts need: Player and Banker
-    wins always (a tie is every other deal), the special Banker and Player
-    wins only where they pay differently or have a bet of their own."""
-    wanted = (1 << _C_PLAYER) | (1 << _C_BANKER)
-    if payouts[PAY_BANKER_SIX] != payouts[PAY_BANKER]:
-        wanted |= 1 << _C_B6
-    if payouts[PAY_BANKER_THREE_CARD_SEVEN] != payouts[PAY_BANKER] or not np.isnan(
-        payouts[PAY_DRAGON_7]
-    ):
-        wanted |= 1 << _C_B7_3
-    if not np.isnan(payouts[PAY_PANDA_8]):
-        wanted |= 1 << _C_P8_3
-    return wanted
-
-
-@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
-def price_deals(e, n, payouts, out):  # type: ignore[no-untyped-def]
-    """Every bet's EV but the pairs', into `out`, from the deal events `e`
-    (as `ev_events` counts them) of `n` cards."""
-    deals = n * (n - 1) * (n - 2) * (n - 3) * (n - 4) * (n - 5)
-    scale = 1.0 / deals
-    p, b = e[_C_PLAYER] * scale, e[_C_BANKER] * scale
-    t = (deals - e[_C_PLAYER] - e[_C_BANKER]) * scale
-    six, seven, p83 = e[_C_B6] * scale, e[_C_B7_3] * scale, e[_C_P8_3] * scale
-    out[B_PLAYER] = payouts[PAY_PLAYER] * p - b
-    out[B_BANKER] = (
-        payouts[PAY_BANKER] * (b - six - seven)
-        + payouts[PAY_BANKER_SIX] * six
-        + payouts[PAY_BANKER_THREE_CARD_SEVEN] * seven
-        - p
-    )
-    out[B_TIE] = payouts[PAY_TIE] * t - (1.0 - t)
-    out[B_DRAGON_7] = payouts[PAY_DRAGON_7] * seven - (1.0 - seven)
-    out[B_PANDA_8] = payouts[PAY_PANDA_8] * p83 - (1.0 - p83)
-
-
 @njit(cache=True, _nrt=False)  # type: ignore[call-overload]
 def ev_fill(counts, payouts, out, nodes, coef, work, deals=True):  # type: ignore[no-untyped-def]
     """`ev_array` without allocating, callable from compiled code: writes into
     `out` (N_BETS); nodes, coef and work come from `ev_work`.
 
     Counts only the events the table's payouts need (`wanted_events`). With
-    `deals` false, only the pair bets' EVs, which need no deal counted (the
-    others are NaN): a few operations instead of microseconds.
+    `deals` false, only the EVs of the bets on one pair (`pair_evs`), which
+    need no deal counted (the others are NaN): a few operations instead of
+    microseconds.
     """
     left, same = pair_counts(counts)
     n = float(left)
@@ -311,6 +207,7 @@ def ev_fill(counts, payouts, out, nodes, coef, work, deals=True):  # type: ignor
     e = work[_EV_OUT:_EV_FACTORS]
     ev_events(counts, nodes, coef, work, e, wanted_events(payouts))
     price_deals(e, n, payouts, out)
+    pairs_evs(counts, n, payouts, out)
 
 
 def bet_evs(counts: Sequence[int] | np.ndarray, rules: Rules) -> dict[Bet, float]:
@@ -325,5 +222,5 @@ def bet_evs(counts: Sequence[int] | np.ndarray, rules: Rules) -> dict[Bet, float
     """
     arr = check_counts(counts)
     check_cards_left(int(arr.sum()))
-    evs = ev_array(arr, _payout_vector(rules))
+    evs = ev_array(arr, _payout_matrix(rules))
     return {bet: float(evs[bet.code]) for bet in rules.offered_bets()}

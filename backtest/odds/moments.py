@@ -42,18 +42,18 @@ from backtest.odds.events import (
     N_BETS,
     N_KEPT,
     N_KINDS,
-    PAY_BANKER,
-    PAY_BANKER_SIX,
-    PAY_BANKER_THREE_CARD_SEVEN,
-    PAY_PLAYER,
-    PAY_TIE,
+    P_ROW,
+    Q_BANKER_WINS,
+    Q_PLAYER_WINS,
+    Q_TIE,
     ROW_CROSS,
     ROW_KINDS,
     ROW_PAIRS,
     STAGE,
 )
-from backtest.odds.fast import ev_events, wanted_events
+from backtest.odds.fast import ev_events
 from backtest.odds.polynomial import ALL_EVENTS
+from backtest.odds.pricing import wanted_events
 
 numba_cache.install()  # before this module's functions are decorated for numba's cache
 
@@ -235,7 +235,7 @@ def stake_variance(stakes, counts, row, nets, payouts, nodes, coef, ev_work_, wo
     of the kinds with each pair are kept in the row for the next reader. A
     shorter `row`: everything from `counts`. `nets`:
     `covariance.joint_nets_array` (zero rows for the bets not offered);
-    `payouts`: `fast.payout_vector`; nodes, coef and ev_work_: from
+    `payouts`: `pricing.payout_vector`; nodes, coef and ev_work_: from
     `fast.ev_work`; `work`: MOMENTS_WORK floats. 0 when nothing is staked
     or fewer than six cards are left.
 
@@ -343,16 +343,16 @@ def one_bet_variance(b, x, evs, payouts, row, nets):  # type: ignore[no-untyped-
     where they tell it (a bet that wins one payout or loses: p = (EV + 1) /
     (payout + 1); Player, and Banker at one payout, with the tie's chance
     from the Tie's EV), else from what `row` keeps; -1.0 when neither does.
-    `payouts`: `fast.payout_vector`."""
+    `payouts`: `pricing.payout_vector`."""
     ev = evs[b]
     tie = evs[B_TIE]
     if b == B_PLAYER or b == B_BANKER:
-        pay = payouts[PAY_PLAYER] if b == B_PLAYER else payouts[PAY_BANKER]
-        flat = b == B_PLAYER or (
-            payouts[PAY_BANKER_SIX] == pay and payouts[PAY_BANKER_THREE_CARD_SEVEN] == pay
-        )
+        # paid alike on every win of its side (one column of its row), and a
+        # push on a tie
+        pay = payouts[b * P_ROW + (Q_PLAYER_WINS if b == B_PLAYER else Q_BANKER_WINS)]
+        flat = not np.isnan(pay) and payouts[b * P_ROW + Q_TIE] == 0.0
         if flat and not np.isnan(tie) and not np.isnan(ev):
-            p_tie = (tie + 1.0) / (payouts[PAY_TIE] + 1.0)
+            p_tie = (tie + 1.0) / (payouts[B_TIE * P_ROW + Q_TIE] + 1.0)
             p_win = (ev + 1.0 - p_tie) / (pay + 1.0)  # ev = pay p_win - p_lose
             second = pay * pay * p_win + (1.0 - p_tie - p_win)
             return x * x * max(second - ev * ev, 0.0)

@@ -10,6 +10,7 @@ allowed, and an unknown key fails with the close ones.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,13 +87,7 @@ TABLE = {
 }
 TABLE_KEYS = (*TABLE, "limits")
 #: `shoe:` (generated shoes; `cut` is also "random")
-SHOE = {
-    "decks": Check("whole", 8, minimum=1),
-    "cut_card": Check("whole", 14, minimum=0),
-    "extra_hands": Check("whole", 1, minimum=0),
-    "burn": Check("flag", True),
-    "cut": Check("whole", None, minimum=0, optional=True),
-}
+SHOE: dict[str, Check] = {f.name: f.metadata["check"] for f in dataclasses.fields(ShoeSpec)}
 #: `shoes:` (a recorded file; `columns` maps ours to the file's)
 SHOES = {
     "file": Check("text", None, nonempty=True, required_hint=": the recorded shoe file to play"),
@@ -348,8 +343,8 @@ def _shoe(data: Any, source: str) -> ShoeSpec:
         cut = sec.read("cut", SHOE["cut"])
     try:
         return ShoeSpec(**given, cut=cut)
-    except RulesError as exc:
-        raise ConfigError(f"{source}: {str(exc).replace('shoe: ', 'shoe.')}") from None
+    except RulesError as exc:  # a bound that depends on the decks: "shoe.cut_card: ..."
+        raise ConfigError(f"{source}: {exc}") from None
 
 
 def _resolve_rules(spec: Any, base_dir: Path) -> Any:

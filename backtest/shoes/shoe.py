@@ -14,14 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields, replace
 from functools import cache, lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
 from backtest.core.cards import deck_cards, full_shoe_counts
-from backtest.core.errors import RulesError, shown
+from backtest.core.errors import RulesError
+from backtest.core.fields import Check
 from backtest.core.hands import ALL_KNOWN, Hands
 from backtest.jit.buffers import Buffers
 from backtest.jit.lazy_jit import interpreted
@@ -30,9 +31,15 @@ from backtest.shoes import rng
 MAX_DECKS = 64
 
 
+def _setting(check: Check) -> Any:
+    """A field of `ShoeSpec`, with the check its value is held to."""
+    return field(default=check.default, metadata={"check": check})
+
+
 @dataclass(frozen=True)
 class ShoeSpec:
-    """How a generated shoe is made and dealt.
+    """How a generated shoe is made and dealt, each field declared with its
+    check (`backtest.core.fields`), which `__post_init__` applies.
 
     decks: packs shuffled together. cut_card: cards left behind the cut card
     (0 = none: hands are dealt while six cards are left, enough for any
@@ -40,29 +47,35 @@ class ShoeSpec:
     card comes out. burn: turn the first card and burn as many more as
     its value (10 for a ten or face card). cut: None (no cut), a number of
     cards moved from the top to the bottom, or "random".
+
+    >>> ShoeSpec(decks=1, cut_card=60)
+    Traceback (most recent call last):
+    ...
+    backtest.core.errors.RulesError: shoe.cut_card: must be from 0 to 46 (1 deck's 52 cards less a hand's 6), got 60
     """
 
-    decks: int = 8
-    cut_card: int = 14
-    extra_hands: int = 1
-    burn: bool = True
-    cut: int | Literal["random"] | None = None
+    decks: int = _setting(Check("whole", 8, minimum=1, maximum=MAX_DECKS))
+    #: at most the shoe's cards less a hand's six (`__post_init__`)
+    cut_card: int = _setting(Check("whole", 14, minimum=0))
+    extra_hands: int = _setting(Check("whole", 1, minimum=0, maximum=1000))
+    burn: bool = _setting(Check("flag", True))
+    #: at most the shoe's cards, or "random"
+    cut: int | Literal["random"] | None = _setting(Check("whole", None, minimum=0, optional=True))
 
     def __post_init__(self) -> None:
-        def whole(name: str, lo: int, hi: int) -> None:
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-                raise RulesError(
-                    f"shoe: {name} must be a whole number from {lo} to {hi}, got {shown(v)}"
+        for f in fields(self):
+            value, check = getattr(self, f.name), f.metadata["check"]
+            if f.name == "cut" and isinstance(value, str) and value == "random":
+                continue
+            if f.name in ("cut_card", "cut"):  # bounded by the shoe's cards
+                n = self.n_cards
+                deck = "1 deck's" if self.decks == 1 else f"{self.decks} decks'"
+                check = (
+                    replace(check, maximum=n - 6, about=f"{deck} {n} cards less a hand's 6")
+                    if f.name == "cut_card"
+                    else replace(check, maximum=n, about=f"{deck} {n} cards")
                 )
-
-        whole("decks", 1, MAX_DECKS)
-        whole("cut_card", 0, self.n_cards - 6)
-        whole("extra_hands", 0, 1000)
-        if not isinstance(self.burn, bool):
-            raise RulesError(f"shoe: burn must be true or false, got {self.burn!r}")
-        if self.cut is not None and self.cut != "random":
-            whole("cut", 0, self.n_cards)
+            object.__setattr__(self, f.name, check.read(value, f"shoe.{f.name}", RulesError))
 
     @property
     def n_cards(self) -> int:

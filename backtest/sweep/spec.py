@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from backtest.core.errors import BacktestError, ConfigError, shown_count
+from backtest.core.fields import Check
 from backtest.run import engine
 from backtest.run.config import (
     MAX_SESSIONS,
@@ -21,11 +22,14 @@ from backtest.run.config import (
     shown_short,
     with_line,
 )
+from backtest.run.config_spec import TOP
 from backtest.sweep.cells import Cell, Sweep, cell_key, cell_label, cell_seed
 from backtest.sweep.digests import file_digests, rules_text
 from backtest.sweep.lines import check_shared, varied_line
 from backtest.sweep.paths import copied_along, parse_path, set_path, top_key
 
+#: `common_shoes:` (the sweep's `seed` and `sessions` are checked as a run config's, `TOP`)
+COMMON_SHOES = Check("flag", False)
 SWEEP_KEYS = (
     "name",
     "description",
@@ -150,30 +154,22 @@ def _load_sweep(
                 "cell runs the sweep's `sessions` (or --sessions); vary other "
                 "keys, and run a sweep for each number of sessions"
             )
-    seed = data.get("seed", base.get("seed", 1))
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ConfigError(
-            f"{source}: seed: expected a whole number of at least 0, got {shown_short(seed)}"
-        )
-    n_sessions = sessions if sessions is not None else data.get("sessions", base.get("sessions"))
-    if n_sessions is not None and (
-        isinstance(n_sessions, bool) or not isinstance(n_sessions, int) or n_sessions < 1
-    ):
-        raise ConfigError(
-            f"{source}: sessions: expected a whole number of at least 1, "
-            f"got {shown_short(n_sessions)}"
-        )
+    # the run config's own checks of its `seed` and `sessions`, with the sweep's key
+    seed = TOP["seed"].read(data.get("seed", base.get("seed", 1)), f"{source}: seed", ConfigError)
+    n_sessions = TOP["sessions"].read(
+        sessions if sessions is not None else data.get("sessions", base.get("sessions")),
+        f"{source}: sessions",
+        ConfigError,
+    )
     if n_sessions is not None and n_sessions > MAX_SESSIONS:
         raise ConfigError(
             f"{source}: sessions: at most {MAX_SESSIONS:,}, got "
             f"{shown_count(n_sessions)}; split a larger sweep into sweeps with "
             "other seeds"
         )
-    common = data.get("common_shoes", False)
-    if not isinstance(common, bool):
-        raise ConfigError(
-            f"{source}: common_shoes: expected true or false, got {shown_short(common)}"
-        )
+    common = COMMON_SHOES.read(
+        data.get("common_shoes", False), f"{source}: common_shoes", ConfigError
+    )
     metric = data.get("metric", "edge")
     from backtest.run.metrics import metric_names
 

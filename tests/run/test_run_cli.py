@@ -124,7 +124,7 @@ BAD_CONFIGS = {
     ),
     "huge-decks": (
         SMALL.replace("decks: 8", f"decks: {10**309}"),
-        "shoe.decks must be a whole number from 1 to 64, got a number of 310 digits",
+        "shoe.decks: must be from 1 to 64, got a number of 310 digits",
     ),
     "inline-rules": (
         SMALL + "rules: {base: commision, tie_payout: 9}\n",
@@ -716,11 +716,11 @@ OUT_OF_RANGE = {
     ),
     "generate-decks": (
         ["shoe", "generate", "--decks", "0"],
-        "error: --decks must be a whole number from 1 to 64, got 0",
+        "error: --decks must be from 1 to 64, got 0",
     ),
     "generate-cut-card": (
         ["shoe", "generate", "--cut-card", "9999"],
-        "error: --cut-card must be a whole number from 0 to 410, got 9999",
+        "error: --cut-card must be from 0 to 410 (8 decks' 416 cards less a hand's 6), got 9999",
     ),
     "generate-count": (
         ["shoe", "generate", "--count", "10000000000"],

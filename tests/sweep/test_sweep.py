@@ -257,7 +257,7 @@ BAD_SWEEPS = {
     ),
     "bad-value-under-zip": (
         "zip:\n  rules: [commission, ez]\n  shoe.decks: [8, 0]\n",
-        "cell 2 (rules=ez, shoe.decks=0): shoe.decks: must be at least 1, got 0",
+        "cell 2 (rules=ez, shoe.decks=0): shoe.decks: must be from 1 to 64, got 0",
     ),
     "bad-parameter-value": (
         "grid:\n  seats[0].params.base: [5, ten]\n",
@@ -295,11 +295,11 @@ BAD_SWEEPS = {
     ),
     "negative-seed": (
         "seed: -1\ngrid:\n  table.max: [500]\n",
-        "seed: expected a whole number of at least 0, got -1",
+        "seed: must be at least 0, got -1",
     ),
     "zero-sessions": (
         "sessions: 0\ngrid:\n  table.max: [500]\n",
-        "sessions: expected a whole number of at least 1, got 0",
+        "sessions: must be at least 1, got 0",
     ),
     # the summary has a `sessions` column of its own, and every cell runs the sweep's number
     "too-many-cells": (
