@@ -104,6 +104,7 @@ def shoe_generate(
             f"--count must be from 1 to {MAX_GENERATED_SHOES:,}, got {shown_count(count)}"
         )
     _check_seed(seed)
+    recorded.decks_option(None, decks)  # in the words of the other commands' --decks
     cut_spec: int | str | None = cut
     if cut is not None and cut != "random":
         try:
