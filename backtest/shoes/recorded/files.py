@@ -136,11 +136,7 @@ def _streamed(
     source = source_name(path)
     if kind is None and streamed_json(path, fmt, columns):
         _check_options(source, "json", columns, burn)
-        lines = stream_lines(path)
-        try:
-            hands = json_lines_hands(lines, source, decks, shoes)
-        finally:
-            lines.close()
+        hands = json_lines_hands(lambda: stream_lines(path), source, decks, shoes)
         if hands is not None:
             _check_hands_fit(hands, decks, source, None)
         return hands  # (None: not JSON Lines of rounds, read whole by the caller)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from typing import Any
 
 from backtest.core.errors import ShoeFormatError
@@ -135,58 +135,94 @@ def _json_line(number: int, line: str, source: str) -> Any:
 
 
 def json_lines_hands(
-    lines: Iterator[tuple[int, str]], source: str, decks: int, limit: int | None = None
+    open_lines: Callable[[], Iterator[tuple[int, str]]],
+    source: str,
+    decks: int,
+    limit: int | None = None,
 ) -> Hands | None:
-    """The hands of JSON Lines of per-round records (`stream.stream_lines`),
-    read a line at a time and a shoe at a time, as `live_json_hands` reads
-    them whole (the same hands, errors and warnings; an error is the first
-    in the file, as far as it is read), and with `limit` no further than the
-    last record of the `limit`th shoe. None, having read one line, when
-    the first line with something on it is not a round's record on its own
-    (a snapshot, or a document over several lines): such a file is read
-    whole. The records of a round recorded twice are compared by a digest
-    of their JSON."""
-    first: tuple[str, Any] | None = None
-    for number, line in lines:
-        if line.strip():
-            try:
-                value = json.loads(_TIME_PREFIX.sub("", line, count=1))
-            except (json.JSONDecodeError, RecursionError):
-                return None
-            if not is_round(value) or _is_snapshot(value):
-                return None
-            first = (f"line {number}", value)
-            break
-    if first is None:
-        return None
-    others: list[Any] = []
-    kinds: set[str] = set()
+    """The hands of JSON Lines of per-round records (`open_lines()`: the
+    numbered lines, as `stream.stream_lines` reads them), read a line at a
+    time and a shoe at a time, as `live_json_hands` reads them whole (the
+    same hands, errors and warnings; an error is the first in the file, as
+    far as it is read), and with `limit` no further than the last record of
+    the `limit`th shoe. None, having read one line, when the first line
+    with something on it is not a round's record on its own (a snapshot, or
+    a document over several lines): such a file is read whole. The records
+    of a round recorded twice are compared by a digest of their JSON; the
+    lines are opened again only for a game id whose hash an earlier id has
+    (`seen.SeenGames`)."""
+    lines = open_lines()
+    try:
+        first: tuple[str, Any] | None = None
+        for number, line in lines:
+            if line.strip():
+                try:
+                    value = json.loads(_TIME_PREFIX.sub("", line, count=1))
+                except (json.JSONDecodeError, RecursionError):
+                    return None
+                if not is_round(value) or _is_snapshot(value):
+                    return None
+                first = (f"line {number}", value)
+                break
+        if first is None:
+            return None
+        others: list[Any] = []
+        kinds: set[str] = set()
 
-    def rounds() -> Iterator[tuple[str, Any]]:
-        assert first is not None
-        yield first
+        def skipped() -> None:
+            if others:
+                _warn_skipped(source, len(others), kinds)
+
+        def rounds() -> Iterator[tuple[str, Any]]:
+            assert first is not None
+            yield first
+            yield from _round_lines(lines, source, first[0], others, kinds)
+
+        def again() -> Iterator[tuple[str, Any]]:
+            return _round_lines(open_lines(), source, None, [], set())
+
+        return rounds_hands(rounds(), source, decks, limit, before_finish=skipped, again=again)
+    finally:
+        _close(lines)
+
+
+def _close(lines: Iterator[Any]) -> None:
+    close = getattr(lines, "close", None)
+    if close is not None:
+        close()
+
+
+def _round_lines(
+    lines: Iterator[tuple[int, str]],
+    source: str,
+    first: str | None,
+    others: list[Any],
+    kinds: set[str],
+) -> Generator[tuple[str, Any], None, None]:
+    """(`line N`, record) for each line of round records (parsed with its
+    time stamp taken off), after the first (at `first`, or the first of
+    these); a snapshot is an error; other messages are counted in `others`
+    (their types in `kinds`) and skipped. `lines` close when this does."""
+    try:
         for number, line in lines:
             if not line.strip():
                 continue
             value = _json_line(number, _TIME_PREFIX.sub("", line, count=1), source)
             if is_round(value) and not _is_snapshot(value):
+                first = first or f"line {number}"
                 yield f"line {number}", value
             elif _is_snapshot(value):
                 raise ShoeFormatError(
                     f"{source}, line {number}: the file mixes shoe-state snapshots "
-                    f"(line {number}) and per-round records ({first[0]}); give one "
+                    f"(line {number}) and per-round records ({first}); give one "
                     "kind of record a file"
                 )
             else:
                 others.append(None)
                 if isinstance(value, dict) and isinstance(value.get("type"), str):
                     kinds.add(value["type"])
-
-    def skipped() -> None:
-        if others:
-            _warn_skipped(source, len(others), kinds)
-
-    return rounds_hands(rounds(), source, decks, limit, before_finish=skipped)
+    finally:
+        _close(lines)
 
 
 def _warn_skipped(source: str, count: int, kinds: set[str]) -> None:

@@ -202,6 +202,6 @@ def test_snapshots_are_still_read_whole(tmp_path: Path, monkeypatch: Any) -> Non
     ]  # two shoes, of 3 and 2 hands
     path = write(tmp_path, lines)
     monkeypatch.setattr(stream, "STREAMED_BYTES", 0)
-    assert files.json_lines_hands(iter(enumerate(lines, 1)), "x", 1) is None
+    assert files.json_lines_hands(lambda: iter(enumerate(lines, 1)), "x", 1) is None
     hands = read_shoes(path, decks=1, shoes=1)  # (read whole: both shoes)
     assert hands.hand.tolist() == [1, 2, 3, 1, 2]
