@@ -42,7 +42,6 @@ def deal(
     """Print every hand of a recorded shoe."""
     from functools import partial
 
-    from backtest.core.hands import ALL_KNOWN
     from backtest.present import render
     from backtest.shoes import recorded
     from backtest.shoes.recorded import stream
@@ -50,10 +49,11 @@ def deal(
     mapping = _columns(columns)
     decks = recorded.decks_option(shoe_file, decks)
     # a big record's text is never held whole, nor a big card-level file's hands
-    if stream.streamable(shoe_file, None, mapping):
-        index = stream.index_shoes(shoe_file, decks, burn)
+    kind = stream.streamable(shoe_file, None, mapping)
+    if kind is not None:
+        index = stream.index_shoes(shoe_file, decks, burn, kind=kind)
         blocks = partial(stream.shoe_blocks, index, render.BLOCK_HANDS)
-        pieces = render.block_pieces(blocks, ALL_KNOWN, fmt.value)
+        pieces = render.block_pieces(blocks, index.known, fmt.value)
     else:
         hands = recorded.read_shoes(shoe_file, decks=decks, burn=burn, columns=mapping)
         pieces = render.pieces(hands, fmt.value)

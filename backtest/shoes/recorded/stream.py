@@ -1,8 +1,9 @@
-"""A big card-level text file, read a shoe at a time.
+"""A big card-level text file, or road file, read a shoe at a time.
 
 One pass over the file checks and deals every shoe as `read_shoes` does (the
 same errors and warnings) but keeps only an index: where each shoe's line is
-and how many hands it deals, a few dozen bytes a shoe. Any of the shoes are
+and how many hands it deals, a few dozen bytes a shoe. (A road file is
+indexed when it is a shoe a line: see `road_strings.a_shoe_a_line`.) Any of the shoes are
 then read again by the index, so that a run holds at once only the shoes of
 the sessions it is playing, and a printout only a block of them: memory is
 bounded by those and the index, not by the file.
@@ -35,6 +36,8 @@ from backtest.shoes.recorded.card_level import (
     card_text_shoes,
     dealt_shoes,
 )
+from backtest.shoes.recorded.options import check_options
+from backtest.shoes.recorded.road_strings import a_shoe_a_line, line_shoes, road_shoe_hands
 from backtest.shoes.recorded.sniff import PARQUET_MAGIC, sniff
 from backtest.shoes.recorded.text import (
     HEAD_BYTES,
@@ -47,25 +50,29 @@ from backtest.shoes.recorded.text import (
     source_name,
 )
 
-#: card-level text files larger than this are read a shoe at a time (smaller
-#: ones, and every other format, are read whole)
+#: files larger than this are read a line at a time (smaller ones are read whole)
 STREAMED_BYTES = HEAD_BYTES
+
+#: the formats of the files indexed a shoe at a time when they are big
+INDEXED_KINDS = ("card-text", "road")
 
 
 def streamable(
     path: StrPath, fmt: str | None = None, columns: Mapping[str, str] | None = None
-) -> bool:
-    """Whether `path` is card-level text (`fmt`, or else as its first
-    megabyte reads) of more than STREAMED_BYTES, to be indexed a shoe at a
-    time; False for standard input, a column mapping (which is for CSV),
-    another format, or a file that cannot be read (its reader says why)."""
-    if columns or fmt not in (None, "card-text"):
-        return False
-    return streamed_kind(path, fmt, None) == "card-text"
+) -> str | None:
+    """The format (one of INDEXED_KINDS: `fmt`, or else as its first megabyte
+    reads) of a file of more than STREAMED_BYTES to be indexed a shoe at a
+    time: card-level text, or roads a shoe a line; None for standard input,
+    a column mapping (which is for CSV), another format, or a file that
+    cannot be read (its reader says why)."""
+    if columns or fmt not in (None, *INDEXED_KINDS):
+        return None
+    kind = streamed_kind(path, fmt, None)
+    return kind if kind in INDEXED_KINDS else None
 
 
 #: the formats read from the file a line at a time when it is big
-STREAMED_KINDS = ("card-text", "card-csv", "outcome-csv")
+STREAMED_KINDS = ("card-text", "card-csv", "outcome-csv", "road")
 
 
 def streamed_kind(
@@ -94,7 +101,8 @@ def streamed_json(
 def _big_kind(path: StrPath, fmt: str | None, columns: Mapping[str, str] | None) -> str | None:
     """`fmt`, or the format the first megabyte of a file of more than
     STREAMED_BYTES reads as; None for standard input, Parquet, a smaller
-    file, or one that cannot be read."""
+    file, one that cannot be read, or roads whose first megabyte may be a
+    column of results (a result a line: only the whole file tells)."""
     if os.fspath(path) == STDIN:
         return None
     try:
@@ -106,19 +114,23 @@ def _big_kind(path: StrPath, fmt: str | None, columns: Mapping[str, str] | None)
         return None
     if data.startswith(PARQUET_MAGIC):
         return None
-    if fmt is not None:
+    if fmt not in (None, "road"):
         return fmt
     source, head, _ = load_head(path, data)
-    return sniff(source, head, columns)[0]
+    kind = fmt or sniff(source, head, columns)[0]
+    if kind == "road" and not a_shoe_a_line(head, source):
+        return None
+    return kind
 
 
 @dataclass(frozen=True)
 class ShoeIndex:
-    """The shoes with a hand in them of a card-level text file, in order: the
-    stretch of the file that holds each one's line (its first byte and end
-    byte, and the lines before it there: see `text.Place`), its line number,
-    and its hands. `whole`: every shoe of the file is indexed (else its
-    first, as far as the pass was asked to read)."""
+    """The shoes with a hand in them of a card-level text file (or a road
+    file: `kind`), in order: the stretch of the file that holds each one's
+    line (its first byte and end byte, and the lines before it there: see
+    `text.Place`), its line number, and its hands. `whole`: every shoe of
+    the file is indexed (else its first, as far as the pass was asked to
+    read)."""
 
     path: str
     source: str
@@ -130,20 +142,32 @@ class ShoeIndex:
     line: np.ndarray  # int64
     hands: np.ndarray  # int64
     whole: bool
+    kind: str = "card-text"
 
     def __len__(self) -> int:
         return int(self.hands.shape[0])
 
+    @property
+    def known(self) -> frozenset[str]:
+        """What the shoes' hands record (a road's, only the winner)."""
+        return ALL_KNOWN if self.kind == "card-text" else frozenset()
+
 
 def index_shoes(
-    path: StrPath, decks: int, burn: bool, until: Callable[[int], bool] | None = None
+    path: StrPath,
+    decks: int,
+    burn: bool,
+    until: Callable[[int], bool] | None = None,
+    kind: str = "card-text",
 ) -> ShoeIndex:
-    """Index the shoes of a card-level text file in one pass, each checked and
-    dealt as `read_shoes` deals it (its errors, and a warning for a shoe that
-    ends in the middle of a hand) and then let go. `until` is told the hands
-    of each shoe in turn: the pass stops after the shoe it answers True for
-    (the file is not read further)."""
+    """Index the shoes of a card-level text file (or of roads a shoe a line:
+    `kind`, as `streamable` tells) in one pass, each checked and dealt as
+    `read_shoes` deals it (its errors, and a warning for a shoe that ends in
+    the middle of a hand) and then let go. `until` is told the hands of each
+    shoe in turn: the pass stops after the shoe it answers True for (the
+    file is not read further)."""
     source = source_name(path)
+    check_options(source, kind, None, burn)
     start, end, before, line, hands = (array("q") for _ in range(5))
     place: list[tuple[int, Place]] = [(0, (0, 0, 0))]
 
@@ -157,10 +181,15 @@ def index_shoes(
             raise ShoeFormatError(f"{source}: no shoes: the file is empty")
 
     whole = True
-    for shoe in dealt_shoes(card_text_shoes(lines(), source), source, decks, burn):
-        # (card_text_shoes gives a line's shoe as soon as it has read the line)
+    counts: Iterator[int]
+    if kind == "card-text":
+        dealt = dealt_shoes(card_text_shoes(lines(), source), source, decks, burn)
+        counts = (int(shoe.columns["winner"].shape[0]) for shoe in dealt)
+    else:
+        counts = (int(codes.shape[0]) for _, codes in line_shoes(lines(), source, decks))
+    for n in counts:
+        # (the readers give a line's shoe as soon as they have read the line)
         number, (first, last, k) = place[0]
-        n = int(shoe.columns["winner"].shape[0])
         start.append(first)
         end.append(last)
         before.append(k)
@@ -180,6 +209,7 @@ def index_shoes(
         np.frombuffer(line, np.int64),
         np.frombuffer(hands, np.int64),
         whole,
+        kind,
     )
 
 
@@ -200,23 +230,22 @@ def read_indexed(index: ShoeIndex, shoes: np.ndarray) -> Hands:
     the index as its shoe number, and its hands are those `read_shoes` deals
     from it. A run of consecutive shoes is read in one stretch."""
     shoes = np.asarray(shoes, np.int64)
+    if index.kind == "road":
+        codes = [
+            c
+            for lines in _runs(index, shoes)
+            for _, c in line_shoes(lines, index.source, index.decks)
+        ]
+        return road_shoe_hands(
+            np.concatenate(codes) if codes else np.zeros(0, np.int8),
+            index.hands[shoes],
+            shoes,
+            index.source,
+        )
     total = int(index.hands[shoes].sum()) if shoes.size else 0
     out = Growing(total)
     burned: list[tuple[int, ...]] = []
-    cuts = np.flatnonzero(np.diff(shoes) != 1) + 1
-    for run in np.split(shoes, cuts) if shoes.size else []:
-        a, b = int(run[0]), int(run[-1])
-        wanted = set(index.line[a : b + 1].tolist())
-        lines = (
-            (number, text)
-            for number, text, _ in placed_lines(
-                index.path,
-                int(index.start[a]),
-                int(index.end[b]),
-                int(index.line[a]) - int(index.before[a]),
-            )
-            if number in wanted
-        )
+    for a, lines in zip(_firsts(shoes), _runs(index, shoes)):
         with warnings.catch_warnings():  # (the index's pass gave them)
             warnings.simplefilter("ignore", IncompleteHandWarning)
             for shoe in dealt_shoes(
@@ -239,6 +268,31 @@ def read_indexed(index: ShoeIndex, shoes: np.ndarray) -> Hands:
         burned=tuple(burned) if index.burn else (),
         **out.filled(),
     )
+
+
+def _firsts(shoes: np.ndarray) -> list[int]:
+    """The first shoe of each run of consecutive shoes."""
+    cuts = np.flatnonzero(np.diff(shoes) != 1) + 1
+    return [int(run[0]) for run in np.split(shoes, cuts)] if shoes.size else []
+
+
+def _runs(index: ShoeIndex, shoes: np.ndarray) -> Iterator[Iterator[tuple[int, str]]]:
+    """For each run of consecutive shoes, the numbered lines of their shoes,
+    read in one stretch of the file."""
+    cuts = np.flatnonzero(np.diff(shoes) != 1) + 1
+    for run in np.split(shoes, cuts) if shoes.size else []:
+        a, b = int(run[0]), int(run[-1])
+        wanted = set(index.line[a : b + 1].tolist())
+        yield (
+            (number, text)
+            for number, text, _ in placed_lines(
+                index.path,
+                int(index.start[a]),
+                int(index.end[b]),
+                int(index.line[a]) - int(index.before[a]),
+            )
+            if number in wanted
+        )
 
 
 def shoe_blocks(index: ShoeIndex, hands: int) -> Iterator[Hands]:
