@@ -51,7 +51,7 @@ def deal(
     # a big record's text is never held whole, nor a big card-level file's hands
     kind = stream.streamable(shoe_file, None, mapping)
     if kind is not None:
-        index = stream.index_shoes(shoe_file, decks, burn, kind=kind)
+        index = stream.index_shoes(shoe_file, decks, burn, kind=kind, columns=mapping)
         blocks = partial(stream.shoe_blocks, index, render.BLOCK_HANDS)
         pieces = render.block_pieces(blocks, index.known, fmt.value)
     else:

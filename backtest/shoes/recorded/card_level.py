@@ -37,11 +37,13 @@ def card_code(token: str) -> int:
 
 @dataclass(frozen=True)
 class _CardShoe:
-    """The cards of one shoe as read, and where each one is in the file."""
+    """The cards of one shoe as read, where each one is in the file, and the
+    lines of the file it is read from (the first and the last)."""
 
     label: str
     cards: np.ndarray
     locate: Callable[[int], str]
+    lines: tuple[int, int]
 
 
 def card_text_shoes(text: str | Iterable[tuple[int, str]], source: str) -> Iterator[_CardShoe]:
@@ -63,7 +65,7 @@ def card_text_shoes(text: str | Iterable[tuple[int, str]], source: str) -> Itera
                     codes.append(card_code(token))
                 except ValueError as exc:
                     raise ShoeFormatError(f"{locate(k)}: {exc}") from None
-        yield _CardShoe(f"line {number}", np.array(codes, dtype=np.uint8), locate)
+        yield _CardShoe(f"line {number}", np.array(codes, dtype=np.uint8), locate, (number, number))
 
 
 def card_csv_shoes(
@@ -89,6 +91,7 @@ def card_csv_shoes(
             f"shoe {shown(label)} (lines {numbers[0]}-{numbers[-1]})",
             np.array(codes, dtype=np.uint8),
             locate,
+            (numbers[0], numbers[-1]),
         )
 
 

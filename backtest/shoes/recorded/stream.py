@@ -26,6 +26,7 @@ import warnings
 from array import array
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -33,10 +34,13 @@ from backtest.core.errors import ShoeFormatError
 from backtest.core.hands import ALL_KNOWN, Hands
 from backtest.shoes.recorded.card_level import (
     Growing,
+    card_csv_shoes,
     card_text_shoes,
     dealt_shoes,
 )
 from backtest.shoes.recorded.options import check_options
+from backtest.shoes.recorded.outcome_csv import outcome_csv_shoes
+from backtest.shoes.recorded.outcomes import HANDS_PER_DECK, too_many_hands
 from backtest.shoes.recorded.road_strings import a_shoe_a_line, line_shoes, road_shoe_hands
 from backtest.shoes.recorded.sniff import PARQUET_MAGIC, sniff
 from backtest.shoes.recorded.text import (
@@ -54,7 +58,7 @@ from backtest.shoes.recorded.text import (
 STREAMED_BYTES = HEAD_BYTES
 
 #: the formats of the files indexed a shoe at a time when they are big
-INDEXED_KINDS = ("card-text", "road")
+INDEXED_KINDS = ("card-text", "road", "card-csv", "outcome-csv")
 
 
 def streamable(
@@ -62,12 +66,12 @@ def streamable(
 ) -> str | None:
     """The format (one of INDEXED_KINDS: `fmt`, or else as its first megabyte
     reads) of a file of more than STREAMED_BYTES to be indexed a shoe at a
-    time: card-level text, or roads a shoe a line; None for standard input,
-    a column mapping (which is for CSV), another format, or a file that
-    cannot be read (its reader says why)."""
-    if columns or fmt not in (None, *INDEXED_KINDS):
+    time: card-level text or CSV, an outcome-level CSV, or roads a shoe a
+    line; None for standard input, another format, or a file that cannot be
+    read (its reader says why)."""
+    if fmt not in (None, *INDEXED_KINDS):
         return None
-    kind = streamed_kind(path, fmt, None)
+    kind = streamed_kind(path, fmt, columns)
     return kind if kind in INDEXED_KINDS else None
 
 
@@ -125,12 +129,14 @@ def _big_kind(path: StrPath, fmt: str | None, columns: Mapping[str, str] | None)
 
 @dataclass(frozen=True)
 class ShoeIndex:
-    """The shoes with a hand in them of a card-level text file (or a road
-    file: `kind`), in order: the stretch of the file that holds each one's
-    line (its first byte and end byte, and the lines before it there: see
-    `text.Place`), its line number, and its hands. `whole`: every shoe of
-    the file is indexed (else its first, as far as the pass was asked to
-    read)."""
+    """The shoes with a hand in them of a big file (of one of INDEXED_KINDS:
+    `kind`), in order: the stretch of the file that holds each one's lines
+    (the first byte of its first line's stretch and the end byte of its
+    last's, and the lines before its first there: see `text.Place`), its
+    first and last line numbers, and its hands. `whole`: every shoe of the
+    file is indexed (else its first, as far as the pass was asked to read).
+    A CSV's `header` (its line number and text) and column mapping are kept
+    to read its rows again; `known` is what the shoes' hands record."""
 
     path: str
     source: str
@@ -140,17 +146,16 @@ class ShoeIndex:
     end: np.ndarray  # int64
     before: np.ndarray  # int32
     line: np.ndarray  # int64
+    last: np.ndarray  # int64
     hands: np.ndarray  # int64
     whole: bool
     kind: str = "card-text"
+    known: frozenset[str] = ALL_KNOWN
+    header: tuple[int, str] | None = None
+    columns: tuple[tuple[str, str], ...] = ()
 
     def __len__(self) -> int:
         return int(self.hands.shape[0])
-
-    @property
-    def known(self) -> frozenset[str]:
-        """What the shoes' hands record (a road's, only the winner)."""
-        return ALL_KNOWN if self.kind == "card-text" else frozenset()
 
 
 def index_shoes(
@@ -159,45 +164,54 @@ def index_shoes(
     burn: bool,
     until: Callable[[int], bool] | None = None,
     kind: str = "card-text",
+    columns: Mapping[str, str] | None = None,
 ) -> ShoeIndex:
-    """Index the shoes of a card-level text file (or of roads a shoe a line:
-    `kind`, as `streamable` tells) in one pass, each checked and dealt as
-    `read_shoes` deals it (its errors, and a warning for a shoe that ends in
-    the middle of a hand) and then let go. `until` is told the hands of each
-    shoe in turn: the pass stops after the shoe it answers True for (the
-    file is not read further)."""
+    """Index the shoes of a big file (card-level text, or another of
+    INDEXED_KINDS: `kind`, as `streamable` tells; `columns` a CSV's column
+    mapping) in one pass, each checked and dealt as `read_shoes` deals it
+    (its errors, and a warning for a shoe that ends in the middle of a hand)
+    and then let go. `until` is told the hands of each shoe in turn: the
+    pass stops after the shoe it answers True for (the file is not read
+    further)."""
     source = source_name(path)
-    check_options(source, kind, None, burn)
-    start, end, before, line, hands = (array("q") for _ in range(5))
-    place: list[tuple[int, Place]] = [(0, (0, 0, 0))]
+    check_options(source, kind, columns, burn)
+    start, end, before, line, last, hands = (array("q") for _ in range(6))
+    places: dict[int, Place] = {}  # (of the lines read since the last shoe)
+    header: list[tuple[int, str]] = []
 
     def lines() -> Iterator[tuple[int, str]]:
         seen_text = False
         for number, text, where in placed_lines(path):
-            place[0] = number, where
+            places[number] = where
             seen_text = seen_text or bool(text.strip())
+            if not header and text.strip() and not text.lstrip().startswith("#"):
+                header.append((number, text))
             yield number, text
         if not seen_text:
             raise ShoeFormatError(f"{source}: no shoes: the file is empty")
 
     whole = True
-    counts: Iterator[int]
-    if kind == "card-text":
-        dealt = dealt_shoes(card_text_shoes(lines(), source), source, decks, burn)
-        counts = (int(shoe.columns["winner"].shape[0]) for shoe in dealt)
-    else:
-        counts = (int(codes.shape[0]) for _, codes in line_shoes(lines(), source, decks))
-    for n in counts:
-        # (the readers give a line's shoe as soon as they have read the line)
-        number, (first, last, k) = place[0]
-        start.append(first)
-        end.append(last)
-        before.append(k)
-        line.append(number)
+    known: frozenset[str] = frozenset() if kind == "road" else ALL_KNOWN
+    too_long: tuple[int, int] | None = None  # (an outcome-level CSV's first: shoe, hands)
+    for n, (first, final), read in _shoes(kind, lines(), source, decks, burn, columns):
+        begin, stop = places[first], places[final]
+        start.append(begin[0])
+        end.append(stop[1])
+        before.append(begin[2])
+        line.append(first)
+        last.append(final)
         hands.append(n)
+        for number in [k for k in places if k <= final]:
+            del places[number]
+        if kind == "outcome-csv":
+            known = read.known
+            if too_long is None and n > HANDS_PER_DECK * decks:
+                too_long = len(hands), n
         if until is not None and until(n):
             whole = False
             break
+    if too_long is not None:  # (as a whole read refuses it, once it has read the shoes)
+        raise too_many_hands(source, f"shoe {too_long[0]}", too_long[1], decks)
     return ShoeIndex(
         os.fspath(path),
         source,
@@ -207,10 +221,46 @@ def index_shoes(
         np.frombuffer(end, np.int64),
         np.frombuffer(before, np.int64).astype(np.int32),
         np.frombuffer(line, np.int64),
+        np.frombuffer(last, np.int64),
         np.frombuffer(hands, np.int64),
         whole,
         kind,
+        known,
+        header[0] if header and kind in ("card-csv", "outcome-csv") else None,
+        tuple((columns or {}).items()),
     )
+
+
+def _shoes(
+    kind: str,
+    lines: Iterator[tuple[int, str]],
+    source: str,
+    decks: int,
+    burn: bool,
+    columns: Mapping[str, str] | None,
+    first: int = 0,
+    checked: bool = False,
+) -> Iterator[tuple[int, tuple[int, int], Any]]:
+    """(hands, (first line, last line), the shoe read) for each shoe with a
+    hand in it of numbered lines of a file of `kind`, in turn: the shoe read
+    is a `DealtShoe` (card-level), the codes of its results (road) or its
+    hands (outcome-level CSV, numbered from `first`). `checked`: the shoes
+    were checked before (read again), and need not be again where that can
+    be skipped."""
+    if kind in ("card-text", "card-csv"):
+        read = (
+            card_text_shoes(lines, source)
+            if kind == "card-text"
+            else card_csv_shoes(lines, source, columns)
+        )
+        for shoe in dealt_shoes(read, source, decks, burn, checked=checked):
+            yield int(shoe.columns["winner"].shape[0]), shoe.read.lines, shoe
+    elif kind == "road":
+        for number, codes in line_shoes(lines, source, decks):
+            yield int(codes.shape[0]), (number, number), codes
+    else:
+        for part, where in outcome_csv_shoes(lines, source, decks, columns, first):
+            yield len(part), where, part
 
 
 def first_shoes(count: int) -> Callable[[int], bool]:
@@ -230,17 +280,17 @@ def read_indexed(index: ShoeIndex, shoes: np.ndarray) -> Hands:
     the index as its shoe number, and its hands are those `read_shoes` deals
     from it. A run of consecutive shoes is read in one stretch."""
     shoes = np.asarray(shoes, np.int64)
-    if index.kind == "road":
+    kind, source = index.kind, index.source
+    columns = dict(index.columns) or None
+    if kind == "road":
         codes = [
-            c
-            for lines in _runs(index, shoes)
-            for _, c in line_shoes(lines, index.source, index.decks)
+            c for lines in _runs(index, shoes) for _, c in line_shoes(lines, source, index.decks)
         ]
         return road_shoe_hands(
             np.concatenate(codes) if codes else np.zeros(0, np.int8),
             index.hands[shoes],
             shoes,
-            index.source,
+            source,
         )
     total = int(index.hands[shoes].sum()) if shoes.size else 0
     out = Growing(total)
@@ -248,23 +298,20 @@ def read_indexed(index: ShoeIndex, shoes: np.ndarray) -> Hands:
     for a, lines in zip(_firsts(shoes), _runs(index, shoes)):
         with warnings.catch_warnings():  # (the index's pass gave them)
             warnings.simplefilter("ignore", IncompleteHandWarning)
-            for shoe in dealt_shoes(
-                card_text_shoes(lines, index.source),
-                index.source,
-                index.decks,
-                index.burn,
-                checked=True,
-            ):
-                columns = shoe.columns
-                n = columns["winner"].shape[0]
-                columns["shoe"] = np.full(n, a + shoe.number, dtype=np.int64)
-                columns["hand"] = np.arange(1, n + 1, dtype=np.int32)
-                out.add(columns)
+            read = _shoes(kind, lines, source, index.decks, index.burn, columns, a, checked=True)
+            for k, (n, _, shoe) in enumerate(read):
+                if kind == "outcome-csv":
+                    out.add({name: getattr(shoe, name) for name in out.columns})
+                    continue
+                part = shoe.columns
+                part["shoe"] = np.full(n, a + k, dtype=np.int64)
+                part["hand"] = np.arange(1, n + 1, dtype=np.int32)
+                out.add(part)
                 burned.append(shoe.burned)
     return Hands.from_columns(
         out.n,
-        known=ALL_KNOWN,
-        source=index.source,
+        known=index.known,
+        source=source,
         burned=tuple(burned) if index.burn else (),
         **out.filled(),
     )
@@ -277,22 +324,33 @@ def _firsts(shoes: np.ndarray) -> list[int]:
 
 
 def _runs(index: ShoeIndex, shoes: np.ndarray) -> Iterator[Iterator[tuple[int, str]]]:
-    """For each run of consecutive shoes, the numbered lines of their shoes,
-    read in one stretch of the file."""
+    """For each run of consecutive shoes, the numbered lines of their shoes
+    (a CSV's header first), read in one stretch of the file."""
     cuts = np.flatnonzero(np.diff(shoes) != 1) + 1
     for run in np.split(shoes, cuts) if shoes.size else []:
         a, b = int(run[0]), int(run[-1])
-        wanted = set(index.line[a : b + 1].tolist())
-        yield (
-            (number, text)
-            for number, text, _ in placed_lines(
-                index.path,
-                int(index.start[a]),
-                int(index.end[b]),
-                int(index.line[a]) - int(index.before[a]),
-            )
-            if number in wanted
-        )
+        yield _run_lines(index, a, b)
+
+
+def _run_lines(index: ShoeIndex, a: int, b: int) -> Iterator[tuple[int, str]]:
+    """The numbered lines of shoes a..b (a CSV's header first)."""
+    if index.header is not None:
+        yield index.header
+    firsts = index.line[a : b + 1].tolist()
+    lasts = index.last[a : b + 1].tolist()
+    k = 0  # (the shoe a line may be of)
+    for number, text, _ in placed_lines(
+        index.path,
+        int(index.start[a]),
+        int(index.end[b]),
+        firsts[0] - int(index.before[a]),
+    ):
+        while k < len(lasts) and number > lasts[k]:
+            k += 1
+        if k == len(lasts):
+            return
+        if number >= firsts[k]:
+            yield number, text
 
 
 def shoe_blocks(index: ShoeIndex, hands: int) -> Iterator[Hands]:
