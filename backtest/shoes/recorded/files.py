@@ -105,6 +105,11 @@ def _is_parquet_file(path: StrPath) -> bool:
         return False  # (read whole, the reader says why)
 
 
+#: the largest JSON file read whole (a document, not JSON Lines): its values
+#: take about 10 times its size in memory
+JSON_DOCUMENT_BYTES = 16 << 20
+
+
 def _streamed(
     path: StrPath,
     fmt: str | None,
@@ -122,9 +127,18 @@ def _streamed(
     if kind is None and streamed_json(path, fmt, columns):
         check_options(source, "json", columns, burn)
         hands = json_lines_hands(lambda: stream_lines(path), source, decks, shoes)
+        if hands is None and os.path.getsize(path) > JSON_DOCUMENT_BYTES:
+            raise ShoeFormatError(
+                f"{source}: {os.path.getsize(path) / 2**20:,.0f} MB of JSON that is not "
+                "JSON Lines of round records or shoe-state snapshots (one object a line, "
+                f"read a line at a time), and a JSON document is read whole only up to "
+                f"{JSON_DOCUMENT_BYTES >> 20} MB (it takes about 10 times its size in "
+                "memory); write it as JSON Lines, a record or a snapshot a line, or as "
+                "an outcome-level CSV"
+            )
         if hands is not None:
             _check_hands_fit(hands, decks, source, None)
-        return hands  # (None: not JSON Lines of rounds, read whole by the caller)
+        return hands  # (None: not JSON Lines, a document read whole by the caller)
     if kind is None:
         return None  # a file the head holds whole is read once, whole, by the caller
     check_options(source, kind, columns, burn)
