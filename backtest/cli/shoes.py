@@ -40,8 +40,6 @@ def deal(
     columns: ColumnsOption = None,
 ) -> None:
     """Print every hand of a recorded shoe."""
-    from functools import partial
-
     from backtest.present import render
     from backtest.shoes import recorded
     from backtest.shoes.recorded import stream
@@ -51,9 +49,13 @@ def deal(
     # a big record's text is never held whole, nor a big card-level file's hands
     kind = stream.streamable(shoe_file, None, mapping)
     if kind is not None:
-        index = stream.index_shoes(shoe_file, decks, burn, kind=kind, columns=mapping)
-        blocks = partial(stream.shoe_blocks, index, render.BLOCK_HANDS)
-        pieces = render.block_pieces(blocks, index.known, fmt.value)
+        # (a table's first pass, for its widths, reads every shoe before a row is
+        # written; the other formats write as they read: every shoe is checked first)
+        index_first = fmt is not Format.TABLE
+        blocks, known = stream.indexed_blocks(
+            shoe_file, decks, burn, kind, mapping, render.BLOCK_HANDS, index_first
+        )
+        pieces = render.block_pieces(blocks, known, fmt.value)
     else:
         hands = recorded.read_shoes(shoe_file, decks=decks, burn=burn, columns=mapping)
         pieces = render.pieces(hands, fmt.value)

@@ -173,6 +173,24 @@ def index_shoes(
     and then let go. `until` is told the hands of each shoe in turn: the
     pass stops after the shoe it answers True for (the file is not read
     further)."""
+    done: list[ShoeIndex] = []
+    for _ in _indexing(path, decks, burn, until, kind, columns, done):
+        pass
+    return done[0]
+
+
+def _indexing(
+    path: StrPath,
+    decks: int,
+    burn: bool,
+    until: Callable[[int], bool] | None,
+    kind: str,
+    columns: Mapping[str, str] | None,
+    done: list[ShoeIndex],
+) -> Iterator[tuple[int, int, Any]]:
+    """`index_shoes`, giving each shoe as it is read (its place in the index,
+    its hands, and the shoe read: see `_shoes`); the index is put in `done`
+    once the pass is over."""
     source = source_name(path)
     check_options(source, kind, columns, burn)
     start, end, before, line, last, hands = (array("q") for _ in range(6))
@@ -207,12 +225,13 @@ def index_shoes(
             known = read.known
             if too_long is None and n > HANDS_PER_DECK * decks:
                 too_long = len(hands), n
+        yield len(hands) - 1, n, read
         if until is not None and until(n):
             whole = False
             break
     if too_long is not None:  # (as a whole read refuses it, once it has read the shoes)
         raise too_many_hands(source, f"shoe {too_long[0]}", too_long[1], decks)
-    return ShoeIndex(
+    index = ShoeIndex(
         os.fspath(path),
         source,
         decks,
@@ -229,6 +248,7 @@ def index_shoes(
         header[0] if header and kind in ("card-csv", "outcome-csv") else None,
         tuple((columns or {}).items()),
     )
+    done.append(index)
 
 
 def _shoes(
@@ -281,40 +301,100 @@ def read_indexed(index: ShoeIndex, shoes: np.ndarray) -> Hands:
     from it. A run of consecutive shoes is read in one stretch."""
     shoes = np.asarray(shoes, np.int64)
     kind, source = index.kind, index.source
+    block = _Block(index.kind, index.known, source, index.burn)
     columns = dict(index.columns) or None
-    if kind == "road":
-        codes = [
-            c for lines in _runs(index, shoes) for _, c in line_shoes(lines, source, index.decks)
-        ]
-        return road_shoe_hands(
-            np.concatenate(codes) if codes else np.zeros(0, np.int8),
-            index.hands[shoes],
-            shoes,
-            source,
-        )
-    total = int(index.hands[shoes].sum()) if shoes.size else 0
-    out = Growing(total)
-    burned: list[tuple[int, ...]] = []
     for a, lines in zip(_firsts(shoes), _runs(index, shoes)):
         with warnings.catch_warnings():  # (the index's pass gave them)
             warnings.simplefilter("ignore", IncompleteHandWarning)
             read = _shoes(kind, lines, source, index.decks, index.burn, columns, a, checked=True)
             for k, (n, _, shoe) in enumerate(read):
-                if kind == "outcome-csv":
-                    out.add({name: getattr(shoe, name) for name in out.columns})
-                    continue
-                part = shoe.columns
-                part["shoe"] = np.full(n, a + k, dtype=np.int64)
-                part["hand"] = np.arange(1, n + 1, dtype=np.int32)
-                out.add(part)
-                burned.append(shoe.burned)
-    return Hands.from_columns(
-        out.n,
-        known=index.known,
-        source=source,
-        burned=tuple(burned) if index.burn else (),
-        **out.filled(),
-    )
+                block.add(a + k, n, shoe)
+    return block.hands()
+
+
+class _Block:
+    """The hands of shoes read from a file of `kind`, added a shoe at a time
+    (its number, hands and what `_shoes` read)."""
+
+    def __init__(self, kind: str, known: frozenset[str], source: str, burn: bool) -> None:
+        self.kind, self.known, self.source, self.burn = kind, known, source, burn
+        self.out = Growing(0)
+        self.burned: list[tuple[int, ...]] = []
+        self.codes: list[np.ndarray] = []  # (a road's results)
+        self.numbers: list[int] = []
+        self.n = 0
+
+    def add(self, number: int, n: int, read: Any) -> None:
+        self.n += n
+        if self.kind == "road":
+            self.codes.append(read)
+            self.numbers.append(number)
+        elif self.kind == "outcome-csv":
+            self.known = read.known
+            self.out.add({name: getattr(read, name) for name in self.out.columns})
+        else:
+            part = dict(read.columns)
+            part["shoe"] = np.full(n, number, dtype=np.int64)
+            part["hand"] = np.arange(1, n + 1, dtype=np.int32)
+            self.out.add(part)
+            self.burned.append(read.burned)
+
+    def hands(self) -> Hands:
+        if self.kind == "road":
+            return road_shoe_hands(
+                np.concatenate(self.codes) if self.codes else np.zeros(0, np.int8),
+                np.array([len(c) for c in self.codes], np.int64),
+                np.array(self.numbers, np.int64),
+                self.source,
+            )
+        return Hands.from_columns(
+            self.out.n,
+            known=self.known,
+            source=self.source,
+            burned=tuple(self.burned) if self.burn else (),
+            **self.out.filled(),
+        )
+
+
+def indexed_blocks(
+    path: StrPath,
+    decks: int,
+    burn: bool,
+    kind: str,
+    columns: Mapping[str, str] | None,
+    hands: int,
+    index_first: bool = False,
+) -> tuple[Callable[[], Iterator[Hands]], frozenset[str]]:
+    """Every shoe of a big file (of `kind`, as `streamable` tells), in blocks
+    of whole shoes of about `hands` hands, as `blocks()` gives them: the
+    first call indexes the file, giving the shoes as that pass reads them,
+    and later calls read them again by the index (`shoe_blocks`); with
+    `index_first`, the file is indexed (every shoe checked) now, and every
+    call reads them again. With what the hands record."""
+    done: list[ShoeIndex] = []
+    if index_first:
+        done.append(index_shoes(path, decks, burn, None, kind, columns))
+    if done:
+        known = done[0].known
+    else:
+        with warnings.catch_warnings():  # (the first pass gives them)
+            warnings.simplefilter("ignore")
+            known = index_shoes(path, decks, burn, first_shoes(1), kind, columns).known
+
+    def first_pass() -> Iterator[Hands]:
+        block = _Block(kind, known, source_name(path), burn)
+        for k, n, read in _indexing(path, decks, burn, None, kind, columns, done):
+            block.add(k, n, read)
+            if block.n >= hands:
+                yield block.hands()
+                block = _Block(kind, known, source_name(path), burn)
+        if block.n:
+            yield block.hands()
+
+    def blocks() -> Iterator[Hands]:
+        return shoe_blocks(done[0], hands) if done else first_pass()
+
+    return blocks, known
 
 
 def _firsts(shoes: np.ndarray) -> list[int]:
