@@ -16,6 +16,7 @@ from backtest.core.hands import ALL_KNOWN, Hands
 from backtest.core.rules import Hand, deal_hand
 from backtest.shoes.recorded.text import (
     IncompleteHandWarning,
+    Row,
     content_lines,
     csv_rows,
     decks_words,
@@ -69,13 +70,23 @@ def card_text_shoes(text: str | Iterable[tuple[int, str]], source: str) -> Itera
 
 
 def card_csv_shoes(
-    text: str | Iterable[tuple[int, str]], source: str, mapping: Mapping[str, str] | None = None
+    text: str | Iterable[tuple[int, str]],
+    source: str,
+    mapping: Mapping[str, str] | None = None,
+    again: Callable[[], Iterator[tuple[int, str]]] | None = None,
 ) -> Iterator[_CardShoe]:
     """The shoes of a card-level CSV (its text, or its numbered lines as
-    `text.stream_lines` reads them), each given once its last row is read."""
+    `text.stream_lines` reads them), each given once its last row is read.
+    `again()`: the lines again from the first (see `text.group_shoes`)."""
+
+    def rows(lines: Iterable[tuple[int, str]]) -> Iterator[Row]:
+        return csv_rows(
+            lines, source, "a card-level CSV", ("shoe", "card"), ("shoe", "card"), mapping
+        )
+
     lines = numbered_lines(text) if isinstance(text, str) else text
-    rows = csv_rows(lines, source, "a card-level CSV", ("shoe", "card"), ("shoe", "card"), mapping)
-    for label, group in group_shoes(rows, source):
+    rows_again = None if again is None else lambda: rows(again())
+    for label, group in group_shoes(rows(lines), source, rows_again):
         numbers = [number for number, _ in group]
 
         def locate(k: int, lines: list[int] = numbers, label: str = label) -> str:

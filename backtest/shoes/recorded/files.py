@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 import warnings
-from collections.abc import Generator, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from typing import Any
 
 from backtest.core.errors import ShoeFormatError, UsageError, shown
@@ -151,6 +151,7 @@ def _streamed(
         columns,
         shoes,
         capacity=os.path.getsize(path) // 8 + 1,
+        again=lambda: stream_lines(path),
     )
 
 
@@ -163,9 +164,11 @@ def _read_kind(
     columns: Mapping[str, str] | None,
     limit: int | None = None,
     capacity: int = 0,
+    again: Callable[[], Iterator[tuple[int, str]]] | None = None,
 ) -> Hands:
     """The hands of a file of a known format: its text, or (card text, CSV,
-    roads a shoe a line) its numbered lines, read as far as `limit` shoes."""
+    roads a shoe a line) its numbered lines, read as far as `limit` shoes;
+    `again()` gives a CSV's lines again (see `text.group_shoes`)."""
     if kind == "card-text":
         if isinstance(text, str):
             capacity = len(text) // 8 + 1
@@ -173,9 +176,10 @@ def _read_kind(
             card_text_shoes(text, source), source, decks, burn, limit, capacity=capacity
         )
     if kind == "card-csv":
-        return deal_card_shoes(card_csv_shoes(text, source, columns), source, decks, burn, limit)
+        read = card_csv_shoes(text, source, columns, again)
+        return deal_card_shoes(read, source, decks, burn, limit)
     if kind == "outcome-csv":
-        hands = outcome_csv_hands(text, source, decks, columns, limit)
+        hands = outcome_csv_hands(text, source, decks, columns, limit, again)
     elif kind == "road" and not isinstance(text, str):
         return road_line_hands(text, source, decks, limit)  # (its shoes checked as read)
     else:

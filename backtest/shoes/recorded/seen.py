@@ -1,4 +1,5 @@
-"""The game ids of the rounds read so far, kept in a few bytes each.
+"""The game ids of the rounds read so far (and a CSV's shoe labels), kept
+in a few bytes each.
 
 A live table may publish a round twice: the second record is read once if it
 is the same as the first, and is an error if its result differs. To tell,
@@ -56,19 +57,67 @@ def record_digest(record: Mapping[str, Any]) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
 
 
+class _Table:
+    """64-bit keys (never 0) with a 64-bit value each, in open addressing
+    (linear probing), between 3/8 and 3/4 full: 16 bytes a slot."""
+
+    def __init__(self) -> None:
+        self._keys = array("Q", [0]) * _FIRST_SLOTS
+        self._values = array("Q", [0]) * _FIRST_SLOTS
+        self._mask = _FIRST_SLOTS - 1
+        self.count = 0
+
+    def get(self, key: int) -> int | None:
+        """The value of `key`, or None if it is not in the table."""
+        keys, mask = self._keys, self._mask
+        slot = key & mask
+        while True:
+            there = keys[slot]
+            if there == key:
+                return self._values[slot]
+            if there == 0:
+                return None
+            slot = (slot + 1) & mask
+
+    def put(self, key: int, value: int) -> None:
+        """Add `key` (not in the table) with `value`."""
+        keys, mask = self._keys, self._mask
+        slot = key & mask
+        while keys[slot]:
+            slot = (slot + 1) & mask
+        keys[slot] = key
+        self._values[slot] = value
+        self.count += 1
+        if 4 * self.count > 3 * (mask + 1):
+            self._grow()
+
+    def _grow(self) -> None:
+        """Twice the slots, every key placed again."""
+        old_keys, old_values = self._keys, self._values
+        size = 2 * (self._mask + 1)
+        keys = array("Q", [0]) * size
+        values = array("Q", [0]) * size
+        mask = size - 1
+        for key, value in zip(old_keys, old_values):
+            if key:
+                slot = key & mask
+                while keys[slot]:
+                    slot = (slot + 1) & mask
+                keys[slot] = key
+                values[slot] = value
+        self._keys, self._values, self._mask = keys, values, mask
+
+
 class SeenGames:
     """Game ids (their JSON text) with a digest of each one's first record."""
 
     def __init__(self) -> None:
-        self._keys = array("Q", [0]) * _FIRST_SLOTS
-        self._digests = array("Q", [0]) * _FIRST_SLOTS
-        self._mask = _FIRST_SLOTS - 1
-        self._count = 0
+        self._table = _Table()
         #: ids whose hash an earlier, different id has: id text -> (place, digest)
         self._exact: dict[str, tuple[str, int]] = {}
 
     def __len__(self) -> int:
-        return self._count + len(self._exact)
+        return self._table.count + len(self._exact)
 
     def check(
         self, text: str, digest: int, place: str, earlier: Callable[[str], str | None]
@@ -85,40 +134,40 @@ class SeenGames:
             if known is not None:
                 return True if known[1] == digest else known[0]
         key = id_hash(text)
-        keys, mask = self._keys, self._mask
-        slot = key & mask
-        while True:
-            there = keys[slot]
-            if there == 0:
-                break
-            if there == key:
-                if self._digests[slot] == digest:
-                    return True
-                first = earlier(text)
-                if first is not None:
-                    return first
-                self._exact[text] = (place, digest)
-                return False
-            slot = (slot + 1) & mask
-        keys[slot] = key
-        self._digests[slot] = digest
-        self._count += 1
-        if 4 * self._count > 3 * (mask + 1):
-            self._grow()
+        before = self._table.get(key)
+        if before is None:
+            self._table.put(key, digest)
+            return False
+        if before == digest:
+            return True
+        first = earlier(text)
+        if first is not None:
+            return first
+        self._exact[text] = (place, digest)
         return False
 
-    def _grow(self) -> None:
-        """Twice the slots, every key placed again."""
-        old_keys, old_digests = self._keys, self._digests
-        size = 2 * (self._mask + 1)
-        keys = array("Q", [0]) * size
-        digests = array("Q", [0]) * size
-        mask = size - 1
-        for key, digest in zip(old_keys, old_digests):
-            if key:
-                slot = key & mask
-                while keys[slot]:
-                    slot = (slot + 1) & mask
-                keys[slot] = key
-                digests[slot] = digest
-        self._keys, self._digests, self._mask = keys, digests, mask
+
+class FirstLines:
+    """Shoe labels, each with the line its shoe starts on: 16 bytes a label
+    (see `SeenGames`; here any label read again is found exactly)."""
+
+    def __init__(self) -> None:
+        self._table = _Table()
+        #: labels whose hash an earlier, different label has: label -> line
+        self._exact: dict[str, int] = {}
+
+    def first(self, label: str, line: int, earlier: Callable[[str], int | None]) -> int | None:
+        """The line an earlier shoe of `label` started on, or None (a new
+        label, now remembered as starting on `line`). `earlier(label)` gives
+        the line of the first row read before with exactly this label, or
+        None; it is called only when the label's hash is in the table."""
+        if self._exact and label in self._exact:
+            return self._exact[label]
+        key = id_hash(label)
+        if self._table.get(key) is None:
+            self._table.put(key, line)
+            return None
+        before = earlier(label)
+        if before is None:
+            self._exact[label] = line
+        return before

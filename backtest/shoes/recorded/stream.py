@@ -52,6 +52,7 @@ from backtest.shoes.recorded.text import (
     load_head,
     placed_lines,
     source_name,
+    stream_lines,
 )
 
 #: files larger than this are read a line at a time (smaller ones are read whole)
@@ -211,7 +212,8 @@ def _indexing(
     whole = True
     known: frozenset[str] = frozenset() if kind == "road" else ALL_KNOWN
     too_long: tuple[int, int] | None = None  # (an outcome-level CSV's first: shoe, hands)
-    for n, (first, final), read in _shoes(kind, lines(), source, decks, burn, columns):
+    shoes = _shoes(kind, lines(), source, decks, burn, columns, again=lambda: stream_lines(path))
+    for n, (first, final), read in shoes:
         begin, stop = places[first], places[final]
         start.append(begin[0])
         end.append(stop[1])
@@ -260,18 +262,19 @@ def _shoes(
     columns: Mapping[str, str] | None,
     first: int = 0,
     checked: bool = False,
+    again: Callable[[], Iterator[tuple[int, str]]] | None = None,
 ) -> Iterator[tuple[int, tuple[int, int], Any]]:
     """(hands, (first line, last line), the shoe read) for each shoe with a
     hand in it of numbered lines of a file of `kind`, in turn: the shoe read
     is a `DealtShoe` (card-level), the codes of its results (road) or its
     hands (outcome-level CSV, numbered from `first`). `checked`: the shoes
     were checked before (read again), and need not be again where that can
-    be skipped."""
+    be skipped. `again()`: a CSV's lines again (see `text.group_shoes`)."""
     if kind in ("card-text", "card-csv"):
         read = (
             card_text_shoes(lines, source)
             if kind == "card-text"
-            else card_csv_shoes(lines, source, columns)
+            else card_csv_shoes(lines, source, columns, again)
         )
         for shoe in dealt_shoes(read, source, decks, burn, checked=checked):
             yield int(shoe.columns["winner"].shape[0]), shoe.read.lines, shoe
@@ -279,7 +282,7 @@ def _shoes(
         for number, codes in line_shoes(lines, source, decks):
             yield int(codes.shape[0]), (number, number), codes
     else:
-        for part, where in outcome_csv_shoes(lines, source, decks, columns, first):
+        for part, where in outcome_csv_shoes(lines, source, decks, columns, first, again):
             yield len(part), where, part
 
 

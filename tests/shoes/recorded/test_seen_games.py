@@ -130,3 +130,45 @@ def test_many_ids_kept_in_a_few_bytes_each() -> None:
     for k in (0, 7_777, count - 1):
         assert games.check(f'"g{k}"', k, "", lambda text: None) is True
         assert games.check(f'"g{k}"', k + 1, "", lambda text: "line 9") == "line 9"
+
+
+@pytest.fixture(scope="module")
+def csv_lines() -> list[str]:
+    """An outcome-level CSV of 1-deck shoes, labels `S0`, `S1`, ..."""
+    hands = generate_hands(ShoeSpec(decks=1, cut_card=0, burn=False), 12, 5, 0)
+    rows = ["shoe,hand,winner,player_total,banker_total"]
+    for i in range(len(hands)):
+        r = hands.record(i)
+        rows.append(f"S{r.shoe},{r.hand},{r.winner.name},{r.player_total},{r.banker_total}")
+    return rows
+
+
+@pytest.mark.parametrize("collide", COLLIDING)
+def test_colliding_shoe_labels_of_a_csv_read_as_without_collisions(
+    tmp_path: Path, monkeypatch: Any, csv_lines: list[str], collide: str
+) -> None:
+    path = tmp_path / "outcomes.csv"
+    path.write_text("\n".join(csv_lines) + "\n", encoding="utf-8")
+    wanted = read(path, monkeypatch, streamed=False)
+    assert len(set(wanted[0]["shoe"])) == 12
+    monkeypatch.setattr(seen, "id_hash", COLLIDING[collide])
+    assert read(path, monkeypatch, streamed=True) == wanted
+    index = stream.index_shoes(path, 1, False, kind="outcome-csv")
+    assert len(index) == 12
+
+
+@pytest.mark.parametrize("collide", COLLIDING)
+def test_a_shoe_label_that_comes_back_named_as_without_collisions(
+    tmp_path: Path, monkeypatch: Any, csv_lines: list[str], collide: str
+) -> None:
+    again = [line.replace("S3,", "S1,", 1) for line in csv_lines]  # shoe S1 comes back
+    path = tmp_path / "outcomes.csv"
+    path.write_text("\n".join(again) + "\n", encoding="utf-8")
+    expected = error(path, monkeypatch, streamed=False)
+    first = next(k for k, line in enumerate(csv_lines, 1) if line.startswith("S1,"))
+    assert f"shoe 'S1' appears again after other shoes (it started on line {first})" in expected
+    monkeypatch.setattr(seen, "id_hash", COLLIDING[collide])
+    assert error(path, monkeypatch, streamed=True) == expected
+    with pytest.raises(ShoeFormatError) as exc:
+        stream.index_shoes(path, 1, False, kind="outcome-csv")
+    assert str(exc.value) == expected
