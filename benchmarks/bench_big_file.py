@@ -168,7 +168,16 @@ def shoe_count(shoes: Path) -> int:
             .item()
         )
     if shoes.suffix == ".jsonl":
-        return int(pl.scan_ndjson(shoes).select(pl.col("shoeId").n_unique()).collect().item())
+        rounds = pl.scan_ndjson(shoes)
+        if "shoeId" in rounds.collect_schema():
+            return int(rounds.select(pl.col("shoeId").n_unique()).collect().item())
+        import warnings
+
+        from backtest.shoes.recorded import read_shoes
+
+        with warnings.catch_warnings():  # (snapshots, or rounds without a shoe id)
+            warnings.simplefilter("ignore")
+            return read_shoes(shoes).n_shoes
     if shoes.suffix == ".parquet":
         return int(pl.scan_parquet(shoes).select(pl.col("shoe").n_unique()).collect().item())
     with open(shoes, "rb") as fh:

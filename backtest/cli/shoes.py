@@ -40,9 +40,6 @@ def deal(
     columns: ColumnsOption = None,
 ) -> None:
     """Print every hand of a recorded shoe."""
-    from functools import partial
-
-    from backtest.core.hands import ALL_KNOWN
     from backtest.present import render
     from backtest.shoes import recorded
     from backtest.shoes.recorded import stream
@@ -50,10 +47,15 @@ def deal(
     mapping = _columns(columns)
     decks = recorded.decks_option(shoe_file, decks)
     # a big record's text is never held whole, nor a big card-level file's hands
-    if stream.streamable(shoe_file, None, mapping):
-        index = stream.index_shoes(shoe_file, decks, burn)
-        blocks = partial(stream.shoe_blocks, index, render.BLOCK_HANDS)
-        pieces = render.block_pieces(blocks, ALL_KNOWN, fmt.value)
+    kind = stream.streamable(shoe_file, None, mapping)
+    if kind is not None:
+        # (a table's first pass, for its widths, reads every shoe before a row is
+        # written; the other formats write as they read: every shoe is checked first)
+        index_first = fmt is not Format.TABLE
+        blocks, known = stream.indexed_blocks(
+            shoe_file, decks, burn, kind, mapping, render.BLOCK_HANDS, index_first
+        )
+        pieces = render.block_pieces(blocks, known, fmt.value)
     else:
         hands = recorded.read_shoes(shoe_file, decks=decks, burn=burn, columns=mapping)
         pieces = render.pieces(hands, fmt.value)

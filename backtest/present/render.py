@@ -15,9 +15,9 @@ shoe,hand,player_cards,banker_cards,player_total,banker_total,winner,natural,pla
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
 
 import numpy as np
+import polars as pl
 
 from backtest.core.errors import UsageError
 from backtest.core.hands import Hands
@@ -105,52 +105,61 @@ def _table_pieces(blocks: Callable[[], Iterable[Hands]], k: frozenset[str]) -> I
 
     widths = {key: len(title) for title, key, _ in columns}
     for block in blocks():
-        for r in block.to_frame().iter_rows(named=True):
-            cells = _cells(r, k)
-            for _, key, _ in columns:
-                widths[key] = max(widths[key], len(cells[key]))
-
-    def line(cells: dict[str, str]) -> str:
-        parts = [
-            cells[key].rjust(widths[key]) if right else cells[key].ljust(widths[key])
-            for _, key, right in columns
-        ]
-        return "  ".join(parts).rstrip()
+        cells = block.to_frame().select(_cell_exprs(columns, k))
+        longest = cells.select(pl.all().str.len_chars().max()).row(0, named=True)
+        for key, n in longest.items():
+            widths[key] = max(widths[key], n or 0)
+    padded = [
+        (pl.col(key).str.pad_start if right else pl.col(key).str.pad_end)(widths[key])
+        for _, key, right in columns
+    ]
+    row_text = pl.concat_str(padded, separator="  ").str.strip_chars_end()
+    titles = "  ".join(
+        title.rjust(widths[key]) if right else title.ljust(widths[key])
+        for title, key, right in columns
+    ).rstrip()
 
     first = True
     counts = _Counts()
     for block in blocks():
         counts.add(block)
-        ids, n_hands = np.unique(block.shoe, return_counts=True)
-        per_shoe = dict(zip((ids + 1).tolist(), n_hands.tolist()))
         frame = block.to_frame()
+        rows = frame.select(_cell_exprs(columns, k)).select(row_text).to_series().to_list()
+        shoes = frame["shoe"].to_numpy()
+        starts = np.flatnonzero(np.r_[True, shoes[1:] != shoes[:-1]]).tolist()
         out: list[str] = []
-        shoes = frame["shoe"].to_list()
-        for i, r in enumerate(frame.iter_rows(named=True)):
-            if i == 0 or shoes[i] != shoes[i - 1]:
-                if not first:
-                    out.append("")
-                first = False
-                n = per_shoe[shoes[i]]
-                out.append(f"shoe {shoes[i]}: {n} hand{'s' if n != 1 else ''}")
-                out.append(line({key: title for title, key, _ in columns}))
-            out.append(line(_cells(r, k)))
+        for a, b in zip(starts, [*starts[1:], len(rows)]):
+            if not first:
+                out.append("")
+            first = False
+            n = b - a
+            out.append(f"shoe {shoes[a]}: {n} hand{'s' if n != 1 else ''}")
+            out.append(titles)
+            out.extend(rows[a:b])
         if out:
             yield "\n".join(out) + "\n"
     yield ("\n" if not first else "") + counts.line(k) + "\n"
 
 
-def _cells(row: dict[str, Any], known: frozenset[str]) -> dict[str, str]:
-    cells = {key: "" if v is None else str(v) for key, v in row.items()}
-    if "card_counts" in known and "cards" not in known:
-        cells["cards"] = f"{row['player_card_count']}/{row['banker_card_count']}"
-    flags = [
-        name.replace("_", " ")
-        for name in ("natural", "player_pair", "banker_pair")
-        if row.get(name)
-    ]
-    cells["flags"] = ", ".join(flags)
-    return cells
+def _cell_exprs(columns: list[tuple[str, str, bool]], known: frozenset[str]) -> list[pl.Expr]:
+    """The text of each of the table's `columns` (title, key, right-aligned)
+    for a frame of hands that know `known` (`Hands.to_frame`): a number as
+    written, the cards' counts as `2/3`, the flags set by name."""
+    out = []
+    for _, key, _ in columns:
+        if key == "cards":  # (the cards' counts, where the cards are not known)
+            expr = pl.format("{}/{}", "player_card_count", "banker_card_count")
+        elif key == "flags":
+            flags = [
+                pl.when(pl.col(name).fill_null(False)).then(pl.lit(name.replace("_", " ")))
+                for name in ("natural", "player_pair", "banker_pair")
+                if name in known
+            ]
+            expr = pl.concat_str(flags, separator=", ", ignore_nulls=True) if flags else pl.lit("")
+        else:
+            expr = pl.col(key).cast(pl.String).fill_null("")
+        out.append(expr.alias(key))
+    return out
 
 
 def summary(hands: Hands) -> str:

@@ -146,7 +146,7 @@ class Read:
     """Shoes read of a recorded file (all of them, or its first): the hands
     each deals, whether that is all of the file, and the way to their hands:
     `held`, the hands themselves (a file read whole, with where each shoe's
-    rows start), or `index`, the shoes' places in a big card-level text file,
+    rows start), or `index`, the shoes' places in a big text or CSV file,
     which reads them again as a chunk needs them."""
 
     lengths: np.ndarray
@@ -225,8 +225,8 @@ def _read_recorded(
     columns: tuple[tuple[str, str], ...] = (),
 ) -> Read:
     """At least the shoes of the file `need` asks for, read once: a later call
-    for no more shoes than were read reads nothing. A big card-level text
-    file is indexed (`recorded.stream`), its hands read as they are needed;
+    for no more shoes than were read reads nothing. A big text or CSV file
+    is indexed (`recorded.stream`), its hands read as they are needed;
     any other is read with its hands (a big CSV no further than it needs:
     see `read_shoes`)."""
     from backtest.shoes import recorded
@@ -236,13 +236,14 @@ def _read_recorded(
     held = READS.get(key)
     if held is not None and (held.whole or _enough(held.lengths, need)):
         return held
-    if not columns and streamable(path):
+    kind = streamable(path, None, dict(columns) or None)
+    if kind is not None:
         until = None
         if isinstance(need, int):
             until = first_shoes(need)
         elif need is not None:
             until = _until(need)[0]
-        index = index_shoes(path, decks, burn, until)
+        index = index_shoes(path, decks, burn, until, kind, dict(columns) or None)
         held = Read(index.hands, index.whole, index=index)
     else:
         # sessions of M hands: the first shoes, twice as many each time until they do

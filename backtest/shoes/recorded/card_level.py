@@ -16,6 +16,7 @@ from backtest.core.hands import ALL_KNOWN, Hands
 from backtest.core.rules import Hand, deal_hand
 from backtest.shoes.recorded.text import (
     IncompleteHandWarning,
+    Row,
     content_lines,
     csv_rows,
     decks_words,
@@ -37,11 +38,13 @@ def card_code(token: str) -> int:
 
 @dataclass(frozen=True)
 class _CardShoe:
-    """The cards of one shoe as read, and where each one is in the file."""
+    """The cards of one shoe as read, where each one is in the file, and the
+    lines of the file it is read from (the first and the last)."""
 
     label: str
     cards: np.ndarray
     locate: Callable[[int], str]
+    lines: tuple[int, int]
 
 
 def card_text_shoes(text: str | Iterable[tuple[int, str]], source: str) -> Iterator[_CardShoe]:
@@ -63,17 +66,27 @@ def card_text_shoes(text: str | Iterable[tuple[int, str]], source: str) -> Itera
                     codes.append(card_code(token))
                 except ValueError as exc:
                     raise ShoeFormatError(f"{locate(k)}: {exc}") from None
-        yield _CardShoe(f"line {number}", np.array(codes, dtype=np.uint8), locate)
+        yield _CardShoe(f"line {number}", np.array(codes, dtype=np.uint8), locate, (number, number))
 
 
 def card_csv_shoes(
-    text: str | Iterable[tuple[int, str]], source: str, mapping: Mapping[str, str] | None = None
+    text: str | Iterable[tuple[int, str]],
+    source: str,
+    mapping: Mapping[str, str] | None = None,
+    again: Callable[[], Iterator[tuple[int, str]]] | None = None,
 ) -> Iterator[_CardShoe]:
     """The shoes of a card-level CSV (its text, or its numbered lines as
-    `text.stream_lines` reads them), each given once its last row is read."""
+    `text.stream_lines` reads them), each given once its last row is read.
+    `again()`: the lines again from the first (see `text.group_shoes`)."""
+
+    def rows(lines: Iterable[tuple[int, str]]) -> Iterator[Row]:
+        return csv_rows(
+            lines, source, "a card-level CSV", ("shoe", "card"), ("shoe", "card"), mapping
+        )
+
     lines = numbered_lines(text) if isinstance(text, str) else text
-    rows = csv_rows(lines, source, "a card-level CSV", ("shoe", "card"), ("shoe", "card"), mapping)
-    for label, group in group_shoes(rows, source):
+    rows_again = None if again is None else lambda: rows(again())
+    for label, group in group_shoes(rows(lines), source, rows_again):
         numbers = [number for number, _ in group]
 
         def locate(k: int, lines: list[int] = numbers, label: str = label) -> str:
@@ -89,6 +102,7 @@ def card_csv_shoes(
             f"shoe {shown(label)} (lines {numbers[0]}-{numbers[-1]})",
             np.array(codes, dtype=np.uint8),
             locate,
+            (numbers[0], numbers[-1]),
         )
 
 

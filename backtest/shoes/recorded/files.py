@@ -6,23 +6,23 @@ from __future__ import annotations
 import os
 import re
 import warnings
-from collections.abc import Generator, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from typing import Any
 
 from backtest.core.errors import ShoeFormatError, UsageError, shown
 from backtest.core.hands import Hands
 from backtest.shoes.recorded.card_level import card_csv_shoes, card_text_shoes, deal_card_shoes
 from backtest.shoes.recorded.live_json import json_lines_hands, live_json_hands
-from backtest.shoes.recorded.options import check_columns, check_decks, shoe_decks
+from backtest.shoes.recorded.options import check_columns, check_decks, check_options, shoe_decks
 from backtest.shoes.recorded.outcome_csv import outcome_csv_hands
-from backtest.shoes.recorded.road_strings import road_hands
+from backtest.shoes.recorded.outcomes import HANDS_PER_DECK, too_many_hands
+from backtest.shoes.recorded.road_strings import road_hands, road_line_hands
 from backtest.shoes.recorded.sniff import KIND_WORDS, PARQUET_MAGIC, sniff
 from backtest.shoes.recorded.stream import streamed_json, streamed_kind
 from backtest.shoes.recorded.text import (
     STDIN,
     StrPath,
     content_lines,
-    decks_words,
     load_bytes,
     load_text,
     source_name,
@@ -55,9 +55,9 @@ def read_shoes(
     `burn` applies the burn rule to card-level shoes. `columns` maps a CSV's
     or Parquet file's columns to ours (`{"winner": "Result"}`).
 
-    Card-level text and CSV in a file larger than a megabyte
-    (`text.HEAD_BYTES`) are read a line at a time, never held whole as
-    text (a CSV's rows a shoe at a time), and with `shoes` (so many are
+    Card-level text, CSV, JSON Lines of rounds and roads a shoe a line in a
+    file larger than a megabyte (`text.HEAD_BYTES`) are read a line at a
+    time, never held whole as text (a CSV's rows a shoe at a time), and with `shoes` (so many are
     wanted) no further than the line of the last; the format is told from
     the first megabyte. A Parquet file is read in batches of rows, as far
     as `shoes` too. Other files are read whole (with all of their shoes).
@@ -85,28 +85,13 @@ def read_shoes(
         kind = fmt
     else:
         kind, confident = sniff(source, text, columns)
-    _check_options(source, kind, columns, burn)
+    check_options(source, kind, columns, burn)
     try:
         return _read_kind(kind, text, source, decks, burn, columns)
     except ShoeFormatError as exc:
         if confident:
             raise
         raise _tried_all(text, source, decks, exc) from None
-
-
-def _check_options(source: str, kind: str, columns: Mapping[str, str] | None, burn: bool) -> None:
-    """Refuse a column mapping for a file that is not a CSV, and the burn rule
-    for one without cards."""
-    if columns and kind not in ("card-csv", "outcome-csv"):
-        raise UsageError(
-            f"{source}: a column mapping is for CSV and Parquet files, and this "
-            f"file is {KIND_WORDS[kind]}"
-        )
-    if burn and kind not in ("card-text", "card-csv"):
-        raise UsageError(
-            f"{source}: the burn rule applies to card-level shoes, and this file is "
-            f"an outcome-level record ({kind}) with no cards to burn"
-        )
 
 
 def _is_parquet_file(path: StrPath) -> bool:
@@ -120,6 +105,11 @@ def _is_parquet_file(path: StrPath) -> bool:
         return False  # (read whole, the reader says why)
 
 
+#: the largest JSON file read whole (a document, not JSON Lines): its values
+#: take about 10 times its size in memory
+JSON_DOCUMENT_BYTES = 16 << 20
+
+
 def _streamed(
     path: StrPath,
     fmt: str | None,
@@ -128,25 +118,30 @@ def _streamed(
     burn: bool,
     shoes: int | None,
 ) -> Hands | None:
-    """The shoes of a card-level text file, a CSV or JSON Lines of round
+    """The shoes of a card-level text file, a CSV, roads or JSON Lines of round
     records larger than `stream.STREAMED_BYTES`, read a line at a time (as
     far as `shoes` shoes, if given); None for any other file (standard input, Parquet, a smaller
     file, another format), which is read whole."""
     kind = streamed_kind(path, fmt, columns)
     source = source_name(path)
     if kind is None and streamed_json(path, fmt, columns):
-        _check_options(source, "json", columns, burn)
-        lines = stream_lines(path)
-        try:
-            hands = json_lines_hands(lines, source, decks, shoes)
-        finally:
-            lines.close()
+        check_options(source, "json", columns, burn)
+        hands = json_lines_hands(lambda: stream_lines(path), source, decks, shoes)
+        if hands is None and os.path.getsize(path) > JSON_DOCUMENT_BYTES:
+            raise ShoeFormatError(
+                f"{source}: {os.path.getsize(path) / 2**20:,.0f} MB of JSON that is not "
+                "JSON Lines of round records or shoe-state snapshots (one object a line, "
+                f"read a line at a time), and a JSON document is read whole only up to "
+                f"{JSON_DOCUMENT_BYTES >> 20} MB (it takes about 10 times its size in "
+                "memory); write it as JSON Lines, a record or a snapshot a line, or as "
+                "an outcome-level CSV"
+            )
         if hands is not None:
             _check_hands_fit(hands, decks, source, None)
-        return hands  # (None: not JSON Lines of rounds, read whole by the caller)
+        return hands  # (None: not JSON Lines, a document read whole by the caller)
     if kind is None:
         return None  # a file the head holds whole is read once, whole, by the caller
-    _check_options(source, kind, columns, burn)
+    check_options(source, kind, columns, burn)
     return _read_kind(
         kind,
         stream_lines(path),
@@ -156,6 +151,7 @@ def _streamed(
         columns,
         shoes,
         capacity=os.path.getsize(path) // 8 + 1,
+        again=lambda: stream_lines(path),
     )
 
 
@@ -168,9 +164,11 @@ def _read_kind(
     columns: Mapping[str, str] | None,
     limit: int | None = None,
     capacity: int = 0,
+    again: Callable[[], Iterator[tuple[int, str]]] | None = None,
 ) -> Hands:
-    """The hands of a file of a known format: its text, or (card text and
-    CSV) its numbered lines, read as far as `limit` shoes."""
+    """The hands of a file of a known format: its text, or (card text, CSV,
+    roads a shoe a line) its numbered lines, read as far as `limit` shoes;
+    `again()` gives a CSV's lines again (see `text.group_shoes`)."""
     if kind == "card-text":
         if isinstance(text, str):
             capacity = len(text) // 8 + 1
@@ -178,9 +176,12 @@ def _read_kind(
             card_text_shoes(text, source), source, decks, burn, limit, capacity=capacity
         )
     if kind == "card-csv":
-        return deal_card_shoes(card_csv_shoes(text, source, columns), source, decks, burn, limit)
+        read = card_csv_shoes(text, source, columns, again)
+        return deal_card_shoes(read, source, decks, burn, limit)
     if kind == "outcome-csv":
-        hands = outcome_csv_hands(text, source, decks, columns, limit)
+        hands = outcome_csv_hands(text, source, decks, columns, limit, again)
+    elif kind == "road" and not isinstance(text, str):
+        return road_line_hands(text, source, decks, limit)  # (its shoes checked as read)
     else:
         assert isinstance(text, str)  # (JSON and roads are read whole)
         if kind == "json":
@@ -191,10 +192,6 @@ def _read_kind(
         hands, decks, source, text if kind == "road" and isinstance(text, str) else None
     )
     return hands
-
-
-#: the most hands a deck's cards make: a hand takes at least four of its 52
-HANDS_PER_DECK = 13
 
 
 def _check_hands_fit(hands: Hands, decks: int, source: str, road: str | None) -> None:
@@ -213,12 +210,7 @@ def _check_hands_fit(hands: Hands, decks: int, source: str, road: str | None) ->
     lines = [n for n, _ in content_lines(road)] if road is not None else []
     if len(lines) == len(counts):  # a shoe a line
         where = f"line {lines[k]}"
-    raise ShoeFormatError(
-        f"{source}, {where}: {int(counts[k]):,} hands in one shoe, more than "
-        f"{decks_words(decks)} can deal (at most {most:,}: a hand takes at "
-        f"least 4 of the {52 * decks:,} cards); give the decks the records "
-        "came from"
-    )
+    raise too_many_hands(source, where, int(counts[k]), decks)
 
 
 def _tried_all(text: str, source: str, decks: int, first: ShoeFormatError) -> ShoeFormatError:

@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 import re
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from typing import Any
 
 from backtest.core.errors import ShoeFormatError
 from backtest.core.hands import Hands
+from backtest.shoes.recorded.card_level import Growing
 from backtest.shoes.recorded.outcomes import check_hand, outcome_hands, parse_winner
 from backtest.shoes.recorded.rounds import is_round, round_hands, rounds_hands
 from backtest.shoes.recorded.text import numbered_lines
@@ -135,58 +136,136 @@ def _json_line(number: int, line: str, source: str) -> Any:
 
 
 def json_lines_hands(
-    lines: Iterator[tuple[int, str]], source: str, decks: int, limit: int | None = None
+    open_lines: Callable[[], Iterator[tuple[int, str]]],
+    source: str,
+    decks: int,
+    limit: int | None = None,
 ) -> Hands | None:
-    """The hands of JSON Lines of per-round records (`stream.stream_lines`),
-    read a line at a time and a shoe at a time, as `live_json_hands` reads
-    them whole (the same hands, errors and warnings; an error is the first
-    in the file, as far as it is read), and with `limit` no further than the
-    last record of the `limit`th shoe. None, having read one line, when
-    the first line with something on it is not a round's record on its own
-    (a snapshot, or a document over several lines): such a file is read
+    """The hands of JSON Lines of per-round records or of shoe-state
+    snapshots (`open_lines()`: the numbered lines, as `stream.stream_lines`
+    reads them), read a line at a time and a shoe at a time, as
+    `live_json_hands` reads them whole (the same hands, errors and warnings;
+    an error is the first in the file, as far as it is read), and with
+    `limit` no further than the `limit`th shoe. Of snapshots, only the
+    current shoe's last is kept. None, having read its first lines, when a
+    line before the first round or snapshot is not a JSON object on its own
+    (a document over several lines), or there is none: such a file is read
     whole. The records of a round recorded twice are compared by a digest
-    of their JSON."""
-    first: tuple[str, Any] | None = None
-    for number, line in lines:
-        if line.strip():
+    of their JSON; the lines are opened again only for a game id whose hash
+    an earlier id has (`seen.SeenGames`)."""
+    lines = open_lines()
+    others: list[Any] = []
+    kinds: set[str] = set()
+    try:
+        first: tuple[str, Any] | None = None
+        for number, line in lines:
+            if not line.strip():
+                continue
             try:
                 value = json.loads(_TIME_PREFIX.sub("", line, count=1))
             except (json.JSONDecodeError, RecursionError):
                 return None
-            if not is_round(value) or _is_snapshot(value):
+            if is_round(value) and _is_snapshot(value):
+                return None  # (both at once: the whole read says what is wrong)
+            if is_round(value) or _is_snapshot(value):
+                first = (f"line {number}", value)
+                break
+            if not isinstance(value, dict):
                 return None
-            first = (f"line {number}", value)
-            break
-    if first is None:
-        return None
-    others: list[Any] = []
-    kinds: set[str] = set()
+            _count_other(value, others, kinds)
+        if first is None:
+            return None
 
-    def rounds() -> Iterator[tuple[str, Any]]:
-        assert first is not None
-        yield first
+        def skipped() -> None:
+            if others:
+                _warn_skipped(source, len(others), kinds)
+
+        if _is_snapshot(first[1]):
+            snapshots = _snapshot_lines(lines, source, first, others, kinds)
+            return _merged_snapshots(snapshots, source, limit, before_finish=skipped)
+
+        def rounds() -> Iterator[tuple[str, Any]]:
+            assert first is not None
+            yield first
+            yield from _round_lines(lines, source, first[0], others, kinds)
+
+        def again() -> Iterator[tuple[str, Any]]:
+            return _round_lines(open_lines(), source, None, [], set())
+
+        return rounds_hands(rounds(), source, decks, limit, before_finish=skipped, again=again)
+    finally:
+        _close(lines)
+
+
+def _count_other(value: Any, others: list[Any], kinds: set[str]) -> None:
+    """Count a message that holds no hands (and its type, if it names one)."""
+    others.append(None)
+    if isinstance(value, dict) and isinstance(value.get("type"), str):
+        kinds.add(value["type"])
+
+
+def _snapshot_lines(
+    lines: Iterator[tuple[int, str]],
+    source: str,
+    first: tuple[str, Any],
+    others: list[Any],
+    kinds: set[str],
+) -> Iterator[tuple[str, Any]]:
+    """(`line N`, snapshot) for the first and each line of shoe-state
+    snapshots after it (parsed with its time stamp taken off); a round's
+    record is an error; other messages are counted and skipped."""
+    yield first
+    for number, line in lines:
+        if not line.strip():
+            continue
+        value = _json_line(number, _TIME_PREFIX.sub("", line, count=1), source)
+        if _is_snapshot(value):
+            yield f"line {number}", value
+        elif is_round(value):
+            raise ShoeFormatError(
+                f"{source}, line {number}: the file mixes shoe-state snapshots "
+                f"({first[0]}) and per-round records (line {number}); give one "
+                "kind of record a file"
+            )
+        else:
+            _count_other(value, others, kinds)
+
+
+def _close(lines: Iterator[Any]) -> None:
+    close = getattr(lines, "close", None)
+    if close is not None:
+        close()
+
+
+def _round_lines(
+    lines: Iterator[tuple[int, str]],
+    source: str,
+    first: str | None,
+    others: list[Any],
+    kinds: set[str],
+) -> Generator[tuple[str, Any], None, None]:
+    """(`line N`, record) for each line of round records (parsed with its
+    time stamp taken off), after the first (at `first`, or the first of
+    these); a snapshot is an error; other messages are counted in `others`
+    (their types in `kinds`) and skipped. `lines` close when this does."""
+    try:
         for number, line in lines:
             if not line.strip():
                 continue
             value = _json_line(number, _TIME_PREFIX.sub("", line, count=1), source)
             if is_round(value) and not _is_snapshot(value):
+                first = first or f"line {number}"
                 yield f"line {number}", value
             elif _is_snapshot(value):
                 raise ShoeFormatError(
                     f"{source}, line {number}: the file mixes shoe-state snapshots "
-                    f"(line {number}) and per-round records ({first[0]}); give one "
+                    f"(line {number}) and per-round records ({first}); give one "
                     "kind of record a file"
                 )
             else:
-                others.append(None)
-                if isinstance(value, dict) and isinstance(value.get("type"), str):
-                    kinds.add(value["type"])
-
-    def skipped() -> None:
-        if others:
-            _warn_skipped(source, len(others), kinds)
-
-    return rounds_hands(rounds(), source, decks, limit, before_finish=skipped)
+                _count_other(value, others, kinds)
+    finally:
+        _close(lines)
 
 
 def _warn_skipped(source: str, count: int, kinds: set[str]) -> None:
@@ -259,12 +338,42 @@ def _shoe_id(message: Mapping[str, Any]) -> Any:
     return None
 
 
-def _merged_snapshots(snapshots: list[tuple[str, Any]], source: str) -> Hands:
-    """Each message holds the whole shoe so far: one that extends the shoe
-    before it continues it (a repeat adds nothing); a shorter one, or one of
-    another shoe id, starts a new shoe; one as long or longer that does not
-    begin with the hands before it contradicts them."""
-    shoes: list[list[dict[str, Any]]] = []
+def _merged_snapshots(
+    snapshots: Iterable[tuple[str, Any]],
+    source: str,
+    limit: int | None = None,
+    before_finish: Callable[[], None] | None = None,
+) -> Hands:
+    """The hands of shoe-state snapshots, merged into shoes (`_snapshot_shoes`),
+    each shoe's kept as columns once its last snapshot is read; with `limit`,
+    no snapshot after the first of the shoe after the `limit`th is read.
+    `before_finish` is called when every snapshot has been read."""
+    out = Growing(0)
+    count = 0
+    for records in _snapshot_shoes(snapshots, source):
+        part = outcome_hands([rec | {"shoe": count} for rec in records], _KNOWN, source)
+        out.add({name: getattr(part, name) for name in out.columns})
+        count += 1
+        if limit is not None and count >= limit:
+            break
+    else:
+        if before_finish is not None:
+            before_finish()
+    if not out.n:
+        raise ShoeFormatError(f"{source}: no shoes: no hand entries in the file")
+    return Hands.from_columns(out.n, known=_KNOWN, source=source, **out.filled())
+
+
+def _snapshot_shoes(
+    snapshots: Iterable[tuple[str, Any]], source: str
+) -> Iterator[list[dict[str, Any]]]:
+    """The records of each shoe the snapshots hold, given once a snapshot of
+    the next shoe (or the end) is read. Each message holds the whole shoe so
+    far: one that extends the shoe before it continues it (a repeat adds
+    nothing); a shorter one, or one of another shoe id, starts a new shoe;
+    one as long or longer that does not begin with the hands before it
+    contradicts them."""
+    current: list[dict[str, Any]] | None = None
     last_place, last_id = "", None
     for place, message in snapshots:
         entries = _history(message, "", f"{source}, {place}")
@@ -273,11 +382,15 @@ def _merged_snapshots(snapshots: list[tuple[str, Any]], source: str) -> Hands:
             for i, e in enumerate(entries)
         ]
         shoe_id = _shoe_id(message)
-        if not shoes or (shoe_id is not None and shoe_id != last_id) or len(recs) < len(shoes[-1]):
-            shoes.append(recs)
+        if (
+            current is None
+            or (shoe_id is not None and shoe_id != last_id)
+            or len(recs) < len(current)
+        ):
+            if current:
+                yield current
         else:
-            before = shoes[-1]
-            for i, (a, b) in enumerate(zip(before, recs)):
+            for i, (a, b) in enumerate(zip(current, recs)):
                 if a != b:
                     raise ShoeFormatError(
                         f"{source}, {place}, args.history_v2[{i}]: this snapshot contradicts "
@@ -285,15 +398,10 @@ def _merged_snapshots(snapshots: list[tuple[str, Any]], source: str) -> Hands:
                         f"{_entry_text(a)}, not {_entry_text(b)}; a snapshot either extends "
                         "the shoe so far or, with fewer hands, starts a new shoe"
                     )
-            shoes[-1] = recs
+        current = recs
         last_place, last_id = place, shoe_id
-    records = []
-    for shoe, recs in enumerate(s for s in shoes if s):
-        for rec in recs:
-            records.append(rec | {"shoe": shoe})
-    if not records:
-        raise ShoeFormatError(f"{source}: no shoes: no hand entries in the file")
-    return outcome_hands(records, _KNOWN, source)
+    if current:
+        yield current
 
 
 def _entry_text(rec: Mapping[str, Any]) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 
 from backtest.core.errors import ShoeFormatError, UsageError, shown
 from backtest.shoes.recorded.outcome_csv import OUTCOME_COLUMNS
+from backtest.shoes.recorded.sniff import KIND_WORDS
 from backtest.shoes.recorded.text import STDIN, StrPath, decks_words, source_name, stdin_bytes
 from backtest.shoes.shoe import MAX_DECKS
 
@@ -130,3 +131,18 @@ def check_columns(mapping: Mapping[str, Any], where: str) -> None:
 def check_decks(decks: int) -> None:
     if isinstance(decks, bool) or not isinstance(decks, int) or not 1 <= decks <= MAX_DECKS:
         raise UsageError(f"decks must be a whole number from 1 to {MAX_DECKS}, got {shown(decks)}")
+
+
+def check_options(source: str, kind: str, columns: Mapping[str, str] | None, burn: bool) -> None:
+    """Refuse a column mapping for a file that is not a CSV, and the burn rule
+    for one without cards."""
+    if columns and kind not in ("card-csv", "outcome-csv"):
+        raise UsageError(
+            f"{source}: a column mapping is for CSV and Parquet files, and this "
+            f"file is {KIND_WORDS[kind]}"
+        )
+    if burn and kind not in ("card-text", "card-csv"):
+        raise UsageError(
+            f"{source}: the burn rule applies to card-level shoes, and this file is "
+            f"an outcome-level record ({kind}) with no cards to burn"
+        )

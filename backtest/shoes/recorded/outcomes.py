@@ -13,6 +13,7 @@ import numpy as np
 from backtest.core.errors import ShoeFormatError, shown
 from backtest.core.hands import Hands
 from backtest.core.rules import Winner, banker_draws, is_natural, outcome, player_draws
+from backtest.shoes.recorded.text import decks_words
 
 #: the fields of one outcome record, in the order `_possible` keys them
 _FIELDS = (
@@ -195,3 +196,19 @@ def outcome_hands(
     if "cards" in known:
         cols["cards"] = np.array([r["cards"] for r in records], dtype=np.uint8).reshape(-1, 6)
     return Hands.from_columns(len(records), known=known, source=source, **cols)
+
+
+#: the most hands a deck's cards make: a hand takes at least four of its 52
+HANDS_PER_DECK = 13
+
+
+def too_many_hands(source: str, where: str, count: int, decks: int) -> ShoeFormatError:
+    """The error for a shoe (at `where`) of an outcome-level record that
+    has more hands than `decks` decks can deal."""
+    most = HANDS_PER_DECK * decks
+    return ShoeFormatError(
+        f"{source}, {where}: {count:,} hands in one shoe, more than "
+        f"{decks_words(decks)} can deal (at most {most:,}: a hand takes at "
+        f"least 4 of the {52 * decks:,} cards); give the decks the records "
+        "came from"
+    )

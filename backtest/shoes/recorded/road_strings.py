@@ -9,11 +9,20 @@ of results, one shoe, with a blank line between shoes.
 from __future__ import annotations
 
 import re
+from array import array
+from collections.abc import Iterable, Iterator
+
+import numpy as np
 
 from backtest.core.errors import ShoeFormatError, shown
 from backtest.core.hands import Hands
 from backtest.core.rules import Winner
-from backtest.shoes.recorded.outcomes import outcome_hands, winner_word
+from backtest.shoes.recorded.outcomes import (
+    HANDS_PER_DECK,
+    outcome_hands,
+    too_many_hands,
+    winner_word,
+)
 from backtest.shoes.recorded.text import numbered_lines
 
 #: a result as one character of a road
@@ -42,28 +51,97 @@ def token_results(token: str) -> list[Winner] | None:
     return None if None in chars else chars  # type: ignore[return-value]
 
 
+def line_results(number: int, line: str, source: str) -> list[Winner] | None:
+    """The results of a road's line (`number`): None for a blank line, none
+    for one with only a comment (or separators) on it."""
+    content = line.split("#", 1)[0]
+    if not content.strip():
+        return None if not line.strip() else []
+    results: list[Winner] = []
+    for match in TOKEN.finditer(content):
+        got = token_results(match.group())
+        if got is None:
+            bad = next((i for i, ch in enumerate(match.group()) if ch.upper() not in ROAD_CHARS), 0)
+            what = match.group() if len(match.group()) > 1 and bad == 0 else match.group()[bad]
+            raise ShoeFormatError(
+                f"{source}, line {number}, column {match.start() + bad + 1}: unknown result "
+                f"{shown(what)}: a road is a string of B (banker), P (player) and T (tie), "
+                "or the words, or 庄/莊, 闲/閒, 和, separated or not"
+            )
+        results += got
+    return results
+
+
+def a_shoe_a_line(text: str, source: str) -> bool:
+    """Whether the roads of a text (the first lines of a file) are a shoe a
+    line for certain, whatever follows: a line holds more than one result.
+    (Else they may be a column of results, a result a line, which only the
+    whole file tells.) False for text that is not roads."""
+    try:
+        return any(len(line_results(n, line, source) or []) > 1 for n, line in numbered_lines(text))
+    except ShoeFormatError:
+        return False
+
+
+def line_shoes(
+    lines: Iterable[tuple[int, str]], source: str, decks: int
+) -> Iterator[tuple[int, np.ndarray]]:
+    """(line number, its results' codes) for each line of a road file that
+    is a shoe a line (see `a_shoe_a_line`), read as they come; a shoe of
+    more hands than `decks` decks can deal is an error naming its line."""
+    most = HANDS_PER_DECK * decks
+    for number, line in lines:
+        results = line_results(number, line, source)
+        if results:
+            if len(results) > most:
+                raise too_many_hands(source, f"line {number}", len(results), decks)
+            yield number, np.fromiter((w.code for w in results), np.int8, len(results))
+
+
+def road_line_hands(
+    lines: Iterable[tuple[int, str]], source: str, decks: int, limit: int | None = None
+) -> Hands:
+    """The hands of a road file that is a shoe a line, read a line at a time
+    (as `road_hands` reads the text; with `limit`, no further than the line
+    of the `limit`th shoe), each line's results kept as a byte each until
+    the hands are made."""
+    codes = array("b")
+    lengths = array("q")
+    for _, shoe in line_shoes(lines, source, decks):
+        codes.frombytes(shoe.tobytes())
+        lengths.append(shoe.shape[0])
+        if limit is not None and len(lengths) >= limit:
+            break
+    if not lengths:
+        raise ShoeFormatError(f"{source}: no shoes: the file holds only comments and blank lines")
+    counts = np.frombuffer(lengths, np.int64)
+    return road_shoe_hands(
+        np.frombuffer(codes, np.int8), counts, np.arange(counts.shape[0]), source
+    )
+
+
+def road_shoe_hands(
+    codes: np.ndarray, lengths: np.ndarray, numbers: np.ndarray, source: str
+) -> Hands:
+    """Hands of shoes of these results' codes, `lengths[k]` of them in shoe
+    `numbers[k]`, in turn."""
+    n = codes.shape[0]
+    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return Hands.from_columns(
+        n,
+        known=frozenset(),
+        source=source,
+        shoe=np.repeat(np.asarray(numbers, np.int64), lengths),
+        hand=np.arange(1, n + 1, dtype=np.int64) - starts,
+        winner=codes,
+    )
+
+
 def road_hands(text: str, source: str) -> Hands:
     lines: list[tuple[int, list[Winner]] | None] = []  # None: a blank line
     for number, line in numbered_lines(text):
-        content = line.split("#", 1)[0]
-        if not content.strip():
-            lines.append(None if not line.strip() else (number, []))
-            continue
-        results: list[Winner] = []
-        for match in TOKEN.finditer(content):
-            got = token_results(match.group())
-            if got is None:
-                bad = next(
-                    (i for i, ch in enumerate(match.group()) if ch.upper() not in ROAD_CHARS), 0
-                )
-                what = match.group() if len(match.group()) > 1 and bad == 0 else match.group()[bad]
-                raise ShoeFormatError(
-                    f"{source}, line {number}, column {match.start() + bad + 1}: unknown result "
-                    f"{shown(what)}: a road is a string of B (banker), P (player) and T (tie), "
-                    "or the words, or 庄/莊, 闲/閒, 和, separated or not"
-                )
-            results += got
-        lines.append((number, results))
+        results = line_results(number, line, source)
+        lines.append(None if results is None else (number, results))
     filled = [x for x in lines if x is not None and x[1]]
     column = len(filled) > 1 and all(len(r) == 1 for _, r in filled)
     shoes: list[list[Winner]] = []

@@ -14,10 +14,10 @@ first record's: a later one that lacks one is an error.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -27,6 +27,7 @@ from backtest.core.hands import ALL_KNOWN, Hands
 from backtest.shoes.recorded.card_level import Growing, check_composition
 from backtest.shoes.recorded.outcome_csv import derive_from_cards
 from backtest.shoes.recorded.outcomes import check_hand, outcome_hands, parse_winner
+from backtest.shoes.recorded.seen import SeenGames, record_digest
 
 #: where each field of a round may be found, in the order looked for
 _NAMES: dict[str, tuple[str, ...]] = {
@@ -83,7 +84,7 @@ def round_hands(items: Sequence[tuple[str, Any]], source: str, decks: int) -> Ha
     Shoes are told apart by a shoe id where the records have one, else by
     the hand number going back (a reset), else the records are one shoe.
     """
-    return rounds_hands(iter(items), source, decks)
+    return rounds_hands(iter(items), source, decks, again=lambda: iter(items))
 
 
 def rounds_hands(
@@ -92,14 +93,17 @@ def rounds_hands(
     decks: int,
     limit: int | None = None,
     before_finish: Callable[[], None] | None = None,
+    *,
+    again: Callable[[], Iterator[tuple[str, Any]]],
 ) -> Hands:
     """`round_hands` of records that come one at a time (JSON Lines read a
     line at a time): each shoe's records are let go once its hands are in
     columns; with `limit`, no record after the `limit`th shoe is read (and
     the warnings about the whole file are not given). `before_finish` is
-    called when every record has been read, before those warnings."""
+    called when every record has been read, before those warnings.
+    `again()` gives the same records again from the first (see `RoundShoes`)."""
     first = next(items)
-    reader = RoundShoes(first, source, decks)
+    reader = RoundShoes(first, source, decks, again)
     out = Growing(0)
     for shoe, records in enumerate(reader.shoes(_chained(first, items))):
         part = outcome_hands(records, reader.known, source)
@@ -120,10 +124,19 @@ def _chained(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
 
 class RoundShoes:
     """Round records split into shoes, checked as they come; the fields read
-    are those of the first record (`first`: its place and value)."""
+    are those of the first record (`first`: its place and value). `again()`
+    gives the records again from the first, in the same order: the rare
+    game id whose hash an earlier id has is looked for there (see
+    `seen.SeenGames`)."""
 
-    def __init__(self, first: tuple[str, Any], source: str, decks: int) -> None:
-        self.source, self.decks = source, decks
+    def __init__(
+        self,
+        first: tuple[str, Any],
+        source: str,
+        decks: int,
+        again: Callable[[], Iterator[tuple[str, Any]]],
+    ) -> None:
+        self.source, self.decks, self.again = source, decks, again
         names = {f: _key(first[1], f) if isinstance(first[1], dict) else None for f in _NAMES}
         if (
             names["player_total"]
@@ -155,14 +168,15 @@ class RoundShoes:
     def shoes(self, items: Iterable[tuple[str, Any]]) -> Iterator[list[dict[str, Any]]]:
         """The records of each shoe in turn (each checked, a shoe's cards
         against the decks once it is whole); a round recorded twice (the same
-        game id and result) is read once. A game id is remembered by a digest
-        of its record, so as not to hold every record."""
+        game id and result) is read once. A game id is remembered by a hash
+        of it and a digest of its record (`seen.SeenGames`), so as not to
+        hold every record, nor every id."""
         source, decks, names, fields = self.source, self.decks, self.names, self.fields
         records: list[dict[str, Any]] = []
         shoe, hand = 0, 0
         last_shoe: Any = None
         last_hand: int | None = None
-        seen_games: dict[str, tuple[str, bytes]] = {}
+        seen_games = SeenGames()
         shoe_cards: list[int] = []
         places: list[str] = []
 
@@ -172,7 +186,7 @@ class RoundShoes:
             shoe_cards.clear()
             places.clear()
 
-        for place, rec in items:
+        for ordinal, (place, rec) in enumerate(items):
             where = f"{source}, {place}"
             if not isinstance(rec, dict):
                 raise ShoeFormatError(
@@ -182,17 +196,20 @@ class RoundShoes:
             game_key = names["game"]
             if game_key and game_key in rec:
                 game = json.dumps(rec[game_key], sort_keys=True)
-                digest = _digest(rec)
-                if game in seen_games:
-                    first_place, before = seen_games[game]
-                    if before != digest:
-                        raise ShoeFormatError(
-                            f"{where}: {game_key} {shown(rec[game_key])} appears again "
-                            f"({first_place}) with a different result; a round is recorded once"
-                        )
+                seen = seen_games.check(
+                    game,
+                    record_digest(rec),
+                    place,
+                    partial(self._first_place, game_key, before=ordinal),
+                )
+                if isinstance(seen, str):
+                    raise ShoeFormatError(
+                        f"{where}: {game_key} {shown(rec[game_key])} appears again "
+                        f"({seen}) with a different result; a round is recorded once"
+                    )
+                if seen:
                     self.skipped += 1
                     continue
-                seen_games[game] = (place, digest)
             new_shoe = not records and not self.count
             shoe_key = names["shoe"]
             if shoe_key:
@@ -271,6 +288,23 @@ class RoundShoes:
         if records:
             yield records
 
+    def _first_place(self, game_key: str, text: str, before: int) -> str | None:
+        """The place of the first of the records before the `before`th (from
+        0) whose `game_key` is `text` (as JSON writes it), read again; None
+        if there is none."""
+        records = self.again()
+        try:
+            for k, (place, rec) in enumerate(records):
+                if k >= before:
+                    break
+                if game_key in rec and json.dumps(rec[game_key], sort_keys=True) == text:
+                    return place
+        finally:
+            close = getattr(records, "close", None)
+            if close is not None:
+                close()
+        return None
+
     def finish(self) -> None:
         """Warn of rounds read once that were recorded twice, and of records
         with no shoe and no hand number read as one shoe too long for the decks."""
@@ -288,9 +322,3 @@ class RoundShoes:
                 f"{self.decks} decks deal",
                 stacklevel=4,
             )
-
-
-def _digest(rec: Mapping[str, Any]) -> bytes:
-    """A digest of a record, equal for equal records (as JSON writes them)."""
-    text = json.dumps(rec, sort_keys=True, default=str)
-    return hashlib.blake2b(text.encode(), digest_size=16).digest()

@@ -6,10 +6,12 @@ import csv
 import difflib
 import os
 import sys
-from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from typing import BinaryIO
 
 from backtest.core.errors import ShoeFormatError, UsageError, shown
+from backtest.shoes.recorded.seen import FirstLines
 
 StrPath = str | os.PathLike[str]
 
@@ -331,11 +333,16 @@ def _check_columns(
             )
 
 
-def group_shoes(rows: Iterable[Row], source: str) -> Iterator[tuple[str, list[Row]]]:
+def group_shoes(
+    rows: Iterable[Row], source: str, again: Callable[[], Iterator[Row]] | None = None
+) -> Iterator[tuple[str, list[Row]]]:
     """The rows of each shoe (by the `shoe` label), refusing a label that comes
     back; a shoe is given once its last row is read (rows may be read as
-    they come: only one shoe's are held)."""
-    first_line: dict[str, int] = {}
+    they come: only one shoe's are held). With `again` (the same rows again
+    from the first, as a big file is read), the labels seen are kept in a
+    few bytes each (`seen.FirstLines`), and the rows are read again only
+    when a label's hash is that of one before."""
+    seen: dict[str, int] | FirstLines = {} if again is None else FirstLines()
     group: list[Row] = []
     label = ""
     for number, row in rows:
@@ -346,14 +353,37 @@ def group_shoes(rows: Iterable[Row], source: str) -> Iterator[tuple[str, list[Ro
             yield label, group
             group = []
         if not group:
-            if this in first_line:
+            started: int | None
+            if isinstance(seen, dict):
+                started = seen.setdefault(this, number)
+                started = None if started == number else started
+            else:
+                assert again is not None
+                started = seen.first(this, number, partial(_first_row, again, number))
+            if started is not None:
                 raise ShoeFormatError(
                     f"{source}, line {number}, field shoe: shoe {shown(this)} appears again after "
-                    f"other shoes (it started on line {first_line[this]}); the rows of a shoe "
+                    f"other shoes (it started on line {started}); the rows of a shoe "
                     "must be together"
                 )
-            first_line[this] = number
             label = this
         group.append((number, row))
     if group:
         yield label, group
+
+
+def _first_row(again: Callable[[], Iterator[Row]], before: int, label: str) -> int | None:
+    """The line of the first of the rows before line `before` whose shoe is
+    `label`, read again; None if there is none."""
+    rows = again()
+    try:
+        for number, row in rows:
+            if number >= before:
+                break
+            if row["shoe"] == label:
+                return number
+    finally:
+        close = getattr(rows, "close", None)
+        if close is not None:
+            close()
+    return None

@@ -195,13 +195,14 @@ def test_a_read_of_the_first_shoes_stops_after_them(
         read_shoes(path, decks=1)
 
 
-def test_snapshots_are_still_read_whole(tmp_path: Path, monkeypatch: Any) -> None:
+def test_snapshots_are_read_a_shoe_at_a_time(tmp_path: Path, monkeypatch: Any) -> None:
     entry = {"winner": "Banker", "playerScore": 3, "bankerScore": 7}
     lines = [
         json.dumps({"args": {"history_v2": [entry] * k}}) for k in (1, 2, 3, 1, 2)
     ]  # two shoes, of 3 and 2 hands
     path = write(tmp_path, lines)
     monkeypatch.setattr(stream, "STREAMED_BYTES", 0)
-    assert files.json_lines_hands(iter(enumerate(lines, 1)), "x", 1) is None
-    hands = read_shoes(path, decks=1, shoes=1)  # (read whole: both shoes)
-    assert hands.hand.tolist() == [1, 2, 3, 1, 2]
+    streamed = files.json_lines_hands(lambda: iter(enumerate(lines, 1)), "x", 1)
+    assert streamed is not None and streamed.hand.tolist() == [1, 2, 3, 1, 2]
+    hands = read_shoes(path, decks=1, shoes=1)  # (no further than the first shoe)
+    assert hands.hand.tolist() == [1, 2, 3]
