@@ -716,7 +716,7 @@ OUT_OF_RANGE = {
     ),
     "generate-decks": (
         ["shoe", "generate", "--decks", "0"],
-        "error: --decks must be from 1 to 64, got 0",
+        "error: --decks must be a whole number from 1 to 64, got 0",
     ),
     "generate-cut-card": (
         ["shoe", "generate", "--cut-card", "9999"],
