@@ -42,3 +42,14 @@ def atomic_path(path: Path) -> Iterator[Path]:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def configs_folder() -> Path | None:
+    """The folder of the ready configs (run configs, sweeps, rules files):
+    inside the installed package, which holds the checkout's `configs/` as
+    `backtest/configs/`, else the checkout's `configs/` beside the package."""
+    here = Path(__file__).resolve().parents[1]  # the package
+    for candidate in (here / "configs", here.parent / "configs"):
+        if (candidate / "rules").is_dir():
+            return candidate
+    return None

@@ -15,7 +15,7 @@ How each bet is settled under a `Rules` is `settlement`'s.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
@@ -193,63 +193,51 @@ def _unknown(what: str, name: str, known: Iterable[str]) -> str:
     return f"unknown {what} {name!r}{did_you_mean(name, choices, 3)} (known: {', '.join(choices)})"
 
 
-_COMMISSION = Rules(
-    name="commission",
-    description="Banker wins pay 0.95 (5% commission); Tie 8 to 1; pairs 11 to 1.",
-)
-_NO_COMMISSION = Rules(
-    name="no-commission",
-    banker_payout=Fraction(1),
-    banker_six_payout=Fraction(1, 2),
-    pairs_need_main_bet=True,
-    description="Banker wins pay 1 to 1, but 0.5 to 1 with a total of 6; pairs need a main bet.",
-)
-_EZ = Rules(
-    name="ez",
-    banker_payout=Fraction(1),
-    banker_three_card_seven_push=True,
-    dragon7_payout=Fraction(40),
-    panda8_payout=Fraction(25),
-    description="EZ Baccarat: a Banker three-card 7 win pushes the Banker bet; "
-    "Dragon 7 pays 40 to 1, Panda 8 pays 25 to 1.",
-)
+#: the three games: named first wherever the presets are listed
+GAMES = ("commission", "no-commission", "ez")
+
+
+class _Presets(Mapping[str, Rules]):
+    """The named presets: the rules files of the package's `configs/rules/`
+    (the one source of the presets: a new table is a new file), each read
+    the first time it is named, its description the comment it opens with.
+    The three games come first, then the house tables by name."""
+
+    def __init__(self) -> None:
+        self._read: dict[str, Rules] = {}
+        self._files: dict[str, Path] | None = None
+
+    def _paths(self) -> dict[str, Path]:
+        if self._files is None:
+            from backtest.core.files import configs_folder
+
+            folder = configs_folder()
+            paths = sorted((folder / "rules").glob("*.yaml")) if folder is not None else []
+            paths.sort(key=lambda p: GAMES.index(p.stem) if p.stem in GAMES else len(GAMES))
+            self._files = {p.stem: p for p in paths}
+        return self._files
+
+    def __getitem__(self, name: str) -> Rules:
+        if name not in self._read:
+            path = self._paths()[name]  # KeyError: no such preset
+            rules = load_rules(path)
+            opening = path.read_text(encoding="utf-8").splitlines()[:1] or [""]
+            description = opening[0].lstrip("#").strip() if opening[0].startswith("#") else ""
+            self._read[name] = dataclasses.replace(rules, description=description)
+        return self._read[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths())
+
+    def __len__(self) -> int:
+        return len(self._paths())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._paths()
+
 
 #: the named presets: the three games, and each source document's own table
-PRESETS: Mapping[str, Rules] = {
-    r.name: r
-    for r in (
-        _COMMISSION,
-        _NO_COMMISSION,
-        _EZ,
-        dataclasses.replace(
-            _NO_COMMISSION,
-            name="macedonian",
-            description="The Macedonian (and English) house rules: no commission, "
-            "6 pays half, pairs 11 to 1 beside a main bet.",
-        ),
-        dataclasses.replace(
-            _NO_COMMISSION,
-            name="vietnamese",
-            description="The Vietnamese house rules: no commission, 6 pays half, "
-            "pairs 11 to 1 beside a main bet.",
-        ),
-        dataclasses.replace(
-            _COMMISSION,
-            name="bulgarian",
-            pair_payout=None,
-            description="The Bulgarian house rules: 5% commission, Tie 8 to 1, "
-            "no pair bets, up to three boxes.",
-        ),
-        dataclasses.replace(
-            _COMMISSION,
-            name="german",
-            pair_payout=None,
-            player_and_banker_together=False,
-            description="The German house rules: 5% commission, Tie 8 to 1, no pair "
-            "bets; Player+Tie or Banker+Tie, never Player+Banker.",
-        ),
-    )
-}
+PRESETS: Mapping[str, Rules] = _Presets()
 
 
 def load_rules(spec: str | Path | Mapping[str, Any] | Rules) -> Rules:

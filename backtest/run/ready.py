@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from backtest.core.files import configs_folder
+
 #: what each sub-folder of the configs holds (the top level: run configs)
 KINDS = {"": "run", "strategies": "run", "sweeps": "sweep", "rules": "rules"}
 
@@ -32,11 +34,7 @@ class Ready:
 def folder() -> Path | None:
     """The folder of the ready configs: inside the installed package, else the
     checkout's `configs/` beside the package."""
-    here = Path(__file__).resolve().parents[1]  # the package
-    for candidate in (here / "configs", here.parent / "configs"):
-        if (candidate / "rules").is_dir():
-            return candidate
-    return None
+    return configs_folder()
 
 
 def _description(path: Path) -> str:

@@ -725,17 +725,35 @@ def test_load_rules_yaml_with_base(tmp_path: Path) -> None:
         load_rules(latin)
 
 
-@pytest.mark.parametrize("name", sorted(PRESETS))
-def test_every_preset_has_a_config_file_equal_to_it(name: str, repo_root: Path) -> None:
-    path = repo_root / "configs" / "rules" / f"{name}.yaml"
-    assert path.is_file(), f"no {path.relative_to(repo_root)}"
-    assert load_rules(path) == PRESETS[name]
+def test_the_presets_are_the_rules_files(
+    repo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each file of configs/rules/ is the preset of its name, read from it
+    (described by its opening comment), the three games named first; a
+    file added there is a preset."""
+    files = sorted((repo_root / "configs" / "rules").glob("*.yaml"))
+    assert list(PRESETS)[:3] == ["commission", "no-commission", "ez"]
+    assert set(PRESETS) == {p.stem for p in files}
+    for path in files:
+        assert PRESETS[path.stem].name == path.stem
+        first = path.read_text(encoding="utf-8").splitlines()[0]
+        assert PRESETS[path.stem].description == first.removeprefix("# ")
+    folder = tmp_path / "configs"
+    (folder / "rules").mkdir(parents=True)
+    (folder / "rules" / "commission.yaml").write_text("name: commission\n", encoding="utf-8")
+    (folder / "rules" / "lisbon.yaml").write_text(
+        "# Tie 9 to 1.\nname: lisbon\ntie_payout: 9\n", encoding="utf-8"
+    )
+    from backtest.core import files, rules
 
-
-def test_every_rules_config_file_is_a_preset(repo_root: Path) -> None:
-    for path in sorted((repo_root / "configs" / "rules").glob("*.yaml")):
-        assert path.stem in PRESETS, path.name
-        assert load_rules(path) == PRESETS[path.stem], path.name
+    monkeypatch.setattr(files, "configs_folder", lambda: folder)
+    fresh = rules._Presets()
+    assert list(fresh) == ["commission", "lisbon"]
+    assert fresh["lisbon"].tie_payout == 9 and fresh["lisbon"].description == "Tie 9 to 1."
+    monkeypatch.setattr(rules, "PRESETS", fresh)
+    assert Rules.preset("lisbon") is fresh["lisbon"]
+    with pytest.raises(RulesError, match="unknown rules preset 'lisbn'; did you mean 'lisbon'"):
+        Rules.preset("lisbn")
 
 
 def test_preset_round_trips_through_a_mapping() -> None:
