@@ -6,39 +6,24 @@ from __future__ import annotations
 import json
 import re
 import warnings
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 from backtest.core.errors import ShoeFormatError
 from backtest.core.hands import Hands
-from backtest.shoes.recorded.card_level import Growing
-from backtest.shoes.recorded.outcomes import check_hand, outcome_hands, parse_winner
+from backtest.shoes.recorded.live_snapshots import (
+    JSON_SHAPES,
+    KNOWN,
+    described,
+    is_snapshot,
+    json_shoes,
+    json_type,
+    live_entry,
+    merged_snapshots,
+)
+from backtest.shoes.recorded.outcomes import outcome_hands
 from backtest.shoes.recorded.rounds import is_round, round_hands, rounds_hands
 from backtest.shoes.recorded.text import numbered_lines
-
-_JSON_SHAPES = (
-    "a shoe-state message (an object with args.history_v2), a list of hand "
-    "entries, a list of such messages, or a list of lists of entries"
-)
-_LIVE_NAMES = {
-    "winner": "winner",
-    "player_total": "playerScore",
-    "banker_total": "bankerScore",
-    "natural": "natural",
-    "player_pair": "playerPair",
-    "banker_pair": "bankerPair",
-}
-
-
-def _json_type(v: Any) -> str:
-    return {
-        dict: "object",
-        list: "list",
-        str: "string",
-        bool: "true/false",
-        type(None): "null",
-    }.get(type(v), "number")
-
 
 #: a time stamp before a captured message: `[08:46:12] {...}`
 _TIME_PREFIX = re.compile(r"^\s*\[\s*\d[\d:.,T/+Z -]*\]\s*")
@@ -79,21 +64,18 @@ def live_json_hands(text: str, source: str, decks: int = 8) -> Hands:
                 raise ShoeFormatError(
                     f"{source}, [{i}]: expected a shoe-state message (an "
                     f"object with args.history_v2) like [0], got a JSON "
-                    f"{_json_type(item)}"
+                    f"{json_type(item)}"
                 )
-        return _merged_snapshots([(f"[{i}]", item) for i, item in enumerate(data)], source)
+        return merged_snapshots([(f"[{i}]", item) for i, item in enumerate(data)], source)
     records = []
     shoe = 0
-    for path, entries in _json_shoes(data, source):
+    for path, entries in json_shoes(data, source):
         for i, entry in enumerate(entries):
-            records.append(_live_entry(entry, f"{source}, {path}[{i}]", shoe, i + 1))
+            records.append(live_entry(entry, f"{source}, {path}[{i}]", shoe, i + 1))
         shoe += 1 if entries else 0
     if not records:
         raise ShoeFormatError(f"{source}: no shoes: no hand entries in the file")
-    return outcome_hands(records, _KNOWN, source)
-
-
-_KNOWN = frozenset({"player_total", "banker_total", "natural", "player_pair", "banker_pair"})
+    return outcome_hands(records, KNOWN, source)
 
 
 def _one_value_a_line(text: str) -> bool:
@@ -165,9 +147,9 @@ def json_lines_hands(
                 value = json.loads(_TIME_PREFIX.sub("", line, count=1))
             except (json.JSONDecodeError, RecursionError):
                 return None
-            if is_round(value) and _is_snapshot(value):
+            if is_round(value) and is_snapshot(value):
                 return None  # (both at once: the whole read says what is wrong)
-            if is_round(value) or _is_snapshot(value):
+            if is_round(value) or is_snapshot(value):
                 first = (f"line {number}", value)
                 break
             if not isinstance(value, dict):
@@ -180,9 +162,9 @@ def json_lines_hands(
             if others:
                 _warn_skipped(source, len(others), kinds)
 
-        if _is_snapshot(first[1]):
+        if is_snapshot(first[1]):
             snapshots = _snapshot_lines(lines, source, first, others, kinds)
-            return _merged_snapshots(snapshots, source, limit, before_finish=skipped)
+            return merged_snapshots(snapshots, source, limit, before_finish=skipped)
 
         def rounds() -> Iterator[tuple[str, Any]]:
             assert first is not None
@@ -219,7 +201,7 @@ def _snapshot_lines(
         if not line.strip():
             continue
         value = _json_line(number, _TIME_PREFIX.sub("", line, count=1), source)
-        if _is_snapshot(value):
+        if is_snapshot(value):
             yield f"line {number}", value
         elif is_round(value):
             raise ShoeFormatError(
@@ -253,10 +235,10 @@ def _round_lines(
             if not line.strip():
                 continue
             value = _json_line(number, _TIME_PREFIX.sub("", line, count=1), source)
-            if is_round(value) and not _is_snapshot(value):
+            if is_round(value) and not is_snapshot(value):
                 first = first or f"line {number}"
                 yield f"line {number}", value
-            elif _is_snapshot(value):
+            elif is_snapshot(value):
                 raise ShoeFormatError(
                     f"{source}, line {number}: the file mixes shoe-state snapshots "
                     f"(line {number}) and per-round records ({first}); give one "
@@ -280,19 +262,11 @@ def _warn_skipped(source: str, count: int, kinds: set[str]) -> None:
     )
 
 
-def _is_snapshot(value: Any) -> bool:
-    return (
-        isinstance(value, dict)
-        and isinstance(value.get("args"), dict)
-        and "history_v2" in value["args"]
-    )
-
-
 def _items_hands(items: list[tuple[str, Any]], source: str, decks: int) -> Hands:
     """Hands from JSON values one after another (the lines of JSON Lines, the
     items of a list): snapshots, or round records; other messages (a table
     publishes many kinds) are skipped, with a warning that counts them."""
-    snapshots = [(p, v) for p, v in items if _is_snapshot(v)]
+    snapshots = [(p, v) for p, v in items if is_snapshot(v)]
     rounds = [(p, v) for p, v in items if is_round(v)]
     if snapshots and rounds:
         raise ShoeFormatError(
@@ -304,10 +278,10 @@ def _items_hands(items: list[tuple[str, Any]], source: str, decks: int) -> Hands
     if not kept:
         first = items[0][1]
         raise ShoeFormatError(
-            f"{source}, {items[0][0]}: expected {_JSON_SHAPES}, or a round's result (an object "
-            f"with a winner); got {_described(first)}"
+            f"{source}, {items[0][0]}: expected {JSON_SHAPES}, or a round's result (an object "
+            f"with a winner); got {described(first)}"
         )
-    others = [v for _, v in items if not (_is_snapshot(v) or is_round(v))]
+    others = [v for _, v in items if not (is_snapshot(v) or is_round(v))]
     if others:
         kinds = {
             v["type"] for v in others if isinstance(v, dict) and isinstance(v.get("type"), str)
@@ -315,179 +289,4 @@ def _items_hands(items: list[tuple[str, Any]], source: str, decks: int) -> Hands
         _warn_skipped(source, len(others), kinds)
     if rounds:
         return round_hands(rounds, source, decks)
-    return _merged_snapshots(snapshots, source)
-
-
-def _described(v: Any) -> str:
-    if isinstance(v, dict):
-        keys = ", ".join(list(v)[:5])
-        return f"an object with the keys {keys}" if keys else "an empty object"
-    return f"a JSON {_json_type(v)}"
-
-
-#: where a snapshot may say which shoe it is of
-_SHOE_IDS = ("shoeId", "shoe_id", "shoeNumber", "shoe")
-
-
-def _shoe_id(message: Mapping[str, Any]) -> Any:
-    for holder in (message.get("args"), message):
-        if isinstance(holder, dict):
-            for key in _SHOE_IDS:
-                if key in holder and not isinstance(holder[key], (dict, list)):
-                    return holder[key]
-    return None
-
-
-def _merged_snapshots(
-    snapshots: Iterable[tuple[str, Any]],
-    source: str,
-    limit: int | None = None,
-    before_finish: Callable[[], None] | None = None,
-) -> Hands:
-    """The hands of shoe-state snapshots, merged into shoes (`_snapshot_shoes`),
-    each shoe's kept as columns once its last snapshot is read; with `limit`,
-    no snapshot after the first of the shoe after the `limit`th is read.
-    `before_finish` is called when every snapshot has been read."""
-    out = Growing(0)
-    count = 0
-    for records in _snapshot_shoes(snapshots, source):
-        part = outcome_hands([rec | {"shoe": count} for rec in records], _KNOWN, source)
-        out.add({name: getattr(part, name) for name in out.columns})
-        count += 1
-        if limit is not None and count >= limit:
-            break
-    else:
-        if before_finish is not None:
-            before_finish()
-    if not out.n:
-        raise ShoeFormatError(f"{source}: no shoes: no hand entries in the file")
-    return Hands.from_columns(out.n, known=_KNOWN, source=source, **out.filled())
-
-
-def _snapshot_shoes(
-    snapshots: Iterable[tuple[str, Any]], source: str
-) -> Iterator[list[dict[str, Any]]]:
-    """The records of each shoe the snapshots hold, given once a snapshot of
-    the next shoe (or the end) is read. Each message holds the whole shoe so
-    far: one that extends the shoe before it continues it (a repeat adds
-    nothing); a shorter one, or one of another shoe id, starts a new shoe;
-    one as long or longer that does not begin with the hands before it
-    contradicts them."""
-    current: list[dict[str, Any]] | None = None
-    last_place, last_id = "", None
-    for place, message in snapshots:
-        entries = _history(message, "", f"{source}, {place}")
-        recs = [
-            _live_entry(e, f"{source}, {place}, args.history_v2[{i}]", 0, i + 1)
-            for i, e in enumerate(entries)
-        ]
-        shoe_id = _shoe_id(message)
-        if (
-            current is None
-            or (shoe_id is not None and shoe_id != last_id)
-            or len(recs) < len(current)
-        ):
-            if current:
-                yield current
-        else:
-            for i, (a, b) in enumerate(zip(current, recs)):
-                if a != b:
-                    raise ShoeFormatError(
-                        f"{source}, {place}, args.history_v2[{i}]: this snapshot contradicts "
-                        f"the one before it ({last_place}), which has hand {i + 1} as "
-                        f"{_entry_text(a)}, not {_entry_text(b)}; a snapshot either extends "
-                        "the shoe so far or, with fewer hands, starts a new shoe"
-                    )
-        current = recs
-        last_place, last_id = place, shoe_id
-    if current:
-        yield current
-
-
-def _entry_text(rec: Mapping[str, Any]) -> str:
-    flags = [f for f in ("natural", "player_pair", "banker_pair") if rec.get(f)]
-    return f"{rec['winner']} {rec['player_total']}-{rec['banker_total']}" + (
-        f" ({', '.join(f.replace('_', ' ') for f in flags)})" if flags else ""
-    )
-
-
-def _json_shoes(data: Any, source: str) -> list[tuple[str, list[Any]]]:
-    """(JSON path of the entry list, entries) for each shoe in the document."""
-    if isinstance(data, dict):
-        return [("args.history_v2", _history(data, "", source))]
-    if not isinstance(data, list):
-        raise ShoeFormatError(f"{source}: expected {_JSON_SHAPES}; got a JSON {_json_type(data)}")
-    if not data:
-        raise ShoeFormatError(f"{source}: no shoes: the JSON list is empty")
-    if isinstance(data[0], list):
-        for i, item in enumerate(data):
-            if not isinstance(item, list):
-                raise ShoeFormatError(
-                    f"{source}, [{i}]: expected a list of hand entries like "
-                    f"the others, got a JSON {_json_type(item)}"
-                )
-        return [(f"[{i}]", item) for i, item in enumerate(data)]
-    messages = isinstance(data[0], dict) and "args" in data[0]
-    if not messages:
-        return [("", data)]
-    shoes = []
-    for i, item in enumerate(data):
-        if not isinstance(item, dict) or "args" not in item:
-            raise ShoeFormatError(
-                f"{source}, [{i}]: expected a shoe-state message (an object "
-                f"with args.history_v2) like [0], got a JSON "
-                f"{_json_type(item)}"
-            )
-        shoes.append((f"[{i}].args.history_v2", _history(item, f"[{i}].", source)))
-    return shoes
-
-
-def _history(message: Mapping[str, Any], prefix: str, source: str) -> list[Any]:
-    args = message.get("args")
-    if not isinstance(args, dict):
-        raise ShoeFormatError(
-            f"{source}, {prefix}args: expected {_JSON_SHAPES}; this object has no args object"
-        )
-    history = args.get("history_v2")
-    if not isinstance(history, list):
-        raise ShoeFormatError(
-            f"{source}, {prefix}args.history_v2: expected the list of hand "
-            f"entries, got {'nothing' if history is None else 'a JSON ' + _json_type(history)}"
-        )
-    return history
-
-
-def _live_entry(entry: Any, where: str, shoe: int, hand: int) -> dict[str, Any]:
-    if not isinstance(entry, dict):
-        raise ShoeFormatError(
-            f"{where}: expected a hand entry (an object with winner, "
-            f"playerScore, bankerScore), got a JSON {_json_type(entry)}"
-        )
-    if "winner" not in entry:
-        raise ShoeFormatError(f"{where}: the entry has no winner (Player, Banker or Tie)")
-    rec: dict[str, Any] = {
-        "shoe": shoe,
-        "hand": hand,
-        "winner": parse_winner(entry["winner"], f"{where}.winner"),
-    }
-    for field, key in (("player_total", "playerScore"), ("banker_total", "bankerScore")):
-        if key not in entry:
-            raise ShoeFormatError(f"{where}: the entry has no {key} (the hand's total, 0 to 9)")
-        v = entry[key]
-        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 9:
-            raise ShoeFormatError(
-                f"{where}.{key}: impossible total {json.dumps(v)}: a hand's "
-                "total is a whole number from 0 to 9"
-            )
-        rec[field] = v
-    for field, key in (
-        ("natural", "natural"),
-        ("player_pair", "playerPair"),
-        ("banker_pair", "bankerPair"),
-    ):
-        v = entry.get(key, False)
-        if not isinstance(v, bool):
-            raise ShoeFormatError(f"{where}.{key}: expected true or false, got {json.dumps(v)}")
-        rec[field] = v
-    check_hand(rec, where, _LIVE_NAMES)
-    return rec
+    return merged_snapshots(snapshots, source)
