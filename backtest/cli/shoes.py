@@ -42,7 +42,7 @@ def deal(
     """Print every hand of a recorded shoe."""
     from backtest.present import render
     from backtest.shoes import recorded
-    from backtest.shoes.recorded import stream
+    from backtest.shoes.recorded import stream, stream_read
 
     mapping = _columns(columns)
     decks = recorded.decks_option(shoe_file, decks)
@@ -52,7 +52,7 @@ def deal(
         # (a table's first pass, for its widths, reads every shoe before a row is
         # written; the other formats write as they read: every shoe is checked first)
         index_first = fmt is not Format.TABLE
-        blocks, known = stream.indexed_blocks(
+        blocks, known = stream_read.indexed_blocks(
             shoe_file, decks, burn, kind, mapping, render.BLOCK_HANDS, index_first
         )
         pieces = render.block_pieces(blocks, known, fmt.value)

@@ -160,7 +160,7 @@ class Read:
         if self.held is not None:
             hands, starts = self.held
             return hands, starts[ks], starts[ks] + self.lengths[ks]
-        from backtest.shoes.recorded.stream import read_indexed
+        from backtest.shoes.recorded.stream_read import read_indexed
 
         assert self.index is not None
         ends = np.cumsum(self.lengths[ks])

@@ -4,9 +4,9 @@ One pass over the file checks and deals every shoe as `read_shoes` does (the
 same errors and warnings) but keeps only an index: where each shoe's line is
 and how many hands it deals, a few dozen bytes a shoe. (A road file is
 indexed when it is a shoe a line: see `road_strings.a_shoe_a_line`.) Any of the shoes are
-then read again by the index, so that a run holds at once only the shoes of
-the sessions it is playing, and a printout only a block of them: memory is
-bounded by those and the index, not by the file.
+then read again by the index (`stream_read`), so that a run holds at once
+only the shoes of the sessions it is playing, and a printout only a block
+of them: memory is bounded by those and the index, not by the file.
 
 >>> import pathlib, tempfile
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "shoes.txt"
@@ -14,15 +14,11 @@ bounded by those and the index, not by the file.
 >>> index = index_shoes(path, decks=8, burn=False)
 >>> index.hands.tolist(), index.line.tolist()
 ([1, 2], [2, 4])
->>> hands = read_indexed(index, np.array([1]))
->>> hands.shoe.tolist(), hands.hand.tolist()
-([1, 1], [1, 2])
 """
 
 from __future__ import annotations
 
 import os
-import warnings
 from array import array
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -31,9 +27,8 @@ from typing import Any
 import numpy as np
 
 from backtest.core.errors import ShoeFormatError
-from backtest.core.hands import ALL_KNOWN, Hands
+from backtest.core.hands import ALL_KNOWN
 from backtest.shoes.recorded.card_level import (
-    Growing,
     card_csv_shoes,
     card_text_shoes,
     dealt_shoes,
@@ -41,12 +36,11 @@ from backtest.shoes.recorded.card_level import (
 from backtest.shoes.recorded.options import check_options
 from backtest.shoes.recorded.outcome_csv import outcome_csv_shoes
 from backtest.shoes.recorded.outcomes import HANDS_PER_DECK, too_many_hands
-from backtest.shoes.recorded.road_strings import a_shoe_a_line, line_shoes, road_shoe_hands
+from backtest.shoes.recorded.road_strings import a_shoe_a_line, line_shoes
 from backtest.shoes.recorded.sniff import PARQUET_MAGIC, sniff
 from backtest.shoes.recorded.text import (
     HEAD_BYTES,
     STDIN,
-    IncompleteHandWarning,
     Place,
     StrPath,
     load_head,
@@ -175,12 +169,12 @@ def index_shoes(
     pass stops after the shoe it answers True for (the file is not read
     further)."""
     done: list[ShoeIndex] = []
-    for _ in _indexing(path, decks, burn, until, kind, columns, done):
+    for _ in indexing(path, decks, burn, until, kind, columns, done):
         pass
     return done[0]
 
 
-def _indexing(
+def indexing(
     path: StrPath,
     decks: int,
     burn: bool,
@@ -212,7 +206,7 @@ def _indexing(
     whole = True
     known: frozenset[str] = frozenset() if kind == "road" else ALL_KNOWN
     too_long: tuple[int, int] | None = None  # (an outcome-level CSV's first: shoe, hands)
-    shoes = _shoes(kind, lines(), source, decks, burn, columns, again=lambda: stream_lines(path))
+    shoes = shoes_of(kind, lines(), source, decks, burn, columns, again=lambda: stream_lines(path))
     for n, (first, final), read in shoes:
         begin, stop = places[first], places[final]
         start.append(begin[0])
@@ -253,7 +247,7 @@ def _indexing(
     done.append(index)
 
 
-def _shoes(
+def shoes_of(
     kind: str,
     lines: Iterator[tuple[int, str]],
     source: str,
@@ -295,154 +289,3 @@ def first_shoes(count: int) -> Callable[[int], bool]:
         return seen[0] >= count
 
     return until
-
-
-def read_indexed(index: ShoeIndex, shoes: np.ndarray) -> Hands:
-    """The hands of the indexed shoes `shoes` (their places in the index, in
-    increasing order), read again from the file: each keeps its place in
-    the index as its shoe number, and its hands are those `read_shoes` deals
-    from it. A run of consecutive shoes is read in one stretch."""
-    shoes = np.asarray(shoes, np.int64)
-    kind, source = index.kind, index.source
-    block = _Block(index.kind, index.known, source, index.burn)
-    columns = dict(index.columns) or None
-    for a, lines in zip(_firsts(shoes), _runs(index, shoes)):
-        with warnings.catch_warnings():  # (the index's pass gave them)
-            warnings.simplefilter("ignore", IncompleteHandWarning)
-            read = _shoes(kind, lines, source, index.decks, index.burn, columns, a, checked=True)
-            for k, (n, _, shoe) in enumerate(read):
-                block.add(a + k, n, shoe)
-    return block.hands()
-
-
-class _Block:
-    """The hands of shoes read from a file of `kind`, added a shoe at a time
-    (its number, hands and what `_shoes` read)."""
-
-    def __init__(self, kind: str, known: frozenset[str], source: str, burn: bool) -> None:
-        self.kind, self.known, self.source, self.burn = kind, known, source, burn
-        self.out = Growing(0)
-        self.burned: list[tuple[int, ...]] = []
-        self.codes: list[np.ndarray] = []  # (a road's results)
-        self.numbers: list[int] = []
-        self.n = 0
-
-    def add(self, number: int, n: int, read: Any) -> None:
-        self.n += n
-        if self.kind == "road":
-            self.codes.append(read)
-            self.numbers.append(number)
-        elif self.kind == "outcome-csv":
-            self.known = read.known
-            self.out.add({name: getattr(read, name) for name in self.out.columns})
-        else:
-            part = dict(read.columns)
-            part["shoe"] = np.full(n, number, dtype=np.int64)
-            part["hand"] = np.arange(1, n + 1, dtype=np.int32)
-            self.out.add(part)
-            self.burned.append(read.burned)
-
-    def hands(self) -> Hands:
-        if self.kind == "road":
-            return road_shoe_hands(
-                np.concatenate(self.codes) if self.codes else np.zeros(0, np.int8),
-                np.array([len(c) for c in self.codes], np.int64),
-                np.array(self.numbers, np.int64),
-                self.source,
-            )
-        return Hands.from_columns(
-            self.out.n,
-            known=self.known,
-            source=self.source,
-            burned=tuple(self.burned) if self.burn else (),
-            **self.out.filled(),
-        )
-
-
-def indexed_blocks(
-    path: StrPath,
-    decks: int,
-    burn: bool,
-    kind: str,
-    columns: Mapping[str, str] | None,
-    hands: int,
-    index_first: bool = False,
-) -> tuple[Callable[[], Iterator[Hands]], frozenset[str]]:
-    """Every shoe of a big file (of `kind`, as `streamable` tells), in blocks
-    of whole shoes of about `hands` hands, as `blocks()` gives them: the
-    first call indexes the file, giving the shoes as that pass reads them,
-    and later calls read them again by the index (`shoe_blocks`); with
-    `index_first`, the file is indexed (every shoe checked) now, and every
-    call reads them again. With what the hands record."""
-    done: list[ShoeIndex] = []
-    if index_first:
-        done.append(index_shoes(path, decks, burn, None, kind, columns))
-    if done:
-        known = done[0].known
-    else:
-        with warnings.catch_warnings():  # (the first pass gives them)
-            warnings.simplefilter("ignore")
-            known = index_shoes(path, decks, burn, first_shoes(1), kind, columns).known
-
-    def first_pass() -> Iterator[Hands]:
-        block = _Block(kind, known, source_name(path), burn)
-        for k, n, read in _indexing(path, decks, burn, None, kind, columns, done):
-            block.add(k, n, read)
-            if block.n >= hands:
-                yield block.hands()
-                block = _Block(kind, known, source_name(path), burn)
-        if block.n:
-            yield block.hands()
-
-    def blocks() -> Iterator[Hands]:
-        return shoe_blocks(done[0], hands) if done else first_pass()
-
-    return blocks, known
-
-
-def _firsts(shoes: np.ndarray) -> list[int]:
-    """The first shoe of each run of consecutive shoes."""
-    cuts = np.flatnonzero(np.diff(shoes) != 1) + 1
-    return [int(run[0]) for run in np.split(shoes, cuts)] if shoes.size else []
-
-
-def _runs(index: ShoeIndex, shoes: np.ndarray) -> Iterator[Iterator[tuple[int, str]]]:
-    """For each run of consecutive shoes, the numbered lines of their shoes
-    (a CSV's header first), read in one stretch of the file."""
-    cuts = np.flatnonzero(np.diff(shoes) != 1) + 1
-    for run in np.split(shoes, cuts) if shoes.size else []:
-        a, b = int(run[0]), int(run[-1])
-        yield _run_lines(index, a, b)
-
-
-def _run_lines(index: ShoeIndex, a: int, b: int) -> Iterator[tuple[int, str]]:
-    """The numbered lines of shoes a..b (a CSV's header first)."""
-    if index.header is not None:
-        yield index.header
-    firsts = index.line[a : b + 1].tolist()
-    lasts = index.last[a : b + 1].tolist()
-    k = 0  # (the shoe a line may be of)
-    for number, text, _ in placed_lines(
-        index.path,
-        int(index.start[a]),
-        int(index.end[b]),
-        firsts[0] - int(index.before[a]),
-    ):
-        while k < len(lasts) and number > lasts[k]:
-            k += 1
-        if k == len(lasts):
-            return
-        if number >= firsts[k]:
-            yield number, text
-
-
-def shoe_blocks(index: ShoeIndex, hands: int) -> Iterator[Hands]:
-    """Every indexed shoe, read again in blocks of whole shoes of about
-    `hands` hands (at least a shoe a block)."""
-    first = 0
-    ends = np.cumsum(index.hands)
-    while first < len(index):
-        done = int(ends[first - 1]) if first else 0
-        last = max(first + 1, int(np.searchsorted(ends, done + hands, side="right")))
-        yield read_indexed(index, np.arange(first, min(last, len(index))))
-        first = last

@@ -23,7 +23,7 @@ from backtest.core.errors import ShoeFormatError
 from backtest.present import render
 from backtest.run import engine, recorded_plan
 from backtest.run.config import parse_config
-from backtest.shoes.recorded import IncompleteHandWarning, read_shoes, stream
+from backtest.shoes.recorded import IncompleteHandWarning, read_shoes, stream, stream_read
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
 SHOES = 30
@@ -102,7 +102,7 @@ def index_and_some(
     some = np.array([0, 1, 2, 9, 10, 17, SHOES - 2, SHOES - 1])
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # (given by the index's pass only)
-        again = stream.read_indexed(index, some)
+        again = stream_read.read_indexed(index, some)
     assert len(caught) == warned if warned is not None else caught
     return index, again, whole.select(np.flatnonzero(np.isin(whole.shoe, some)))
 

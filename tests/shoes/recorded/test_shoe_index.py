@@ -22,7 +22,13 @@ from backtest.core.errors import ShoeFormatError
 from backtest.present import render
 from backtest.run import engine, recorded_plan
 from backtest.run.config import parse_config
-from backtest.shoes.recorded import IncompleteHandWarning, format_card_text, read_shoes, stream
+from backtest.shoes.recorded import (
+    IncompleteHandWarning,
+    format_card_text,
+    read_shoes,
+    stream,
+    stream_read,
+)
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
 #: shoes of hands as `shoe generate` writes them, 1 deck, so a shoe is short
@@ -70,9 +76,9 @@ def test_shoes_read_again_by_the_index_are_those_read_whole(text: str, tmp_path:
     assert index.whole and len(index) == whole.n_shoes == SHOES
     assert index.hands.sum() == len(whole)
     for shoes in ([0], [3, 4, 5, 6], [0, 2, 11, 12, 13, 25, 26, 40, 59], list(range(SHOES))):
-        got = stream.read_indexed(index, np.array(shoes))
+        got = stream_read.read_indexed(index, np.array(shoes))
         assert columns(got) == columns(whole.select(np.isin(whole.shoe, shoes)))
-    blocks = list(stream.shoe_blocks(index, 100))
+    blocks = list(stream_read.shoe_blocks(index, 100))
     assert len(blocks) > 3 and all(b.n_shoes >= 1 for b in blocks)
     assert columns(whole) == {k: sum((columns(b)[k] for b in blocks), []) for k in columns(whole)}
 
@@ -84,7 +90,7 @@ def test_the_burn_rule_is_applied_to_shoes_read_again(text: str, tmp_path: Path)
         warnings.simplefilter("ignore", IncompleteHandWarning)  # (shoes cut short by the burn)
         whole = read_shoes(path, decks=1, burn=True)
         index = stream.index_shoes(path, 1, True)
-    got = stream.read_indexed(index, np.array([1, 2, 30]))
+    got = stream_read.read_indexed(index, np.array([1, 2, 30]))
     assert columns(got) == columns(whole.select(np.isin(whole.shoe, [1, 2, 30])))
     assert got.burned == tuple(whole.burned[k] for k in (1, 2, 30))
 

@@ -21,7 +21,7 @@ from backtest.core.errors import ShoeFormatError
 from backtest.present import render
 from backtest.run import engine, recorded_plan
 from backtest.run.config import parse_config
-from backtest.shoes.recorded import files, read_shoes, stream
+from backtest.shoes.recorded import files, read_shoes, stream, stream_read
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
 SHOES = 40
@@ -81,7 +81,7 @@ def test_streamed_and_indexed_equal_whole(tmp_path: Path, monkeypatch: Any, hand
     index = stream.index_shoes(path, 8, False, kind="road")
     assert len(index) == SHOES and index.whole and index.known == frozenset()
     some = np.array([0, 1, 2, 7, 8, 20, 21, 22, SHOES - 1])
-    again = stream.read_indexed(index, some)
+    again = stream_read.read_indexed(index, some)
     wanted = whole.select(np.flatnonzero(np.isin(whole.shoe, some)))
     assert columns(again) == columns(wanted)
 
