@@ -101,7 +101,7 @@ def main() -> None:
 
     t = time.perf_counter()
     for name in ("commission", "no-commission", "ez"):
-        odds.exact._outcome_table.cache_clear()
+        odds.exact.outcome_table_of.cache_clear()
         odds.exact_odds(odds.composition(8), Rules.preset(name), decks=8)
     print(f"full exact 8-deck table, in process:  {(time.perf_counter() - t) / 3 * 1e3:8.1f} ms")
     cold = fresh_process_seconds(

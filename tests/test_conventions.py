@@ -75,10 +75,10 @@ def test_quiet_says_nothing_on_stderr(
     code, _, err = run_here(monkeypatch, capsys, "--quiet", *args)
     assert (code, err) == (0, "")
     # a warning is a note too: gone with -q, errors are not
-    monkeypatch.setattr(shell, "_quiet", False)
+    monkeypatch.setattr(shell, "quiet_mode", False)
     entry._show_warning(UserWarning("careful"), UserWarning, "x.py", 1)
     assert capsys.readouterr().err == "warning: careful\n"
-    monkeypatch.setattr(shell, "_quiet", True)
+    monkeypatch.setattr(shell, "quiet_mode", True)
     entry._show_warning(UserWarning("careful"), UserWarning, "x.py", 1)
     assert capsys.readouterr().err == ""
     code, _, err = run_here(monkeypatch, capsys, "-q", "run", str(tmp_path / "none.yaml"))

@@ -11,7 +11,7 @@ import sys
 import typer
 
 from backtest.cli import lists, runs, shoes, table
-from backtest.cli.shell import Command, _note, app, shoe_app
+from backtest.cli.shell import Command, app, note, shoe_app
 from backtest.core.errors import BacktestError
 
 app.command(cls=Command)(shoes.deal)
@@ -35,7 +35,7 @@ def _show_warning(
     file: object = None,
     line: str | None = None,
 ) -> None:
-    _note(f"warning: {message}")
+    note(f"warning: {message}")
 
 
 def _click_errors() -> tuple[type[Exception], type[Exception]]:

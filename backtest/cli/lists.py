@@ -10,7 +10,7 @@ import typer
 
 from backtest.cli.shell import (
     Format,
-    _echo,
+    echo,
 )
 from backtest.core.errors import BacktestError, UsageError
 
@@ -49,7 +49,7 @@ def list_strategies(
     if fmt is Format.JSON:
         import json
 
-        _echo(
+        echo(
             json.dumps(
                 {
                     name: {
@@ -76,7 +76,7 @@ def list_strategies(
         for name, cls in found.items():
             for pname, ptype, default, help_text in cls.parameters():
                 writer.writerow([name, cls.description, pname, ptype, _as_yaml(default), help_text])
-        _echo(buf.getvalue().rstrip("\n"))
+        echo(buf.getvalue().rstrip("\n"))
         return
     # the parameters every built-in shares (its edges), said once, above the rest
     common = [f.name for f in dataclasses.fields(CommonParams)]
@@ -106,7 +106,7 @@ def list_strategies(
             if name not in sharing or row[0] not in common:
                 lines.append(_parameter_line(*row))
         lines.append("")
-    _echo("\n".join(lines).rstrip("\n"))
+    echo("\n".join(lines).rstrip("\n"))
 
 
 def configs_command(
@@ -125,7 +125,7 @@ def configs_command(
     if fmt is Format.JSON:
         import json
 
-        _echo(
+        echo(
             json.dumps(
                 [dict(zip(("name", "kind", "description", "path"), row)) for row in rows], indent=2
             )
@@ -133,13 +133,13 @@ def configs_command(
     elif fmt is Format.CSV:
         import polars as pl
 
-        _echo(
+        echo(
             pl.DataFrame(
                 rows, schema=["name", "kind", "description", "path"], orient="row"
             ).write_csv()
         )
     else:
-        _echo(
+        echo(
             tables.render(
                 ("name", "kind", "description"),
                 [row[:3] for row in rows],

@@ -15,13 +15,13 @@ from backtest.cli.shell import (
     Executor,
     Format,
     Quiet,
-    _be_quiet,
-    _check_seed,
-    _check_sessions,
-    _columns,
-    _echo,
-    _note,
-    _say_if_compiling,
+    be_quiet,
+    check_seed,
+    check_sessions,
+    columns_option,
+    echo,
+    note,
+    say_if_compiling,
 )
 from backtest.core.errors import BacktestError, UsageError
 
@@ -66,9 +66,9 @@ def run(
     from backtest.run.pool import check_workers
     from backtest.run.ready import resolve
 
-    _be_quiet(quiet)
+    be_quiet(quiet)
     config = resolve(config, "run")
-    _check_sessions(sessions)
+    check_sessions(sessions)
     if address is not None and executor is not Executor.DASK:
         raise UsageError("--address goes with --executor dask")
     if ledger and out is None:  # kept for the files alone: without them, lost work
@@ -80,9 +80,9 @@ def run(
         check_workers(workers, "--workers", UsageError)
     overrides: dict[str, object] = {}
     if seed is not None:
-        _check_seed(seed)
+        check_seed(seed)
         overrides["seed"] = seed
-    mapping = _columns(columns)
+    mapping = columns_option(columns)
     with tempfile.TemporaryDirectory(prefix="backtest-stdin-") as stdin_dir:
         if shoes is not None and str(shoes) == "-":
             # the sessions' workers read the file by its path: standard input goes to one
@@ -153,11 +153,11 @@ def _run(
     )
     made = outputs.check_out_dir(out) if out is not None else []
     for stale in outputs.remove_stale_run_folders(out):
-        _note(f"removed {stale}, left by a run that was killed")
+        note(f"removed {stale}, left by a run that was killed")
     try:
         # the sessions frames go to disk chunk by chunk, so memory stays flat
         with staging.staging_dir(out, outputs.SPILLED) as spill:
-            with outputs.progress_bar(shown=not shell._quiet) as progress:
+            with outputs.progress_bar(shown=not shell.quiet_mode) as progress:
                 try:
                     result = run_engine(
                         cfg,
@@ -169,7 +169,7 @@ def _run(
                         executor=executor.value,
                         address=address,
                         paths=PATH_SESSIONS if out is not None else 0,
-                        compiling=_say_if_compiling if executor is Executor.LOCAL else None,
+                        compiling=say_if_compiling if executor is Executor.LOCAL else None,
                     )
                 except TooManySessions as exc:
                     raise UsageError(f"--sessions: {exc.said}") from None
@@ -179,30 +179,30 @@ def _run(
                 from backtest.run.engine import bankroll_paths
 
                 written = outputs.write_run(out, result, bankroll_paths(result))
-                _note(f"wrote {', '.join(written)} to {out}")
+                note(f"wrote {', '.join(written)} to {out}")
     except BaseException:
         outputs.remove_made(made)  # a run that fails leaves no new, empty --out
         raise
     if fmt is Format.JSON:
-        _echo(verdict.to_json(result.summary))
+        echo(verdict.to_json(result.summary))
     elif fmt is Format.CSV:
-        _echo(verdict.to_csv(result.summary))
+        echo(verdict.to_csv(result.summary))
     else:
         from backtest.core.tables import paragraphs, terminal_width
 
         width = terminal_width()
-        _echo(
+        echo(
             paragraphs(
                 [f"{cfg.name}: {result.hands:,} hands, seed {result.seed}, rules {cfg.rules.name}"],
                 width,
             )
             + "\n"
         )
-        _echo(verdict.table(result.summary, width) + "\n\n")
-        _echo(verdict.verdict(result.summary, cfg.session.bankroll, width))
+        echo(verdict.table(result.summary, width) + "\n\n")
+        echo(verdict.verdict(result.summary, cfg.session.bankroll, width))
         paired = verdict.comparison_verdict(result.comparisons, width)
         if paired:
-            _echo("\n" + paired)
+            echo("\n" + paired)
 
 
 def sweep(
@@ -238,17 +238,17 @@ def sweep(
     from backtest.present import outputs
     from backtest.run.ready import resolve
 
-    _be_quiet(quiet)
+    be_quiet(quiet)
     sweep_file = resolve(sweep_file, "sweep")
 
     if address is not None and executor is not Executor.DASK:
         raise UsageError("--address goes with --executor dask")
-    _check_sessions(sessions)
+    check_sessions(sessions)
     if workers is not None:  # a usage error before anything the sweep file says
         from backtest.run.pool import check_workers
 
         check_workers(workers, "--workers", UsageError)
-    with outputs.cells_checked(shown=not shell._quiet) as checking:
+    with outputs.cells_checked(shown=not shell.quiet_mode) as checking:
         spec = sweeps.load_sweep(sweep_file, sessions=sessions, progress=checking)
     metric = sort or spec.metric
     if metric not in ("edge",) and sort is not None:
@@ -257,7 +257,7 @@ def sweep(
         names = metric_names()
         if metric not in names:
             raise UsageError(f"--sort: unknown metric {metric!r} (metrics: {', '.join(names)})")
-    with outputs.sweep_progress(shown=not shell._quiet) as progress:
+    with outputs.sweep_progress(shown=not shell.quiet_mode) as progress:
         # said once the checks pass and cells are to run (a finished sweep is printed again)
         summary = sweeps.run_sweep(
             spec,
@@ -267,28 +267,28 @@ def sweep(
             address=address,
             resume=resume,
             progress=progress,
-            starting=_say_if_compiling if executor is Executor.LOCAL else None,
+            starting=say_if_compiling if executor is Executor.LOCAL else None,
         )
     if fmt is Format.JSON:
         from backtest.present.verdict import to_json
 
-        _echo(to_json(summary))
+        echo(to_json(summary))
     elif fmt is Format.CSV:
-        _echo(summary.write_csv())
+        echo(summary.write_csv())
     else:
         from backtest.core.tables import paragraphs, terminal_width
 
         width = terminal_width()
-        _echo(
+        echo(
             paragraphs(
                 [f"{spec.name}: {len(spec.cells)} cells, seed {spec.seed}; results in {out}"], width
             )
             + "\n"
         )
-        _echo(sweeps.render_table(summary, spec.keys, metric, width) + "\n")
+        echo(sweeps.render_table(summary, spec.keys, metric, width) + "\n")
         lines = sweeps.trends(summary, spec.keys, metric) + sweeps.closing_lines(summary)
         if lines:
-            _echo(paragraphs(lines, width))
+            echo(paragraphs(lines, width))
 
 
 def report_command(
@@ -313,6 +313,6 @@ def report_command(
     """
     from backtest.present.report.write import write_report
 
-    _be_quiet(quiet)
+    be_quiet(quiet)
     written = write_report(directory, out)
-    _note(f"wrote {written.html} and {len(written.plots)} plot(s) in {written.plot_dir}")
+    note(f"wrote {written.html} and {len(written.plots)} plot(s) in {written.plot_dir}")

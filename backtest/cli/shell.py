@@ -74,7 +74,7 @@ app.add_typer(shoe_app, name="shoe")
 
 
 #: -q/--quiet: no progress bar, no warnings, no notes on standard error (errors still)
-_quiet = False
+quiet_mode = False
 
 
 Quiet = Annotated[
@@ -82,14 +82,14 @@ Quiet = Annotated[
 ]
 
 
-def _be_quiet(quiet: bool) -> None:
-    global _quiet
-    _quiet = _quiet or quiet
+def be_quiet(quiet: bool) -> None:
+    global quiet_mode
+    quiet_mode = quiet_mode or quiet
 
 
-def _note(text: str) -> None:
+def note(text: str) -> None:
     """A note on standard error (what was written, what is compiling), unless quiet."""
-    if not _quiet:
+    if not quiet_mode:
         typer.echo(text, err=True)
 
 
@@ -110,8 +110,8 @@ def _options(
     quiet: Quiet = False,
 ) -> None:
     """Run baccarat betting strategies through an exact mini-baccarat rules core."""
-    global _quiet
-    _quiet = quiet
+    global quiet_mode
+    quiet_mode = quiet
 
 
 class Executor(StrEnum):
@@ -125,7 +125,7 @@ class Format(StrEnum):
     JSON = "json"
 
 
-def _echo(text: str) -> None:
+def echo(text: str) -> None:
     typer.echo(text, nl=not text.endswith("\n"))
 
 
@@ -133,7 +133,7 @@ def _echo(text: str) -> None:
 COMPILE_SECONDS = 20
 
 
-def _say_if_compiling() -> None:
+def say_if_compiling() -> None:
     """Say once, on stderr, that this run compiles the table (the session
     loop is not in numba's cache yet), rather than show a bar stuck at 0."""
     from backtest.loop import session_loop
@@ -141,7 +141,7 @@ def _say_if_compiling() -> None:
     if not session_loop.loop_cached():
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
         seconds = COMPILE_SECONDS if cores > 1 else 2 * COMPILE_SECONDS
-        _note(f"compiling the table (first run only, about {seconds} s)")
+        note(f"compiling the table (first run only, about {seconds} s)")
 
 
 #: --columns, for the commands that read a recorded CSV or Parquet file
@@ -151,13 +151,13 @@ ColumnsOption = Annotated[
 ]
 
 
-def _columns(text: str | None) -> dict[str, str] | None:
+def columns_option(text: str | None) -> dict[str, str] | None:
     from backtest.shoes import recorded
 
     return recorded.parse_columns(text) if text is not None else None
 
 
-def _rules_option(rules: str) -> Rules:
+def rules_option(rules: str) -> Rules:
     """--rules of `odds` and `play`: no such preset or file is a usage error
     naming the option (exit 2); what a rules file says is the file's error."""
     from backtest.core.rules import load_rules
@@ -170,13 +170,13 @@ def _rules_option(rules: str) -> Rules:
         raise UsageError(f"--rules: {exc}") from None  # no such preset or file
 
 
-def _check_seed(seed: int) -> None:
+def check_seed(seed: int) -> None:
     """--seed: a usage error naming the option (the config's `seed` has its own)."""
     if seed < 0:
         raise UsageError(f"--seed must be a whole number of at least 0, got {seed}")
 
 
-def _check_sessions(sessions: int | None) -> None:
+def check_sessions(sessions: int | None) -> None:
     """--sessions, of `run` and `sweep`: a usage error naming the option."""
     from backtest.run.config import MAX_SESSIONS
 

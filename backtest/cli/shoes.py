@@ -14,12 +14,12 @@ from backtest.cli.shell import (
     ColumnsOption,
     Format,
     Quiet,
-    _be_quiet,
-    _check_seed,
-    _columns,
-    _echo,
-    _note,
+    be_quiet,
+    check_seed,
     colour_wanted,
+    columns_option,
+    echo,
+    note,
 )
 from backtest.core.errors import RulesError, UsageError, shown_count
 
@@ -44,7 +44,7 @@ def deal(
     from backtest.shoes import recorded
     from backtest.shoes.recorded import stream, stream_read
 
-    mapping = _columns(columns)
+    mapping = columns_option(columns)
     decks = recorded.decks_option(shoe_file, decks)
     # a big record's text is never held whole, nor a big card-level file's hands
     kind = stream.streamable(shoe_file, None, mapping)
@@ -100,12 +100,12 @@ def shoe_generate(
     from backtest.shoes import recorded
     from backtest.shoes.shoe import ShoeSpec, generate_hands
 
-    _be_quiet(quiet)
+    be_quiet(quiet)
     if not 1 <= count <= MAX_GENERATED_SHOES:
         raise UsageError(
             f"--count must be from 1 to {MAX_GENERATED_SHOES:,}, got {shown_count(count)}"
         )
-    _check_seed(seed)
+    check_seed(seed)
     recorded.decks_option(None, decks)  # in the words of the other commands' --decks
     cut_spec: int | str | None = cut
     if cut is not None and cut != "random":
@@ -147,13 +147,13 @@ def shoe_generate(
     )
     text = recorded.format_card_text(hands, header=header)
     if out is None:
-        _echo(text)
+        echo(text)
     else:
         try:
             recorded.write_atomic(out, text)
         except UsageError as exc:
             raise UsageError(f"--out {exc}") from None
-        _note(f"wrote {count} shoe(s), {len(hands)} hands, to {out}")
+        note(f"wrote {count} shoe(s), {len(hands)} hands, to {out}")
 
 
 def roads_command(
@@ -183,7 +183,7 @@ def roads_command(
         color = colour_wanted()
     # a large file is read only as far as the shoe (then how many it holds is not known)
     hands = recorded.read_shoes(
-        shoe_file, columns=_columns(columns), shoes=shoe if shoe >= 1 else None
+        shoe_file, columns=columns_option(columns), shoes=shoe if shoe >= 1 else None
     )
     whole = str(shoe_file) == STDIN or os.path.getsize(shoe_file) <= HEAD_BYTES
     text = road_text.render_shoe(
@@ -254,18 +254,18 @@ def analyze_command(
         raise UsageError(
             f"--simulations must be from 1 to 1,000,000, got {shown_count(simulations)}"
         )
-    _check_seed(seed)
+    check_seed(seed)
     try:
         table_rules = load_rules(rules)
     except RulesError as exc:
         if Path(rules).is_file():
             raise
         raise UsageError(f"--rules: {exc}") from None
-    mapping = _columns(columns)
+    mapping = columns_option(columns)
     decks = recorded.decks_option(shoe_file, decks)
     hands = recorded.read_shoes(shoe_file, decks=decks, burn=burn, columns=mapping)
     result = analyze(hands, decks=decks, rules=table_rules, simulations=simulations, seed=seed)
     if fmt is AnalyzeFormat.JSON:
-        _echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+        echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     else:
-        _echo(result.table())
+        echo(result.table())

@@ -11,8 +11,8 @@ import typer
 
 from backtest.cli.shell import (
     Format,
-    _echo,
-    _rules_option,
+    echo,
+    rules_option,
 )
 from backtest.core.errors import RulesError, UsageError
 
@@ -61,7 +61,7 @@ def odds_command(
         removed = parse_cards(remove) if remove else []
     except ValueError as exc:
         raise UsageError(f"--remove: {exc}") from None
-    table_rules = _rules_option(rules)
+    table_rules = rules_option(rules)
     from backtest.shoes import recorded
 
     decks = recorded.decks_option(shoe, decks)
@@ -91,7 +91,7 @@ def odds_command(
         check_cards_left(int(counts.sum()))
     except RulesError as exc:
         raise UsageError(f"{'--remove' if removed else '--after-hands'}: {exc}") from None
-    _echo(odds.render(odds.exact_odds(counts, table_rules, decks), fmt.value))
+    echo(odds.render(odds.exact_odds(counts, table_rules, decks), fmt.value))
 
 
 def play_command(
@@ -123,7 +123,7 @@ def play_command(
     from backtest import play
 
     settings = play.open_table(
-        rules=_rules_option(rules),
+        rules=rules_option(rules),
         decks=decks,
         bankroll=bankroll,
         seed=seed,

@@ -25,7 +25,7 @@ from backtest.core import settlement
 from backtest.core.rules import Bet, Rules
 from backtest.odds.compositions import check_counts
 from backtest.odds.deals import N_JOINT
-from backtest.odds.exact import _outcome_table
+from backtest.odds.exact import outcome_table_of
 
 
 @lru_cache(maxsize=64)
@@ -69,7 +69,7 @@ def unit_covariance_exact(
 def _unit_covariance_exact(
     counts: tuple[int, ...], rules: Rules
 ) -> tuple[tuple[Fraction, ...], ...]:
-    table = _outcome_table(counts)
+    table = outcome_table_of(counts)
     weights = [Fraction(n, table.combinations) for n in table.joint]
     nets = joint_nets(rules)
     means = [sum((w * x for w, x in zip(weights, row, strict=True)), Fraction(0)) for row in nets]

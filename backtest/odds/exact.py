@@ -61,11 +61,12 @@ def outcome_table(counts: Sequence[int] | np.ndarray) -> OutcomeTable:
 
     Raises RulesError for a malformed composition or one of fewer than 6 cards.
     """
-    return _outcome_table(tuple(int(c) for c in check_counts(counts)))
+    return outcome_table_of(tuple(int(c) for c in check_counts(counts)))
 
 
 @lru_cache(maxsize=256)
-def _outcome_table(counts: tuple[int, ...]) -> OutcomeTable:
+def outcome_table_of(counts: tuple[int, ...]) -> OutcomeTable:
+    """`outcome_table` of counts already checked, as a tuple (remembered)."""
     n = sum(counts)
     check_cards_left(n)
     deal, joint = exact_deal(counts)

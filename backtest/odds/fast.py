@@ -35,9 +35,9 @@ from backtest.odds.polynomial import (  # noqa: F401 (ev_work and the sizes, for
     ev_work,
 )
 from backtest.odds.pricing import (  # noqa: F401 (payout_vector, for the package)
-    _payout_matrix,
     pair_evs,
     pairs_evs,
+    payout_matrix_of,
     payout_vector,
     price_deals,
     wanted_events,
@@ -222,5 +222,5 @@ def bet_evs(counts: Sequence[int] | np.ndarray, rules: Rules) -> dict[Bet, float
     """
     arr = check_counts(counts)
     check_cards_left(int(arr.sum()))
-    evs = ev_array(arr, _payout_matrix(rules))
+    evs = ev_array(arr, payout_matrix_of(rules))
     return {bet: float(evs[bet.code]) for bet in rules.offered_bets()}

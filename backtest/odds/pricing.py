@@ -97,11 +97,11 @@ def payout_vector(rules: Rules) -> np.ndarray:
     flat (`events.N_PAYOUTS`; `reshape(PAYOUT_SHAPE)` gives the rows): a row
     a bet, its net on each chance it reads (see the module's doc and
     `events`' Q_*, P_*); NaN for a bet the table does not offer."""
-    return _payout_matrix(rules).copy()
+    return payout_matrix_of(rules).copy()
 
 
 @lru_cache(maxsize=64)
-def _payout_matrix(rules: Rules) -> np.ndarray:
+def payout_matrix_of(rules: Rules) -> np.ndarray:
     out = np.full(PAYOUT_SHAPE, math.nan)
     wanted = (1 << _C_PLAYER) | (1 << _C_BANKER)  # a tie is every other deal
     for bet, nets in zip(Bet, joint_nets(rules), strict=True):
@@ -244,7 +244,7 @@ def pair_evs(same, n, payouts, out):  # type: ignore[no-untyped-def]
 def pairs_evs(ranks, n, payouts, out):  # type: ignore[no-untyped-def]
     """The EV of every bet that reads both pairs (none at the tables today),
     into `out`, for rank counts `ranks` (index 1..13) of `n` >= 6 cards."""
-    if payouts[P_WANTED * P_ROW + 1] != 1.0:  # no such bet (`_payout_matrix`)
+    if payouts[P_WANTED * P_ROW + 1] != 1.0:  # no such bet (`payout_matrix_of`)
         return
     s2 = sq = q4 = 0.0
     for r in range(1, 14):

@@ -316,11 +316,11 @@ def test_the_first_run_says_it_compiles_the_table(
     from backtest.cli import shell
 
     monkeypatch.setattr(session_loop, "loop_cached", lambda: False)
-    shell._say_if_compiling()
+    shell.say_if_compiling()
     err = capsys.readouterr().err
     assert err.startswith("compiling the table (first run only, about ") and err.endswith(" s)\n")
     monkeypatch.setattr(session_loop, "loop_cached", lambda: True)
-    shell._say_if_compiling()
+    shell.say_if_compiling()
     assert capsys.readouterr().err == ""
 
 
