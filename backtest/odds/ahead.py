@@ -41,7 +41,7 @@ from backtest.odds.polynomial import (
     EV_WORK_AHEAD,
     EXACT_CARDS,
 )
-from backtest.odds.pricing import pair_evs, pairs_evs, price_deals, wanted_events
+from backtest.odds.pricing import pair_chances, pair_evs, pairs_evs, price_deals, wanted_events
 
 numba_cache.install()  # before this module's functions are decorated for numba's cache
 
@@ -113,14 +113,7 @@ def keep_pairs(ranks, n, row):  # type: ignore[no-untyped-def]
     are left."""
     if row.shape[0] < N_KEPT or n < HAND_CARDS:
         return
-    s2 = sq = q4 = 0.0
-    for r in range(1, 14):
-        c = float(ranks[r])
-        s2 += c * (c - 1.0)
-        sq += (c * (c - 1.0)) ** 2
-        q4 += c * (c - 1.0) * (c - 2.0) * (c - 3.0)
-    row[ROW_PAIRS] = s2 / (n * (n - 1.0))
-    row[ROW_PAIRS + 1] = (s2 * s2 - sq + q4) / (n * (n - 1.0) * (n - 2.0) * (n - 3.0))
+    row[ROW_PAIRS], row[ROW_PAIRS + 1] = pair_chances(ranks, n)
 
 
 @njit(cache=True, _nrt=False)  # type: ignore[call-overload]

@@ -241,11 +241,11 @@ def pair_evs(same, n, payouts, out):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
-def pairs_evs(ranks, n, payouts, out):  # type: ignore[no-untyped-def]
-    """The EV of every bet that reads both pairs (none at the tables today),
-    into `out`, for rank counts `ranks` (index 1..13) of `n` >= 6 cards."""
-    if payouts[P_WANTED * P_ROW + 1] != 1.0:  # no such bet (`payout_matrix_of`)
-        return
+def pair_chances(ranks, n):  # type: ignore[no-untyped-def]
+    """(the chance of a Player pair, which is a Banker pair's, the chance of
+    both) for rank counts `ranks` (index 1..13) of `n` >= 4 cards: from the
+    ordered pairs of one rank, sum c(c-1), and for both pairs the ordered
+    four of two ranks or of one."""
     s2 = sq = q4 = 0.0
     for r in range(1, 14):
         c = float(ranks[r])
@@ -254,6 +254,16 @@ def pairs_evs(ranks, n, payouts, out):  # type: ignore[no-untyped-def]
         q4 += c * (c - 1.0) * (c - 2.0) * (c - 3.0)
     one = s2 / (n * (n - 1.0))
     both = (s2 * s2 - sq + q4) / (n * (n - 1.0) * (n - 2.0) * (n - 3.0))
+    return one, both
+
+
+@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+def pairs_evs(ranks, n, payouts, out):  # type: ignore[no-untyped-def]
+    """The EV of every bet that reads both pairs (none at the tables today),
+    into `out`, for rank counts `ranks` (index 1..13) of `n` >= 6 cards."""
+    if payouts[P_WANTED * P_ROW + 1] != 1.0:  # no such bet (`payout_matrix_of`)
+        return
+    one, both = pair_chances(ranks, n)
     q = (one, one, both, one - both, one - both, 1.0 - 2.0 * one + both)
     for bet in range(N_BETS):
         if payouts[bet * P_ROW + P_FAMILY] == F_PAIRS:
