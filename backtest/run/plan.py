@@ -71,7 +71,7 @@ def count_sessions(config: RunConfig, override: int | None = None) -> int:
         return n or 1000
     plan = recorded_plan(config, n)
     path, shoes = config.recorded.path, plan.n_shoes
-    most = int(plan.takes.max()) if len(plan.takes) else 1
+    most = plan.most
     if most > SHOE_MASK + 1:
         raise ConfigError(
             f"{config.source}: session.max_hands: a session can play at most "

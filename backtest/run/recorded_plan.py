@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -34,16 +33,31 @@ class RecordedPlan:
     left_over: int
     session_words: str
     #: for a session starting at shoe s (0-based): how many shoes it takes,
-    #: reading on from the first shoe after the last (loop) ...
-    takes: np.ndarray  # int64, a shoe each
-    #: ... and the first shoe of sessions 0, 1, ... until they repeat
-    starts: np.ndarray  # int64
+    #: reading on from the first shoe after the last (loop): one number when
+    #: every session takes as many, else a number a shoe ...
+    takes: int | np.ndarray
+    #: ... and (with a number a shoe) the first shoe of sessions 0, 1, ...
+    #: until they repeat; with one number, session j starts at shoe
+    #: j * takes modulo the shoes, and nothing is kept a shoe or a session
+    starts: np.ndarray | None = None
     #: starts[cycle:] repeats for ever
-    cycle: int
+    cycle: int = 0
+
+    @property
+    def most(self) -> int:
+        """The most shoes a session takes."""
+        if isinstance(self.takes, int):
+            return self.takes
+        return int(self.takes.max()) if len(self.takes) else 1
 
     def sessions(self, lo: int, hi: int) -> list[tuple[int, int]]:
         """(first shoe, shoes) of sessions lo..hi-1 (0-based shoe indices)."""
         j = np.arange(lo, hi, dtype=np.int64)
+        if self.starts is None:
+            assert isinstance(self.takes, int)
+            first = (j % self.n_shoes) * self.takes % self.n_shoes if self.n_shoes else j
+            return [(k, self.takes) for k in first.tolist()]
+        assert not isinstance(self.takes, int)
         period = len(self.starts) - self.cycle
         late = j >= len(self.starts)
         j[late] = self.cycle + (j[late] - self.cycle) % max(period, 1)
@@ -75,58 +89,62 @@ def recorded_plan(config: RunConfig, sessions: int | None = None) -> RecordedPla
     as far as its own sessions, plays the shoes the run's plan gives it."""
     read, _ = read_recorded(config, shoes_needed(config, sessions))
     s = config.session
-    lengths = np.ascontiguousarray(read.lengths, dtype=np.int64)
-    return _recorded_plan(lengths.tobytes(), s.max_shoes, s.max_hands)
+    key = (s.max_shoes, s.max_hands)
+    plan = read.plans.get(key)  # (worked out once for the shoes read)
+    if plan is None:
+        plan = read.plans[key] = _recorded_plan(read.lengths, s.max_shoes, s.max_hands)
+    return plan
 
 
-@lru_cache(maxsize=8)
 def _recorded_plan(
-    lengths_bytes: bytes, max_shoes: int | None, max_hands: int | None
+    lengths: np.ndarray, max_shoes: int | None, max_hands: int | None
 ) -> RecordedPlan:
-    """The plan over shoes of these hands (`lengths_bytes`: int64s, a shoe
-    each, as the cache's key: 8 bytes a shoe)."""
-    lengths = np.frombuffer(lengths_bytes, dtype=np.int64)
+    """The plan over shoes of these hands (`lengths`, a shoe each)."""
+    lengths = np.asarray(lengths, dtype=np.int64)
     n = len(lengths)
     total = int(lengths.sum())
-    if max_shoes is not None:
-        words = f"{max_shoes} shoe{'s' if max_shoes != 1 else ''}"
-        takes = np.full(n, max_shoes, dtype=np.int64)
-    elif max_hands is not None:
-        words = f"{max_hands:,} hand{'s' if max_hands != 1 else ''}"
-        # the shoes from s, in order and round again, that reach max_hands
-        # hands: whole passes over the file, then at most one more pass
-        rounds = (max_hands - 1) // total if total else 0
-        rest = max_hands - rounds * total  # 1..total hands
-        ends = np.concatenate([[0], np.cumsum(np.concatenate([lengths, lengths]))])
-        begin = np.arange(n, dtype=np.int64)
-        last = np.searchsorted(ends, ends[begin] + rest, side="left")
-        takes = rounds * n + (last - begin)
-    else:  # the config requires one of the two; a session is one shoe
-        words, takes = "1 shoe", np.ones(n, dtype=np.int64)
-    steps = takes.tolist()
+    if max_shoes is not None or max_hands is None:
+        # every session takes as many shoes (the config requires max_shoes or
+        # max_hands; with neither, a session is one shoe): sessions start at
+        # 0, m, 2m, ... modulo the shoes, and the first repeat is shoe 0
+        m = max_shoes if max_shoes is not None else 1
+        words = f"{m} shoe{'s' if m != 1 else ''}"
+        available = n // m
+        return RecordedPlan(n, total, available, n - available * m, words, m)
+    words = f"{max_hands:,} hand{'s' if max_hands != 1 else ''}"
+    # the shoes from s, in order and round again, that reach max_hands
+    # hands: whole passes over the file, then at most one more pass
+    rounds = (max_hands - 1) // total if total else 0
+    rest = max_hands - rounds * total  # 1..total hands
+    ends = np.concatenate([[0], np.cumsum(np.concatenate([lengths, lengths]))])
+    begin = np.arange(n, dtype=np.int64)
+    last = np.searchsorted(ends, ends[begin] + rest, side="left")
+    takes = rounds * n + (last - begin)
+    del ends, begin, last
+    available, at, starts, cycle = _walk(takes)
+    return RecordedPlan(n, total, available, n - at, words, takes, starts, cycle)
+
+
+def _walk(takes: np.ndarray) -> tuple[int, int, np.ndarray, int]:
+    """For sessions taking `takes[s]` shoes from shoe s: how many fit in one
+    pass and the shoe after them; the first shoes of sessions 0, 1, ...
+    until one repeats (round the file again), and where the repeat begins."""
+    n = len(takes)
     available = at = 0
-    while n and at + steps[at] <= n:
-        at += steps[at]
+    while n and at + int(takes[at]) <= n:
+        at += int(takes[at])
         available += 1
         if at == n:
             break
-    starts: list[int] = []
     seen = np.full(n, -1, dtype=np.int64)  # the session that starts at each shoe
-    first = 0
+    starts = np.empty(n, dtype=np.int64)
+    count = first = 0
     while n and seen[first] < 0:
-        seen[first] = len(starts)
-        starts.append(first)
-        first = (first + steps[first]) % n
-    return RecordedPlan(
-        n,
-        total,
-        available,
-        n - at,
-        words,
-        takes,
-        np.asarray(starts, dtype=np.int64),
-        int(seen[first]) if n else 0,
-    )
+        seen[first] = count
+        starts[count] = first
+        count += 1
+        first = (first + int(takes[first])) % n
+    return available, at, starts[:count].copy(), int(seen[first]) if n else 0
 
 
 def shoes_per_session(config: RunConfig) -> int:
@@ -141,7 +159,7 @@ def shoes_per_session(config: RunConfig) -> int:
     return max(1, math.ceil((s.max_hands or 1) / per_shoe))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Read:
     """Shoes read of a recorded file (all of them, or its first): the hands
     each deals, whether that is all of the file, and the way to their hands:
@@ -153,6 +171,8 @@ class Read:
     whole: bool
     held: tuple[Hands, np.ndarray] | None = None
     index: ShoeIndex | None = None
+    #: the plans worked out over these shoes, by (max_shoes, max_hands)
+    plans: dict[tuple[int | None, int | None], RecordedPlan] = field(default_factory=dict)
 
     def shoes(self, ks: np.ndarray) -> tuple[Hands, np.ndarray, np.ndarray]:
         """Hands that hold the shoes `ks` (in increasing order), with the row
