@@ -1,8 +1,8 @@
 """A big card-level text file, or road file, read a shoe at a time.
 
 One pass over the file checks and deals every shoe as `read_shoes` does (the
-same errors and warnings) but keeps only an index: where each shoe's line is
-and how many hands it deals, a few dozen bytes a shoe. (A road file is
+same errors and warnings) but keeps only an index: each shoe's hands, and
+where every few shoes begin, about 9 bytes a shoe. (A road file is
 indexed when it is a shoe a line: see `road_strings.a_shoe_a_line`.) Any of the shoes are
 then read again by the index (`stream_read`), so that a run holds at once
 only the shoes of the sessions it is playing, and a printout only a block
@@ -12,15 +12,15 @@ of them: memory is bounded by those and the index, not by the file.
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "shoes.txt"
 >>> _ = path.write_text("# two shoes\\n5 K 9 2 3 8\\n\\n2 9 3 K 8 9 K K\\n", encoding="utf-8")
 >>> index = index_shoes(path, decks=8, burn=False)
->>> index.hands.tolist(), index.line.tolist()
-([1, 2], [2, 4])
+>>> index.hands.tolist(), index.line.tolist(), index.last_line
+([1, 2], [2], 4)
 """
 
 from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,6 +51,11 @@ from backtest.shoes.recorded.text import (
 
 #: files larger than this are read a line at a time (smaller ones are read whole)
 STREAMED_BYTES = HEAD_BYTES
+
+#: the index keeps where every STRIDEth shoe begins (and every shoe's hands):
+#: a read of shoe k starts at the one before it, reading on over at most
+#: STRIDE - 1 shoes it does not keep, for about 9 bytes a shoe in all
+STRIDE = 32
 
 #: the formats of the files indexed a shoe at a time when they are big
 INDEXED_KINDS = ("card-text", "road", "card-csv", "outcome-csv")
@@ -125,10 +130,12 @@ def _big_kind(path: StrPath, fmt: str | None, columns: Mapping[str, str] | None)
 @dataclass(frozen=True)
 class ShoeIndex:
     """The shoes with a hand in them of a big file (of one of INDEXED_KINDS:
-    `kind`), in order: the stretch of the file that holds each one's lines
-    (the first byte of its first line's stretch and the end byte of its
-    last's, and the lines before its first there: see `text.Place`), its
-    first and last line numbers, and its hands. `whole`: every shoe of the
+    `kind`), in order: each one's hands, and where every `STRIDE`th one's
+    lines begin (`stride`: the first byte of the stretch of the file that holds its
+    first line, the lines before that one there: see `text.Place`, and its
+    line number), from which the shoes after it are read on; `last_line`,
+    the last line of the last shoe indexed (no read goes past it: the lines
+    after a partial index were never checked). `whole`: every shoe of the
     file is indexed (else its first, as far as the pass was asked to read).
     A CSV's `header` (its line number and text) and column mapping are kept
     to read its rows again; `known` is what the shoes' hands record."""
@@ -137,12 +144,12 @@ class ShoeIndex:
     source: str
     decks: int
     burn: bool
-    start: np.ndarray  # int64
-    end: np.ndarray  # int64
-    before: np.ndarray  # int32
-    line: np.ndarray  # int64
-    last: np.ndarray  # int64
-    hands: np.ndarray  # int64
+    stride: int  # (STRIDE when it was made)
+    start: np.ndarray  # int64, every stride-th shoe
+    before: np.ndarray  # int32, every stride-th shoe
+    line: np.ndarray  # int64, every stride-th shoe
+    last_line: int
+    hands: np.ndarray  # int64, a shoe each
     whole: bool
     kind: str = "card-text"
     known: frozenset[str] = ALL_KNOWN
@@ -188,7 +195,9 @@ def indexing(
     once the pass is over."""
     source = source_name(path)
     check_options(source, kind, columns, burn)
-    start, end, before, line, last, hands = (array("q") for _ in range(6))
+    start, before, line, hands = (array("q") for _ in range(4))
+    last_line = 0
+    stride = STRIDE
     places: dict[int, Place] = {}  # (of the lines read since the last shoe)
     header: list[tuple[int, str]] = []
 
@@ -208,12 +217,12 @@ def indexing(
     too_long: tuple[int, int] | None = None  # (an outcome-level CSV's first: shoe, hands)
     shoes = shoes_of(kind, lines(), source, decks, burn, columns, again=lambda: stream_lines(path))
     for n, (first, final), read in shoes:
-        begin, stop = places[first], places[final]
-        start.append(begin[0])
-        end.append(stop[1])
-        before.append(begin[2])
-        line.append(first)
-        last.append(final)
+        if len(hands) % stride == 0:
+            begin = places[first]
+            start.append(begin[0])
+            before.append(begin[2])
+            line.append(first)
+        last_line = final
         hands.append(n)
         for number in [k for k in places if k <= final]:
             del places[number]
@@ -232,11 +241,11 @@ def indexing(
         source,
         decks,
         burn,
+        stride,
         np.frombuffer(start, np.int64),
-        np.frombuffer(end, np.int64),
         np.frombuffer(before, np.int64).astype(np.int32),
         np.frombuffer(line, np.int64),
-        np.frombuffer(last, np.int64),
+        last_line,
         np.frombuffer(hands, np.int64),
         whole,
         kind,
@@ -257,7 +266,7 @@ def shoes_of(
     first: int = 0,
     checked: bool = False,
     again: Callable[[], Iterator[tuple[int, str]]] | None = None,
-) -> Iterator[tuple[int, tuple[int, int], Any]]:
+) -> Generator[tuple[int, tuple[int, int], Any], None, None]:
     """(hands, (first line, last line), the shoe read) for each shoe with a
     hand in it of numbered lines of a file of `kind`, in turn: the shoe read
     is a `DealtShoe` (card-level), the codes of its results (road) or its

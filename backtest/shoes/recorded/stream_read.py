@@ -37,17 +37,32 @@ def read_indexed(index: ShoeIndex, shoes: np.ndarray) -> Hands:
     """The hands of the indexed shoes `shoes` (their places in the index, in
     increasing order), read again from the file: each keeps its place in
     the index as its shoe number, and its hands are those `read_shoes` deals
-    from it. A run of consecutive shoes is read in one stretch."""
+    from it. A run of consecutive shoes is read in one stretch, from the
+    shoe the index keeps at or before its first (`ShoeIndex.stride`)."""
     shoes = np.asarray(shoes, np.int64)
     kind, source = index.kind, index.source
     block = _Block(index.kind, index.known, source, index.burn)
     columns = dict(index.columns) or None
-    for a, lines in zip(_firsts(shoes), _runs(index, shoes)):
+    for a, b in _spans(shoes):
+        head = a - a % index.stride
         with warnings.catch_warnings():  # (the index's pass gave them)
             warnings.simplefilter("ignore", IncompleteHandWarning)
-            read = shoes_of(kind, lines, source, index.decks, index.burn, columns, a, checked=True)
-            for k, (n, _, shoe) in enumerate(read):
-                block.add(a + k, n, shoe)
+            read = shoes_of(
+                kind,
+                _lines_from(index, head),
+                source,
+                index.decks,
+                index.burn,
+                columns,
+                head,
+                checked=True,
+            )
+            for k, (n, _, shoe) in enumerate(read, head):
+                if k >= a:
+                    block.add(k, n, shoe)
+                if k >= b:
+                    read.close()  # (the lines after shoe b are not read)
+                    break
     return block.hands()
 
 
@@ -136,39 +151,26 @@ def indexed_blocks(
     return blocks, known
 
 
-def _firsts(shoes: np.ndarray) -> list[int]:
-    """The first shoe of each run of consecutive shoes."""
+def _spans(shoes: np.ndarray) -> list[tuple[int, int]]:
+    """The first and last shoe of each run of consecutive shoes."""
     cuts = np.flatnonzero(np.diff(shoes) != 1) + 1
-    return [int(run[0]) for run in np.split(shoes, cuts)] if shoes.size else []
+    return [(int(run[0]), int(run[-1])) for run in np.split(shoes, cuts)] if shoes.size else []
 
 
-def _runs(index: ShoeIndex, shoes: np.ndarray) -> Iterator[Iterator[tuple[int, str]]]:
-    """For each run of consecutive shoes, the numbered lines of their shoes
-    (a CSV's header first), read in one stretch of the file."""
-    cuts = np.flatnonzero(np.diff(shoes) != 1) + 1
-    for run in np.split(shoes, cuts) if shoes.size else []:
-        a, b = int(run[0]), int(run[-1])
-        yield _run_lines(index, a, b)
-
-
-def _run_lines(index: ShoeIndex, a: int, b: int) -> Iterator[tuple[int, str]]:
-    """The numbered lines of shoes a..b (a CSV's header first)."""
+def _lines_from(index: ShoeIndex, head: int) -> Iterator[tuple[int, str]]:
+    """The numbered lines of the file from the first of shoe `head` (one the
+    index keeps: a multiple of its stride) to the last of the last shoe indexed
+    (a CSV's header first)."""
     if index.header is not None:
         yield index.header
-    firsts = index.line[a : b + 1].tolist()
-    lasts = index.last[a : b + 1].tolist()
-    k = 0  # (the shoe a line may be of)
+    g = head // index.stride
+    first = int(index.line[g])
     for number, text, _ in placed_lines(
-        index.path,
-        int(index.start[a]),
-        int(index.end[b]),
-        firsts[0] - int(index.before[a]),
+        index.path, int(index.start[g]), None, first - int(index.before[g])
     ):
-        while k < len(lasts) and number > lasts[k]:
-            k += 1
-        if k == len(lasts):
+        if number > index.last_line:
             return
-        if number >= firsts[k]:
+        if number >= first:
             yield number, text
 
 

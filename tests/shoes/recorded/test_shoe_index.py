@@ -61,7 +61,13 @@ def awkward(text: str) -> bytes:
     return b"\xef\xbb\xbf" + body.encode()
 
 
-def test_shoes_read_again_by_the_index_are_those_read_whole(text: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("stride", [1, 3, 32])
+def test_shoes_read_again_by_the_index_are_those_read_whole(
+    text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stride: int
+) -> None:
+    """Whatever shoes the index keeps the place of (every `stride`th: a read
+    starts at the one before and reads on)."""
+    monkeypatch.setattr(stream, "STRIDE", stride)
     path = tmp_path / "shoes.txt"
     path.write_bytes(awkward(text))
     with warnings.catch_warnings(record=True) as read_whole:
