@@ -4,18 +4,17 @@
 from __future__ import annotations
 
 import os
-import re
 import warnings
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
-from backtest.core.errors import ShoeFormatError, UsageError, shown
+from backtest.core.errors import ShoeFormatError, UsageError
 from backtest.core.hands import Hands
 from backtest.shoes.recorded.card_level import card_csv_shoes, card_text_shoes, deal_card_shoes
 from backtest.shoes.recorded.live_json import json_lines_hands, live_json_hands
 from backtest.shoes.recorded.options import check_columns, check_decks, check_options, shoe_decks
 from backtest.shoes.recorded.outcome_csv import outcome_csv_hands
 from backtest.shoes.recorded.outcomes import HANDS_PER_DECK, too_many_hands
+from backtest.shoes.recorded.parquet_lines import in_rows, parquet_lines
 from backtest.shoes.recorded.road_strings import road_hands, road_line_hands
 from backtest.shoes.recorded.sniff import KIND_WORDS, PARQUET_MAGIC, sniff
 from backtest.shoes.recorded.stream import streamed_json, streamed_kind
@@ -233,10 +232,6 @@ def _tried_all(text: str, source: str, decks: int, first: ShoeFormatError) -> Sh
     )
 
 
-#: rows of a Parquet file read at a time
-PARQUET_BATCH = 1 << 16
-
-
 def _read_parquet(
     source: str,
     file: StrPath | bytes,
@@ -249,7 +244,7 @@ def _read_parquet(
     counted from 1, under the header): `file` is its path, read
     PARQUET_BATCH rows at a time (as far as `shoes` shoes, if given), or
     its bytes (standard input)."""
-    lines = _parquet_csv_lines(source, file)
+    lines = parquet_lines(source, file)
     try:
         _, first = next(lines)
         header = {c.strip().lower() for c in first.split(",")}
@@ -264,15 +259,7 @@ def _read_parquet(
         rows = _chained((1, first), lines)
         return _read_kind(kind, rows, source, decks, burn, columns, shoes)
     except ShoeFormatError as exc:
-        message = re.sub(
-            rf"^{re.escape(source)}, line (\d+)",
-            lambda m: (
-                f"{source}, "
-                + ("the header" if m.group(1) == "1" else f"row {int(m.group(1)) - 1}")
-            ),
-            str(exc),
-        )
-        raise ShoeFormatError(message) from None
+        raise in_rows(exc, source) from None
     finally:
         lines.close()
 
@@ -280,63 +267,6 @@ def _read_parquet(
 def _chained(first: tuple[int, str], rest: Iterator[tuple[int, str]]) -> Iterator[tuple[int, str]]:
     yield first
     yield from rest
-
-
-def _parquet_csv_lines(
-    source: str, file: StrPath | bytes
-) -> Generator[tuple[int, str], None, None]:
-    """The numbered lines of the CSV a Parquet file's columns make (as text: a
-    list a space-separated string; a null empty), its header first, made a
-    batch of rows at a time."""
-    import io
-
-    import polars as pl
-
-    def failed(exc: Exception) -> ShoeFormatError:
-        return ShoeFormatError(
-            f"{source}: not a Parquet file polars can read: {shown(str(exc), 120)[1:-1]}"
-        )
-
-    try:
-        if isinstance(file, bytes):
-            frame = pl.read_parquet(io.BytesIO(file))
-            batches: Iterator[pl.DataFrame] = iter([frame])
-            schema = frame.schema
-        else:
-            lazy = pl.scan_parquet(os.fspath(file))
-            schema = lazy.collect_schema()
-    except Exception as exc:  # polars raises its own errors, and OSError
-        raise failed(exc) from None
-    cast = []
-    for name, dtype in schema.items():
-        col = pl.col(name)
-        if isinstance(dtype, pl.List):
-            col = col.cast(pl.List(pl.String)).list.join(" ")
-        cast.append(col.cast(pl.String).fill_null("").alias(name))
-    if not isinstance(file, bytes):
-        batches = _parquet_batches(lazy, failed)
-    number = 0
-    for k, batch in enumerate(batches):
-        text = batch.select(cast).write_csv(include_header=k == 0)
-        for line in text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"):
-            number += 1
-            yield number, line
-
-
-def _parquet_batches(lazy: Any, failed: Any) -> Iterator[Any]:
-    """The rows of a scanned Parquet file, PARQUET_BATCH at a time (at least one
-    batch, which may be empty)."""
-    offset = 0
-    while True:
-        try:
-            batch = lazy.slice(offset, PARQUET_BATCH).collect()
-        except Exception as exc:  # polars raises its own errors, and OSError
-            raise failed(exc) from None
-        if offset == 0 or batch.height:
-            yield batch
-        if batch.height < PARQUET_BATCH:
-            return
-        offset += PARQUET_BATCH
 
 
 def read_card_text(path: StrPath, decks: int | None = None, burn: bool = False) -> Hands:

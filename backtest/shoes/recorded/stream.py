@@ -36,6 +36,13 @@ from backtest.shoes.recorded.card_level import (
 from backtest.shoes.recorded.options import check_options
 from backtest.shoes.recorded.outcome_csv import outcome_csv_shoes
 from backtest.shoes.recorded.outcomes import HANDS_PER_DECK, too_many_hands
+from backtest.shoes.recorded.parquet_lines import (
+    in_rows,
+    is_parquet,
+    parquet_kind,
+    parquet_lines,
+    placed_parquet_lines,
+)
 from backtest.shoes.recorded.road_strings import a_shoe_a_line, line_shoes
 from backtest.shoes.recorded.sniff import PARQUET_MAGIC, sniff
 from backtest.shoes.recorded.text import (
@@ -67,12 +74,33 @@ def streamable(
     """The format (one of INDEXED_KINDS: `fmt`, or else as its first megabyte
     reads) of a file of more than STREAMED_BYTES to be indexed a shoe at a
     time: card-level text or CSV, an outcome-level CSV, or roads a shoe a
-    line; None for standard input, another format, or a file that cannot be
-    read (its reader says why)."""
+    line, or a Parquet file of more than INDEXED_PARQUET_BYTES (as the CSV
+    its columns make); None for standard
+    input, another format, or a file that cannot be read (its reader says
+    why)."""
+    if fmt in (None, "parquet") and _big_parquet(path):
+        return parquet_kind(path, dict(columns) if columns else None)
     if fmt not in (None, *INDEXED_KINDS):
         return None
     kind = streamed_kind(path, fmt, columns)
     return kind if kind in INDEXED_KINDS else None
+
+
+#: Parquet files larger than this (compressed: about four million hands) are
+#: indexed; a smaller one's hands are held (26 bytes a hand), which is about
+#: twice as fast as reading each chunk's rows again
+INDEXED_PARQUET_BYTES = 1 << 25
+
+
+def _big_parquet(path: StrPath) -> bool:
+    """Whether `path` is a Parquet file of more than INDEXED_PARQUET_BYTES."""
+    if os.fspath(path) == STDIN:
+        return False
+    try:
+        big = os.path.getsize(path) > INDEXED_PARQUET_BYTES
+    except OSError:
+        return False
+    return big and is_parquet(path)
 
 
 #: the formats read from the file a line at a time when it is big
@@ -155,6 +183,9 @@ class ShoeIndex:
     known: frozenset[str] = ALL_KNOWN
     header: tuple[int, str] | None = None
     columns: tuple[tuple[str, str], ...] = ()
+    #: a Parquet file, read as the CSV its columns make (`parquet_lines`):
+    #: its places are rows, and its errors name rows
+    parquet: bool = False
 
     def __len__(self) -> int:
         return int(self.hands.shape[0])
@@ -201,9 +232,12 @@ def indexing(
     places: dict[int, Place] = {}  # (of the lines read since the last shoe)
     header: list[tuple[int, str]] = []
 
+    parquet = is_parquet(path)
+
     def lines() -> Iterator[tuple[int, str]]:
         seen_text = False
-        for number, text, where in placed_lines(path):
+        placed = placed_parquet_lines(source, path) if parquet else placed_lines(path)
+        for number, text, where in placed:
             places[number] = where
             seen_text = seen_text or bool(text.strip())
             if not header and text.strip() and not text.lstrip().startswith("#"):
@@ -215,7 +249,13 @@ def indexing(
     whole = True
     known: frozenset[str] = frozenset() if kind == "road" else ALL_KNOWN
     too_long: tuple[int, int] | None = None  # (an outcome-level CSV's first: shoe, hands)
-    shoes = shoes_of(kind, lines(), source, decks, burn, columns, again=lambda: stream_lines(path))
+
+    def again() -> Iterator[tuple[int, str]]:
+        return parquet_lines(source, path) if parquet else stream_lines(path)
+
+    shoes = shoes_of(kind, lines(), source, decks, burn, columns, again=again)
+    if parquet:
+        shoes = _in_rows(shoes, source)
     for n, (first, final), read in shoes:
         if len(hands) % stride == 0:
             begin = places[first]
@@ -252,8 +292,19 @@ def indexing(
         known,
         header[0] if header and kind in ("card-csv", "outcome-csv") else None,
         tuple((columns or {}).items()),
+        parquet,
     )
     done.append(index)
+
+
+def _in_rows(
+    shoes: Iterator[tuple[int, tuple[int, int], Any]], source: str
+) -> Generator[tuple[int, tuple[int, int], Any], None, None]:
+    """A Parquet file's shoes, its errors naming its rows (`in_rows`)."""
+    try:
+        yield from shoes
+    except ShoeFormatError as exc:
+        raise in_rows(exc, source) from None
 
 
 def shoes_of(

@@ -22,6 +22,7 @@ import numpy as np
 
 from backtest.core.hands import Hands
 from backtest.shoes.recorded.card_level import Growing
+from backtest.shoes.recorded.parquet_lines import placed_parquet_lines
 from backtest.shoes.recorded.road_strings import road_shoe_hands
 from backtest.shoes.recorded.stream import (
     ShoeIndex,
@@ -165,9 +166,12 @@ def _lines_from(index: ShoeIndex, head: int) -> Iterator[tuple[int, str]]:
         yield index.header
     g = head // index.stride
     first = int(index.line[g])
-    for number, text, _ in placed_lines(
-        index.path, int(index.start[g]), None, first - int(index.before[g])
-    ):
+    placed = (
+        placed_parquet_lines(index.source, index.path, int(index.start[g]))
+        if index.parquet
+        else placed_lines(index.path, int(index.start[g]), None, first - int(index.before[g]))
+    )
+    for number, text, _ in placed:
         if number > index.last_line:
             return
         if number >= first:

@@ -20,7 +20,7 @@ from backtest.core.errors import ShoeFormatError
 from backtest.present import render
 from backtest.run import engine, recorded_plan
 from backtest.run.config import parse_config
-from backtest.shoes.recorded import files, read_shoes, stream
+from backtest.shoes.recorded import parquet_lines, read_shoes, stream
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
 SHOES = 40
@@ -162,7 +162,7 @@ def test_a_parquet_file_read_in_batches_gives_its_csv_hands(
     path = tmp_path / "outcomes.parquet"
     frame.write_parquet(path)
     whole = read_shoes(csv_path, decks=1)
-    monkeypatch.setattr(files, "PARQUET_BATCH", 7)  # many batches, shoes across them
+    monkeypatch.setattr(parquet_lines, "PARQUET_BATCH", 7)  # many batches, shoes across them
     assert columns(read_shoes(path, decks=1)) == columns(whole)
     # a bad row in a later batch is named by its row
     bad = frame.with_columns(
