@@ -145,19 +145,7 @@ class Hands:
         for p in parts:
             shoes.append(p.shoe.astype(np.int64) + offset)
             offset += int(p.shoe.max()) + 1 if len(p) else 0
-        names = (
-            "hand",
-            "cards",
-            "player_total",
-            "banker_total",
-            "winner",
-            "natural",
-            "player_pair",
-            "banker_pair",
-            "player_card_count",
-            "banker_card_count",
-        )
-        cols = {name: np.concatenate([getattr(p, name) for p in parts]) for name in names}
+        cols = {name: np.concatenate([getattr(p, name) for p in parts]) for name in COLUMNS[1:]}
         return cls.from_columns(
             sum(len(p) for p in parts),
             known=known,
