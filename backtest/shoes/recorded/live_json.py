@@ -17,12 +17,11 @@ from backtest.shoes.recorded.live_snapshots import (
     described,
     is_snapshot,
     json_shoes,
-    json_type,
     live_entry,
     merged_snapshots,
 )
 from backtest.shoes.recorded.outcomes import outcome_hands
-from backtest.shoes.recorded.rounds import is_round, round_hands, rounds_hands
+from backtest.shoes.recorded.rounds import is_round, json_type, round_hands, rounds_hands
 from backtest.shoes.recorded.text import numbered_lines
 
 #: a time stamp before a captured message: `[08:46:12] {...}`

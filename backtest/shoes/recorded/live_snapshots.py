@@ -13,6 +13,7 @@ from backtest.core.errors import ShoeFormatError
 from backtest.core.hands import Hands
 from backtest.shoes.recorded.card_level import Growing
 from backtest.shoes.recorded.outcomes import check_hand, outcome_hands, parse_winner
+from backtest.shoes.recorded.rounds import json_type
 
 JSON_SHAPES = (
     "a shoe-state message (an object with args.history_v2), a list of hand "
@@ -28,16 +29,6 @@ LIVE_NAMES = {
     "player_pair": "playerPair",
     "banker_pair": "bankerPair",
 }
-
-
-def json_type(v: Any) -> str:
-    return {
-        dict: "object",
-        list: "list",
-        str: "string",
-        bool: "true/false",
-        type(None): "null",
-    }.get(type(v), "number")
 
 
 KNOWN = frozenset({"player_total", "banker_total", "natural", "player_pair", "banker_pair"})

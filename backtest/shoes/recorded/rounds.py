@@ -57,7 +57,8 @@ def _key(record: Mapping[str, Any], field: str) -> str | None:
     return next((k for k in _NAMES[field] if k in record), None)
 
 
-def _json_type(v: Any) -> str:
+def json_type(v: Any) -> str:
+    """What a JSON value is, in words (an error's 'got a JSON ...')."""
     return {
         dict: "object",
         list: "list",
@@ -191,7 +192,7 @@ class RoundShoes:
             if not isinstance(rec, dict):
                 raise ShoeFormatError(
                     f"{where}: expected a round's record like the first (an "
-                    f"object with {names['winner']}), got a JSON {_json_type(rec)}"
+                    f"object with {names['winner']}), got a JSON {json_type(rec)}"
                 )
             game_key = names["game"]
             if game_key and game_key in rec:
