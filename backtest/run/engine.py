@@ -209,6 +209,11 @@ def run(
             progress(done_s, done_h, n)
 
     path_frame = None
+
+    def task(lo: int, hi: int) -> tuple[Any, ...]:
+        """`run_task`'s arguments for sessions lo..hi-1 in another process."""
+        return (dict(config.raw), str(config.base_dir), config.source, lo, hi, ledger)
+
     # plain: every kernel a chunk calls runs as plain Python, in this process
     with interpreted() if plain else nullcontext():
         if paths > 0 and chunks:
@@ -227,17 +232,7 @@ def run(
                     chunks,
                     workers,
                     collect,
-                    lambda lo, hi: client.submit(
-                        run_task,
-                        dict(config.raw),
-                        str(config.base_dir),
-                        config.source,
-                        lo,
-                        hi,
-                        ledger,
-                        force_python,
-                        pure=False,
-                    ),
+                    lambda lo, hi: client.submit(run_task, *task(lo, hi), force_python, pure=False),
                 )
         elif workers > 1 and len(chunks) > 1 and not force_python:
             if path_frame is None:  # (those sessions loaded every kernel a run needs)
@@ -247,15 +242,7 @@ def run(
                     chunks,
                     workers,
                     collect,
-                    lambda lo, hi: pool.submit(
-                        run_task,
-                        dict(config.raw),
-                        str(config.base_dir),
-                        config.source,
-                        lo,
-                        hi,
-                        ledger,
-                    ),
+                    lambda lo, hi: pool.submit(run_task, *task(lo, hi)),
                 )
         else:
             buffers = Buffers()
