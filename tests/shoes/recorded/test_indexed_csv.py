@@ -17,6 +17,7 @@ import numpy as np
 import polars as pl
 import pytest
 from cli_helpers import backtest_here
+from hand_columns import columns
 
 from backtest.core.cards import card_token
 from backtest.core.errors import ShoeFormatError
@@ -28,28 +29,11 @@ from backtest.shoes.shoe import ShoeSpec, generate_hands
 
 SHOES = 30
 WHOLE, STREAMED = 1 << 40, 0
-NAMES = (
-    "shoe",
-    "hand",
-    "cards",
-    "winner",
-    "player_total",
-    "banker_total",
-    "natural",
-    "player_pair",
-    "banker_pair",
-    "player_card_count",
-    "banker_card_count",
-)
 
 
 @pytest.fixture(scope="module")
 def hands() -> Any:
     return generate_hands(ShoeSpec(decks=1, cut_card=0, burn=False), SHOES, 7, 0)
-
-
-def columns(hands: Any) -> dict[str, Any]:
-    return {"known": sorted(hands.known), **{n: getattr(hands, n).tolist() for n in NAMES}}
 
 
 def awkward(lines: list[str]) -> bytes:

@@ -14,7 +14,8 @@ import numpy as np
 import polars as pl
 import pytest
 from cli_helpers import backtest_here
-from test_streamed_csv import SHOES, card_csv, columns, hands, outcome_csv, recorded
+from hand_columns import columns
+from test_streamed_csv import SHOES, card_csv, hands, outcome_csv, recorded
 
 from backtest.core.errors import ShoeFormatError
 from backtest.present import render

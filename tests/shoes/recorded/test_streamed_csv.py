@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
+from hand_columns import columns
 
 from backtest.core.cards import card_token
 from backtest.core.errors import ShoeFormatError
@@ -29,23 +30,6 @@ SHOES = 40
 @pytest.fixture(scope="module")
 def hands() -> Any:
     return generate_hands(ShoeSpec(decks=1, cut_card=0, burn=False), SHOES, 5, 0)
-
-
-def columns(hands: Any) -> dict[str, Any]:
-    names = (
-        "shoe",
-        "hand",
-        "cards",
-        "winner",
-        "player_total",
-        "banker_total",
-        "natural",
-        "player_pair",
-        "banker_pair",
-        "player_card_count",
-        "banker_card_count",
-    )
-    return {"known": sorted(hands.known), **{n: getattr(hands, n).tolist() for n in names}}
 
 
 def outcome_csv(hands: Any) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hand_columns import columns
 
 from backtest.core.cards import card_token
 from backtest.core.errors import ShoeFormatError
@@ -23,23 +24,6 @@ from backtest.shoes.shoe import ShoeSpec, generate_hands
 
 files_json_lines_hands = files.json_lines_hands
 SHOES = 30
-NAMES = (
-    "shoe",
-    "hand",
-    "cards",
-    "winner",
-    "player_total",
-    "banker_total",
-    "natural",
-    "player_pair",
-    "banker_pair",
-    "player_card_count",
-    "banker_card_count",
-)
-
-
-def columns(hands: Any) -> dict[str, Any]:
-    return {"known": sorted(hands.known), **{n: getattr(hands, n).tolist() for n in NAMES}}
 
 
 @pytest.fixture(scope="module")
