@@ -221,8 +221,9 @@ class _Presets(Mapping[str, Rules]):
         if name not in self._read:
             path = self._paths()[name]  # KeyError: no such preset
             rules = load_rules(path)
-            opening = path.read_text(encoding="utf-8").splitlines()[:1] or [""]
-            description = opening[0].lstrip("#").strip() if opening[0].startswith("#") else ""
+            with path.open(encoding="utf-8") as fh:  # (only its opening comment line)
+                opening = fh.readline()
+            description = opening.lstrip("#").strip() if opening.startswith("#") else ""
             self._read[name] = dataclasses.replace(rules, description=description)
         return self._read[name]
 
