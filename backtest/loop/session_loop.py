@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import cache
+from types import FunctionType
 from typing import Any
 
 import numpy as np
@@ -111,20 +112,28 @@ def _quiet_numba() -> Iterator[None]:
 
 def _form(fns: Any) -> str:
     """Which of the loop's dispatchers runs `fns`: "shared" (None: every
-    built-in, by its kind), "own" (`dispatch.Own`: a built-in's own form)
-    or "user" (a user's functions)."""
+    built-in, by its kind), "own<kind>" (`dispatch.Own`: a built-in's own
+    form) or "user" (a user's functions)."""
     if fns is None:
         return "shared"
-    return "own" if isinstance(fns, dispatch.Own) else "user"
+    return f"own{fns.kind}" if isinstance(fns, dispatch.Own) else "user"
 
 
 @cache
 def _compiled_loop(form: str) -> Any:
-    """The loop's dispatcher for `form` (`_form`): the shared loop and the
-    users' have one signature each; the own forms one a built-in. All are
-    cached on disk, in one index."""
+    """The loop's dispatcher for `form` (`_form`), of one signature. Each
+    form is the loop's function under a name of its own, so numba caches
+    each in files of its own: two processes compiling two forms at once
+    (the shared loop in a child, a user's in the parent; two own forms on
+    two cores) never rewrite one index, where one form's entry could
+    otherwise be given the other's compiled code."""
+    fn = sessions_kernel
+    if form != "shared":
+        fn = FunctionType(fn.__code__, fn.__globals__, f"sessions_kernel_{form}")
+        fn.__qualname__ = fn.__name__
+        fn.__module__ = sessions_kernel.__module__
     with _quiet_numba():
-        return kernel(nrt=False)(sessions_kernel).dispatcher
+        return kernel(nrt=False)(fn).dispatcher
 
 
 def loop_loaded() -> bool:
@@ -164,10 +173,7 @@ def own_ready(kind: int) -> bool:
         return True
     if time.monotonic() < _OWN_MISSING.get(kind, -1.0):
         return False
-    if _has(
-        _compiled_loop("own"),
-        lambda fns: isinstance(fns, dispatch.OwnType) and fns.kind == kind,
-    ):
+    if _has(_compiled_loop(f"own{kind}"), lambda fns: isinstance(fns, dispatch.OwnType)):
         _OWN_LOADED.add(kind)
         return True
     _OWN_MISSING[kind] = time.monotonic() + OWN_RECHECK
@@ -201,15 +207,14 @@ def compile_own(kinds: Iterable[int]) -> None:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
     shares = [todo[c :: max(1, cores)] for c in range(max(1, cores))]
     children = [_compile_child(f"compile_own({share})") for share in shares[1:] if share]
-    loop = _compiled_loop("own")
     with _quiet_numba():
         for k in shares[0]:
-            loop.compile(_own_signature(k))
+            _compiled_loop(f"own{k}").compile(_own_signature(k))
         for child in children:
             if child is not None:
                 child.wait()
         for k in todo:  # the children's from the cache (or compiled here, if one failed)
-            loop.compile(_own_signature(k))
+            _compiled_loop(f"own{k}").compile(_own_signature(k))
             _OWN_LOADED.add(k)
             _OWN_MISSING.pop(k, None)
 

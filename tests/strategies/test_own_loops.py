@@ -111,17 +111,21 @@ def test_a_run_uses_a_built_ins_own_loop_where_it_is_compiled() -> None:
     fns = session_loop.functions_for(strat)
     assert isinstance(fns, dispatch.Own) and fns.kind == kind
     engine.run(_config(["martingale"], 1, 1000, 1, 100), workers=1)
-    own = session_loop._compiled_loop("own")
-    mine = [sig for sig in own.signatures if sig[1] == dispatch.OwnType(kind)]
-    assert len(mine) == 1
+    own = session_loop._compiled_loop(f"own{kind}")
+    assert [sig[1] for sig in own.signatures] == [dispatch.OwnType(kind)]
     session_loop._compiled_loop.cache_clear()
     session_loop._OWN_LOADED.clear()
     session_loop._OWN_MISSING.clear()
     try:
-        assert not session_loop._compiled_loop("own").signatures
+        assert not session_loop._compiled_loop(f"own{kind}").signatures
         assert session_loop.own_ready(kind)  # from the index on disk
     finally:
         session_loop._compiled_loop.cache_clear()
+    # each form caches in files of its own (two processes compiling two forms
+    # at once never rewrite one index)
+    forms = ["shared", "user", f"own{kind}", f"own{kind + 1}"]
+    paths = {session_loop._compiled_loop(f)._cache._cache_file._index_path for f in forms}
+    assert len(paths) == len(forms)
     # a user's class (a subclass of a built-in too) runs its own functions
     sub = type("Sub", (BUILTIN_NAMES["martingale"],), {"name": "sub"})
     assert not isinstance(session_loop.functions_for(sub()), dispatch.Own)
