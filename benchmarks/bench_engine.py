@@ -4,7 +4,8 @@ start-up and compile times.
     python benchmarks/bench_engine.py [--hands 10000000] [--rounds 7] [--quick] [--cold]
 
 Prints hands per second for: dealing generated 8-deck shoes; each built-in
-strategy's compiled session loop (dealing excluded); the README's compiled
+strategy's compiled session loop (dealing excluded), the shared loop and the
+strategy's own form of it (`--own-loops`); the README's compiled
 user strategy, through the same loop; three plain-Python strategies (flat,
 follow the shoe, Martingale) through the same engine; `engine.run` of one
 Martingale seat over 10**7 hands beside the C reference
@@ -38,9 +39,9 @@ from backtest.loop import inputs, payouts, python_loop, session_loop, table_rule
 from backtest.run import chunks, engine, plan  # noqa: E402
 from backtest.run.config import parse_config  # noqa: E402
 from backtest.shoes.shoe import ShoeSpec, generate_hands  # noqa: E402
-from strategies import registry  # noqa: E402
+from strategies import compiled, registry  # noqa: E402
 from strategies.base import Strategy  # noqa: E402
-from strategies.dispatch import user_functions  # noqa: E402
+from strategies.dispatch import Own, user_functions  # noqa: E402
 
 
 class PlainFlat(Strategy):
@@ -210,10 +211,14 @@ def _dealt(cfg: object, sessions: int) -> tuple:
     return _DEALT[sessions]
 
 
-def compiled_once(strat: Strategy, args: tuple):  # type: ignore[no-untyped-def]
-    """One timed run of the compiled loop, from a fresh state."""
+def compiled_once(strat: Strategy, args: tuple, own: bool = False):  # type: ignore[no-untyped-def]
+    """One timed run of the compiled loop (the shared one, or with `own` the
+    built-in's own form, compiled first), from a fresh state."""
     seat = inputs.seat_of(strat, np.uint64(5))
     fns = user_functions(strat)
+    if own:
+        session_loop.compile_own([seat.kind])
+        fns = Own(seat.kind)
 
     def once() -> float:
         work = inputs.work_for(seat, args[0])
@@ -224,7 +229,9 @@ def compiled_once(strat: Strategy, args: tuple):  # type: ignore[no-untyped-def]
     return once
 
 
-def bench_strategies(timed: Timed, sessions: int) -> None:
+def bench_strategies(timed: Timed, sessions: int, own: bool = True) -> None:
+    """Each built-in's loop, the shared one and (`own`; flat's alone if not)
+    its own form."""
     runs = [(name, name, {}) for name in registry.BUILTIN_NAMES]
     # a counter that can bet only the pairs needs no deals counted
     runs.append(("counter-pairs", "counter", {"bets": ["player_pair", "banker_pair"]}))
@@ -234,6 +241,8 @@ def bench_strategies(timed: Timed, sessions: int) -> None:
         if label != "counter":
             hands, args = chunk_args(cfg, sessions, strat)
             timed.add(f"session loop {label}", len(hands), compiled_once(strat, args))
+            if own or name == "flat":
+                timed.add("  its own loop", len(hands), compiled_once(strat, args, own=True))
             continue
         # the exact EVs cost microseconds a hand: worked out once per table,
         # and read by every further counting seat at it (the rows stay filled)
@@ -241,6 +250,8 @@ def bench_strategies(timed: Timed, sessions: int) -> None:
         timed.add("session loop counter, EVs worked out", len(hands), compiled_once(strat, args))
         hands, args = chunk_args(cfg, max(50, sessions // 20), strat, counting_seats=2)
         timed.add("session loop counter, EVs read", len(hands), compiled_once(strat, args))
+        if own:
+            timed.add("  its own loop", len(hands), compiled_once(strat, args, own=True))
     cfg = config([{"strategy": "flat"}], sessions // 10)
     for plain in (PlainFlat(), PlainFollow(), PlainMartingale()):
         hands, args = chunk_args(cfg, sessions // 10)
@@ -288,12 +299,19 @@ def bench_against_c(rounds: int) -> None:
         subprocess.run(
             ["gcc", "-O3", "-march=native", "-o", str(binary), str(C_REFERENCE)], check=True
         )
-    ours: list[float] = []
+    kind = compiled.kind_of(engine.build_strategies(cfg)[0])
+    session_loop.compile_own([kind])
+    own_ready = session_loop.own_ready
+    forms = {"shared loop": lambda k: False, "own loop": own_ready}
+    ours: dict[str, list[float]] = {form: [] for form in forms}
     theirs: list[float] = []
     for _ in range(rounds):
-        t = time.perf_counter()
-        result = engine.run(cfg, workers=1)
-        ours.append(result.hands / (time.perf_counter() - t))
+        for form, ready in forms.items():
+            session_loop.own_ready = ready  # type: ignore[assignment]
+            t = time.perf_counter()
+            result = engine.run(cfg, workers=1)
+            ours[form].append(result.hands / (time.perf_counter() - t))
+        session_loop.own_ready = own_ready  # type: ignore[assignment]
         if binary is not None:
             out = subprocess.run(
                 [str(binary), "gen", "125000", "1", "1", "1", "1"],
@@ -302,16 +320,20 @@ def bench_against_c(rounds: int) -> None:
                 check=True,
             ).stdout
             theirs.append(float(out.split("e2e_hps=")[1].split()[0]))
-    line = f"engine.run, Martingale, 10**7 hands, 1 worker: best {max(ours) / 1e6:.1f} M hands/s"
-    if theirs:
-        ratios = sorted(a / b for a, b in zip(ours, theirs))
-        line += (
-            f"; C reference best {max(theirs) / 1e6:.1f} M hands/s; ratio median "
-            f"{ratios[len(ratios) // 2]:.2f}x (range {ratios[0]:.2f}-{ratios[-1]:.2f})"
+    for form, rates in ours.items():
+        line = (
+            f"engine.run, Martingale ({form}), 10**7 hands, 1 worker: "
+            f"best {max(rates) / 1e6:.1f} M hands/s"
         )
-    else:
-        line += "; no C reference (gcc or ../shared/bench missing)"
-    print(line)
+        if theirs:
+            ratios = sorted(a / b for a, b in zip(rates, theirs))
+            line += (
+                f"; C reference best {max(theirs) / 1e6:.1f} M hands/s; ratio median "
+                f"{ratios[len(ratios) // 2]:.2f}x (range {ratios[0]:.2f}-{ratios[-1]:.2f})"
+            )
+        else:
+            line += "; no C reference (gcc or ../shared/bench missing)"
+        print(line)
 
 
 def bench_startup(rounds: int = 5) -> None:
@@ -430,7 +452,7 @@ def main() -> None:
     timed = Timed()
     if args.quick:
         bench_deal(timed, 2_000)
-        bench_strategies(timed, 500)
+        bench_strategies(timed, 500, own=False)  # (each own loop compiles for ~10 s)
         bench_user_compiled(timed, 500)
         timed.report(2)
         bench_run(200_000, 1)

@@ -17,12 +17,13 @@ from functools import cache
 from typing import Any, Literal
 
 import numpy as np
+from numba import types
 
 from backtest.core.errors import StrategyError
 from backtest.jit.lazy_jit import register_with_numba
 from strategies._common import stateless_update
 from strategies.base import Compiled
-from strategies.compiled import BUILTINS, USER, kind_of
+from strategies.compiled import BUILTINS, USER, facts, kind_of
 from strategies.slots import CTX_SIZE, N_BETS, SEVERAL, STATE_FLOATS, STATE_INTS
 
 # the built-ins' functions call helpers marked with `lazy_jit.jit`, which numba
@@ -129,8 +130,16 @@ def _dispatch(hook: str, inline: Literal["never", "always"] = "always") -> Calla
         f"def {hook}_user(kind, fns, {_ARGS[hook]}):",
         f"    return {user}" if hook == "decide" else f"    {user}",
     ]
+    for i, cls in enumerate(BUILTINS):  # each built-in's form of its own (`Own`)
+        body = _branch(cls, hook, f"f{i}")[0]
+        tail = "    return SEVERAL, 0.0" if hook == "decide" and "return" not in body else None
+        body = body.replace("\n        ", "\n    ")
+        lines += [f"def {hook}_own{i}(kind, fns, {_ARGS[hook]}):", f"    {body}"]
+        if tail:
+            lines.append(tail)
     exec(compile("\n".join(lines), f"<{hook}_any>", "exec"), names)
     builtin, users = names[f"{hook}_builtin"], names[f"{hook}_user"]
+    own = [names[f"{hook}_own{i}"] for i in range(len(BUILTINS))]
 
     # a Python function of the hook's arguments, and its compiled form by the type of `fns`
     stub_names: dict[str, Any] = {}
@@ -142,6 +151,8 @@ def _dispatch(hook: str, inline: Literal["never", "always"] = "always") -> Calla
     stub = stub_names[f"{hook}_any"]
 
     def typed(kind, fns, *args):  # type: ignore[no-untyped-def]
+        if isinstance(fns, OwnType):
+            return own[fns.kind]
         return builtin if isinstance(fns, types.NoneType) else users
 
     exec(
@@ -166,10 +177,91 @@ def _address_args(hook: str) -> str:
     return ", ".join(out)
 
 
+class Own:
+    """The loop's `fns` for a built-in run by the loop's form of its own:
+    compiled for that strategy alone (its kind and facts constants, its
+    functions the only ones in it), once per strategy and machine."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self, kind: int) -> None:
+        self.kind = kind
+
+
+class OwnType(types.Type):
+    """numba's type of an `Own`: the kind is in the type, so each built-in's
+    form is a signature of its own."""
+
+    def __init__(self, kind: int) -> None:
+        self.kind = kind
+        super().__init__(name=f"Own({kind})")
+
+
+def _own_type() -> None:
+    from numba.core import cgutils
+    from numba.extending import NativeValue, models, register_model, typeof_impl, unbox
+
+    @typeof_impl.register(Own)
+    def _typeof(value, context):  # type: ignore[no-untyped-def]
+        return OwnType(value.kind)
+
+    register_model(OwnType)(models.OpaqueModel)
+
+    @unbox(OwnType)
+    def _unbox(typ, obj, c):  # type: ignore[no-untyped-def]
+        return NativeValue(cgutils.get_null_value(cgutils.voidptr_t))
+
+
+_own_type()
+
+
+def fixed(fns: object, seat: object) -> tuple[int, int, bool, bool, bool, bool]:
+    """(kind, slot, writes_out, learns, reads_ctx, cards_seen) of the seat:
+    constants while compiling a built-in's own form, else read from `seat`."""
+    raise TypeError("fixed is called by the compiled session loop alone")
+
+
+def _fixed_overload() -> None:
+    from numba.extending import overload
+
+    @overload(fixed, inline="always")
+    def _typed(fns, seat):  # type: ignore[no-untyped-def]
+        if isinstance(fns, OwnType):
+            f = facts(BUILTINS[fns.kind])
+            k, slot, wo, le, rc, cs = (
+                fns.kind,
+                f.slot,
+                f.writes_out,
+                f.learns,
+                f.reads_ctx,
+                f.cards_seen,
+            )
+
+            def impl(fns, seat):  # type: ignore[no-untyped-def]
+                return k, slot, wo, le, rc, cs
+
+            return impl
+
+        def impl(fns, seat):  # type: ignore[no-untyped-def]
+            return (
+                seat.kind,
+                seat.slot,
+                seat.writes_out,
+                seat.learns,
+                seat.reads_ctx,
+                seat.cards_seen,
+            )
+
+        return impl
+
+
+_fixed_overload()
+
+
 def is_user(fns: object) -> bool:
-    """Whether the loop runs a user's functions (`fns` not None); a constant
-    while compiling."""
-    return fns is not None
+    """Whether the loop runs a user's functions (`fns` a tuple of them); a
+    constant while compiling."""
+    return fns is not None and not isinstance(fns, Own)
 
 
 def _is_user_overload() -> None:
@@ -178,7 +270,7 @@ def _is_user_overload() -> None:
 
     @overload(is_user, inline="always")
     def _typed(fns):  # type: ignore[no-untyped-def]
-        answer = not isinstance(fns, types.NoneType)
+        answer = not isinstance(fns, (types.NoneType, OwnType))
 
         def impl(fns):  # type: ignore[no-untyped-def]
             return answer

@@ -14,6 +14,7 @@ from backtest.cli.shell import (
     ColumnsOption,
     Executor,
     Format,
+    OwnLoops,
     Quiet,
     be_quiet,
     check_seed,
@@ -21,6 +22,7 @@ from backtest.cli.shell import (
     columns_option,
     echo,
     note,
+    say_compiling_own,
     say_if_compiling,
 )
 from backtest.core.errors import BacktestError, UsageError
@@ -60,6 +62,7 @@ def run(
     address: Annotated[
         Optional[str], typer.Option(help="A running Dask scheduler, HOST:PORT.")
     ] = None,
+    own_loops: OwnLoops = False,
     quiet: Quiet = False,
 ) -> None:
     """Run the seats of a config over its shoes and print the verdict."""
@@ -103,6 +106,7 @@ def run(
                 executor,
                 address,
                 overrides,
+                own_loops,
             )
         except BacktestError as exc:  # the file stands for standard input: say so
             exc.args = (
@@ -125,6 +129,7 @@ def _run(
     executor: Executor,
     address: str | None,
     overrides: dict[str, object],
+    own_loops: bool = False,
 ) -> None:
     from backtest.present import outputs, verdict
     from backtest.run import staging
@@ -170,6 +175,8 @@ def _run(
                         address=address,
                         paths=PATH_SESSIONS if out is not None else 0,
                         compiling=say_if_compiling if executor is Executor.LOCAL else None,
+                        own_loops=own_loops,
+                        compiling_own=say_compiling_own,
                     )
                 except TooManySessions as exc:
                     raise UsageError(f"--sessions: {exc.said}") from None
@@ -228,6 +235,7 @@ def sweep(
         Optional[str], typer.Option(help="Metric to sort by (default: the sweep's `metric`).")
     ] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.TABLE,
+    own_loops: OwnLoops = False,
     quiet: Quiet = False,
 ) -> None:
     """Run a run config over a grid of settings, on every core or a Dask cluster.
@@ -268,6 +276,8 @@ def sweep(
             resume=resume,
             progress=progress,
             starting=say_if_compiling if executor is Executor.LOCAL else None,
+            own_loops=own_loops,
+            compiling_own=say_compiling_own,
         )
     if fmt is Format.JSON:
         from backtest.present.verdict import to_json

@@ -58,7 +58,7 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
     (`seat.active`). Compiled without reference counting, it allocates
     nothing; a session's statistics live in local variables until it ends.
     """
-    kind = seat.kind
+    kind, slot, writes_out, learns, reads_ctx, cards_seen = dispatch.fixed(fns, seat)
     p = seat.p
     active = seat.active
     winner, hand_no, shoe_no, unit = dealt.winner, dealt.hand_no, dealt.shoe_no, dealt.unit
@@ -87,7 +87,6 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
     same = full_same
     start_seat(p, evs_full, evs, out, cents, stakes, unit_f, side_c, table, fast_c)
     reset_on_max = p[P_ON_MAX] == 0.0
-    cards_seen = seat.cards_seen
     shared_rows = ev_rows.shape[0] != 0  # the table's EV rows, when two seats or more count
     # a lone counter's EVs, worked out LANES hands at a time: those of hands
     # ahead_lo .. ahead_hi - 1 (whatever the session: they depend on the cards)
@@ -103,11 +102,8 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
     all_in = p[P_ON_BANKROLL] != 0.0
     na = active.shape[0]
     # a strategy that stakes one bet, on every hand: its update reads that bet alone
-    single = seat.slot >= 0
-    the_bet = int(p[seat.slot]) if single else -1
-    writes_out = seat.writes_out
-    learns = seat.learns
-    reads_ctx = seat.reads_ctx
+    single = slot >= 0
+    the_bet = int(p[slot]) if single else -1
     rows = 0
     scale = 100.0 * den
     keep_lo, keep_hi = plays_on(ruin_below, stop_loss, win_goal, bankroll0)

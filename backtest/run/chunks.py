@@ -164,9 +164,8 @@ def run_chunk(
         key = _seat_key(config.seed, k)
         if runs_compiled(strat) and not force_python:
             from backtest.loop import session_loop  # (compiled code: loaded only here)
-            from strategies.dispatch import user_functions
 
-            fns = user_functions(strat)
+            fns = session_loop.functions_for(strat)
             in_loop = inputs.seat_of(strat, key)
             work = inputs.work_for(in_loop, dealt)
             code, at, rows = session_loop.run_sessions(

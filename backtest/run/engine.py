@@ -31,6 +31,7 @@ from backtest.jit.lazy_jit import interpreted
 from backtest.run.chunks import SeatResult, merge_parts, run_chunk, run_task, warm
 from backtest.run.config import RunConfig, build_strategies
 from backtest.run.frames import SeatFrames, chunk_frames, finish, paths_of, spill_path
+from backtest.run.own_loops import builtin_kinds, compile_own, kinds_to_compile
 from backtest.run.plan import count_sessions, hands_for, plan_chunks
 from backtest.run.pool import check_workers, default_workers, process_pool
 from backtest.run.seats import check_money, check_seats
@@ -125,6 +126,8 @@ def run(
     address: str | None = None,
     paths: int = 0,
     compiling: Callable[[], None] | None = None,
+    own_loops: bool = False,
+    compiling_own: Callable[[list[str]], None] | None = None,
 ) -> RunResult:
     """Run every session of `config` for every seat.
 
@@ -150,6 +153,11 @@ def run(
     it answers in a fraction of a second without loading numba, unless this
     process has the compiled loop already (then it is faster compiled). Any
     other runs compiled; `compiling` is called as it starts the compiler.
+
+    own_loops: compile each built-in's own form of the session loop first,
+    where it is not compiled yet (`own_loops.py`; `compiling_own` is called
+    with their names as that starts); a run of billions of hands of one does
+    so anyway. A built-in runs its own form wherever it is compiled.
     """
     if executor not in ("local", "dask"):
         raise UsageError(f"--executor must be local or dask, got {executor!r}")
@@ -158,14 +166,18 @@ def run(
     # a small run of generated shoes may be played as plain Python: see once
     # it is prepared (its first shoes are dealt as plain Python anyway, by
     # `generate_shoes`, while the compiled deal is not loaded)
-    may_interpret = executor == "local" and workers in (None, 1) and config.shoe is not None
-    if not may_interpret and not force_python and executor == "local":
-        _compile_ahead(compiling)
+    may_interpret = (
+        executor == "local" and workers in (None, 1) and config.shoe is not None and not own_loops
+    )
+    if not may_interpret and not force_python and executor == "local" and not own_loops:
+        _compile_ahead(compiling, config)
     n, per_session, strategies = prepare(config, sessions)
     plain = may_interpret and not _loop_loaded() and plays_interpreted(strategies, n * per_session)
     if may_interpret and not plain and not force_python:
-        _compile_ahead(compiling)
+        _compile_ahead(compiling, config)
     force_python = force_python or plain
+    if not force_python:
+        compile_own(kinds_to_compile([(config, n * per_session)], own_loops), compiling_own)
     if workers is None:
         # every core for a large run; with Dask, this machine's cores (the local
         # cluster's size, and how finely the sessions are split for any cluster)
@@ -292,11 +304,15 @@ def _loop_loaded() -> bool:
     return session_loop is not None and bool(session_loop.loop_loaded())
 
 
-def _compile_ahead(compiling: Callable[[], None] | None) -> None:
-    """Start compiling the session loop on the other core, if it is not
-    cached, while this one deals and prices (`compiling` is called first)."""
+def _compile_ahead(compiling: Callable[[], None] | None, config: RunConfig) -> None:
+    """Start compiling the shared session loop on the other core, if it is
+    not cached and a built-in seat needs it (one without its own form
+    compiled), while this one deals and prices (`compiling` is called first)."""
     from backtest.loop import session_loop
 
+    kinds = builtin_kinds(config)
+    if kinds and all(session_loop.own_ready(k) for k in kinds):
+        return
     if compiling is not None:
         compiling()
     session_loop.compile_in_background()

@@ -92,6 +92,9 @@ def test_a_run_says_it_compiles_only_when_it_does(monkeypatch: pytest.MonkeyPatc
     as a compiled run starts the compiler, never for a run played in Python."""
     config = _config("max-reset-stop", 1)
     monkeypatch.setattr(engine, "_loop_loaded", lambda: False)  # (as in a fresh process)
+    from backtest.loop import session_loop
+
+    monkeypatch.setattr(session_loop, "own_ready", lambda kind: False)  # (no own loops either)
     said: list[bool] = []
     engine.run(config, compiling=lambda: said.append(True))
     assert said == []

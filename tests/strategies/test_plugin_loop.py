@@ -214,13 +214,13 @@ def test_the_loop_is_compiled_once_for_the_built_ins_and_once_for_users(
     seats = [{"strategy": name} for name in BUILTIN_NAMES]
     with _quiet():
         engine.run(_config(seats, 1, 1000, 1, 500, {}, sessions=2), workers=1)
-    builtin = session_loop._compiled_loop(False)
+    builtin = session_loop._compiled_loop("shared")
     assert len(builtin.signatures) == 1
     from numba import typeof
 
     assert builtin.signatures[0] == tuple(typeof(a) for a in session_loop.example_args())
     assert session_loop.loop_cached()
-    user = session_loop._compiled_loop(True)
+    user = session_loop._compiled_loop("user")
     assert len(user.signatures) == 1
     assert compiled.kind_of(README_CLASS()) == compiled.USER
     assert compiled.kind_of(BUILTIN_NAMES["martingale"]()) == 1
