@@ -193,13 +193,16 @@ class RoundShoes:
         lines, in increasing order, as a read of the whole file found them)
         the records are read again from the first of a shoe of that read:
         the lines in `skip` are skipped and no game id is remembered, so the
-        shoes are those the whole read gives."""
+        shoes are those the whole read gives; what that read checked (the
+        rules dealing each hand's cards, a shoe's cards against the decks, a
+        hand's outcome fields) is not checked again."""
         source, decks, names, fields = self.source, self.decks, self.names, self.fields
         records: list[dict[str, Any]] = []
         shoe, hand = first, 0
         last_shoe: Any = None
         last_hand: int | None = None
-        seen_games = SeenGames() if skip is None else None
+        checked = skip is not None  # (read again: the records were checked)
+        seen_games = None if checked else SeenGames()
         skip = np.zeros(0, np.int64) if skip is None else skip
         next_skip: int | None = None  # (the first line in `skip` at or after the record's)
         span = ["", ""]
@@ -207,7 +210,7 @@ class RoundShoes:
         places: list[str] = []
 
         def close_shoe() -> None:
-            if shoe_cards:
+            if shoe_cards and not checked:
                 check_composition(np.array(shoe_cards, dtype=np.uint8), decks, places.__getitem__)
             shoe_cards.clear()
             places.clear()
@@ -313,10 +316,13 @@ class RoundShoes:
                     "player_cards": _cards_text(rec[pk], f"{where}.{pk}"),
                     "banker_cards": _cards_text(rec[bk], f"{where}.{bk}"),
                 }
-                p, b = derive_from_cards(out, row, where, place=lambda f: f".{names.get(f) or f}")
-                shoe_cards.extend(p + b)
-                places.extend([f"{where}.{pk}"] * len(p) + [f"{where}.{bk}"] * len(b))
-            else:
+                p, b = derive_from_cards(
+                    out, row, where, lambda f: f".{names.get(f) or f}", checked=checked
+                )
+                if not checked:
+                    shoe_cards.extend(p + b)
+                    places.extend([f"{where}.{pk}"] * len(p) + [f"{where}.{bk}"] * len(b))
+            elif not checked:
                 check_hand(
                     out,
                     where,
