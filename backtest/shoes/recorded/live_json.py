@@ -184,8 +184,11 @@ def _first_record(
     for number, line in lines:
         if not line.strip():
             continue
+        text = _TIME_PREFIX.sub("", line, count=1)
+        if not text.lstrip().startswith("{"):
+            return None  # (not an object: a one-line document is not parsed here)
         try:
-            value = json.loads(_TIME_PREFIX.sub("", line, count=1))
+            value = json.loads(text)
         except (json.JSONDecodeError, RecursionError):
             return None
         if is_round(value) and is_snapshot(value):

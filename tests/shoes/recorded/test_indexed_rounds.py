@@ -234,7 +234,8 @@ def errors(path: Path, monkeypatch: Any) -> tuple[str, str]:
     out = []
     for limit in (WHOLE, 0):
         monkeypatch.setattr(stream, "STREAMED_BYTES", limit)
-        with pytest.raises(ShoeFormatError) as caught:
+        with pytest.raises(ShoeFormatError) as caught, warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (the heartbeats skipped, before the error)
             if limit:
                 read_shoes(path, decks=1)
             else:
@@ -288,3 +289,29 @@ def test_the_first_shoes_are_read_without_the_rest(
     assert code == 0, err
     # (the same roads; read whole, the header counts the file's shoes)
     assert out.split("\n", 1)[1] == whole.split("\n", 1)[1]
+
+
+def test_a_shoe_read_again_reads_only_from_the_indexed_shoe_before_it(
+    tmp_path: Path, monkeypatch: Any, hands: Any
+) -> None:
+    lines, _ = with_repeats(hands, "shoe")
+    path = write(tmp_path, lines)
+    index, _ = indexed(path, monkeypatch, 3)
+    read: list[int] = []
+    placed = stream_read.placed_lines
+
+    def spy(*args: Any) -> Any:
+        for number, text, where in placed(*args):
+            read.append(number)
+            yield number, text, where
+
+    monkeypatch.setattr(stream_read, "placed_lines", spy)
+    starts: dict[int, int] = {}  # (the line of each shoe's first round)
+    for number, line in enumerate(lines, 1):
+        if "shoeId" in line:
+            starts.setdefault(int(json.loads(line.split("] ", 1)[1])["shoeId"]) - 1, number)
+    for k in (0, 4, 31, 32, SHOES - 1):
+        read.clear()
+        stream_read.read_indexed(index, np.array([k]))
+        assert read[0] == starts[k - k % 3]  # (the first round of the indexed shoe)
+        assert read[-1] <= starts.get(k + 1, len(lines))  # (no further than the next shoe)
