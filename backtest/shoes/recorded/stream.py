@@ -1,9 +1,13 @@
-"""A big card-level text file, or road file, read a shoe at a time.
+"""A big shoe file (card-level text or CSV, outcome CSV, roads, JSON Lines
+of rounds) read a shoe at a time.
 
 One pass over the file checks and deals every shoe as `read_shoes` does (the
 same errors and warnings) but keeps only an index: each shoe's hands, and
 where every few shoes begin, about 9 bytes a shoe. (A road file is
-indexed when it is a shoe a line: see `road_strings.a_shoe_a_line`.) Any of the shoes are
+indexed when it is a shoe a line: see `road_strings.a_shoe_a_line`. Of JSON
+Lines of per-round records, the index also keeps the line of each round
+recorded twice, 8 bytes each: which repeats are skipped depends on every
+round before, so a read again skips those lines rather than look.) Any of the shoes are
 then read again by the index (`stream_read`), so that a run holds at once
 only the shoes of the sessions it is playing, and a printout only a block
 of them: memory is bounded by those and the index, not by the file.
