@@ -315,3 +315,18 @@ def test_a_shoe_read_again_reads_only_from_the_indexed_shoe_before_it(
         stream_read.read_indexed(index, np.array([k]))
         assert read[0] == starts[k - k % 3]  # (the first round of the indexed shoe)
         assert read[-1] <= starts.get(k + 1, len(lines))  # (no further than the next shoe)
+
+
+@pytest.mark.parametrize("end", ["\r\n", "\r"])
+def test_line_ends_and_a_byte_order_mark_are_read_again_alike(
+    tmp_path: Path, monkeypatch: Any, hands: Any, end: str
+) -> None:
+    lines, repeats = with_repeats(hands, "shoe")
+    path = tmp_path / "rounds.jsonl"
+    path.write_bytes(("\ufeff" + end.join(lines) + end).encode("utf-8"))
+    whole, _ = read_whole(path, monkeypatch)
+    index, _ = indexed(path, monkeypatch, 3)
+    assert index.skip.tolist() == repeats
+    for shoes in ([4], [3, 4, 5, 6], list(range(SHOES))):
+        again = stream_read.read_indexed(index, np.array(shoes))
+        assert columns(again) == columns(whole.select(np.isin(whole.shoe, shoes)))
