@@ -3,11 +3,15 @@ Lines, merged into shoes), lists of hand records, or per-round results."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import warnings
+from array import array
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
+
+import numpy as np
 
 from backtest.core.errors import ShoeFormatError
 from backtest.core.hands import Hands
@@ -21,7 +25,14 @@ from backtest.shoes.recorded.live_snapshots import (
     merged_snapshots,
 )
 from backtest.shoes.recorded.outcomes import outcome_hands
-from backtest.shoes.recorded.rounds import is_round, json_type, round_hands, rounds_hands
+from backtest.shoes.recorded.rounds import (
+    RoundShoes,
+    is_round,
+    json_type,
+    line_number,
+    round_hands,
+    rounds_hands,
+)
 from backtest.shoes.recorded.text import numbered_lines
 
 #: a time stamp before a captured message: `[08:46:12] {...}`
@@ -138,22 +149,7 @@ def json_lines_hands(
     others: list[Any] = []
     kinds: set[str] = set()
     try:
-        first: tuple[str, Any] | None = None
-        for number, line in lines:
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(_TIME_PREFIX.sub("", line, count=1))
-            except (json.JSONDecodeError, RecursionError):
-                return None
-            if is_round(value) and is_snapshot(value):
-                return None  # (both at once: the whole read says what is wrong)
-            if is_round(value) or is_snapshot(value):
-                first = (f"line {number}", value)
-                break
-            if not isinstance(value, dict):
-                return None
-            _count_other(value, others, kinds)
+        first = _first_record(lines, others, kinds)
         if first is None:
             return None
 
@@ -176,6 +172,89 @@ def json_lines_hands(
         return rounds_hands(rounds(), source, decks, limit, before_finish=skipped, again=again)
     finally:
         _close(lines)
+
+
+def _first_record(
+    lines: Iterator[tuple[int, str]], others: list[Any], kinds: set[str]
+) -> tuple[str, Any] | None:
+    """(`line N`, value) of the first round or snapshot of JSON Lines, read
+    as far as it, the messages before it counted in `others` (their types in
+    `kinds`); None when a line before it is not a JSON object on its own (a
+    document over several lines), or there is none."""
+    for number, line in lines:
+        if not line.strip():
+            continue
+        text = _TIME_PREFIX.sub("", line, count=1)
+        if not text.lstrip().startswith("{"):
+            return None  # (not an object: a one-line document is not parsed here)
+        try:
+            value = json.loads(text)
+        except (json.JSONDecodeError, RecursionError):
+            return None
+        if is_round(value) and is_snapshot(value):
+            return None  # (both at once: the whole read says what is wrong)
+        if is_round(value) or is_snapshot(value):
+            return f"line {number}", value
+        if not isinstance(value, dict):
+            return None
+        _count_other(value, others, kinds)
+    return None
+
+
+def opens_with_rounds(lines: Iterator[tuple[int, str]]) -> bool:
+    """Whether numbered lines are JSON Lines of per-round records, as
+    `json_lines_hands` reads them (it reads the lines as far as the first
+    round or snapshot); the lines close when this returns."""
+    try:
+        first = _first_record(lines, [], set())
+        return first is not None and not is_snapshot(first[1])
+    finally:
+        _close(lines)
+
+
+def round_line_shoes(
+    lines: Iterator[tuple[int, str]],
+    source: str,
+    decks: int,
+    first_shoe: int = 0,
+    again: Callable[[], Iterator[tuple[int, str]]] | None = None,
+    repeats: array[int] | None = None,
+    skip: np.ndarray | None = None,
+) -> Generator[tuple[Hands, tuple[int, int]], None, None]:
+    """The hands of each shoe of JSON Lines of per-round records in turn
+    (numbered from `first_shoe`), with the lines of its first and last
+    record, as `json_lines_hands` reads them: the same checks, and at the
+    end the same warnings. `again()`: the lines again from the first (see
+    `RoundShoes`); the line of each round skipped as recorded before is
+    added to `repeats`, if given.
+
+    With `skip` (the lines of the rounds recorded before, as a read of the
+    whole file found them), `lines` start at the first record of a shoe of
+    that read, and are read again: those lines are skipped (no game id is
+    remembered), and no warning is given."""
+    others: list[Any] = []
+    kinds: set[str] = set()
+    first = _first_record(lines, others, kinds)
+    if first is None or is_snapshot(first[1]):
+        raise ShoeFormatError(f"{source}: not JSON Lines of per-round records (read again)")
+
+    def rounds_again() -> Iterator[tuple[str, Any]]:
+        assert again is not None  # (a game id's hash is looked for only on a first read)
+        return _round_lines(again(), source, None, [], set())
+
+    reader = RoundShoes(first, source, decks, rounds_again)
+    rest = _round_lines(lines, source, first[0], others, kinds)
+    try:
+        items = itertools.chain([first], rest)
+        for records in reader.shoes(items, first_shoe, repeats, skip):
+            part = outcome_hands(records, reader.known, source)
+            yield part, (line_number(reader.span[0]), line_number(reader.span[1]))
+    finally:
+        rest.close()
+    if skip is None:
+        if others:
+            _warn_skipped(source, len(others), kinds)
+        reader.finish()
 
 
 def _count_other(value: Any, others: list[Any], kinds: set[str]) -> None:

@@ -167,13 +167,23 @@ def _field(name: str) -> str:
 
 
 def derive_from_cards(
-    rec: dict[str, Any], row: Mapping[str, str], where: str, place: Callable[[str], str] = _field
+    rec: dict[str, Any],
+    row: Mapping[str, str],
+    where: str,
+    place: Callable[[str], str] = _field,
+    checked: bool = False,
 ) -> tuple[list[int], list[int]]:
     """Fill `rec` from the hand's cards, refusing cards the rules would not deal
     and recorded fields that disagree with them; returns each side's cards.
-    `place(field)` says where a field is, after `where` (`, field player_cards`)."""
+    `place(field)` says where a field is, after `where` (`, field player_cards`).
+    `checked`: the record was checked so before (it is read again), and is
+    not again."""
     p = parse_hand_cards(row["player_cards"], f"{where}{place('player_cards')}")
     b = parse_hand_cards(row["banker_cards"], f"{where}{place('banker_cards')}")
+    if checked:
+        rec.update(_derived(Hand(tuple(p), tuple(b))))
+        rec["cards"] = (p + [0] * (3 - len(p))) + (b + [0] * (3 - len(b)))
+        return p, b
     order = [p[0], b[0], p[1], b[1], *p[2:], *b[2:]]
     try:
         hand: Hand | None = deal_hand(order)
@@ -184,16 +194,7 @@ def derive_from_cards(
             f"{where}: Player {' '.join(map(card_token, p))} and Banker "
             f"{' '.join(map(card_token, b))} is not a hand the rules deal: {_draw_reason(p, b)}"
         )
-    derived = {
-        "winner": hand.winner,
-        "player_total": hand.player_total,
-        "banker_total": hand.banker_total,
-        "natural": hand.natural,
-        "player_pair": hand.player_pair,
-        "banker_pair": hand.banker_pair,
-        "player_card_count": hand.player_card_count,
-        "banker_card_count": hand.banker_card_count,
-    }
+    derived = _derived(hand)
     for f, v in derived.items():
         if f in rec and rec[f] != v:
             raise ShoeFormatError(
@@ -203,6 +204,20 @@ def derive_from_cards(
     rec.update(derived)
     rec["cards"] = (p + [0] * (3 - len(p))) + (b + [0] * (3 - len(b)))
     return p, b
+
+
+def _derived(hand: Hand) -> dict[str, Any]:
+    """What a record says of a hand, as its cards give it."""
+    return {
+        "winner": hand.winner,
+        "player_total": hand.player_total,
+        "banker_total": hand.banker_total,
+        "natural": hand.natural,
+        "player_pair": hand.player_pair,
+        "banker_pair": hand.banker_pair,
+        "player_card_count": hand.player_card_count,
+        "banker_card_count": hand.banker_card_count,
+    }
 
 
 def _draw_reason(p: Sequence[int], b: Sequence[int]) -> str:

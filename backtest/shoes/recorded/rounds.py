@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -118,6 +119,11 @@ def rounds_hands(
     return Hands.from_columns(out.n, known=reader.known, source=source, **out.filled())
 
 
+def line_number(place: str) -> int:
+    """The number of a JSON Lines record's line, from its place (`line 12`)."""
+    return int(place.removeprefix("line "))
+
+
 def _chained(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
     yield first
     yield from rest
@@ -165,29 +171,59 @@ class RoundShoes:
         self.known = ALL_KNOWN if names["player_cards"] else frozenset(self.fields)
         self.skipped = 0
         self.count = 0
+        self.span = ("", "")
 
-    def shoes(self, items: Iterable[tuple[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+    def shoes(
+        self,
+        items: Iterable[tuple[str, Any]],
+        first: int = 0,
+        repeats: array[int] | None = None,
+        skip: np.ndarray | None = None,
+    ) -> Iterator[list[dict[str, Any]]]:
         """The records of each shoe in turn (each checked, a shoe's cards
-        against the decks once it is whole); a round recorded twice (the same
-        game id and result) is read once. A game id is remembered by a hash
-        of it and a digest of its record (`seen.SeenGames`), so as not to
-        hold every record, nor every id."""
+        against the decks once it is whole), numbered from `first`; a round
+        recorded twice (the same game id and result) is read once. A game id
+        is remembered by a hash of it and a digest of its record
+        (`seen.SeenGames`), so as not to hold every record, nor every id.
+        `span` holds the places of the first and last record of the shoe
+        last given.
+
+        Of JSON Lines (places `line N`): the line of each round skipped as
+        recorded before is added to `repeats`, if given; with `skip` (those
+        lines, in increasing order, as a read of the whole file found them)
+        the records are read again from the first of a shoe of that read:
+        the lines in `skip` are skipped and no game id is remembered, so the
+        shoes are those the whole read gives; what that read checked (the
+        rules dealing each hand's cards, a shoe's cards against the decks, a
+        hand's outcome fields) is not checked again."""
         source, decks, names, fields = self.source, self.decks, self.names, self.fields
         records: list[dict[str, Any]] = []
-        shoe, hand = 0, 0
+        shoe, hand = first, 0
         last_shoe: Any = None
         last_hand: int | None = None
-        seen_games = SeenGames()
+        checked = skip is not None  # (read again: the records were checked)
+        seen_games = None if checked else SeenGames()
+        skip = np.zeros(0, np.int64) if skip is None else skip
+        next_skip: int | None = None  # (the first line in `skip` at or after the record's)
+        span = ["", ""]
         shoe_cards: list[int] = []
         places: list[str] = []
 
         def close_shoe() -> None:
-            if shoe_cards:
+            if shoe_cards and not checked:
                 check_composition(np.array(shoe_cards, dtype=np.uint8), decks, places.__getitem__)
             shoe_cards.clear()
             places.clear()
 
         for ordinal, (place, rec) in enumerate(items):
+            if skip.size:
+                line = line_number(place)
+                if next_skip is None or next_skip < line:
+                    at = int(np.searchsorted(skip, line))
+                    next_skip = int(skip[at]) if at < skip.size else np.iinfo(np.int64).max
+                if next_skip == line:
+                    self.skipped += 1
+                    continue
             where = f"{source}, {place}"
             if not isinstance(rec, dict):
                 raise ShoeFormatError(
@@ -195,7 +231,7 @@ class RoundShoes:
                     f"object with {names['winner']}), got a JSON {json_type(rec)}"
                 )
             game_key = names["game"]
-            if game_key and game_key in rec:
+            if seen_games is not None and game_key and game_key in rec:
                 game = json.dumps(rec[game_key], sort_keys=True)
                 seen = seen_games.check(
                     game,
@@ -210,6 +246,8 @@ class RoundShoes:
                     )
                 if seen:
                     self.skipped += 1
+                    if repeats is not None:
+                        repeats.append(line_number(place))
                     continue
             new_shoe = not records and not self.count
             shoe_key = names["shoe"]
@@ -233,10 +271,14 @@ class RoundShoes:
                 last_hand = number
             if new_shoe and self.count:
                 close_shoe()
+                self.span = (span[0], span[1])
                 yield records
                 records = []
                 shoe += 1
                 hand = 0
+            if not records:
+                span[0] = place
+            span[1] = place
             hand += 1
             out: dict[str, Any] = {"shoe": shoe, "hand": hand}
             out["winner"] = parse_winner(
@@ -274,10 +316,13 @@ class RoundShoes:
                     "player_cards": _cards_text(rec[pk], f"{where}.{pk}"),
                     "banker_cards": _cards_text(rec[bk], f"{where}.{bk}"),
                 }
-                p, b = derive_from_cards(out, row, where, place=lambda f: f".{names.get(f) or f}")
-                shoe_cards.extend(p + b)
-                places.extend([f"{where}.{pk}"] * len(p) + [f"{where}.{bk}"] * len(b))
-            else:
+                p, b = derive_from_cards(
+                    out, row, where, lambda f: f".{names.get(f) or f}", checked=checked
+                )
+                if not checked:
+                    shoe_cards.extend(p + b)
+                    places.extend([f"{where}.{pk}"] * len(p) + [f"{where}.{bk}"] * len(b))
+            elif not checked:
                 check_hand(
                     out,
                     where,
@@ -287,6 +332,7 @@ class RoundShoes:
             self.count += 1
         close_shoe()
         if records:
+            self.span = (span[0], span[1])
             yield records
 
     def _first_place(self, game_key: str, text: str, before: int) -> str | None:

@@ -1,9 +1,13 @@
-"""A big card-level text file, or road file, read a shoe at a time.
+"""A big shoe file (card-level text or CSV, outcome CSV, roads, JSON Lines
+of rounds) read a shoe at a time.
 
 One pass over the file checks and deals every shoe as `read_shoes` does (the
 same errors and warnings) but keeps only an index: each shoe's hands, and
 where every few shoes begin, about 9 bytes a shoe. (A road file is
-indexed when it is a shoe a line: see `road_strings.a_shoe_a_line`.) Any of the shoes are
+indexed when it is a shoe a line: see `road_strings.a_shoe_a_line`. Of JSON
+Lines of per-round records, the index also keeps the line of each round
+recorded twice, 8 bytes each: which repeats are skipped depends on every
+round before, so a read again skips those lines rather than look.) Any of the shoes are
 then read again by the index (`stream_read`), so that a run holds at once
 only the shoes of the sessions it is playing, and a printout only a block
 of them: memory is bounded by those and the index, not by the file.
@@ -21,7 +25,7 @@ from __future__ import annotations
 import os
 from array import array
 from collections.abc import Callable, Generator, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -33,6 +37,7 @@ from backtest.shoes.recorded.card_level import (
     card_text_shoes,
     dealt_shoes,
 )
+from backtest.shoes.recorded.live_json import opens_with_rounds, round_line_shoes
 from backtest.shoes.recorded.options import check_options
 from backtest.shoes.recorded.outcome_csv import outcome_csv_shoes
 from backtest.shoes.recorded.outcomes import HANDS_PER_DECK, too_many_hands
@@ -65,7 +70,8 @@ STREAMED_BYTES = HEAD_BYTES
 STRIDE = 32
 
 #: the formats of the files indexed a shoe at a time when they are big
-INDEXED_KINDS = ("card-text", "road", "card-csv", "outcome-csv")
+#: (json-rounds: JSON Lines of per-round records)
+INDEXED_KINDS = ("card-text", "road", "card-csv", "outcome-csv", "json-rounds")
 
 
 def streamable(
@@ -73,13 +79,16 @@ def streamable(
 ) -> str | None:
     """The format (one of INDEXED_KINDS: `fmt`, or else as its first megabyte
     reads) of a file of more than STREAMED_BYTES to be indexed a shoe at a
-    time: card-level text or CSV, an outcome-level CSV, or roads a shoe a
-    line, or a Parquet file of more than INDEXED_PARQUET_BYTES (as the CSV
+    time: card-level text or CSV, an outcome-level CSV, roads a shoe a
+    line, JSON Lines of per-round records (read as far as the first), or a
+    Parquet file of more than INDEXED_PARQUET_BYTES (as the CSV
     its columns make); None for standard
     input, another format, or a file that cannot be read (its reader says
     why)."""
     if fmt in (None, "parquet") and _big_parquet(path):
         return parquet_kind(path, dict(columns) if columns else None)
+    if streamed_json(path, fmt, columns):
+        return "json-rounds" if opens_with_rounds(stream_lines(path)) else None
     if fmt not in (None, *INDEXED_KINDS):
         return None
     kind = streamed_kind(path, fmt, columns)
@@ -186,6 +195,9 @@ class ShoeIndex:
     #: a Parquet file, read as the CSV its columns make (`parquet_lines`):
     #: its places are rows, and its errors name rows
     parquet: bool = False
+    #: JSON Lines of rounds: the lines of the rounds read once that were
+    #: recorded twice, skipped when shoes are read again (int64, increasing)
+    skip: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
     def __len__(self) -> int:
         return int(self.hands.shape[0])
@@ -225,8 +237,8 @@ def indexing(
     its hands, and the shoe read: see `_shoes`); the index is put in `done`
     once the pass is over."""
     source = source_name(path)
-    check_options(source, kind, columns, burn)
-    start, before, line, hands = (array("q") for _ in range(4))
+    check_options(source, "json" if kind == "json-rounds" else kind, columns, burn)
+    start, before, line, hands, repeats = (array("q") for _ in range(5))
     last_line = 0
     stride = STRIDE
     places: dict[int, Place] = {}  # (of the lines read since the last shoe)
@@ -253,7 +265,7 @@ def indexing(
     def again() -> Iterator[tuple[int, str]]:
         return parquet_lines(source, path) if parquet else stream_lines(path)
 
-    shoes = shoes_of(kind, lines(), source, decks, burn, columns, again=again)
+    shoes = shoes_of(kind, lines(), source, decks, burn, columns, again=again, repeats=repeats)
     if parquet:
         shoes = _in_rows(shoes, source)
     for n, (first, final), read in shoes:
@@ -266,7 +278,7 @@ def indexing(
         hands.append(n)
         for number in [k for k in places if k <= final]:
             del places[number]
-        if kind == "outcome-csv":
+        if kind in ("outcome-csv", "json-rounds"):
             known = read.known
             if too_long is None and n > HANDS_PER_DECK * decks:
                 too_long = len(hands), n
@@ -293,6 +305,7 @@ def indexing(
         header[0] if header and kind in ("card-csv", "outcome-csv") else None,
         tuple((columns or {}).items()),
         parquet,
+        np.frombuffer(repeats, np.int64),
     )
     done.append(index)
 
@@ -317,13 +330,18 @@ def shoes_of(
     first: int = 0,
     checked: bool = False,
     again: Callable[[], Iterator[tuple[int, str]]] | None = None,
+    repeats: array[int] | None = None,
+    skip: np.ndarray | None = None,
 ) -> Generator[tuple[int, tuple[int, int], Any], None, None]:
     """(hands, (first line, last line), the shoe read) for each shoe with a
     hand in it of numbered lines of a file of `kind`, in turn: the shoe read
     is a `DealtShoe` (card-level), the codes of its results (road) or its
-    hands (outcome-level CSV, numbered from `first`). `checked`: the shoes
-    were checked before (read again), and need not be again where that can
-    be skipped. `again()`: a CSV's lines again (see `text.group_shoes`)."""
+    hands (outcome-level CSV or JSON Lines of rounds, numbered from
+    `first`). `checked`: the shoes were checked before (read again), and
+    need not be again where that can be skipped. `again()`: the lines again
+    (see `text.group_shoes`, `rounds.RoundShoes`). Of JSON Lines of rounds:
+    the lines of rounds recorded twice are added to `repeats` (a first
+    read), or skipped (`skip`, as `ShoeIndex.skip`: a read again)."""
     if kind in ("card-text", "card-csv"):
         read = (
             card_text_shoes(lines, source)
@@ -335,6 +353,10 @@ def shoes_of(
     elif kind == "road":
         for number, codes in line_shoes(lines, source, decks):
             yield int(codes.shape[0]), (number, number), codes
+    elif kind == "json-rounds":
+        rounds = round_line_shoes(lines, source, decks, first, again, repeats, skip)
+        for part, where in rounds:
+            yield len(part), where, part
     else:
         for part, where in outcome_csv_shoes(lines, source, decks, columns, first, again):
             yield len(part), where, part

@@ -57,6 +57,7 @@ def read_indexed(index: ShoeIndex, shoes: np.ndarray) -> Hands:
                 columns,
                 head,
                 checked=True,
+                skip=index.skip,
             )
             for k, (n, _, shoe) in enumerate(read, head):
                 if k >= a:
@@ -84,7 +85,7 @@ class _Block:
         if self.kind == "road":
             self.codes.append(read)
             self.numbers.append(number)
-        elif self.kind == "outcome-csv":
+        elif self.kind in ("outcome-csv", "json-rounds"):
             self.known = read.known
             self.out.add({name: getattr(read, name) for name in self.out.columns})
         else:

@@ -1,0 +1,332 @@
+"""Big JSON Lines files of per-round records indexed as the other formats
+are: one pass checks every round and keeps where every few shoes begin and
+the lines of the rounds recorded twice; any shoes read again by that index
+are the shoes the whole read gives (the repeats skipped, the shoes split
+where the whole read splits them), and a run, `deal` and an error are
+those of the file read whole.
+
+Files here are small: `STREAMED_BYTES` is set to 0 so that they are indexed
+as a big file is, and `STRIDE` is made small.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from cli_helpers import backtest_here
+from hand_columns import columns
+from test_streamed_jsonl import round_lines
+
+from backtest.core.errors import ShoeFormatError
+from backtest.present import render
+from backtest.run import engine, recorded_plan
+from backtest.run.config import parse_config
+from backtest.shoes.recorded import read_shoes, stream, stream_read
+from backtest.shoes.shoe import ShoeSpec, generate_hands
+
+SHOES = 40
+WHOLE = 10**9  # (STREAMED_BYTES: every file here is read whole)
+
+
+@pytest.fixture(scope="module")
+def hands() -> Any:
+    return generate_hands(ShoeSpec(decks=1, cut_card=0, burn=False), SHOES, 7, 0)
+
+
+def shoe_starts(lines: list[str]) -> dict[int, int]:
+    """The place in `lines` of each shoe's first round (by its shoeId, from 0)."""
+    starts: dict[int, int] = {}
+    for i, line in enumerate(lines):
+        starts.setdefault(int(json.loads(line)["shoeId"]) - 1, i)
+    return starts
+
+
+def with_repeats(hands: Any, split_by: str, cards: bool = True) -> tuple[list[str], list[int]]:
+    """The rounds as JSON lines, some recorded twice: adjacent, far apart,
+    just before and just after the first round of shoes 3, 6 and 32 (the
+    first of a run of 3 or 32 read again), and as the file's last line; with
+    heartbeats, a blank line and time stamps. Shoes are told apart by
+    `split_by`: their shoeId, or their hand numbers starting again. With the
+    lines of the repeats (numbered from 1)."""
+    lines = round_lines(hands, cards)
+    starts = shoe_starts(lines)
+    if split_by == "hand":
+        for i, line in enumerate(lines):
+            rec = json.loads(line)
+            rec["handNumber"] = i - starts[int(rec.pop("shoeId")) - 1] + 1
+            lines[i] = json.dumps(rec)
+    extra: dict[int, list[str]] = {}  # (the lines that go before line i of `lines`)
+
+    def repeat(line: int, before: int) -> None:
+        extra.setdefault(before, []).append(lines[line])
+
+    repeat(0, 1)  # adjacent, in the first shoe
+    repeat(4, 5)  # two in a row
+    repeat(4, 5)
+    repeat(starts[2] + 1, starts[30] + 3)  # far apart
+    for k in (3, 6, 32):
+        repeat(starts[k] - 1, starts[k])  # the shoe before's last, just before k's first
+        repeat(starts[k], starts[k] + 1)  # k's first, just after it
+        repeat(starts[k - 1], starts[k] + 2)  # the first of the shoe before, in k
+    repeat(starts[10] + 2, len(lines))  # the file's last line
+    out: list[tuple[str, bool]] = []  # (a line, and whether it is a repeat)
+    for i in range(len(lines) + 1):
+        out += [(line, True) for line in extra.get(i, [])]
+        if i < len(lines):
+            out.append((lines[i], False))
+    out = [(f"[08:{i // 60 % 60:02d}:{i % 60:02d}] {line}", r) for i, (line, r) in enumerate(out)]
+    out.insert(0, ('{"type": "heartbeat"}', False))
+    out.insert(starts[20] + 5, ('{"type": "heartbeat"}', False))
+    out.insert(starts[5] + 2, ("", False))
+    return [line for line, _ in out], [n for n, (_, r) in enumerate(out, 1) if r]
+
+
+def write(tmp_path: Path, lines: list[str], name: str = "rounds.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def read_whole(path: Path, monkeypatch: Any) -> tuple[Any, list[str]]:
+    """The file read whole (held in memory), and the warnings it gave."""
+    monkeypatch.setattr(stream, "STREAMED_BYTES", WHOLE)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        hands = read_shoes(path, decks=1)
+    return hands, [str(w.message) for w in caught]
+
+
+def indexed(path: Path, monkeypatch: Any, stride: int) -> tuple[Any, list[str]]:
+    """The file's index (`stride`), and the warnings its pass gave."""
+    monkeypatch.setattr(stream, "STREAMED_BYTES", 0)
+    monkeypatch.setattr(stream, "STRIDE", stride)
+    kind = stream.streamable(path)
+    assert kind == "json-rounds"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        index = stream.index_shoes(path, 1, False, kind=kind)
+    return index, [str(w.message) for w in caught]
+
+
+@pytest.mark.parametrize("split_by", ["shoe", "hand"])
+@pytest.mark.parametrize("stride", [1, 3, 32])
+def test_any_shoes_read_again_are_those_of_the_whole_read(
+    tmp_path: Path, monkeypatch: Any, hands: Any, stride: int, split_by: str
+) -> None:
+    lines, repeats = with_repeats(hands, split_by)
+    path = write(tmp_path, lines)
+    whole, whole_warned = read_whole(path, monkeypatch)
+    index, warned = indexed(path, monkeypatch, stride)
+    assert warned == whole_warned
+    assert f"{len(repeats)} rounds recorded twice" in warned[-1]
+    assert index.whole and len(index) == whole.n_shoes == SHOES
+    assert index.skip.tolist() == repeats
+    assert index.hands.tolist() == np.bincount(whole.shoe).tolist()
+    some = [[k] for k in range(SHOES)]
+    some += [[2, 3], [5, 6, 7], [31, 32, 33], [0, 3, 6, 30, 32, SHOES - 1], list(range(SHOES))]
+    for shoes in some:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # (the index's pass gave them)
+            again = stream_read.read_indexed(index, np.array(shoes))
+        assert columns(again) == columns(whole.select(np.isin(whole.shoe, shoes))), shoes
+
+
+def test_rounds_without_cards_are_read_again_alike(
+    tmp_path: Path, monkeypatch: Any, hands: Any
+) -> None:
+    lines, _ = with_repeats(hands, "shoe", cards=False)
+    path = write(tmp_path, lines)
+    whole, _ = read_whole(path, monkeypatch)
+    index, _ = indexed(path, monkeypatch, 3)
+    assert index.known == whole.known and "cards" not in whole.known
+    again = stream_read.read_indexed(index, np.arange(SHOES))
+    assert columns(again) == columns(whole)
+
+
+def test_the_index_keeps_every_strideth_shoes_first_round(
+    tmp_path: Path, monkeypatch: Any, hands: Any
+) -> None:
+    lines, _ = with_repeats(hands, "shoe")
+    path = write(tmp_path, lines)
+    index, _ = indexed(path, monkeypatch, 3)
+    data = path.read_bytes()
+    for g, first in enumerate(index.line.tolist()):
+        rec = json.loads(lines[first - 1].split("] ", 1)[1])
+        assert rec["shoeId"] == str(3 * g + 1)
+        assert lines[first - 1] not in lines[: first - 1]  # (its first, not a repeat)
+        assert data[int(index.start[g]) :].startswith(lines[first - 1].encode())
+
+
+def config(path: Path, sessions: int | None, **session: Any) -> Any:
+    data: dict[str, Any] = {
+        "seed": 1,
+        "shoes": {"file": path.name, "decks": 1, "loop": sessions is not None},
+        "session": {"bankroll": 300, **session},
+        "table": {"min": 1, "max": 100},
+        "seats": [
+            {"strategy": "flat", "params": {"bets": {"banker": 5}}},
+            {"strategy": "martingale", "params": {"base": 5}},
+        ],
+    }
+    if sessions is not None:
+        data["sessions"] = sessions
+    return parse_config(data, base_dir=path.parent, source="rounds.yaml")
+
+
+@pytest.mark.parametrize(
+    ("sessions", "session"),
+    [(None, {"max_shoes": 1}), (None, {"max_hands": 30}), (15, {"max_shoes": 3})],
+)
+def test_a_run_on_an_indexed_file_gives_the_numbers_of_one_read_whole(
+    tmp_path: Path, monkeypatch: Any, hands: Any, sessions: int | None, session: dict[str, int]
+) -> None:
+    lines, _ = with_repeats(hands, "shoe")
+    path = write(tmp_path, lines)
+    monkeypatch.setattr(stream, "STRIDE", 3)
+    results = []
+    for limit in (WHOLE, 0):
+        monkeypatch.setattr(stream, "STREAMED_BYTES", limit)
+        recorded_plan.READS.clear()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            results.append(engine.run(config(path, sessions, **session), ledger=True, workers=1))
+        read, _ = recorded_plan.read_recorded(config(path, sessions, **session), None)
+        assert (read.index is not None) == (limit == 0)
+    whole, streamed = results
+    assert whole.n_sessions == streamed.n_sessions > 1
+    assert whole.summary.equals(streamed.summary)
+    assert whole.ledger is not None and whole.ledger.equals(streamed.ledger)
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+def test_deal_prints_an_indexed_file_as_one_read_whole(
+    tmp_path: Path, monkeypatch: Any, capsys: Any, hands: Any, fmt: str
+) -> None:
+    lines, _ = with_repeats(hands, "hand")
+    path = write(tmp_path, lines)
+    monkeypatch.setattr(render, "BLOCK_HANDS", 40)  # blocks of a few shoes
+    monkeypatch.setattr(stream, "STRIDE", 3)
+    printed = []
+    for limit in (WHOLE, 0):
+        monkeypatch.setattr(stream, "STREAMED_BYTES", limit)
+        code, out, err = backtest_here(
+            monkeypatch, capsys, "deal", "--decks", "1", str(path), "-f", fmt
+        )
+        assert code == 0, err
+        printed.append(out)
+    assert printed[0] == printed[1]
+    refused = []
+    for option in (["--burn"], ["--columns", "winner=Result"]):
+        code, _, err = backtest_here(monkeypatch, capsys, "deal", str(path), *option)
+        assert code == 2
+        refused.append(err)
+    assert "the burn rule applies to card-level shoes" in refused[0]
+    assert "a column mapping is for CSV and Parquet files" in refused[1]
+
+
+def errors(path: Path, monkeypatch: Any) -> tuple[str, str]:
+    """The error of the file read whole, and that of its index's pass."""
+    out = []
+    for limit in (WHOLE, 0):
+        monkeypatch.setattr(stream, "STREAMED_BYTES", limit)
+        with pytest.raises(ShoeFormatError) as caught, warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (the heartbeats skipped, before the error)
+            if limit:
+                read_shoes(path, decks=1)
+            else:
+                kind = stream.streamable(path)
+                assert kind == "json-rounds"
+                stream.index_shoes(path, 1, False, kind=kind)
+        out.append(str(caught.value))
+    return out[0], out[1]
+
+
+def test_a_bad_record_late_in_the_file_stops_the_index_as_it_stops_a_whole_read(
+    tmp_path: Path, monkeypatch: Any, hands: Any
+) -> None:
+    lines, _ = with_repeats(hands, "shoe")
+    bad = len(lines) - 5
+    rec = json.loads(lines[bad].split("] ", 1)[1]) | {"banker": 12}
+    path = write(tmp_path, [*lines[:bad], json.dumps(rec), *lines[bad + 1 :]])
+    whole, index = errors(path, monkeypatch)
+    assert index == whole
+    assert f"rounds.jsonl, line {bad + 1}.banker: impossible total 12" in whole
+    first = json.loads(lines[1].split("] ", 1)[1])
+    changed = json.dumps(first | {"winner": "TIE" if first["winner"] != "TIE" else "PLAYER_WIN"})
+    path = write(tmp_path, [*lines, changed])
+    whole, index = errors(path, monkeypatch)
+    assert index == whole
+    assert f"line {len(lines) + 1}: gameId '1-1' appears again (line 2)" in whole
+    recorded_plan.READS.clear()
+    with pytest.raises(ShoeFormatError, match="appears again"):
+        engine.run(config(path, None, max_shoes=1), workers=1)
+
+
+def test_the_first_shoes_are_read_without_the_rest(
+    tmp_path: Path, monkeypatch: Any, capsys: Any, hands: Any
+) -> None:
+    lines, _ = with_repeats(hands, "shoe")
+    path = write(tmp_path, [*lines, "not json at all"])  # a bad last line
+    monkeypatch.setattr(stream, "STREAMED_BYTES", 0)
+    monkeypatch.setattr(stream, "STRIDE", 3)
+    recorded_plan.READS.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (no whole-file warnings: the file is not read whole)
+        result = engine.run(config(path, 4, max_shoes=2), ledger=True, workers=1)
+    assert result.n_sessions == 4
+    read, _ = recorded_plan.read_recorded(config(path, 4, max_shoes=2), 8)
+    assert read.index is not None and not read.index.whole and len(read.index) == 8
+    code, out, err = backtest_here(monkeypatch, capsys, "roads", "--shoe", "2", str(path))
+    assert code == 0, err
+    good = write(tmp_path, lines, "good.jsonl")
+    monkeypatch.setattr(stream, "STREAMED_BYTES", WHOLE)
+    code, whole, err = backtest_here(monkeypatch, capsys, "roads", "--shoe", "2", str(good))
+    assert code == 0, err
+    # (the same roads; read whole, the header counts the file's shoes)
+    assert out.split("\n", 1)[1] == whole.split("\n", 1)[1]
+
+
+def test_a_shoe_read_again_reads_only_from_the_indexed_shoe_before_it(
+    tmp_path: Path, monkeypatch: Any, hands: Any
+) -> None:
+    lines, _ = with_repeats(hands, "shoe")
+    path = write(tmp_path, lines)
+    index, _ = indexed(path, monkeypatch, 3)
+    read: list[int] = []
+    placed = stream_read.placed_lines
+
+    def spy(*args: Any) -> Any:
+        for number, text, where in placed(*args):
+            read.append(number)
+            yield number, text, where
+
+    monkeypatch.setattr(stream_read, "placed_lines", spy)
+    starts: dict[int, int] = {}  # (the line of each shoe's first round)
+    for number, line in enumerate(lines, 1):
+        if "shoeId" in line:
+            starts.setdefault(int(json.loads(line.split("] ", 1)[1])["shoeId"]) - 1, number)
+    for k in (0, 4, 31, 32, SHOES - 1):
+        read.clear()
+        stream_read.read_indexed(index, np.array([k]))
+        assert read[0] == starts[k - k % 3]  # (the first round of the indexed shoe)
+        assert read[-1] <= starts.get(k + 1, len(lines))  # (no further than the next shoe)
+
+
+@pytest.mark.parametrize("end", ["\r\n", "\r"])
+def test_line_ends_and_a_byte_order_mark_are_read_again_alike(
+    tmp_path: Path, monkeypatch: Any, hands: Any, end: str
+) -> None:
+    lines, repeats = with_repeats(hands, "shoe")
+    path = tmp_path / "rounds.jsonl"
+    path.write_bytes(("\ufeff" + end.join(lines) + end).encode("utf-8"))
+    whole, _ = read_whole(path, monkeypatch)
+    index, _ = indexed(path, monkeypatch, 3)
+    assert index.skip.tolist() == repeats
+    for shoes in ([4], [3, 4, 5, 6], list(range(SHOES))):
+        again = stream_read.read_indexed(index, np.array(shoes))
+        assert columns(again) == columns(whole.select(np.isin(whole.shoe, shoes)))
