@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -170,7 +171,7 @@ class Rules:
             )
         return out
 
-    @property
+    @cached_property  # (asked for by every chunk of a run; a Rules never changes)
     def money_denominator(self) -> int:
         """Least common denominator of every payout (each setting declared as
         one): nets are whole multiples of 1/money_denominator of a stake unit."""
