@@ -63,42 +63,33 @@ def _same(results: tuple[engine.RunResult, ...]) -> None:
         assert first.summary.equals(other.summary)
 
 
-runs = given(
-    seed=st.integers(0, 2**32 - 1),
-    bankroll=st.integers(20, 3000),
-    table_min=st.integers(1, 20),
-    span=st.integers(1, 60),
-    max_hands=st.one_of(st.none(), st.integers(1, 150)),
+#: a table: the seed, the bankroll, the limits and a session's length
+tables = st.fixed_dictionaries(
+    {
+        "seed": st.integers(0, 2**32 - 1),
+        "bankroll": st.integers(20, 3000),
+        "table_min": st.integers(1, 20),
+        "span": st.integers(1, 60),
+        "max_hands": st.one_of(st.none(), st.integers(1, 150)),
+    }
 )
 
 
 @settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
-@runs
+@given(table=tables)
 def test_a_built_ins_own_loop_plays_as_the_shared_loop_and_python(
-    monkeypatch: pytest.MonkeyPatch,
-    seed: int,
-    bankroll: int,
-    table_min: int,
-    span: int,
-    max_hands: int | None,
+    monkeypatch: pytest.MonkeyPatch, table: dict[str, Any]
 ) -> None:
-    cfg = _config(list(QUICK), seed, bankroll, table_min, span, max_hands=max_hands)
-    _same(_forms(cfg, monkeypatch))
+    _same(_forms(_config(list(QUICK), **table), monkeypatch))
 
 
 @pytest.mark.slow
 @settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
-@runs
+@given(table=tables)
 def test_every_built_ins_own_loop_plays_as_the_shared_loop_and_python(
-    monkeypatch: pytest.MonkeyPatch,
-    seed: int,
-    bankroll: int,
-    table_min: int,
-    span: int,
-    max_hands: int | None,
+    monkeypatch: pytest.MonkeyPatch, table: dict[str, Any]
 ) -> None:
-    cfg = _config(list(BUILTIN_NAMES), seed, bankroll, table_min, span, max_hands=max_hands)
-    _same(_forms(cfg, monkeypatch))
+    _same(_forms(_config(list(BUILTIN_NAMES), **table), monkeypatch))
 
 
 def test_a_run_uses_a_built_ins_own_loop_where_it_is_compiled() -> None:
