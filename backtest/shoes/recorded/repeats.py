@@ -5,15 +5,19 @@ A round recorded twice (the same game id and record) is read once, and a
 game id recorded again with another result is an error naming its first
 record (see `rounds.RoundShoes`). Every game id read must be remembered to
 tell. `RepeatedRounds` remembers them in the `seen.SeenGames` table while it
-takes at most TABLE_BYTES (at 16 MB, the ids of up to 786,432 rounds;
-its answers are exact). Past that the table is let go, and the ids of the
-whole file are sorted out on disk instead (`partitioned`):
+takes at most TABLE_BYTES (at 16 MB, the ids of up to 786,432 rounds, and
+half as much again for a moment while it doubles; its answers are exact).
+Past that the table is let go, and the ids of the whole file are sorted out
+on disk instead (`partitioned`), at the cost of reading every record once
+more:
 
-- the records are read again from the first (`keys`: each one's place in
-  the file, its game id and the digest of the record), and for each a
-  32-byte entry (a 128-bit hash of the game id, the record's digest, its
-  place) is written to one of BUCKETS files in a temporary directory (by
-  bits of the id's hash), BATCH entries at a time;
+- the records are read again from the first to the last (`keys`: each
+  one's place among the records, its game id and the digest of the record;
+  to the last also when the read means to stop after its first shoes, as
+  `run --sessions` does), and for each a 32-byte entry (a 128-bit hash of
+  the game id, the record's digest, its place) is written to one of BUCKETS
+  files in a temporary directory (Python's `tempfile`: TMPDIR, else /tmp),
+  by bits of the id's hash, BATCH entries at a time;
 - each file alone is sorted by id and place (a file larger than
   BUCKET_BYTES is parted again by more bits first): of an id's records, a
   later one with the first one's digest is a repeat, and a later one with
@@ -24,7 +28,8 @@ whole file are sorted out on disk instead (`partitioned`):
 
 The answers are those of the table, which are those of a read that kept
 every id exactly, assuming that two different game ids never have the same
-128-bit hash (blake2b; about one chance in 2**128 for a pair of ids). A
+128-bit hash (blake2b: about one chance in 2**128 for a pair of ids, less
+than one in 10**20 for a file of a billion different ids). A
 conflict is settled exactly still: its first record is looked for by its
 very id (`earlier`), as the table does. Memory, past the table: a batch of
 entries (8 MB), one bucket being sorted (at most BUCKET_BYTES, a few times
