@@ -184,9 +184,19 @@ def shoe_count(shoes: Path) -> int:
         return sum(1 for line in fh if line.strip() and not line.startswith(b"#"))
 
 
+#: the index pass alone (`python -c`): the one pass over the whole file that
+#: a whole-file run or `deal` makes before its first shoe is read again
+INDEX_PASS = (
+    "import sys, warnings; from backtest.shoes.recorded import stream; "
+    "warnings.simplefilter('ignore'); "
+    "stream.index_shoes(sys.argv[1], 8, False, kind=stream.streamable(sys.argv[1]))"
+)
+
+
 def cases(cfg: dict[str, Path], shoes: Path) -> dict[str, list[str]]:
     run = ["run", "--quiet", "--workers", "1", "--format", "json"]
     return {
+        "index pass alone": ["-c", INDEX_PASS, str(shoes)],
         "run, every shoe (a session a shoe)": [*run, str(cfg["shoe"])],
         "run of generated shoes, as many sessions": [*run, str(cfg["generated"])],
         "run --sessions 10 (a session a shoe)": [*run, "--sessions", "10", str(cfg["shoe"])],
@@ -199,10 +209,12 @@ def cases(cfg: dict[str, Path], shoes: Path) -> dict[str, list[str]]:
 
 
 def measure(args: list[str], tree: Path) -> tuple[float, float]:
-    """(maximum resident MB, seconds) of `python -m backtest ARGS`."""
+    """(maximum resident MB, seconds) of `python -m backtest ARGS` (of
+    `python -c ...` for ARGS that start with -c)."""
+    command = args if args[0] == "-c" else ["-m", "backtest", *args]
     with open(os.devnull, "wb") as sink:
         done = subprocess.run(
-            ["/usr/bin/time", "-v", sys.executable, "-m", "backtest", *args],
+            ["/usr/bin/time", "-v", sys.executable, *command],
             stdout=sink,
             stderr=subprocess.PIPE,
             env=_env(tree),

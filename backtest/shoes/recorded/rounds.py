@@ -28,7 +28,8 @@ from backtest.core.hands import ALL_KNOWN, Hands
 from backtest.shoes.recorded.card_level import Growing, check_composition
 from backtest.shoes.recorded.outcome_csv import derive_from_cards
 from backtest.shoes.recorded.outcomes import check_hand, outcome_hands, parse_winner
-from backtest.shoes.recorded.seen import SeenGames, record_digest
+from backtest.shoes.recorded.repeats import RepeatedRounds
+from backtest.shoes.recorded.seen import record_digest
 
 #: where each field of a round may be found, in the order looked for
 _NAMES: dict[str, tuple[str, ...]] = {
@@ -184,8 +185,9 @@ class RoundShoes:
         against the decks once it is whole), numbered from `first`; a round
         recorded twice (the same game id and result) is read once. A game id
         is remembered by a hash of it and a digest of its record
-        (`seen.SeenGames`), so as not to hold every record, nor every id.
-        `span` holds the places of the first and last record of the shoe
+        (`seen.SeenGames`), so as not to hold every record, nor every id;
+        past a table of `repeats.TABLE_BYTES`, the records are read again
+        from the first and the ids sorted out on disk (`repeats`). `span` holds the places of the first and last record of the shoe
         last given.
 
         Of JSON Lines (places `line N`): the line of each round skipped as
@@ -202,7 +204,7 @@ class RoundShoes:
         last_shoe: Any = None
         last_hand: int | None = None
         checked = skip is not None  # (read again: the records were checked)
-        seen_games = None if checked else SeenGames()
+        seen_games = None if checked else RepeatedRounds(partial(self._game_keys, names["game"]))
         skip = np.zeros(0, np.int64) if skip is None else skip
         next_skip: int | None = None  # (the first line in `skip` at or after the record's)
         span = ["", ""]
@@ -234,8 +236,9 @@ class RoundShoes:
             if seen_games is not None and game_key and game_key in rec:
                 game = json.dumps(rec[game_key], sort_keys=True)
                 seen = seen_games.check(
+                    ordinal,
                     game,
-                    record_digest(rec),
+                    partial(record_digest, rec),
                     place,
                     partial(self._first_place, game_key, before=ordinal),
                 )
@@ -351,6 +354,26 @@ class RoundShoes:
             if close is not None:
                 close()
         return None
+
+    def _game_keys(self, game_key: str | None) -> Iterator[tuple[int, str, int]]:
+        """(place among the records from 0, game id as JSON writes it,
+        record digest) of each record with a game id, read again from the
+        first; a record that is not an object or a line that is not JSON ends
+        them (the read stops there with its error)."""
+        records = self.again()
+        try:
+            for ordinal, (_, rec) in enumerate(records):
+                if not isinstance(rec, dict):
+                    return
+                if game_key and game_key in rec:
+                    text = json.dumps(rec[game_key], sort_keys=True)
+                    yield ordinal, text, record_digest(rec)
+        except ShoeFormatError:
+            return
+        finally:
+            close = getattr(records, "close", None)
+            if close is not None:
+                close()
 
     def finish(self) -> None:
         """Warn of rounds read once that were recorded twice, and of records

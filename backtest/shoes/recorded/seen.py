@@ -119,6 +119,14 @@ class SeenGames:
     def __len__(self) -> int:
         return self._table.count + len(self._exact)
 
+    def nbytes(self, one_more: bool = False) -> int:
+        """The bytes of the table (with `one_more`: once one more id is in it,
+        which may double it)."""
+        slots = self._table._mask + 1
+        if one_more and 4 * (self._table.count + 1) > 3 * slots:
+            slots *= 2
+        return 16 * slots
+
     def check(
         self, text: str, digest: int, place: str, earlier: Callable[[str], str | None]
     ) -> bool | str:
