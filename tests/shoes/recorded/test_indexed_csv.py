@@ -18,12 +18,12 @@ import polars as pl
 import pytest
 from cli_helpers import backtest_here
 from hand_columns import columns
+from run_config import recorded_run
 
 from backtest.core.cards import card_token
 from backtest.core.errors import ShoeFormatError
 from backtest.present import render
 from backtest.run import engine, recorded_plan
-from backtest.run.config import parse_config
 from backtest.shoes.recorded import IncompleteHandWarning, read_shoes, stream, stream_read
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
@@ -164,19 +164,7 @@ def test_a_shoe_of_too_many_hands_is_refused_as_whole(tmp_path: Path, monkeypatc
 
 
 def config(path: Path, sessions: int | None, **session: Any) -> Any:
-    data: dict[str, Any] = {
-        "seed": 1,
-        "shoes": {"file": path.name, "decks": 1, "loop": sessions is not None},
-        "session": {"bankroll": 300, **session},
-        "table": {"min": 1, "max": 100},
-        "seats": [
-            {"strategy": "flat", "params": {"bets": {"banker": 5}}},
-            {"strategy": "martingale", "params": {"base": 5}},
-        ],
-    }
-    if sessions is not None:
-        data["sessions"] = sessions
-    return parse_config(data, base_dir=path.parent, source="csv.yaml")
+    return recorded_run(path, sessions, source="csv.yaml", **session)
 
 
 @pytest.mark.parametrize("kind", ["outcome", "card"])

@@ -20,12 +20,12 @@ import numpy as np
 import pytest
 from cli_helpers import backtest_here
 from hand_columns import columns
+from run_config import recorded_run
 from test_streamed_jsonl import round_lines
 
 from backtest.core.errors import ShoeFormatError
 from backtest.present import render
 from backtest.run import engine, recorded_plan
-from backtest.run.config import parse_config
 from backtest.shoes.recorded import read_shoes, stream, stream_read
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
@@ -163,19 +163,7 @@ def test_the_index_keeps_every_strideth_shoes_first_round(
 
 
 def config(path: Path, sessions: int | None, **session: Any) -> Any:
-    data: dict[str, Any] = {
-        "seed": 1,
-        "shoes": {"file": path.name, "decks": 1, "loop": sessions is not None},
-        "session": {"bankroll": 300, **session},
-        "table": {"min": 1, "max": 100},
-        "seats": [
-            {"strategy": "flat", "params": {"bets": {"banker": 5}}},
-            {"strategy": "martingale", "params": {"base": 5}},
-        ],
-    }
-    if sessions is not None:
-        data["sessions"] = sessions
-    return parse_config(data, base_dir=path.parent, source="rounds.yaml")
+    return recorded_run(path, sessions, source="rounds.yaml", **session)
 
 
 @pytest.mark.parametrize(

@@ -17,11 +17,11 @@ import numpy as np
 import polars as pl
 import pytest
 from cli_helpers import backtest_here
+from run_config import recorded_run
 
 from backtest.core.errors import ShoeFormatError
 from backtest.present import render
 from backtest.run import engine, recorded_plan
-from backtest.run.config import parse_config
 from backtest.shoes.recorded import (
     IncompleteHandWarning,
     format_card_text,
@@ -111,20 +111,7 @@ def test_the_index_stops_where_it_is_told(text: str, tmp_path: Path) -> None:
 
 
 def recorded(path: Path, sessions: int | None, **session: Any) -> Any:
-    data: dict[str, Any] = {
-        "seed": 1,
-        "shoes": {"file": path.name, "decks": 1, "loop": sessions is not None},
-        "session": {"bankroll": 300, **session},
-        "table": {"min": 1, "max": 100},
-        "seats": [
-            {"strategy": "flat", "params": {"bets": {"banker": 5}}},
-            {"strategy": "martingale", "params": {"base": 5}},
-            {"strategy": "follow-the-shoe", "params": {"base": 5}},
-        ],
-    }
-    if sessions is not None:
-        data["sessions"] = sessions
-    return parse_config(data, base_dir=path.parent, source="streamed.yaml")
+    return recorded_run(path, sessions, follow=True, **session)
 
 
 @pytest.mark.parametrize(

@@ -15,12 +15,12 @@ import numpy as np
 import polars as pl
 import pytest
 from hand_columns import columns
+from run_config import recorded_run
 
 from backtest.core.cards import card_token
 from backtest.core.errors import ShoeFormatError
 from backtest.present import render
 from backtest.run import engine, recorded_plan
-from backtest.run.config import parse_config
 from backtest.shoes.recorded import parquet_lines, read_shoes, stream
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
@@ -159,20 +159,8 @@ def test_a_parquet_file_read_in_batches_gives_its_csv_hands(
         read_shoes(path, decks=1)
 
 
-def recorded(path: Path, sessions: int | None, **session: int) -> Any:
-    data: dict[str, Any] = {
-        "seed": 1,
-        "shoes": {"file": path.name, "decks": 1, "loop": sessions is not None},
-        "session": {"bankroll": 300, **(session or {"max_shoes": 2})},
-        "table": {"min": 1, "max": 100},
-        "seats": [
-            {"strategy": "flat", "params": {"bets": {"banker": 5}}},
-            {"strategy": "martingale", "params": {"base": 5}},
-        ],
-    }
-    if sessions is not None:
-        data["sessions"] = sessions
-    return parse_config(data, base_dir=path.parent, source="streamed.yaml")
+def recorded(path: Path, sessions: int | None, **session: Any) -> Any:
+    return recorded_run(path, sessions, **(session or {"max_shoes": 2}))
 
 
 def test_a_run_on_a_streamed_csv_gives_the_numbers_of_one_read_whole(

@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 import pytest
 from cli_helpers import backtest_here
+from run_config import recorded_run
 
 from backtest.core.errors import ShoeFormatError
 from backtest.present import render
 from backtest.run import engine, recorded_plan
-from backtest.run.config import parse_config
 from backtest.shoes.recorded import files, read_shoes, stream, stream_read
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
@@ -125,19 +125,7 @@ def test_a_column_of_results_is_read_whole(tmp_path: Path, monkeypatch: Any) -> 
 
 
 def config(path: Path, sessions: int | None, **session: Any) -> Any:
-    data: dict[str, Any] = {
-        "seed": 1,
-        "shoes": {"file": path.name, "loop": sessions is not None},
-        "session": {"bankroll": 300, **session},
-        "table": {"min": 1, "max": 100},
-        "seats": [
-            {"strategy": "flat", "params": {"bets": {"banker": 5}}},
-            {"strategy": "martingale", "params": {"base": 5}},
-        ],
-    }
-    if sessions is not None:
-        data["sessions"] = sessions
-    return parse_config(data, base_dir=path.parent, source="roads.yaml")
+    return recorded_run(path, sessions, decks=None, source="roads.yaml", **session)
 
 
 @pytest.mark.parametrize(
