@@ -4,6 +4,8 @@ table of 1 to 100, over the file's shoes, looped when `sessions` is given."""
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,3 +40,32 @@ def recorded_run(
     if sessions is not None:
         data["sessions"] = sessions
     return parse_config(data, base_dir=path.parent, source=source)
+
+
+def runs_alike(
+    monkeypatch: Any,
+    runs: Sequence[tuple[Path, int]],
+    make: Callable[[Path], RunConfig],
+    setting: str = "STREAMED_BYTES",
+) -> tuple[Any, Any]:
+    """Run `make(path)` for the two (path, limit) of `runs`, with
+    `stream.<setting>` at that limit: the first file read whole, the second
+    by the index. Their sessions, summaries and ledgers are the same;
+    returns the two results."""
+    from backtest.run import engine, recorded_plan
+    from backtest.shoes.recorded import stream
+
+    results = []
+    for k, (path, limit) in enumerate(runs):
+        monkeypatch.setattr(stream, setting, limit)
+        recorded_plan.READS.clear()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (stakes off the table's limits)
+            results.append(engine.run(make(path), ledger=True, workers=1))
+        read, _ = recorded_plan.read_recorded(make(path), None)
+        assert (read.index is not None) == (k == 1)
+    whole, indexed = results
+    assert whole.n_sessions == indexed.n_sessions > 1
+    assert whole.summary.equals(indexed.summary)
+    assert whole.ledger is not None and whole.ledger.equals(indexed.ledger)
+    return whole, indexed

@@ -18,12 +18,11 @@ import polars as pl
 import pytest
 from cli_helpers import backtest_here
 from hand_columns import columns
-from run_config import recorded_run
+from run_config import recorded_run, runs_alike
 
 from backtest.core.cards import card_token
 from backtest.core.errors import ShoeFormatError
 from backtest.present import render
-from backtest.run import engine, recorded_plan
 from backtest.shoes.recorded import IncompleteHandWarning, read_shoes, stream, stream_read
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
@@ -181,20 +180,10 @@ def test_a_run_on_an_indexed_csv_gives_the_same_numbers(
     session: dict[str, int],
 ) -> None:
     lines = outcome_lines(hands) if kind == "outcome" else card_lines(hands)
-    results = []
-    for name, limit in (("whole.csv", WHOLE), ("indexed.csv", STREAMED)):
-        path = tmp_path / name
+    runs = [(tmp_path / "whole.csv", WHOLE), (tmp_path / "indexed.csv", STREAMED)]
+    for path, _ in runs:
         path.write_bytes(awkward(lines))
-        monkeypatch.setattr(stream, "STREAMED_BYTES", limit)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            results.append(engine.run(config(path, sessions, **session), ledger=True, workers=1))
-        read_, _ = recorded_plan.read_recorded(config(path, sessions, **session), None)
-        assert (read_.index is not None) == (limit == STREAMED)
-    whole, indexed = results
-    assert whole.n_sessions == indexed.n_sessions > 1
-    assert whole.summary.equals(indexed.summary)
-    assert whole.ledger is not None and whole.ledger.equals(indexed.ledger)
+    runs_alike(monkeypatch, runs, lambda path: config(path, sessions, **session))
 
 
 @pytest.mark.parametrize("fmt", ["table", "csv", "json"])

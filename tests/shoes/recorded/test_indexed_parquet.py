@@ -6,7 +6,6 @@ is, and `STRIDE` and `PARQUET_BATCH` are made small."""
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +14,12 @@ import polars as pl
 import pytest
 from cli_helpers import backtest_here
 from hand_columns import columns
+from run_config import runs_alike
 from test_streamed_csv import SHOES, card_csv, hands, outcome_csv, recorded
 
 from backtest.core.errors import ShoeFormatError
 from backtest.present import render
-from backtest.run import engine, recorded_plan
+from backtest.run import recorded_plan
 from backtest.shoes.recorded import parquet_lines, read_shoes, stream, stream_read
 
 __all__ = ["hands"]  # (the fixture, shared)
@@ -67,20 +67,13 @@ def test_a_run_on_an_indexed_parquet_file_gives_the_numbers_of_one_read_whole(
     hands: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     csv_path, path = parquet_of(outcome_csv(hands), tmp_path, "outcomes")
-    results = []
-    for limit in (1 << 40, 0):
-        monkeypatch.setattr(stream, "INDEXED_PARQUET_BYTES", limit)
-        monkeypatch.setattr(stream, "STRIDE", 3)
-        recorded_plan.READS.clear()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            results.append(engine.run(recorded(path, None), ledger=True, workers=1))
-        read, _ = recorded_plan.read_recorded(recorded(path, None), None)
-        assert (read.index is not None) == (limit == 0)
-    whole, indexed = results
-    assert whole.n_sessions == indexed.n_sessions > 1
-    assert whole.summary.equals(indexed.summary)
-    assert whole.ledger is not None and whole.ledger.equals(indexed.ledger)
+    monkeypatch.setattr(stream, "STRIDE", 3)
+    runs_alike(
+        monkeypatch,
+        [(path, 1 << 40), (path, 0)],
+        lambda path: recorded(path, None),
+        setting="INDEXED_PARQUET_BYTES",
+    )
 
 
 def test_an_indexed_parquet_file_names_a_bad_row_as_a_whole_read_does(

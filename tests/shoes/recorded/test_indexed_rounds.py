@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from cli_helpers import backtest_here
 from hand_columns import columns
-from run_config import recorded_run
+from run_config import recorded_run, runs_alike
 from test_streamed_jsonl import round_lines
 
 from backtest.core.errors import ShoeFormatError
@@ -176,19 +176,7 @@ def test_a_run_on_an_indexed_file_gives_the_numbers_of_one_read_whole(
     lines, _ = with_repeats(hands, "shoe")
     path = write(tmp_path, lines)
     monkeypatch.setattr(stream, "STRIDE", 3)
-    results = []
-    for limit in (WHOLE, 0):
-        monkeypatch.setattr(stream, "STREAMED_BYTES", limit)
-        recorded_plan.READS.clear()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            results.append(engine.run(config(path, sessions, **session), ledger=True, workers=1))
-        read, _ = recorded_plan.read_recorded(config(path, sessions, **session), None)
-        assert (read.index is not None) == (limit == 0)
-    whole, streamed = results
-    assert whole.n_sessions == streamed.n_sessions > 1
-    assert whole.summary.equals(streamed.summary)
-    assert whole.ledger is not None and whole.ledger.equals(streamed.ledger)
+    runs_alike(monkeypatch, [(path, WHOLE), (path, 0)], lambda p: config(p, sessions, **session))
 
 
 @pytest.mark.parametrize("fmt", ["table", "csv", "json"])

@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 import pytest
 from cli_helpers import backtest_here
-from run_config import recorded_run
+from run_config import recorded_run, runs_alike
 
 from backtest.core.errors import ShoeFormatError
 from backtest.present import render
@@ -130,23 +130,14 @@ def test_a_run_on_shoes_read_by_the_index_gives_the_same_numbers(
     sessions: int | None,
     session: dict[str, int],
 ) -> None:
-    results = []
-    for name, limit in (("whole.txt", 1 << 40), ("streamed.txt", 0)):
-        path = tmp_path / name
+    runs = [(tmp_path / "whole.txt", 1 << 40), (tmp_path / "streamed.txt", 0)]
+    for path, _ in runs:
         path.write_text(text, encoding="utf-8")
-        monkeypatch.setattr(stream, "STREAMED_BYTES", limit)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            config = recorded(path, sessions, **session)
-            results.append(engine.run(config, ledger=True, workers=1))
-        read, _ = recorded_plan.read_recorded(config, None)
-        assert (read.index is not None) == (name == "streamed.txt")
-    whole, streamed = results
-    assert whole.n_sessions == streamed.n_sessions > 1
-    assert whole.summary.equals(streamed.summary)
+    whole, streamed = runs_alike(
+        monkeypatch, runs, lambda path: recorded(path, sessions, **session)
+    )
     assert isinstance(whole.sessions, pl.DataFrame) and isinstance(streamed.sessions, pl.DataFrame)
     assert whole.sessions.equals(streamed.sessions)
-    assert whole.ledger is not None and whole.ledger.equals(streamed.ledger)
 
 
 def test_sessions_of_hands_read_only_the_shoes_they_play(

@@ -9,18 +9,16 @@ a big file is.
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from cli_helpers import backtest_here
-from run_config import recorded_run
+from run_config import recorded_run, runs_alike
 
 from backtest.core.errors import ShoeFormatError
 from backtest.present import render
-from backtest.run import engine, recorded_plan
 from backtest.shoes.recorded import files, read_shoes, stream, stream_read
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
@@ -135,20 +133,10 @@ def config(path: Path, sessions: int | None, **session: Any) -> Any:
 def test_a_run_on_an_indexed_road_gives_the_same_numbers(
     tmp_path: Path, monkeypatch: Any, hands: Any, sessions: int | None, session: dict[str, int]
 ) -> None:
-    results = []
-    for name, limit in (("whole.txt", WHOLE), ("streamed.txt", STREAMED)):
-        path = tmp_path / name
+    runs = [(tmp_path / "whole.txt", WHOLE), (tmp_path / "streamed.txt", STREAMED)]
+    for path, _ in runs:
         path.write_bytes(awkward(roads(hands)))
-        monkeypatch.setattr(stream, "STREAMED_BYTES", limit)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            results.append(engine.run(config(path, sessions, **session), ledger=True, workers=1))
-        read, _ = recorded_plan.read_recorded(config(path, sessions, **session), None)
-        assert (read.index is not None) == (limit == STREAMED)
-    whole, streamed = results
-    assert whole.n_sessions == streamed.n_sessions > 1
-    assert whole.summary.equals(streamed.summary)
-    assert whole.ledger is not None and whole.ledger.equals(streamed.ledger)
+    runs_alike(monkeypatch, runs, lambda path: config(path, sessions, **session))
 
 
 @pytest.mark.parametrize("fmt", ["table", "csv", "json"])
