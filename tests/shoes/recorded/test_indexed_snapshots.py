@@ -286,3 +286,18 @@ def test_the_first_shoes_are_read_without_the_rest(
     assert result.n_sessions == 4
     read, _ = recorded_plan.read_recorded(config(path, 4, max_shoes=2), 8)
     assert read.index is not None and not read.index.whole and len(read.index) == 8
+
+
+@pytest.mark.parametrize("end", ["\r\n", "\r"])
+def test_line_ends_and_a_byte_order_mark_are_read_again_alike(
+    tmp_path: Path, monkeypatch: Any, hands: Any, end: str
+) -> None:
+    lines, starts = snapshot_file(hands)
+    path = tmp_path / "snapshots.jsonl"
+    path.write_bytes(("\ufeff" + end.join(lines) + end).encode("utf-8"))
+    whole, _ = read_whole(path, monkeypatch)
+    index, _ = indexed(path, monkeypatch, 3)
+    assert index.line.tolist() == starts[::3]
+    for shoes in ([4], [3, 4, 5, 6], list(range(SHOES))):
+        again = stream_read.read_indexed(index, np.array(shoes))
+        assert columns(again) == columns(whole.select(np.isin(whole.shoe, shoes)))
