@@ -100,9 +100,8 @@ def _recorded_plan(
     lengths: np.ndarray, max_shoes: int | None, max_hands: int | None
 ) -> RecordedPlan:
     """The plan over shoes of these hands (`lengths`, a shoe each)."""
-    lengths = np.asarray(lengths, dtype=np.int64)
     n = len(lengths)
-    total = int(lengths.sum())
+    total = int(lengths.sum(dtype=np.int64))
     if max_shoes is not None or max_hands is None:
         # every session takes as many shoes (the config requires max_shoes or
         # max_hands; with neither, a session is one shoe): sessions start at
@@ -116,7 +115,7 @@ def _recorded_plan(
     # hands: whole passes over the file, then at most one more pass
     rounds = (max_hands - 1) // total if total else 0
     rest = max_hands - rounds * total  # 1..total hands
-    ends = np.concatenate([[0], np.cumsum(np.concatenate([lengths, lengths]))])
+    ends = np.concatenate([[0], np.cumsum(np.concatenate([lengths, lengths]), dtype=np.int64)])
     begin = np.arange(n, dtype=np.int64)
     last = np.searchsorted(ends, ends[begin] + rest, side="left")
     takes = rounds * n + (last - begin)
@@ -183,7 +182,7 @@ class Read:
         from backtest.shoes.recorded.stream_read import read_indexed
 
         assert self.index is not None
-        ends = np.cumsum(self.lengths[ks])
+        ends = np.cumsum(self.lengths[ks], dtype=np.int64)
         return read_indexed(self.index, ks), ends - self.lengths[ks], ends
 
 

@@ -84,7 +84,7 @@ def test_a_built_ins_own_loop_plays_as_the_shared_loop_and_python(
 
 
 @pytest.mark.slow
-@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=2, deadline=None, suppress_health_check=list(HealthCheck))
 @given(table=tables)
 def test_every_built_ins_own_loop_plays_as_the_shared_loop_and_python(
     monkeypatch: pytest.MonkeyPatch, table: dict[str, Any]

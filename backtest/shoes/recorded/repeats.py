@@ -1,5 +1,6 @@
 """Which round records repeat an earlier one, in memory bounded for any
-number of rounds.
+number of rounds; and, the same way, which shoe label of a CSV comes back
+after other shoes (`ShoeLabels`).
 
 A round recorded twice (the same game id and record) is read once, and a
 game id recorded again with another result is an error naming its first
@@ -56,7 +57,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from backtest.shoes.recorded.seen import SeenGames
+from backtest.shoes.recorded.seen import FirstLines, SeenGames
 
 #: the most the table of game ids may take before the ids are sorted on disk
 TABLE_BYTES = 16 << 20
@@ -111,6 +112,36 @@ class RepeatedRounds:
             self._seen = None  # (let go before the ids are sorted out)
             self._known = partitioned(self._keys())
         return self._known.check(ordinal, text, earlier)
+
+
+class ShoeLabels:
+    """The shoe labels of a CSV, asked in the order of its rows, each shoe's
+    with the line it starts on: in the `seen.FirstLines` table while it
+    takes at most TABLE_BYTES (a million shoes), then sorted out on disk as
+    the game ids of rounds are (`partitioned`), from `starts()`: (the line,
+    the label, 0) of every shoe's first row from the first, the rows read
+    again. A label is the same label only if its text is (as in the table,
+    past the 128-bit hash the ids assume)."""
+
+    def __init__(self, starts: Callable[[], Iterator[tuple[int, str, int]]]) -> None:
+        self._starts = starts
+        self._lines: FirstLines | None = FirstLines()
+        self._known: Known | None = None
+
+    @property
+    def partitioned(self) -> bool:
+        return self._known is not None
+
+    def first(self, label: str, line: int, earlier: Callable[[str], int | None]) -> int | None:
+        """As `FirstLines.first`."""
+        if self._known is None:
+            assert self._lines is not None
+            if self._lines.nbytes(one_more=True) <= TABLE_BYTES:
+                return self._lines.first(label, line, earlier)
+            self._lines = None  # (let go before the labels are sorted out)
+            self._known = partitioned(self._starts())
+        # every shoe's digest is the same: a label that comes back is a repeat
+        return earlier(label) if self._known.check(line, label, lambda _: None) is True else None
 
 
 class Known:

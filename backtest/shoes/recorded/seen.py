@@ -164,6 +164,13 @@ class FirstLines:
         #: labels whose hash an earlier, different label has: label -> line
         self._exact: dict[str, int] = {}
 
+    def nbytes(self, one_more: bool = False) -> int:
+        """As `SeenGames.nbytes`."""
+        slots = self._table._mask + 1
+        if one_more and 4 * (self._table.count + 1) > 3 * slots:
+            slots *= 2
+        return 16 * slots
+
     def first(self, label: str, line: int, earlier: Callable[[str], int | None]) -> int | None:
         """The line an earlier shoe of `label` started on, or None (a new
         label, now remembered as starting on `line`). `earlier(label)` gives

@@ -198,7 +198,7 @@ class ShoeIndex:
     before: np.ndarray  # int32, every stride-th shoe
     line: np.ndarray  # int64, every stride-th shoe
     last_line: int
-    hands: np.ndarray  # int64, a shoe each
+    hands: np.ndarray  # int32, a shoe each
     whole: bool
     kind: str = "card-text"
     known: frozenset[str] = ALL_KNOWN
@@ -250,7 +250,8 @@ def indexing(
     once the pass is over."""
     source = source_name(path)
     check_options(source, "json" if kind in JSON_KINDS else kind, columns, burn)
-    start, before, line, hands, repeats = (array("q") for _ in range(5))
+    start, before, line, repeats = (array("q") for _ in range(4))
+    hands = array("i")  # (a shoe's hands: 4 bytes a shoe, the index's one column a shoe)
     last_line = 0
     stride = STRIDE
     places: dict[int, Place] = {}  # (of the lines read since the last shoe)
@@ -310,7 +311,7 @@ def indexing(
         np.frombuffer(before, np.int64).astype(np.int32),
         np.frombuffer(line, np.int64),
         last_line,
-        np.frombuffer(hands, np.int64),
+        np.frombuffer(hands, np.int32),
         whole,
         kind,
         known,

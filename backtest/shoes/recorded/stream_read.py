@@ -183,7 +183,7 @@ def shoe_blocks(index: ShoeIndex, hands: int) -> Iterator[Hands]:
     """Every indexed shoe, read again in blocks of whole shoes of about
     `hands` hands (at least a shoe a block)."""
     first = 0
-    ends = np.cumsum(index.hands)
+    ends = np.cumsum(index.hands, dtype=np.int64)
     while first < len(index):
         done = int(ends[first - 1]) if first else 0
         last = max(first + 1, int(np.searchsorted(ends, done + hands, side="right")))

@@ -11,7 +11,7 @@ from functools import partial
 from typing import BinaryIO
 
 from backtest.core.errors import ShoeFormatError, UsageError, shown
-from backtest.shoes.recorded.seen import FirstLines
+from backtest.shoes.recorded.repeats import ShoeLabels
 
 StrPath = str | os.PathLike[str]
 
@@ -340,9 +340,10 @@ def group_shoes(
     back; a shoe is given once its last row is read (rows may be read as
     they come: only one shoe's are held). With `again` (the same rows again
     from the first, as a big file is read), the labels seen are kept in a
-    few bytes each (`seen.FirstLines`), and the rows are read again only
-    when a label's hash is that of one before."""
-    seen: dict[str, int] | FirstLines = {} if again is None else FirstLines()
+    few bytes each (`repeats.ShoeLabels`: `seen.FirstLines`, then past a
+    million shoes on disk), and the rows are read again only when a label's
+    hash is that of one before."""
+    seen: dict[str, int] | ShoeLabels = {} if again is None else ShoeLabels(partial(_starts, again))
     group: list[Row] = []
     label = ""
     for number, row in rows:
@@ -370,6 +371,25 @@ def group_shoes(
         group.append((number, row))
     if group:
         yield label, group
+
+
+def _starts(again: Callable[[], Iterator[Row]]) -> Iterator[tuple[int, str, int]]:
+    """(line, label, 0) of each shoe's first row, the rows read again from
+    the first (`repeats.ShoeLabels`), to the first bad row: the read stops
+    there with its error, so nothing after it is asked about."""
+    rows = again()
+    label = None
+    try:
+        for number, row in rows:
+            if row["shoe"] != label:
+                label = row["shoe"]
+                yield number, label, 0
+    except ShoeFormatError:
+        return
+    finally:
+        close = getattr(rows, "close", None)
+        if close is not None:
+            close()
 
 
 def _first_row(again: Callable[[], Iterator[Row]], before: int, label: str) -> int | None:

@@ -19,7 +19,7 @@ import pytest
 
 from backtest.core.cards import card_token
 from backtest.core.errors import ShoeFormatError
-from backtest.shoes.recorded import read_shoes, seen, stream
+from backtest.shoes.recorded import read_shoes, repeats, seen, stream
 from backtest.shoes.recorded.seen import SeenGames
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
@@ -172,3 +172,64 @@ def test_a_shoe_label_that_comes_back_named_as_without_collisions(
     with pytest.raises(ShoeFormatError) as exc:
         stream.index_shoes(path, 1, False, kind="outcome-csv")
     assert str(exc.value) == expected
+
+
+#: where the table of a CSV's shoe labels is let go for labels sorted out on
+#: disk: (the table's most bytes, its first slots), from the first label or
+#: from the seventh of twelve
+SORTED = {"from the first": (0, None), "from the middle": (128, 8)}
+
+
+@pytest.fixture(params=list(SORTED))
+def sorted_labels(request: Any, monkeypatch: Any) -> tuple[str, list[int]]:
+    """The labels of a big CSV sorted out on disk past a tiny table: where
+    (a key of SORTED), and a list that grows each time `partitioned` runs."""
+    most, slots = SORTED[request.param]
+    monkeypatch.setattr(repeats, "TABLE_BYTES", most)
+    if slots is not None:
+        monkeypatch.setattr(seen, "_FIRST_SLOTS", slots)
+    ran: list[int] = []
+    real = repeats.partitioned
+
+    def spy(keys: Any) -> Any:
+        ran.append(1)
+        return real(keys)
+
+    monkeypatch.setattr(repeats, "partitioned", spy)
+    return request.param, ran
+
+
+def test_shoe_labels_sorted_out_on_disk_read_as_in_the_table(
+    tmp_path: Path, monkeypatch: Any, csv_lines: list[str], sorted_labels: tuple[str, list[int]]
+) -> None:
+    path = tmp_path / "outcomes.csv"
+    path.write_text("\n".join(csv_lines) + "\n", encoding="utf-8")
+    wanted = read(path, monkeypatch, streamed=False)
+    assert read(path, monkeypatch, streamed=True) == wanted
+    assert len(stream.index_shoes(path, 1, False, kind="outcome-csv")) == 12
+    assert len(sorted_labels[1]) == 2  # (the streamed read's and the index's)
+
+
+@pytest.mark.parametrize("back", ["S1", "S9"])
+def test_a_shoe_label_that_comes_back_is_named_when_labels_are_sorted_out_on_disk(
+    tmp_path: Path,
+    monkeypatch: Any,
+    csv_lines: list[str],
+    sorted_labels: tuple[str, list[int]],
+    back: str,
+) -> None:
+    """S1 comes back as the fourth shoe (before the table is let go, from
+    the middle); S9 as the twelfth (after)."""
+    comes = "S3," if back == "S1" else "S11,"
+    again = [line.replace(comes, f"{back},", 1) for line in csv_lines]
+    path = tmp_path / "outcomes.csv"
+    path.write_text("\n".join(again) + "\n", encoding="utf-8")
+    expected = error(path, monkeypatch, streamed=False)
+    first = next(k for k, line in enumerate(csv_lines, 1) if line.startswith(f"{back},"))
+    assert f"shoe '{back}' appears again after other shoes (it started on line {first})" in expected
+    assert error(path, monkeypatch, streamed=True) == expected
+    with pytest.raises(ShoeFormatError) as exc:
+        stream.index_shoes(path, 1, False, kind="outcome-csv")
+    assert str(exc.value) == expected
+    where, ran = sorted_labels
+    assert len(ran) == (0 if back == "S1" and where == "from the middle" else 2)
