@@ -7,8 +7,10 @@ Writes a card-level text file of about --mb megabytes in the system's
 temporary folder (shoes of `backtest shoe generate`, written again and again;
 kept, and used again, for later runs), or with --format an outcome-level CSV
 (`deal -f csv` of generated shoes, their labels renumbered on each copy), a
-Parquet file of that CSV, road strings of it, or JSON Lines of its rounds
-(a record a hand, as a live table publishes them); then runs each command on it in a
+Parquet file of that CSV, road strings of it, JSON Lines of its rounds
+(a record a hand, as a live table publishes them), or JSON Lines of
+shoe-state snapshots of its first shoes (a snapshot of the shoe so far after
+each hand, as a live table publishes them); then runs each command on it in a
 process of its own under /usr/bin/time -v and prints its maximum resident set
 size and wall-clock seconds. --tree runs another checkout's code (its folder
 goes first on PYTHONPATH), to compare before and after. Figures, not a test:
@@ -63,7 +65,7 @@ def big_file(mb: int, tree: Path) -> Path:
 
 
 #: the formats --format makes, besides card-level text
-FORMATS = ("card-text", "outcome-csv", "parquet", "road", "jsonl")
+FORMATS = ("card-text", "outcome-csv", "parquet", "road", "jsonl", "snapshots")
 #: shoes of the block `deal -f csv` writes once (it is slow) for the other formats
 CSV_BLOCK_SHOES = 2_000
 
@@ -99,7 +101,8 @@ def big_other(mb: int, fmt: str, tree: Path) -> Path:
         csv.with_suffix(".part").rename(csv)
     if fmt == "outcome-csv":
         return csv
-    path = csv.with_suffix({"parquet": ".parquet", "jsonl": ".jsonl"}.get(fmt, ".road.txt"))
+    suffixes = {"parquet": ".parquet", "jsonl": ".jsonl", "snapshots": ".snapshots.jsonl"}
+    path = csv.with_suffix(suffixes.get(fmt, ".road.txt"))
     if path.exists():
         return path
     lazy = pl.scan_csv(csv, infer_schema=False)
@@ -117,11 +120,45 @@ def big_other(mb: int, fmt: str, tree: Path) -> Path:
             pl.col("banker_cards").str.split(" ").alias("bankerCards"),
         )
         rounds.sink_ndjson(path)
+    elif fmt == "snapshots":
+        _write_snapshots(csv, path, mb)
     else:
         letters = pl.col("winner").str.slice(0, 1).str.to_uppercase()
         roads = lazy.group_by("shoe", maintain_order=True).agg(letters.str.join(""))
         path.write_text("\n".join(roads.collect()["winner"].to_list()) + "\n", encoding="utf-8")
     return path
+
+
+def _write_snapshots(csv: Path, path: Path, mb: int) -> None:
+    """JSON Lines of shoe-state snapshots of the first shoes of `csv`, about
+    `mb` megabytes: after each hand, the shoe so far (`args.history_v2`)
+    under the shoe's id. A snapshot holds every hand before it, so a file of
+    snapshots holds far fewer shoes than one of rounds of its size."""
+    import json
+
+    import polars as pl
+
+    frame = pl.scan_csv(csv, infer_schema=False).head(400_000).collect()
+    written = 0
+    with open(path.with_suffix(".part"), "w", encoding="utf-8") as fh:
+        for (shoe,), rows in frame.group_by("shoe", maintain_order=True):
+            entries: list[dict[str, object]] = []
+            for r in rows.iter_rows(named=True):
+                entries.append(
+                    {
+                        "winner": r["winner"].title(),
+                        "playerScore": int(r["player_total"]),
+                        "bankerScore": int(r["banker_total"]),
+                        "natural": r["natural"] == "true",
+                        "playerPair": r["player_pair"] == "true",
+                        "bankerPair": r["banker_pair"] == "true",
+                    }
+                )
+                message = {"type": "shoeState", "args": {"shoeId": shoe, "history_v2": entries}}
+                written += fh.write(json.dumps(message, separators=(",", ":")) + "\n")
+            if written >= mb * 2**20:
+                break
+    path.with_suffix(".part").rename(path)
 
 
 def _env(tree: Path) -> dict[str, str]:

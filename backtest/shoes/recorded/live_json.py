@@ -23,6 +23,7 @@ from backtest.shoes.recorded.live_snapshots import (
     json_shoes,
     live_entry,
     merged_snapshots,
+    snapshot_shoes,
 )
 from backtest.shoes.recorded.outcomes import outcome_hands
 from backtest.shoes.recorded.rounds import (
@@ -205,11 +206,54 @@ def opens_with_rounds(lines: Iterator[tuple[int, str]]) -> bool:
     """Whether numbered lines are JSON Lines of per-round records, as
     `json_lines_hands` reads them (it reads the lines as far as the first
     round or snapshot); the lines close when this returns."""
+    return json_lines_kind(lines) == "rounds"
+
+
+def json_lines_kind(lines: Iterator[tuple[int, str]]) -> str | None:
+    """What numbered lines are JSON Lines of, as `json_lines_hands` reads
+    them (it reads the lines as far as the first round or snapshot):
+    "rounds" (per-round records), "snapshots" (shoe-state snapshots), or
+    None (not JSON Lines, read whole); the lines close when this returns."""
     try:
         first = _first_record(lines, [], set())
-        return first is not None and not is_snapshot(first[1])
     finally:
         _close(lines)
+    if first is None:
+        return None
+    return "snapshots" if is_snapshot(first[1]) else "rounds"
+
+
+def snapshot_line_shoes(
+    lines: Iterator[tuple[int, str]], source: str, first_shoe: int = 0, checked: bool = False
+) -> Generator[tuple[Hands, tuple[int, int]], None, None]:
+    """The hands of each shoe of JSON Lines of shoe-state snapshots in turn
+    (numbered from `first_shoe`), with the lines of the snapshot that
+    started it and of its last, as `json_lines_hands` merges them: the same
+    checks, and at the end the same warning and error of a file with no
+    hands. `checked`: `lines` start at the snapshot that starts a shoe of a
+    read of the whole file, and are read again (see
+    `live_snapshots.snapshot_shoes`); no warning is given."""
+    others: list[Any] = []
+    kinds: set[str] = set()
+    first = _first_record(lines, others, kinds)
+    if first is None or not is_snapshot(first[1]):
+        _close(lines)
+        raise ShoeFormatError(f"{source}: not JSON Lines of shoe-state snapshots (read again)")
+    span = ["", ""]
+    count = first_shoe
+    try:
+        snapshots = _snapshot_lines(lines, source, first, others, kinds)
+        for records in snapshot_shoes(snapshots, source, span, checked):
+            part = outcome_hands([rec | {"shoe": count} for rec in records], KNOWN, source)
+            yield part, (line_number(span[0]), line_number(span[1]))
+            count += 1
+    finally:
+        _close(lines)
+    if not checked:
+        if others:
+            _warn_skipped(source, len(others), kinds)
+        if count == first_shoe:
+            raise ShoeFormatError(f"{source}: no shoes: no hand entries in the file")
 
 
 def round_line_shoes(

@@ -89,22 +89,48 @@ def merged_snapshots(
 
 
 def snapshot_shoes(
-    snapshots: Iterable[tuple[str, Any]], source: str
+    snapshots: Iterable[tuple[str, Any]],
+    source: str,
+    span: list[str] | None = None,
+    checked: bool = False,
 ) -> Iterator[list[dict[str, Any]]]:
     """The records of each shoe the snapshots hold, given once a snapshot of
     the next shoe (or the end) is read. Each message holds the whole shoe so
     far: one that extends the shoe before it continues it (a repeat adds
     nothing); a shorter one, or one of another shoe id, starts a new shoe;
     one as long or longer that does not begin with the hands before it
-    contradicts them."""
-    current: list[dict[str, Any]] | None = None
+    contradicts them.
+
+    What decides a shoe's end is the snapshot that starts the next: after
+    it, nothing of the shoes before is kept, so a read that starts at it
+    (the first snapshot read always starts a shoe) gives the same shoes from
+    there. `span`, if given, holds the places of the snapshot that started
+    the shoe last given and of its last. `checked`: the snapshots were
+    checked before (read again), so only each shoe's last is read into
+    records (with the same checks), not every one, nor compared."""
+    current: list[Any] | None = None  # (its entries, when `checked`)
     last_place, last_id = "", None
+    started = ""
+
+    def records() -> list[dict[str, Any]]:
+        assert current is not None
+        if not checked:
+            return current
+        return [
+            live_entry(e, f"{source}, {last_place}, args.history_v2[{i}]", 0, i + 1)
+            for i, e in enumerate(current)
+        ]
+
     for place, message in snapshots:
         entries = history_entries(message, "", f"{source}, {place}")
-        recs = [
-            live_entry(e, f"{source}, {place}, args.history_v2[{i}]", 0, i + 1)
-            for i, e in enumerate(entries)
-        ]
+        recs: list[Any] = (
+            entries
+            if checked
+            else [
+                live_entry(e, f"{source}, {place}, args.history_v2[{i}]", 0, i + 1)
+                for i, e in enumerate(entries)
+            ]
+        )
         shoe_id = snapshot_shoe_id(message)
         if (
             current is None
@@ -112,8 +138,11 @@ def snapshot_shoes(
             or len(recs) < len(current)
         ):
             if current:
-                yield current
-        else:
+                if span is not None:
+                    span[:] = [started, last_place]
+                yield records()
+            started = place
+        elif not checked:
             for i, (a, b) in enumerate(zip(current, recs)):
                 if a != b:
                     raise ShoeFormatError(
@@ -125,7 +154,9 @@ def snapshot_shoes(
         current = recs
         last_place, last_id = place, shoe_id
     if current:
-        yield current
+        if span is not None:
+            span[:] = [started, last_place]
+        yield records()
 
 
 def entry_text(rec: Mapping[str, Any]) -> str:

@@ -1,5 +1,5 @@
 """A big shoe file (card-level text or CSV, outcome CSV, roads, JSON Lines
-of rounds) read a shoe at a time.
+of rounds or of shoe-state snapshots) read a shoe at a time.
 
 One pass over the file checks and deals every shoe as `read_shoes` does (the
 same errors and warnings) but keeps only an index: each shoe's hands, and
@@ -7,7 +7,9 @@ where every few shoes begin, about 9 bytes a shoe. (A road file is
 indexed when it is a shoe a line: see `road_strings.a_shoe_a_line`. Of JSON
 Lines of per-round records, the index also keeps the line of each round
 recorded twice, 8 bytes each: which repeats are skipped depends on every
-round before, so a read again skips those lines rather than look.) Any of the shoes are
+round before, so a read again skips those lines rather than look. Of JSON
+Lines of shoe-state snapshots, a shoe begins at the snapshot that starts it,
+after which nothing of the shoes before counts.) Any of the shoes are
 then read again by the index (`stream_read`), so that a run holds at once
 only the shoes of the sessions it is playing, and a printout only a block
 of them: memory is bounded by those and the index, not by the file.
@@ -37,7 +39,11 @@ from backtest.shoes.recorded.card_level import (
     card_text_shoes,
     dealt_shoes,
 )
-from backtest.shoes.recorded.live_json import opens_with_rounds, round_line_shoes
+from backtest.shoes.recorded.live_json import (
+    json_lines_kind,
+    round_line_shoes,
+    snapshot_line_shoes,
+)
 from backtest.shoes.recorded.options import check_options
 from backtest.shoes.recorded.outcome_csv import outcome_csv_shoes
 from backtest.shoes.recorded.outcomes import HANDS_PER_DECK, too_many_hands
@@ -70,8 +76,12 @@ STREAMED_BYTES = HEAD_BYTES
 STRIDE = 32
 
 #: the formats of the files indexed a shoe at a time when they are big
-#: (json-rounds: JSON Lines of per-round records)
-INDEXED_KINDS = ("card-text", "road", "card-csv", "outcome-csv", "json-rounds")
+#: (json-rounds: JSON Lines of per-round records; json-snapshots: of
+#: shoe-state snapshots)
+INDEXED_KINDS = ("card-text", "road", "card-csv", "outcome-csv", "json-rounds", "json-snapshots")
+
+#: the JSON Lines among INDEXED_KINDS
+JSON_KINDS = ("json-rounds", "json-snapshots")
 
 
 def streamable(
@@ -80,7 +90,8 @@ def streamable(
     """The format (one of INDEXED_KINDS: `fmt`, or else as its first megabyte
     reads) of a file of more than STREAMED_BYTES to be indexed a shoe at a
     time: card-level text or CSV, an outcome-level CSV, roads a shoe a
-    line, JSON Lines of per-round records (read as far as the first), or a
+    line, JSON Lines of per-round records or of shoe-state snapshots (read
+    as far as the first), or a
     Parquet file of more than INDEXED_PARQUET_BYTES (as the CSV
     its columns make); None for standard
     input, another format, or a file that cannot be read (its reader says
@@ -88,7 +99,8 @@ def streamable(
     if fmt in (None, "parquet") and _big_parquet(path):
         return parquet_kind(path, dict(columns) if columns else None)
     if streamed_json(path, fmt, columns):
-        return "json-rounds" if opens_with_rounds(stream_lines(path)) else None
+        lines_of = json_lines_kind(stream_lines(path))
+        return f"json-{lines_of}" if lines_of else None
     if fmt not in (None, *INDEXED_KINDS):
         return None
     kind = streamed_kind(path, fmt, columns)
@@ -237,7 +249,7 @@ def indexing(
     its hands, and the shoe read: see `_shoes`); the index is put in `done`
     once the pass is over."""
     source = source_name(path)
-    check_options(source, "json" if kind == "json-rounds" else kind, columns, burn)
+    check_options(source, "json" if kind in JSON_KINDS else kind, columns, burn)
     start, before, line, repeats = (array("q") for _ in range(4))
     hands = array("i")  # (a shoe's hands: 4 bytes a shoe, the index's one column a shoe)
     last_line = 0
@@ -279,7 +291,7 @@ def indexing(
         hands.append(n)
         for number in [k for k in places if k <= final]:
             del places[number]
-        if kind in ("outcome-csv", "json-rounds"):
+        if kind in ("outcome-csv", *JSON_KINDS):
             known = read.known
             if too_long is None and n > HANDS_PER_DECK * decks:
                 too_long = len(hands), n
@@ -337,7 +349,7 @@ def shoes_of(
     """(hands, (first line, last line), the shoe read) for each shoe with a
     hand in it of numbered lines of a file of `kind`, in turn: the shoe read
     is a `DealtShoe` (card-level), the codes of its results (road) or its
-    hands (outcome-level CSV or JSON Lines of rounds, numbered from
+    hands (outcome-level CSV or JSON Lines of rounds or snapshots, numbered from
     `first`). `checked`: the shoes were checked before (read again), and
     need not be again where that can be skipped. `again()`: the lines again
     (see `text.group_shoes`, `rounds.RoundShoes`). Of JSON Lines of rounds:
@@ -357,6 +369,9 @@ def shoes_of(
     elif kind == "json-rounds":
         rounds = round_line_shoes(lines, source, decks, first, again, repeats, skip)
         for part, where in rounds:
+            yield len(part), where, part
+    elif kind == "json-snapshots":
+        for part, where in snapshot_line_shoes(lines, source, first, checked):
             yield len(part), where, part
     else:
         for part, where in outcome_csv_shoes(lines, source, decks, columns, first, again):

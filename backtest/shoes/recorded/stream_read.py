@@ -85,7 +85,7 @@ class _Block:
         if self.kind == "road":
             self.codes.append(read)
             self.numbers.append(number)
-        elif self.kind in ("outcome-csv", "json-rounds"):
+        elif self.kind in ("outcome-csv", "json-rounds", "json-snapshots"):
             self.known = read.known
             self.out.add({name: getattr(read, name) for name in self.out.columns})
         else:

@@ -1,0 +1,303 @@
+"""Big JSON Lines files of shoe-state snapshots indexed as the other formats
+are: one pass merges the snapshots into shoes as the whole read does and
+keeps where every few shoes begin (the snapshot that starts the shoe); any
+shoes read again from there are the shoes the whole read gives, and a run,
+`deal` and an error are those of the file read whole.
+
+Files here are small: `STREAMED_BYTES` is set to 0 so that they are indexed
+as a big file is, and `STRIDE` is made small.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from cli_helpers import backtest_here
+from hand_columns import columns
+from run_config import recorded_run, runs_alike
+
+from backtest.core.errors import ShoeFormatError
+from backtest.present import render
+from backtest.run import engine, recorded_plan
+from backtest.shoes.recorded import read_shoes, stream, stream_read
+from backtest.shoes.shoe import ShoeSpec, generate_hands
+
+SHOES = 40
+WHOLE = 10**9  # (STREAMED_BYTES: every file here is read whole)
+HEARTBEAT = '{"type": "connection.heartbeat"}'
+
+
+@pytest.fixture(scope="module")
+def hands() -> Any:
+    return generate_hands(ShoeSpec(decks=1, cut_card=0, burn=False), SHOES, 7, 0)
+
+
+def entry(r: Any) -> dict[str, Any]:
+    return {
+        "winner": r.winner.name.title(),
+        "playerScore": r.player_total,
+        "bankerScore": r.banker_total,
+        "natural": r.natural,
+        "playerPair": r.player_pair,
+        "bankerPair": r.banker_pair,
+    }
+
+
+def snapshot(entries: list[dict[str, Any]], shoe: str | None = None) -> str:
+    args: dict[str, Any] = {"history_v2": entries}
+    if shoe is not None:
+        args["shoeId"] = shoe
+    return json.dumps({"type": "baccarat.encodedShoeState", "args": args})
+
+
+def snapshot_file(hands: Any) -> tuple[list[str], list[int]]:
+    """The shoes as a live table's snapshots, a shoe starting in each of
+    four ways in turn: a new shoe id; a shorter snapshot (no id); an empty
+    snapshot, then growing ones (no id); one snapshot of the whole shoe
+    under a new id, after an empty snapshot of yet another id (a shoe with
+    no hands, which is none). Snapshots repeated, heartbeats (one first), a
+    blank line, time stamps. With the line of the snapshot that starts each
+    shoe (numbered from 1)."""
+    lines = [HEARTBEAT]
+    starts = []
+    for k in range(SHOES):
+        shoe = [entry(hands.record(i)) for i in np.flatnonzero(hands.shoe == k)]
+        way = k % 4
+        if way == 3:
+            lines.append(snapshot([], f"none-{k}"))
+            starts.append(len(lines) + 1)
+            lines.append(snapshot(shoe, f"shoe-{k}"))
+            continue
+        starts.append(len(lines) + 1)
+        sizes = list(range(0 if way == 2 else 1, len(shoe) + 1))
+        for size in sizes:
+            lines.append(snapshot(shoe[:size], f"shoe-{k}" if way == 0 else None))
+            if size in (2, 5):
+                lines.append(lines[-1])  # (a snapshot published twice)
+            if size == 3 and k % 5 == 0:
+                lines.append(HEARTBEAT)
+        if k == 7:
+            lines.append("")
+    lines.append(HEARTBEAT)
+    stamped = [
+        f"[08:{i // 60 % 60:02d}:{i % 60:02d}] {line}" if line else line
+        for i, line in enumerate(lines)
+    ]
+    return stamped, starts
+
+
+def write(tmp_path: Path, lines: list[str], name: str = "snapshots.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def read_whole(path: Path, monkeypatch: Any) -> tuple[Any, list[str]]:
+    """The file read whole (held in memory), and the warnings it gave."""
+    monkeypatch.setattr(stream, "STREAMED_BYTES", WHOLE)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        hands = read_shoes(path, decks=1)
+    return hands, [str(w.message) for w in caught]
+
+
+def indexed(path: Path, monkeypatch: Any, stride: int) -> tuple[Any, list[str]]:
+    """The file's index (`stride`), and the warnings its pass gave."""
+    monkeypatch.setattr(stream, "STREAMED_BYTES", 0)
+    monkeypatch.setattr(stream, "STRIDE", stride)
+    kind = stream.streamable(path)
+    assert kind == "json-snapshots"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        index = stream.index_shoes(path, 1, False, kind=kind)
+    return index, [str(w.message) for w in caught]
+
+
+@pytest.mark.parametrize("stride", [1, 3, 32])
+def test_any_shoes_read_again_are_those_of_the_whole_read(
+    tmp_path: Path, monkeypatch: Any, hands: Any, stride: int
+) -> None:
+    lines, starts = snapshot_file(hands)
+    path = write(tmp_path, lines)
+    whole, whole_warned = read_whole(path, monkeypatch)
+    assert whole.hand.tolist() == hands.hand.tolist()  # (the file is the shoes it was made of)
+    index, warned = indexed(path, monkeypatch, stride)
+    assert (
+        warned
+        == whole_warned
+        == [f"{path}: 8 lines that hold no hands (connection.heartbeat) skipped"]
+    )
+    assert index.whole and len(index) == whole.n_shoes == SHOES
+    assert index.hands.tolist() == np.bincount(whole.shoe).tolist()
+    assert index.line.tolist() == starts[::stride]
+    some = [[k] for k in range(SHOES)]
+    some += [[2, 3], [5, 6, 7], [31, 32, 33], [0, 3, 6, 30, 32, SHOES - 1], list(range(SHOES))]
+    for shoes in some:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # (the index's pass gave them)
+            again = stream_read.read_indexed(index, np.array(shoes))
+        assert columns(again) == columns(whole.select(np.isin(whole.shoe, shoes))), shoes
+
+
+def test_the_index_keeps_where_each_strideth_shoes_first_snapshot_is(
+    tmp_path: Path, monkeypatch: Any, hands: Any
+) -> None:
+    lines, starts = snapshot_file(hands)
+    path = write(tmp_path, lines)
+    index, _ = indexed(path, monkeypatch, 3)
+    data = path.read_bytes()
+    for g, first in enumerate(index.line.tolist()):
+        assert first == starts[3 * g]
+        assert data[int(index.start[g]) :].startswith(lines[first - 1].encode())
+    assert index.last_line == len(lines) - 1  # (the last snapshot, not the heartbeat after it)
+
+
+def test_a_shoe_read_again_reads_only_from_the_indexed_shoe_before_it(
+    tmp_path: Path, monkeypatch: Any, hands: Any
+) -> None:
+    lines, starts = snapshot_file(hands)
+    path = write(tmp_path, lines)
+    index, _ = indexed(path, monkeypatch, 3)
+    read: list[int] = []
+    placed = stream_read.placed_lines
+
+    def spy(*args: Any) -> Any:
+        for number, text, where in placed(*args):
+            read.append(number)
+            yield number, text, where
+
+    monkeypatch.setattr(stream_read, "placed_lines", spy)
+    for k in (0, 4, 31, 32, SHOES - 1):
+        read.clear()
+        stream_read.read_indexed(index, np.array([k]))
+        assert read[0] == starts[k - k % 3]  # (the snapshot that starts the indexed shoe)
+        assert read[-1] <= (starts[k + 1] if k + 1 < SHOES else len(lines))
+
+
+def config(path: Path, sessions: int | None, **session: Any) -> Any:
+    return recorded_run(path, sessions, source="snapshots.yaml", **session)
+
+
+@pytest.mark.parametrize(
+    ("sessions", "session"),
+    [(None, {"max_shoes": 1}), (None, {"max_hands": 30}), (15, {"max_shoes": 3})],
+)
+def test_a_run_on_an_indexed_file_gives_the_numbers_of_one_read_whole(
+    tmp_path: Path, monkeypatch: Any, hands: Any, sessions: int | None, session: dict[str, int]
+) -> None:
+    lines, _ = snapshot_file(hands)
+    path = write(tmp_path, lines)
+    monkeypatch.setattr(stream, "STRIDE", 3)
+    runs_alike(monkeypatch, [(path, WHOLE), (path, 0)], lambda p: config(p, sessions, **session))
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+def test_deal_prints_an_indexed_file_as_one_read_whole(
+    tmp_path: Path, monkeypatch: Any, capsys: Any, hands: Any, fmt: str
+) -> None:
+    lines, _ = snapshot_file(hands)
+    path = write(tmp_path, lines)
+    monkeypatch.setattr(render, "BLOCK_HANDS", 40)  # blocks of a few shoes
+    monkeypatch.setattr(stream, "STRIDE", 3)
+    printed = []
+    for limit in (WHOLE, 0):
+        monkeypatch.setattr(stream, "STREAMED_BYTES", limit)
+        code, out, err = backtest_here(
+            monkeypatch, capsys, "deal", "--decks", "1", str(path), "-f", fmt
+        )
+        assert code == 0, err
+        printed.append(out)
+    assert printed[0] == printed[1]
+    refused = []
+    for option in (["--burn"], ["--columns", "winner=Result"]):
+        code, _, err = backtest_here(monkeypatch, capsys, "deal", str(path), *option)
+        assert code == 2
+        refused.append(err)
+    assert "the burn rule applies to card-level shoes" in refused[0]
+    assert "a column mapping is for CSV and Parquet files" in refused[1]
+
+
+def errors(path: Path, monkeypatch: Any, decks: int = 1) -> tuple[str, str]:
+    """The error of the file read whole, and that of its index's pass."""
+    out = []
+    for limit in (WHOLE, 0):
+        monkeypatch.setattr(stream, "STREAMED_BYTES", limit)
+        with pytest.raises(ShoeFormatError) as caught, warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (the heartbeats skipped, before the error)
+            if limit:
+                read_shoes(path, decks=decks)
+            else:
+                kind = stream.streamable(path)
+                assert kind == "json-snapshots"
+                stream.index_shoes(path, decks, False, kind=kind)
+        out.append(str(caught.value))
+    return out[0], out[1]
+
+
+def test_errors_late_in_the_file_stop_the_index_as_they_stop_a_whole_read(
+    tmp_path: Path, monkeypatch: Any, hands: Any
+) -> None:
+    lines, starts = snapshot_file(hands)
+    bad = starts[37] + 1  # (shoe 38's second snapshot, which has no id)
+    text = lines[bad - 1].split("] ", 1)[1]
+    message = json.loads(text)
+    message["args"]["history_v2"][0]["bankerScore"] = 12
+    path = write(tmp_path, [*lines[: bad - 1], json.dumps(message), *lines[bad:]])
+    whole, index = errors(path, monkeypatch)
+    assert index == whole
+    assert f"line {bad}, args.history_v2[0].bankerScore: impossible total 12" in whole
+    message = json.loads(text)
+    message["args"]["history_v2"][0] = message["args"]["history_v2"][1]
+    path = write(tmp_path, [*lines[: bad - 1], json.dumps(message), *lines[bad:]])
+    whole, index = errors(path, monkeypatch)
+    assert index == whole
+    assert f"line {bad}, args.history_v2[0]: this snapshot contradicts the one before it" in whole
+    path = write(tmp_path, [*lines, json.dumps({"winner": "banker", "gameId": "g"})])
+    whole, index = errors(path, monkeypatch)
+    assert index == whole and "the file mixes shoe-state snapshots" in whole
+    recorded_plan.READS.clear()
+    with pytest.raises(ShoeFormatError, match="the file mixes"):
+        engine.run(config(path, None, max_shoes=1), workers=1)
+    long = [entry(hands.record(i % len(hands))) for i in range(30)]
+    path = write(tmp_path, [*lines, snapshot(long, "long")])  # (more than a deck deals)
+    whole, index = errors(path, monkeypatch)
+    assert index == whole and f"shoe {SHOES + 1}" in whole
+    path = write(tmp_path, [HEARTBEAT, snapshot([]), snapshot([], "b")])
+    whole, index = errors(path, monkeypatch)
+    assert index == whole and "no shoes: no hand entries in the file" in whole
+
+
+def test_the_first_shoes_are_read_without_the_rest(
+    tmp_path: Path, monkeypatch: Any, capsys: Any, hands: Any
+) -> None:
+    lines, _ = snapshot_file(hands)
+    path = write(tmp_path, [*lines, "not json at all"])  # a bad last line
+    monkeypatch.setattr(stream, "STREAMED_BYTES", 0)
+    monkeypatch.setattr(stream, "STRIDE", 3)
+    recorded_plan.READS.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (no whole-file warnings: the file is not read whole)
+        result = engine.run(config(path, 4, max_shoes=2), ledger=True, workers=1)
+    assert result.n_sessions == 4
+    read, _ = recorded_plan.read_recorded(config(path, 4, max_shoes=2), 8)
+    assert read.index is not None and not read.index.whole and len(read.index) == 8
+
+
+@pytest.mark.parametrize("end", ["\r\n", "\r"])
+def test_line_ends_and_a_byte_order_mark_are_read_again_alike(
+    tmp_path: Path, monkeypatch: Any, hands: Any, end: str
+) -> None:
+    lines, starts = snapshot_file(hands)
+    path = tmp_path / "snapshots.jsonl"
+    path.write_bytes(("\ufeff" + end.join(lines) + end).encode("utf-8"))
+    whole, _ = read_whole(path, monkeypatch)
+    index, _ = indexed(path, monkeypatch, 3)
+    assert index.line.tolist() == starts[::3]
+    for shoes in ([4], [3, 4, 5, 6], list(range(SHOES))):
+        again = stream_read.read_indexed(index, np.array(shoes))
+        assert columns(again) == columns(whole.select(np.isin(whole.shoe, shoes)))
