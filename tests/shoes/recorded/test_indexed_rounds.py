@@ -16,21 +16,37 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import json_index
 import numpy as np
 import pytest
 from cli_helpers import backtest_here
 from hand_columns import columns
+from json_index import WHOLE, read_whole
 from run_config import recorded_run, runs_alike
 from test_streamed_jsonl import round_lines
 
 from backtest.core.errors import ShoeFormatError
 from backtest.present import render
 from backtest.run import engine, recorded_plan
-from backtest.shoes.recorded import read_shoes, stream, stream_read
+from backtest.shoes.recorded import stream, stream_read
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
 SHOES = 40
-WHOLE = 10**9  # (STREAMED_BYTES: every file here is read whole)
+
+
+KIND = "json-rounds"
+
+
+def write(tmp_path: Path, lines: list[str], name: str = "rounds.jsonl") -> Path:
+    return json_index.write(tmp_path, lines, name)
+
+
+def indexed(path: Path, monkeypatch: Any, stride: int) -> tuple[Any, list[str]]:
+    return json_index.indexed(path, monkeypatch, stride, KIND)
+
+
+def errors(path: Path, monkeypatch: Any, decks: int = 1) -> tuple[str, str]:
+    return json_index.errors(path, monkeypatch, KIND, decks)
 
 
 @pytest.fixture(scope="module")
@@ -84,33 +100,6 @@ def with_repeats(hands: Any, split_by: str, cards: bool = True) -> tuple[list[st
     out.insert(starts[20] + 5, ('{"type": "heartbeat"}', False))
     out.insert(starts[5] + 2, ("", False))
     return [line for line, _ in out], [n for n, (_, r) in enumerate(out, 1) if r]
-
-
-def write(tmp_path: Path, lines: list[str], name: str = "rounds.jsonl") -> Path:
-    path = tmp_path / name
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
-def read_whole(path: Path, monkeypatch: Any) -> tuple[Any, list[str]]:
-    """The file read whole (held in memory), and the warnings it gave."""
-    monkeypatch.setattr(stream, "STREAMED_BYTES", WHOLE)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        hands = read_shoes(path, decks=1)
-    return hands, [str(w.message) for w in caught]
-
-
-def indexed(path: Path, monkeypatch: Any, stride: int) -> tuple[Any, list[str]]:
-    """The file's index (`stride`), and the warnings its pass gave."""
-    monkeypatch.setattr(stream, "STREAMED_BYTES", 0)
-    monkeypatch.setattr(stream, "STRIDE", stride)
-    kind = stream.streamable(path)
-    assert kind == "json-rounds"
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        index = stream.index_shoes(path, 1, False, kind=kind)
-    return index, [str(w.message) for w in caught]
 
 
 @pytest.mark.parametrize("split_by", ["shoe", "hand"])
@@ -203,23 +192,6 @@ def test_deal_prints_an_indexed_file_as_one_read_whole(
         refused.append(err)
     assert "the burn rule applies to card-level shoes" in refused[0]
     assert "a column mapping is for CSV and Parquet files" in refused[1]
-
-
-def errors(path: Path, monkeypatch: Any) -> tuple[str, str]:
-    """The error of the file read whole, and that of its index's pass."""
-    out = []
-    for limit in (WHOLE, 0):
-        monkeypatch.setattr(stream, "STREAMED_BYTES", limit)
-        with pytest.raises(ShoeFormatError) as caught, warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # (the heartbeats skipped, before the error)
-            if limit:
-                read_shoes(path, decks=1)
-            else:
-                kind = stream.streamable(path)
-                assert kind == "json-rounds"
-                stream.index_shoes(path, 1, False, kind=kind)
-        out.append(str(caught.value))
-    return out[0], out[1]
 
 
 def test_a_bad_record_late_in_the_file_stops_the_index_as_it_stops_a_whole_read(
