@@ -56,3 +56,31 @@ def errors(path: Path, monkeypatch: Any, kind: str, decks: int = 1) -> tuple[str
                 stream.index_shoes(path, decks, False, kind=kind)
         out.append(str(caught.value))
     return out[0], out[1]
+
+
+def deal_alike(path: Path, monkeypatch: Any, capsys: Any, fmt: str) -> None:
+    """`deal` prints the file read whole and read by its index (in blocks of
+    a few shoes, at stride 3) alike, in `fmt`, and refuses --burn and
+    --columns for it."""
+    from cli_helpers import backtest_here
+
+    from backtest.present import render
+
+    monkeypatch.setattr(render, "BLOCK_HANDS", 40)
+    monkeypatch.setattr(stream, "STRIDE", 3)
+    printed = []
+    for limit in (WHOLE, 0):
+        monkeypatch.setattr(stream, "STREAMED_BYTES", limit)
+        code, out, err = backtest_here(
+            monkeypatch, capsys, "deal", "--decks", "1", str(path), "-f", fmt
+        )
+        assert code == 0, err
+        printed.append(out)
+    assert printed[0] == printed[1]
+    refused = []
+    for option in (["--burn"], ["--columns", "winner=Result"]):
+        code, _, err = backtest_here(monkeypatch, capsys, "deal", str(path), *option)
+        assert code == 2
+        refused.append(err)
+    assert "the burn rule applies to card-level shoes" in refused[0]
+    assert "a column mapping is for CSV and Parquet files" in refused[1]

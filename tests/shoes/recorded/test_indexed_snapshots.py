@@ -18,13 +18,11 @@ from typing import Any
 import json_index
 import numpy as np
 import pytest
-from cli_helpers import backtest_here
 from hand_columns import columns
 from json_index import WHOLE, read_whole
 from run_config import recorded_run, runs_alike
 
 from backtest.core.errors import ShoeFormatError
-from backtest.present import render
 from backtest.run import engine, recorded_plan
 from backtest.shoes.recorded import stream, stream_read
 from backtest.shoes.shoe import ShoeSpec, generate_hands
@@ -190,25 +188,7 @@ def test_deal_prints_an_indexed_file_as_one_read_whole(
     tmp_path: Path, monkeypatch: Any, capsys: Any, hands: Any, fmt: str
 ) -> None:
     lines, _ = snapshot_file(hands)
-    path = write(tmp_path, lines)
-    monkeypatch.setattr(render, "BLOCK_HANDS", 40)  # blocks of a few shoes
-    monkeypatch.setattr(stream, "STRIDE", 3)
-    printed = []
-    for limit in (WHOLE, 0):
-        monkeypatch.setattr(stream, "STREAMED_BYTES", limit)
-        code, out, err = backtest_here(
-            monkeypatch, capsys, "deal", "--decks", "1", str(path), "-f", fmt
-        )
-        assert code == 0, err
-        printed.append(out)
-    assert printed[0] == printed[1]
-    refused = []
-    for option in (["--burn"], ["--columns", "winner=Result"]):
-        code, _, err = backtest_here(monkeypatch, capsys, "deal", str(path), *option)
-        assert code == 2
-        refused.append(err)
-    assert "the burn rule applies to card-level shoes" in refused[0]
-    assert "a column mapping is for CSV and Parquet files" in refused[1]
+    json_index.deal_alike(write(tmp_path, lines), monkeypatch, capsys, fmt)
 
 
 def test_errors_late_in_the_file_stop_the_index_as_they_stop_a_whole_read(
