@@ -84,3 +84,20 @@ def deal_alike(path: Path, monkeypatch: Any, capsys: Any, fmt: str) -> None:
         refused.append(err)
     assert "the burn rule applies to card-level shoes" in refused[0]
     assert "a column mapping is for CSV and Parquet files" in refused[1]
+
+
+class JsonFile:
+    """A kind of JSON Lines shoe file (`stream.INDEXED_KINDS`), and the name
+    its tests write it under: `write`, `indexed` and `errors` for it."""
+
+    def __init__(self, kind: str, name: str) -> None:
+        self.kind, self.name = kind, name
+
+    def write(self, tmp_path: Path, lines: list[str], name: str | None = None) -> Path:
+        return write(tmp_path, lines, name or self.name)
+
+    def indexed(self, path: Path, monkeypatch: Any, stride: int) -> tuple[Any, list[str]]:
+        return indexed(path, monkeypatch, stride, self.kind)
+
+    def errors(self, path: Path, monkeypatch: Any, decks: int = 1) -> tuple[str, str]:
+        return errors(path, monkeypatch, self.kind, decks)

@@ -33,19 +33,7 @@ from backtest.shoes.shoe import ShoeSpec, generate_hands
 SHOES = 40
 
 
-KIND = "json-rounds"
-
-
-def write(tmp_path: Path, lines: list[str], name: str = "rounds.jsonl") -> Path:
-    return json_index.write(tmp_path, lines, name)
-
-
-def indexed(path: Path, monkeypatch: Any, stride: int) -> tuple[Any, list[str]]:
-    return json_index.indexed(path, monkeypatch, stride, KIND)
-
-
-def errors(path: Path, monkeypatch: Any, decks: int = 1) -> tuple[str, str]:
-    return json_index.errors(path, monkeypatch, KIND, decks)
+FILE = json_index.JsonFile("json-rounds", "rounds.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -107,9 +95,9 @@ def test_any_shoes_read_again_are_those_of_the_whole_read(
     tmp_path: Path, monkeypatch: Any, hands: Any, stride: int, split_by: str
 ) -> None:
     lines, repeats = with_repeats(hands, split_by)
-    path = write(tmp_path, lines)
+    path = FILE.write(tmp_path, lines)
     whole, whole_warned = read_whole(path, monkeypatch)
-    index, warned = indexed(path, monkeypatch, stride)
+    index, warned = FILE.indexed(path, monkeypatch, stride)
     assert warned == whole_warned
     assert f"{len(repeats)} rounds recorded twice" in warned[-1]
     assert index.whole and len(index) == whole.n_shoes == SHOES
@@ -128,9 +116,9 @@ def test_rounds_without_cards_are_read_again_alike(
     tmp_path: Path, monkeypatch: Any, hands: Any
 ) -> None:
     lines, _ = with_repeats(hands, "shoe", cards=False)
-    path = write(tmp_path, lines)
+    path = FILE.write(tmp_path, lines)
     whole, _ = read_whole(path, monkeypatch)
-    index, _ = indexed(path, monkeypatch, 3)
+    index, _ = FILE.indexed(path, monkeypatch, 3)
     assert index.known == whole.known and "cards" not in whole.known
     again = stream_read.read_indexed(index, np.arange(SHOES))
     assert columns(again) == columns(whole)
@@ -140,8 +128,8 @@ def test_the_index_keeps_every_strideth_shoes_first_round(
     tmp_path: Path, monkeypatch: Any, hands: Any
 ) -> None:
     lines, _ = with_repeats(hands, "shoe")
-    path = write(tmp_path, lines)
-    index, _ = indexed(path, monkeypatch, 3)
+    path = FILE.write(tmp_path, lines)
+    index, _ = FILE.indexed(path, monkeypatch, 3)
     data = path.read_bytes()
     for g, first in enumerate(index.line.tolist()):
         rec = json.loads(lines[first - 1].split("] ", 1)[1])
@@ -162,7 +150,7 @@ def test_a_run_on_an_indexed_file_gives_the_numbers_of_one_read_whole(
     tmp_path: Path, monkeypatch: Any, hands: Any, sessions: int | None, session: dict[str, int]
 ) -> None:
     lines, _ = with_repeats(hands, "shoe")
-    path = write(tmp_path, lines)
+    path = FILE.write(tmp_path, lines)
     monkeypatch.setattr(stream, "STRIDE", 3)
     runs_alike(monkeypatch, [(path, WHOLE), (path, 0)], lambda p: config(p, sessions, **session))
 
@@ -172,7 +160,7 @@ def test_deal_prints_an_indexed_file_as_one_read_whole(
     tmp_path: Path, monkeypatch: Any, capsys: Any, hands: Any, fmt: str
 ) -> None:
     lines, _ = with_repeats(hands, "hand")
-    json_index.deal_alike(write(tmp_path, lines), monkeypatch, capsys, fmt)
+    json_index.deal_alike(FILE.write(tmp_path, lines), monkeypatch, capsys, fmt)
 
 
 def test_a_bad_record_late_in_the_file_stops_the_index_as_it_stops_a_whole_read(
@@ -181,14 +169,14 @@ def test_a_bad_record_late_in_the_file_stops_the_index_as_it_stops_a_whole_read(
     lines, _ = with_repeats(hands, "shoe")
     bad = len(lines) - 5
     rec = json.loads(lines[bad].split("] ", 1)[1]) | {"banker": 12}
-    path = write(tmp_path, [*lines[:bad], json.dumps(rec), *lines[bad + 1 :]])
-    whole, index = errors(path, monkeypatch)
+    path = FILE.write(tmp_path, [*lines[:bad], json.dumps(rec), *lines[bad + 1 :]])
+    whole, index = FILE.errors(path, monkeypatch)
     assert index == whole
     assert f"rounds.jsonl, line {bad + 1}.banker: impossible total 12" in whole
     first = json.loads(lines[1].split("] ", 1)[1])
     changed = json.dumps(first | {"winner": "TIE" if first["winner"] != "TIE" else "PLAYER_WIN"})
-    path = write(tmp_path, [*lines, changed])
-    whole, index = errors(path, monkeypatch)
+    path = FILE.write(tmp_path, [*lines, changed])
+    whole, index = FILE.errors(path, monkeypatch)
     assert index == whole
     assert f"line {len(lines) + 1}: gameId '1-1' appears again (line 2)" in whole
     recorded_plan.READS.clear()
@@ -200,7 +188,7 @@ def test_the_first_shoes_are_read_without_the_rest(
     tmp_path: Path, monkeypatch: Any, capsys: Any, hands: Any
 ) -> None:
     lines, _ = with_repeats(hands, "shoe")
-    path = write(tmp_path, [*lines, "not json at all"])  # a bad last line
+    path = FILE.write(tmp_path, [*lines, "not json at all"])  # a bad last line
     monkeypatch.setattr(stream, "STREAMED_BYTES", 0)
     monkeypatch.setattr(stream, "STRIDE", 3)
     recorded_plan.READS.clear()
@@ -212,7 +200,7 @@ def test_the_first_shoes_are_read_without_the_rest(
     assert read.index is not None and not read.index.whole and len(read.index) == 8
     code, out, err = backtest_here(monkeypatch, capsys, "roads", "--shoe", "2", str(path))
     assert code == 0, err
-    good = write(tmp_path, lines, "good.jsonl")
+    good = FILE.write(tmp_path, lines, "good.jsonl")
     monkeypatch.setattr(stream, "STREAMED_BYTES", WHOLE)
     code, whole, err = backtest_here(monkeypatch, capsys, "roads", "--shoe", "2", str(good))
     assert code == 0, err
@@ -224,8 +212,8 @@ def test_a_shoe_read_again_reads_only_from_the_indexed_shoe_before_it(
     tmp_path: Path, monkeypatch: Any, hands: Any
 ) -> None:
     lines, _ = with_repeats(hands, "shoe")
-    path = write(tmp_path, lines)
-    index, _ = indexed(path, monkeypatch, 3)
+    path = FILE.write(tmp_path, lines)
+    index, _ = FILE.indexed(path, monkeypatch, 3)
     read: list[int] = []
     placed = stream_read.placed_lines
 
@@ -254,7 +242,7 @@ def test_line_ends_and_a_byte_order_mark_are_read_again_alike(
     path = tmp_path / "rounds.jsonl"
     path.write_bytes(("\ufeff" + end.join(lines) + end).encode("utf-8"))
     whole, _ = read_whole(path, monkeypatch)
-    index, _ = indexed(path, monkeypatch, 3)
+    index, _ = FILE.indexed(path, monkeypatch, 3)
     assert index.skip.tolist() == repeats
     for shoes in ([4], [3, 4, 5, 6], list(range(SHOES))):
         again = stream_read.read_indexed(index, np.array(shoes))

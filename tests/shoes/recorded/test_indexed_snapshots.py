@@ -31,19 +31,7 @@ SHOES = 40
 HEARTBEAT = '{"type": "connection.heartbeat"}'
 
 
-KIND = "json-snapshots"
-
-
-def write(tmp_path: Path, lines: list[str], name: str = "snapshots.jsonl") -> Path:
-    return json_index.write(tmp_path, lines, name)
-
-
-def indexed(path: Path, monkeypatch: Any, stride: int) -> tuple[Any, list[str]]:
-    return json_index.indexed(path, monkeypatch, stride, KIND)
-
-
-def errors(path: Path, monkeypatch: Any, decks: int = 1) -> tuple[str, str]:
-    return json_index.errors(path, monkeypatch, KIND, decks)
+FILE = json_index.JsonFile("json-snapshots", "snapshots.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -110,10 +98,10 @@ def test_any_shoes_read_again_are_those_of_the_whole_read(
     tmp_path: Path, monkeypatch: Any, hands: Any, stride: int
 ) -> None:
     lines, starts = snapshot_file(hands)
-    path = write(tmp_path, lines)
+    path = FILE.write(tmp_path, lines)
     whole, whole_warned = read_whole(path, monkeypatch)
     assert whole.hand.tolist() == hands.hand.tolist()  # (the file is the shoes it was made of)
-    index, warned = indexed(path, monkeypatch, stride)
+    index, warned = FILE.indexed(path, monkeypatch, stride)
     assert (
         warned
         == whole_warned
@@ -135,8 +123,8 @@ def test_the_index_keeps_where_each_strideth_shoes_first_snapshot_is(
     tmp_path: Path, monkeypatch: Any, hands: Any
 ) -> None:
     lines, starts = snapshot_file(hands)
-    path = write(tmp_path, lines)
-    index, _ = indexed(path, monkeypatch, 3)
+    path = FILE.write(tmp_path, lines)
+    index, _ = FILE.indexed(path, monkeypatch, 3)
     data = path.read_bytes()
     for g, first in enumerate(index.line.tolist()):
         assert first == starts[3 * g]
@@ -148,8 +136,8 @@ def test_a_shoe_read_again_reads_only_from_the_indexed_shoe_before_it(
     tmp_path: Path, monkeypatch: Any, hands: Any
 ) -> None:
     lines, starts = snapshot_file(hands)
-    path = write(tmp_path, lines)
-    index, _ = indexed(path, monkeypatch, 3)
+    path = FILE.write(tmp_path, lines)
+    index, _ = FILE.indexed(path, monkeypatch, 3)
     read: list[int] = []
     placed = stream_read.placed_lines
 
@@ -178,7 +166,7 @@ def test_a_run_on_an_indexed_file_gives_the_numbers_of_one_read_whole(
     tmp_path: Path, monkeypatch: Any, hands: Any, sessions: int | None, session: dict[str, int]
 ) -> None:
     lines, _ = snapshot_file(hands)
-    path = write(tmp_path, lines)
+    path = FILE.write(tmp_path, lines)
     monkeypatch.setattr(stream, "STRIDE", 3)
     runs_alike(monkeypatch, [(path, WHOLE), (path, 0)], lambda p: config(p, sessions, **session))
 
@@ -188,7 +176,7 @@ def test_deal_prints_an_indexed_file_as_one_read_whole(
     tmp_path: Path, monkeypatch: Any, capsys: Any, hands: Any, fmt: str
 ) -> None:
     lines, _ = snapshot_file(hands)
-    json_index.deal_alike(write(tmp_path, lines), monkeypatch, capsys, fmt)
+    json_index.deal_alike(FILE.write(tmp_path, lines), monkeypatch, capsys, fmt)
 
 
 def test_errors_late_in_the_file_stop_the_index_as_they_stop_a_whole_read(
@@ -199,28 +187,28 @@ def test_errors_late_in_the_file_stop_the_index_as_they_stop_a_whole_read(
     text = lines[bad - 1].split("] ", 1)[1]
     message = json.loads(text)
     message["args"]["history_v2"][0]["bankerScore"] = 12
-    path = write(tmp_path, [*lines[: bad - 1], json.dumps(message), *lines[bad:]])
-    whole, index = errors(path, monkeypatch)
+    path = FILE.write(tmp_path, [*lines[: bad - 1], json.dumps(message), *lines[bad:]])
+    whole, index = FILE.errors(path, monkeypatch)
     assert index == whole
     assert f"line {bad}, args.history_v2[0].bankerScore: impossible total 12" in whole
     message = json.loads(text)
     message["args"]["history_v2"][0] = message["args"]["history_v2"][1]
-    path = write(tmp_path, [*lines[: bad - 1], json.dumps(message), *lines[bad:]])
-    whole, index = errors(path, monkeypatch)
+    path = FILE.write(tmp_path, [*lines[: bad - 1], json.dumps(message), *lines[bad:]])
+    whole, index = FILE.errors(path, monkeypatch)
     assert index == whole
     assert f"line {bad}, args.history_v2[0]: this snapshot contradicts the one before it" in whole
-    path = write(tmp_path, [*lines, json.dumps({"winner": "banker", "gameId": "g"})])
-    whole, index = errors(path, monkeypatch)
+    path = FILE.write(tmp_path, [*lines, json.dumps({"winner": "banker", "gameId": "g"})])
+    whole, index = FILE.errors(path, monkeypatch)
     assert index == whole and "the file mixes shoe-state snapshots" in whole
     recorded_plan.READS.clear()
     with pytest.raises(ShoeFormatError, match="the file mixes"):
         engine.run(config(path, None, max_shoes=1), workers=1)
     long = [entry(hands.record(i % len(hands))) for i in range(30)]
-    path = write(tmp_path, [*lines, snapshot(long, "long")])  # (more than a deck deals)
-    whole, index = errors(path, monkeypatch)
+    path = FILE.write(tmp_path, [*lines, snapshot(long, "long")])  # (more than a deck deals)
+    whole, index = FILE.errors(path, monkeypatch)
     assert index == whole and f"shoe {SHOES + 1}" in whole
-    path = write(tmp_path, [HEARTBEAT, snapshot([]), snapshot([], "b")])
-    whole, index = errors(path, monkeypatch)
+    path = FILE.write(tmp_path, [HEARTBEAT, snapshot([]), snapshot([], "b")])
+    whole, index = FILE.errors(path, monkeypatch)
     assert index == whole and "no shoes: no hand entries in the file" in whole
 
 
@@ -228,7 +216,7 @@ def test_the_first_shoes_are_read_without_the_rest(
     tmp_path: Path, monkeypatch: Any, capsys: Any, hands: Any
 ) -> None:
     lines, _ = snapshot_file(hands)
-    path = write(tmp_path, [*lines, "not json at all"])  # a bad last line
+    path = FILE.write(tmp_path, [*lines, "not json at all"])  # a bad last line
     monkeypatch.setattr(stream, "STREAMED_BYTES", 0)
     monkeypatch.setattr(stream, "STRIDE", 3)
     recorded_plan.READS.clear()
@@ -248,7 +236,7 @@ def test_line_ends_and_a_byte_order_mark_are_read_again_alike(
     path = tmp_path / "snapshots.jsonl"
     path.write_bytes(("\ufeff" + end.join(lines) + end).encode("utf-8"))
     whole, _ = read_whole(path, monkeypatch)
-    index, _ = indexed(path, monkeypatch, 3)
+    index, _ = FILE.indexed(path, monkeypatch, 3)
     assert index.line.tolist() == starts[::3]
     for shoes in ([4], [3, 4, 5, 6], list(range(SHOES))):
         again = stream_read.read_indexed(index, np.array(shoes))
