@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 import pytest
 from hand_columns import columns
-from test_indexed_rounds import SHOES, indexed, read_whole, with_repeats, write
+from json_index import read_whole
+from test_indexed_rounds import FILE, SHOES, with_repeats
 
 from backtest.core.errors import ShoeFormatError
 from backtest.shoes.recorded import read_shoes, repeats, seen, stream, stream_read
@@ -82,7 +83,7 @@ def every_read(path: Path, monkeypatch: Any) -> dict[str, Any]:
         except ShoeFormatError as exc:
             out[name] = str(exc)
     try:
-        index, warned = indexed(path, monkeypatch, 3)
+        index, warned = FILE.indexed(path, monkeypatch, 3)
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             again = stream_read.read_indexed(index, np.arange(len(index)))
@@ -98,7 +99,7 @@ def test_rounds_recorded_twice_skipped_as_with_the_table(
     tmp_path: Path, monkeypatch: Any, hands: Any, mode: str, split_by: str
 ) -> None:
     lines, lines_twice = with_repeats(hands, split_by)
-    path = write(tmp_path, lines)
+    path = FILE.write(tmp_path, lines)
     expected = every_read(path, monkeypatch)
     assert expected["index"][0] == lines_twice
     assert f"{len(lines_twice)} rounds recorded twice" in expected["index"][-1][-1]
@@ -177,7 +178,7 @@ def test_the_first_error_is_that_of_the_table(
     tmp_path: Path, monkeypatch: Any, hands: Any, mode: str, case: str
 ) -> None:
     lines, message = errors(hands)[case]
-    path = write(tmp_path, lines)
+    path = FILE.write(tmp_path, lines)
     expected = every_read(path, monkeypatch)
     assert all(str(error).startswith(f"{path}, {message}") for error in expected.values())
     bounded(monkeypatch, mode)
@@ -198,7 +199,7 @@ def test_ids_whose_hashes_share_a_word_are_told_apart(
     tmp_path: Path, monkeypatch: Any, hands: Any, collide: str, case: str
 ) -> None:
     lines = with_repeats(hands, "shoe")[0] if case == "repeats" else errors(hands)[case][0]
-    path = write(tmp_path, lines)
+    path = FILE.write(tmp_path, lines)
     expected = every_read(path, monkeypatch)
     bounded(monkeypatch, "from the first")
     monkeypatch.setattr(repeats, "id_key", HALF_COLLIDING[collide])
@@ -241,13 +242,13 @@ def test_the_temporary_files_are_removed(tmp_path: Path, monkeypatch: Any, hands
         made.append([p.name for p in folder.rglob("*")])
 
     monkeypatch.setattr(repeats, "_write", spied)
-    path = write(tmp_path, with_repeats(hands, "shoe")[0])
-    indexed(path, monkeypatch, 3)
+    path = FILE.write(tmp_path, with_repeats(hands, "shoe")[0])
+    FILE.indexed(path, monkeypatch, 3)
     assert made and any(made)  # (they were there)
     assert list(folder.iterdir()) == []
-    path = write(tmp_path, errors(hands)["a different result"][0])
+    path = FILE.write(tmp_path, errors(hands)["a different result"][0])
     with pytest.raises(ShoeFormatError):
-        indexed(path, monkeypatch, 3)
+        FILE.indexed(path, monkeypatch, 3)
     assert list(folder.iterdir()) == []
     calls = [0]
 
@@ -259,7 +260,7 @@ def test_the_temporary_files_are_removed(tmp_path: Path, monkeypatch: Any, hands
 
     monkeypatch.setattr(repeats, "id_key", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        indexed(path, monkeypatch, 3)
+        FILE.indexed(path, monkeypatch, 3)
     assert calls[0] > 100 and list(folder.iterdir()) == []
 
 
@@ -267,7 +268,7 @@ def test_a_bad_line_past_the_shoes_read_is_not_an_error(
     tmp_path: Path, monkeypatch: Any, hands: Any
 ) -> None:
     lines = with_repeats(hands, "shoe")[0]
-    path = write(tmp_path, [*lines, lines[-1][:30]])  # (a last line cut short)
+    path = FILE.write(tmp_path, [*lines, lines[-1][:30]])  # (a last line cut short)
     bounded(monkeypatch, "from the first")
     monkeypatch.setattr(stream, "STREAMED_BYTES", 0)
     index = stream.index_shoes(path, 1, False, stream.first_shoes(5), kind="json-rounds")
