@@ -107,10 +107,11 @@ def streamable(
     return kind if kind in INDEXED_KINDS else None
 
 
-#: Parquet files larger than this (compressed: about four million hands) are
-#: indexed; a smaller one's hands are held (26 bytes a hand), which is about
-#: twice as fast as reading each chunk's rows again
-INDEXED_PARQUET_BYTES = 1 << 25
+#: Parquet files larger than this (compressed: about half a million hands)
+#: are indexed; a smaller one's hands are held (26 bytes a hand), which is
+#: about twice as fast as reading each chunk's rows again, but a 30 MB file's
+#: whole-file run then peaked at 406 MB (296 MB indexed)
+INDEXED_PARQUET_BYTES = 1 << 22
 
 
 def _big_parquet(path: StrPath) -> bool:
