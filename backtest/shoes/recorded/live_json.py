@@ -15,10 +15,13 @@ import numpy as np
 
 from backtest.core.errors import ShoeFormatError
 from backtest.core.hands import Hands
+from backtest.shoes.recorded.closing import close
 from backtest.shoes.recorded.live_snapshots import (
     JSON_SHAPES,
     KNOWN,
+    checked_messages,
     described,
+    is_message_list,
     is_snapshot,
     json_shoes,
     live_entry,
@@ -29,7 +32,6 @@ from backtest.shoes.recorded.outcomes import outcome_hands
 from backtest.shoes.recorded.rounds import (
     RoundShoes,
     is_round,
-    json_type,
     line_number,
     round_hands,
     rounds_hands,
@@ -69,15 +71,9 @@ def live_json_hands(text: str, source: str, decks: int = 8) -> Hands:
             else [(f"[{i}]", item) for i, item in enumerate(data)]
         )
         return round_hands(items, source, decks)
-    if isinstance(data, list) and data and isinstance(data[0], dict) and "args" in data[0]:
-        for i, item in enumerate(data):
-            if not isinstance(item, dict) or "args" not in item:
-                raise ShoeFormatError(
-                    f"{source}, [{i}]: expected a shoe-state message (an "
-                    f"object with args.history_v2) like [0], got a JSON "
-                    f"{json_type(item)}"
-                )
-        return merged_snapshots([(f"[{i}]", item) for i, item in enumerate(data)], source)
+    if is_message_list(data):
+        messages = checked_messages(data, source)
+        return merged_snapshots([(f"[{i}]", item) for i, item in enumerate(messages)], source)
     records = []
     shoe = 0
     for path, entries in json_shoes(data, source):
@@ -172,7 +168,7 @@ def json_lines_hands(
 
         return rounds_hands(rounds(), source, decks, limit, before_finish=skipped, again=again)
     finally:
-        _close(lines)
+        close(lines)
 
 
 def _first_record(
@@ -217,7 +213,7 @@ def json_lines_kind(lines: Iterator[tuple[int, str]]) -> str | None:
     try:
         first = _first_record(lines, [], set())
     finally:
-        _close(lines)
+        close(lines)
     if first is None:
         return None
     return "snapshots" if is_snapshot(first[1]) else "rounds"
@@ -237,7 +233,7 @@ def snapshot_line_shoes(
     kinds: set[str] = set()
     first = _first_record(lines, others, kinds)
     if first is None or not is_snapshot(first[1]):
-        _close(lines)
+        close(lines)
         raise ShoeFormatError(f"{source}: not JSON Lines of shoe-state snapshots (read again)")
     span = ["", ""]
     count = first_shoe
@@ -248,7 +244,7 @@ def snapshot_line_shoes(
             yield part, (line_number(span[0]), line_number(span[1]))
             count += 1
     finally:
-        _close(lines)
+        close(lines)
     if not checked:
         if others:
             _warn_skipped(source, len(others), kinds)
@@ -335,12 +331,6 @@ def _snapshot_lines(
             _count_other(value, others, kinds)
 
 
-def _close(lines: Iterator[Any]) -> None:
-    close = getattr(lines, "close", None)
-    if close is not None:
-        close()
-
-
 def _round_lines(
     lines: Iterator[tuple[int, str]],
     source: str,
@@ -369,7 +359,7 @@ def _round_lines(
             else:
                 _count_other(value, others, kinds)
     finally:
-        _close(lines)
+        close(lines)
 
 
 def _warn_skipped(source: str, count: int, kinds: set[str]) -> None:

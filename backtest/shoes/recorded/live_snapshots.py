@@ -182,10 +182,22 @@ def json_shoes(data: Any, source: str) -> list[tuple[str, list[Any]]]:
                     f"the others, got a JSON {json_type(item)}"
                 )
         return [(f"[{i}]", item) for i, item in enumerate(data)]
-    messages = isinstance(data[0], dict) and "args" in data[0]
-    if not messages:
+    if not is_message_list(data):
         return [("", data)]
-    shoes = []
+    return [
+        (f"[{i}].args.history_v2", history_entries(item, f"[{i}].", source))
+        for i, item in enumerate(checked_messages(data, source))
+    ]
+
+
+def is_message_list(data: Any) -> bool:
+    """Whether a JSON document is a list of shoe-state messages (as its
+    first item says)."""
+    return isinstance(data, list) and bool(data) and isinstance(data[0], dict) and "args" in data[0]
+
+
+def checked_messages(data: list[Any], source: str) -> list[dict[str, Any]]:
+    """A list of shoe-state messages, each item checked to be one."""
     for i, item in enumerate(data):
         if not isinstance(item, dict) or "args" not in item:
             raise ShoeFormatError(
@@ -193,8 +205,7 @@ def json_shoes(data: Any, source: str) -> list[tuple[str, list[Any]]]:
                 f"with args.history_v2) like [0], got a JSON "
                 f"{json_type(item)}"
             )
-        shoes.append((f"[{i}].args.history_v2", history_entries(item, f"[{i}].", source)))
-    return shoes
+    return data
 
 
 def history_entries(message: Mapping[str, Any], prefix: str, source: str) -> list[Any]:

@@ -57,6 +57,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
+from backtest.shoes.recorded.closing import close
 from backtest.shoes.recorded.seen import FirstLines, SeenGames
 
 #: the most the table of game ids may take before the ids are sorted on disk
@@ -183,9 +184,7 @@ def partitioned(keys: Iterator[tuple[int, str, int]]) -> Known:
                     _write(_entries(columns), buckets, 0)
                     columns = [array("Q"), array("Q"), array("Q"), array("q")]
         finally:
-            close = getattr(keys, "close", None)
-            if close is not None:
-                close()
+            close(keys)
         _write(_entries(columns), buckets, 0)
         del columns
         skips: list[np.ndarray] = []

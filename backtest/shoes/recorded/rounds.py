@@ -26,6 +26,7 @@ import numpy as np
 from backtest.core.errors import ShoeFormatError, shown
 from backtest.core.hands import ALL_KNOWN, Hands
 from backtest.shoes.recorded.card_level import Growing, check_composition
+from backtest.shoes.recorded.closing import close
 from backtest.shoes.recorded.outcome_csv import derive_from_cards
 from backtest.shoes.recorded.outcomes import check_hand, outcome_hands, parse_winner
 from backtest.shoes.recorded.repeats import RepeatedRounds
@@ -350,9 +351,7 @@ class RoundShoes:
                 if game_key in rec and json.dumps(rec[game_key], sort_keys=True) == text:
                     return place
         finally:
-            close = getattr(records, "close", None)
-            if close is not None:
-                close()
+            close(records)
         return None
 
     def _game_keys(self, game_key: str | None) -> Iterator[tuple[int, str, int]]:
@@ -371,9 +370,7 @@ class RoundShoes:
         except ShoeFormatError:
             return
         finally:
-            close = getattr(records, "close", None)
-            if close is not None:
-                close()
+            close(records)
 
     def finish(self) -> None:
         """Warn of rounds read once that were recorded twice, and of records

@@ -11,6 +11,7 @@ from functools import partial
 from typing import BinaryIO
 
 from backtest.core.errors import ShoeFormatError, UsageError, shown
+from backtest.shoes.recorded.closing import close
 from backtest.shoes.recorded.repeats import ShoeLabels
 
 StrPath = str | os.PathLike[str]
@@ -308,8 +309,8 @@ def _check_columns(
                 "appears twice in the header"
             )
         if column not in allowed:
-            close = difflib.get_close_matches(column, allowed, n=1)
-            hint = f" (did you mean {shown(close[0])}?)" if close else ""
+            near = difflib.get_close_matches(column, allowed, n=1)
+            hint = f" (did you mean {shown(near[0])}?)" if near else ""
             raise ShoeFormatError(
                 f"{source}, line {line}, column {i}: unknown column "
                 f"{shown(column)}{hint}; {kind} has the columns "
@@ -387,9 +388,7 @@ def _starts(again: Callable[[], Iterator[Row]]) -> Iterator[tuple[int, str, int]
     except ShoeFormatError:
         return
     finally:
-        close = getattr(rows, "close", None)
-        if close is not None:
-            close()
+        close(rows)
 
 
 def _first_row(again: Callable[[], Iterator[Row]], before: int, label: str) -> int | None:
@@ -403,7 +402,5 @@ def _first_row(again: Callable[[], Iterator[Row]], before: int, label: str) -> i
             if row["shoe"] == label:
                 return number
     finally:
-        close = getattr(rows, "close", None)
-        if close is not None:
-            close()
+        close(rows)
     return None
