@@ -54,6 +54,7 @@ import os
 import tempfile
 from array import array
 from collections.abc import Callable, Iterator
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -80,21 +81,44 @@ def id_key(text: str) -> tuple[int, int]:
     return int.from_bytes(digest[:8], "little"), int.from_bytes(digest[8:], "little")
 
 
-class RepeatedRounds:
-    """Whether each round (with a game id) repeats an earlier one, asked in
-    the order of the records. `keys()` gives (place, game id text, record
-    digest) of every record with a game id from the first, places counted
-    from 0 over all the records, as the rounds are asked about."""
+_T = TypeVar("_T", SeenGames, FirstLines)
 
-    def __init__(self, keys: Callable[[], Iterator[tuple[int, str, int]]]) -> None:
+
+class _TableThenDisk(Generic[_T]):
+    """Ids asked about in the order of a file's records: in a table while it
+    takes at most TABLE_BYTES, then sorted out on disk (`partitioned`) from
+    `keys()`: (place, id text, digest) of every record from the first."""
+
+    def __init__(self, keys: Callable[[], Iterator[tuple[int, str, int]]], table: _T) -> None:
         self._keys = keys
-        self._seen: SeenGames | None = SeenGames()
+        self._table: _T | None = table
         self._known: Known | None = None
 
     @property
     def partitioned(self) -> bool:
         """Whether the ids were sorted out on disk (the table let go)."""
         return self._known is not None
+
+    def _within(self) -> _T | None:
+        """The table, while one more id keeps it within TABLE_BYTES; else
+        None, the ids sorted out on disk (at the first such ask) in `_known`."""
+        if self._known is None:
+            assert self._table is not None
+            if self._table.nbytes(one_more=True) <= TABLE_BYTES:
+                return self._table
+            self._table = None  # (let go before the ids are sorted out)
+            self._known = partitioned(self._keys())
+        return None
+
+
+class RepeatedRounds(_TableThenDisk[SeenGames]):
+    """Whether each round (with a game id) repeats an earlier one, asked in
+    the order of the records. `keys()` gives (place, game id text, record
+    digest) of every record with a game id from the first, places counted
+    from 0 over all the records, as the rounds are asked about."""
+
+    def __init__(self, keys: Callable[[], Iterator[tuple[int, str, int]]]) -> None:
+        super().__init__(keys, SeenGames())
 
     def check(
         self,
@@ -106,41 +130,31 @@ class RepeatedRounds:
     ) -> bool | str:
         """As `SeenGames.check`, of the `ordinal`th record (its game id
         `text`, `digest()` its record's digest)."""
-        if self._known is None:
-            assert self._seen is not None
-            if self._seen.nbytes(one_more=True) <= TABLE_BYTES:
-                return self._seen.check(text, digest(), place, earlier)
-            self._seen = None  # (let go before the ids are sorted out)
-            self._known = partitioned(self._keys())
+        table = self._within()
+        if table is not None:
+            return table.check(text, digest(), place, earlier)
+        assert self._known is not None
         return self._known.check(ordinal, text, earlier)
 
 
-class ShoeLabels:
+class ShoeLabels(_TableThenDisk[FirstLines]):
     """The shoe labels of a CSV, asked in the order of its rows, each shoe's
     with the line it starts on: in the `seen.FirstLines` table while it
     takes at most TABLE_BYTES (a million shoes), then sorted out on disk as
-    the game ids of rounds are (`partitioned`), from `starts()`: (the line,
-    the label, 0) of every shoe's first row from the first, the rows read
-    again. A label is the same label only if its text is (as in the table,
-    past the 128-bit hash the ids assume)."""
+    the game ids of rounds are, from `starts()`: (the line, the label, 0) of
+    every shoe's first row from the first, the rows read again. A label is
+    the same label only if its text is (as in the table, past the 128-bit
+    hash the ids assume)."""
 
     def __init__(self, starts: Callable[[], Iterator[tuple[int, str, int]]]) -> None:
-        self._starts = starts
-        self._lines: FirstLines | None = FirstLines()
-        self._known: Known | None = None
-
-    @property
-    def partitioned(self) -> bool:
-        return self._known is not None
+        super().__init__(starts, FirstLines())
 
     def first(self, label: str, line: int, earlier: Callable[[str], int | None]) -> int | None:
         """As `FirstLines.first`."""
-        if self._known is None:
-            assert self._lines is not None
-            if self._lines.nbytes(one_more=True) <= TABLE_BYTES:
-                return self._lines.first(label, line, earlier)
-            self._lines = None  # (let go before the labels are sorted out)
-            self._known = partitioned(self._starts())
+        table = self._within()
+        if table is not None:
+            return table.first(label, line, earlier)
+        assert self._known is not None
         # every shoe's digest is the same: a label that comes back is a repeat
         return earlier(label) if self._known.check(line, label, lambda _: None) is True else None
 

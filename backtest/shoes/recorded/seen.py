@@ -91,6 +91,14 @@ class _Table:
         if 4 * self.count > 3 * (mask + 1):
             self._grow()
 
+    def nbytes(self, one_more: bool = False) -> int:
+        """The bytes of the table (with `one_more`: once one more key is in
+        it, which may double it)."""
+        slots = self._mask + 1
+        if one_more and 4 * (self.count + 1) > 3 * slots:
+            slots *= 2
+        return 16 * slots
+
     def _grow(self) -> None:
         """Twice the slots, every key placed again."""
         old_keys, old_values = self._keys, self._values
@@ -120,12 +128,8 @@ class SeenGames:
         return self._table.count + len(self._exact)
 
     def nbytes(self, one_more: bool = False) -> int:
-        """The bytes of the table (with `one_more`: once one more id is in it,
-        which may double it)."""
-        slots = self._table._mask + 1
-        if one_more and 4 * (self._table.count + 1) > 3 * slots:
-            slots *= 2
-        return 16 * slots
+        """The bytes of the table (`_Table.nbytes`)."""
+        return self._table.nbytes(one_more)
 
     def check(
         self, text: str, digest: int, place: str, earlier: Callable[[str], str | None]
@@ -165,11 +169,8 @@ class FirstLines:
         self._exact: dict[str, int] = {}
 
     def nbytes(self, one_more: bool = False) -> int:
-        """As `SeenGames.nbytes`."""
-        slots = self._table._mask + 1
-        if one_more and 4 * (self._table.count + 1) > 3 * slots:
-            slots *= 2
-        return 16 * slots
+        """The bytes of the table (`_Table.nbytes`)."""
+        return self._table.nbytes(one_more)
 
     def first(self, label: str, line: int, earlier: Callable[[str], int | None]) -> int | None:
         """The line an earlier shoe of `label` started on, or None (a new
