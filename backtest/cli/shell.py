@@ -15,6 +15,7 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from backtest import __version__
 from backtest.core.errors import RulesError, UsageError, shown_count
+from backtest.jit.lazy_jit import cores
 
 
 def _conventional(params: list[Any]) -> list[Any]:
@@ -139,16 +140,14 @@ def say_if_compiling() -> None:
     from backtest.loop import session_loop
 
     if not session_loop.loop_cached():
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-        seconds = COMPILE_SECONDS if cores > 1 else 2 * COMPILE_SECONDS
+        seconds = COMPILE_SECONDS if cores() > 1 else 2 * COMPILE_SECONDS
         note(f"compiling the table (first run only, about {seconds} s)")
 
 
 def say_compiling_own(names: list[str]) -> None:
     """Say once, on stderr, which built-ins' own loops a run compiles first."""
     seconds = OWN_COMPILE_SECONDS * len(names)
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-    seconds = -(-seconds // max(1, min(cores, len(names))))
+    seconds = -(-seconds // max(1, min(cores(), len(names))))
     note(f"compiling the own loop of {', '.join(names)} (once, about {seconds} s)")
 
 

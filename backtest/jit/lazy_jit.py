@@ -29,6 +29,7 @@ compiled code) to pay for itself deals its shoes that way.
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import threading
 import types
@@ -141,6 +142,14 @@ def _python_globals(module: str) -> dict[str, Any]:
             if isinstance(value, Kernel):
                 names[name] = value.python_form()
     return names
+
+
+def cores() -> int:
+    """The cores this process may run on (all the machine's where the system
+    does not say): where compiling, and a run's workers, are spread."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
 
 
 def kernel(

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from backtest.jit.lazy_jit import kernel
+from backtest.jit.lazy_jit import cores, kernel
 from backtest.loop.inputs import (
     Dealt,
     Outputs,
@@ -201,11 +201,8 @@ def compile_own(kinds: Iterable[int]) -> None:
     """Compile the own forms of the built-ins `kinds` of the loop where
     they are not compiled yet (about 10 s each): a share of them in a child
     process for each other core, the rest here; then load them all."""
-    import os
-
     todo = sorted({k for k in kinds if not own_ready(k)})
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-    shares = [todo[c :: max(1, cores)] for c in range(max(1, cores))]
+    shares = [todo[c :: cores()] for c in range(cores())]
     children = [_compile_child(f"compile_own({share})") for share in shares[1:] if share]
     with _quiet_numba():
         for k in shares[0]:

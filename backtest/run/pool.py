@@ -11,6 +11,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager, suppress
 
 from backtest.core.errors import BacktestError, ConfigError
+from backtest.jit.lazy_jit import cores
 
 #: the most sessions one run has (its chunks are listed before it starts)
 #: the most worker processes a run or a sweep starts on this machine
@@ -73,6 +74,4 @@ def _worker_start() -> None:
 
 
 def default_workers() -> int:
-    return max(
-        1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    )
+    return cores()
