@@ -200,7 +200,8 @@ def functions_for(strategy: Compiled) -> Any:
 def compile_own(kinds: Iterable[int]) -> None:
     """Compile the own forms of the built-ins `kinds` of the loop where
     they are not compiled yet (about 10 s each): a share of them in a child
-    process for each other core, the rest here; then load them all."""
+    process for each other core, the rest here; then load them all (those
+    cached before too)."""
     todo = sorted({k for k in kinds if not own_ready(k)})
     shares = [todo[c :: cores()] for c in range(cores())]
     children = [_compile_child(f"compile_own({share})") for share in shares[1:] if share]
@@ -210,10 +211,18 @@ def compile_own(kinds: Iterable[int]) -> None:
         for child in children:
             if child is not None:
                 child.wait()
-        for k in todo:  # the children's from the cache (or compiled here, if one failed)
-            _compiled_loop(f"own{k}").compile(_own_signature(k))
+        for k in sorted(set(kinds)):  # the children's from the cache (or compiled here,
+            _compiled_loop(f"own{k}").compile(_own_signature(k))  # if one failed)
             _OWN_LOADED.add(k)
             _OWN_MISSING.pop(k, None)
+
+
+def own_loaded(kind: int) -> bool:
+    """Whether this process has the built-in `kind`'s own form of the loop
+    compiled (or loaded from the cache) already."""
+    return _compiled_loop.cache_info().currsize > 0 and bool(
+        _compiled_loop(f"own{kind}").signatures
+    )
 
 
 def _own_signature(kind: int) -> tuple[Any, ...]:

@@ -172,7 +172,11 @@ def run(
     if not may_interpret and not force_python and executor == "local" and not own_loops:
         _compile_ahead(compiling, config)
     n, per_session, strategies = prepare(config, sessions)
-    plain = may_interpret and not _loop_loaded() and plays_interpreted(strategies, n * per_session)
+    plain = (
+        may_interpret
+        and not _loop_loaded(config)
+        and plays_interpreted(strategies, n * per_session)
+    )
     if may_interpret and not plain and not force_python:
         _compile_ahead(compiling, config)
     force_python = force_python or plain
@@ -296,12 +300,17 @@ def plays_interpreted(strategies: Sequence[Strategy], hands: int) -> bool:
     )
 
 
-def _loop_loaded() -> bool:
+def _loop_loaded(config: RunConfig) -> bool:
     """Whether this process has the compiled loop already (from an earlier
-    run): then even a small run is faster compiled. (numba is not loaded to
-    find out.)"""
+    run), or the own forms of all the config's seats (built-ins all): then
+    even a small run is faster compiled. (numba is not loaded to find out.)"""
     session_loop = sys.modules.get("backtest.loop.session_loop")
-    return session_loop is not None and bool(session_loop.loop_loaded())
+    if session_loop is None:
+        return False
+    kinds = builtin_kinds(config)
+    return bool(session_loop.loop_loaded()) or (
+        len(kinds) == len(config.seats) and all(session_loop.own_loaded(k) for k in kinds)
+    )
 
 
 def _compile_ahead(compiling: Callable[[], None] | None, config: RunConfig) -> None:

@@ -42,7 +42,7 @@ def test_a_small_run_in_python_is_the_compiled_run(
     scenario: str, seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     config = _config(scenario, seed)
-    monkeypatch.setattr(engine, "_loop_loaded", lambda: False)  # (as in a fresh process)
+    monkeypatch.setattr(engine, "_loop_loaded", lambda config: False)  # (as in a fresh process)
     played: list[str] = []
     run_python = python_loop.run_python
 
@@ -91,7 +91,7 @@ def test_a_run_says_it_compiles_only_when_it_does(monkeypatch: pytest.MonkeyPatc
     """`compiling` (the command line's note that the table compiles) is called
     as a compiled run starts the compiler, never for a run played in Python."""
     config = _config("max-reset-stop", 1)
-    monkeypatch.setattr(engine, "_loop_loaded", lambda: False)  # (as in a fresh process)
+    monkeypatch.setattr(engine, "_loop_loaded", lambda config: False)  # (as in a fresh process)
     from backtest.loop import session_loop
 
     monkeypatch.setattr(session_loop, "own_ready", lambda kind: False)  # (no own loops either)

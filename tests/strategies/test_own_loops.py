@@ -92,16 +92,26 @@ def test_every_built_ins_own_loop_plays_as_the_shared_loop_and_python(
     _same(_forms(_config(list(BUILTIN_NAMES), **table), monkeypatch))
 
 
-def test_a_run_uses_a_built_ins_own_loop_where_it_is_compiled() -> None:
-    """Once compiled, in one signature a built-in (no compile for a run's
-    arguments), and found again in numba's cache on disk by a new process's
-    dispatcher."""
+def test_a_run_uses_a_built_ins_own_loop_where_it_is_compiled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Once compiled (or loaded: the cache may hold it already), in one
+    signature a built-in (no compile for a run's arguments), and found again
+    in numba's cache on disk by a new process's dispatcher."""
     kind = compiled.BUILTINS.index(BUILTIN_NAMES["martingale"])
     session_loop.compile_own([kind])
+    assert session_loop.own_loaded(kind)
     strat = BUILTIN_NAMES["martingale"]()
     fns = session_loop.functions_for(strat)
     assert isinstance(fns, dispatch.Own) and fns.kind == kind
+    ran = []
+    run_sessions = session_loop.run_sessions
+    monkeypatch.setattr(
+        session_loop, "run_sessions", lambda *a: ran.append(a[1]) or run_sessions(*a)
+    )
+    # a small run: played compiled, for the loop it runs is loaded already
     engine.run(_config(["martingale"], 1, 1000, 1, 100), workers=1)
+    assert [(type(f), getattr(f, "kind", None)) for f in ran] == [(dispatch.Own, kind)]
     own = session_loop._compiled_loop(f"own{kind}")
     assert [sig[1] for sig in own.signatures] == [dispatch.OwnType(kind)]
     session_loop._compiled_loop.cache_clear()
