@@ -199,8 +199,9 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
             if user and undeclared(pick, x, out, allowed):
                 return PLACE_UNDECLARED, k, rows
             one = -1
-            if pick == SEVERAL:
-                # the stakes are in `out`: one bet, or several (-2)
+            if not single and pick == SEVERAL:
+                # the stakes are in `out`: one bet, or several (-2); never for
+                # a strategy of one bet (in its own loop, this is left out)
                 for a in range(na):
                     y = out[active[a]]
                     if y != 0.0:

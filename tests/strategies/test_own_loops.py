@@ -181,3 +181,20 @@ def test_run_own_loops_says_what_it_compiles(compiles: list[list[int]], tmp_path
     assert result.exit_code == 0, result.output
     assert "compiling the own loop of flat, paroli" in result.stderr
     assert pl.read_parquet(out / "summary.parquet").height == 4  # 2 cells, 2 seats
+
+
+def test_the_loops_are_compiled_with_their_arrays_apart_where_that_is_faster() -> None:
+    """The shared loop, and a built-in's own form unless its class says
+    otherwise (`arrays_apart`), are compiled with numba's noalias flag; a
+    user's form is not."""
+    from numba.core.compiler import Flags
+
+    def apart(form: str) -> bool:
+        return bool(session_loop._compiled_loop(form)._compiler._customize_flags(Flags()).noalias)
+
+    assert apart("shared") and not apart("user")
+    for kind, cls in enumerate(compiled.BUILTINS):
+        assert apart(f"own{kind}") == cls.arrays_apart
+    assert (
+        not BUILTIN_NAMES["oscars-grind"].arrays_apart and BUILTIN_NAMES["martingale"].arrays_apart
+    )
