@@ -95,7 +95,8 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
     if cards_seen and ev_deals and not shared_rows:
         ahead = ahead_rows_compiled(ev_work_)
         ahead_k = ahead_kept_compiled(ev_work_)
-    ahead_lo = ahead_hi = 0
+    # (not the literal 0: numba would compile `price_ahead` for it, then again)
+    ahead_lo = ahead_hi = np.int64(0)
     if cards_seen and not ev_deals:
         for b in range(N_BETS):
             evs[b] = np.nan  # `pair_evs` writes the pair bets' places alone

@@ -179,8 +179,10 @@ def ev_array(counts: np.ndarray, payouts: np.ndarray) -> np.ndarray:
 def pair_counts(counts):  # type: ignore[no-untyped-def]
     """The two whole numbers `pair_evs` prices from, for rank counts `counts`:
     (the cards left, the ordered pairs of one rank among them)."""
-    n = 0
-    same = 0
+    # (not literal zeros: inlined in the session loop, a literal would have
+    # numba compile the counter's functions for it, then again for int64)
+    n = np.int64(0)
+    same = np.int64(0)
     for r in range(1, 14):
         n += counts[r]
         same += counts[r] * (counts[r] - 1)
