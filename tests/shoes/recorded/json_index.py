@@ -7,10 +7,12 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+from hand_columns import columns
 
 from backtest.core.errors import ShoeFormatError
-from backtest.shoes.recorded import read_shoes, stream
+from backtest.shoes.recorded import read_shoes, stream, stream_read
 
 WHOLE = 10**9  # (STREAMED_BYTES: every file here is read whole)
 
@@ -56,6 +58,32 @@ def errors(path: Path, monkeypatch: Any, kind: str, decks: int = 1) -> tuple[str
                 stream.index_shoes(path, decks, False, kind=kind)
         out.append(str(caught.value))
     return out[0], out[1]
+
+
+def shoe_sets(shoes: int) -> list[list[int]]:
+    """Sets of shoes to read again from an index of `shoes` shoes (stride 1,
+    3 or 32): each shoe alone, neighbours, shoes around an indexed one and
+    far apart, and every shoe."""
+    some = [[k] for k in range(shoes)]
+    return some + [
+        [2, 3],
+        [5, 6, 7],
+        [31, 32, 33],
+        [0, 3, 6, 30, 32, shoes - 1],
+        list(range(shoes)),
+    ]
+
+
+def reads_again_alike(index: Any, whole: Any, sets: list[list[int]], quiet: bool = False) -> None:
+    """Each set of shoes read again from `index` equals the same shoes of the
+    file read whole (`whole`); with `quiet`, no read gives a warning (the
+    index's pass gave them)."""
+    for shoes in sets:
+        with warnings.catch_warnings():
+            if quiet:
+                warnings.simplefilter("error")
+            again = stream_read.read_indexed(index, np.array(shoes))
+        assert columns(again) == columns(whole.select(np.isin(whole.shoe, shoes))), shoes
 
 
 def deal_alike(path: Path, monkeypatch: Any, capsys: Any, fmt: str) -> None:

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from cli_helpers import backtest_here
 from hand_columns import columns
-from json_index import WHOLE, read_whole
+from json_index import WHOLE, read_whole, reads_again_alike, shoe_sets
 from run_config import recorded_run, runs_alike
 from test_streamed_jsonl import round_lines
 
@@ -103,13 +103,7 @@ def test_any_shoes_read_again_are_those_of_the_whole_read(
     assert index.whole and len(index) == whole.n_shoes == SHOES
     assert index.skip.tolist() == repeats
     assert index.hands.tolist() == np.bincount(whole.shoe).tolist()
-    some = [[k] for k in range(SHOES)]
-    some += [[2, 3], [5, 6, 7], [31, 32, 33], [0, 3, 6, 30, 32, SHOES - 1], list(range(SHOES))]
-    for shoes in some:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")  # (the index's pass gave them)
-            again = stream_read.read_indexed(index, np.array(shoes))
-        assert columns(again) == columns(whole.select(np.isin(whole.shoe, shoes))), shoes
+    reads_again_alike(index, whole, shoe_sets(SHOES), quiet=True)
 
 
 def test_rounds_without_cards_are_read_again_alike(
@@ -244,6 +238,4 @@ def test_line_ends_and_a_byte_order_mark_are_read_again_alike(
     whole, _ = read_whole(path, monkeypatch)
     index, _ = FILE.indexed(path, monkeypatch, 3)
     assert index.skip.tolist() == repeats
-    for shoes in ([4], [3, 4, 5, 6], list(range(SHOES))):
-        again = stream_read.read_indexed(index, np.array(shoes))
-        assert columns(again) == columns(whole.select(np.isin(whole.shoe, shoes)))
+    reads_again_alike(index, whole, [[4], [3, 4, 5, 6], list(range(SHOES))])
