@@ -193,10 +193,11 @@ def _arrays_apart(loop: Any) -> None:
     compiler._customize_flags = flags_apart
 
 
-def loop_loaded() -> bool:
-    """Whether this process has the built-ins' session loop compiled (or
-    loaded from the cache) already: a run then costs no start-up."""
-    return _compiled_loop.cache_info().currsize > 0 and bool(_compiled_loop("shared").signatures)
+def loop_loaded(form: str = "shared") -> bool:
+    """Whether this process has the loop's `form` (`_form`: by default the
+    built-ins' shared loop) compiled, or loaded from the cache, already: a
+    run then costs no start-up."""
+    return _compiled_loop.cache_info().currsize > 0 and bool(_compiled_loop(form).signatures)
 
 
 def loop_cached() -> bool:
@@ -226,18 +227,18 @@ def own_ready(kind: int) -> bool:
     again after `OWN_RECHECK` seconds (not at every chunk of a run)."""
     import time
 
-    if kind in _OWN_LOADED:
+    if kind in _OWN_FOUND:
         return True
     if time.monotonic() < _OWN_MISSING.get(kind, -1.0):
         return False
     if _has(_compiled_loop(f"own{kind}"), lambda fns: isinstance(fns, dispatch.OwnType)):
-        _OWN_LOADED.add(kind)
+        _OWN_FOUND.add(kind)
         return True
     _OWN_MISSING[kind] = time.monotonic() + OWN_RECHECK
     return False
 
 
-_OWN_LOADED: set[int] = set()  # the kinds `own_ready` has found (a form, once made, stays)
+_OWN_FOUND: set[int] = set()  # the kinds `own_ready` has found (a form, once made, stays)
 _OWN_MISSING: dict[int, float] = {}  # the kinds it has not found, and when to look again
 #: seconds before `own_ready` looks again for a form it did not find
 OWN_RECHECK = 60.0
@@ -270,16 +271,8 @@ def compile_own(kinds: Iterable[int]) -> None:
                 child.wait()
         for k in sorted(set(kinds)):  # the children's from the cache (or compiled here,
             _compiled_loop(f"own{k}").compile(_own_signature(k))  # if one failed)
-            _OWN_LOADED.add(k)
+            _OWN_FOUND.add(k)
             _OWN_MISSING.pop(k, None)
-
-
-def own_loaded(kind: int) -> bool:
-    """Whether this process has the built-in `kind`'s own form of the loop
-    compiled (or loaded from the cache) already."""
-    return _compiled_loop.cache_info().currsize > 0 and bool(
-        _compiled_loop(f"own{kind}").signatures
-    )
 
 
 def _own_signature(kind: int) -> tuple[Any, ...]:

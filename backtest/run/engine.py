@@ -309,7 +309,7 @@ def _loop_loaded(config: RunConfig) -> bool:
         return False
     kinds = builtin_kinds(config)
     return bool(session_loop.loop_loaded()) or (
-        len(kinds) == len(config.seats) and all(session_loop.own_loaded(k) for k in kinds)
+        len(kinds) == len(config.seats) and all(session_loop.loop_loaded(f"own{k}") for k in kinds)
     )
 
 

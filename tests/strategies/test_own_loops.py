@@ -100,7 +100,7 @@ def test_a_run_uses_a_built_ins_own_loop_where_it_is_compiled(
     in numba's cache on disk by a new process's dispatcher."""
     kind = compiled.BUILTINS.index(BUILTIN_NAMES["martingale"])
     session_loop.compile_own([kind])
-    assert session_loop.own_loaded(kind)
+    assert session_loop.loop_loaded(f"own{kind}")
     strat = BUILTIN_NAMES["martingale"]()
     fns = session_loop.functions_for(strat)
     assert isinstance(fns, dispatch.Own) and fns.kind == kind
@@ -115,7 +115,7 @@ def test_a_run_uses_a_built_ins_own_loop_where_it_is_compiled(
     own = session_loop._compiled_loop(f"own{kind}")
     assert [sig[1] for sig in own.signatures] == [dispatch.OwnType(kind)]
     session_loop._compiled_loop.cache_clear()
-    session_loop._OWN_LOADED.clear()
+    session_loop._OWN_FOUND.clear()
     session_loop._OWN_MISSING.clear()
     try:
         assert not session_loop._compiled_loop(f"own{kind}").signatures
