@@ -91,20 +91,10 @@ def deal_alike(path: Path, monkeypatch: Any, capsys: Any, fmt: str) -> None:
     a few shoes, at stride 3) alike, in `fmt`, and refuses --burn and
     --columns for it."""
     from cli_helpers import backtest_here
+    from run_config import deals_alike
 
-    from backtest.present import render
-
-    monkeypatch.setattr(render, "BLOCK_HANDS", 40)
     monkeypatch.setattr(stream, "STRIDE", 3)
-    printed = []
-    for limit in (WHOLE, 0):
-        monkeypatch.setattr(stream, "STREAMED_BYTES", limit)
-        code, out, err = backtest_here(
-            monkeypatch, capsys, "deal", "--decks", "1", str(path), "-f", fmt
-        )
-        assert code == 0, err
-        printed.append(out)
-    assert printed[0] == printed[1]
+    deals_alike(monkeypatch, capsys, path, fmt, "STREAMED_BYTES", (WHOLE, 0))
     refused = []
     for option in (["--burn"], ["--columns", "winner=Result"]):
         code, _, err = backtest_here(monkeypatch, capsys, "deal", str(path), *option)

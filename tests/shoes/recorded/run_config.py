@@ -1,6 +1,7 @@
 """The run config the streamed- and indexed-read tests play a shoe file
 with: flat Banker and a Martingale (and follow-the-shoe if asked) at a
-table of 1 to 100, over the file's shoes, looped when `sessions` is given."""
+table of 1 to 100, over the file's shoes, looped when `sessions` is given;
+and a run, or `deal`, of a file read whole beside one read by its index."""
 
 from __future__ import annotations
 
@@ -69,3 +70,25 @@ def runs_alike(
     assert whole.summary.equals(indexed.summary)
     assert whole.ledger is not None and whole.ledger.equals(indexed.ledger)
     return whole, indexed
+
+
+def deals_alike(
+    monkeypatch: Any, capsys: Any, path: Path, fmt: str, setting: str, limits: Sequence[int]
+) -> None:
+    """`deal` prints `path` in `fmt` alike with `stream.<setting>` at each of
+    `limits` (the file read whole, and by its index), in blocks of a few shoes."""
+    from cli_helpers import backtest_here
+
+    from backtest.present import render
+    from backtest.shoes.recorded import stream
+
+    monkeypatch.setattr(render, "BLOCK_HANDS", 40)
+    printed = []
+    for limit in limits:
+        monkeypatch.setattr(stream, setting, limit)
+        code, out, err = backtest_here(
+            monkeypatch, capsys, "deal", "--decks", "1", str(path), "-f", fmt
+        )
+        assert code == 0, err
+        printed.append(out)
+    assert all(out == printed[0] for out in printed)

@@ -18,7 +18,7 @@ import polars as pl
 import pytest
 from cli_helpers import backtest_here
 from hand_columns import columns
-from run_config import recorded_run, runs_alike
+from run_config import deals_alike, recorded_run, runs_alike
 
 from backtest.core.cards import card_token
 from backtest.core.errors import ShoeFormatError
@@ -192,15 +192,6 @@ def test_deal_prints_an_indexed_csv_as_one_read_whole(
 ) -> None:
     path = tmp_path / "outcomes.csv"
     path.write_bytes(awkward(outcome_lines(hands, cards=False)))
-    monkeypatch.setattr(render, "BLOCK_HANDS", 40)  # blocks of a few shoes
-    printed = []
-    for limit in (WHOLE, STREAMED):
-        monkeypatch.setattr(stream, "STREAMED_BYTES", limit)
-        code, out, err = backtest_here(
-            monkeypatch, capsys, "deal", "--decks", "1", str(path), "-f", fmt
-        )
-        assert code == 0, err
-        printed.append(out)
-    assert printed[0] == printed[1]
+    deals_alike(monkeypatch, capsys, path, fmt, "STREAMED_BYTES", (WHOLE, STREAMED))
     code, _, err = backtest_here(monkeypatch, capsys, "deal", str(path), "--burn")
     assert code == 2 and "the burn rule applies to card-level shoes" in err

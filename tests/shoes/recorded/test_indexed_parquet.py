@@ -12,13 +12,11 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
-from cli_helpers import backtest_here
 from hand_columns import columns
-from run_config import runs_alike
+from run_config import deals_alike, runs_alike
 from test_streamed_csv import SHOES, card_csv, hands, outcome_csv, recorded
 
 from backtest.core.errors import ShoeFormatError
-from backtest.present import render
 from backtest.run import recorded_plan
 from backtest.shoes.recorded import parquet_lines, read_shoes, stream, stream_read
 
@@ -104,14 +102,5 @@ def test_deal_prints_an_indexed_parquet_file_as_one_read_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, hands: Any, fmt: str
 ) -> None:
     _, path = parquet_of(card_csv(hands), tmp_path, "cards")
-    monkeypatch.setattr(render, "BLOCK_HANDS", 40)  # blocks of a few shoes
     monkeypatch.setattr(stream, "STRIDE", 3)
-    printed = []
-    for limit in (1 << 40, 0):
-        monkeypatch.setattr(stream, "INDEXED_PARQUET_BYTES", limit)
-        code, out, err = backtest_here(
-            monkeypatch, capsys, "deal", "--decks", "1", str(path), "-f", fmt
-        )
-        assert code == 0, err
-        printed.append(out)
-    assert printed[0] == printed[1]
+    deals_alike(monkeypatch, capsys, path, fmt, "INDEXED_PARQUET_BYTES", (1 << 40, 0))
