@@ -86,6 +86,21 @@ def reads_again_alike(index: Any, whole: Any, sets: list[list[int]], quiet: bool
         assert columns(again) == columns(whole.select(np.isin(whole.shoe, shoes))), shoes
 
 
+def lines_read(monkeypatch: Any) -> list[int]:
+    """The numbers of the lines each read again from an index parses, as it
+    parses them (a list the caller clears between reads)."""
+    read: list[int] = []
+    placed = stream_read.placed_lines
+
+    def spy(*args: Any) -> Any:
+        for number, text, where in placed(*args):
+            read.append(number)
+            yield number, text, where
+
+    monkeypatch.setattr(stream_read, "placed_lines", spy)
+    return read
+
+
 def deal_alike(path: Path, monkeypatch: Any, capsys: Any, fmt: str) -> None:
     """`deal` prints the file read whole and read by its index (in blocks of
     a few shoes, at stride 3) alike, in `fmt`, and refuses --burn and

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from cli_helpers import backtest_here
 from hand_columns import columns
-from json_index import WHOLE, read_whole, reads_again_alike, shoe_sets
+from json_index import WHOLE, lines_read, read_whole, reads_again_alike, shoe_sets
 from run_config import recorded_run, runs_alike
 from test_streamed_jsonl import round_lines
 
@@ -208,15 +208,7 @@ def test_a_shoe_read_again_reads_only_from_the_indexed_shoe_before_it(
     lines, _ = with_repeats(hands, "shoe")
     path = FILE.write(tmp_path, lines)
     index, _ = FILE.indexed(path, monkeypatch, 3)
-    read: list[int] = []
-    placed = stream_read.placed_lines
-
-    def spy(*args: Any) -> Any:
-        for number, text, where in placed(*args):
-            read.append(number)
-            yield number, text, where
-
-    monkeypatch.setattr(stream_read, "placed_lines", spy)
+    read = lines_read(monkeypatch)
     starts: dict[int, int] = {}  # (the line of each shoe's first round)
     for number, line in enumerate(lines, 1):
         if "shoeId" in line:

@@ -18,7 +18,7 @@ from typing import Any
 import json_index
 import numpy as np
 import pytest
-from json_index import WHOLE, read_whole, reads_again_alike, shoe_sets
+from json_index import WHOLE, lines_read, read_whole, reads_again_alike, shoe_sets
 from run_config import recorded_run, runs_alike
 
 from backtest.core.errors import ShoeFormatError
@@ -131,15 +131,7 @@ def test_a_shoe_read_again_reads_only_from_the_indexed_shoe_before_it(
     lines, starts = snapshot_file(hands)
     path = FILE.write(tmp_path, lines)
     index, _ = FILE.indexed(path, monkeypatch, 3)
-    read: list[int] = []
-    placed = stream_read.placed_lines
-
-    def spy(*args: Any) -> Any:
-        for number, text, where in placed(*args):
-            read.append(number)
-            yield number, text, where
-
-    monkeypatch.setattr(stream_read, "placed_lines", spy)
+    read = lines_read(monkeypatch)
     for k in (0, 4, 31, 32, SHOES - 1):
         read.clear()
         stream_read.read_indexed(index, np.array([k]))
