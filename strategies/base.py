@@ -208,7 +208,7 @@ class Compiled(Strategy):
     #: a built-in's own form of the loop (`--own-loops`) is compiled telling
     #: LLVM that no two of the loop's arrays share memory (numba's `noalias`):
     #: it then holds the strategy's state in registers across a hand's
-    #: stores, where it would reload it after each (the progressions 10-15 %
+    #: stores, where it would reload it after each (the progressions 3-19 %
     #: faster). False for a built-in measured slower so: an update written
     #: around the state's round trip through memory, such as Oscar's Grind's
     #: stake read back as the branch predicts it. Read for built-ins alone.
