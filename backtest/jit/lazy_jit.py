@@ -77,14 +77,7 @@ class Kernel(Generic[_P, _R]):
         as plain Python too, directly (not through their `Kernel`, whose call
         costs more than a small kernel's work): `interpreted` runs this."""
         if self._python is None:
-            fn: Any = self.py_func
-            self._python = types.FunctionType(
-                fn.__code__,
-                _python_globals(fn.__module__),
-                fn.__name__,
-                fn.__defaults__,
-                fn.__closure__,
-            )
+            self._python = _with_python_globals(self.py_func)
         return self._python
 
     def in_python(self, fn: Callable[_P, _R]) -> Callable[_P, _R]:
@@ -127,6 +120,32 @@ class Kernel(Generic[_P, _R]):
 
     def __repr__(self) -> str:
         return f"<compiled-on-use {self.py_func.__module__}.{self.py_func.__qualname__}>"
+
+
+def as_called(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """What calling `fn` runs here and now, for a caller that calls it many
+    times: inside `interpreted()`, its plain-Python form calling the kernels
+    it names directly (a `Kernel`'s, or a plain function's calling kernels
+    such as a built-in strategy's); else `fn` itself."""
+    if not getattr(_MODE, "on", False):
+        return fn
+    if isinstance(fn, Kernel):
+        return fn.python_form()
+    plain = _PLAIN.get(fn)
+    if plain is None:
+        plain = _PLAIN[fn] = _with_python_globals(fn)
+    return plain
+
+
+def _with_python_globals(fn: Any) -> Any:
+    """`fn` with its module's globals as its kernels' plain-Python forms see them."""
+    return types.FunctionType(
+        fn.__code__, _python_globals(fn.__module__), fn.__name__, fn.__defaults__, fn.__closure__
+    )
+
+
+#: plain functions' forms made by `as_called`
+_PLAIN: dict[Any, Any] = {}
 
 
 #: each module's globals for its kernels' plain-Python forms: its own, with

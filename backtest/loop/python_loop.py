@@ -20,6 +20,7 @@ import numpy as np
 
 from backtest.loop.inputs import Dealt, Outputs, SharedEvs, Stops, Table
 from backtest.loop.python_books import Ledger, book, write_session
+from backtest.loop.python_builtins import hooks as builtin_hooks
 from backtest.loop.python_counter import Counter
 from backtest.loop.python_results import Raised, no_update, results_class, untraced
 from backtest.loop.python_stakes import (
@@ -147,8 +148,13 @@ class _Seat:
             # as ev_fill gives a counter (the loop's own list has 0 there)
             self.view._evs = np.where(offered, table.evs_full, np.nan)
             self.view._counts = None
-        self.ask = strategy.stakes
-        self.tell = None if no_update(strategy) else strategy.update
+        # a built-in is asked as the compiled loop asks it; any other through the Strategy API
+        direct = builtin_hooks(strategy, dealt.unit, den)
+        if direct is not None:
+            self.ask, self.tell = direct
+        else:
+            self.ask = strategy.stakes
+            self.tell = None if no_update(strategy) else strategy.update
         # what is placed is kept for a Result or the ledger (a plain Result is
         # never made: there is no update to give it to)
         self.outputs = outputs[:4]  # each session's statistics, stakes, expected net, variance

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import numpy as np
 import polars as pl
@@ -23,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from backtest.core.errors import StrategyError
-from backtest.loop import inputs, session_loop
+from backtest.loop import inputs, python_builtins, python_loop, session_loop
 from backtest.run import engine
 from backtest.run.config import parse_config
 from strategies import compiled, registry
@@ -75,17 +76,24 @@ def _config(
     )
 
 
-def _same(cfg: Any) -> None:
-    """The compiled loop and the plain-Python path give the same ledger and sessions."""
+def _same(cfg: Any, through_api: bool = False) -> None:
+    """The compiled loop and the plain-Python path give the same ledger and
+    sessions; `through_api`: and the plain-Python path asking the built-ins
+    through the Strategy API (`Compiled.stakes`, `update`), not as the
+    compiled loop asks them (`python_builtins`)."""
     fast = engine.run(cfg, ledger=True, workers=1)
-    slow = engine.run(cfg, ledger=True, workers=1, force_python=True)
-    for seat in fast.summary["seat"]:
-        assert (
-            ledger_of(fast)
-            .filter(pl.col("seat") == seat)
-            .equals(ledger_of(slow).filter(pl.col("seat") == seat))
-        ), seat
-    assert fast.sessions.equals(slow.sessions)
+    runs = [engine.run(cfg, ledger=True, workers=1, force_python=True)]
+    if through_api:
+        with mock.patch.object(python_loop, "builtin_hooks", lambda *args: None):
+            runs.append(engine.run(cfg, ledger=True, workers=1, force_python=True))
+    for slow in runs:
+        for seat in fast.summary["seat"]:
+            assert (
+                ledger_of(fast)
+                .filter(pl.col("seat") == seat)
+                .equals(ledger_of(slow).filter(pl.col("seat") == seat))
+            ), seat
+        assert fast.sessions.equals(slow.sessions)
 
 
 edges = st.fixed_dictionaries(
@@ -130,7 +138,10 @@ def test_every_built_in_matches_its_python_form(
     }
     seats = [{"strategy": name, "params": dict(edge)} for name in BUILTIN_NAMES]
     with _quiet():
-        _same(_config(seats, seed, bankroll, table_min, table_min * span, session, decks=decks))
+        _same(
+            _config(seats, seed, bankroll, table_min, table_min * span, session, decks=decks),
+            through_api=True,
+        )
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
@@ -154,6 +165,24 @@ def test_a_users_compiled_strategy_matches_the_same_class_in_python(
             _same(_config(seats, seed, bankroll, 1, table_max, {}, sessions=8))
     finally:
         registry.BUILTIN_NAMES.pop(README_CLASS.name, None)
+
+
+def test_the_python_loop_asks_a_built_in_as_the_compiled_loop_does() -> None:
+    """A built-in's class exactly is asked directly (`python_builtins.hooks`);
+    a user's subclass of one, whose functions may differ, and a plain
+    `Strategy` through the Strategy API; a built-in that learns nothing is
+    told nothing."""
+    unit = np.zeros((7, 4), np.int64)
+    flat, martingale = BUILTIN_NAMES["flat"](), BUILTIN_NAMES["martingale"]()
+    assert python_builtins.hooks(flat, unit, 1) is not None
+    assert python_builtins.hooks(flat, unit, 1)[1] is None  # type: ignore[index]
+    assert python_builtins.hooks(martingale, unit, 1)[1] is not None  # type: ignore[index]
+
+    class MyMartingale(type(martingale)):  # type: ignore[misc]
+        """A user's subclass of a built-in."""
+
+    assert python_builtins.hooks(MyMartingale(), unit, 1) is None
+    assert python_builtins.hooks(README_CLASS(), unit, 1) is None
 
 
 @contextmanager
