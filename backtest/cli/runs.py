@@ -177,6 +177,7 @@ def _run(
                         compiling=say_if_compiling if executor is Executor.LOCAL else None,
                         own_loops=own_loops,
                         compiling_own=say_compiling_own,
+                        python_meanwhile=True,
                     )
                 except TooManySessions as exc:
                     raise UsageError(f"--sessions: {exc.said}") from None

@@ -134,13 +134,21 @@ def echo(text: str) -> None:
 COMPILE_SECONDS = 20
 
 
-def say_if_compiling() -> None:
+def say_if_compiling(in_python: bool = False) -> None:
     """Say once, on stderr, that this run compiles the table (the session
-    loop is not in numba's cache yet), rather than show a bar stuck at 0."""
+    loop is not in numba's cache yet), rather than show a bar stuck at 0;
+    and whether it plays in plain Python meanwhile (`in_python`)."""
     from backtest.loop import session_loop
 
-    if not session_loop.loop_cached():
-        seconds = COMPILE_SECONDS if cores() > 1 else 2 * COMPILE_SECONDS
+    if session_loop.loop_cached():
+        return
+    seconds = COMPILE_SECONDS if cores() > 1 else 2 * COMPILE_SECONDS
+    if in_python:
+        note(
+            f"compiling the table in the background (first run only, about {seconds} s); "
+            "playing in plain Python meanwhile, with the same numbers"
+        )
+    else:
         note(f"compiling the table (first run only, about {seconds} s)")
 
 

@@ -348,37 +348,135 @@ _background: Any = None  # the process compiling the loop, if one was started
 COMPILE_WAIT = 600
 
 
-def compile_in_background() -> bool:
+def compile_in_background(then: tuple[str, tuple[Any, ...]] | None = None) -> bool:
     """Start compiling the built-ins' session loop in a child process (on
-    another core) if it is not cached: the caller deals its first shoes and
-    compiles the other kernels meanwhile, and the loop's first use waits for
-    the child and loads what it cached. True if a child was started."""
+    another core) if it is not cached, and say whether a compile is under
+    way: the child started here, or one another run started (which holds
+    `_lock_path`). The caller deals its first shoes and compiles the other
+    kernels meanwhile, or plays its first sessions in plain Python while
+    `compiling()`; the loop's first use waits for the compile and loads
+    what it cached.
+
+    then: ("module:function", args) the child calls once the loop is
+    compiled (a run's layer warms its other kernels so), and the child
+    outlives this process: a run that ends in Python before the compile
+    does leaves the cache filled for the next."""
     global _background
     import os
 
-    if _background is not None or loop_cached() or (os.cpu_count() or 1) < 2:
+    if _background is not None:
+        return compiling()
+    if loop_cached() or (os.cpu_count() or 1) < 2:
         return False
-    _background = _compile_child("compile_loop()")
+    if _lock_held():
+        return True
+    _background = _compile_child("compile_then(given)", then, outlive=then is not None)
     return _background is not None
 
 
-def _compile_child(call: str) -> Any:
+def compiling() -> bool:
+    """Whether the loop is being compiled in another process: the child this
+    one started, or another run's (the cache's lock is held)."""
+    if _background is not None and _background.poll() is None:
+        return True
+    return _lock_held()
+
+
+def compile_then(then: tuple[str, tuple[Any, ...]] | tuple[()] | None) -> None:
+    """A compiling child's work: the loop, holding the lock (`_lock_path`) so
+    that another run waits for it rather than compiling it again; then
+    `then`'s function with its arguments, if given."""
+    import importlib
+
+    with _holding_lock():
+        compile_loop()
+        if then:
+            module, function = then[0].split(":")
+            getattr(importlib.import_module(module), function)(*then[1])
+
+
+def _lock_path() -> Any:
+    """The file a compiling child holds locked, beside the loop's cache
+    files; None where there is none (no cache, or no `fcntl`)."""
+    from pathlib import Path
+
+    try:
+        import fcntl  # noqa: F401 (Unix)
+
+        return Path(_compiled_loop("shared")._cache._cache_path) / "session-loop.lock"
+    except Exception:  # no cache (a read-only install), or a layout numba changed
+        return None
+
+
+@contextmanager
+def _holding_lock() -> Iterator[None]:
+    path = _lock_path()
+    if path is None:
+        yield
+        return
+    import fcntl
+
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _lock_held() -> bool:
+    """Whether another process holds the lock of a compiling child."""
+    path = _lock_path()
+    if path is None:
+        return False
+    import fcntl
+
+    try:
+        with open(path, "a") as f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(f, fcntl.LOCK_UN)
+    except OSError:
+        return False
+    return False
+
+
+def _compile_child(call: str, given: Any = None, outlive: bool = False) -> Any:
     """A child process running `call` of this module (to compile into the
-    cache), which ends with this one; None if none could be started."""
+    cache), where `given` is what its parent gave (pickled on its standard
+    input); it ends with this one unless `outlive`. None if none could be
+    started."""
+    import pickle
     import subprocess
     import sys
 
+    linux = sys.platform.startswith("linux")
+    code = (
+        "import pickle, sys\n"
+        "given = pickle.loads(sys.stdin.buffer.read())\n"
+        f"import backtest.loop.session_loop as s; s.{call}"
+    )
     try:
         # it finds the same cache folder (`numba_cache`, or NUMBA_CACHE_DIR, inherited)
-        return subprocess.Popen(
-            [sys.executable, "-c", f"import backtest.loop.session_loop as s; s.{call}"],
-            stdin=subprocess.DEVNULL,
+        child = subprocess.Popen(
+            [sys.executable, "-c", code],
+            stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            preexec_fn=_end_with_parent if sys.platform.startswith("linux") else None,
+            preexec_fn=_end_with_parent if linux and not outlive else None,
+            start_new_session=outlive,  # (a Ctrl-C of this run does not reach it)
         )
     except OSError:
         return None
+    try:
+        if child.stdin is not None:
+            child.stdin.write(pickle.dumps(given))
+            child.stdin.close()
+    except OSError:  # it ended already: its exit says what it did
+        pass
+    return child
 
 
 def _end_with_parent() -> None:
@@ -393,11 +491,13 @@ def _end_with_parent() -> None:
 
 
 def _wait_background() -> None:
-    """Wait for the child compiling the loop, if one was started (it ends
-    with its parent's run, whatever it did: the loop is compiled here if
-    the child cached nothing)."""
+    """Wait for the loop's compile in another process, if one is under way:
+    the child this one started (which ends with its parent's run, whatever
+    it did: the loop is compiled here if the child cached nothing), or
+    another run's (its lock)."""
     global _background
     import subprocess
+    import time
 
     child, _background = _background, None
     if child is not None:
@@ -408,3 +508,6 @@ def _wait_background() -> None:
         except BaseException:
             child.kill()
             raise
+    waited_until = time.monotonic() + COMPILE_WAIT
+    while _lock_held() and time.monotonic() < waited_until:
+        time.sleep(0.05)

@@ -310,6 +310,18 @@ def merge_parts(parts: Sequence[tuple[list[SeatResult], int]]) -> tuple[list[Sea
     return seats, sum(p[1] for p in parts)
 
 
+def warm_in_child(raw: dict[str, Any], base_dir: str, source: str) -> None:
+    """A compiling child's last work, once the loop is compiled
+    (`session_loop.compile_in_background`): a session of the run played
+    compiled, so that every kernel its chunks call is cached too."""
+    from backtest.shoes import kernels
+
+    # the compiled deal, which one session's few shoes would not call while
+    # it is not loaded (`generate_shoes`)
+    assert kernels.deal_shoes.dispatcher is not None
+    run_task(raw, base_dir, source, 0, 1, False)
+
+
 def warm(config: RunConfig, strategies: Sequence[Strategy]) -> None:
     """Load every compiled kernel a run needs, by running one session: forked
     workers then inherit them."""

@@ -28,7 +28,7 @@ import polars as pl
 from backtest.core.errors import UsageError
 from backtest.jit.buffers import Buffers
 from backtest.jit.lazy_jit import interpreted
-from backtest.run.chunks import SeatResult, merge_parts, run_chunk, run_task, warm
+from backtest.run.chunks import SeatResult, merge_parts, run_chunk, run_task, warm, warm_in_child
 from backtest.run.config import RunConfig, build_strategies
 from backtest.run.frames import SeatFrames, chunk_frames, finish, paths_of, spill_path
 from backtest.run.own_loops import builtin_kinds, compile_own, kinds_to_compile
@@ -125,9 +125,10 @@ def run(
     executor: str = "local",
     address: str | None = None,
     paths: int = 0,
-    compiling: Callable[[], None] | None = None,
+    compiling: Callable[[bool], None] | None = None,
     own_loops: bool = False,
     compiling_own: Callable[[list[str]], None] | None = None,
+    python_meanwhile: bool = False,
 ) -> RunResult:
     """Run every session of `config` for every seat.
 
@@ -158,30 +159,40 @@ def run(
     where it is not compiled yet (`own_loops.py`; `compiling_own` is called
     with their names as that starts); a run of billions of hands of one does
     so anyway. A built-in runs its own form wherever it is compiled.
+
+    python_meanwhile: where this run would wait for the shared loop's
+    compile (on a machine's first run), play its first sessions as plain
+    Python meanwhile, in this process, with the same numbers, and the rest
+    compiled once the loop is (see `session_loop.compile_in_background`).
+    A run whose seats cannot be played so (`plays_in_python`) waits.
     """
     if executor not in ("local", "dask"):
         raise UsageError(f"--executor must be local or dask, got {executor!r}")
     if address is not None and executor != "dask":
         raise UsageError("--address goes with --executor dask")
-    # a small run of generated shoes may be played as plain Python: see once
-    # it is prepared (its first shoes are dealt as plain Python anyway, by
-    # `generate_shoes`, while the compiled deal is not loaded)
+    # a run of generated shoes in this process may be played as plain Python,
+    # wholly (a small one) or while the loop compiles: see once it is prepared
+    # (its first shoes are dealt as plain Python anyway, by `generate_shoes`,
+    # while the compiled deal is not loaded)
     may_interpret = (
-        executor == "local" and workers in (None, 1) and config.shoe is not None and not own_loops
+        executor == "local" and config.shoe is not None and not own_loops and not force_python
     )
     if not may_interpret and not force_python and executor == "local" and not own_loops:
         _compile_ahead(compiling, config)
     n, per_session, strategies = prepare(config, sessions)
-    plain = (
-        may_interpret
-        and not _loop_loaded(config)
-        and plays_interpreted(strategies, n * per_session)
-    )
-    if may_interpret and not plain and not force_python:
-        _compile_ahead(compiling, config)
+    in_python = may_interpret and plays_in_python(strategies) and not _loop_loaded(config)
+    plain = in_python and workers in (None, 1) and plays_interpreted(strategies, n * per_session)
+    own_first = kinds_to_compile([(config, n * per_session)], own_loops)
+    # while the loop compiles, the first sessions are played as plain Python
+    meanwhile = False
+    if may_interpret and not plain:
+        then = None
+        if python_meanwhile and in_python and not own_first:
+            then = (f"{warm_in_child.__module__}:{warm_in_child.__name__}", _task_of(config)[:3])
+        meanwhile = _compile_ahead(compiling, config, then) and then is not None
     force_python = force_python or plain
     if not force_python:
-        compile_own(kinds_to_compile([(config, n * per_session)], own_loops), compiling_own)
+        compile_own(own_first, compiling_own)
     if workers is None:
         # every core for a large run; with Dask, this machine's cores (the local
         # cluster's size, and how finely the sessions are split for any cluster)
@@ -228,18 +239,38 @@ def run(
 
     def task(lo: int, hi: int) -> tuple[Any, ...]:
         """`run_task`'s arguments for sessions lo..hi-1 in another process."""
-        return (dict(config.raw), str(config.base_dir), config.source, lo, hi, ledger)
+        return _task_of(config, lo, hi, ledger)
+
+    def play_python_meanwhile(chunks: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """Play the first sessions as plain Python, in small chunks, while the
+        loop compiles (`meanwhile`); the chunks left to play compiled."""
+        if not meanwhile:
+            return chunks
+        rest = deque(chunks)
+        step = max(1, INTERPRETED_HANDS // max(1, per_session * len(strategies)))
+        buffers = Buffers()
+        with interpreted():
+            while rest and _still_compiling():
+                lo, hi = rest.popleft()
+                if hi - lo > step:
+                    rest.appendleft((lo + step, hi))
+                    hi = lo + step
+                collect(lo, hi, run_chunk(config, strategies, lo, hi, ledger, True, buffers))
+        return list(rest)
 
     # plain: every kernel a chunk calls runs as plain Python, in this process
     with interpreted() if plain else nullcontext():
         if paths > 0 and chunks:
             chunks = _first_sessions_apart(chunks, min(paths, n))
             (lo, hi), chunks = chunks[0], chunks[1:]
-            part = run_chunk(config, strategies, lo, hi, True, force_python)
+            first_in_python = meanwhile and _still_compiling()
+            with interpreted() if first_in_python else nullcontext():
+                part = run_chunk(config, strategies, lo, hi, True, force_python or first_in_python)
             path_frame = paths_of(config, part)
             if not ledger:
                 part = ([replace(r, ledger=None) for r in part[0]], part[1])
             collect(lo, hi, part)
+        chunks = play_python_meanwhile(chunks)
         if executor == "dask":
             from backtest.run.cluster import dask_client
 
@@ -291,10 +322,16 @@ INTERPRETED_HANDS = 60_000
 
 def plays_interpreted(strategies: Sequence[Strategy], hands: int) -> bool:
     """Whether a run of `hands` hands (about) at these seats is played as plain
-    Python: a small one, with no seat that counts cards (the exact EVs before
+    Python: a small one, whose seats may be (`plays_in_python`)."""
+    return hands * len(strategies) <= INTERPRETED_HANDS and plays_in_python(strategies)
+
+
+def plays_in_python(strategies: Sequence[Strategy]) -> bool:
+    """Whether these seats may be played as plain Python where a run would
+    wait for the compiler: no seat that counts cards (the exact EVs before
     every hand need the compiled kernels) and no user's `Compiled` class (the
     compiled loop is where its functions are checked)."""
-    return hands * len(strategies) <= INTERPRETED_HANDS and all(
+    return all(
         not strat.uses_cards and not (runs_compiled(strat) and kind_of(strat) == USER)
         for strat in strategies
     )
@@ -313,18 +350,38 @@ def _loop_loaded(config: RunConfig) -> bool:
     )
 
 
-def _compile_ahead(compiling: Callable[[], None] | None, config: RunConfig) -> None:
+def _compile_ahead(
+    compiling: Callable[[bool], None] | None,
+    config: RunConfig,
+    then: tuple[str, tuple[Any, ...]] | None = None,
+) -> bool:
     """Start compiling the shared session loop on the other core, if it is
     not cached and a built-in seat needs it (one without its own form
-    compiled), while this one deals and prices (`compiling` is called first)."""
+    compiled), while this one deals and prices, or plays its first sessions
+    as plain Python if `then` (what the compiling child does next: see
+    `session_loop.compile_in_background`). Returns whether the loop is
+    compiling (`compiling(in_python)` is called then)."""
     from backtest.loop import session_loop
 
     kinds = builtin_kinds(config)
     if kinds and all(session_loop.own_ready(k) for k in kinds):
-        return
-    if compiling is not None:
-        compiling()
-    session_loop.compile_in_background()
+        return False
+    under_way = session_loop.compile_in_background(then)
+    if under_way and compiling is not None:
+        compiling(then is not None)
+    return under_way
+
+
+def _still_compiling() -> bool:
+    """Whether the shared loop is still compiling in another process."""
+    from backtest.loop import session_loop
+
+    return bool(session_loop.compiling())
+
+
+def _task_of(config: RunConfig, lo: int = 0, hi: int = 1, ledger: bool = False) -> tuple[Any, ...]:
+    """`run_task`'s arguments for sessions lo..hi-1 of `config` in another process."""
+    return (dict(config.raw), str(config.base_dir), config.source, lo, hi, ledger)
 
 
 def _first_sessions_apart(chunks: Sequence[tuple[int, int]], first: int) -> list[tuple[int, int]]:

@@ -3,6 +3,9 @@ deal, the same ledger and the same frames as the compiled run, to the bit."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -89,18 +92,152 @@ def test_what_plays_in_python() -> None:
 
 def test_a_run_says_it_compiles_only_when_it_does(monkeypatch: pytest.MonkeyPatch) -> None:
     """`compiling` (the command line's note that the table compiles) is called
-    as a compiled run starts the compiler, never for a run played in Python."""
+    as a compiled run starts the compiler, never for a run played in Python;
+    with whether the run plays in Python meanwhile."""
     config = _config("max-reset-stop", 1)
     monkeypatch.setattr(engine, "_loop_loaded", lambda config: False)  # (as in a fresh process)
     from backtest.loop import session_loop
 
     monkeypatch.setattr(session_loop, "own_ready", lambda kind: False)  # (no own loops either)
+    monkeypatch.setattr(session_loop, "compile_in_background", lambda then=None: True)
+    monkeypatch.setattr(session_loop, "compiling", lambda: False)  # (done at once)
     said: list[bool] = []
-    engine.run(config, compiling=lambda: said.append(True))
+    engine.run(config, compiling=said.append)
     assert said == []
     monkeypatch.setattr(engine, "INTERPRETED_HANDS", 0)
-    engine.run(config, compiling=lambda: said.append(True))
+    engine.run(config, compiling=said.append)
+    engine.run(config, compiling=said.append, python_meanwhile=True)
+    assert said == [False, True]
+    # nor when no compile is under way (the loop cached)
+    monkeypatch.setattr(session_loop, "compile_in_background", lambda then=None: False)
+    engine.run(config, compiling=said.append, python_meanwhile=True)
+    assert said == [False, True]
+
+
+def _frames(result: engine.RunResult) -> dict[str, Any]:
+    return {
+        "ledger": result.ledger,
+        "sessions": result.sessions,
+        "summary": result.summary,
+        "paths": result.paths,
+        "comparisons": result.comparisons,
+    }
+
+
+@pytest.mark.parametrize(("compiling_for", "workers"), [(0, 1), (3, 1), (3, 2), (10**6, None)])
+def test_a_run_plays_python_while_the_loop_compiles_with_the_same_numbers(
+    compiling_for: int, workers: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`python_meanwhile`: while the loop compiles (`compiling()` true for its
+    first `compiling_for` checks), the run plays chunks of a few sessions in
+    plain Python; the rest compiled, in this process or in others: the same
+    ledger, sessions, summary, paths and comparisons as a run compiled
+    throughout. The compiling child is given a session of the run to warm."""
+    from backtest.loop import session_loop
+    from backtest.run import chunks
+
+    config = _config("stop-loss-win-goal-hands", 2)
+    monkeypatch.setattr(engine, "INTERPRETED_HANDS", 0)  # nothing small enough to play whole
+    compiled = engine.run(config, sessions=12, ledger=True, paths=3, workers=1)
+    monkeypatch.setattr(engine, "_loop_loaded", lambda config: False)  # (as in a fresh process)
+    monkeypatch.setattr(session_loop, "own_ready", lambda kind: False)
+    warmed: list[Any] = []
+
+    def compile_in_background(then: Any = None) -> bool:
+        warmed.append(then)
+        return True
+
+    checks = iter(range(10**9))
+    monkeypatch.setattr(session_loop, "compile_in_background", compile_in_background)
+    monkeypatch.setattr(session_loop, "compiling", lambda: next(checks) < compiling_for)
+    # chunks of two sessions in Python
+    hands = engine.prepare(config)[1] * len(config.seats)
+    monkeypatch.setattr(engine, "INTERPRETED_HANDS", 2 * hands)
+    ran: list[tuple[int, int, bool]] = []
+    run_chunk = chunks.run_chunk
+
+    def spy(config: Any, strategies: Any, lo: int, hi: int, *args: Any) -> Any:
+        ran.append((lo, hi, bool(args[1]) if len(args) > 1 else False))
+        return run_chunk(config, strategies, lo, hi, *args)
+
+    monkeypatch.setattr(engine, "run_chunk", spy)
+    said: list[bool] = []
+    both = engine.run(
+        config,
+        sessions=12,
+        ledger=True,
+        paths=3,
+        workers=workers,
+        compiling=said.append,
+        python_meanwhile=True,
+    )
     assert said == [True]
+    # the child warms the run's kernels with its first session, once the loop is compiled
+    assert warmed == [
+        (
+            "backtest.run.chunks:warm_in_child",
+            (dict(config.raw), str(config.base_dir), config.source),
+        )
+    ]
+    in_python = [(lo, hi) for lo, hi, python in ran if python]
+    if compiling_for == 0:
+        assert in_python == []
+    elif compiling_for == 3:  # the paths' sessions, then two chunks of at most two
+        assert in_python[0] == (0, 3) and len(in_python) == 3
+        assert all(hi - lo <= 2 for lo, hi in in_python[1:])
+        compiled_here = ran[3:]  # (in this process: with workers, in theirs)
+        assert not any(python for _, _, python in compiled_here)
+        assert bool(compiled_here) == (workers == 1)
+    else:
+        assert len(in_python) == len(ran) and in_python[-1][1] == 12
+    assert both.hands == compiled.hands
+    for name, frame in _frames(compiled).items():
+        other = _frames(both)[name]
+        assert (frame is None) == (other is None), name
+        if frame is not None:
+            assert other.equals(frame), name
+
+
+def test_a_compile_under_way_in_another_run_is_waited_for_not_repeated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run that finds the loop compiling in another process (which holds
+    the cache's lock) starts no compile of its own, plays in Python while
+    the lock is held, and finds it free once that process ends."""
+    from backtest.loop import session_loop
+
+    lock = tmp_path / "session-loop.lock"
+    monkeypatch.setattr(session_loop, "_lock_path", lambda: lock)
+    monkeypatch.setattr(session_loop, "_background", None)
+    monkeypatch.setattr(session_loop, "loop_cached", lambda: False)
+    started: list[Any] = []
+    monkeypatch.setattr(session_loop, "_compile_child", lambda *a, **k: started.append(a))
+    assert not session_loop.compiling()
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, sys, time\n"
+            "f = open(sys.argv[1], 'a')\n"
+            "fcntl.flock(f, fcntl.LOCK_EX)\n"
+            "print('held', flush=True)\n"
+            "time.sleep(60)\n",
+            str(lock),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        assert session_loop.compiling()
+        assert session_loop.compile_in_background(("a run",)) is True
+        assert started == []
+    finally:
+        holder.kill()
+        holder.wait()
+    assert not session_loop.compiling()
+    session_loop.compile_in_background()
+    assert len(started) == 1  # free: this run starts its own
 
 
 def test_a_process_with_the_compiled_loop_plays_small_runs_compiled(

@@ -348,6 +348,10 @@ def test_the_first_run_says_it_compiles_the_table(
     shell.say_if_compiling()
     err = capsys.readouterr().err
     assert err.startswith("compiling the table (first run only, about ") and err.endswith(" s)\n")
+    shell.say_if_compiling(in_python=True)
+    err = capsys.readouterr().err
+    assert err.startswith("compiling the table in the background (first run only, about ")
+    assert err.endswith("playing in plain Python meanwhile, with the same numbers\n")
     monkeypatch.setattr(session_loop, "loop_cached", lambda: True)
     shell.say_if_compiling()
     assert capsys.readouterr().err == ""
