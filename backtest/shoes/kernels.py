@@ -2,8 +2,8 @@
 
 The deal's numba code lives here, marked with `lazy_jit.kernel` (compiled on
 first use; run as plain Python inside `lazy_jit.interpreted`, where the
-hand keys have a form written for Python: see `in_python`); the shuffle is
-in `shuffle`, the random generator in `rng`.
+hand keys and the deal have forms written for Python: see `in_python`);
+the shuffle is in `shuffle`, the random generator in `rng`.
 """
 
 from __future__ import annotations
@@ -394,3 +394,97 @@ def deal_sequence(
         )
         h += 1
     return h, pos
+
+
+_SIX = np.arange(6)
+
+
+@deal_shoes.in_python
+def _deal_shoes_python(  # type: ignore[no-untyped-def]
+    pack, key, shoe_ids, cut_card, extra_hands, burn, cut_mode, cut_at, table, values,
+    max_hands, out_shoe, out_hand, out_cards, out_pt, out_bt, out_win, out_nat, out_ppair,
+    out_bpair, out_pn, out_bn, out_burn, shuffled, cut, keys, state,
+):  # fmt: skip
+    """`deal_shoes` for `interpreted` runs: each shoe's chain of hands walked
+    in Python's integers, then every hand written at once in whole-array
+    operations (element by element, in numpy's scalars, the writes cost
+    several times the walk). The same hands, checked against the compiled
+    form."""
+    n = pack.shape[0]
+    limit = n - cut_card
+    flat = table.reshape(table.size).tolist()
+    top = n - 6
+    packs = []  # each hand's table entry
+    sixes = []  # each shoe's hands' first six cards
+    shoes = []  # (shoe number, its hands)
+    for k in range(shoe_ids.shape[0]):
+        shoe_index = shoe_ids[k]
+        seed_state(key, np.uint64(shoe_index), state)
+        shuffled[:] = pack
+        shuffle(shuffled, state)
+        c = 0
+        if cut_mode == 1:
+            c = cut_at
+        elif cut_mode == 2:
+            c = int(bounded(state, n + 1))
+        dealt = shuffled
+        if 0 < c < n:
+            cut[: n - c] = shuffled[c:]
+            cut[n - c :] = shuffled[:c]
+            dealt = cut
+        _hand_keys(dealt, keys)
+        keys_l = keys.tolist()
+        pos = 0
+        if burn:
+            v = int(values[dealt[0]])
+            pos = 1 + (10 if v == 0 else v)
+        out_burn[k] = pos
+        room = max_hands
+        starts = []  # where each of its hands starts
+        while pos <= top and room > 0:
+            entry = flat[keys_l[pos]]
+            starts.append(pos)
+            packs.append(entry)
+            pos += 4 + ((entry >> 8) & 1) + ((entry >> 9) & 1)
+            room -= 1
+            if pos > limit:
+                break
+        for _ in range(extra_hands):
+            if pos + 6 > n or room <= 0:
+                break
+            entry = flat[keys_l[pos]]
+            starts.append(pos)
+            packs.append(entry)
+            pos += 4 + ((entry >> 8) & 1) + ((entry >> 9) & 1)
+            room -= 1
+        if starts:
+            sixes.append(dealt[np.add.outer(np.array(starts), _SIX)])
+        shoes.append((shoe_index, len(starts)))
+    h = len(packs)
+    if h == 0:
+        return 0
+    six = np.concatenate(sixes)
+    entry = np.array(packs, np.int64)
+    c1, c2, c3, c4, c5, c6 = (six[:, j] for j in range(6))
+    pdrew = (entry >> 8) & 1
+    bdrew = (entry >> 9) & 1
+    cards = out_cards[:h]
+    cards[:, 0] = c1
+    cards[:, 1] = c3
+    cards[:, 2] = np.where(pdrew == 1, c5, 0)
+    cards[:, 3] = c2
+    cards[:, 4] = c4
+    cards[:, 5] = np.where(bdrew == 1, np.where(pdrew == 1, c6, c5), 0)
+    out_pt[:h] = entry & 15
+    out_bt[:h] = (entry >> 4) & 15
+    out_win[:h] = (entry >> 12) & 3
+    out_nat[:h] = (entry & 0x800) != 0
+    out_ppair[:h] = (c1 & 15) == (c3 & 15)
+    out_bpair[:h] = (c2 & 15) == (c4 & 15)
+    out_pn[:h] = 2 + pdrew
+    out_bn[:h] = 2 + bdrew
+    counts = [m for _, m in shoes]
+    out_shoe[:h] = np.repeat(np.array([s for s, _ in shoes], dtype=np.int64), counts)
+    first = np.repeat(np.cumsum([0] + counts[:-1]), counts)
+    out_hand[:h] = np.arange(h) - first + 1
+    return h

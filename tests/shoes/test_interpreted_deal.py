@@ -8,7 +8,7 @@ import pytest
 
 from backtest.core.hands import COLUMNS
 from backtest.jit.lazy_jit import interpreted
-from backtest.shoes import rng, shuffle
+from backtest.shoes import kernels, rng, shuffle
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
 
@@ -51,14 +51,17 @@ SPECS = [
     ShoeSpec(decks=6, burn=True, cut="random"),
     ShoeSpec(decks=8, burn=True, cut=100, cut_card=0),
     ShoeSpec(decks=4, cut_card=20, extra_hands=2),
+    ShoeSpec(decks=8, burn=True, cut_card=14),
 ]
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=repr)
-@pytest.mark.parametrize("max_hands", [None, 7])
+@pytest.mark.parametrize("max_hands", [None, 7, 1])
 def test_the_deal_in_python_is_the_compiled_deal(spec: ShoeSpec, max_hands: int | None) -> None:
     with interpreted():
         plain = generate_hands(spec, 6, seed=31, first_shoe=3, max_hands=max_hands)
+    # loaded, the compiled deal deals even a few shoes (`generate_shoes`)
+    assert kernels.deal_shoes.dispatcher is not None and kernels.deal_shoes.loaded
     compiled = generate_hands(spec, 6, seed=31, first_shoe=3, max_hands=max_hands)
     assert len(plain) == len(compiled) > 0
     for name in COLUMNS:
