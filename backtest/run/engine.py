@@ -149,8 +149,9 @@ def run(
     kept as the run plays them (`RunResult.paths`, for plots): they are run
     first, here, with a ledger.
 
-    A small run (`plays_interpreted`) of generated shoes in one process is
-    played as plain Python, the same code uncompiled, with the same numbers:
+    A small run (`plays_interpreted`), of generated or recorded shoes, in
+    one process is played as plain Python, the same code uncompiled, with
+    the same numbers:
     it answers in a fraction of a second without loading numba, unless this
     process has the compiled loop already (then it is faster compiled). Any
     other runs compiled; `compiling` is called as it starts the compiler.
@@ -170,15 +171,11 @@ def run(
         raise UsageError(f"--executor must be local or dask, got {executor!r}")
     if address is not None and executor != "dask":
         raise UsageError("--address goes with --executor dask")
-    # a run of generated shoes in this process may be played as plain Python,
-    # wholly (a small one) or while the loop compiles: see once it is prepared
-    # (its first shoes are dealt as plain Python anyway, by `generate_shoes`,
-    # while the compiled deal is not loaded)
-    may_interpret = (
-        executor == "local" and config.shoe is not None and not own_loops and not force_python
-    )
-    if not may_interpret and not force_python and executor == "local" and not own_loops:
-        _compile_ahead(compiling, config)
+    # a run in this process may be played as plain Python, wholly (a small
+    # one) or while the loop compiles: see once it is prepared (its first
+    # shoes are dealt, or read, as plain Python anyway: `generate_shoes`
+    # deals a few that way while the compiled deal is not loaded)
+    may_interpret = executor == "local" and not own_loops and not force_python
     n, per_session, strategies = prepare(config, sessions)
     in_python = may_interpret and plays_in_python(strategies) and not _loop_loaded(config)
     plain = in_python and workers in (None, 1) and plays_interpreted(strategies, n * per_session)

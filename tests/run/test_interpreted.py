@@ -71,6 +71,59 @@ def test_a_small_run_in_python_is_the_compiled_run(
         assert differ == [], (name, differ)
 
 
+DATA = Path(__file__).resolve().parents[2] / "data"
+
+
+@pytest.mark.parametrize(
+    "file",
+    [
+        "generated-8deck-seed1.txt",
+        "cards-8deck-seed1-shoe1.csv",
+        "outcomes-8deck-seed1-shoe1.csv",
+        "roads-8deck-seed1.txt",
+        "live-table-shoe-state.json",
+        "game-results.jsonl",
+    ],
+)
+def test_a_small_run_of_recorded_shoes_in_python_is_the_compiled_run(
+    file: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shoe file's run, card by card or outcome by outcome, plays as plain
+    Python too (a user's first look at a file of theirs compiles nothing):
+    the same frames as compiled."""
+    config = parse_config(
+        {
+            "seed": 3,
+            "shoes": {"file": str(DATA / file)},
+            "session": {"bankroll": 300, "win_goal": 60},
+            "table": {"min": 1, "max": 100},
+            "seats": [{"strategy": name} for name in PLAIN],
+        },
+        source="recorded.yaml",
+    )
+    monkeypatch.setattr(engine, "_loop_loaded", lambda config: False)  # (as in a fresh process)
+    played: list[str] = []
+    run_python = python_loop.run_python
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        played.append("python")
+        return run_python(*args, **kwargs)
+
+    monkeypatch.setattr(python_loop, "run_python", spy)
+    plain = engine.run(config, ledger=True)
+    assert played, "the small run was not played in Python"
+    played.clear()
+    monkeypatch.setattr(engine, "INTERPRETED_HANDS", 0)
+    compiled = engine.run(config, ledger=True)
+    assert not played, "the run was not compiled"
+    assert plain.hands == compiled.hands > 0
+    for name, frame in _frames(compiled).items():
+        other = _frames(plain)[name]
+        assert (frame is None) == (other is None), name
+        if frame is not None:
+            assert other.equals(frame), name
+
+
 def test_what_plays_in_python() -> None:
     """Small runs of built-ins; never a counter (its EVs are compiled code), a
     user's compiled class (the compiled loop is where its code is checked), or
