@@ -410,18 +410,26 @@ def _lock_path() -> Any:
 
 @contextmanager
 def _holding_lock() -> Iterator[None]:
+    """Hold the lock of a compiling child (waiting while another holds it);
+    without it where it cannot be had (the compile is then only repeated)."""
     path = _lock_path()
-    if path is None:
-        yield
-        return
-    import fcntl
+    f = None
+    if path is not None:
+        import fcntl
 
-    with open(path, "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
         try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            f = open(path, "a")  # noqa: SIM115 (closed below, after the work)
+            fcntl.flock(f, fcntl.LOCK_EX)
+        except OSError:
+            if f is not None:
+                f.close()
+            f = None
+    try:
+        yield
+    finally:
+        if f is not None:
+            f.close()  # (which releases the lock)
 
 
 def _lock_held() -> bool:

@@ -312,3 +312,32 @@ def test_a_process_with_the_compiled_loop_plays_small_runs_compiled(
     monkeypatch.setattr(python_loop, "run_python", spy)
     engine.run(config)
     assert played == []
+
+
+_SEEN: list[tuple[Any, ...]] = []
+
+
+def _then(*args: Any) -> None:
+    from backtest.loop import session_loop
+
+    _SEEN.append(("then", session_loop._lock_held(), *args))
+
+
+def test_a_compiling_child_holds_the_lock_while_it_compiles_then_warms(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`compile_then`, the child's work: the loop compiled, then the function
+    it was given called with its arguments, all under the lock (made with
+    its folder where there is none yet), released at the end."""
+    from backtest.loop import session_loop
+
+    monkeypatch.setattr(session_loop, "_lock_path", lambda: tmp_path / "new" / "loop.lock")
+    monkeypatch.setattr(
+        session_loop, "compile_loop", lambda: _SEEN.append(("loop", session_loop._lock_held()))
+    )
+    _SEEN.clear()
+    session_loop.compile_then((f"{__name__}:_then", (1, "two")))
+    assert _SEEN == [("loop", True), ("then", True, 1, "two")]
+    assert not session_loop._lock_held()
+    session_loop.compile_then(None)  # an ordinary compiling child: the loop alone
+    assert _SEEN[2:] == [("loop", True)]
