@@ -13,8 +13,8 @@ import numpy as np
 from backtest.core.cards import RANK_VALUE
 from backtest.core.rules import banker_draws, is_natural, player_draws
 from backtest.jit.lazy_jit import kernel
-from backtest.shoes.rng import bounded, seed_state
-from backtest.shoes.shuffle import shuffle
+from backtest.shoes.rng import bounded, bounded_lanes, seed_lanes, seed_state
+from backtest.shoes.shuffle import shuffle, shuffle_lanes
 
 # --- the tableau as one lookup ---------------------------------------------------
 
@@ -405,33 +405,37 @@ def _deal_shoes_python(  # type: ignore[no-untyped-def]
     max_hands, out_shoe, out_hand, out_cards, out_pt, out_bt, out_win, out_nat, out_ppair,
     out_bpair, out_pn, out_bn, out_burn, shuffled, cut, keys, state,
 ):  # fmt: skip
-    """`deal_shoes` for `interpreted` runs: each shoe's chain of hands walked
-    in Python's integers, then every hand written at once in whole-array
-    operations (element by element, in numpy's scalars, the writes cost
-    several times the walk). The same hands, checked against the compiled
-    form."""
+    """`deal_shoes` for `interpreted` runs: every shoe shuffled at once, in
+    whole-array operations over the shoes (`shuffle_lanes`), each shoe's
+    chain of hands walked in Python's integers, then every hand written at
+    once (element by element, in numpy's scalars, the writes cost several
+    times the walk). The same hands, and the same work arrays after, checked
+    against the compiled form."""
     n = pack.shape[0]
+    m = shoe_ids.shape[0]
+    if m == 0:
+        return 0
     limit = n - cut_card
     flat = table.reshape(table.size).tolist()
     top = n - 6
+    lanes = seed_lanes(key, shoe_ids)
+    shoes_cards = np.tile(pack, (m, 1))
+    shuffle_lanes(shoes_cards, lanes)
+    if cut_mode == 2:
+        cuts = bounded_lanes(lanes, n + 1).tolist()
+    else:
+        cuts = [cut_at if cut_mode == 1 else 0] * m
     packs = []  # each hand's table entry
     sixes = []  # each shoe's hands' first six cards
     shoes = []  # (shoe number, its hands)
-    for k in range(shoe_ids.shape[0]):
-        shoe_index = shoe_ids[k]
-        seed_state(key, np.uint64(shoe_index), state)
-        shuffled[:] = pack
-        shuffle(shuffled, state)
-        c = 0
-        if cut_mode == 1:
-            c = cut_at
-        elif cut_mode == 2:
-            c = int(bounded(state, n + 1))
-        dealt = shuffled
+    dealt = shoes_cards[0]
+    for k in range(m):
+        shoe_index = int(shoe_ids[k])
+        dealt = shoes_cards[k]
+        c = cuts[k]
         if 0 < c < n:
-            cut[: n - c] = shuffled[c:]
-            cut[n - c :] = shuffled[:c]
-            dealt = cut
+            # the top c cards go to the bottom
+            dealt = np.concatenate((dealt[c:], dealt[:c]))
         _hand_keys(dealt, keys)
         keys_l = keys.tolist()
         pos = 0
@@ -460,6 +464,11 @@ def _deal_shoes_python(  # type: ignore[no-untyped-def]
         if starts:
             sixes.append(dealt[np.add.outer(np.array(starts), _SIX)])
         shoes.append((shoe_index, len(starts)))
+    # the work arrays as the compiled deal leaves them: the last shoe's
+    shuffled[:] = shoes_cards[m - 1]
+    if 0 < cuts[m - 1] < n:
+        cut[:] = dealt
+    state[:] = lanes[:, m - 1]
     h = len(packs)
     if h == 0:
         return 0

@@ -109,3 +109,61 @@ def bounded(s: np.ndarray, bound: int) -> int:
 def uniform(s: np.ndarray) -> float:
     """Uniform float in [0, 1) with 53 random bits."""
     return float(next_u64(s) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+# --- many streams at once, in whole-array operations (for `interpreted` runs) ------------
+
+_U = np.uint64
+
+
+def seed_lanes(key: np.uint64, indices: np.ndarray) -> np.ndarray:
+    """`seed_state` of many streams at once: (4, m), stream `indices[j]`'s
+    state in column j."""
+    x = np.uint64(key) ^ (indices.astype(np.uint64) * _U(0xD1342543DE82EF95))
+    state = np.empty((4, x.shape[0]), np.uint64)
+    for i in range(4):
+        x = x + _U(0x9E3779B97F4A7C15)
+        z = (x ^ (x >> _U(30))) * _U(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> _U(27))) * _U(0x94D049BB133111EB)
+        state[i] = z ^ (z >> _U(31))
+    state[0, ~state.any(axis=0)] = 1
+    return state
+
+
+def xoshiro_lanes(s: np.ndarray) -> np.ndarray:
+    """`xoshiro` on many streams at once: `s` (4, m) their states, advanced
+    in place; returns their outputs."""
+    s0, s1, s2, s3 = s
+    x = s1 * _U(5)
+    result = ((x << _U(7)) | (x >> _U(57))) * _U(9)
+    t = s1 << _U(17)
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s[3] = (s3 << _U(45)) | (s3 >> _U(19))
+    return result  # type: ignore[no-any-return]
+
+
+def lemire_lanes(x: np.ndarray, b: int, s: np.ndarray) -> np.ndarray:
+    """`lemire` on many streams: a uniform pick in [0, b) from each lane's
+    32 random bits `x`; a lane in the biased few draws again from its own
+    stream (`s`, (4, m), advanced in place for those lanes alone)."""
+    m = x * _U(b)
+    low = m & MASK32
+    if (low < b).any():
+        threshold = ((1 << 32) - b) % b
+        again = np.flatnonzero(low < threshold)
+        while again.size:
+            sub = s[:, again]
+            r = xoshiro_lanes(sub)
+            s[:, again] = sub
+            m[again] = (r >> _U(32)) * _U(b)
+            again = again[(m[again] & MASK32) < threshold]
+    return (m >> _U(32)).astype(np.int64)  # type: ignore[no-any-return]
+
+
+def bounded_lanes(s: np.ndarray, bound: int) -> np.ndarray:
+    """`bounded` on many streams at once (`s` (4, m), advanced in place)."""
+    return lemire_lanes(xoshiro_lanes(s) >> _U(32), bound, s)

@@ -8,7 +8,15 @@ from __future__ import annotations
 import numpy as np
 
 from backtest.jit.lazy_jit import kernel
-from backtest.shoes.rng import MASK32, bounded_words, lemire, xoshiro
+from backtest.shoes.rng import (
+    MASK32,
+    bounded_lanes,
+    bounded_words,
+    lemire,
+    lemire_lanes,
+    xoshiro,
+    xoshiro_lanes,
+)
 
 
 @kernel(inline=True, nrt=False)
@@ -86,3 +94,29 @@ def _shuffle_python(order: np.ndarray, state: np.ndarray) -> None:
         i += 2
     order[:] = cards
     state[:] = np.array([s0, s1, s2, s3], dtype=np.uint64)
+
+
+def shuffle_lanes(cards: np.ndarray, s: np.ndarray) -> None:
+    """`shuffle` of many shoes at once, for `interpreted` runs: each row of
+    `cards` (m, n) by its own stream (`s`, (4, m), the states, advanced in
+    place). The same picks from the same streams, Lemire's rare redraw
+    included, in whole-array operations over the shoes (many times faster
+    than one shoe at a time in Python's integers)."""
+    m, n = cards.shape
+    last = n - 1
+    rows = np.arange(m)
+
+    def swap(j: int, k: np.ndarray) -> None:
+        other = j + k
+        taken = cards[:, j].copy()
+        cards[:, j] = cards[rows, other]
+        cards[rows, other] = taken
+
+    i = 0
+    while i + 1 < last:
+        r = xoshiro_lanes(s)
+        swap(i, lemire_lanes(r >> np.uint64(32), n - i, s))
+        swap(i + 1, lemire_lanes(r & MASK32, n - i - 1, s))
+        i += 2
+    if i < last:
+        swap(i, bounded_lanes(s, n - i))

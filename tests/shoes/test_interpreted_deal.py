@@ -44,6 +44,23 @@ def test_the_shuffle_redraws_a_biased_pick_alike() -> None:
     assert state.tolist() == want_state.tolist()
 
 
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 4, 5, 13, 52, 53, 311, 416])
+def test_many_shoes_shuffled_at_once_are_each_shuffled_alone(n: int) -> None:
+    """`shuffle_lanes` (the Python deal's shuffle, over many shoes at once)
+    and `seed_lanes`: each shoe's cards and its stream's state after, as the
+    compiled shuffle gives them one stream at a time; the streams around the
+    one with Lemire's rare redraw (stream 59,546 of key 12,345) included."""
+    for key, indices in ((1, range(7)), (2**63 + 5, range(3, 9)), (12345, range(59540, 59552))):
+        streams = np.array(list(indices), np.int64)
+        lanes = rng.seed_lanes(np.uint64(key), streams)
+        cards = np.tile(np.arange(n, dtype=np.int64), (len(streams), 1))
+        shuffle.shuffle_lanes(cards, lanes)
+        for j, index in enumerate(streams):
+            want_order, want_state = _shuffled(n, key, int(index), plain=False)
+            assert cards[j].tolist() == want_order.tolist(), (n, key, index)
+            assert lanes[:, j].tolist() == want_state.tolist(), (n, key, index)
+
+
 SPECS = [
     ShoeSpec(decks=8),
     ShoeSpec(decks=1),
