@@ -244,7 +244,7 @@ def run(
         if not meanwhile:
             return chunks
         rest = deque(chunks)
-        step = max(1, INTERPRETED_HANDS // max(1, per_session * len(strategies)))
+        step = max(1, MEANWHILE_HANDS // max(1, per_session * len(strategies)))
         buffers = Buffers()
         with interpreted():
             while rest and _still_compiling():
@@ -312,9 +312,13 @@ def run(
 
 #: a run of at most this many hands, summed over its seats, is played as
 #: plain Python where it can be (`plays_interpreted`): loading the compiled
-#: code costs about half a second (compiling it, on a first run, about 20 s),
-#: and this many hands take about as long in Python
-INTERPRETED_HANDS = 60_000
+#: code costs about half a second (compiling it, on a first run, tens of
+#: seconds), and this many hands take a little less in Python
+INTERPRETED_HANDS = 200_000
+#: while the loop compiles, a run plays chunks of about this many hands,
+#: summed over its seats, in Python: it looks whether the compile has ended
+#: between two (a few tenths of a second)
+MEANWHILE_HANDS = 60_000
 
 
 def plays_interpreted(strategies: Sequence[Strategy], hands: int) -> bool:

@@ -205,7 +205,7 @@ def test_a_run_plays_python_while_the_loop_compiles_with_the_same_numbers(
     monkeypatch.setattr(session_loop, "compiling", lambda: next(checks) < compiling_for)
     # chunks of two sessions in Python
     hands = engine.prepare(config)[1] * len(config.seats)
-    monkeypatch.setattr(engine, "INTERPRETED_HANDS", 2 * hands)
+    monkeypatch.setattr(engine, "MEANWHILE_HANDS", 2 * hands)
     ran: list[tuple[int, int, bool]] = []
     run_chunk = chunks.run_chunk
 

@@ -155,6 +155,7 @@ def test_own_loops_are_compiled_when_asked_or_when_a_run_pays_for_them(
     # a long run compiles them before its first chunk; a shorter one, compiled too
     # (not so short as to be played as Python), does not
     monkeypatch.setattr(own_loops, "OWN_LOOP_HANDS", 80_000)
+    monkeypatch.setattr(engine, "INTERPRETED_HANDS", 60_000)
     short = engine.run(_config(["martingale", "flat"], 1, 10**6, 1, 100), sessions=600, workers=1)
     assert compiles == [] and short.hands > engine.INTERPRETED_HANDS / 2
     engine.run(_config(["martingale", "flat"], 1, 10**6, 1, 100), sessions=1500, workers=1)
