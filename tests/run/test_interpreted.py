@@ -177,9 +177,16 @@ def _frames(result: engine.RunResult) -> dict[str, Any]:
     }
 
 
-@pytest.mark.parametrize(("compiling_for", "workers"), [(0, 1), (3, 1), (3, 2), (10**6, None)])
+@pytest.mark.parametrize(
+    ("compiling_for", "workers", "spill"),
+    [(0, 1, False), (3, 1, False), (3, 2, False), (3, 1, True), (10**6, None, False)],
+)
 def test_a_run_plays_python_while_the_loop_compiles_with_the_same_numbers(
-    compiling_for: int, workers: int | None, monkeypatch: pytest.MonkeyPatch
+    compiling_for: int,
+    workers: int | None,
+    spill: bool,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
     """`python_meanwhile`: while the loop compiles (`compiling()` true for its
     first `compiling_for` checks), the run plays chunks of a few sessions in
@@ -223,7 +230,11 @@ def test_a_run_plays_python_while_the_loop_compiles_with_the_same_numbers(
         workers=workers,
         compiling=said.append,
         python_meanwhile=True,
+        spill=tmp_path if spill else None,
     )
+    if spill:  # each block of chunks' sessions written to disk as it was played
+        assert isinstance(both.sessions, pl.LazyFrame)
+        both.sessions = both.sessions.collect()
     assert said == [True]
     # the child warms the run's kernels with its first session, once the loop is compiled
     assert warmed == [
