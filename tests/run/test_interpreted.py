@@ -294,7 +294,7 @@ def test_a_compile_under_way_in_another_run_is_waited_for_not_repeated(
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "held\n"
         assert session_loop.compiling()
-        assert session_loop.compile_in_background(("a run",)) is True
+        assert session_loop.compile_in_background(("module:function", ())) is True
         assert started == []
     finally:
         holder.kill()
