@@ -365,7 +365,7 @@ def _compile_ahead(
     from backtest.loop import session_loop
 
     kinds = builtin_kinds(config)
-    if kinds and all(session_loop.own_ready(k) for k in kinds):
+    if all(session_loop.own_ready(k) for k in kinds):  # (none: no seat plays it)
         return False
     under_way = session_loop.compile_in_background(then)
     if under_way and compiling is not None:

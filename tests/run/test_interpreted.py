@@ -262,6 +262,25 @@ def test_a_run_plays_python_while_the_loop_compiles_with_the_same_numbers(
             assert other.equals(frame), name
 
 
+def test_a_run_without_a_built_in_seat_starts_no_compile_of_the_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The built-ins' loop is compiled for a run with a built-in seat that
+    has no own form compiled; seats of users' classes alone never play it."""
+    from backtest.loop import session_loop
+
+    config = _config("max-reset-stop", 1)
+    started: list[Any] = []
+    monkeypatch.setattr(
+        session_loop, "compile_in_background", lambda then=None: started.append(then) or True
+    )
+    monkeypatch.setattr(session_loop, "own_ready", lambda kind: False)
+    monkeypatch.setattr(engine, "builtin_kinds", lambda config: [])
+    assert engine._compile_ahead(None, config) is False and started == []
+    monkeypatch.setattr(engine, "builtin_kinds", lambda config: [0])
+    assert engine._compile_ahead(None, config) is True and started == [None]
+
+
 def test_a_compile_under_way_in_another_run_is_waited_for_not_repeated(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
