@@ -314,12 +314,22 @@ def warm_in_child(raw: dict[str, Any], base_dir: str, source: str) -> None:
     """A compiling child's last work, once the loop is compiled
     (`session_loop.compile_in_background`): a session of the run played
     compiled, so that every kernel its chunks call is cached too."""
+    config = _config_in_worker(repr(raw), base_dir, source, raw)
+    warm_deal(config, build_strategies(config))
+
+
+def warm_deal(
+    config: RunConfig, strategies: Sequence[Strategy], force_python: bool = False
+) -> None:
+    """Load, or compile, every kernel a chunk of this run calls but the
+    loop (the deal, the pricing), with the loop too unless `force_python`:
+    one session played so."""
     from backtest.shoes import kernels
 
     # the compiled deal, which one session's few shoes would not call while
     # it is not loaded (`generate_shoes`)
     assert kernels.deal_shoes.dispatcher is not None
-    run_task(raw, base_dir, source, 0, 1, False)
+    run_chunk(config, strategies, 0, 1, force_python=force_python)
 
 
 def warm(config: RunConfig, strategies: Sequence[Strategy]) -> None:

@@ -28,7 +28,15 @@ import polars as pl
 from backtest.core.errors import UsageError
 from backtest.jit.buffers import Buffers
 from backtest.jit.lazy_jit import interpreted
-from backtest.run.chunks import SeatResult, merge_parts, run_chunk, run_task, warm, warm_in_child
+from backtest.run.chunks import (
+    SeatResult,
+    merge_parts,
+    run_chunk,
+    run_task,
+    warm,
+    warm_deal,
+    warm_in_child,
+)
 from backtest.run.config import RunConfig, build_strategies
 from backtest.run.frames import SeatFrames, chunk_frames, finish, paths_of, spill_path
 from backtest.run.own_loops import builtin_kinds, compile_own, kinds_to_compile
@@ -180,13 +188,22 @@ def run(
     in_python = may_interpret and plays_in_python(strategies) and not _loop_loaded(config)
     plain = in_python and workers in (None, 1) and plays_interpreted(strategies, n * per_session)
     own_first = kinds_to_compile([(config, n * per_session)], own_loops)
-    # while the loop compiles, the first sessions are played as plain Python
-    meanwhile = False
+    # while the loop compiles, the first sessions are played as plain Python:
+    # all of them, a run that Python ends first (the compiling child then
+    # caches the deal's and pricing's kernels too, as it ends); of a longer
+    # one, those the Python loop plays once this process has compiled them
+    meanwhile = deal_first = False
     if may_interpret and not plain:
         then = None
         if python_meanwhile and in_python and not own_first:
-            then = (f"{warm_in_child.__module__}:{warm_in_child.__name__}", _task_of(config)[:3])
-        meanwhile = _compile_ahead(compiling, config, then) and then is not None
+            deal_first = n * per_session * len(strategies) > PYTHON_FIRST_HANDS
+            if not deal_first:
+                then = (
+                    f"{warm_in_child.__module__}:{warm_in_child.__name__}",
+                    _task_of(config)[:3],
+                )
+        meanwhile = _compile_ahead(compiling, config, then, then is not None or deal_first)
+        meanwhile = meanwhile and (then is not None or deal_first)
     force_python = force_python or plain
     if not force_python:
         compile_own(own_first, compiling_own)
@@ -246,7 +263,9 @@ def run(
         rest = deque(chunks)
         step = max(1, MEANWHILE_HANDS // max(1, per_session * len(strategies)))
         buffers = Buffers()
-        with interpreted():
+        if deal_first:
+            warm_deal(config, strategies, force_python=True)
+        with nullcontext() if deal_first else interpreted():
             while rest and _still_compiling():
                 lo, hi = rest.popleft()
                 if hi - lo > step:
@@ -261,7 +280,7 @@ def run(
             chunks = _first_sessions_apart(chunks, min(paths, n))
             (lo, hi), chunks = chunks[0], chunks[1:]
             first_in_python = meanwhile and _still_compiling()
-            with interpreted() if first_in_python else nullcontext():
+            with interpreted() if first_in_python and not deal_first else nullcontext():
                 part = run_chunk(config, strategies, lo, hi, True, force_python or first_in_python)
             path_frame = paths_of(config, part)
             if not ledger:
@@ -319,6 +338,13 @@ INTERPRETED_HANDS = 200_000
 #: summed over its seats, in Python: it looks whether the compile has ended
 #: between two (a few tenths of a second)
 MEANWHILE_HANDS = 60_000
+#: a first run of more hands than this, summed over its seats, compiles the
+#: deal's and pricing's kernels before it plays in Python while the loop
+#: compiles (about 4 s; Python plays this many in about 15 s, about what the
+#: loop's compile takes): it would not end before the loop is compiled, and
+#: those kernels, compiled beside the loop rather than after it, then play
+#: its Python chunks faster and keep the switch to the compiled loop short
+PYTHON_FIRST_HANDS = 6_000_000
 
 
 def plays_interpreted(strategies: Sequence[Strategy], hands: int) -> bool:
@@ -355,13 +381,14 @@ def _compile_ahead(
     compiling: Callable[[bool], None] | None,
     config: RunConfig,
     then: tuple[str, tuple[Any, ...]] | None = None,
+    in_python: bool = False,
 ) -> bool:
     """Start compiling the shared session loop on the other core, if it is
     not cached and a built-in seat needs it (one without its own form
     compiled), while this one deals and prices, or plays its first sessions
-    as plain Python if `then` (what the compiling child does next: see
-    `session_loop.compile_in_background`). Returns whether the loop is
-    compiling (`compiling(in_python)` is called then)."""
+    as plain Python (`in_python`); `then`: what the compiling child does
+    next (see `session_loop.compile_in_background`). Returns whether the
+    loop is compiling (`compiling(in_python)` is called then)."""
     from backtest.loop import session_loop
 
     kinds = builtin_kinds(config)
@@ -369,7 +396,7 @@ def _compile_ahead(
         return False
     under_way = session_loop.compile_in_background(then)
     if under_way and compiling is not None:
-        compiling(then is not None)
+        compiling(in_python)
     return under_way
 
 

@@ -178,13 +178,21 @@ def _frames(result: engine.RunResult) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(
-    ("compiling_for", "workers", "spill"),
-    [(0, 1, False), (3, 1, False), (3, 2, False), (3, 1, True), (10**6, None, False)],
+    ("compiling_for", "workers", "spill", "long"),
+    [
+        (0, 1, False, False),
+        (3, 1, False, False),
+        (3, 2, False, False),
+        (3, 1, True, False),
+        (3, 1, False, True),
+        (10**6, None, False, False),
+    ],
 )
 def test_a_run_plays_python_while_the_loop_compiles_with_the_same_numbers(
     compiling_for: int,
     workers: int | None,
     spill: bool,
+    long: bool,
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> None:
@@ -192,7 +200,9 @@ def test_a_run_plays_python_while_the_loop_compiles_with_the_same_numbers(
     first `compiling_for` checks), the run plays chunks of a few sessions in
     plain Python; the rest compiled, in this process or in others: the same
     ledger, sessions, summary, paths and comparisons as a run compiled
-    throughout. The compiling child is given a session of the run to warm."""
+    throughout. The compiling child is given a session of the run to warm;
+    a `long` run (more than `PYTHON_FIRST_HANDS`) compiles the deal and
+    pricing here first, and gives the child nothing more to do."""
     from backtest.loop import session_loop
     from backtest.run import chunks
 
@@ -213,6 +223,8 @@ def test_a_run_plays_python_while_the_loop_compiles_with_the_same_numbers(
     # chunks of two sessions in Python
     hands = engine.prepare(config)[1] * len(config.seats)
     monkeypatch.setattr(engine, "MEANWHILE_HANDS", 2 * hands)
+    if long:
+        monkeypatch.setattr(engine, "PYTHON_FIRST_HANDS", 0)
     ran: list[tuple[int, int, bool]] = []
     run_chunk = chunks.run_chunk
 
@@ -238,7 +250,9 @@ def test_a_run_plays_python_while_the_loop_compiles_with_the_same_numbers(
     assert said == [True]
     # the child warms the run's kernels with its first session, once the loop is compiled
     assert warmed == [
-        (
+        None
+        if long
+        else (
             "backtest.run.chunks:warm_in_child",
             (dict(config.raw), str(config.base_dir), config.source),
         )
