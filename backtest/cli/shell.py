@@ -89,9 +89,11 @@ def be_quiet(quiet: bool) -> None:
 
 
 def note(text: str) -> None:
-    """A note on standard error (what was written, what is compiling), unless quiet."""
+    """A note on standard error (what was written, what is compiling), unless
+    quiet; above a progress bar drawn there (which stands in for
+    `sys.stderr` while it is drawn), not inside its line."""
     if not quiet_mode:
-        typer.echo(text, err=True)
+        print(text, file=sys.stderr, flush=True)
 
 
 def _show_version(value: bool) -> None:

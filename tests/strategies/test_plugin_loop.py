@@ -357,6 +357,23 @@ def test_the_first_run_says_it_compiles_the_table(
     assert capsys.readouterr().err == ""
 
 
+def test_a_note_is_printed_above_a_progress_bar_not_inside_its_line() -> None:
+    """A note while the run's bar is drawn (the first run's, say) goes to
+    the stream the bar stands in for standard error with, which prints it
+    above the bar."""
+    import io
+
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from backtest.cli import shell
+
+    drawn = io.StringIO()
+    with Progress(console=Console(file=drawn, force_terminal=True, width=80), transient=True):
+        shell.note("compiling the table")
+    assert "compiling the table" in drawn.getvalue()
+
+
 @pytest.mark.slow
 def test_importing_the_package_leaves_numba_and_warnings_as_they_were(tmp_path: Path) -> None:
     """Its functions cache in its own keyed folder; a user's own numba code
