@@ -382,7 +382,7 @@ def compiling() -> bool:
     return _lock_held()
 
 
-def compile_then(then: tuple[str, tuple[Any, ...]] | tuple[()] | None) -> None:
+def compile_then(then: tuple[str, tuple[Any, ...]] | None) -> None:
     """A compiling child's work: the loop, holding the lock (`_lock_path`) so
     that another run waits for it rather than compiling it again; then
     `then`'s function with its arguments, if given."""
@@ -478,6 +478,7 @@ def _compile_child(call: str, given: Any = None, outlive: bool = False) -> Any:
         )
     except OSError:
         return None
+    child.outlives = outlive  # type: ignore[attr-defined]  # (read by `_wait_background`)
     try:
         if child.stdin is not None:
             child.stdin.write(pickle.dumps(given))
@@ -513,8 +514,9 @@ def _wait_background() -> None:
             child.wait(timeout=COMPILE_WAIT)
         except subprocess.TimeoutExpired:  # (never seen) it compiles here instead
             child.kill()
-        except BaseException:
-            child.kill()
+        except BaseException:  # (a Ctrl-C): one that outlives the run fills the cache still
+            if not child.outlives:
+                child.kill()
             raise
     waited_until = time.monotonic() + COMPILE_WAIT
     while _lock_held() and time.monotonic() < waited_until:
