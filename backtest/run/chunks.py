@@ -315,24 +315,16 @@ def warm_in_child(raw: dict[str, Any], base_dir: str, source: str) -> None:
     (`session_loop.compile_in_background`): a session of the run played
     compiled, so that every kernel its chunks call is cached too."""
     config = _config_in_worker(repr(raw), base_dir, source, raw)
-    warm_deal(config, build_strategies(config))
+    warm(config, build_strategies(config))
 
 
-def warm_deal(
-    config: RunConfig, strategies: Sequence[Strategy], force_python: bool = False
-) -> None:
-    """Load, or compile, every kernel a chunk of this run calls but the
-    loop (the deal, the pricing), with the loop too unless `force_python`:
-    one session played so."""
+def warm(config: RunConfig, strategies: Sequence[Strategy], force_python: bool = False) -> None:
+    """Load, or compile, every kernel a chunk of this run calls (forked
+    workers then inherit them), by playing one session; the loop's too
+    unless `force_python` (the deal and the pricing alone)."""
     from backtest.shoes import kernels
 
     # the compiled deal, which one session's few shoes would not call while
     # it is not loaded (`generate_shoes`)
-    assert kernels.deal_shoes.dispatcher is not None
+    kernels.deal_shoes.dispatcher  # noqa: B018 (made on first use: a property)
     run_chunk(config, strategies, 0, 1, force_python=force_python)
-
-
-def warm(config: RunConfig, strategies: Sequence[Strategy]) -> None:
-    """Load every compiled kernel a run needs, by running one session: forked
-    workers then inherit them."""
-    run_chunk(config, strategies, 0, 1)

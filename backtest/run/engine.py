@@ -28,15 +28,7 @@ import polars as pl
 from backtest.core.errors import UsageError
 from backtest.jit.buffers import Buffers
 from backtest.jit.lazy_jit import interpreted
-from backtest.run.chunks import (
-    SeatResult,
-    merge_parts,
-    run_chunk,
-    run_task,
-    warm,
-    warm_deal,
-    warm_in_child,
-)
+from backtest.run.chunks import SeatResult, merge_parts, run_chunk, run_task, warm, warm_in_child
 from backtest.run.config import RunConfig, build_strategies
 from backtest.run.frames import SeatFrames, chunk_frames, finish, paths_of, spill_path
 from backtest.run.own_loops import builtin_kinds, compile_own, kinds_to_compile
@@ -192,18 +184,16 @@ def run(
     # all of them, a run that Python ends first (the compiling child then
     # caches the deal's and pricing's kernels too, as it ends); of a longer
     # one, those the Python loop plays once this process has compiled them
-    meanwhile = deal_first = False
+    tiered = python_meanwhile and in_python and not plain and not own_first
+    deal_first = tiered and n * per_session * len(strategies) > PYTHON_FIRST_HANDS
+    meanwhile = False
     if may_interpret and not plain:
-        then = None
-        if python_meanwhile and in_python and not own_first:
-            deal_first = n * per_session * len(strategies) > PYTHON_FIRST_HANDS
-            if not deal_first:
-                then = (
-                    f"{warm_in_child.__module__}:{warm_in_child.__name__}",
-                    _task_of(config)[:3],
-                )
-        meanwhile = _compile_ahead(compiling, config, then, then is not None or deal_first)
-        meanwhile = meanwhile and (then is not None or deal_first)
+        then = (
+            (f"{warm_in_child.__module__}:{warm_in_child.__name__}", _task_of(config)[:3])
+            if tiered and not deal_first
+            else None
+        )
+        meanwhile = _compile_ahead(compiling, config, then, tiered) and tiered
     force_python = force_python or plain
     if not force_python:
         compile_own(own_first, compiling_own)
@@ -255,6 +245,12 @@ def run(
         """`run_task`'s arguments for sessions lo..hi-1 in another process."""
         return _task_of(config, lo, hi, ledger)
 
+    def chunk_in_python(lo: int, hi: int, keep: bool, buffers: Buffers | None = None) -> Any:
+        """Sessions lo..hi-1 played as plain Python while the loop compiles:
+        the deal too, unless this process compiled it first (`deal_first`)."""
+        with nullcontext() if deal_first else interpreted():
+            return run_chunk(config, strategies, lo, hi, keep, True, buffers)
+
     def play_python_meanwhile(chunks: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """Play the first sessions as plain Python, in small chunks, while the
         loop compiles (`meanwhile`); the chunks left to play compiled."""
@@ -263,25 +259,25 @@ def run(
         rest = deque(chunks)
         step = max(1, MEANWHILE_HANDS // max(1, per_session * len(strategies)))
         buffers = Buffers()
-        if deal_first:
-            warm_deal(config, strategies, force_python=True)
-        with nullcontext() if deal_first else interpreted():
-            while rest and _still_compiling():
-                lo, hi = rest.popleft()
-                if hi - lo > step:
-                    rest.appendleft((lo + step, hi))
-                    hi = lo + step
-                collect(lo, hi, run_chunk(config, strategies, lo, hi, ledger, True, buffers))
+        while rest and _still_compiling():
+            lo, hi = rest.popleft()
+            if hi - lo > step:
+                rest.appendleft((lo + step, hi))
+                hi = lo + step
+            collect(lo, hi, chunk_in_python(lo, hi, ledger, buffers))
         return list(rest)
 
+    if deal_first and meanwhile:
+        warm(config, strategies, force_python=True)
     # plain: every kernel a chunk calls runs as plain Python, in this process
     with interpreted() if plain else nullcontext():
         if paths > 0 and chunks:
             chunks = _first_sessions_apart(chunks, min(paths, n))
             (lo, hi), chunks = chunks[0], chunks[1:]
-            first_in_python = meanwhile and _still_compiling()
-            with interpreted() if first_in_python and not deal_first else nullcontext():
-                part = run_chunk(config, strategies, lo, hi, True, force_python or first_in_python)
+            if meanwhile and _still_compiling():
+                part = chunk_in_python(lo, hi, True)
+            else:
+                part = run_chunk(config, strategies, lo, hi, True, force_python)
             path_frame = paths_of(config, part)
             if not ledger:
                 part = ([replace(r, ledger=None) for r in part[0]], part[1])
@@ -342,8 +338,8 @@ MEANWHILE_HANDS = 60_000
 #: deal's and pricing's kernels before it plays in Python while the loop
 #: compiles (about 4 s; Python plays this many in about 15 s, about what the
 #: loop's compile takes): it would not end before the loop is compiled, and
-#: those kernels, compiled beside the loop rather than after it, then play
-#: its Python chunks faster and keep the switch to the compiled loop short
+#: those kernels, compiled beside the loop rather than by the child after
+#: it, keep the switch to the compiled loop short
 PYTHON_FIRST_HANDS = 6_000_000
 
 
