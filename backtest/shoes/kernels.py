@@ -428,7 +428,6 @@ def _deal_shoes_python(  # type: ignore[no-untyped-def]
     packs = []  # each hand's table entry
     sixes = []  # each shoe's hands' first six cards
     shoes = []  # (shoe number, its hands)
-    dealt = shoes_cards[0]
     for k in range(m):
         shoe_index = int(shoe_ids[k])
         dealt = shoes_cards[k]

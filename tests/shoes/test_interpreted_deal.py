@@ -83,3 +83,35 @@ def test_the_deal_in_python_is_the_compiled_deal(spec: ShoeSpec, max_hands: int 
     assert len(plain) == len(compiled) > 0
     for name in COLUMNS:
         assert getattr(plain, name).tolist() == getattr(compiled, name).tolist(), name
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=repr)
+def test_the_deal_in_python_leaves_every_array_as_the_compiled_deal(
+    spec: ShoeSpec, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`deal_shoes` called as `generate_shoes` calls it, in both forms, on
+    copies of the same arrays: the same count, and every array it is given
+    (the hands, the cards burned, the work arrays) the same after."""
+    real = kernels.deal_shoes
+    assert real.dispatcher is not None  # (compiled outside `interpreted`)
+    given: list[tuple[object, ...]] = []
+
+    def record(*args: object) -> int:
+        given.append(args)
+        return int(real(*args))
+
+    monkeypatch.setattr(kernels, "deal_shoes", record)
+    record.loaded = True  # type: ignore[attr-defined]  # (as `generate_shoes` asks)
+    generate_hands(spec, 6, seed=31, first_shoe=3)
+    (args,) = given
+
+    def copied() -> list[object]:
+        return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+    plain_args, compiled_args = copied(), copied()
+    with interpreted():
+        plain = real(*plain_args)
+    assert plain == real(*compiled_args) > 0
+    for k, (a, b) in enumerate(zip(plain_args, compiled_args, strict=True)):
+        if isinstance(a, np.ndarray):
+            assert isinstance(b, np.ndarray) and a.tolist() == b.tolist(), k
