@@ -241,6 +241,9 @@ def test_the_loop_is_compiled_once_for_the_built_ins_and_once_for_users(
     for cls in (README_CLASS, other):
         monkeypatch.setitem(registry.BUILTIN_NAMES, cls.name, cls)
     seats = [{"strategy": name} for name in BUILTIN_NAMES]
+    # so small a run plays compiled too, in the shared loop (not a built-in's own)
+    monkeypatch.setattr(engine, "INTERPRETED_HANDS", 0)
+    monkeypatch.setattr(session_loop, "own_ready", lambda kind: False)
     with _quiet():
         engine.run(_config(seats, 1, 1000, 1, 500, {}, sessions=2), workers=1)
     builtin = session_loop._compiled_loop("shared")
