@@ -17,3 +17,27 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 def repo_root() -> Path:
     """The project's top folder (where `configs/` lives)."""
     return REPO_ROOT
+
+
+#: the longest tests of each tier (a part of their node id), longest first: they
+#: start first, so that the workers (`-n auto`) end together rather than one
+#: waiting on the other's last long test. The first run's test mostly waits on
+#: the compile it starts in the background, which another test's work overlaps.
+LONGEST = (
+    "test_first_run.py",
+    "test_convergence.py",
+    "test_on_fair_shoes_the_p_values_are_uniform",
+    "test_run_cli.py",
+    "test_the_summary_agrees_with_polars_and_not_with_the_blocks",
+    "test_removing_cards_matches_the_oracle",
+    "test_commands_that_need_the_first_shoes_stop_there",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the `LONGEST` tests first, in that order; the others as collected."""
+
+    def rank(item: pytest.Item) -> int:
+        return next((k for k, part in enumerate(LONGEST) if part in item.nodeid), len(LONGEST))
+
+    items.sort(key=rank)

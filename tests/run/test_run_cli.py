@@ -24,6 +24,8 @@ from backtest.shoes.recorded import read_shoes
 from strategies.registry import BUILTIN_NAMES
 
 REPO = Path(__file__).resolve().parents[2]
+# the module's tests read the runs of one fixture: on one worker, it runs once
+pytestmark = pytest.mark.xdist_group("run-cli")
 VERDICT = "configs/verdict.yaml"
 RECORDED = "data/generated-8deck-seed1.txt"
 ROADS = "data/roads-8deck-seed1.txt"
