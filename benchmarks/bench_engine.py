@@ -10,7 +10,8 @@ user strategy, through the same loop; three plain-Python strategies (flat,
 follow the shoe, Martingale) through the same engine; `engine.run` of one
 Martingale seat over 10**7 hands beside the C reference
 (`../shared/bench/c_reference.c`, built with gcc when it is there) run in
-the same script, and their ratio; a whole `backtest run` of --hands hands on
+the same script, their ratio, and where a hand's nanoseconds go in each
+(the deal, the loop, the rest); a whole `backtest run` of --hands hands on
 one process and on every core, with the peak resident memory; the warm
 start-up of `backtest run`, `odds`, `deal`, `roads` and `strategies`; and
 with --cold, the README's main job and a first run of one more strategy on
@@ -285,9 +286,55 @@ def bench_user_compiled(timed: Timed, sessions: int) -> None:
     timed.add("session loop, README's compiled class", len(hands), compiled_once(strat, args))
 
 
+class Split:
+    """Seconds spent in a few functions of a module while it is timed: each is
+    wrapped, for the `with` block, by a timer that adds to `seconds`."""
+
+    def __init__(self, parts: dict[str, tuple[object, str]]) -> None:
+        self.parts = parts
+        self.seconds = dict.fromkeys(parts, 0.0)
+
+    def __enter__(self) -> Split:
+        self.saved = [getattr(module, name) for module, name in self.parts.values()]
+        for (label, (module, name)), fn in zip(self.parts.items(), self.saved):
+
+            def timed(*args, _fn=fn, _label=label, **kwargs):  # type: ignore[no-untyped-def]
+                t = time.perf_counter()
+                try:
+                    return _fn(*args, **kwargs)
+                finally:
+                    self.seconds[_label] += time.perf_counter() - t
+
+            setattr(module, name, timed)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for (module, name), fn in zip(self.parts.values(), self.saved):
+            setattr(module, name, fn)
+
+
+def _c_figures(binary: Path, martingale: int) -> dict[str, float]:
+    import subprocess
+
+    out = subprocess.run(
+        [str(binary), "gen", "125000", "1", "1", str(martingale), "1"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    fields = dict(word.split("=", 1) for word in out.split() if "=" in word)
+    return {k: float(fields[k]) for k in ("e2e_hps", "shuffle_only_shoes_per_s", "hands")}
+
+
 def bench_against_c(rounds: int) -> None:
     """`engine.run`, one Martingale seat, 10**7 hands, one worker, beside the C
-    reference's shuffle + deal + Martingale in one pass, alternately."""
+    reference's shuffle + deal + Martingale in one pass, alternately; then
+    where the time of a hand goes in each (nanoseconds, medians of the rounds):
+    ours in the deal, the table's arrays, the unit results, the session loop
+    (its own form) and the rest (the frames, the merge and the summary), timed inside
+    one run; C's in the shuffle (its shuffle alone), the tableau (its run
+    without the Martingale, less the shuffle) and the Martingale (the
+    difference of its two runs)."""
     import shutil
     import subprocess
 
@@ -305,6 +352,8 @@ def bench_against_c(rounds: int) -> None:
     forms = {"shared loop": lambda k: False, "own loop": own_ready}
     ours: dict[str, list[float]] = {form: [] for form in forms}
     theirs: list[float] = []
+    split: dict[str, list[float]] = {}
+    c_split: dict[str, list[float]] = {}
     for ready in forms.values():  # each form compiled, or loaded, before the clock
         session_loop.own_ready = ready  # type: ignore[assignment]
         engine.run(cfg, sessions=2000, workers=1)
@@ -315,14 +364,29 @@ def bench_against_c(rounds: int) -> None:
             result = engine.run(cfg, workers=1)
             ours[form].append(result.hands / (time.perf_counter() - t))
         session_loop.own_ready = own_ready  # type: ignore[assignment]
+        parts = {
+            "deal": (chunks, "hands_for"),
+            "table": (chunks, "_table"),
+            "unit results": (payouts, "unit_results"),
+            "session loop": (session_loop, "run_sessions"),
+        }
+        with Split(parts) as timer:
+            t = time.perf_counter()
+            result = engine.run(cfg, workers=1)
+            total = time.perf_counter() - t
+        for label, sec in {**timer.seconds, "rest": total - sum(timer.seconds.values())}.items():
+            split.setdefault(label, []).append(sec / result.hands * 1e9)
         if binary is not None:
-            out = subprocess.run(
-                [str(binary), "gen", "125000", "1", "1", "1", "1"],
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout
-            theirs.append(float(out.split("e2e_hps=")[1].split()[0]))
+            with_m, without = _c_figures(binary, 1), _c_figures(binary, 0)
+            theirs.append(with_m["e2e_hps"])
+            per_shoe = with_m["hands"] / 125_000
+            shuffle = 1e9 / with_m["shuffle_only_shoes_per_s"] / per_shoe
+            for label, ns in {
+                "shuffle": shuffle,
+                "tableau": 1e9 / without["e2e_hps"] - shuffle,
+                "Martingale": 1e9 / with_m["e2e_hps"] - 1e9 / without["e2e_hps"],
+            }.items():
+                c_split.setdefault(label, []).append(ns)
     for form, rates in ours.items():
         line = (
             f"engine.run, Martingale ({form}), 10**7 hands, 1 worker: "
@@ -337,6 +401,13 @@ def bench_against_c(rounds: int) -> None:
         else:
             line += "; no C reference (gcc or ../shared/bench missing)"
         print(line)
+    for who, figures in (("engine.run (own loop)", split), ("C reference", c_split)):
+        if figures:
+            medians = {k: sorted(v)[len(v) // 2] for k, v in figures.items()}
+            print(
+                f"  a hand's ns, {who}: {sum(medians.values()):.1f} = "
+                + " + ".join(f"{k} {v:.1f}" for k, v in medians.items())
+            )
 
 
 def bench_startup(rounds: int = 5) -> None:
