@@ -425,6 +425,7 @@ def _deal_shoes_python(  # type: ignore[no-untyped-def]
         cuts = bounded_lanes(lanes, n + 1).tolist()
     else:
         cuts = [cut_at if cut_mode == 1 else 0] * m
+    last_cut = None  # the last shoe cut, as `cut` holds it
     packs = []  # each hand's table entry
     sixes = []  # each shoe's hands' first six cards
     shoes = []  # (shoe number, its hands)
@@ -434,7 +435,7 @@ def _deal_shoes_python(  # type: ignore[no-untyped-def]
         c = cuts[k]
         if 0 < c < n:
             # the top c cards go to the bottom
-            dealt = np.concatenate((dealt[c:], dealt[:c]))
+            dealt = last_cut = np.concatenate((dealt[c:], dealt[:c]))
         _hand_keys(dealt, keys)
         keys_l = keys.tolist()
         pos = 0
@@ -465,8 +466,8 @@ def _deal_shoes_python(  # type: ignore[no-untyped-def]
         shoes.append((shoe_index, len(starts)))
     # the work arrays as the compiled deal leaves them: the last shoe's
     shuffled[:] = shoes_cards[m - 1]
-    if 0 < cuts[m - 1] < n:
-        cut[:] = dealt
+    if last_cut is not None:
+        cut[:] = last_cut
     state[:] = lanes[:, m - 1]
     h = len(packs)
     if h == 0:

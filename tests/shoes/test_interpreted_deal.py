@@ -9,7 +9,7 @@ import pytest
 from backtest.core.hands import COLUMNS
 from backtest.jit.lazy_jit import interpreted
 from backtest.shoes import kernels, rng, shuffle
-from backtest.shoes.shoe import ShoeSpec, generate_hands
+from backtest.shoes.shoe import ShoeSpec, _pack, generate_hands, generate_shoes, seed_key
 
 
 def _shuffled(n: int, key: int, index: int, plain: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -85,6 +85,18 @@ def test_the_deal_in_python_is_the_compiled_deal(spec: ShoeSpec, max_hands: int 
         assert getattr(plain, name).tolist() == getattr(compiled, name).tolist(), name
 
 
+def _whole_after_cut(spec: ShoeSpec, seed: int) -> int:
+    """A shoe of `spec` (a random cut) that its cut leaves as it is (at 0, or
+    at every card); shoe 0 is cut."""
+    n = spec.n_cards
+    ids = np.arange(4000, dtype=np.int64)
+    lanes = rng.seed_lanes(seed_key(seed), ids)
+    shuffle.shuffle_lanes(np.tile(_pack(spec.decks), (len(ids), 1)), lanes)
+    cuts = rng.bounded_lanes(lanes, n + 1)
+    assert 0 < cuts[0] < n
+    return int(np.flatnonzero((cuts == 0) | (cuts == n))[0])
+
+
 @pytest.mark.parametrize("spec", SPECS, ids=repr)
 def test_the_deal_in_python_leaves_every_array_as_the_compiled_deal(
     spec: ShoeSpec, monkeypatch: pytest.MonkeyPatch
@@ -92,17 +104,30 @@ def test_the_deal_in_python_leaves_every_array_as_the_compiled_deal(
     """`deal_shoes` called as `generate_shoes` calls it, in both forms, on
     copies of the same arrays: the same count, and every array it is given
     (the hands, the cards burned, the work arrays) the same after."""
+    _alike_after(spec, np.arange(3, 9), monkeypatch)
+
+
+def test_a_cut_shoe_then_a_whole_one_leave_the_work_arrays_alike(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The cut shoe's cards stay in the work array `cut` while the last shoe
+    is not cut: in both forms."""
+    spec = ShoeSpec(decks=1, cut="random")
+    _alike_after(spec, np.array([0, _whole_after_cut(spec, 31)]), monkeypatch)
+
+
+def _alike_after(spec: ShoeSpec, ids: np.ndarray, monkeypatch: pytest.MonkeyPatch) -> None:
     real = kernels.deal_shoes
     assert real.dispatcher is not None  # (compiled outside `interpreted`)
     given: list[tuple[object, ...]] = []
 
     def record(*args: object) -> int:
-        given.append(args)
+        given.append(tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args))
         return int(real(*args))
 
     monkeypatch.setattr(kernels, "deal_shoes", record)
     record.loaded = True  # type: ignore[attr-defined]  # (as `generate_shoes` asks)
-    generate_hands(spec, 6, seed=31, first_shoe=3)
+    generate_shoes(spec, ids, seed=31)
     (args,) = given
 
     def copied() -> list[object]:
