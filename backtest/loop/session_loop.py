@@ -350,7 +350,7 @@ COMPILE_WAIT = 600
 
 def compile_in_background(then: tuple[str, tuple[Any, ...]] | None = None) -> bool:
     """Start compiling the built-ins' session loop in a child process (on
-    another core) if it is not cached, and say whether a compile is under
+    another core, where there is one) if it is not cached, and say whether a compile is under
     way: the child started here, or one another run started (which holds
     `_lock_path`). The caller deals its first shoes and compiles the other
     kernels meanwhile, or plays its first sessions in plain Python while
@@ -360,13 +360,14 @@ def compile_in_background(then: tuple[str, tuple[Any, ...]] | None = None) -> bo
     then: ("module:function", args) the child calls once the loop is
     compiled (a run's layer warms its other kernels so), and the child
     outlives this process: a run that ends in Python before the compile
-    does leaves the cache filled for the next."""
+    does leaves the cache filled for the next. On a machine of one core the
+    child shares it: a run that plays in Python meanwhile still answers
+    long before the compile would have ended."""
     global _background
-    import os
 
     if _background is not None:
         return compiling()
-    if loop_cached() or (os.cpu_count() or 1) < 2:
+    if loop_cached():
         return False
     if _lock_held():
         return True
@@ -456,13 +457,18 @@ def _compile_child(call: str, given: Any = None, outlive: bool = False) -> Any:
     cache), where `given` is what its parent gave (pickled on its standard
     input); it ends with this one unless `outlive`. None if none could be
     started."""
+    import os
     import pickle
     import subprocess
     import sys
 
-    linux = sys.platform.startswith("linux")
-    code = (
-        "import pickle, sys\n"
+    # this process's import path, not `-c`'s (the current folder first, where
+    # a user's own package named `backtest` or `strategies` may be)
+    code = f"import sys\nsys.path[:] = {sys.path!r}\n"
+    if sys.platform.startswith("linux") and not outlive:
+        code += _END_WITH_PARENT.format(parent=os.getpid())
+    code += (
+        "import pickle\n"
         "given = pickle.loads(sys.stdin.buffer.read())\n"
         f"import backtest.loop.session_loop as s; s.{call}"
     )
@@ -473,7 +479,6 @@ def _compile_child(call: str, given: Any = None, outlive: bool = False) -> Any:
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            preexec_fn=_end_with_parent if linux and not outlive else None,
             start_new_session=outlive,  # (a Ctrl-C of this run does not reach it)
         )
     except OSError:
@@ -488,15 +493,17 @@ def _compile_child(call: str, given: Any = None, outlive: bool = False) -> Any:
     return child
 
 
-def _end_with_parent() -> None:
-    """In the child (Linux): a SIGTERM when its parent dies."""
-    import ctypes
-    import signal
-
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+#: a child's first lines (Linux), after its import path: a SIGTERM when its
+#: parent dies (PR_SET_PDEATHSIG), and its end now if the parent is gone already
+_END_WITH_PARENT = """\
+import ctypes, os, signal
+try:
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
+except (OSError, AttributeError):
+    pass
+if os.getppid() != {parent}:
+    sys.exit(0)
+"""
 
 
 def _wait_background() -> None:

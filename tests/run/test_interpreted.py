@@ -149,8 +149,13 @@ def test_a_run_says_it_compiles_only_when_it_does(monkeypatch: pytest.MonkeyPatc
     assert said == [False, True]
     # nor when no compile is under way (the loop cached)
     monkeypatch.setattr(session_loop, "compile_in_background", lambda then=None: False)
+    monkeypatch.setattr(session_loop, "loop_cached", lambda: True)
     engine.run(config, compiling=said.append, python_meanwhile=True)
     assert said == [False, True]
+    # not cached, and no child could start: this process compiles it, and says so
+    monkeypatch.setattr(session_loop, "loop_cached", lambda: False)
+    engine.run(config, compiling=said.append, python_meanwhile=True)
+    assert said == [False, True, False]
 
 
 def _frames(result: engine.RunResult) -> dict[str, Any]:
@@ -371,3 +376,19 @@ def test_a_compiling_child_holds_the_lock_while_it_compiles_then_warms(
     assert not session_loop._lock_held()
     session_loop.compile_then(None)  # an ordinary compiling child: the loop alone
     assert _SEEN[2:] == [("loop", True)]
+
+
+def test_a_compiling_child_imports_what_its_parent_imports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run from a folder with a package of the project's name (a user's own
+    `backtest/`), the child imports this process's modules, as the parent
+    does: not `python -c`'s current folder first. It ends as its call does."""
+    from backtest.loop import session_loop
+
+    (tmp_path / "backtest").mkdir()
+    (tmp_path / "backtest" / "__init__.py").write_text("raise SystemExit(3)\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    for outlive in (False, True):
+        child = session_loop._compile_child("_lock_path()", outlive=outlive)
+        assert child is not None and child.wait(timeout=120) == 0
