@@ -384,15 +384,17 @@ def _compile_ahead(
     compiled), while this one deals and prices, or plays its first sessions
     as plain Python (`in_python`); `then`: what the compiling child does
     next (see `session_loop.compile_in_background`). Returns whether the
-    loop is compiling (`compiling(in_python)` is called then)."""
+    loop is compiling in another process. `compiling(in_python)` is called
+    then, and `compiling(False)` where the loop is not cached but no child
+    could compile it (this process will)."""
     from backtest.loop import session_loop
 
     kinds = builtin_kinds(config)
     if all(session_loop.own_ready(k) for k in kinds):  # (none: no seat plays it)
         return False
     under_way = session_loop.compile_in_background(then)
-    if under_way and compiling is not None:
-        compiling(in_python)
+    if compiling is not None and (under_way or not session_loop.loop_cached()):
+        compiling(in_python and under_way)  # (else this process compiles it, first)
     return under_way
 
 
