@@ -313,7 +313,16 @@ def merge_parts(parts: Sequence[tuple[list[SeatResult], int]]) -> tuple[list[Sea
 def warm_in_child(raw: dict[str, Any], base_dir: str, source: str) -> None:
     """A compiling child's last work, once the loop is compiled
     (`session_loop.compile_in_background`): a session of the run played
-    compiled, so that every kernel its chunks call is cached too."""
+    compiled, so that every kernel its chunks call is cached too. A shoe
+    file gone by then (standard input's, kept for the run alone) is played
+    as generated shoes of as many decks: the same kernels, but the file's
+    reading."""
+    shoes = raw.get("shoes")
+    if isinstance(shoes, dict) and isinstance(shoes.get("file"), str):
+        file = Path(shoes["file"])
+        if not (file if file.is_absolute() else Path(base_dir) / file).exists():
+            raw = {key: value for key, value in raw.items() if key not in ("shoes", "shoe")}
+            raw.update(shoe={"decks": shoes.get("decks", 8)}, sessions=1)
     config = _config_in_worker(repr(raw), base_dir, source, raw)
     warm(config, build_strategies(config))
 

@@ -392,3 +392,30 @@ def test_a_compiling_child_imports_what_its_parent_imports(
     for outlive in (False, True):
         child = session_loop._compile_child("_lock_path()", outlive=outlive)
         assert child is not None and child.wait(timeout=120) == 0
+
+
+def test_a_child_warms_on_generated_shoes_where_the_run_s_shoe_file_is_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A compiling child outlives its run, and the shoe file of `--shoes -`
+    (standard input, kept in a temporary folder for the run) with it: the
+    child plays its session on generated shoes of the table's decks."""
+    from backtest.run import chunks
+
+    seen: list[RunConfig] = []
+    monkeypatch.setattr(chunks, "warm", lambda config, strategies: seen.append(config))
+    shoes = Path(__file__).resolve().parents[2] / "data" / "generated-8deck-seed1.txt"
+    raw: dict[str, Any] = {
+        "seed": 3,
+        "shoes": {"file": str(tmp_path / "standard-input"), "decks": 6},
+        "table": {"min": 10, "max": 1000},
+        "session": {"bankroll": 1000},
+        "seats": [{"strategy": "flat"}, {"strategy": "martingale"}],
+    }
+    chunks.warm_in_child(raw, str(tmp_path), "run.yaml")
+    raw["shoes"] = {"file": str(shoes)}
+    chunks.warm_in_child(raw, str(tmp_path), "run.yaml")
+    gone, there = seen
+    assert gone.recorded is None and gone.shoe is not None and gone.shoe.decks == 6
+    assert [s.strategy for s in gone.seats] == ["flat", "martingale"]
+    assert there.recorded is not None and there.recorded.path == shoes
