@@ -44,6 +44,30 @@ _R = TypeVar("_R")
 _MODE = threading.local()
 
 
+def _jit_disabled() -> bool:
+    """Whether numba's compiler is turned off (NUMBA_DISABLE_JIT, a number,
+    read as numba reads it when loaded)."""
+    try:
+        return int(os.environ.get("NUMBA_DISABLE_JIT", "0") or "0") != 0
+    except ValueError:
+        return False
+
+
+#: numba's compiler is off (NUMBA_DISABLE_JIT): every `Kernel` then runs in its
+#: plain-Python form, as in `interpreted`, and a run plays in the Python loop
+JIT_DISABLED = _jit_disabled()
+
+
+def interpreting() -> bool:
+    """Whether this thread is inside `interpreted()`."""
+    return bool(getattr(_MODE, "on", False))
+
+
+def _in_python() -> bool:
+    """Whether a `Kernel` called here and now runs as plain Python."""
+    return JIT_DISABLED or interpreting()
+
+
 @contextmanager
 def interpreted() -> Iterator[None]:
     """Run every `Kernel` called in this block, in this thread, as plain Python.
@@ -114,7 +138,7 @@ class Kernel(Generic[_P, _R]):
         return self.options
 
     def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        if getattr(_MODE, "on", False):
+        if _in_python():
             return self.python_form()(*args, **kwargs)
         return self.dispatcher(*args, **kwargs)  # type: ignore[no-any-return]
 
@@ -127,7 +151,7 @@ def as_called(fn: Callable[_P, _R]) -> Callable[_P, _R]:
     times: inside `interpreted()`, its plain-Python form calling the kernels
     it names directly (a `Kernel`'s, or a plain function's calling kernels
     such as a built-in strategy's); else `fn` itself."""
-    if not getattr(_MODE, "on", False):
+    if not _in_python():
         return fn
     if isinstance(fn, Kernel):
         return fn.python_form()

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from backtest.jit.lazy_jit import cores, kernel
+from backtest.jit.lazy_jit import JIT_DISABLED, cores, kernel
 from backtest.loop.inputs import (
     Dealt,
     Outputs,
@@ -203,7 +203,9 @@ def loop_loaded(form: str = "shared") -> bool:
 def loop_cached() -> bool:
     """Whether the built-ins' session loop is in numba's cache on disk (so the
     first run in a process loads it in a fraction of a second, rather than
-    compiling it)."""
+    compiling it). With numba's compiler off, nothing is compiled: yes."""
+    if JIT_DISABLED:
+        return True
     from numba import types
 
     return _has(_compiled_loop("shared"), lambda fns: isinstance(fns, types.NoneType))
@@ -224,9 +226,12 @@ def _has(loop: Any, wanted: Callable[[Any], bool]) -> bool:
 def own_ready(kind: int) -> bool:
     """Whether the built-in `kind`'s own form of the loop is compiled (in
     this process, or in numba's cache on disk). Not found, it is looked for
-    again after `OWN_RECHECK` seconds (not at every chunk of a run)."""
+    again after `OWN_RECHECK` seconds (not at every chunk of a run). With
+    numba's compiler off, none is."""
     import time
 
+    if JIT_DISABLED:
+        return False
     if kind in _OWN_FOUND:
         return True
     if time.monotonic() < _OWN_MISSING.get(kind, -1.0):

@@ -21,6 +21,7 @@ from backtest.core.cards import full_shoe_counts
 from backtest.core.errors import StrategyError
 from backtest.core.hands import Hands
 from backtest.core.rules import Bet, Rules
+from backtest.jit import lazy_jit
 from backtest.jit.buffers import Buffers
 from backtest.loop import inputs, payouts, python_loop, python_results, table_rules
 from backtest.odds import N_PAYOUTS, bet_odds, joint_nets_array, outcome_table, unit_covariance
@@ -112,6 +113,11 @@ def run_chunk(
     """Run sessions lo..hi-1 for every seat; returns per-seat results and the
     hands the sessions cover (each seat plays them, unless ruined or stopped).
     `buffers`: where the chunk's hands are dealt, if the chunks of a run share them."""
+    if lazy_jit.JIT_DISABLED and not lazy_jit.interpreting():
+        # numba's compiler is off: every kernel as plain Python, wrapping
+        # around as compiled integers do (`interpreted`), in the Python loop
+        with lazy_jit.interpreted():
+            return run_chunk(config, strategies, lo, hi, ledger, True, buffers)
     hands, bounds, shoe_no = hands_for(config, lo, hi, buffers)
     table = _table(config, hands, any(strat.uses_cards for strat in strategies))
     unit = payouts.unit_results(

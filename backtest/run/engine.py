@@ -26,6 +26,7 @@ from typing import Any
 import polars as pl
 
 from backtest.core.errors import UsageError
+from backtest.jit import lazy_jit
 from backtest.jit.buffers import Buffers
 from backtest.jit.lazy_jit import interpreted
 from backtest.run.chunks import SeatResult, merge_parts, run_chunk, run_task, warm, warm_in_child
@@ -175,6 +176,7 @@ def run(
     # one) or while the loop compiles: see once it is prepared (its first
     # shoes are dealt, or read, as plain Python anyway: `generate_shoes`
     # deals a few that way while the compiled deal is not loaded)
+    force_python = force_python or lazy_jit.JIT_DISABLED  # (numba's compiler is off)
     may_interpret = executor == "local" and not own_loops and not force_python
     n, per_session, strategies = prepare(config, sessions)
     in_python = may_interpret and plays_in_python(strategies) and not _loop_loaded(config)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
+from backtest.jit import lazy_jit
 from backtest.run.config import RunConfig
 from strategies.compiled import BUILTINS
 
@@ -42,7 +43,7 @@ def kinds_to_compile(runs: Iterable[tuple[RunConfig, int]], asked: bool) -> list
         for kind in builtin_kinds(config):
             hands[kind] += n
     wanted = [k for k, n in sorted(hands.items()) if asked or n >= OWN_LOOP_HANDS]
-    if not wanted:
+    if not wanted or lazy_jit.JIT_DISABLED:  # (numba's compiler off: nothing compiles)
         return []
     from backtest.loop import session_loop  # (loads numba: only when there is a choice)
 

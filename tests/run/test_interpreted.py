@@ -419,3 +419,52 @@ def test_a_child_warms_on_generated_shoes_where_the_run_s_shoe_file_is_gone(
     assert gone.recorded is None and gone.shoe is not None and gone.shoe.decks == 6
     assert [s.strategy for s in gone.seats] == ["flat", "martingale"]
     assert there.recorded is not None and there.recorded.path == shoes
+
+
+SMALL_SWEEP = """\
+name: small
+seed: 5
+sessions: 1500
+run:
+  shoe: {decks: 8}
+  session: {bankroll: 1000, win_goal: 200}
+  table: {min: 5, max: 1000}
+  seats:
+    - strategy: martingale
+      params: {bet: banker, base: 10}
+grid:
+  seats[0].params.base: [5, 25]
+"""
+
+
+@pytest.mark.slow
+def test_with_numba_s_compiler_off_runs_and_sweeps_play_in_python(tmp_path: Path) -> None:
+    """NUMBA_DISABLE_JIT=1, numba's switch for debugging: every kernel runs
+    in its plain-Python form and every seat in the Python loop, with the
+    numbers of a compiled run, without a traceback or a warning."""
+    import os
+
+    (tmp_path / "sweep.yaml").write_text(SMALL_SWEEP, encoding="utf-8")
+    repo = Path(__file__).resolve().parents[2]
+    commands = {
+        "run": ["run", "configs/verdict.yaml", "--sessions", "3000", "-f", "json"],
+        "sweep": ["sweep", str(tmp_path / "sweep.yaml"), "-f", "json", "--out"],
+    }
+    for name, args in commands.items():
+        outputs = []
+        for off in ("1", "0"):
+            env = {**os.environ, "NUMBA_DISABLE_JIT": off}
+            out = [str(tmp_path / f"out-{off}")] if name == "sweep" else []
+            done = subprocess.run(
+                [sys.executable, "-m", "backtest", *args, *out],
+                capture_output=True,
+                text=True,
+                env=env,
+                cwd=repo,
+                timeout=600,
+            )
+            assert done.returncode == 0, done.stderr
+            if off == "1":
+                assert "Traceback" not in done.stderr and "warning" not in done.stderr, name
+            outputs.append(done.stdout)
+        assert outputs[0] == outputs[1], name
