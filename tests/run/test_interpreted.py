@@ -447,7 +447,7 @@ def test_with_numba_s_compiler_off_runs_and_sweeps_play_in_python(tmp_path: Path
     (tmp_path / "sweep.yaml").write_text(SMALL_SWEEP, encoding="utf-8")
     repo = Path(__file__).resolve().parents[2]
     commands = {
-        "run": ["run", "configs/verdict.yaml", "--sessions", "3000", "-f", "json"],
+        "run": ["run", "configs/verdict.yaml", "--sessions", "1000", "-f", "json"],
         "sweep": ["sweep", str(tmp_path / "sweep.yaml"), "-f", "json", "--out"],
     }
     for name, args in commands.items():
