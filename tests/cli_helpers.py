@@ -21,8 +21,14 @@ class Run:
     stderr: str
 
 
-def backtest_process(args: Sequence[str], cwd: Path | None = None, timeout: float = 600) -> Run:
-    """`python -m backtest ARGS` in a new process (the real error boundary and exit codes)."""
+def backtest_process(
+    args: Sequence[str],
+    cwd: Path | None = None,
+    timeout: float = 600,
+    env: Mapping[str, str] | None = None,
+) -> Run:
+    """`python -m backtest ARGS` in a new process (the real error boundary and
+    exit codes), with `env` as its environment if given."""
     proc = subprocess.run(
         [sys.executable, "-m", "backtest", *args],
         cwd=cwd,
@@ -30,6 +36,7 @@ def backtest_process(args: Sequence[str], cwd: Path | None = None, timeout: floa
         text=True,
         encoding="utf-8",
         timeout=timeout,
+        env=env,
     )
     return Run(proc.returncode, proc.stdout, proc.stderr)
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import polars as pl
 import pytest
+from cli_helpers import backtest_process
 from scenarios import SCENARIOS
 
 from backtest.loop import python_loop
@@ -455,14 +456,7 @@ def test_with_numba_s_compiler_off_runs_and_sweeps_play_in_python(tmp_path: Path
         for off in ("1", "0"):
             env = {**os.environ, "NUMBA_DISABLE_JIT": off}
             out = [str(tmp_path / f"out-{off}")] if name == "sweep" else []
-            done = subprocess.run(
-                [sys.executable, "-m", "backtest", *args, *out],
-                capture_output=True,
-                text=True,
-                env=env,
-                cwd=repo,
-                timeout=600,
-            )
+            done = backtest_process([*args, *out], cwd=repo, env=env)
             assert done.returncode == 0, done.stderr
             if off == "1":
                 assert "Traceback" not in done.stderr and "warning" not in done.stderr, name
