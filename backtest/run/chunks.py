@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from backtest.core.cards import full_shoe_counts
-from backtest.core.errors import StrategyError
+from backtest.core.errors import BacktestError, StrategyError, describe_raised
 from backtest.core.hands import Hands
 from backtest.core.rules import Bet, Rules
 from backtest.jit import lazy_jit
@@ -174,9 +174,14 @@ def run_chunk(
             fns = session_loop.functions_for(strat)
             in_loop = inputs.seat_of(strat, key)
             work = inputs.work_for(in_loop, dealt)
-            code, at, rows = session_loop.run_sessions(
-                in_loop, fns, dealt, table, stops, ev_shared, outputs, work
-            )
+            try:
+                code, at, rows = session_loop.run_sessions(
+                    in_loop, fns, dealt, table, stops, ev_shared, outputs, work
+                )
+            except Exception as exc:  # a user's compiled function raised
+                if kind_of(strat) != USER or isinstance(exc, BacktestError):
+                    raise
+                raise _compiled_raised(config, strategies, lo, hi, k, exc) from None
         else:
             try:
                 code, at, rows = python_loop.run_python(
@@ -314,6 +319,42 @@ def merge_parts(parts: Sequence[tuple[list[SeatResult], int]]) -> tuple[list[Sea
             )
         )
     return seats, sum(p[1] for p in parts)
+
+
+def _compiled_raised(
+    config: RunConfig,
+    strategies: Sequence[Strategy],
+    lo: int,
+    hi: int,
+    seat: int,
+    exc: Exception,
+) -> StrategyError:
+    """The error of a user's compiled function that raised `exc` while seat
+    `seat` played sessions lo..hi-1: the Python loop's, where the same
+    sessions played as plain Python raise it too (it names the hand and
+    the line), else `exc` and the line of the user's file it came from."""
+    import inspect
+    import warnings
+
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")  # (what Python makes of it: not the error)
+            run_chunk(config, strategies, lo, hi, force_python=True)
+    except StrategyError as found:
+        return found
+    where = describe_raised(exc)
+    if "(when the engine called it" in where:  # no line of the user's file in it
+        try:
+            source = inspect.getsourcefile(type(strategies[seat]))
+        except TypeError:
+            source = None
+        where = (
+            f"raised {type(exc).__name__}: {exc} (in {source or type(strategies[seat]).__name__})"
+        )
+    return StrategyError(
+        f"{config.source}: seats[{seat}] ({config.seats[seat].label}): {where}, "
+        f"compiled, in sessions {lo + 1}-{hi} (played as plain Python, they raise nothing)"
+    )
 
 
 def warm_in_child(raw: dict[str, Any], base_dir: str, source: str) -> None:

@@ -8,6 +8,7 @@ and sessions, to the cent, over generated shoes, limits and bankrolls.
 
 from __future__ import annotations
 
+import re
 import tempfile
 import textwrap
 import warnings
@@ -294,6 +295,65 @@ def test_a_user_function_numba_cannot_compile_names_its_file_and_line(tmp_path: 
     assert "\n" not in message
     assert f"{source}:7" in message and "Broken.k_decide cannot be compiled" in message
     assert "plain-Python Strategy" in message
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        # an index out of its array: checked, never a write over the loop's memory
+        (
+            "out[7] = 10.0",
+            r"raised IndexError: index 7 is out of bounds .*, line 6, in decide\), "
+            r"on hand 1 of shoe 1 in session 1",
+        ),
+        (
+            "if hist.shape[0] > 5:\n        raise ValueError('boom')",
+            r"raised ValueError: boom \(.*, line 7, in decide\), on hand 7 of shoe 1 in session 1",
+        ),
+        # compiled, an error; as Python, numpy's integers divide by zero with a warning
+        (
+            "out[1] = 10.0 + hist.shape[0] // (si[0] - si[0])",
+            r"raised ZeroDivisionError: integer division by zero \(in .*mine\.py\), compiled, in "
+            r"sessions 1-2 \(played as plain Python, they raise nothing\)",
+        ),
+    ],
+    ids=["out-of-bounds", "raises", "divides-by-zero"],
+)
+def test_an_error_a_users_compiled_function_raises_is_one_line_naming_it(
+    tmp_path: Path, body: str, said: str
+) -> None:
+    source = tmp_path / "mine.py"
+    source.write_text(
+        "from strategies.base import Compiled\n"
+        "from strategies._common import stateless_reset, stateless_update\n"
+        "\n"
+        "def decide(p, s, si, ctx, hist, evs, out):\n"
+        "    out[1] = 10.0\n"
+        f"    {body}\n"
+        "\n"
+        "class Faulty(Compiled):\n"
+        "    name = 'faulty'\n"
+        "    k_reset = staticmethod(stateless_reset)\n"
+        "    k_decide = staticmethod(decide)\n"
+        "    k_update = staticmethod(stateless_update)\n",
+        encoding="utf-8",
+    )
+    cfg = parse_config(
+        {
+            "seed": 1,
+            "sessions": 2,
+            "shoe": {"decks": 8},
+            "session": {"bankroll": 1000},
+            "table": {"min": 1, "max": 100},
+            "seats": [{"strategy": f"{source}:Faulty"}],
+        },
+        source="f.yaml",
+    )
+    with pytest.raises(StrategyError) as info:
+        engine.run(cfg, workers=1)
+    message = str(info.value)
+    assert "\n" not in message and message.startswith("f.yaml: seats[0] (faulty): ")
+    assert re.search(said, message), message
 
 
 def test_a_user_staking_a_bet_it_does_not_declare_is_stopped(
