@@ -23,6 +23,7 @@ from backtest.cli.shell import (
     echo,
     note,
     say_compiling_own,
+    say_compiling_users,
     say_if_compiling,
 )
 from backtest.core.errors import BacktestError, UsageError
@@ -178,6 +179,7 @@ def _run(
                         own_loops=own_loops,
                         compiling_own=say_compiling_own,
                         python_meanwhile=True,
+                        compiling_users=say_compiling_users,
                     )
                 except TooManySessions as exc:
                     raise UsageError(f"--sessions: {exc.said}") from None

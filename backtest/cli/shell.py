@@ -154,6 +154,16 @@ def say_if_compiling(in_python: bool = False) -> None:
         note(f"compiling the table (first run only, about {seconds} s)")
 
 
+def say_compiling_users() -> None:
+    """Say once, on stderr, that this run compiles the loop's form for users'
+    compiled classes (their first run on this machine)."""
+    seconds = COMPILE_SECONDS if cores() > 1 else 2 * COMPILE_SECONDS
+    note(
+        f"compiling the table for compiled strategies of your own (first run only, "
+        f"about {seconds} s)"
+    )
+
+
 def say_compiling_own(names: list[str]) -> None:
     """Say once, on stderr, which built-ins' own loops a run compiles first."""
     seconds = OWN_COMPILE_SECONDS * len(names)

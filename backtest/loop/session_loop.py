@@ -211,6 +211,17 @@ def loop_cached() -> bool:
     return _has(_compiled_loop("shared"), lambda fns: isinstance(fns, types.NoneType))
 
 
+def user_loop_cached() -> bool:
+    """Whether the loop's form for users' classes (their functions through
+    pointers) is compiled in this process or in numba's cache on disk: the
+    first run of any user's compiled class compiles it, once."""
+    if JIT_DISABLED:
+        return True
+    from numba import types
+
+    return _has(_compiled_loop("user"), lambda fns: isinstance(fns, types.BaseTuple))
+
+
 def _has(loop: Any, wanted: Callable[[Any], bool]) -> bool:
     """Whether `loop` has a signature whose `fns` type is `wanted`, compiled
     in this process or in numba's cache on disk."""

@@ -130,6 +130,7 @@ def run(
     own_loops: bool = False,
     compiling_own: Callable[[list[str]], None] | None = None,
     python_meanwhile: bool = False,
+    compiling_users: Callable[[], None] | None = None,
 ) -> RunResult:
     """Run every session of `config` for every seat.
 
@@ -167,6 +168,9 @@ def run(
     Python meanwhile, in this process, with the same numbers, and the rest
     compiled once the loop is (see `session_loop.compile_in_background`).
     A run whose seats cannot be played so (`plays_in_python`) waits.
+
+    compiling_users: called as the run starts to compile the loop's form
+    for users' compiled classes (the first run of one, on a machine).
     """
     if executor not in ("local", "dask"):
         raise UsageError(f"--executor must be local or dask, got {executor!r}")
@@ -199,6 +203,8 @@ def run(
     force_python = force_python or plain
     if not force_python:
         compile_own(own_first, compiling_own)
+        if compiling_users is not None and _user_loop_to_compile(strategies):
+            compiling_users()
     if workers is None:
         # every core for a large run; with Dask, this machine's cores (the local
         # cluster's size, and how finely the sessions are split for any cluster)
@@ -398,6 +404,16 @@ def _compile_ahead(
     if compiling is not None and (under_way or not session_loop.loop_cached()):
         compiling(in_python and under_way)  # (else this process compiles it, first)
     return under_way
+
+
+def _user_loop_to_compile(strategies: Sequence[Strategy]) -> bool:
+    """Whether a seat is a user's compiled class and the loop's form for
+    them is not compiled yet (in this process, or in numba's cache)."""
+    if not any(runs_compiled(s) and kind_of(s) == USER for s in strategies):
+        return False
+    from backtest.loop import session_loop
+
+    return not session_loop.loop_loaded("user") and not session_loop.user_loop_cached()
 
 
 def _still_compiling() -> bool:

@@ -569,3 +569,27 @@ def test_the_loop_refuses_arrays_it_writes_that_share_memory() -> None:
     far = (*args[:2], dealt_far, *args[3:6], outputs, args[7])
     with pytest.raises(ValueError, match="share memory"):
         session_loop.check_apart(far)
+
+
+def test_a_run_says_it_compiles_the_loop_for_users_classes_only_when_it_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`compiling_users` (the command line's note) is called as a run of a
+    user's compiled class starts where the loop's form for them is not
+    compiled; not where it is, nor for a run of built-ins alone."""
+    monkeypatch.setitem(registry.BUILTIN_NAMES, README_CLASS.name, README_CLASS)
+    said: list[str] = []
+    users = _config([{"strategy": README_CLASS.name}], 1, 1000, 1, 100, {})
+    builtins = _config([{"strategy": "flat"}], 1, 1000, 1, 100, {})
+    with _quiet():
+        engine.run(users, workers=1)  # (the loop's form for users: compiled, or loaded)
+        engine.run(users, workers=1, compiling_users=lambda: said.append("users"))
+        assert said == []
+        monkeypatch.setattr(session_loop, "loop_loaded", lambda form="shared": False)
+        monkeypatch.setattr(session_loop, "user_loop_cached", lambda: False)
+        engine.run(users, workers=1, compiling_users=lambda: said.append("users"))
+        assert said == ["users"]
+        engine.run(builtins, workers=1, compiling_users=lambda: said.append("builtins"))
+        assert said == ["users"]
+    monkeypatch.undo()
+    assert session_loop.user_loop_cached()  # in numba's cache on disk
