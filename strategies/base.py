@@ -315,11 +315,34 @@ class Compiled(Strategy):
 Builtin = Compiled
 
 
+#: a Compiled class's functions, and their arguments
+_FUNCTIONS = {
+    "k_reset": "p, s, si",
+    "k_init": "p, s, si, seed",
+    "k_decide": "p, s, si, ctx, hist, evs, out",
+    "k_update": "p, s, si, ctx, stakes, unit, net",
+}
+
+
 def head_params(strategy: Strategy) -> np.ndarray:
     """The common parameter head (edges, side bets) of any strategy; a
     StrategyError for a user's class whose params cannot say them."""
     if isinstance(strategy, Compiled):
-        return strategy.encode()
+        cls = type(strategy)
+        for name, args in _FUNCTIONS.items():
+            fn = getattr(cls, name, None)
+            if not callable(fn) and not (name == "k_init" and fn is None):
+                raise StrategyError(
+                    f"{cls.__name__}.{name} must be a function of ({args}), set as "
+                    f"`{name} = staticmethod(...)`; it is {'missing' if fn is None else repr(fn)}"
+                )
+        try:
+            return strategy.encode()
+        except (TypeError, ValueError):
+            raise StrategyError(
+                f"{cls.__name__}.encode_own() must return a list of numbers, got "
+                f"{strategy.encode_own()!r}"
+            ) from None
     head = np.zeros(P_OWN)
     try:
         params = strategy.params

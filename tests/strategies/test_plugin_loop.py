@@ -593,3 +593,30 @@ def test_a_run_says_it_compiles_the_loop_for_users_classes_only_when_it_does(
         assert said == ["users"]
     monkeypatch.undo()
     assert session_loop.user_loop_cached()  # in numba's cache on disk
+
+
+@pytest.mark.parametrize(
+    ("attrs", "said"),
+    [
+        (
+            {"k_update": None},
+            r"k_update must be a function of \(p, s, si, ctx, stakes, unit, net\)",
+        ),
+        ({"k_decide": 3}, r"k_decide must be a function of .*; it is 3$"),
+        (
+            {"encode_own": lambda self: "x"},
+            r"encode_own\(\) must return a list of numbers, got 'x'",
+        ),
+    ],
+    ids=["no-update", "decide-not-a-function", "encode-own-not-numbers"],
+)
+def test_a_users_class_that_is_not_a_strategy_is_one_line_before_any_hand(
+    monkeypatch: pytest.MonkeyPatch, attrs: dict[str, Any], said: str
+) -> None:
+    cls = type("Odd", (README_CLASS,), {"name": "odd", **attrs})
+    monkeypatch.setitem(registry.BUILTIN_NAMES, cls.name, cls)
+    with pytest.raises(StrategyError) as info:
+        engine.run(_config([{"strategy": "odd"}], 1, 1000, 1, 100, {}), workers=1)
+    message = str(info.value)
+    assert "\n" not in message and "seats[0] (odd): Odd." in message
+    assert re.search(said, message), message
