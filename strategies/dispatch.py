@@ -363,9 +363,11 @@ def _adapted(cls: type[Compiled], hook: str) -> Callable[..., Any]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numba calls first-class functions experimental
         if fn is not None:
-            # indices checked: an index out of its array is an IndexError,
-            # never a write over the loop's memory
-            own = njit(_own_args(hook, body), boundscheck=True)(getattr(fn, "py_func", fn))
+            # indices checked (`bounds_checked`): an index out of its array is
+            # an IndexError, never a write over the loop's memory
+            own = njit(_own_args(hook, body), boundscheck=cls.bounds_checked)(
+                getattr(fn, "py_func", fn)
+            )
             names["f"] = own
             if hook == "decide":
                 body = _decide_body(cls, own.nopython_signatures[0].return_type, types)

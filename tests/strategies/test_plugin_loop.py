@@ -677,3 +677,16 @@ def test_a_users_compiled_function_that_never_returns_is_stopped_by_a_signal(
     finally:
         run.kill()
         run.wait()
+
+
+def test_a_users_class_unchecked_plays_as_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`bounds_checked = False` compiles a user's functions without index
+    checks: the same numbers, for a class whose indices are right."""
+    unchecked = type("Unchecked", (README_CLASS,), {"name": "unchecked", "bounds_checked": False})
+    frames = []
+    for cls in (README_CLASS, unchecked):
+        monkeypatch.setitem(registry.BUILTIN_NAMES, cls.name, cls)
+        with _quiet():
+            result = engine.run(_config([{"strategy": cls.name}], 3, 1000, 1, 100, {}), workers=1)
+        frames.append(result.sessions.drop("seat", "strategy"))
+    assert frames[0].equals(frames[1]) and frames[0]["bets"].sum() > 0
