@@ -400,6 +400,11 @@ def _decide_body(cls: type[Compiled], returns: Any, types: Any) -> str:
     if isinstance(returns, types.NoneType):
         return f"{call}\n    return SEVERAL, 1.0"
     if isinstance(returns, types.BaseTuple) and len(returns) == 2:
+        if not isinstance(returns[0], types.Integer):
+            raise TypeError(
+                f"k_decide returns {returns}: the bet of (bet, stake) must be a whole "
+                f"number, its code (0 Player, 1 Banker, 2 Tie, ...)"
+            )
         return f"b, x = {call}\n    return np.int64(b), np.float64(x)"
     if isinstance(returns, types.Number) and cls.bet_slot >= 0:
         return f"return np.int64(p[{int(cls.bet_slot)}]), np.float64({call})"

@@ -690,3 +690,36 @@ def test_a_users_class_unchecked_plays_as_checked(monkeypatch: pytest.MonkeyPatc
             result = engine.run(_config([{"strategy": cls.name}], 3, 1000, 1, 100, {}), workers=1)
         frames.append(result.sessions.drop("seat", "strategy"))
     assert frames[0].equals(frames[1]) and frames[0]["bets"].sum() > 0
+
+
+def test_a_users_decide_returning_a_bet_that_is_not_a_whole_number_is_refused(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "mine.py"
+    source.write_text(
+        "from strategies.base import Compiled\n"
+        "from strategies._common import stateless_reset, stateless_update\n"
+        "\n"
+        "def decide(p, s, si, ctx, hist, evs, out):\n"
+        "    return 1.5, 10.0\n"
+        "\n"
+        "class Halves(Compiled):\n"
+        "    name = 'halves'\n"
+        "    k_reset = staticmethod(stateless_reset)\n"
+        "    k_decide = staticmethod(decide)\n"
+        "    k_update = staticmethod(stateless_update)\n",
+        encoding="utf-8",
+    )
+    cfg = parse_config(
+        {
+            "seed": 1,
+            "sessions": 2,
+            "shoe": {"decks": 8},
+            "session": {"bankroll": 1000},
+            "table": {"min": 1, "max": 100},
+            "seats": [{"strategy": f"{source}:Halves"}],
+        },
+        source="h.yaml",
+    )
+    with pytest.raises(StrategyError, match=r"the bet of \(bet, stake\) must be a whole number"):
+        engine.run(cfg, workers=1)
