@@ -195,11 +195,15 @@ def run_chunk(
                 ) from None
         if code != table_rules.PLACE_OK:
             seat = config.seats[k]
-            raise StrategyError(
+            said = StrategyError(
                 f"{config.source}: seats[{k}] ({seat.label}) "
                 f"{table_rules.PLACE_ERRORS[int(code)]} "
                 f"{_hand_words(hands, shoe_no, bounds, lo, at)}{_why(int(code), config, table)}"
             )
+            if runs_compiled(strat) and kind_of(strat) == USER and not force_python:
+                # the Python loop's words name the bet and the stake
+                said = _said_in_python(config, strategies, lo, hi) or said
+            raise said
         ledger_cols = None
         if ledger:
             idx = outputs.led_idx[:rows]
@@ -334,13 +338,9 @@ def _compiled_raised(
     sessions played as plain Python raise it too (it names the hand and
     the line), else `exc` and the line of the user's file it came from."""
     import inspect
-    import warnings
 
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")  # (what Python makes of it: not the error)
-            run_chunk(config, strategies, lo, hi, force_python=True)
-    except StrategyError as found:
+    found = _said_in_python(config, strategies, lo, hi)
+    if found is not None:
         return found
     where = describe_raised(exc)
     if "(when the engine called it" in where:  # no line of the user's file in it
@@ -355,6 +355,22 @@ def _compiled_raised(
         f"{config.source}: seats[{seat}] ({config.seats[seat].label}): {where}, "
         f"compiled, in sessions {lo + 1}-{hi} (played as plain Python, they raise nothing)"
     )
+
+
+def _said_in_python(
+    config: RunConfig, strategies: Sequence[Strategy], lo: int, hi: int
+) -> StrategyError | None:
+    """The error sessions lo..hi-1 end in, played as plain Python (whose
+    words say the hand, the bet, the stake and the line), or None."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")  # (what Python makes of it: not the error)
+            run_chunk(config, strategies, lo, hi, force_python=True)
+    except StrategyError as found:
+        return found
+    return None
 
 
 def warm_in_child(raw: dict[str, Any], base_dir: str, source: str) -> None:

@@ -316,17 +316,20 @@ def test_a_user_function_numba_cannot_compile_names_its_file_and_line(tmp_path: 
             r"raised ZeroDivisionError: integer division by zero \(in .*mine\.py\), compiled, in "
             r"sessions 1-2 \(played as plain Python, they raise nothing\)",
         ),
+        # the table's rules refuse the stake: the Python loop's words name it
+        ("out[1] = np.nan", r"the stake on banker must be 0 or more, got nan, on hand 1 of shoe 1"),
+        ("out[1] = -5.0", r"the stake on banker must be 0 or more, got -5.0, on hand 1 of shoe 1"),
     ],
-    ids=["out-of-bounds", "raises", "divides-by-zero"],
+    ids=["out-of-bounds", "raises", "divides-by-zero", "nan-stake", "negative-stake"],
 )
 def test_an_error_a_users_compiled_function_raises_is_one_line_naming_it(
     tmp_path: Path, body: str, said: str
 ) -> None:
     source = tmp_path / "mine.py"
     source.write_text(
+        "import numpy as np\n"
         "from strategies.base import Compiled\n"
         "from strategies._common import stateless_reset, stateless_update\n"
-        "\n"
         "def decide(p, s, si, ctx, hist, evs, out):\n"
         "    out[1] = 10.0\n"
         f"    {body}\n"
