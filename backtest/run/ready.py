@@ -12,6 +12,7 @@ config can be named rather than found: `backtest run verdict`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,8 +49,16 @@ def _description(path: Path) -> str:
     except OSError:
         return ""
     text = " ".join(words)
-    end = text.find(". ")
+    # the first ". " that ends a sentence: not an abbreviation's ("e.g. ", "i.e. ")
+    end = next(
+        (m.start() for m in re.finditer(r"\. ", text) if not text[: m.start()].endswith(_SHORT)),
+        -1,
+    )
     return text[: end + 1] if end >= 0 else text
+
+
+#: abbreviations whose full stop does not end a sentence
+_SHORT = ("e.g", "i.e", "etc", "vs", "cf")
 
 
 def ready_configs() -> list[Ready]:

@@ -75,3 +75,11 @@ def test_a_ready_config_runs_a_few_sessions_as_written(path: Path) -> None:
     assert list(result.summary["seat"]) == [seat.label for seat in config.seats]
     assert (result.summary["sessions"] == SMOKE_SESSIONS).all()
     assert result.summary["wagered"].sum() > 0, "no seat placed a bet"
+
+
+def test_a_description_runs_past_an_abbreviation_to_its_sentence_s_end(tmp_path: Path) -> None:
+    from backtest.run.ready import _description
+
+    path = tmp_path / "c.yaml"
+    path.write_text("# Patterns mapped to a bet, e.g. PPB: P. More\n# words.\nseed: 1\n")
+    assert _description(path) == "Patterns mapped to a bet, e.g. PPB: P."

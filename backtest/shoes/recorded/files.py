@@ -212,6 +212,13 @@ def _check_hands_fit(hands: Hands, decks: int, source: str, road: str | None) ->
     raise too_many_hands(source, where, int(counts[k]), decks)
 
 
+def _shortened(text: str, most: int) -> str:
+    """`text`, or its words that fit in `most` characters and an ellipsis."""
+    if len(text) <= most:
+        return text
+    return text[: most - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
+
+
 def _tried_all(text: str, source: str, decks: int, first: ShoeFormatError) -> ShoeFormatError:
     """The error for text no format reads: each format tried, and the first
     reason it gave up."""
@@ -224,7 +231,7 @@ def _tried_all(text: str, source: str, decks: int, first: ShoeFormatError) -> Sh
             reason = "read, but not the format the content suggested"
         except ShoeFormatError as exc:
             reason = ": ".join(str(exc).removeprefix(source).lstrip(", :").split(": ")[:2])
-        reasons.append(f"{KIND_WORDS[kind]}: {reason[:80]}")
+        reasons.append(f"{KIND_WORDS[kind]}: {_shortened(reason, 80)}")
     return ShoeFormatError(
         f"{source}: cannot tell what kind of shoe file this is; tried "
         + "; ".join(reasons)

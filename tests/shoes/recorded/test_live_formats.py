@@ -434,3 +434,13 @@ def test_run_names_standard_input_in_its_errors(
         monkeypatch, capsys, "run", str(repo_root / "configs" / "verdict.yaml"), "--shoes", "-"
     )
     assert code == 1 and err.startswith("error: standard input, line 1"), err
+
+
+def test_each_format_s_reason_is_cut_between_words() -> None:
+    from backtest.shoes.recorded.files import _shortened
+
+    assert _shortened("short enough", 80) == "short enough"
+    long = "an outcome CSV: line 1, column 1: unknown column 'garbage lorem ipsum %%'; an outcome-level CSV ; x"
+    cut = _shortened(long, 80)
+    assert len(cut) <= 80 and cut.endswith("…") and long.startswith(cut[:-1])
+    assert long[len(cut) - 1] == " "  # a whole word before the ellipsis
