@@ -186,6 +186,21 @@ def test_the_python_loop_asks_a_built_in_as_the_compiled_loop_does() -> None:
     assert python_builtins.hooks(README_CLASS(), unit, 1) is None
 
 
+def _file_config(seat: str, source: str, bankroll: int = 1000, table_max: int = 100) -> Any:
+    """Two sessions of one seat, `seat` (a user's FILE:CLASS), as config `source`."""
+    return parse_config(
+        {
+            "seed": 1,
+            "sessions": 2,
+            "shoe": {"decks": 8},
+            "session": {"bankroll": bankroll},
+            "table": {"min": 1, "max": table_max},
+            "seats": [{"strategy": seat}],
+        },
+        source=source,
+    )
+
+
 @contextmanager
 def _quiet() -> Iterator[None]:
     """Warnings of stakes off the table's limits: what these tables are for."""
@@ -278,17 +293,7 @@ def test_a_user_function_numba_cannot_compile_names_its_file_and_line(tmp_path: 
     """),
         encoding="utf-8",
     )
-    cfg = parse_config(
-        {
-            "seed": 1,
-            "sessions": 2,
-            "shoe": {"decks": 8},
-            "session": {"bankroll": 100},
-            "table": {"min": 1, "max": 10},
-            "seats": [{"strategy": f"{source}:Broken"}],
-        },
-        source="b.yaml",
-    )
+    cfg = _file_config(f"{source}:Broken", "b.yaml", 100, 10)
     with pytest.raises(StrategyError) as info:
         engine.run(cfg, workers=1)
     message = str(info.value)
@@ -341,17 +346,7 @@ def test_an_error_a_users_compiled_function_raises_is_one_line_naming_it(
         "    k_update = staticmethod(stateless_update)\n",
         encoding="utf-8",
     )
-    cfg = parse_config(
-        {
-            "seed": 1,
-            "sessions": 2,
-            "shoe": {"decks": 8},
-            "session": {"bankroll": 1000},
-            "table": {"min": 1, "max": 100},
-            "seats": [{"strategy": f"{source}:Faulty"}],
-        },
-        source="f.yaml",
-    )
+    cfg = _file_config(f"{source}:Faulty", "f.yaml", 1000, 100)
     with pytest.raises(StrategyError) as info:
         engine.run(cfg, workers=1)
     message = str(info.value)
@@ -713,16 +708,6 @@ def test_a_users_decide_returning_a_bet_that_is_not_a_whole_number_is_refused(
         "    k_update = staticmethod(stateless_update)\n",
         encoding="utf-8",
     )
-    cfg = parse_config(
-        {
-            "seed": 1,
-            "sessions": 2,
-            "shoe": {"decks": 8},
-            "session": {"bankroll": 1000},
-            "table": {"min": 1, "max": 100},
-            "seats": [{"strategy": f"{source}:Halves"}],
-        },
-        source="h.yaml",
-    )
+    cfg = _file_config(f"{source}:Halves", "h.yaml", 1000, 100)
     with pytest.raises(StrategyError, match=r"the bet of \(bet, stake\) must be a whole number"):
         engine.run(cfg, workers=1)
