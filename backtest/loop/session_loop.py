@@ -20,7 +20,7 @@ is 100 * D ticks and every sum is an integer.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from functools import cache
 from types import FunctionType
 from typing import Any
@@ -86,33 +86,8 @@ def run_sessions(
             loop.compile(_signature(args))
             # one signature: other functions in `fns` are converted to it, never compiled anew
             loop.disable_compile()
-        with _signals_end_at_once() if dispatch.is_user(fns) else nullcontext():
-            code, at, rows = loop(*args)
+        code, at, rows = loop(*args)
     return int(code), int(at), int(rows)
-
-
-@contextmanager
-def _signals_end_at_once() -> Iterator[None]:
-    """While a user's compiled functions run: Ctrl-C and SIGTERM end the
-    process at once, as their defaults do. Python runs its handlers between
-    its own instructions, never inside compiled code, where a user's function
-    may loop for ever. (What a run killed so leaves, the next one removes.)
-    Only the main thread may set them; another's run keeps them."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-    for sig in saved:
-        signal.signal(sig, signal.SIG_DFL)
-    try:
-        yield
-    finally:
-        for sig, handler in saved.items():
-            if handler is not None:  # (None: set outside Python, left as it is)
-                signal.signal(sig, handler)
 
 
 def check_apart(args: tuple[Any, ...]) -> None:

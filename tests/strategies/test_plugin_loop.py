@@ -620,63 +620,6 @@ def test_a_users_class_that_is_not_a_strategy_is_one_line_before_any_hand(
     assert re.search(said, message), message
 
 
-FOREVER = """\
-from strategies.base import Compiled
-from strategies._common import stateless_reset, stateless_update
-
-def decide(p, s, si, ctx, hist, evs, out):
-    i = 0
-    while i >= 0:  # never ends
-        i = (i + 1) % 7
-    out[1] = 10.0
-
-class Forever(Compiled):
-    name = "forever"
-    k_reset = staticmethod(stateless_reset)
-    k_decide = staticmethod(decide)
-    k_update = staticmethod(stateless_update)
-"""
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(("sig", "code"), [("SIGINT", 130), ("SIGTERM", 143)])
-def test_a_users_compiled_function_that_never_returns_is_stopped_by_a_signal(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sig: str, code: int
-) -> None:
-    """Python's handlers never run inside compiled code: while a user's
-    functions run, Ctrl-C and SIGTERM end the process as their defaults do."""
-    import signal
-    import subprocess
-    import sys
-    import time
-
-    (tmp_path / "forever.py").write_text(FOREVER, encoding="utf-8")
-    config = tmp_path / "forever.yaml"
-    config.write_text(
-        "seed: 1\nsessions: 5\nshoe: {decks: 8}\nsession: {bankroll: 1000}\n"
-        "table: {min: 10, max: 1000}\nseats:\n  - strategy: forever.py:Forever\n",
-        encoding="utf-8",
-    )
-    # the loop's form for users' classes, compiled (or loaded) beforehand
-    monkeypatch.setitem(registry.BUILTIN_NAMES, README_CLASS.name, README_CLASS)
-    with _quiet():
-        engine.run(_config([{"strategy": README_CLASS.name}], 1, 1000, 1, 100, {}), workers=1)
-    run = subprocess.Popen(
-        [sys.executable, "-m", "backtest", "run", str(config)],
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        time.sleep(6)  # (its functions compiled, and looping)
-        assert run.poll() is None
-        run.send_signal(getattr(signal, sig))
-        assert run.wait(timeout=20) in (code, -getattr(signal, sig))
-    finally:
-        run.kill()
-        run.wait()
-
-
 def test_a_users_class_unchecked_plays_as_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     """`bounds_checked = False` compiles a user's functions without index
     checks: the same numbers, for a class whose indices are right."""
