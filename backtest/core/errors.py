@@ -44,11 +44,12 @@ class MissingDataError(BacktestError):
     """A recorded shoe lacks a column a bet needs to be settled."""
 
 
-def describe_raised(error: BaseException) -> str:
+def describe_raised(error: BaseException, nowhere: str | None = None) -> str:
     """An error a strategy's own code raised, in one line: what, and the
     innermost line of the strategy's own code (not the engine's, nor, if it
-    can tell, a library's it called: numpy, the standard library). Our own
-    errors are their message."""
+    can tell, a library's it called: numpy, the standard library), or where
+    none is, `nowhere` (by default, a hint at the methods' signatures). Our
+    own errors are their message."""
     if isinstance(error, BacktestError):
         return str(error)
     # worked out here, on an error, not when every command starts
@@ -75,12 +76,15 @@ def describe_raised(error: BaseException) -> str:
         if not f.filename.startswith(engine_code)
     ]
     own = [f for f in frames if not f.filename.startswith(library_code)] or frames
-    where = (
-        f" ({own[-1].filename}, line {own[-1].lineno}, in {own[-1].name})"
-        if own
-        else " (when the engine called it: check the methods' signatures, stakes(self, view), "
-        "update(self, view, result), start_session(self, seed), __init__(self, params))"
-    )
+    if own:
+        where = f" ({own[-1].filename}, line {own[-1].lineno}, in {own[-1].name})"
+    elif nowhere is not None:
+        where = nowhere
+    else:
+        where = (
+            " (when the engine called it: check the methods' signatures, stakes(self, view), "
+            "update(self, view, result), start_session(self, seed), __init__(self, params))"
+        )
     message = " ".join(str(error).split())  # one line
     return f"raised {type(error).__name__}: {message}{where}"
 

@@ -342,15 +342,12 @@ def _compiled_raised(
     found = _said_in_python(config, strategies, lo, hi)
     if found is not None:
         return found
-    where = describe_raised(exc)
-    if "(when the engine called it" in where:  # no line of the user's file in it
-        try:
-            source = inspect.getsourcefile(type(strategies[seat]))
-        except TypeError:
-            source = None
-        where = (
-            f"raised {type(exc).__name__}: {exc} (in {source or type(strategies[seat]).__name__})"
-        )
+    try:
+        source = inspect.getsourcefile(type(strategies[seat]))
+    except TypeError:
+        source = None
+    # where no line of the user's file is in the traceback: the file
+    where = describe_raised(exc, nowhere=f" (in {source or type(strategies[seat]).__name__})")
     return StrategyError(
         f"{config.source}: seats[{seat}] ({config.seats[seat].label}): {where}, "
         f"compiled, in sessions {lo + 1}-{hi} (played as plain Python, they raise nothing)"
