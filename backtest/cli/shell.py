@@ -136,6 +136,11 @@ def echo(text: str) -> None:
 COMPILE_SECONDS = 20
 
 
+def _compile_seconds() -> int:
+    """About how long a form of the loop takes to compile on this machine."""
+    return COMPILE_SECONDS if cores() > 1 else 2 * COMPILE_SECONDS
+
+
 def say_if_compiling(in_python: bool = False) -> None:
     """Say once, on stderr, that this run compiles the table (the session
     loop is not in numba's cache yet), rather than show a bar stuck at 0;
@@ -144,7 +149,7 @@ def say_if_compiling(in_python: bool = False) -> None:
 
     if session_loop.loop_cached():
         return
-    seconds = COMPILE_SECONDS if cores() > 1 else 2 * COMPILE_SECONDS
+    seconds = _compile_seconds()
     if in_python:
         note(
             f"compiling the table in the background (first run only, about {seconds} s); "
@@ -157,7 +162,7 @@ def say_if_compiling(in_python: bool = False) -> None:
 def say_compiling_users() -> None:
     """Say once, on stderr, that this run compiles the loop's form for users'
     compiled classes (their first run on this machine)."""
-    seconds = COMPILE_SECONDS if cores() > 1 else 2 * COMPILE_SECONDS
+    seconds = _compile_seconds()
     note(
         f"compiling the table for compiled strategies of your own (first run only, "
         f"about {seconds} s)"
