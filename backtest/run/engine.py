@@ -413,7 +413,7 @@ def _user_loop_to_compile(strategies: Sequence[Strategy]) -> bool:
         return False
     from backtest.loop import session_loop
 
-    return not session_loop.loop_loaded("user") and not session_loop.user_loop_cached()
+    return not session_loop.user_loop_cached()
 
 
 def _still_compiling() -> bool:

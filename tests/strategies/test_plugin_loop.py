@@ -583,7 +583,6 @@ def test_a_run_says_it_compiles_the_loop_for_users_classes_only_when_it_does(
         engine.run(users, workers=1)  # (the loop's form for users: compiled, or loaded)
         engine.run(users, workers=1, compiling_users=lambda: said.append("users"))
         assert said == []
-        monkeypatch.setattr(session_loop, "loop_loaded", lambda form="shared": False)
         monkeypatch.setattr(session_loop, "user_loop_cached", lambda: False)
         engine.run(users, workers=1, compiling_users=lambda: said.append("users"))
         assert said == ["users"]
