@@ -31,14 +31,14 @@ from backtest.run.config import parse_config
 from strategies import compiled, registry
 from strategies.registry import BUILTIN_NAMES
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "strategies.md"
 
 
 def _readme_compiled() -> type:
-    """The README's compiled strategy, as written, loaded from a file as a
+    """docs/strategies.md's compiled strategy, as written, loaded from a file as a
     config names it (`file.py:Class`)."""
     text = README.read_text(encoding="utf-8")
-    start = text.index("```python\n", text.index("### Your own strategy, compiled")) + 10
+    start = text.index("```python\n", text.index("## Your own strategy, compiled")) + 10
     folder = Path(tempfile.mkdtemp(prefix="readme-compiled-"))
     (folder / "readme_compiled.py").write_text(
         text[start : text.index("```", start)], encoding="utf-8"

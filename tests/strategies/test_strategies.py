@@ -1293,9 +1293,11 @@ class DoubleAfterLoss(Strategy):
 
 
 def _readme_block(after: str) -> str:
-    """The first ```python block of the README after the text `after`: the
-    tests run the README's own code, not a copy that could drift from it."""
-    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    """The first ```python block after the text `after` in the README or a page
+    of docs/: the tests run the pages' own code, not a copy that could drift."""
+    root = Path(__file__).resolve().parents[2]
+    pages = [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+    text = "\n".join(page.read_text(encoding="utf-8") for page in pages)
     start = text.index("```python\n", text.index(after)) + len("```python\n")
     return text[start : text.index("```", start)]
 
@@ -2432,10 +2434,10 @@ def test_the_counter_places_no_lone_pair_bet_where_the_table_takes_none() -> Non
 
 
 def test_the_readme_s_python_example_runs(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The README's 'From Python' block, as written (from the project's folder)."""
+    """docs/python.md's first block, as written (from the project's folder)."""
     monkeypatch.chdir(Path(__file__).resolve().parents[2])
     scope: dict[str, Any] = {}
-    exec(compile(_readme_block("## From Python"), "README.md", "exec"), scope)
+    exec(compile(_readme_block("# From Python\n"), "docs/python.md", "exec"), scope)
     result = scope["result"]
     assert result.summary["seat"].to_list() == [
         "Flat Banker",
