@@ -159,18 +159,19 @@ def _commands(block: Block) -> list[list[str]]:
 
 
 def _parse(args: list[str]) -> None:
-    """Resolve `args` to a command and parse its options, as click would
-    before running it: an unknown command or option raises. (typer may
-    bundle its own copy of click, so the group is told by its method.)"""
+    """Resolve `args` to a command and parse its options and arguments as
+    click does before it runs one: an unknown command or option, an option
+    without its value or an argument too many raises. (typer may bundle its
+    own copy of click, so a group is told by its method.)"""
     command: Any = typer.main.get_command(cli.app)
-    ctx = command.make_context("backtest", list(args), resilient_parsing=True)
+    ctx = command.context_class(command, info_name="backtest")
+    rest = list(args)
     while hasattr(command, "resolve_command"):
-        rest = [*getattr(ctx, "_protected_args", []), *ctx.args]
-        name, found, rest = command.resolve_command(ctx, rest)
-        assert found is not None and name is not None, args
-        command = found
-        ctx = command.make_context(name, rest, parent=ctx, resilient_parsing=True)
-    assert not ctx.args, f"{args}: unexpected {ctx.args}"
+        _, rest, _ = command.make_parser(ctx).parse_args(rest)
+        name, command, rest = command.resolve_command(ctx, rest)
+        ctx = command.context_class(command, info_name=name, parent=ctx)
+    _, extra, _ = command.make_parser(ctx).parse_args(rest)
+    assert not extra, f"{args}: unexpected {extra}"
 
 
 SHELL_BLOCKS = [b for b in blocks("sh") if _commands(b)]
