@@ -270,11 +270,11 @@ C_REFERENCE = ROOT.parent / "shared" / "bench" / "c_reference.c"
 
 
 def bench_user_compiled(timed: Timed, sessions: int) -> None:
-    """The README's compiled user strategy, through the loop (first-class functions)."""
+    """docs/strategies.md's compiled user strategy, through the loop (first-class functions)."""
     import re
 
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = text.index("```python\n", text.index("### Your own strategy, compiled")) + 10
+    text = (ROOT / "docs" / "strategies.md").read_text(encoding="utf-8")
+    start = text.index("```python\n", text.index("## Your own strategy, compiled")) + 10
     folder = Path(tempfile.mkdtemp())
     (folder / "readme_compiled.py").write_text(text[start : text.index("```", start)])
     name = f"{folder / 'readme_compiled.py'}:" + re.search(
