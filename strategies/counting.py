@@ -8,17 +8,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from backtest.core.errors import StrategyError
-from backtest.core.rules import Bet
+from backtest.core.rules import PAIR_ALONE, PAIR_MASK, Bet
 from backtest.jit.lazy_jit import jit
 from strategies._common import stateless_reset, stateless_update
 from strategies.base import Builtin
 from strategies.params import CommonParams, Money, param
-from strategies.slots import N_BETS, P_OWN, P_PAIRS_ALONE, SEVERAL
+from strategies.slots import N_BETS, P_OWN, P_PAIRS_ALONE, SEVERAL, combination
 
 BASE = P_OWN
 MIN_EV = P_OWN + 1
 MASK = P_OWN + 2
-_TIE, _PLAYER_PAIR, _BANKER_PAIR = Bet.TIE.code, Bet.PLAYER_PAIR.code, Bet.BANKER_PAIR.code
 
 
 @dataclass(frozen=True)
@@ -56,11 +55,7 @@ class CounterParams(CommonParams):
 def _favourable(p: np.ndarray, evs: np.ndarray, b: int, pairs: bool) -> bool:
     """Whether the counter stakes bet `b`: one it considers, whose EV is above
     `min_ev`; a pair bet only with `pairs`."""
-    return (
-        p[MASK + b] == 1.0
-        and evs[b] > p[MIN_EV]
-        and (pairs or (b != _PLAYER_PAIR and b != _BANKER_PAIR))
-    )
+    return p[MASK + b] == 1.0 and evs[b] > p[MIN_EV] and (pairs or ((PAIR_MASK >> b) & 1) == 0)
 
 
 def _counter_decide(
@@ -74,13 +69,13 @@ def _counter_decide(
 ) -> tuple[int, float]:
     n = 0
     pick = 0
-    main = False
+    placed = 0  # the favourable bets, as a `rules.bet_mask`
     for b in range(N_BETS):
         if _favourable(p, evs, b, True):
             n += 1
             pick = b
-            main = main or b <= _TIE
-    pairs = main or p[P_PAIRS_ALONE] != 0.0
+            placed |= 1 << b
+    pairs = combination(placed, True, p[P_PAIRS_ALONE] == 0.0) != PAIR_ALONE
     if not pairs:  # a pair bet the table takes only beside a main bet: the others alone
         n = 0
         pick = 0

@@ -1,12 +1,18 @@
 """The layout of the arrays a compiled strategy reads and writes: the context
 of the coming hand, the head of every parameter vector, the state's sizes, and
-the codes of the common parameters."""
+the codes of the common parameters. Every per-bet part follows `Bet` (one
+entry a bet, at its `Bet.code`), and which bets combine is `rules.combination`'s."""
 
 from __future__ import annotations
 
+from backtest.core import rules
 from backtest.core.rules import Bet
+from backtest.jit.lazy_jit import jit
 
 N_BETS = len(Bet)
+
+#: `rules.combination`, for compiled code (the loop's and the strategies')
+combination = jit(rules.combination)
 
 # layout of the context array a compiled strategy reads
 CTX_BANKROLL = 0  # bankroll before the hand, in currency units
@@ -20,9 +26,9 @@ CTX_SIZE = 8
 P_ON_MAX = 0  # 0 reset, 1 cap
 P_ON_BANKROLL = 1  # 0 stop, 1 all-in
 P_ON_PUSH = 2  # 0 stand, 1 reset
-P_SIDE = 3  # 3 .. 9: side-bet stakes in Bet order
-P_PAIRS_ALONE = 10  # 1 when the table takes a pair bet with no main bet (see `at_table`)
-P_OWN = 11  # first strategy-specific slot
+P_SIDE = 3  # P_SIDE + bet.code: the side-bet stake on each bet
+P_PAIRS_ALONE = P_SIDE + N_BETS  # 1 when the table takes a pair bet with no main bet (`at_table`)
+P_OWN = P_PAIRS_ALONE + 1  # first strategy-specific slot
 
 #: the bet a `picks_one` strategy's decide returns when it stakes more than
 #: one bet on the hand: it has then written every stake in `out`

@@ -62,8 +62,38 @@ class Bet(StrEnum):
 
 
 _BET_CODES = {b: i for i, b in enumerate(Bet)}
+#: the bets on who wins, first in `Bet` and in `Winner`'s order: a winner's
+#: code is the code of the bet on it
 MAIN_BETS = (Bet.PLAYER, Bet.BANKER, Bet.TIE)
+#: the bets a table may take only beside a main bet (`Rules.pairs_need_main_bet`)
 PAIR_BETS = (Bet.PLAYER_PAIR, Bet.BANKER_PAIR)
+#: the two sides a table may refuse together on one hand (`Rules.player_and_banker_together`)
+SIDES = (Bet.PLAYER, Bet.BANKER)
+
+
+def bet_mask(bets: Iterable[Bet | str]) -> int:
+    """The bets as one number: bit `Bet.code` set for each."""
+    return sum(1 << Bet(b).code for b in set(bets))
+
+
+MAIN_MASK, PAIR_MASK, SIDES_MASK = bet_mask(MAIN_BETS), bet_mask(PAIR_BETS), bet_mask(SIDES)
+
+# what `combination` answers
+TAKEN, BOTH_SIDES, PAIR_ALONE = 0, 1, 2
+
+
+def combination(placed: int, pb_together: bool, pairs_need_main: bool) -> int:
+    """Whether a table takes the bets `placed` (a `bet_mask`) together on one
+    hand: TAKEN, or why not (BOTH_SIDES, PAIR_ALONE). `pb_together` and
+    `pairs_need_main` are the `Rules`' `player_and_banker_together` and
+    `pairs_need_main_bet`. Plain Python that numba compiles as it is: the
+    session loops ask it too (`table_rules`)."""
+    if not pb_together and (placed & SIDES_MASK) == SIDES_MASK:
+        return BOTH_SIDES
+    if pairs_need_main and (placed & PAIR_MASK) != 0 and (placed & MAIN_MASK) == 0:
+        return PAIR_ALONE
+    return TAKEN
+
 
 # --- rules settings -----------------------------------------------------------
 
@@ -300,12 +330,13 @@ def check_bets(bets: Mapping[Bet, Stake], rules: Rules) -> None:
             raise RulesError(
                 f"the {rules.name} table does not offer the {bet} bet (offered: {offered})"
             )
-    if not rules.player_and_banker_together and {Bet.PLAYER, Bet.BANKER} <= placed:
+    why = combination(bet_mask(placed), rules.player_and_banker_together, rules.pairs_need_main_bet)
+    if why == BOTH_SIDES:
         raise RulesError(
             f"the {rules.name} table does not take Player and Banker on one hand: "
             "bet Player (with Tie) or Banker (with Tie)"
         )
-    if rules.pairs_need_main_bet and placed & set(PAIR_BETS) and not placed & set(MAIN_BETS):
+    if why == PAIR_ALONE:
         raise RulesError(
             f"at the {rules.name} table a pair bet needs a Player, Banker or Tie bet beside it"
         )
@@ -318,6 +349,7 @@ __all__ = [
     "MAX_PAYOUT",
     "MAX_PAYOUT_DENOMINATOR",
     "PAIR_BETS",
+    "SIDES",
     "Bet",
     "Hand",
     "HandResult",
@@ -325,7 +357,9 @@ __all__ = [
     "Rules",
     "Winner",
     "banker_draws",
+    "bet_mask",
     "check_bets",
+    "combination",
     "deal_hand",
     "deal_hands",
     "hand_total",

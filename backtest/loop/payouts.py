@@ -29,11 +29,11 @@ UNKNOWN = np.iinfo(np.int64).min
 def unit_results(
     hands: Hands, rules: Rules, bets: Collection[Bet] | None = None, buffers: Buffers | None = None
 ) -> np.ndarray:
-    """(7, n) int64: row b is bet b's net per unit staked on every hand, in
-    1/rules.money_denominator.
+    """(len(Bet), n) int64: row b is bet b's net per unit staked on every
+    hand, in 1/rules.money_denominator.
 
     One row per bet, so that a loop over the hands that reads one bet streams
-    through 8 bytes a hand rather than a 56-byte row of every bet. A bet the
+    through 8 bytes a hand rather than a row of every bet. A bet the
     table does not offer, or one the recorded shoe cannot settle (a needed
     column is missing), is UNKNOWN on every hand.
 

@@ -120,14 +120,14 @@ class _Seat:
             p[P_ON_MAX] == 0.0,
         )
         self.min_l = [int(x) for x in min_c]
-        # the short path's bounds on a single stake, by bet code; code 7, an
-        # unknown bet, never takes it
+        # the short path's bounds on a single stake, by bet code; code N_BETS,
+        # an unknown bet, never takes it
         fast = np.zeros((2, N_BETS), np.int64)
         has_side = any(x > 0.0 for x in side)
         short_path_bounds(min_c, max_c, offered, table.pairs_need_main, int(has_side), fast)
         self.low = fast[0].tolist() + [1]
         self.high = fast[1].tolist() + [0]
-        # by bet code (7 an unknown bet): stakes whose cents lie within the
+        # by bet code (N_BETS an unknown bet): stakes whose cents lie within the
         # short path's bounds, and their cents with the bets placed, ((code, cents),)
         self.fits: list[dict[float, tuple[int, tuple[tuple[int, int]]]]] = [
             {} for _ in range(N_BETS + 1)
@@ -244,7 +244,7 @@ def _play_session(seat: _Seat, j: int) -> tuple[int, int]:
             if type(asked) is dict:
                 if len(asked) == 1:
                     for key in asked:
-                        b = code_of.get(key, 7)
+                        b = code_of.get(key, N_BETS)
                     x = asked[key]
                     # a stake seen before within the bet's bounds: its cents,
                     # and the bets placed if it is placed

@@ -92,7 +92,7 @@ def short_stake(
     final: int,
 ) -> tuple[int, int, tuple[tuple[int, int], ...], int]:
     """The short path for a strategy's answer of one stake `x` on bet code
-    `b` (7: not a bet) that it has not seen within the bet's bounds (the loop
+    `b` (N_BETS: not a bet) that it has not seen within the bet's bounds (the loop
     looks those up in `fits` itself): (the bet's code, or -1 for the general
     path, or -2 for no stake; its cents; the bets placed, ((code, cents),);
     1 if the stake was raised to the table minimum, else 0). It takes a stake
@@ -101,7 +101,7 @@ def short_stake(
     c = short_cents(x, b, low, high, fits, memo)
     if low[b] <= c <= high[b] and c * den <= final:
         return b, c, ((b, c),), 0
-    if b == 7 or c < 0:
+    if b == N_BETS or c < 0:
         return -1, c, (), 0
     if c == 0:
         return -2, c, (), 0

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from backtest.core.rules import TAKEN
 from backtest.jit.lazy_jit import kernel
 from backtest.shoes import rng
-from strategies.base import (
-    N_BETS,
-)
+from strategies.base import N_BETS
+from strategies.slots import combination
 
 # how a session ended
 ENDED_LIMIT, ENDED_RUIN, ENDED_STOP_LOSS, ENDED_WIN_GOAL = 0, 1, 2, 3
@@ -144,22 +144,17 @@ def place(
     hold the total to the bankroll (`all_in`: scale down to what is left).
     Returns (PLACE_* code, 1 if the bankroll stopped the stakes else 0)."""
     total = 0
+    placed = 0  # the bets placed, as a `rules.bet_mask`
     for a in range(active.shape[0]):
         b = active[a]
         if cents[b] > max_c[b]:
             cents[b] = max_c[b]
-        if cents[b] > 0 and not offered[b]:
-            return PLACE_NOT_SETTLED, 0
+        if cents[b] > 0:
+            if not offered[b]:
+                return PLACE_NOT_SETTLED, 0
+            placed |= 1 << int(b)
         total += cents[b]
-    if not pb_together and cents[0] > 0 and cents[1] > 0:
-        return PLACE_FORBIDDEN, 0
-    if (
-        pairs_need_main
-        and (cents[3] > 0 or cents[4] > 0)
-        and cents[0] == 0
-        and cents[1] == 0
-        and cents[2] == 0
-    ):
+    if combination(placed, pb_together, pairs_need_main) != TAKEN:
         return PLACE_FORBIDDEN, 0
     if total * den <= bankroll:
         return PLACE_OK, 0
@@ -193,11 +188,12 @@ def short_path_bounds(
     """The common hand's bounds on its one stake, in cents, by bet, into
     `fast_c` (2, N_BETS): from fast_c[0] (the minimum, at least one cent) to
     fast_c[1] (the maximum; 0 for a bet that never takes the short path: one
-    not offered, a pair bet that needs a main bet, any bet of a seat with
-    `sides` side bets). Both loops ask this."""
+    not offered, one the table takes only beside another, as a pair bet that
+    needs a main bet, any bet of a seat with `sides` side bets). Both loops
+    ask this."""
     for b in range(N_BETS):
         fast_c[0, b] = max(min_c[b], 1)
-        alone = offered[b] and sides == 0 and not (pairs_need_main and (b == 3 or b == 4))
+        alone = offered[b] and sides == 0 and combination(1 << b, True, pairs_need_main) == TAKEN
         fast_c[1, b] = max_c[b] if alone else 0
 
 

@@ -18,7 +18,16 @@ from dataclasses import replace
 from fractions import Fraction
 
 from backtest.core.errors import RulesError
-from backtest.core.rules import MAIN_BETS, PAIR_BETS, Bet, Rules, check_bets
+from backtest.core.rules import (
+    BOTH_SIDES,
+    PAIR_ALONE,
+    SIDES,
+    Bet,
+    Rules,
+    bet_mask,
+    check_bets,
+    combination,
+)
 from backtest.play.money import AMOUNT_PATTERN, chips_text, money, parse_amount
 from backtest.play.words import (
     BET_NAMES,
@@ -195,14 +204,15 @@ class Bets:
                         f"{BET_NAMES[bet]} {stake} in box {i} is above the table maximum "
                         f"of {self.table_max}"
                     )
-        if not self.rules.player_and_banker_together:
-            player = [i for i, box in enumerate(boxes, start=1) if Bet.PLAYER in box]
-            banker = [i for i, box in enumerate(boxes, start=1) if Bet.BANKER in box]
-            if player and banker:
-                return (
-                    f"Player (box {player[0]}) and Banker (box {banker[0]}) together: at "
-                    f"the {self.rules.name} table one player bets one side, in every box"
-                )
+        every = bet_mask(b for box in boxes for b in box)
+        if combination(every, self.rules.player_and_banker_together, False) == BOTH_SIDES:
+            player, banker = (
+                next(i for i, box in enumerate(boxes, start=1) if side in box) for side in SIDES
+            )
+            return (
+                f"Player (box {player}) and Banker (box {banker}) together: at "
+                f"the {self.rules.name} table one player bets one side, in every box"
+            )
         total = staked(boxes)
         if total > bankroll:
             return (
@@ -212,11 +222,7 @@ class Bets:
         return None
 
     def pair_alone(self, box: Mapping[Bet, int]) -> str | None:
-        if (
-            self.rules.pairs_need_main_bet
-            and any(b in box for b in PAIR_BETS)
-            and not any(b in box for b in MAIN_BETS)
-        ):
+        if combination(bet_mask(box), True, self.rules.pairs_need_main_bet) == PAIR_ALONE:
             return (
                 f"at the {self.rules.name} table a pair bet needs a Player, Banker or Tie "
                 "bet beside it"

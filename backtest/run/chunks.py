@@ -38,7 +38,7 @@ class SeatResult:
     """Raw per-session numbers of one seat, in ticks (1/(100*D) currency)."""
 
     stats: np.ndarray  # (sessions, N_STATS) int64
-    wagered: np.ndarray  # (sessions, 7) int64
+    wagered: np.ndarray  # (sessions, N_BETS) int64
     expected: np.ndarray  # (sessions,) float64, expected net in currency
     variance: np.ndarray  # (sessions,) float64, the net's variance given the stakes
     ledger: dict[str, np.ndarray] | None = None

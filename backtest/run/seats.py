@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from backtest.core.errors import ConfigError, MissingDataError, StrategyError
 from backtest.core.hands import Hands, describe_column
-from backtest.core.rules import Bet
+from backtest.core.rules import Bet, bet_mask, combination
 from backtest.loop import payouts
 from backtest.run.config import MONEY_LIMIT, RunConfig, ticks
 from backtest.run.plan import hands_bound
@@ -93,10 +93,9 @@ def check_seats(config: RunConfig, strategies: Sequence[Strategy], hands: Hands)
             )
         bets = strat.possible_bets()
         if (
-            rules.pairs_need_main_bet
-            and bets
-            and bets <= {Bet.PLAYER_PAIR, Bet.BANKER_PAIR}
+            bets
             and not any(side.values())
+            and all(combination(bet_mask([b]), True, rules.pairs_need_main_bet) for b in bets)
         ):
             warnings.warn(
                 f"{where}: may bet only {' and '.join(sorted(b.value for b in bets))}, "
