@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -117,10 +118,15 @@ CHILD = textwrap.dedent(
 
 
 @pytest.fixture(scope="module")
-def eighth() -> dict[str, Any]:
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+def eighth(repo_root: Path) -> dict[str, Any]:
     done = subprocess.run(
-        [sys.executable, "-c", CHILD], capture_output=True, text=True, env=env, check=False
+        [sys.executable, "-c", CHILD],
+        cwd=repo_root,  # (the child imports this tree's packages)
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NUMBA_DISABLE_JIT": "1"},
+        timeout=600,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     facts: dict[str, Any] = json.loads(done.stdout)
