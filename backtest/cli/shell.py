@@ -16,7 +16,7 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup
 try:  # the click typer uses: a copy bundled in newer typer
     from typer._click import HelpFormatter
 except ImportError:  # older typer: the package
-    from click import HelpFormatter
+    from click import HelpFormatter  # type: ignore[assignment]
 
 from backtest import __version__
 from backtest.core.errors import RulesError, UsageError, shown_count
@@ -104,8 +104,10 @@ def _help(command: Any, ctx: Any, formatter: Any, panels: Any) -> None:
         return
     plain = PlainHelp(width=width)
     # click's own plain layout (below typer's class), with PlainHelp's wrapping
-    base = TyperGroup if isinstance(command, TyperGroup) else TyperCommand
-    super(base, command).format_help(ctx, plain)
+    if isinstance(command, TyperGroup):
+        super(TyperGroup, command).format_help(ctx, plain)
+    else:
+        super(TyperCommand, command).format_help(ctx, plain)
     formatter.write(plain.getvalue())
 
 

@@ -118,7 +118,7 @@ def _table_pieces(
     width = tables.terminal_width() if width is None else width
     room = width - widths["hand"]
     parts = tables.column_parts([widths[key] + 2 for _, key, _ in columns[1:]], 1, room)
-    layouts = []
+    layouts: list[tuple[pl.Expr, str]] = []  # (a part's rows, its titles)
     for part in parts:
         shown = [columns[0], *(columns[i] for i in part)]
         padded = [
