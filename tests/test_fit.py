@@ -65,6 +65,69 @@ def test_each_command_fits_the_terminal(
     assert tables.cell_len(line) <= width, line
 
 
+WIDE_NAMES = """\
+name: wide names
+seed: 1
+sessions: 3
+rules: commission
+session: {bankroll: 1000}
+table: {min: 10, max: 1000}
+seats:
+  - strategy: flat
+    name: "LONG"
+    params: {bets: {banker: 10}}
+  - strategy: flat
+    name: "WIDE"
+    params: {bets: {player: 10}}
+""".replace("LONG", ("A very long seat name " * 4).strip()).replace(
+    "WIDE", "東京の長い名前の席" * 4
+)
+
+SWEEP = """\
+name: fit
+seed: 2
+sessions: 3
+run:
+  rules: commission
+  session: {bankroll: 1000}
+  table: {min: 10, max: 1000}
+  seats:
+    - strategy: martingale
+      name: Martingale on Banker
+      params: {bet: banker, base: 10}
+grid:
+  table.max: [500, 1000]
+"""
+
+
+@pytest.fixture(scope="module")
+def wide_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("fit")
+    (tmp / "wide.yaml").write_text(WIDE_NAMES, encoding="utf-8")
+    (tmp / "sweep.yaml").write_text(SWEEP, encoding="utf-8")
+    return tmp
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("width", WIDTHS)
+def test_runs_and_sweeps_of_wide_names_fit(
+    width: int,
+    wide_files: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An 87-character seat name and one of 36 wide characters (72 columns)."""
+    monkeypatch.setenv("COLUMNS", str(width))
+    code, out, err = backtest_here(monkeypatch, capsys, "run", str(wide_files / "wide.yaml"), "-q")
+    assert code == 0, err
+    assert tables.cell_len(_widest(out)) <= width, _widest(out)
+    assert "東京の長い名前の席" in out.replace("\n", "")
+    sweep = ["sweep", str(wide_files / "sweep.yaml"), "--out", str(wide_files / "out"), "-q"]
+    code, out, err = backtest_here(monkeypatch, capsys, *sweep, "--workers", "1")
+    assert code == 0, err
+    assert tables.cell_len(_widest(out)) <= width, _widest(out)
+
+
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "backtest")
 def test_help_fits_and_cuts_no_word(
