@@ -87,7 +87,11 @@ def list_strategies(
     ]
     lines = []
     if sharing:
-        lines.append("Every strategy below marked (+) also takes these, for the table's edges:")
+        lines.append(
+            _wrapped(
+                "Every strategy below marked (+) also takes these, for the table's edges:", "", ""
+            )
+        )
         shared = dict((p[0], p) for p in found[sharing[0]].parameters())
         for pname in common:
             lines.append(_parameter_line(*shared[pname]))

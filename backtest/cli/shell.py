@@ -13,6 +13,11 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
+try:  # the click typer uses: a copy bundled in newer typer
+    from typer._click import HelpFormatter
+except ImportError:  # older typer: the package
+    from click import HelpFormatter  # type: ignore[assignment]
+
 from backtest import __version__
 from backtest.core.errors import RulesError, UsageError, shown_count
 from backtest.jit.lazy_jit import cores
@@ -42,6 +47,70 @@ def _usage(command: Any, ctx: Any) -> list[str]:
     return pieces
 
 
+#: the narrowest terminal whose help typer's panels lay out without cutting a word
+PANEL_WIDTH = 80
+
+
+def _fill(text: str, width: int, indent: int, then: int | None = None) -> str:
+    """`text` wrapped at spaces only (never inside a word, nor at a hyphen)."""
+    import textwrap
+
+    return textwrap.fill(
+        " ".join(text.split()),
+        max(width, indent + 10),
+        initial_indent=" " * indent,
+        subsequent_indent=" " * (indent if then is None else then),
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+
+
+class PlainHelp(HelpFormatter):
+    """click's plain help for a terminal narrower than PANEL_WIDTH: the text
+    wrapped at spaces only, and an option's help below its name where beside
+    it would leave the help too little room."""
+
+    def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
+        self.write(_fill(f"{prefix or 'Usage: '}{prog} {args}", self.width, 0, 2) + "\n")
+
+    def write_text(self, text: str) -> None:
+        for i, paragraph in enumerate(p for p in text.split("\n\n") if p.strip()):
+            self.write(
+                ("\n" if i else "") + _fill(paragraph, self.width, self.current_indent) + "\n"
+            )
+
+    def write_dl(self, rows: Any, col_max: int = 30, col_spacing: int = 2) -> None:
+        rows = list(rows)
+        first = min(max((len(term) for term, _ in rows), default=0), col_max) + col_spacing
+        beside = self.width - self.current_indent - first >= 28
+        for term, text in rows:
+            lead = " " * self.current_indent + term
+            if not text:
+                self.write(lead + "\n")
+            elif beside and len(term) + col_spacing <= first:
+                body = _fill(text, self.width, self.current_indent + first)
+                self.write(lead + body[len(lead) :] + "\n")
+            else:
+                self.write(lead + "\n" + _fill(text, self.width, self.current_indent + 4) + "\n")
+
+
+def _help(command: Any, ctx: Any, formatter: Any, panels: Any) -> None:
+    """Typer's panels where the terminal is wide enough for them, else `PlainHelp`."""
+    from backtest.core.tables import terminal_width
+
+    width = terminal_width()
+    if width >= PANEL_WIDTH:
+        panels(ctx, formatter)
+        return
+    plain = PlainHelp(width=width)
+    # click's own plain layout (below typer's class), with PlainHelp's wrapping
+    if isinstance(command, TyperGroup):
+        super(TyperGroup, command).format_help(ctx, plain)
+    else:
+        super(TyperCommand, command).format_help(ctx, plain)
+    formatter.write(plain.getvalue())
+
+
 class Command(TyperCommand):
     def get_params(self, ctx: Any) -> Any:
         return _conventional(super().get_params(ctx))
@@ -49,10 +118,27 @@ class Command(TyperCommand):
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         return _usage(self, ctx)
 
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _help(self, ctx, formatter, super().format_help)
+
 
 class Group(TyperGroup):
     def get_params(self, ctx: Any) -> Any:
         return _conventional(super().get_params(ctx))
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _help(self, ctx, formatter, super().format_help)
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        """Each command with the first sentence of its help, whole."""
+        rows = [
+            (name, command.get_short_help_str(10**4))
+            for name in self.list_commands(ctx)
+            if (command := self.get_command(ctx, name)) is not None and not command.hidden
+        ]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
 
 if TYPE_CHECKING:

@@ -170,7 +170,7 @@ def roads_command(
     width: Annotated[
         Optional[int],
         typer.Option(
-            help="Show the last N columns of each road (default: what fits in 80 characters)."
+            help="Show the last N columns of each road (default: what fits the terminal)."
         ),
     ] = None,
     columns: ColumnsOption = None,

@@ -115,12 +115,21 @@ def play_command(
     ] = None,
     table_max: Annotated[int, typer.Option("--max", help="Table maximum of each bet.")] = 1000,
     table_min: Annotated[int, typer.Option("--min", help="Table minimum of each bet.")] = 1,
+    record: Annotated[
+        Optional[Path],
+        typer.Option(
+            help="Keep the hands dealt, card by card, in this file (the card-level text every "
+            "command reads), with each hand's bets and net in comments."
+        ),
+    ] = None,
 ) -> None:
     """Sit at a mini-baccarat table: cut, bet on up to three boxes, watch each hand dealt.
 
-    Commands are read line by line from standard input (type help).
+    Commands are read line by line from standard input (type help). At a
+    terminal, Ctrl-C clears the line; Ctrl-D or quit ends with the summary.
     """
     from backtest import play
+    from backtest.core.tables import terminal_width
 
     settings = play.open_table(
         rules=rules_option(rules),
@@ -139,12 +148,24 @@ def play_command(
         except ImportError:  # not on every platform: plain lines then
             pass
         ask = _read_line
-    play.PlaySession(settings, lines, sys.stdout, echo=not sys.stdin.isatty(), ask=ask).run()
+    play.PlaySession(
+        settings,
+        lines,
+        sys.stdout,
+        echo=not sys.stdin.isatty(),
+        ask=ask,
+        width=terminal_width(),
+        record=record,
+    ).run()
 
 
 def _read_line(prompt: str) -> str | None:
-    """A line typed at the terminal (readline's editing, when loaded), None at the end."""
-    try:
-        return input(prompt)
-    except EOFError:
-        return None
+    """A line typed at the terminal (readline's editing, when loaded), None at
+    the end (Ctrl-D); Ctrl-C drops the line typed and asks again."""
+    while True:
+        try:
+            return input(prompt)
+        except EOFError:
+            return None
+        except KeyboardInterrupt:
+            print("^C", flush=True)

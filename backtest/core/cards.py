@@ -124,6 +124,16 @@ def full_shoe_counts(decks: int) -> np.ndarray:
     return counts
 
 
+def a_shoe_of(decks: int) -> str:
+    """'a 6-deck shoe', 'an 8-deck shoe': "an" before a number said with a vowel.
+
+    >>> a_shoe_of(8), a_shoe_of(6), a_shoe_of(11)
+    ('an 8-deck shoe', 'a 6-deck shoe', 'an 11-deck shoe')
+    """
+    vowel = str(decks).startswith("8") or decks in (11, 18)
+    return f"{'an' if vowel else 'a'} {decks}-deck shoe"
+
+
 def deck_cards(decks: int, suited: bool = True) -> np.ndarray:
     """Every card of `decks` decks in new-pack order, as codes (uint8)."""
     one = [make_card(r, s if suited else 0) for s in range(1, 5) for r in RANKS]

@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from backtest.core.cards import RANK_SYMBOLS, card_token, full_shoe_counts, parse_cards
+from backtest.core.cards import (
+    RANK_SYMBOLS,
+    a_shoe_of,
+    card_token,
+    full_shoe_counts,
+    parse_cards,
+)
 from backtest.core.errors import MissingDataError, RulesError, ShoeFormatError, shown
 from backtest.shoes.shoe import MAX_DECKS
 
@@ -152,6 +158,6 @@ def cards_before(hands: Hands, k: int, decks: int = 8, shoe: int = 1) -> list[in
         remove_cards(full, cards)
     except RulesError as exc:
         raise ShoeFormatError(
-            f"{hands.source}: shoe {shoe}, hands 1 to {k}: {exc}; is it really a {decks}-deck shoe?"
+            f"{hands.source}: shoe {shoe}, hands 1 to {k}: {exc}; is it really {a_shoe_of(decks)}?"
         ) from None
     return cards

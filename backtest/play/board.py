@@ -49,9 +49,12 @@ def big_road(winners: Iterable[str]) -> list[list[str]]:
     ]
 
 
-def render_big_road(grid: Sequence[Sequence[str]], max_columns: int | None = None) -> str:
+def render_big_road(
+    grid: Sequence[Sequence[str]], max_columns: int | None = None, width: int | None = None
+) -> str:
     """The grid as text, one line per row, `.` for an empty cell; with
-    `max_columns`, only the latest columns (a note says how many are hidden).
+    `max_columns`, or where `width` (characters) holds fewer, only the latest
+    columns (a note says how many are hidden).
 
     >>> print(render_big_road(big_road("BBP")))
     B  P
@@ -64,14 +67,16 @@ def render_big_road(grid: Sequence[Sequence[str]], max_columns: int | None = Non
     columns = max((len(row) for row in grid), default=0)
     if columns == 0:
         return "(no hands yet)"
+    cell = max(max(len(cell) for row in grid for cell in row) + 1, 3)
+    if width is not None:
+        fit = max(1, (width + 1) // cell)
+        max_columns = fit if max_columns is None else min(max_columns, fit)
     hidden = 0
     if max_columns is not None and columns > max_columns:
         hidden = columns - max_columns
-    width = max(len(cell) for row in grid for cell in row) + 1
-    width = max(width, 3)
     lines = []
     for row in grid:
-        cells = [(cell or ".").ljust(width) for cell in row[hidden:]]
+        cells = [(text or ".").ljust(cell) for text in row[hidden:]]
         lines.append("".join(cells).rstrip())
     if hidden:
         lines.append(f"({hidden} earlier column{'s' if hidden > 1 else ''} not shown)")

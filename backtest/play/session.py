@@ -6,16 +6,19 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
+from copy import deepcopy
 from dataclasses import dataclass, field
 from fractions import Fraction
+from pathlib import Path
 from typing import Literal, Protocol
 
+from backtest.core import tables
 from backtest.core.cards import card_token, value
 from backtest.core.errors import shown
 from backtest.core.rules import Bet, Hand, Winner, deal_hand
 from backtest.core.settlement import settle
 from backtest.play import texts
-from backtest.play.bets import Bets, staked
+from backtest.play.bets import Bets, copy_boxes, staked
 from backtest.play.board import ROAD_COLUMNS_SHOWN, big_road, render_big_road
 from backtest.play.money import money, whole_number
 from backtest.play.table import DealingShoe, TableSettings, cut_pack
@@ -67,6 +70,17 @@ class SessionSummary:
         )
 
 
+class _Said:
+    """A writer that keeps what is written, to be written later or dropped."""
+
+    def __init__(self, kept: list[str]) -> None:
+        self.kept = kept
+
+    def write(self, text: str, /) -> object:
+        self.kept.append(text)
+        return len(text)
+
+
 class _SessionOver(Exception):
     """Raised by `quit` or the end of input to leave the table."""
 
@@ -100,10 +114,15 @@ class PlaySession:
         out: Writer,
         echo: bool = False,
         ask: Callable[[str], str | None] | None = None,
+        width: int | None = None,
+        record: str | Path | None = None,
     ) -> None:
         """`ask(prompt)`, when given, reads each line in place of `lines`: it shows the
         prompt itself (as `input` does, with readline's editing and history on a
-        terminal) and returns None at the end of input."""
+        terminal) and returns None at the end of input. `width`: the terminal's
+        columns, which every line written is wrapped to fit (None: as written).
+        `record`: a file kept, hand by hand, with the session's record
+        (`record_text`); the `record FILE` command starts one at the table."""
         self.settings = settings
         self._read = ask
         self._shoe: DealingShoe | None = None
@@ -117,10 +136,18 @@ class PlaySession:
         self._winners: list[Winner] = []
         self._shoes_started = 0
         self._tally = _Tally()
+        self._width = width
+        # the session's hands: per shoe, the cards dealt into hands and a note for each hand
+        self._dealt: list[tuple[int, list[str], list[str]]] = []
+        self._record: Path | None = None
+        if record is not None:
+            self._start_record(Path(record))
 
     # -- input and output
 
     def _write(self, text: str) -> None:
+        if self._width is not None:
+            text = tables.fit_lines(text, self._width)
         self._out.write(text)
         flush = getattr(self._out, "flush", None)
         if flush is not None:
@@ -194,11 +221,13 @@ class PlaySession:
             hand = deal_hand(shoe.cards[shoe.pos : shoe.pos + 6])
             shoe.pos += hand.cards_used
             self._write(texts.hand_text(shoe.number, hand_no, hand))
-            self._settle(hand)
+            boxes = copy_boxes(self._bets.boxes)
+            net = self._settle(hand)
             self._winners.append(hand.winner)
+            self._keep(shoe, hand_no, hand, boxes, net)
             self._write(
                 f"\nBig road, shoe {shoe.number}:\n"
-                f"{render_big_road(big_road(self._winners), ROAD_COLUMNS_SHOWN)}\n"
+                f"{render_big_road(big_road(self._winners), ROAD_COLUMNS_SHOWN, self._width)}\n"
             )
             if self.bankroll < self.settings.table_min:
                 self._write(
@@ -277,16 +306,51 @@ class PlaySession:
     # -- betting
 
     def _take_bets(self) -> None:
-        """Read commands until the bets are placed and `done` is accepted."""
+        """Read commands until the bets are placed and `done` is accepted. The
+        commands of a line (joined with `;`) up to a deal or quit are taken
+        all or none: one refused, the bets stay as they were before the line."""
         while True:
             command = self._ask(f"box {self._bets.box}> ")
-            try:
-                if self._command(command):
+            group = [command]
+            while self._queue and not (set(command_words(self._queue[0])[:1]) & (DEAL | QUIT)):
+                group.append(self._queue.popleft())
+            if len(group) == 1 or set(command_words(command)[:1]) & (DEAL | QUIT):
+                self._queue.extendleft(reversed(group[1:]))
+                try:
+                    if self._command(command):
+                        return
+                except Refused as refusal:
+                    self._write(
+                        f"Refused: {refusal}. Nothing changed; bankroll {money(self.bankroll)}.\n"
+                    )
+                continue
+            self._commands(group)
+
+    def _commands(self, group: list[str]) -> None:
+        """The commands of one line, all or none: what they say is written once
+        every one is taken; a refusal puts the bets back as they were and drops
+        the rest of the line."""
+        before = deepcopy(self._bets)
+        out = self._out
+        said: list[str] = []
+        self._out = _Said(said)
+        try:
+            for i, command in enumerate(group, start=1):
+                try:
+                    self._command(command)
+                except Refused as refusal:
+                    self._bets = before
+                    self._queue.clear()
+                    self._out = out
+                    self._write(
+                        f"Refused: {shown(command)} (command {i} of {len(group)} on the "
+                        f"line): {refusal}. Nothing changed: none of the line's commands "
+                        f"was taken; bankroll {money(self.bankroll)}.\n"
+                    )
                     return
-            except Refused as refusal:
-                self._write(
-                    f"Refused: {refusal}. Nothing changed; bankroll {money(self.bankroll)}.\n"
-                )
+        finally:
+            self._out = out
+        self._write("".join(said))
 
     def _command(self, line: str) -> bool:
         """Carry out one command; True when the hand is to be dealt."""
@@ -316,20 +380,36 @@ class PlaySession:
         elif head in TAKE:
             self._write(bets.take(rest, self.bankroll))
         elif head == "odds":
-            self._write(texts.odds_text(self.settings, self._seen()))
+            self._write(texts.odds_text(self.settings, self._seen(), self._width))
         elif head == "count":
-            self._write(texts.count_text(self._seen(), self.settings.decks))
+            self._write(texts.count_text(self._seen(), self.settings.decks, self._width))
         elif head in ("bets", "show", "table"):
             self._write(bets.text() + "\n")
         elif head == "road":
-            self._write(render_big_road(big_road(self._winners)) + "\n")
+            self._write(render_big_road(big_road(self._winners), width=self._width) + "\n")
         elif head == "rules":
             self._write(texts.rules_text(self.settings))
+        elif head == "record":
+            self._write(self._record_command(line))
         elif head in ("bankroll", "balance", "money"):
             self._write(f"Bankroll {money(self.bankroll)}.\n")
         else:
             self._write(self._bets.place(words, self.bankroll))
         return False
+
+    def _record_command(self, line: str) -> str:
+        """`record FILE`: keep the session's record in FILE (the hands so far too)."""
+        from backtest.core.errors import BacktestError
+
+        name = line.strip()[len("record") :].strip()
+        if not name:
+            where = f"kept in {self._record}" if self._record is not None else "not kept"
+            return f"The record is {where}. record FILE keeps the hands and bets in FILE.\n"
+        try:
+            self._start_record(Path(name))
+        except BacktestError as exc:
+            raise Refused(f"no record kept: {exc}") from None
+        return f"Recording to {name}: {self._tally.hands} hand(s) so far, and each hand from now.\n"
 
     def _ready(self) -> bool:
         """Whether the bets may be dealt; if not, say why (nothing is dealt or lost)."""
@@ -350,7 +430,8 @@ class PlaySession:
 
     # -- the settlement
 
-    def _settle(self, hand: Hand) -> None:
+    def _settle(self, hand: Hand) -> Fraction:
+        """Pay or take every bet against `hand`; the net of them all."""
         t = self._tally
         t.hands += 1
         t.results[hand.winner] += 1
@@ -358,7 +439,7 @@ class PlaySession:
         stake = staked(boxes)
         if not stake:
             self._write("  No bets this hand.\n")
-            return
+            return Fraction(0)
         lines = []
         net = Fraction(0)
         for i, box in enumerate(boxes, start=1):
@@ -388,3 +469,61 @@ class PlaySession:
         )
         self._write("\n".join(lines) + "\n")
         self._bets.settled()
+        return net
+
+    # -- the record
+
+    def _keep(
+        self,
+        shoe: DealingShoe,
+        hand_no: int,
+        hand: Hand,
+        boxes: list[dict[Bet, int]],
+        net: Fraction,
+    ) -> None:
+        """Add a hand dealt to the session's record (and its file, when kept)."""
+        if not self._dealt or self._dealt[-1][0] != shoe.number:
+            self._dealt.append((shoe.number, [], []))
+        cards = [card_token(c) for c in shoe.cards[shoe.pos - hand.cards_used : shoe.pos]]
+        placed = "; ".join(
+            f"box {i}: " + ", ".join(f"{BET_NAMES[b]} {box[b]}" for b in Bet if b in box)
+            for i, box in enumerate(boxes, start=1)
+            if box
+        )
+        winner = {Winner.PLAYER: "Player wins", Winner.BANKER: "Banker wins", Winner.TIE: "a tie"}
+        self._dealt[-1][1].extend(cards)
+        self._dealt[-1][2].append(
+            f"shoe {shoe.number}, hand {hand_no}: {' '.join(cards)}: "
+            f"Player {hand.player_total}, Banker {hand.banker_total}, {winner[hand.winner]}; "
+            + (f"bets {placed}; net {money(net, signed=True)}" if placed else "no bets")
+            + f"; bankroll {money(self.bankroll)}"
+        )
+        if self._record is not None:
+            self._save_record(self._record)
+
+    def record_text(self) -> str:
+        """The session's hands in the card-level text format every command reads
+        (`deal`, `roads`, `analyze`, `run --shoes`, `play --shoe`): a line per
+        shoe with its cards as dealt into hands; the bets and nets of each hand
+        in `#` comments above it, which readers skip."""
+        s = self.settings
+        where = f"the recorded shoes of {s.source}" if s.recorded is not None else f"seed={s.seed}"
+        lines = [
+            f"# recorded at the backtest play table: decks={s.decks} {where} "
+            f"rules={self.rules.name} bankroll={money(s.bankroll)}; the cards as dealt into "
+            "hands, a shoe a line; each hand's bets and net in the comments above its shoe",
+        ]
+        for _, cards, notes in self._dealt:
+            lines += [f"# {note}" for note in notes]
+            lines.append(" ".join(cards))
+        return "\n".join(lines) + "\n"
+
+    def _save_record(self, path: Path) -> None:
+        from backtest.shoes.recorded import write_atomic
+
+        write_atomic(path, self.record_text())
+
+    def _start_record(self, path: Path) -> None:
+        """Keep the record in `path` from now on (written at once: the hands so far)."""
+        self._save_record(path)
+        self._record = path

@@ -83,7 +83,7 @@ def rules_text(settings: TableSettings) -> str:
     return "\n".join(lines) + "\n"
 
 
-def odds_text(settings: TableSettings, seen: Sequence[int]) -> str:
+def odds_text(settings: TableSettings, seen: Sequence[int], width: int | None = None) -> str:
     """Exact odds and EV of every bet for the cards not yet seen in this shoe."""
     from backtest import odds
     from backtest.core import tables
@@ -110,22 +110,27 @@ def odds_text(settings: TableSettings, seen: Sequence[int]) -> str:
     return (
         f"Exact odds for the next hand, the {len(seen)} cards seen taken out "
         f"({result.shoe_description}):\n"
-        f"{tables.render(head, rows, key=1)}\n"
+        f"{tables.render(head, rows, key=1, width=width)}\n"
     )
 
 
-def count_text(seen_cards: Sequence[int], decks: int) -> str:
-    """The cards seen in this shoe, by value (tens and faces as 0), and those left."""
+def count_text(seen_cards: Sequence[int], decks: int, width: int | None = None) -> str:
+    """The cards seen in this shoe, by value (tens and faces as 0), and those
+    left; a table fitted to `width` (default: the terminal's)."""
+    from backtest.core import tables
+
     seen = [value(c) for c in seen_cards]
     per_deck = {v: 4 for v in range(1, 10)} | {0: 16}
     order = [1, 2, 3, 4, 5, 6, 7, 8, 9, 0]
     counted = {v: seen.count(v) for v in order}
-    head = "value  " + "  ".join(f"{'A' if v == 1 else '0' if v == 0 else v:>3}" for v in order)
-    seen_line = "seen   " + "  ".join(f"{counted[v]:>3}" for v in order)
-    left_line = "left   " + "  ".join(f"{per_deck[v] * decks - counted[v]:>3}" for v in order)
+    head = ("value", *("A" if v == 1 else str(v) for v in order))
+    rows = [
+        ("seen", *(str(counted[v]) for v in order)),
+        ("left", *(str(per_deck[v] * decks - counted[v]) for v in order)),
+    ]
     return (
         f"Cards seen in this shoe: {len(seen)} (burn and hands; 0 is a ten or a face "
-        f"card):\n{head}\n{seen_line}\n{left_line}\n"
+        f"card):\n{tables.render(head, rows, width=width)}\n"
     )
 
 

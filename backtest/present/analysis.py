@@ -87,16 +87,19 @@ class Analysis:
             "notes": list(self.notes),
         }
 
-    def table(self) -> str:
+    def table(self, width: int | None = None) -> str:
         """The tests as a text table (the patterns only where p < 0.05 or the
-        smallest), the notes, then the verdict."""
+        smallest), the notes, then the verdict, fitted to `width` (default:
+        the terminal's)."""
+        from backtest.core import tables
+
+        width = tables.terminal_width() if width is None else width
         shown = [t for t in self.tests if not t.name.startswith("after ")]
         patterns = [t for t in self.tests if t.name.startswith("after ")]
         if patterns:
             low = [t for t in patterns if t.p_value < 0.05]
             shown += low or [min(patterns, key=lambda t: t.p_value)]
-        rows = [("test", "statistic", "p", "adjusted p", "what it saw")]
-        rows += [
+        rows = [
             (
                 t.name,
                 f"{t.statistic:.2f}",
@@ -106,34 +109,29 @@ class Analysis:
             )
             for t in shown
         ]
-        widths = [max(len(r[i]) for r in rows) for i in range(4)]
-        lines = [
-            f"{self.source}: {counted(self.hands, 'hand')} in {counted(self.shoes, 'shoe')}, {self.decks} "
-            f"decks, rules {self.rules}; each test against {self.simulations:,} simulated "
-            f"fair records (seed {self.seed})",
-            "",
-        ]
-        for r in rows:
-            lines.append(
-                "  ".join(
-                    [
-                        r[0].ljust(widths[0]),
-                        *(c.rjust(w) for c, w in zip(r[1:4], widths[1:4])),
-                        r[4],
-                    ]
-                ).rstrip()
-            )
-        if patterns:
-            lines.append(
-                f"({len(patterns)} patterns tested; those not shown have p >= 0.05)"
-                if len(shown)
-                else ""
-            )
-        lines += ["", *self.notes, "" if self.notes else "", self.verdict()]
-        return (
-            "\n".join(line for i, line in enumerate(lines) if line or (i and lines[i - 1])).rstrip()
-            + "\n"
+        head = (
+            f"{self.source}: {counted(self.hands, 'hand')} in {counted(self.shoes, 'shoe')}, "
+            f"{self.decks} decks, rules {self.rules}; each test against {self.simulations:,} "
+            f"simulated fair records (seed {self.seed})"
         )
+        parts = [
+            tables.paragraphs([head], width),
+            tables.render(
+                ("test", "statistic", "p", "adjusted p", "what it saw"),
+                rows,
+                right=(False, True, True, True, False),
+                width=width,
+                wrap=(4,),
+            ),
+        ]
+        if patterns and shown:
+            parts[-1] += "\n" + tables.paragraphs(
+                [f"({len(patterns)} patterns tested; those not shown have p >= 0.05)"], width
+            )
+        if self.notes:
+            parts.append(tables.paragraphs(list(self.notes), width))
+        parts.append(tables.paragraphs([self.verdict()], width))
+        return "\n\n".join(parts) + "\n"
 
 
 def _equals(p: str) -> str:

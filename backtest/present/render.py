@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 import polars as pl
 
+from backtest.core import tables
 from backtest.core.errors import UsageError
 from backtest.core.hands import Hands
 
@@ -89,9 +90,13 @@ def table(hands: Hands) -> str:
     return "".join(_table_pieces(lambda: _blocks(hands), hands.known))
 
 
-def _table_pieces(blocks: Callable[[], Iterable[Hands]], k: frozenset[str]) -> Iterator[str]:
+def _table_pieces(
+    blocks: Callable[[], Iterable[Hands]], k: frozenset[str], width: int | None = None
+) -> Iterator[str]:
     """`table`, a block at a time: the columns' widths from a first pass over
-    the blocks (so every block is laid out alike), then the rows."""
+    the blocks (so every block is laid out alike), then the rows; fitted to
+    `width` (default: the terminal's), the columns that do not fit beside the
+    hand's number stacked below, each part led by it again."""
     columns: list[tuple[str, str, bool]] = [("hand", "hand", True)]  # (title, key, right-aligned)
     if "cards" in k:
         columns += [("player", "player_cards", False), ("banker", "banker_cards", False)]
@@ -109,36 +114,54 @@ def _table_pieces(blocks: Callable[[], Iterable[Hands]], k: frozenset[str]) -> I
         longest = cells.select(pl.all().str.len_chars().max()).row(0, named=True)
         for key, n in longest.items():
             widths[key] = max(widths[key], n or 0)
-    padded = [
-        (pl.col(key).str.pad_start if right else pl.col(key).str.pad_end)(widths[key])
-        for _, key, right in columns
-    ]
-    row_text = pl.concat_str(padded, separator="  ").str.strip_chars_end()
-    titles = "  ".join(
-        title.rjust(widths[key]) if right else title.ljust(widths[key])
-        for title, key, right in columns
-    ).rstrip()
+    # the columns after the hand's number, stacked below it where they do not fit
+    width = tables.terminal_width() if width is None else width
+    room = width - widths["hand"]
+    parts = tables.column_parts([widths[key] + 2 for _, key, _ in columns[1:]], 1, room)
+    layouts: list[tuple[pl.Expr, str]] = []  # (a part's rows, its titles)
+    for part in parts:
+        shown = [columns[0], *(columns[i] for i in part)]
+        padded = [
+            (pl.col(key).str.pad_start if right else pl.col(key).str.pad_end)(widths[key])
+            for _, key, right in shown
+        ]
+        titles = "  ".join(
+            title.rjust(widths[key]) if right else title.ljust(widths[key])
+            for title, key, right in shown
+        ).rstrip()
+        layouts.append(
+            (
+                pl.concat_str(padded, separator="  ")
+                .str.strip_chars_end()
+                .alias(str(len(layouts))),
+                titles,
+            )
+        )
 
     first = True
     counts = _Counts()
     for block in blocks():
         counts.add(block)
         frame = block.to_frame()
-        rows = frame.select(_cell_exprs(columns, k)).select(row_text).to_series().to_list()
+        cells = frame.select(_cell_exprs(columns, k)).select([row for row, _ in layouts])
+        texts = [cells.to_series(i).to_list() for i in range(len(layouts))]
         shoes = frame["shoe"].to_numpy()
         starts = np.flatnonzero(np.r_[True, shoes[1:] != shoes[:-1]]).tolist()
         out: list[str] = []
-        for a, b in zip(starts, [*starts[1:], len(rows)]):
+        for a, b in zip(starts, [*starts[1:], len(shoes)]):
             if not first:
                 out.append("")
             first = False
             n = b - a
             out.append(f"shoe {shoes[a]}: {n} hand{'s' if n != 1 else ''}")
-            out.append(titles)
-            out.extend(rows[a:b])
+            for i, (_, titles) in enumerate(layouts):
+                if i:
+                    out.append("")
+                out.append(titles)
+                out.extend(texts[i][a:b])
         if out:
             yield "\n".join(out) + "\n"
-    yield ("\n" if not first else "") + counts.line(k) + "\n"
+    yield ("\n" if not first else "") + tables.paragraphs([counts.line(k)], width) + "\n"
 
 
 def _cell_exprs(columns: list[tuple[str, str, bool]], known: frozenset[str]) -> list[pl.Expr]:
@@ -162,11 +185,13 @@ def _cell_exprs(columns: list[tuple[str, str, bool]], known: frozenset[str]) -> 
     return out
 
 
-def summary(hands: Hands) -> str:
-    """One line: hands, shoes, and wins of each side (and pairs when recorded)."""
+def summary(hands: Hands, width: int | None = None) -> str:
+    """One line: hands, shoes, and wins of each side (and pairs when recorded),
+    wrapped to `width` when given."""
     counts = _Counts()
     counts.add(hands)
-    return counts.line(hands.known)
+    line = counts.line(hands.known)
+    return line if width is None else tables.paragraphs([line], width)
 
 
 class _Counts:

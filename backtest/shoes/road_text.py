@@ -1,6 +1,6 @@
 """Roads as text: the grids of a shoe's bead plate, big road and derived roads
-drawn in a terminal's width, in colour or not (the roads themselves are built
-in `roads`)."""
+drawn in a terminal's width (a grid keeps its last columns that fit; the words
+wrap), in colour or not (the roads themselves are built in `roads`)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from typing import TypeVar
 
 import numpy as np
 
+from backtest.core import tables
 from backtest.core.errors import UsageError
 from backtest.core.hands import Hands
 from backtest.shoes.roads import (
     BANKER,
     DERIVED_ROADS,
     PLAYER,
-    TEXT_WIDTH,
     TIE,
     Bead,
     Colour,
@@ -67,9 +67,9 @@ def _mark_text(mark: Colour, colour: bool) -> tuple[str, str]:
     return mark.value, _paint(mark.value, "red" if mark is Colour.RED else "blue", colour)
 
 
-def _fit(cell_width: int) -> int:
-    """Columns of cells `cell_width` wide (one space between) in TEXT_WIDTH characters."""
-    return max(1, (TEXT_WIDTH + 1) // (cell_width + 1))
+def _fit(cell_width: int, text_width: int) -> int:
+    """Columns of cells `cell_width` wide (one space between) in `text_width` characters."""
+    return max(1, (text_width + 1) // (cell_width + 1))
 
 
 def render_grid(
@@ -78,14 +78,18 @@ def render_grid(
     *,
     colour: bool = False,
     width: int | None = None,
+    text_width: int | None = None,
 ) -> tuple[list[str], int]:
     """The lines of `grid` (a cell's text from `cell(value, colour)` as (plain,
     painted)), keeping its last `width` columns (default: what fits in
-    TEXT_WIDTH characters); also how many columns were left out."""
+    `text_width` characters, the terminal's by default); also how many
+    columns were left out."""
     texts = [[cell(v, colour) if v is not None else ("", "") for v in row] for row in grid]
     cell_width = max((len(plain) for row in texts for plain, _ in row), default=1) or 1
     columns = len(grid[0]) if grid else 0
-    keep = min(columns, width if width is not None else _fit(cell_width))
+    if width is None:
+        width = _fit(cell_width, tables.terminal_width() if text_width is None else text_width)
+    keep = min(columns, width)
     lines = []
     for row in texts:
         shown = row[columns - keep :]
@@ -101,30 +105,47 @@ def _section(
     colour: bool,
     width: int | None,
     empty: str,
+    text_width: int,
 ) -> list[str]:
     if not grid or not grid[0]:
-        return [f"{title}: {empty}"]
-    lines, left_out = render_grid(grid, cell, colour=colour, width=width)
+        return [tables.paragraphs([f"{title}: {empty}"], text_width)]
+    lines, left_out = render_grid(grid, cell, colour=colour, width=width, text_width=text_width)
     columns = len(grid[0])
     note = f", the first {left_out} not shown" if left_out else ""
-    return [f"{title} ({columns} column{'s' if columns != 1 else ''}{note}):", *lines]
+    head = f"{title} ({columns} column{'s' if columns != 1 else ''}{note}):"
+    return [tables.paragraphs([head], text_width), *lines]
 
 
 def _shoe_numbers(hands: Hands) -> list[int]:
     return [int(s) for s in np.unique(hands.shoe)]
 
 
-def render(hands: Hands, *, title: str = "", colour: bool = False, width: int | None = None) -> str:
-    """Every road of `hands` (one shoe), labelled, as text; `colour` adds ANSI
-    colours (red Banker/red, blue Player/blue, green Tie)."""
+def render(
+    hands: Hands,
+    *,
+    title: str = "",
+    colour: bool = False,
+    width: int | None = None,
+    text_width: int | None = None,
+) -> str:
+    """Every road of `hands` (one shoe), labelled, as text fitted to
+    `text_width` (default: the terminal's); `width`: the last columns of each
+    grid shown (default: what fits); `colour` adds ANSI colours (red
+    Banker/red, blue Player/blue, green Tie)."""
     if width is not None and width < 1:
         raise UsageError(f"--width must be at least 1 column, got {width}")
+    text_width = tables.terminal_width() if text_width is None else text_width
     winners = hands.winner
     pairs = "player_pair" in hands.known and "banker_pair" in hands.known
     counts = [int(np.count_nonzero(winners == code)) for code in (PLAYER, BANKER, TIE)]
     lines = [
-        f"{title}{': ' if title else ''}{len(hands)} hands (Player {counts[0]}, "
-        f"Banker {counts[1]}, Tie {counts[2]})",
+        tables.paragraphs(
+            [
+                f"{title}{': ' if title else ''}{len(hands)} hands (Player {counts[0]}, "
+                f"Banker {counts[1]}, Tie {counts[2]})"
+            ],
+            text_width,
+        ),
         "",
     ]
     lines += _section(
@@ -134,6 +155,7 @@ def render(hands: Hands, *, title: str = "", colour: bool = False, width: int | 
         colour,
         width,
         "no hands",
+        text_width,
     )
     lines.append("")
     road = big_road(winners, hands.player_pair, hands.banker_pair)
@@ -144,6 +166,7 @@ def render(hands: Hands, *, title: str = "", colour: bool = False, width: int | 
         colour,
         width,
         f"no Player or Banker win yet ({road.leading_ties} ties)",
+        text_width,
     )
     for name, offset in DERIVED_ROADS:
         lines.append("")
@@ -155,6 +178,7 @@ def render(hands: Hands, *, title: str = "", colour: bool = False, width: int | 
             colour,
             width,
             "not started",
+            text_width,
         )
     lines.append("")
     legend = (
@@ -162,12 +186,17 @@ def render(hands: Hands, *, title: str = "", colour: bool = False, width: int | 
         if pairs
         else "Bead plate and big road: B banker, P player, T tie (pairs not recorded)"
     )
-    lines.append(legend)
     lines.append(
-        "Big road: a number counts the ties marked on the cell (ties before the first "
-        "win go on the first cell)"
+        tables.paragraphs(
+            [
+                legend,
+                "Big road: a number counts the ties marked on the cell (ties before the "
+                "first win go on the first cell)",
+                "Derived roads: R red, B blue",
+            ],
+            text_width,
+        )
     )
-    lines.append("Derived roads: R red, B blue")
     return "\n".join(lines) + "\n"
 
 

@@ -133,10 +133,12 @@ figure { margin: 1.5em 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #ddd; }
 figcaption { color: #444; font-size: .92em; max-width: 60em; }
 table { border-collapse: collapse; font-size: .86em; font-variant-numeric: tabular-nums; }
-th, td { padding: .25em .6em; border-bottom: 1px solid #e3e3e3; text-align: right;
+th, td { padding: .25em .45em; border-bottom: 1px solid #e3e3e3; text-align: right;
          white-space: nowrap; }
-th { background: #f4f4f4; position: sticky; top: 0; }
+th { background: #f4f4f4; position: sticky; top: 0; white-space: normal;
+     vertical-align: bottom; }
 td.text, th.text { text-align: left; }
+td.text { white-space: normal; min-width: 8em; }
 .scroll { overflow-x: auto; }
 """
 

@@ -49,6 +49,7 @@ def plot_sweep_key(results: Results, rows: pl.DataFrame, key: str, ruin: bool = 
 
     # every cell's seat is a test: the band that holds all of them at once
     widen = band_z(rows.height) / Z95
+    reach: list[float] = []  # every band's ends and exact edge: the edge axis shows them all
     for no, label in seat_list:
         mine = means.filter(pl.col("seat_no") == no)
         at = {v: r for v, r in zip(mine[key].to_list(), mine.iter_rows(named=True))}
@@ -73,6 +74,9 @@ def plot_sweep_key(results: Results, rows: pl.DataFrame, key: str, ruin: bool = 
                 capsize=3,
                 label=label,
             )
+        for v in shown:
+            edge, half = _percent(at[v]["edge"]), widen * _percent(at[v]["edge_half"])
+            reach += [edge - half, edge + half, _percent(at[v]["expected_edge"])]
         ax_edge.errorbar(
             xs,
             [_percent(at[v]["edge"]) for v in shown],
@@ -111,7 +115,11 @@ def plot_sweep_key(results: Results, rows: pl.DataFrame, key: str, ruin: bool = 
         ax.set_ylabel(what)
         percent_axis(ax.yaxis)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize="small", loc="best")
+        if ax is ax_edge:  # below the panel: inside, it would cover the tall bands
+            below = -0.36 if not numeric and len(values) > 4 else -0.2  # under turned labels
+            ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, below))
+        else:
+            ax.legend(fontsize="small", loc="best")
         if numeric:
             positive = all(v > 0 for v in values)
             if positive and len(values) > 2 and max(values) / min(values) >= 20:
@@ -129,6 +137,11 @@ def plot_sweep_key(results: Results, rows: pl.DataFrame, key: str, ruin: bool = 
     if ax_ruin is not None:
         ax_ruin.set_ylim(bottom=0)
         ax_ruin.set_title(f"Ruin rate by {key}")
+    ends = [y for y in reach if math.isfinite(y)]
+    if ends:  # the whole of every band, with a margin
+        low, high = min(ends), max(ends)
+        pad = 0.08 * (high - low) or 0.5
+        ax_edge.set_ylim(low - pad, high + pad)
     ax_edge.set_title(f"Edge by {key}")
     title = f"Ruin rate and edge against {key}" if ruin else f"Edge against {key}"
     fig.suptitle(f"{title} ({results.name})")

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from backtest.core.cards import RANK_SYMBOLS, card_token, parse_card, value
+from backtest.core.cards import RANK_SYMBOLS, a_shoe_of, card_token, parse_card, value
 from backtest.core.errors import RulesError, ShoeFormatError, shown
 from backtest.core.hands import ALL_KNOWN, Hands
 from backtest.core.rules import Hand, deal_hand
@@ -122,8 +122,8 @@ def check_composition(cards: np.ndarray, decks: int, locate: Callable[[int], str
         found.append(
             (
                 at,
-                f"too many cards of rank {RANK_SYMBOLS[rank - 1]}: a {decks}-deck "
-                f"shoe holds {per_rank} of each rank, and this is the "
+                f"too many cards of rank {RANK_SYMBOLS[rank - 1]}: {a_shoe_of(decks)} "
+                f"holds {per_rank} of each rank, and this is the "
                 f"{ordinal(per_rank + 1)}",
             )
         )
@@ -133,7 +133,7 @@ def check_composition(cards: np.ndarray, decks: int, locate: Callable[[int], str
         found.append(
             (
                 at,
-                f"too many {card_token(int(code))}: a {decks}-deck shoe holds "
+                f"too many {card_token(int(code))}: {a_shoe_of(decks)} holds "
                 f"{decks} of each card (one per deck), and this is the "
                 f"{ordinal(decks + 1)}",
             )

@@ -82,6 +82,7 @@ def test_commands_that_need_the_first_shoes_stop_there(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    monkeypatch.setenv("COLUMNS", "300")  # the roads' header on one line, whatever the path
     good = tmp_path / "good.txt"
     good.write_text(big_text, encoding="utf-8")
     bad = tmp_path / "bad.txt"

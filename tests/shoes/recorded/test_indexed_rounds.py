@@ -181,6 +181,7 @@ def test_a_bad_record_late_in_the_file_stops_the_index_as_it_stops_a_whole_read(
 def test_the_first_shoes_are_read_without_the_rest(
     tmp_path: Path, monkeypatch: Any, capsys: Any, hands: Any
 ) -> None:
+    monkeypatch.setenv("COLUMNS", "300")  # the roads' header on one line, whatever the path
     lines, _ = with_repeats(hands, "shoe")
     path = FILE.write(tmp_path, [*lines, "not json at all"])  # a bad last line
     monkeypatch.setattr(stream, "STREAMED_BYTES", 0)

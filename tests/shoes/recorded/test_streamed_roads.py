@@ -160,6 +160,7 @@ def test_deal_prints_an_indexed_road_as_one_read_whole(
 def test_roads_of_a_shoe_read_no_further(
     tmp_path: Path, monkeypatch: Any, capsys: Any, hands: Any
 ) -> None:
+    monkeypatch.setenv("COLUMNS", "300")  # the roads' header on one line, whatever the path
     lines = roads(hands)
     path = tmp_path / "roads.txt"
     path.write_text("\n".join(lines) + "\nBPX\n", encoding="utf-8")  # a bad last line
