@@ -92,6 +92,7 @@ class Analysis:
         smallest), the notes, then the verdict."""
         shown = [t for t in self.tests if not t.name.startswith("after ")]
         patterns = [t for t in self.tests if t.name.startswith("after ")]
+        low = []
         if patterns:
             low = [t for t in patterns if t.p_value < 0.05]
             shown += low or [min(patterns, key=lambda t: t.p_value)]
@@ -125,9 +126,11 @@ class Analysis:
             )
         if patterns:
             lines.append(
-                f"({len(patterns)} patterns tested; those not shown have p >= 0.05)"
-                if len(shown)
-                else ""
+                f"({len(patterns)} patterns tested; shown: those with p < 0.05, the others "
+                "have p >= 0.05)"
+                if low
+                else f"({len(patterns)} patterns tested, none with p < 0.05; shown: the "
+                "one of smallest p)"
             )
         lines += ["", *self.notes, "" if self.notes else "", self.verdict()]
         return (
