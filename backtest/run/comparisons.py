@@ -15,7 +15,10 @@ the shoes cancels):
   difference less the exact difference of the bets placed, over the
   standard error) is standard normal by the martingale central limit
   theorem when no few hands carry the variance sum: `edge_diff_top_share`
-  bounds the largest hand's share (`intervals.ROUGH_SHARE`);
+  bounds the largest hand's share (`intervals.ROUGH_SHARE`). The covariance
+  is the B seat's for each hand: its composition's where B counts cards,
+  else the full shoe's; where only one of the two counts, the seats'
+  variances are each its own, so the sum is an approximation;
 - per session, from the pairs of sessions (session j of seat A beside
   session j of seat B: independent of one another, the two seats of one
   session are not): the mean net per session, the mean of the paired
