@@ -191,3 +191,95 @@ def hand_variance(  # type: ignore[no-untyped-def]
         ev_work,
         mom,
     )
+
+
+@kernel(nrt=False)
+def cross_variance(  # type: ignore[no-untyped-def]
+    i,
+    k,
+    var_h,
+    one,
+    cc,
+    cents,
+    active,
+    base_cents,
+    var_s,
+    evs,
+    row,
+    counts,
+    cards,
+    full_counts,
+    nets,
+    ev_table,
+    ev_nodes,
+    ev_coef,
+    ev_work,
+    mom,
+    shoe_start,
+    counted,
+    left,
+    same,
+):
+    """A counter's covariance of hand k's net with the baseline seat's, given
+    both seats' stakes, for the hand's composition: s_base' C_k s, from the
+    variances of the baseline's stakes and of the two seats' stakes together
+    ((v(a + b) - v(a) - v(b)) / 2, `var_h` being v(b), this seat's). 0 where
+    the baseline staked nothing. Returns (the covariance, left, same, the
+    hand counted up to)."""
+    staked = False
+    for b in range(N_BETS):
+        staked = staked or base_cents[i, b] > 0
+    if not staked:
+        return 0.0, left, same, counted
+    for b in range(N_BETS):
+        var_s[b] = base_cents[i, b] * 0.01
+    v_a, left, same, counted = _variance_of(
+        k, var_s, evs, row, counts, cards, full_counts, nets, ev_table, ev_nodes, ev_coef,
+        ev_work, mom, shoe_start, counted, left, same,
+    )  # fmt: skip
+    for b in range(N_BETS):
+        mine = (cc if b == one else 0) if one >= 0 else 0
+        var_s[b] = (base_cents[i, b] + mine) * 0.01
+    if one < 0:
+        for a in range(active.shape[0]):
+            b = active[a]
+            var_s[b] = (base_cents[i, b] + cents[b]) * 0.01
+    v_ab, left, same, counted = _variance_of(
+        k, var_s, evs, row, counts, cards, full_counts, nets, ev_table, ev_nodes, ev_coef,
+        ev_work, mom, shoe_start, counted, left, same,
+    )  # fmt: skip
+    return (v_ab - v_a - var_h) * 0.5, left, same, counted
+
+
+@kernel(inline=True, nrt=False)
+def _variance_of(  # type: ignore[no-untyped-def]
+    k,
+    var_s,
+    evs,
+    row,
+    counts,
+    cards,
+    full_counts,
+    nets,
+    ev_table,
+    ev_nodes,
+    ev_coef,
+    ev_work,
+    mom,
+    shoe_start,
+    counted,
+    left,
+    same,
+):
+    """s' C_k s for the stakes in `var_s` (currency, by bet), as
+    `hand_variance` works it out: one bet from the EVs where they tell it."""
+    alone = single_bet(var_s)
+    var_one = (
+        one_bet_variance(alone, var_s[alone], evs, ev_table, row, nets) if alone >= 0 else -1.0
+    )
+    if var_one >= 0.0:
+        return var_one, left, same, counted
+    return stakes_variance(
+        k, shoe_start, counted, left, same, var_s, row, counts, cards, full_counts, nets,
+        ev_table, ev_nodes, ev_coef, ev_work, mom,
+    )  # fmt: skip

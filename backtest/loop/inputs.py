@@ -102,7 +102,10 @@ class SharedEvs(NamedTuple):
 
 
 class Outputs(NamedTuple):
-    """Where the loop writes: each session's statistics, and the ledger."""
+    """Where the loop writes: each session's statistics, and the ledger; and
+    for paired comparisons, the baseline seat's stakes on each hand
+    (`base_cents`), which the seat after it reads. The baseline plays a
+    chunk's hands first."""
 
     stats: np.ndarray  # int64 (sessions, N_STATS)
     wagered: np.ndarray  # int64 (sessions, N_BETS)
@@ -113,6 +116,17 @@ class Outputs(NamedTuple):
     led_cents: np.ndarray  # int64 (n or 0, N_BETS)
     led_net: np.ndarray  # int64 (n or 0,)
     led_bank: np.ndarray  # int64 (n or 0,)
+    largest: np.ndarray  # float64 (sessions,): the largest one hand's variance given its stakes
+    # (to rounding: the session's variance after the hand less before it)
+    cross: np.ndarray  # float64 (sessions,): the covariance of the net with the baseline
+    # seat's, given both seats' stakes: sum over the hands of s_base' C s
+    base_cents: np.ndarray  # int64 (n or 0, N_BETS): the baseline seat's cents by bet on
+    # each hand, written by the baseline's loop and read by the other seats'
+    base_role: int  # BASE_NONE, BASE_WRITES (this seat is the baseline) or BASE_READS
+
+
+#: `Outputs.base_role`: no baseline (one seat), the baseline seat, another seat
+BASE_NONE, BASE_WRITES, BASE_READS = 0, 1, 2
 
 
 class Seat(NamedTuple):

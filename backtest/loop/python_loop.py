@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from backtest.loop.inputs import Dealt, Outputs, SharedEvs, Stops, Table
+from backtest.loop.inputs import BASE_READS, BASE_WRITES, Dealt, Outputs, SharedEvs, Stops, Table
 from backtest.loop.python_books import Ledger, book, write_session
 from backtest.loop.python_builtins import hooks as builtin_hooks
 from backtest.loop.python_counter import Counter
@@ -158,7 +158,14 @@ class _Seat:
         # what is placed is kept for a Result or the ledger (a plain Result is
         # never made: there is no update to give it to)
         self.outputs = outputs[:4]  # each session's statistics, stakes, expected net, variance
-        self.ledger = Ledger(*outputs[5:]) if outputs.ledger else None
+        self.ledger = Ledger(*outputs[5:9]) if outputs.ledger else None
+        # the baseline's stakes on each hand: written by the baseline, read by
+        # the other seats (each plays after it), as run_sessions does
+        self.largest, self.cross = outputs.largest, outputs.cross
+        self.base_out = outputs.base_cents if outputs.base_role == BASE_WRITES else None
+        self.base_in: list[list[int]] | None = (
+            outputs.base_cents.tolist() if outputs.base_role == BASE_READS else None
+        )
         self.keep = self.tell is not None or self.ledger is not None
         make: Any = (
             results_class(dealt.winner, dealt.unit, den) if self.tell is not None else Result
@@ -218,6 +225,9 @@ def _play_session(seat: _Seat, j: int) -> tuple[int, int]:
         wag = [0] * N_BETS
         exp_net = 0.0
         var_net = 0.0  # as run_sessions: sum of s' C s over the hands
+        var_max = 0.0  # the largest one hand's s' C s
+        cross = 0.0  # the covariance with the baseline's net: sum of s_base' C s
+        base_in, base_out = seat.base_in, seat.base_out
         ended = ENDED_LIMIT
         seed = session_seed(seat.seat_key, int(session_ids[j]), seat.seed_work)
         strategy.start_session(int(seed))
@@ -238,6 +248,7 @@ def _play_session(seat: _Seat, j: int) -> tuple[int, int]:
             if counter is not None:
                 evs_l = counter.evs_before(i)
             view._i = i
+            var_before = var_net
             asked = ask(view)
             # the short path: no bet, or one bet within the limits and the bankroll
             b = -1
@@ -269,9 +280,22 @@ def _play_session(seat: _Seat, j: int) -> tuple[int, int]:
                 wag[b] += c
                 if counter is not None:
                     exp_net += c * 0.01 * evs_l[b]
-                    var_net += counter.one_variance(i, b, c)
+                    var_h = counter.one_variance(i, b, c)
+                    var_net += var_h
+                    if base_in is not None:
+                        mine = [0] * N_BETS
+                        mine[b] = c
+                        cross += _counter_cross(counter, i, base_in[i], mine, var_h)
                 else:
                     var_net += (c * 0.01) * (c * 0.01) * cov[b][b]
+                    if base_in is not None:
+                        row_b = base_in[i]
+                        for b2 in range(N_BETS):
+                            bc = row_b[b2]
+                            if bc > 0:
+                                cross += (c * 0.01) * (bc * 0.01) * cov[b][b2]
+                if base_out is not None:
+                    base_out[i, b] = c
                 if c > largest:
                     largest = c
                 staked = True
@@ -297,10 +321,28 @@ def _play_session(seat: _Seat, j: int) -> tuple[int, int]:
                 net, total, exp_net, var_net = book(
                     cents, i, wag, cols, unit, evs_l, cov, counter, exp_net, var_net
                 )
+                if total > 0 and base_in is not None:
+                    if counter is not None:
+                        # this seat's s' C_h s, as `book` added it
+                        var_h = counter.variance(i, cents)
+                        cross += _counter_cross(counter, i, base_in[i], cents, var_h)
+                    else:
+                        row_b = base_in[i]
+                        for b in range(N_BETS):
+                            c = cents[b]
+                            if c > 0:
+                                for b2 in range(N_BETS):
+                                    bc = row_b[b2]
+                                    if bc > 0:
+                                        cross += (c * 0.01) * (bc * 0.01) * cov[b][b2]
+                if total > 0 and base_out is not None:
+                    base_out[i] = cents
                 if total > largest:
                     largest = total
                 staked = total > 0
                 placed = tuple((b, c) for b, c in enumerate(cents) if c > 0)
+            if var_net - var_before > var_max:
+                var_max = var_net - var_before
             if not staked:
                 pass
             elif net > 0:
@@ -363,6 +405,21 @@ def _play_session(seat: _Seat, j: int) -> tuple[int, int]:
     wagered[j] = [w * den for w in wag]
     expected[j] = exp_net
     variance[j] = var_net
+    seat.largest[j] = var_max
+    seat.cross[j] = cross
     if ledger is not None:
         ledger.flush()
     return PLACE_OK, -1
+
+
+def _counter_cross(
+    counter: Counter, i: int, base: list[int], mine: list[int], var_h: float
+) -> float:
+    """A counter's s_base' C_h s on hand `i`, as run_sessions works it out
+    (`counter_hand.cross_variance`): (v(a + b) - v(a) - v(b)) / 2, `var_h`
+    being v(b), this seat's; 0 where the baseline staked nothing."""
+    if not any(c > 0 for c in base):
+        return 0.0
+    v_a = counter.variance(i, base)
+    v_ab = counter.variance(i, [x + y for x, y in zip(base, mine, strict=True)])
+    return (v_ab - v_a - var_h) * 0.5

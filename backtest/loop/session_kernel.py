@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from backtest.loop.counter_hand import count_up, hand_variance, price_ahead
+from backtest.loop.counter_hand import count_up, cross_variance, hand_variance, price_ahead
+from backtest.loop.inputs import BASE_READS, BASE_WRITES
 from backtest.loop.session_parts import (
     end_session,
     learn,
@@ -73,6 +74,9 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
     ev_rows, ev_done, ev_deals, ev_kept = shared.rows, shared.done, shared.deals, shared.kept
     stats, wagered, expected = outputs.stats, outputs.wagered, outputs.expected
     variance, ledger = outputs.variance, outputs.ledger
+    largest_v, cross_v, base_cents = outputs.largest, outputs.cross, outputs.base_cents
+    writes_base = outputs.base_role == BASE_WRITES
+    reads_base = outputs.base_role == BASE_READS
     s, si, ctx, out, stakes, unit_f = work.s, work.si, work.ctx, work.out, work.stakes, work.unit_f
     cents, side_c, evs, seed_work = work.cents, work.side_c, work.evs, work.seed_work
     counts, ev_nodes, ev_coef, ev_work_ = work.counts, work.ev_nodes, work.ev_coef, work.ev_work
@@ -117,6 +121,8 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
         max_hits = stops_n = wins = losses = below_min = 0
         exp_net = 0.0
         var_net = 0.0  # the net's variance, given the stakes: sum of s' C s over the hands
+        var_max = 0.0  # the largest one hand's s' C s
+        cross = 0.0  # the covariance with the baseline's net: sum of s_base' C s
         ended = ENDED_LIMIT
         dispatch.init_any(kind, fns, p, s, si, session_seed(seat.key, session_ids[j], seed_work))
         last_net = 0
@@ -129,6 +135,7 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
             end = lo
         for k in range(lo, end):
             i = np.uint64(k)  # unsigned: its uses skip the negative-index fix-up
+            var_before = var_net
             if hand_no[i] == 1:
                 shoe_start = k
             if cards_seen:
@@ -330,6 +337,57 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
                     same,
                 )
                 var_net += var_h
+                if reads_base:
+                    cov_h, left, same, counted = cross_variance(
+                        i,
+                        k,
+                        var_h,
+                        one,
+                        cc,
+                        cents,
+                        active,
+                        base_cents,
+                        var_s,
+                        evs,
+                        row,
+                        counts,
+                        cards,
+                        full_counts,
+                        nets,
+                        ev_table,
+                        ev_nodes,
+                        ev_coef,
+                        ev_work_,
+                        mom,
+                        shoe_start,
+                        counted,
+                        left,
+                        same,
+                    )
+                    cross += cov_h
+            elif reads_base and total > 0:
+                # s_base' C s, C the shoe's covariance, in the order of s' C s above
+                if one >= 0:
+                    for b2 in range(N_BETS):
+                        bc = base_cents[i, b2]
+                        if bc > 0:
+                            cross += (cc * 0.01) * (bc * 0.01) * cov[u1, b2]
+                else:
+                    for a in range(na):
+                        b = active[a]
+                        c = cents[b]
+                        if c > 0:
+                            for b2 in range(N_BETS):
+                                bc = base_cents[i, b2]
+                                if bc > 0:
+                                    cross += (c * 0.01) * (bc * 0.01) * cov[b, b2]
+            if writes_base and total > 0:
+                if one >= 0:
+                    base_cents[i, u1] = cc
+                else:
+                    for a in range(na):
+                        base_cents[i, active[a]] = cents[active[a]]
+            var_max = max(var_max, var_net - var_before)
             hands += 1
             # counted without branches: the outcome of a hand is a coin toss
             # to the processor's branch predictor
@@ -397,4 +455,6 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
             below_min,
         )
         variance[j] = var_net
+        largest_v[j] = var_max
+        cross_v[j] = cross
     return PLACE_OK, -1, rows

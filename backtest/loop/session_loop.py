@@ -339,6 +339,10 @@ def example_args() -> tuple[Any, ...]:
         np.zeros((0, N_BETS), np.int64),
         z64,
         z64,
+        np.zeros(0),
+        np.zeros(0),
+        np.zeros((0, N_BETS), np.int64),
+        0,
     )
     return (
         seat,

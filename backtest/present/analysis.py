@@ -96,8 +96,8 @@ class Analysis:
         width = tables.terminal_width() if width is None else width
         shown = [t for t in self.tests if not t.name.startswith("after ")]
         patterns = [t for t in self.tests if t.name.startswith("after ")]
+        low = [t for t in patterns if t.p_value < 0.05]
         if patterns:
-            low = [t for t in patterns if t.p_value < 0.05]
             shown += low or [min(patterns, key=lambda t: t.p_value)]
         rows = [
             (
@@ -124,10 +124,15 @@ class Analysis:
                 wrap=(4,),
             ),
         ]
-        if patterns and shown:
-            parts[-1] += "\n" + tables.paragraphs(
-                [f"({len(patterns)} patterns tested; those not shown have p >= 0.05)"], width
+        if patterns:
+            footnote = (
+                f"({len(patterns)} patterns tested; shown: those with p < 0.05, the others "
+                "have p >= 0.05)"
+                if low
+                else f"({len(patterns)} patterns tested, none with p < 0.05; shown: the "
+                "one of smallest p)"
             )
+            parts[-1] += "\n" + tables.paragraphs([footnote], width)
         if self.notes:
             parts.append(tables.paragraphs(list(self.notes), width))
         parts.append(tables.paragraphs([self.verdict()], width))

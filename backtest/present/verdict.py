@@ -9,6 +9,7 @@ from typing import Any
 import polars as pl
 
 from backtest.core import tables
+from backtest.run.intervals import ROUGH_SHARE
 
 
 def pct(x: Any, digits: int = 2) -> str:
@@ -32,8 +33,9 @@ def money(x: Any) -> str:
 def table(summary: pl.DataFrame, width: int | None = None) -> str:
     """The summary as a table, one row per seat, fitted to `width` (default:
     the terminal's): on a narrow one the columns are stacked, each part led by
-    the seat. The interval and z are the hand-by-hand ones (`_hands`), valid
-    for any stake rule; the per-session ones are in the frame."""
+    the seat. The interval and z are the hand-by-hand ones (`_hands`); the
+    verdict says where a few hands carry the variance (`rough_words`); the
+    per-session ones are in the frame."""
     headers = (
         "seat",
         "sessions",
@@ -82,8 +84,9 @@ def verdict(summary: pl.DataFrame, bankroll: float, width: int | None = None) ->
 
 def _edge_words(r: dict[str, Any]) -> str:
     """The measured edge against the exact one: the hand-by-hand interval and
-    z (the net against its expectation given the stakes placed, valid for
-    any progression), and the interval over sessions beside it, which a
+    z (the net against its expectation given the stakes placed: standard
+    normal while no few hands carry the variance, else said rough by
+    `rough_words`), and the interval over sessions beside it, which a
     heavy-tailed system can make misleading."""
     text = f"Measured edge {pct(r['edge'])} per unit wagered"
     if r.get("edge_hands_ci_low") is not None:
@@ -108,7 +111,24 @@ def _edge_words(r: dict[str, Any]) -> str:
     z = r.get("z_hands")
     if z is None:
         z = r["z"]
-    return text + (f", {abs(z):.1f} standard errors away." if z is not None else ".")
+    text += f", {abs(z):.1f} standard errors away." if z is not None else "."
+    rough = rough_words(r.get("top_hand_share"), "the interval and z")
+    return f"{text} {rough}" if rough else text
+
+
+def rough_words(top_share: Any, what: str) -> str:
+    """One sentence where the largest hand carries more of the variance sum
+    than `ROUGH_SHARE` (`top_share`): `what` (the interval and z) is then
+    rough and only to be read two-sided; empty otherwise."""
+    if top_share is None or (isinstance(top_share, float) and math.isnan(top_share)):
+        return ""
+    if top_share <= ROUGH_SHARE:
+        return ""
+    return (
+        f"A few hands carry most of the variance (the largest alone {share(top_share)} of it), "
+        f"so {what} are rough and only two-sided: more sessions or a lower table maximum "
+        "would make them hold."
+    )
 
 
 def _seat_verdict(r: dict[str, Any], bankroll: float) -> str:
@@ -211,9 +231,11 @@ def _pair_verdict(r: dict[str, Any]) -> str:
         spread = f"{pct(r['edge_diff'], 3)}, 95% CI {pct(low, 3)} to {pct(high, 3)}"
         edge = (
             f"{'a different' if _beyond(r['edge_diff_p']) else 'no difference in'} edge "
-            f"beyond chance ({spread}, {_p_text(r['edge_diff_p'])})"
+            f"beyond chance ({spread}, {_p_text(r['edge_diff_p'])}, from each hand's variance "
+            "given both seats' stakes)"
         )
     parts = [f"{head}: {edge}"]
+    sessions = []
     for what, a, b, p, more, fewer in (
         (
             "sessions won",
@@ -234,7 +256,12 @@ def _pair_verdict(r: dict[str, Any]) -> str:
     ):
         if a == b:
             continue
-        said = (more if b > a else fewer) if _beyond(p) else f"{what}: no difference beyond chance"
-        parts.append(f"{said} ({share(b)} against {share(a)}, {_p_text(p)})")
-    rough = "; rough with so few sessions" if n < 30 else ""
-    return "; ".join(parts) + f" (paired over sessions{rough})."
+        said = (
+            (more if b > a else fewer) if _beyond(p) else f"no difference in {what} beyond chance"
+        )
+        sessions.append(f"{said} ({share(b)} against {share(a)}, {_p_text(p)})")
+    if sessions:
+        few = ", rough with so few" if n < 30 else ""
+        parts.append(f"per session (paired over sessions{few}): " + "; ".join(sessions))
+    rough = rough_words(r.get("edge_diff_top_share"), "the difference's interval and p")
+    return "; ".join(parts) + "." + (f" {rough}" if rough else "")

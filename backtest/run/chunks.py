@@ -41,6 +41,8 @@ class SeatResult:
     wagered: np.ndarray  # (sessions, N_BETS) int64
     expected: np.ndarray  # (sessions,) float64, expected net in currency
     variance: np.ndarray  # (sessions,) float64, the net's variance given the stakes
+    largest: np.ndarray  # (sessions,) float64, the largest one hand's variance in it
+    cross: np.ndarray  # (sessions,) float64, the net's covariance with the baseline seat's
     ledger: dict[str, np.ndarray] | None = None
 
 
@@ -147,9 +149,15 @@ def run_chunk(
             ),
         )
     )
-    results = []
+    results: list[SeatResult | None] = [None] * len(strategies)
     dealt = inputs.Dealt(hands.winner, hands.hand, shoe_no, unit, hands.cards, bounds, session_ids)
-    for k, strat in enumerate(strategies):
+    # the baseline plays first: the other seats read its stakes on each hand
+    # (for their covariance with it); the order changes no other number
+    labels = [seat.label for seat in config.seats]
+    base = labels.index(config.baseline) if config.baseline in labels else 0
+    base_cents = np.zeros((len(hands) if len(strategies) > 1 else 0, len(BETS)), np.int64)
+    for k in [base, *(k for k in range(len(strategies)) if k != base)]:
+        strat = strategies[k]
         bets = strat.possible_bets()
         ruin_below = min(int(table.min_c[b.code]) for b in bets) * table.den if bets else 0
         size = len(hands) if ledger else 0
@@ -163,6 +171,12 @@ def run_chunk(
             np.zeros((size, len(BETS)), np.int64),
             np.zeros(size, np.int64),
             np.zeros(size, np.int64),
+            np.zeros(n_sessions),
+            np.zeros(n_sessions),
+            base_cents,
+            inputs.BASE_NONE
+            if len(strategies) < 2
+            else (inputs.BASE_WRITES if k == base else inputs.BASE_READS),
         )
         stops = inputs.Stops(
             int(bankroll0), int(stop_loss), int(win_goal), int(max_hands), int(ruin_below)
@@ -217,15 +231,21 @@ def run_chunk(
                 "net": outputs.led_net[:rows] / tick,
                 "bankroll": outputs.led_bank[:rows] / tick,
             }
-        results.append(
-            SeatResult(
-                outputs.stats, outputs.wagered, outputs.expected, outputs.variance, ledger_cols
-            )
+        results[k] = SeatResult(
+            outputs.stats,
+            outputs.wagered,
+            outputs.expected,
+            outputs.variance,
+            outputs.largest,
+            outputs.cross,
+            ledger_cols,
         )
     # the hands the sessions cover (a session's shoes are dealt whole, and
     # max_hands may end it before they are)
     lengths = np.diff(bounds)
-    return results, int((lengths if max_hands < 0 else np.minimum(lengths, max_hands)).sum())
+    return [r for r in results if r is not None], int(
+        (lengths if max_hands < 0 else np.minimum(lengths, max_hands)).sum()
+    )
 
 
 def _why(code: int, config: RunConfig, table: inputs.Table) -> str:
@@ -319,6 +339,8 @@ def merge_parts(parts: Sequence[tuple[list[SeatResult], int]]) -> tuple[list[Sea
                 np.concatenate([r.wagered for r in rs]),
                 np.concatenate([r.expected for r in rs]),
                 np.concatenate([r.variance for r in rs]),
+                np.concatenate([r.largest for r in rs]),
+                np.concatenate([r.cross for r in rs]),
                 ledger,
             )
         )

@@ -36,6 +36,8 @@ def seat_frames(
             tick,
             first_session,
             r.variance,
+            r.largest,
+            r.cross,
         )
         ledger = metrics.ledger_frame(seat.label, [r.ledger]) if r.ledger is not None else None
         out.append((sessions, ledger))

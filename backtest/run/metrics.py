@@ -73,10 +73,19 @@ def sessions_frame(
     tick: float,
     first_session: int = 0,
     variance: np.ndarray | None = None,
+    largest: np.ndarray | None = None,
+    cross: np.ndarray | None = None,
 ) -> pl.DataFrame:
     """One row per session of one seat (money in currency units), sessions
     numbered from first_session + 1. Counts are 32-bit and names categorical:
-    a run keeps this frame for every session, so its width is its memory."""
+    a run keeps this frame for every session, so its width is its memory.
+
+    Given the stakes placed, hand by hand: `net_variance` is the net's
+    variance (the sum over the hands of s' C s, C the bets' covariance for
+    the hand), `largest_hand_variance` the largest one hand's s' C s, and
+    `baseline_covariance` the net's covariance with the baseline seat's net
+    on the same hands (the sum of s_base' C s; the baseline's own variance
+    for the baseline seat is its `net_variance`, and its column is 0)."""
     n = stats.shape[0]
     data: dict[str, Any] = {
         "seat": _constant(label, n),
@@ -89,6 +98,8 @@ def sessions_frame(
         "expected_net": expected,
         # the net's variance given the stakes placed (sum of s' C s over the hands)
         "net_variance": np.zeros(n) if variance is None else variance,
+        "largest_hand_variance": np.zeros(n) if largest is None else largest,
+        "baseline_covariance": np.zeros(n) if cross is None else cross,
         "final_bankroll": stats[:, S_FINAL] / tick,
         "peak_bankroll": stats[:, S_PEAK] / tick,
         "max_drawdown": stats[:, S_DRAWDOWN] / tick,
@@ -150,6 +161,7 @@ METRICS = (
     "z_hands",
     "edge_hands_ci_low",
     "edge_hands_ci_high",
+    "top_hand_share",
     "ruin_rate",
     "ruined_net",
     "median_ruin_hand",
@@ -179,7 +191,14 @@ _WHOLE = {
 _SUMMED = ("wagered", "net", "expected_net", "net_variance", "max_drawdown")
 _COUNTED = ("hands", "bets", "max_hits", "bankroll_stops", "raised_to_min")
 #: what the first pass reads
-_READ = (*_SUMMED, *_COUNTED, "longest_losing_streak", "largest_stake", "ended_by")
+_READ = (
+    *_SUMMED,
+    *_COUNTED,
+    "longest_losing_streak",
+    "largest_stake",
+    "largest_hand_variance",
+    "ended_by",
+)
 
 #: the columns the passes after the first read, and the sessions (of one
 #: seat) up to which the first keeps them in memory for those passes (24
@@ -211,6 +230,7 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
         counted = dict.fromkeys(_COUNTED, 0)
         streak = 0
         largest = -math.inf
+        top_hand = 0.0  # the largest one hand's variance given its stakes
         # what the passes after the first read, kept from it: in memory while it
         # is small, then in a scratch file they read a block at a time
         kept: list[pl.DataFrame] | None = []
@@ -234,6 +254,7 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
                 counted[c] += int(block[c].cast(pl.Int64).sum())
             streak = max(streak, int(block["longest_losing_streak"].max()))  # type: ignore[arg-type]
             largest = max(largest, float(block["largest_stake"].max()))  # type: ignore[arg-type]
+            top_hand = max(top_hand, float(block["largest_hand_variance"].max()))  # type: ignore[arg-type]
             ended = block["ended_by"].cast(pl.String)
             ruin = (ended == "ruin").to_numpy()
             ruined += int(ruin.sum())
@@ -268,7 +289,8 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
         half = float(t95(np.array([n]))[0]) * se if se is not None else None
         # hand by hand: the net less its expectation given the stakes, over the
         # square root of its variance given them (the martingale central limit
-        # theorem: valid whatever a progression does with its stakes)
+        # theorem: standard normal when no few hands carry the variance sum,
+        # `intervals.ROUGH_SHARE`, which `top_hand_share` measures)
         variance = sums["net_variance"].value()
         spread = math.sqrt(variance) if variance > 0 else None
         z_hands = (net - sums["expected_net"].value()) / spread if spread else None
@@ -291,6 +313,7 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
             "z_hands": z_hands,
             "edge_hands_ci_low": edge - half_hands if half_hands is not None else None,
             "edge_hands_ci_high": edge + half_hands if half_hands is not None else None,
+            "top_hand_share": top_hand / variance if variance > 0 else None,
             "ruin_rate": ruined / n,
             "ruined_net": ruined_net.value(),
             "median_ruin_hand": float(np.median(np.concatenate(ruin_hands))) if ruined else None,

@@ -3,7 +3,9 @@
 A sweep of N cells measures N edges; the best-looking of them is off by
 about sqrt(2 ln N) standard errors by chance alone. So each cell's seat is
 tested against the exact edge of the bets it placed by its hand-by-hand z
-(`z_hands`, valid for any stake rule), and the tests are corrected for their
+(`z_hands`: standard normal while no few hands carry the variance sum, else
+rough, which the lines say: `intervals.ROUGH_SHARE`), and the tests are
+corrected for their
 number by Holm's step-down method, which holds the chance of calling any
 cell by mistake (the family-wise error) to 5% whatever the cells'
 dependence.
@@ -24,6 +26,7 @@ from typing import Any
 import polars as pl
 
 from backtest.core.special import ALPHA, holm, two_sided_p
+from backtest.run.intervals import ROUGH_SHARE
 
 #: the most cells named in a line
 SHOWN = 5
@@ -49,6 +52,25 @@ def closing_lines(summary: pl.DataFrame) -> list[str]:
     m = rows.height
     if m < 2:
         return []
+    return _called(rows, m) + _rough(rows)
+
+
+def _rough(rows: pl.DataFrame) -> list[str]:
+    """A line where a few hands carry the variance of some cells' seats."""
+    if "top_hand_share" not in rows.columns:
+        return []
+    rough = rows.filter(pl.col("top_hand_share") > ROUGH_SHARE).height
+    if not rough:
+        return []
+    return [
+        f"In {rough:,} of the {rows.height:,} cells and seats a few hands carry most of the "
+        "variance, so their z_hands are rough and only two-sided: more sessions or a lower "
+        "table maximum would make them hold."
+    ]
+
+
+def _called(rows: pl.DataFrame, m: int) -> list[str]:
+    """The cells called beyond chance, or the best-looking one."""
     called = rows.filter(pl.col("p_holm") < ALPHA).sort("p_holm")
     tries = f"{m:,} cells and seats"
     if called.height:

@@ -24,12 +24,14 @@ def trends(summary: pl.DataFrame, keys: Sequence[str], metric: str) -> list[str]
     A seat's line gives the metric's mean at each of the key's values (over
     the cells of the other keys' values), and a direction only where the
     change is larger than the noise, at `SIGNIFICANCE`, from the cells'
-    standard errors (the edge's, from its confidence interval; a rate's,
+    standard errors (the edge's, from its interval from each hand's
+    variance, as the run prints it, or over sessions; a rate's,
     binomial; a z score's, 1): for a key of numbers, "rises" or "falls" by
     the slope of a weighted least-squares line through the means against the
     values' order (one degree of freedom, so a steady change is found when
-    each step is small), with no step back beyond the noise; else a
-    chi-squared test of the means. The cells are taken as independent; cells
+    each step is small), with no step back beyond the noise, and only where
+    the means shown are monotone (else it says the change is not monotone
+    across the cells); else a chi-squared test of the means. The cells are taken as independent; cells
     on common shoes are not (they move together), so there the test errs on
     the side of silence. Seats whose metric does not change beyond the
     noise share one line; a seat the key does not touch (`seats[1].params.base`
@@ -129,10 +131,15 @@ def _standard_error(summary: pl.DataFrame, metric: str) -> pl.Expr:
     """Each row's standard error of `metric` (null where the summary gives none)."""
     n = pl.col("sessions").cast(pl.Float64)
     if metric in ("edge", "edge_ci_low", "edge_ci_high") and "edge_ci_high" in summary.columns:
-        from backtest.run.intervals import t95
+        from backtest.run.intervals import Z95, t95
 
         t = pl.Series(t95(summary["sessions"].cast(pl.Float64).to_numpy()))
-        return (pl.col("edge_ci_high") - pl.col("edge_ci_low")) / 2 / pl.lit(t)
+        over_sessions = (pl.col("edge_ci_high") - pl.col("edge_ci_low")) / 2 / pl.lit(t)
+        if "edge_hands_ci_high" not in summary.columns:
+            return over_sessions
+        # the edge's interval from each hand's variance, as the run prints it
+        hands = (pl.col("edge_hands_ci_high") - pl.col("edge_hands_ci_low")) / 2 / Z95
+        return pl.coalesce(hands, over_sessions)
     if metric in _RATES:
         # Agresti and Coull's: not 0 when no session (or every one) was ruined
         p = (pl.col(metric) * n + 2) / (n + 4)
@@ -180,10 +187,13 @@ def _verdict(
         # and no step back between neighbours beyond the noise
         turn = -normal_quantile(SIGNIFICANCE / 2)
         steps = [(b - a) / math.hypot(se_a, se_b) for a, b, se_a, se_b in zip(m, m[1:], e, e[1:])]
-        if 2 * normal_cdf(-abs(z)) < SIGNIFICANCE and (
-            min(steps) > -turn if z > 0 else max(steps) < turn
-        ):
-            return f"{metric} rises with {key}" if z > 0 else f"{metric} falls as {key} rises"
+        sloped = 2 * normal_cdf(-abs(z)) < SIGNIFICANCE
+        if sloped and (min(steps) > -turn if z > 0 else max(steps) < turn):
+            # a rise (a fall) only where every mean shown is at least (at most) the one before
+            pairs = list(zip(m, m[1:]))
+            if all(b >= a for a, b in pairs) if z > 0 else all(b <= a for a, b in pairs):
+                return f"{metric} rises with {key}" if z > 0 else f"{metric} falls as {key} rises"
+            return f"{metric} changes with {key} beyond the noise, not monotone across the cells"
         return f"{metric} changes with {key} beyond the noise, not steadily" if differ else _QUIET
     if not differ:
         return _QUIET

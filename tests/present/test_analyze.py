@@ -86,6 +86,16 @@ def test_fair_shoes_give_a_plain_verdict_and_the_same_numbers_for_a_seed() -> No
         "card composition",
     ]
     assert len([n for n in names if n.startswith("after ")]) == 2 + 4 + 8 + 16
+    # the footnote says what the table shows: the patterns below 5%, or the smallest
+    shown = [line for line in a.table().splitlines() if line.startswith("after ")]
+    low = [t for t in a.tests if t.name.startswith("after ") and t.p_value < 0.05]
+    note = next(line for line in a.table().splitlines() if "patterns tested" in line)
+    if low:
+        assert len(shown) == len(low)
+        assert note == "(30 patterns tested; shown: those with p < 0.05, the others have p >= 0.05)"
+    else:
+        assert len(shown) == 1
+        assert note == "(30 patterns tested, none with p < 0.05; shown: the one of smallest p)"
 
 
 def test_a_shoe_missing_cards_fails_the_card_composition(tmp_path: Path) -> None:

@@ -34,6 +34,7 @@ from backtest.core.errors import BacktestError, UsageError
 from backtest.present import outputs
 from backtest.present.report import numbers, run_plots, write
 from backtest.present.report.results import load_results
+from backtest.present.verdict import comparison_verdict
 from backtest.run import engine
 from backtest.run.config import parse_config
 from backtest.run.intervals import Z95
@@ -103,9 +104,9 @@ SWEEP_GRIDS: dict[int, tuple[dict[str, list[Any]], list[str]]] = {
 }
 
 
-def pct(x: float) -> str:
+def pct(x: float, digits: int = 2) -> str:
     """An edge as the report shows it."""
-    return f"{100 * x:+.2f}%"
+    return f"{100 * x:+.{digits}f}%"
 
 
 def share(x: float) -> str:
@@ -252,8 +253,20 @@ def test_a_run_report_gives_each_seats_numbers(
         assert row[5] == pct(r["edge"])
         assert row[7] == pct(r["expected_edge"])
         assert row[10] == share(r["ruin_rate"])
+        # the interval and z the command line prints: from each hand's variance
+        assert row[6] == f"{pct(r['edge_hands_ci_low'])} .. {pct(r['edge_hands_ci_high'])}"
+        assert row[8] == f"{r['z_hands']:+.2f}"
     assert "Martingale &lt;on&gt; Banker" in page and "<on>" not in page
     assert len(rows) == summary.height
+    # the paired comparisons, as the command line says them, and their table
+    paired = pl.read_parquet(run_dir / "comparisons.parquet")
+    section = page.split("<h2>Paired comparisons</h2>", 1)[1]
+    for line in comparison_verdict(paired).splitlines():
+        assert f"<p>{html.escape(line)}</p>" in section
+    (cells,) = table_rows(section)
+    (r,) = paired.iter_rows(named=True)
+    assert cells[:2] == ["Martingale <on> Banker", "Flat Banker"]
+    assert cells[4] == f"{pct(r['edge_diff_ci_low'], 3)} .. {pct(r['edge_diff_ci_high'], 3)}"
 
 
 def test_a_run_without_paths_gets_the_other_plots(run_dir: Path, tmp_path: Path) -> None:
@@ -654,15 +667,19 @@ def test_sweep_cells_get_intervals_and_z_against_the_exact_edge(
     cells = numbers.heatmap_cells(rows, results.keys)
     joined = cells.join(
         rows.select(
-            *results.keys, "seat_no", pl.col("z").alias("z_cell"), "edge_ci_low", "edge_ci_high"
+            *results.keys,
+            "seat_no",
+            pl.col("z_hands").alias("z_cell"),
+            "edge_hands_ci_low",
+            "edge_hands_ci_high",
         ),
         on=[*results.keys, "seat_no"],
     )
     assert joined.height == rows.height
-    # one cell per square: its own z and interval
+    # one cell per square: its own z and interval, those the command line prints
     assert joined["z"].to_list() == pytest.approx(joined["z_cell"].to_list())
     assert (joined["edge_half"] * 2).to_list() == pytest.approx(
-        (joined["edge_ci_high"] - joined["edge_ci_low"]).to_list()
+        (joined["edge_hands_ci_high"] - joined["edge_hands_ci_low"]).to_list()
     )
     # the ruin rate's interval holds the rate, and stays inside 0..1
     wide = numbers.with_intervals(rows)

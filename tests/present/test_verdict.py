@@ -134,3 +134,58 @@ def test_the_stop_loss_and_the_table_maximum_are_said_when_they_acted() -> None:
         "on_max)." in text
     )
     assert "1 stake was over the table maximum" in said(max_hits=1)
+
+
+def test_a_few_hands_carrying_the_variance_are_said_to_make_the_interval_rough() -> None:
+    """Past `ROUGH_SHARE` of the variance sum in its largest hand, a seat's
+    interval and z are said rough and two-sided, with what would make them
+    hold; below it, nothing is said."""
+    from backtest.run.intervals import ROUGH_SHARE
+
+    hands = {"edge_hands_ci_low": -0.015, "edge_hands_ci_high": -0.005, "z_hands": 0.4}
+    assert "a few hands" not in said(**hands, top_hand_share=ROUGH_SHARE / 2)
+    assert said(**hands, top_hand_share=0.62).endswith(
+        "0.4 standard errors away. A few hands carry most of the variance (the largest "
+        "alone 62.0% of it), so the interval and z are rough and only two-sided: more "
+        "sessions or a lower table maximum would make them hold."
+    )
+
+
+def pair(**changes: Any) -> dict[str, Any]:
+    base = {
+        "seat_a": "A",
+        "seat_b": "B",
+        "sessions": 2000,
+        "edge_a": -0.0106,
+        "edge_b": -0.0110,
+        "edge_diff": -0.0004,
+        "edge_diff_ci_low": -0.003,
+        "edge_diff_ci_high": 0.0022,
+        "edge_diff_p": 0.76,
+        "edge_diff_top_share": 0.0001,
+        "winning_sessions_a": 0.45,
+        "winning_sessions_b": 0.70,
+        "winning_sessions_diff_p": 1e-9,
+        "ruin_rate_a": 0.0,
+        "ruin_rate_b": 0.0,
+        "ruin_rate_diff_p": 1.0,
+    }
+    return base | changes
+
+
+def test_a_comparison_names_where_each_number_comes_from() -> None:
+    """The edge difference from each hand's variance; the sessions won and
+    ruin per session; a rough interval said so."""
+    text = verdict.comparison_verdict(pl.DataFrame([pair()]))
+    assert text == (
+        "B against A on the same 2,000 sessions: no difference in edge beyond chance "
+        "(-0.040%, 95% CI -0.300% to +0.220%, p = 0.760, from each hand's variance given "
+        "both seats' stakes); per session (paired over sessions): it wins more sessions "
+        "(70.0% against 45.0%, p < 0.001)."
+    )
+    rough = verdict.comparison_verdict(pl.DataFrame([pair(edge_diff_top_share=0.5)]))
+    assert rough.endswith(
+        "A few hands carry most of the variance (the largest alone 50.0% of it), so the "
+        "difference's interval and p are rough and only two-sided: more sessions or a lower "
+        "table maximum would make them hold."
+    )

@@ -82,6 +82,7 @@ def sessions(rng: np.random.Generator, n: int) -> pl.DataFrame:
             "net": net,
             "expected_net": rng.normal(-10, 30, n),
             "net_variance": np.where(rng.random(n) < 0.2, 0.0, rng.uniform(0, 1e5, n)),
+            "largest_hand_variance": rng.uniform(0, 1e3, n),
             "final_bankroll": final,
             "max_drawdown": rng.integers(0, 100_000, n) / 100.0,
             "longest_losing_streak": rng.integers(0, 30, n).astype(np.int32),
@@ -149,6 +150,10 @@ def test_the_summary_agrees_with_polars_and_not_with_the_blocks(
         )
         assert got["edge_hands_ci_high"] - got["edge"] == pytest.approx(
             intervals.Z95 * spread / want["wagered"], rel=1e-9
+        )
+        # the largest one hand's share of the variance sum
+        assert got["top_hand_share"] == pytest.approx(
+            frame["largest_hand_variance"].max() / want["net_variance"], rel=1e-9
         )
 
 

@@ -1572,9 +1572,11 @@ def test_counting_seats_at_one_table_play_as_each_would_alone(
     for seat in _COUNTING_SEATS:
         alone = run([seat])
         for frame in ("ledger", "sessions"):
-            want = getattr(alone, frame).drop("seat")
+            # (its own numbers: its covariance with the baseline is there only beside one)
+            mine = ["seat", "baseline_covariance"] if frame == "sessions" else ["seat"]
+            want = getattr(alone, frame).drop(mine)
             for table in tables:
-                got = getattr(table, frame).filter(pl.col("seat") == seat["name"]).drop("seat")
+                got = getattr(table, frame).filter(pl.col("seat") == seat["name"]).drop(mine)
                 assert got.equals(want), (seat["name"], frame)
     bets = tables[0].summary.select("seat", "bets").rows()
     assert all(n > 20 for _, n in bets), bets
@@ -1762,13 +1764,16 @@ def mirrors(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def same_seat_results(a: chunks.SeatResult, b: chunks.SeatResult) -> bool:
     """Every raw number of two seats' results (the statistics include counts the
-    sessions frame does not show, such as stakes raised to the minimum)."""
+    sessions frame does not show, such as stakes raised to the minimum); the
+    covariance with the baseline where neither is the baseline."""
     assert a.ledger is not None and b.ledger is not None
     return (
         np.array_equal(a.stats, b.stats)
         and np.array_equal(a.wagered, b.wagered)
         and np.array_equal(a.expected, b.expected)
         and np.array_equal(a.variance, b.variance)
+        and np.array_equal(a.largest, b.largest)
+        and (not a.cross.any() or np.array_equal(a.cross, b.cross))
         and a.ledger.keys() == b.ledger.keys()
         and all(np.array_equal(a.ledger[k], b.ledger[k]) for k in a.ledger)
     )
@@ -1806,6 +1811,9 @@ def test_plain_user_classes_match_their_built_ins(mirrors: Path, scenario: str, 
         if not same_seat_results(seat_results[2 * k], seat_results[2 * k + 1])
     ]
     assert differ == []
+    # the first pair's built-in is the baseline: its mirror's covariance with it,
+    # staking alike on every hand, is its variance
+    assert np.array_equal(seat_results[1].cross, seat_results[0].variance)
     stats = np.stack([r.stats for r in seat_results])
     assert stats[..., S_BELOW_MIN].sum() > 0 and stats[..., S_BETS].sum() > 0
     if scenario != "stop-loss-win-goal-hands":

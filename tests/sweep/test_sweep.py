@@ -1709,6 +1709,13 @@ def test_a_trend_in_numbers_needs_steps_beyond_the_noise() -> None:
         "edge by session.bankroll for m: 2000: -3.00%, 1000: -1.00%, 500: -3.00% "
         "(edge changes with session.bankroll beyond the noise, not steadily)"
     ]
+    # a steady slope beyond the noise, with a step back within it: not monotone,
+    # so no rise is claimed
+    back = made_summary(bankrolls, ["m"], [[(0.2271, 0.01)], [(0.2844, 0.01)], [(0.2676, 0.01)]])
+    assert sweeps.trends(back, ["session.bankroll"], "edge") == [
+        "edge by session.bankroll for m: 500: 22.71%, 1000: 28.44%, 2000: 26.76% "
+        "(edge changes with session.bankroll beyond the noise, not monotone across the cells)"
+    ]
     # ten small steps, each within the noise, that add up: a rise (a chi-squared test
     # of the means would miss it; the slope against the values' order does not)
     small = made_summary(

@@ -42,6 +42,20 @@ def test_a_cell_beyond_chance_is_named() -> None:
     assert "cell 2 (flat)" in line and "z_hands -6.00" in line and "cell 1" not in line
 
 
+def test_cells_where_a_few_hands_carry_the_variance_are_said_rough() -> None:
+    """Past `ROUGH_SHARE` of the variance sum in one hand, a cell's z_hands
+    is rough: a line says in how many, and what would make them hold."""
+    shares = cells([0.3, -1.4, 1.1]).with_columns(top_hand_share=pl.Series([0.001, 0.4, 0.06]))
+    first, rough = family.closing_lines(shares)
+    assert first.startswith("No cell's edge differs")
+    assert rough == (
+        "In 2 of the 3 cells and seats a few hands carry most of the variance, so their "
+        "z_hands are rough and only two-sided: more sessions or a lower table maximum "
+        "would make them hold."
+    )
+    assert len(family.closing_lines(shares.with_columns(top_hand_share=pl.lit(0.01)))) == 1
+
+
 def test_the_family_holds_its_error_rate_on_null_cells() -> None:
     """Under the null (every z standard normal), Holm calls some cell in at
     most about 5% of 2,000 sweeps of 50 cells; uncorrected, in most of them."""

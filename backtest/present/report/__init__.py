@@ -3,7 +3,10 @@
 `write.write_report(DIR)` reads what `backtest run --out DIR` or `backtest sweep --out DIR`
 wrote and writes `DIR/report.html` (or the file given as `out`): the verdict in
 words, then the plots, embedded as base64 PNG data URIs (the file opens offline,
-with no server and nothing beside it), then the summary table. The same plots
+with no server and nothing beside it), then the summary table (its interval
+and z from each hand's variance, as `backtest run` prints them) and, for a run
+of two seats or more, the paired comparisons (comparisons.parquet: the command
+line's sentences and a table of each seat against the baseline). The same plots
 are written as PNG files in a folder named after the HTML file, beside it:
 `report.html` -> `report-plots/`.
 

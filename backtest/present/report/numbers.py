@@ -116,14 +116,15 @@ def sweep_rows(summary: pl.DataFrame, keys: Sequence[str] = ()) -> pl.DataFrame:
 
 
 def with_intervals(rows: pl.DataFrame) -> pl.DataFrame:
-    """Each cell's 95% half-widths: the edge's (from its interval), and the ruin
+    """Each cell's 95% half-widths: the edge's (from its interval from each
+    hand's variance, as the run prints it), and the ruin
     rate's (Wilson's score interval for a share of `sessions`; as half-widths
     below and above the rate: `ruin_low`, `ruin_high`)."""
 
     p = pl.col("ruin_rate")
     centre, spread = wilson(p, pl.col("sessions").cast(pl.Float64), lambda x: x.sqrt())
     return rows.with_columns(
-        ((pl.col("edge_ci_high") - pl.col("edge_ci_low")) / 2).alias("edge_half"),
+        ((pl.col("edge_hands_ci_high") - pl.col("edge_hands_ci_low")) / 2).alias("edge_half"),
         (p - (centre - spread)).clip(lower_bound=0).alias("ruin_low"),
         (centre + spread - p).clip(lower_bound=0).alias("ruin_high"),
     )
@@ -261,7 +262,7 @@ def heatmap_cells(rows: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
             pl.col("expected_edge").mean(),
             (pl.col("edge_half").pow(2).sum().sqrt() / pl.len()).alias("edge_half"),
             pl.len().alias("cells"),
-            pl.col("z").first().alias("z1"),
+            pl.col("z_hands").first().alias("z1"),
         )
         .with_columns(
             pl.when(pl.col("cells") == 1)

@@ -13,7 +13,7 @@ import polars as pl
 from backtest.present.report.canvas import Plot, tick_label
 from backtest.present.report.numbers import by_key, key_values, sweep_rows
 from backtest.present.report.results import Results
-from backtest.present.verdict import money, pct, share
+from backtest.present.verdict import comparison_verdict, money, pct, share
 from backtest.present.verdict import verdict as verdict_text
 
 
@@ -80,7 +80,8 @@ def table_rows(
     summary: pl.DataFrame, keys: Sequence[str] = ()
 ) -> tuple[list[str], list[list[str]]]:
     """The summary as text cells, formatted as the report shows them: edges as signed
-    percentages, rates as percentages, money with 2 decimals."""
+    percentages, rates as percentages, money with 2 decimals; the interval
+    and z from each hand's variance, as `backtest run` prints them."""
     lead = ["cell", *keys] if "cell" in summary.columns else []
     headers = lead + [
         "seat",
@@ -110,9 +111,9 @@ def table_rows(
             money(r["wagered"]),
             money(r["net"]),
             pct(r["edge"]),
-            f"{pct(r['edge_ci_low'])} .. {pct(r['edge_ci_high'])}",
+            f"{pct(r['edge_hands_ci_low'])} .. {pct(r['edge_hands_ci_high'])}",
             pct(r["expected_edge"]),
-            "n/a" if r["z"] is None else f"{r['z']:+.2f}",
+            "n/a" if r["z_hands"] is None else f"{r['z_hands']:+.2f}",
             share(r["winning_sessions"]),
             share(r["ruin_rate"]),
             share(r["win_goal_rate"]),
@@ -212,5 +213,68 @@ def render_html(
     parts.append("</tr></thead><tbody>")
     for row in rows:
         parts.append("<tr>" + "".join(f"<td{c}>{e(v)}</td>" for v, c in zip(row, cls)) + "</tr>")
-    parts += ["</tbody></table></div>", "</body>", "</html>"]
+    parts.append("</tbody></table></div>")
+    if results.comparisons is not None and results.comparisons.height:
+        parts += ["<h2>Paired comparisons</h2>"]
+        parts += [
+            f"<p>{e(line)}</p>" for line in comparison_verdict(results.comparisons).splitlines()
+        ]
+        headers, rows = comparison_rows(results.comparisons)
+        text = ' class="text"'
+        parts += ['<div class="scroll"><table>', "<thead><tr>"]
+        parts += [f"<th{text if k < 2 else ''}>{e(h)}</th>" for k, h in enumerate(headers)]
+        parts.append("</tr></thead><tbody>")
+        for row in rows:
+            cells = [f"<td{text if k < 2 else ''}>{e(v)}</td>" for k, v in enumerate(row)]
+            parts.append("<tr>" + "".join(cells) + "</tr>")
+        parts.append("</tbody></table></div>")
+    parts += ["</body>", "</html>"]
     return "\n".join(parts) + "\n"
+
+
+def comparison_rows(comparisons: pl.DataFrame) -> tuple[list[str], list[list[str]]]:
+    """The paired comparisons as text cells: each seat against the baseline on
+    the same sessions, the edge difference with its interval from each
+    hand's variance (as `backtest run` prints it), then the per-session
+    comparisons (mean net per session, sessions won, ruin)."""
+    headers = [
+        "seat",
+        "against",
+        "sessions",
+        "edge diff",
+        "95% CI",
+        "p",
+        "mean net diff per session",
+        "95% CI",
+        "p",
+        "won",
+        "p",
+        "ruined",
+        "p",
+    ]
+    rows = []
+    for r in comparisons.iter_rows(named=True):
+        rows.append(
+            [
+                str(r["seat_b"]),
+                str(r["seat_a"]),
+                _count(r["sessions"]),
+                pct(r["edge_diff"], 3),
+                f"{pct(r['edge_diff_ci_low'], 3)} .. {pct(r['edge_diff_ci_high'], 3)}",
+                _p(r["edge_diff_p"]),
+                money(r["mean_net_diff"]),
+                f"{money(r['mean_net_diff_ci_low'])} .. {money(r['mean_net_diff_ci_high'])}",
+                _p(r["mean_net_diff_p"]),
+                f"{share(r['winning_sessions_b'])} vs {share(r['winning_sessions_a'])}",
+                _p(r["winning_sessions_diff_p"]),
+                f"{share(r['ruin_rate_b'])} vs {share(r['ruin_rate_a'])}",
+                _p(r["ruin_rate_diff_p"]),
+            ]
+        )
+    return headers, rows
+
+
+def _p(p: Any) -> str:
+    if p is None or p != p:  # (NaN)
+        return "n/a"
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"

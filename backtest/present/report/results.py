@@ -25,10 +25,10 @@ SUMMARY_COLUMNS = (
     "wagered",
     "net",
     "edge",
-    "edge_ci_low",
-    "edge_ci_high",
+    "edge_hands_ci_low",
+    "edge_hands_ci_high",
     "expected_edge",
-    "z",
+    "z_hands",
     "ruin_rate",
     "win_goal_rate",
     "winning_sessions",
@@ -45,6 +45,29 @@ SESSION_COLUMNS = (
     "ended_by",
 )
 PATH_COLUMNS = ("seat", "session", "hand", "bankroll")
+#: what the report reads of comparisons.parquet (`comparisons.COLUMNS`)
+COMPARISON_COLUMNS = (
+    "seat_a",
+    "seat_b",
+    "sessions",
+    "edge_a",
+    "edge_b",
+    "edge_diff",
+    "edge_diff_ci_low",
+    "edge_diff_ci_high",
+    "edge_diff_p",
+    "edge_diff_top_share",
+    "mean_net_diff",
+    "mean_net_diff_ci_low",
+    "mean_net_diff_ci_high",
+    "mean_net_diff_p",
+    "winning_sessions_a",
+    "winning_sessions_b",
+    "winning_sessions_diff_p",
+    "ruin_rate_a",
+    "ruin_rate_b",
+    "ruin_rate_diff_p",
+)
 
 
 class ReportError(BacktestError):
@@ -61,6 +84,8 @@ class Results:
     summary: pl.DataFrame
     sessions: pl.DataFrame | None = None  # a run's sessions
     paths: pl.DataFrame | None = None  # a run's bankroll paths, when written
+    #: a run's seats against its baseline (`comparisons.compare`), with two seats or more
+    comparisons: pl.DataFrame | None = None
 
     @property
     def name(self) -> str:
@@ -165,7 +190,9 @@ def _load_run(directory: Path, meta: dict[str, Any]) -> Results:
     sessions = _read_parquet(sessions_file, SESSION_COLUMNS)
     paths_file = directory / "paths.parquet"
     paths = _read_parquet(paths_file, PATH_COLUMNS) if paths_file.is_file() else None
-    return Results(directory, "run", meta, summary, sessions, paths)
+    paired_file = directory / "comparisons.parquet"
+    paired = _read_parquet(paired_file, COMPARISON_COLUMNS) if paired_file.is_file() else None
+    return Results(directory, "run", meta, summary, sessions, paths, paired)
 
 
 def _load_sweep(directory: Path, meta: dict[str, Any]) -> Results:
