@@ -341,10 +341,11 @@ def _adaptor_source(hook: str, body: str) -> str:
 
 def _adaptor_file(cls: type[Compiled], hook: str, fn: Any) -> Any:
     """Where `hook`'s adaptor for `cls` is kept: a file named by a hash of
-    what it is made of (the class's and the function's source files, the
-    function's code, the class's name and settings, numba's version); None
-    where there is no cache folder, no source file, or the function is a
-    closure (its cells' values are compiled in, and not in the hash)."""
+    what it is made of (the class's and the function's source files and
+    their paths, the function's code, the class's name and settings,
+    numba's version); None where there is no cache folder, no source file,
+    or the function is a closure (its cells' values are compiled in, and
+    not in the hash)."""
     import hashlib
 
     import numba
@@ -356,19 +357,26 @@ def _adaptor_file(cls: type[Compiled], hook: str, fn: Any) -> Any:
     if folder is None or getattr(py, "__closure__", None):
         return None
     code = getattr(py, "__code__", None)
-    made_of: tuple[Any, ...] = (numba.__version__, cls.__module__, cls.__qualname__, hook)
+    # (not the class's module name: a class from a file is given a new one in each process)
+    made_of: tuple[Any, ...] = (numba.__version__, cls.__qualname__, hook)
     made_of += (cls.bounds_checked,)
     made_of += (cls.bet_slot, cls.picks_one)
     if code is not None:
-        made_of += (py.__qualname__, code.co_filename, code.co_firstlineno, code.co_code)
-        made_of += (repr(code.co_consts), code.co_names)
+        made_of += (py.__qualname__, code.co_filename, code.co_firstlineno, _code_key(code))
     digest = hashlib.sha256(repr(made_of).encode())
     try:
         for source in sorted({inspect.getsourcefile(cls), inspect.getsourcefile(py or cls)}):  # type: ignore[type-var]
-            digest.update(Path(source).read_bytes())  # type: ignore[arg-type]
+            digest.update(f"{source}\n".encode() + Path(source).read_bytes())  # type: ignore[arg-type]
     except (OSError, TypeError):  # (no source file: None, or a built-in's)
         return None
     return folder / "users" / f"{cls.__name__}_{hook}_{digest.hexdigest()[:16]}.py"
+
+
+def _code_key(code: Any) -> tuple[Any, ...]:
+    """A code object's bytecode, names and constants, nested code objects
+    (a comprehension's) by their own key, not by their address."""
+    consts = tuple(_code_key(c) if inspect.iscode(c) else repr(c) for c in code.co_consts)
+    return (code.co_code, code.co_names, consts)
 
 
 def _write_once(file: Any, text: str) -> None:
