@@ -74,7 +74,7 @@ def main() -> None:
         )
 
     # a shoe's hands priced LANES at a time, as the counter's loop does
-    from backtest.odds.polynomial import LANES
+    from backtest.jit.lanes import LANES
     from backtest.shoes.shoe import ShoeSpec, generate_hands
 
     hands = generate_hands(ShoeSpec(decks=8), max(1, args.calls // 60), args.seed)

@@ -9,6 +9,7 @@ import numpy as np
 from numba import njit
 
 from backtest.jit import numba_cache
+from backtest.jit.lanes import LANES, lane_products, lane_sums
 from backtest.odds.deals import (
     K_BANKER,
     K_BANKER_SIX,
@@ -39,7 +40,6 @@ from backtest.odds.polynomial import (
     _N_COLUMNS,
     EV_WORK_AHEAD,
     EXACT_CARDS,
-    LANES,
 )
 from backtest.odds.pricing import pair_chances, pair_evs, pairs_evs, price_deals, wanted_events
 
@@ -79,45 +79,6 @@ def _cards_left(g, lane):  # type: ignore[no-untyped-def]
     for v in range(10):
         n += g[8 * v, lane]
     return n
-
-
-@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
-def lane_products(f, g, parent, factor, lo, hi):  # type: ignore[no-untyped-def]
-    """f[i] = f[parent[i]] * g[factor[i]], row by row (a row holds a number
-    of every lane), for i in lo..hi-1, in order: a parent comes before its
-    children. The lanes' loop runs to the rows' length, not to the constant
-    LANES, so that LLVM vectorises it rather than unrolling it."""
-    lanes = f.shape[1]
-    for i in range(lo, hi):
-        p = parent[i]
-        q = factor[i]
-        for lane in range(lanes):
-            f[i, lane] = f[p, lane] * g[q, lane]
-
-
-@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
-def lane_sums(f, g, parent, factor, ca, cb, offset, lo, hi, store, acc):  # type: ignore[no-untyped-def]
-    """For i in lo..hi-1: x = f[parent[i]] * g[factor[i]] (a row), stored in
-    f[i] if `store`; acc[0] += ca[i - offset] * x and acc[1] += cb[i - offset] * x.
-    For exact sums (every product and partial sum a whole number below
-    2**53), which any order of the adds gives alike."""
-    lanes = f.shape[1]
-    for i in range(lo, hi):
-        p = parent[i]
-        q = factor[i]
-        a = ca[i - offset]
-        b = cb[i - offset]
-        if store:
-            for lane in range(lanes):
-                x = f[p, lane] * g[q, lane]
-                f[i, lane] = x
-                acc[0, lane] += a * x
-                acc[1, lane] += b * x
-        else:
-            for lane in range(lanes):
-                x = f[p, lane] * g[q, lane]
-                acc[0, lane] += a * x
-                acc[1, lane] += b * x
 
 
 @njit(cache=True, _nrt=False)  # type: ignore[call-overload]
@@ -177,7 +138,7 @@ def ev_fill_ahead(
     `counts`: the rank counts before hand k; cards and hand_no: the hands'
     cards (rank in the low 4 bits, 0 for none) and numbers in their shoe (1
     for a shoe's first hand, where the hands that follow stop). Every
-    composition is a lane of `lane_sums`, which walks the tree of
+    composition is a lane of `lanes.lane_sums`, which walks the tree of
     products once for all of them. Up to `EXACT_CARDS` cards its event
     counts are the same whole numbers as `ev_events`', so every EV is the
     same double as `ev_fill`'s; a larger shoe is priced by `ev_fill`, one

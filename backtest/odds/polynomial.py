@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit
 
 from backtest.jit import numba_cache
+from backtest.jit.lanes import LANES
 from backtest.odds.events import BANKER_DRAWS, N_BETS, N_KEPT, STAGE
 
 numba_cache.install()  # before this module's functions are decorated for numba's cache
@@ -50,10 +51,6 @@ EV_WORK = _EV_FACTORS + 80
 # multiset or factor; the sums by hand size of two events; the event counts
 # and the rank counts of each lane; and the EV rows of a counter that keeps
 # them for itself (`ahead_rows`).
-#: compositions `ev_fill_ahead` prices at once, a row of this many doubles
-#: each (a counter's EVs cost about 2.7 us a hand with 8 lanes, 1.8 with 16,
-#: 2.6 with 32, whose rows no longer fit the caches as well)
-LANES = 16
 _LANE_F = EV_WORK
 _LANE_G = _LANE_F + _LEVEL[6] * LANES
 _LANE_SUMS = _LANE_G + 80 * LANES

@@ -40,10 +40,9 @@ from backtest.core.errors import MissingDataError, RulesError, ShoeFormatError
 from backtest.core.hands import HandRecord, Hands
 from backtest.core.rules import PRESETS, Bet, Rules, deal_hand, outcome
 from backtest.core.settlement import bet_result
+from backtest.jit.lanes import LANES, lane_sums
 from backtest.odds import Event
 from backtest.odds import fast as odds_fast
-from backtest.odds.ahead import lane_sums
-from backtest.odds.polynomial import LANES
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
 COMMISSION = Rules.preset("commission")
@@ -608,11 +607,16 @@ def test_ev_fill_ahead_leaves_no_ev_where_fewer_than_six_cards_are_left() -> Non
         odds.ev_fill_ahead(counts, cards, np.array([7, 8, 9]), 0, payouts, rows, *odds.ev_work())
 
 
+@njit
+def _lane_sums(f, g, parent, factor, ca, cb, offset, lo, hi, store, acc):  # type: ignore[no-untyped-def]
+    lane_sums(f, g, parent, factor, ca, cb, offset, lo, hi, store, acc)
+
+
 @pytest.mark.parametrize("lo, hi", [(3, 3), (3, 4), (3, 9), (3, 10), (9, 3), (10, 3)])
 @pytest.mark.parametrize("store", [False, True])
-def test_lane_sums_follows_its_rows(lo: int, hi: int, store: bool) -> None:
-    """`lane_sums` against numpy, row by row: an even or odd number of rows,
-    none, and a range given backwards (none)."""
+def test_lane_sums_follows_its_rows_in_pairs_and_one_more(lo: int, hi: int, store: bool) -> None:
+    """`lanes.lane_sums` against numpy, row by row: an even or odd number of
+    rows (the last one alone), none, and a range given backwards (none)."""
     rng = np.random.default_rng(lo * 100 + hi)
     rows = 12
     f = rng.integers(0, 50, (rows, LANES)).astype(float)
@@ -628,7 +632,7 @@ def test_lane_sums_follows_its_rows(lo: int, hi: int, store: bool) -> None:
             want_f[i] = x
         want[0] += ca[i - 2] * x
         want[1] += cb[i - 2] * x
-    lane_sums(f, g, parent, factor, ca, cb, 2, lo, hi, store, acc)
+    _lane_sums(f, g, parent, factor, ca, cb, 2, lo, hi, store, acc)
     assert np.array_equal(acc, want) and np.array_equal(f, want_f)
 
 
