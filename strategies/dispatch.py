@@ -390,13 +390,19 @@ def _write_once(file: Any, text: str) -> None:
 
 
 def _load_file(file: Any) -> Any:
-    """The module of the Python file `file`, loaded (not listed in sys.modules)."""
+    """The module of the Python file `file`, loaded and listed in
+    sys.modules under a name of its own (numba, loading a function from its
+    cache, imports the function's module by name)."""
     import importlib.util
+    import sys
 
-    spec = importlib.util.spec_from_file_location(f"_adaptor_{file.stem}", file)
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
+    name = f"_backtest_adaptor_{file.stem}"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, file)
+        module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+        sys.modules[name] = module
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return sys.modules[name]
 
 
 def _decide_body(cls: type[Compiled], returns: Any) -> str:
