@@ -15,7 +15,6 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from backtest import __version__
 from backtest.core.errors import RulesError, UsageError, shown_count
-from backtest.jit.lazy_jit import cores
 
 
 def _conventional(params: list[Any]) -> list[Any]:
@@ -132,13 +131,9 @@ def echo(text: str) -> None:
     typer.echo(text, nl=not text.endswith("\n"))
 
 
-#: seconds the first run on a machine spends compiling the table (on two cores)
+#: seconds the first run on a machine spends compiling the table, in its own
+#: process (the compile is one thread's work)
 COMPILE_SECONDS = 30
-
-
-def _compile_seconds() -> int:
-    """About how long a form of the loop takes to compile on this machine."""
-    return COMPILE_SECONDS if cores() > 1 else 2 * COMPILE_SECONDS
 
 
 def say_if_compiling() -> None:
@@ -148,16 +143,15 @@ def say_if_compiling() -> None:
     from backtest.loop import session_loop
 
     if not session_loop.loop_cached():
-        note(f"compiling the table (first run only, about {_compile_seconds()} s)")
+        note(f"compiling the table (first run only, about {COMPILE_SECONDS} s)")
 
 
 def say_compiling_users() -> None:
     """Say once, on stderr, that this run compiles the loop's form for users'
     compiled classes (their first run on this machine)."""
-    seconds = _compile_seconds()
     note(
         f"compiling the table for compiled strategies of your own (first run only, "
-        f"about {seconds} s)"
+        f"about {COMPILE_SECONDS} s)"
     )
 
 
