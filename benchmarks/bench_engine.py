@@ -4,8 +4,7 @@ start-up and compile times.
     python benchmarks/bench_engine.py [--hands 10000000] [--rounds 7] [--quick] [--cold]
 
 Prints hands per second for: dealing generated 8-deck shoes; each built-in
-strategy's compiled session loop (dealing excluded), the shared loop and the
-strategy's own form of it (`--own-loops`); the README's compiled
+strategy's compiled session loop (dealing excluded); the README's compiled
 user strategy, through the same loop; three plain-Python strategies (flat,
 follow the shoe, Martingale) through the same engine; `engine.run` of one
 Martingale seat over 10**7 hands beside the C reference
@@ -40,9 +39,9 @@ from backtest.loop import inputs, payouts, python_loop, session_loop, table_rule
 from backtest.run import chunks, engine, plan  # noqa: E402
 from backtest.run.config import parse_config  # noqa: E402
 from backtest.shoes.shoe import ShoeSpec, generate_hands  # noqa: E402
-from strategies import compiled, registry  # noqa: E402
+from strategies import registry  # noqa: E402
 from strategies.base import Strategy  # noqa: E402
-from strategies.dispatch import Own, user_functions  # noqa: E402
+from strategies.dispatch import user_functions  # noqa: E402
 
 
 class PlainFlat(Strategy):
@@ -212,14 +211,10 @@ def _dealt(cfg: object, sessions: int) -> tuple:
     return _DEALT[sessions]
 
 
-def compiled_once(strat: Strategy, args: tuple, own: bool = False):  # type: ignore[no-untyped-def]
-    """One timed run of the compiled loop (the shared one, or with `own` the
-    built-in's own form, compiled first), from a fresh state."""
+def compiled_once(strat: Strategy, args: tuple):  # type: ignore[no-untyped-def]
+    """One timed run of the compiled loop, from a fresh state."""
     seat = inputs.seat_of(strat, np.uint64(5))
     fns = user_functions(strat)
-    if own:
-        session_loop.compile_own([seat.kind])
-        fns = Own(seat.kind)
 
     def once() -> float:
         work = inputs.work_for(seat, args[0])
@@ -230,9 +225,8 @@ def compiled_once(strat: Strategy, args: tuple, own: bool = False):  # type: ign
     return once
 
 
-def bench_strategies(timed: Timed, sessions: int, own: bool = True) -> None:
-    """Each built-in's loop, the shared one and (`own`; flat's alone if not)
-    its own form."""
+def bench_strategies(timed: Timed, sessions: int) -> None:
+    """Each built-in in the session loop."""
     runs = [(name, name, {}) for name in registry.BUILTIN_NAMES]
     # a counter that can bet only the pairs needs no deals counted
     runs.append(("counter-pairs", "counter", {"bets": ["player_pair", "banker_pair"]}))
@@ -242,8 +236,6 @@ def bench_strategies(timed: Timed, sessions: int, own: bool = True) -> None:
         if label != "counter":
             hands, args = chunk_args(cfg, sessions, strat)
             timed.add(f"session loop {label}", len(hands), compiled_once(strat, args))
-            if own or name == "flat":
-                timed.add("  its own loop", len(hands), compiled_once(strat, args, own=True))
             continue
         # the exact EVs cost microseconds a hand: worked out once per table,
         # and read by every further counting seat at it (the rows stay filled)
@@ -251,8 +243,6 @@ def bench_strategies(timed: Timed, sessions: int, own: bool = True) -> None:
         timed.add("session loop counter, EVs worked out", len(hands), compiled_once(strat, args))
         hands, args = chunk_args(cfg, max(50, sessions // 20), strat, counting_seats=2)
         timed.add("session loop counter, EVs read", len(hands), compiled_once(strat, args))
-        if own:
-            timed.add("  its own loop", len(hands), compiled_once(strat, args, own=True))
     cfg = config([{"strategy": "flat"}], sessions // 10)
     for plain in (PlainFlat(), PlainFollow(), PlainMartingale()):
         hands, args = chunk_args(cfg, sessions // 10)
@@ -331,7 +321,7 @@ def bench_against_c(rounds: int) -> None:
     reference's shuffle + deal + Martingale in one pass, alternately; then
     where the time of a hand goes in each (nanoseconds, medians of the rounds):
     ours in the deal, the table's arrays, the unit results, the session loop
-    (its own form) and the rest (the frames, the merge and the summary), timed inside
+    and the rest (the frames, the merge and the summary), timed inside
     one run; C's in the shuffle (its shuffle alone), the tableau (its run
     without the Martingale, less the shuffle) and the Martingale (the
     difference of its two runs)."""
@@ -346,24 +336,17 @@ def bench_against_c(rounds: int) -> None:
         subprocess.run(
             ["gcc", "-O3", "-march=native", "-o", str(binary), str(C_REFERENCE)], check=True
         )
-    kind = compiled.kind_of(engine.build_strategies(cfg)[0])
-    session_loop.compile_own([kind])
-    own_ready = session_loop.own_ready
-    forms = {"shared loop": lambda k: False, "own loop": own_ready}
+    forms = ["shared loop"]
     ours: dict[str, list[float]] = {form: [] for form in forms}
     theirs: list[float] = []
     split: dict[str, list[float]] = {}
     c_split: dict[str, list[float]] = {}
-    for ready in forms.values():  # each form compiled, or loaded, before the clock
-        session_loop.own_ready = ready  # type: ignore[assignment]
-        engine.run(cfg, sessions=2000, workers=1)
+    engine.run(cfg, sessions=2000, workers=1)  # compiled, or loaded, before the clock
     for _ in range(rounds):
-        for form, ready in forms.items():
-            session_loop.own_ready = ready  # type: ignore[assignment]
+        for form in forms:
             t = time.perf_counter()
             result = engine.run(cfg, workers=1)
             ours[form].append(result.hands / (time.perf_counter() - t))
-        session_loop.own_ready = own_ready  # type: ignore[assignment]
         parts = {
             "deal": (chunks, "hands_for"),
             "table": (chunks, "_table"),
@@ -401,7 +384,7 @@ def bench_against_c(rounds: int) -> None:
         else:
             line += "; no C reference (gcc or ../shared/bench missing)"
         print(line)
-    for who, figures in (("engine.run (own loop)", split), ("C reference", c_split)):
+    for who, figures in (("engine.run", split), ("C reference", c_split)):
         if figures:
             medians = {k: sorted(v)[len(v) // 2] for k, v in figures.items()}
             print(
@@ -442,8 +425,7 @@ def bench_startup(rounds: int = 5) -> None:
 
 def bench_cold() -> None:
     """The README's main job, then a first run of one more strategy, on a
-    fresh numba cache (as on a new machine); and when the compile the main
-    job starts in the background (it plays in Python meanwhile) ends."""
+    fresh numba cache (as on a new machine)."""
     import subprocess
 
     with tempfile.TemporaryDirectory() as cache:
@@ -466,25 +448,6 @@ def bench_cold() -> None:
                 [sys.executable, "-m", "backtest", *args], capture_output=True, check=True, env=env
             )
             print(f"cold numba cache: {label:<40} {time.perf_counter() - t:6.1f} s")
-            if args[1] == verdict:
-                _wait_for_compile(Path(cache), t)
-
-
-def _wait_for_compile(cache: Path, started: float) -> None:
-    """Wait until no process compiles the loop into `cache` (its lock is
-    free), and say when that was."""
-    import fcntl
-
-    locks = list(cache.glob("*/session-loop.lock"))
-    if not locks:
-        return
-    with open(locks[0], "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        fcntl.flock(f, fcntl.LOCK_UN)
-    print(
-        f"cold numba cache: {'its compile, in the background, ended':<40} "
-        f"{time.perf_counter() - started:6.1f} s"
-    )
 
 
 def bench_run(total: int, workers: int) -> None:
@@ -546,7 +509,7 @@ def main() -> None:
     timed = Timed()
     if args.quick:
         bench_deal(timed, 2_000)
-        bench_strategies(timed, 500, own=False)  # (each own loop compiles for ~10 s)
+        bench_strategies(timed, 500)
         bench_user_compiled(timed, 500)
         timed.report(2)
         bench_run(200_000, 1)

@@ -205,14 +205,6 @@ class Compiled(Strategy):
     #: hand to hand like a coin toss, and the counter, which seldom stakes
     #: more than one (then it returns SEVERAL and writes `out`)
     picks_one: ClassVar[bool] = False
-    #: a built-in's own form of the loop (`--own-loops`) is compiled telling
-    #: LLVM that no two of the loop's arrays share memory (numba's `noalias`):
-    #: it then holds the strategy's state in registers across a hand's
-    #: stores, where it would reload it after each (the progressions 3-19 %
-    #: faster). False for a built-in measured slower so: an update written
-    #: around the state's round trip through memory, such as Oscar's Grind's
-    #: stake read back as the branch predicts it. Read for built-ins alone.
-    arrays_apart: ClassVar[bool] = True
     #: a user's class: its functions check every index they use, so that one
     #: out of its array is an IndexError naming the line, never a write over
     #: the loop's memory. False runs them unchecked, about a third faster.

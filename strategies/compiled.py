@@ -11,9 +11,7 @@ says which a strategy takes, and what the loop prepares for it):
   branch is that strategy's own function, inlined. The kind does not change
   within a run, so the processor predicts the branch; the sixteen branches
   share the loop's registers, and the loop runs at 65-85 % of the speed of
-  one compiled for a single strategy (`docs/DESIGN.md`). A built-in may
-  also run the loop's form of its own (`dispatch.Own`), where its kind and
-  these facts are constants: `--own-loops` compiles it;
+  one compiled for a single strategy (`docs/DESIGN.md`);
 - any other `Compiled` class (a user's own, or a subclass of a built-in) as
   first-class functions (`user_functions`): four small functions compiled
   for it with fixed signatures (each array passed as the address of its

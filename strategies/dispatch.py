@@ -14,16 +14,16 @@ import re
 import warnings
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from numba import types
 
 from backtest.core.errors import StrategyError
 from backtest.jit.lazy_jit import register_with_numba
 from strategies._common import stateless_update
 from strategies.base import Compiled
-from strategies.compiled import BUILTINS, USER, facts, kind_of
+from strategies.compiled import BUILTINS, USER, kind_of
 from strategies.slots import CTX_SIZE, N_BETS, SEVERAL, STATE_FLOATS, STATE_INTS
 
 # the built-ins' functions call helpers marked with `lazy_jit.jit`, which numba
@@ -85,21 +85,21 @@ def _branch(cls: type[Compiled], hook: str, name: str) -> tuple[str, Callable[..
 
 @cache
 def _address_intrinsic() -> Any:
+    from llvmlite import ir
     from numba import types
-    from numba.core import cgutils
     from numba.extending import intrinsic
 
     @intrinsic
     def address(typingctx, arr):  # type: ignore[no-untyped-def]
-        """The address of an array's data, as a void pointer."""
+        """The address of an array's data, as a void pointer (numba has no
+        public function for it: `arr.ctypes.data` is an integer, which
+        `carray` does not take)."""
         if not isinstance(arr, types.Array):
             return None
 
         def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-            data = cgutils.create_struct_proxy(signature.args[0])(
-                context, builder, value=args[0]
-            ).data
-            return builder.bitcast(data, cgutils.voidptr_t)
+            data = context.make_array(signature.args[0])(context, builder, value=args[0]).data
+            return builder.bitcast(data, ir.IntType(8).as_pointer())
 
         return types.voidptr(arr), codegen
 
@@ -130,16 +130,8 @@ def _dispatch(hook: str, inline: Literal["never", "always"] = "always") -> Calla
         f"def {hook}_user(kind, fns, {_ARGS[hook]}):",
         f"    return {user}" if hook == "decide" else f"    {user}",
     ]
-    for i, cls in enumerate(BUILTINS):  # each built-in's form of its own (`Own`)
-        body = _branch(cls, hook, f"f{i}")[0]
-        tail = "    return SEVERAL, 0.0" if hook == "decide" and "return" not in body else None
-        body = body.replace("\n        ", "\n    ")
-        lines += [f"def {hook}_own{i}(kind, fns, {_ARGS[hook]}):", f"    {body}"]
-        if tail:
-            lines.append(tail)
     exec(compile("\n".join(lines), f"<{hook}_any>", "exec"), names)
     builtin, users = names[f"{hook}_builtin"], names[f"{hook}_user"]
-    own = [names[f"{hook}_own{i}"] for i in range(len(BUILTINS))]
 
     # a Python function of the hook's arguments, and its compiled form by the type of `fns`
     stub_names: dict[str, Any] = {}
@@ -151,8 +143,6 @@ def _dispatch(hook: str, inline: Literal["never", "always"] = "always") -> Calla
     stub = stub_names[f"{hook}_any"]
 
     def typed(kind, fns, *args):  # type: ignore[no-untyped-def]
-        if isinstance(fns, OwnType):
-            return own[fns.kind]
         return builtin if isinstance(fns, types.NoneType) else users
 
     exec(
@@ -177,71 +167,23 @@ def _address_args(hook: str) -> str:
     return ", ".join(out)
 
 
-class Own:
-    """The loop's `fns` for a built-in run by the loop's form of its own:
-    compiled for that strategy alone (its kind and facts constants, its
-    functions the only ones in it), once per strategy and machine."""
-
-    __slots__ = ("kind",)
-
-    def __init__(self, kind: int) -> None:
-        self.kind = kind
-
-
-class OwnType(types.Type):
-    """numba's type of an `Own`: the kind is in the type, so each built-in's
-    form is a signature of its own."""
-
-    def __init__(self, kind: int) -> None:
-        self.kind = kind
-        super().__init__(name=f"Own({kind})")
-
-
-def _own_type() -> None:
-    from numba.core import cgutils
-    from numba.extending import NativeValue, models, register_model, typeof_impl, unbox
-
-    @typeof_impl.register(Own)
-    def _typeof(value, context):  # type: ignore[no-untyped-def]
-        return OwnType(value.kind)
-
-    register_model(OwnType)(models.OpaqueModel)
-
-    @unbox(OwnType)
-    def _unbox(typ, obj, c):  # type: ignore[no-untyped-def]
-        return NativeValue(cgutils.get_null_value(cgutils.voidptr_t))
-
-
-_own_type()
-
-
 def fixed(fns: object, seat: object) -> tuple[int, int, bool, bool, bool, bool]:
-    """(kind, slot, writes_out, learns, reads_ctx, cards_seen) of the seat:
-    constants while compiling a built-in's own form, else read from `seat`."""
+    """(kind, slot, writes_out, learns, reads_ctx, cards_seen) of the seat."""
     raise TypeError("fixed is called by the compiled session loop alone")
 
 
-def _fixed_overload() -> None:
+def is_user(fns: object) -> bool:
+    """Whether the loop runs a user's functions (`fns` a tuple of them); a
+    constant while compiling."""
+    return fns is not None
+
+
+def _overloads() -> None:
+    from numba import types
     from numba.extending import overload
 
     @overload(fixed, inline="always")
-    def _typed(fns, seat):  # type: ignore[no-untyped-def]
-        if isinstance(fns, OwnType):
-            f = facts(BUILTINS[fns.kind])
-            k, slot, wo, le, rc, cs = (
-                fns.kind,
-                f.slot,
-                f.writes_out,
-                f.learns,
-                f.reads_ctx,
-                f.cards_seen,
-            )
-
-            def impl(fns, seat):  # type: ignore[no-untyped-def]
-                return k, slot, wo, le, rc, cs
-
-            return impl
-
+    def _fixed(fns, seat):  # type: ignore[no-untyped-def]
         def impl(fns, seat):  # type: ignore[no-untyped-def]
             return (
                 seat.kind,
@@ -254,23 +196,9 @@ def _fixed_overload() -> None:
 
         return impl
 
-
-_fixed_overload()
-
-
-def is_user(fns: object) -> bool:
-    """Whether the loop runs a user's functions (`fns` a tuple of them); a
-    constant while compiling."""
-    return fns is not None and not isinstance(fns, Own)
-
-
-def _is_user_overload() -> None:
-    from numba import types
-    from numba.extending import overload
-
     @overload(is_user, inline="always")
-    def _typed(fns):  # type: ignore[no-untyped-def]
-        answer = not isinstance(fns, (types.NoneType, OwnType))
+    def _is_user(fns):  # type: ignore[no-untyped-def]
+        answer = not isinstance(fns, types.NoneType)
 
         def impl(fns):  # type: ignore[no-untyped-def]
             return answer
@@ -278,7 +206,7 @@ def _is_user_overload() -> None:
         return impl
 
 
-_is_user_overload()
+_overloads()
 
 
 _KERNELS: dict[Callable[..., Any], Any] = {}
@@ -352,55 +280,139 @@ def function_types() -> Any:
 
 def _adapted(cls: type[Compiled], hook: str) -> Callable[..., Any]:
     """`hook` of `cls` as a function of the loop's fixed signature (its decide
-    returning (bet, stake)). The class's own function is compiled first, for
+    returning (bet, stake)), compiled with numba's cache: a class's second
+    run, in any process, loads it. Its source is written once to a file of
+    its own in this package's cache folder (`_adaptor_file`: numba caches a
+    function of a file alone), named by a hash of the class's source files.
+    Where that file is new, the class's own function is compiled first, for
     the loop's argument types, so that an error in it names its own line;
     its decide is read by what it returns (nothing: the stakes are in `out`;
     a number: the stake on its `bet_slot`; a pair: (bet, stake))."""
-    from numba import carray, njit, types
+    from numba import njit
 
     body, fn = _branch(cls, hook, "f")
-    names: dict[str, Any] = {"np": np, "SEVERAL": np.int64(SEVERAL)}
+    own = None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numba calls first-class functions experimental
         if fn is not None:
             # indices checked (`bounds_checked`): an index out of its array is
             # an IndexError, never a write over the loop's memory
-            own = njit(_own_args(hook, body), boundscheck=cls.bounds_checked)(
-                getattr(fn, "py_func", fn)
-            )
-            names["f"] = own
-            if hook == "decide":
-                body = _decide_body(cls, own.nopython_signatures[0].return_type, types)
-        if body == "return":
-            body = "pass"
-        arrays = "".join(
-            f"    {name} = carray({_ARRAYS[name]})\n"
-            for name in _ARGS[hook].split(", ")
-            if name in _ARRAYS
-        )
-        src = f"def {hook}({_POINTER_ARGS[hook]}):\n{arrays}    {body}\n".replace(
-            "\n        ", "\n    "
-        )
-        names.update(
-            carray=carray,
-            f8=np.float64,
-            i8=np.int64,
-            i1=np.int8,
-            STATE_FLOATS=STATE_FLOATS,
-            STATE_INTS=STATE_INTS,
-            CTX_SIZE=CTX_SIZE,
-            N_BETS=N_BETS,
-        )
-        exec(compile(src, f"<{cls.__name__}.{hook}>", "exec"), names)
-        return njit(pointer_signatures()[hook])(names[hook])  # type: ignore[no-any-return]
+            own = njit(boundscheck=cls.bounds_checked)(getattr(fn, "py_func", fn))
+        file = _adaptor_file(cls, hook, fn)
+        if file is None or not file.exists():
+            if own is not None:
+                own.compile(_own_args(hook, body))
+                if hook == "decide":
+                    body = _decide_body(cls, own.nopython_signatures[0].return_type)
+            src = _adaptor_source(hook, body)
+            if file is None:  # no cache folder: compiled for this process alone
+                names: dict[str, Any] = {"f": own}
+                exec(compile(src, f"<{cls.__name__}.{hook}>", "exec"), names)
+                return njit(pointer_signatures()[hook])(names[hook])  # type: ignore[no-any-return]
+            _write_once(file, src)
+        module = _load_file(file)
+        module.f = own  # (read only where numba's cache lacks the function)
+        return njit(pointer_signatures()[hook], cache=True)(getattr(module, hook))  # type: ignore[no-any-return]
 
 
-def _decide_body(cls: type[Compiled], returns: Any, types: Any) -> str:
+def _adaptor_source(hook: str, body: str) -> str:
+    """A module defining `hook` of the loop's pointer signature: each array
+    from its address, then `body` (which calls `f`, the class's function)."""
+    if body == "return":
+        body = "pass"
+    arrays = "".join(
+        f"    {name} = carray({_ARRAYS[name]})\n"
+        for name in _ARGS[hook].split(", ")
+        if name in _ARRAYS
+    )
+    head = (
+        "import numpy as np\n"
+        "from numba import carray\n\n"
+        "f8, i8, i1 = np.float64, np.int64, np.int8\n"
+        f"SEVERAL = np.int64({SEVERAL})\n"
+        f"STATE_FLOATS, STATE_INTS = {STATE_FLOATS}, {STATE_INTS}\n"
+        f"CTX_SIZE, N_BETS = {CTX_SIZE}, {N_BETS}\n"
+        "f = None  # the class's function, set by its loader\n\n\n"
+    )
+    return head + f"def {hook}({_POINTER_ARGS[hook]}):\n{arrays}    {body}\n".replace(
+        "\n        ", "\n    "
+    )
+
+
+def _adaptor_file(cls: type[Compiled], hook: str, fn: Any) -> Any:
+    """Where `hook`'s adaptor for `cls` is kept: a file named by a hash of
+    what it is made of (the class's and the function's source files and
+    their paths, the function's code, the class's name and settings,
+    numba's version); None where there is no cache folder, no source file,
+    or the function is a closure (its cells' values are compiled in, and
+    not in the hash)."""
+    import hashlib
+
+    import numba
+
+    from backtest.jit import numba_cache
+
+    folder = numba_cache.cache_folder()
+    py = getattr(fn, "py_func", fn)
+    if folder is None or getattr(py, "__closure__", None):
+        return None
+    code = getattr(py, "__code__", None)
+    # (not the class's module name: a class from a file is given a new one in each process)
+    made_of: tuple[Any, ...] = (numba.__version__, cls.__qualname__, hook)
+    made_of += (cls.bounds_checked,)
+    made_of += (cls.bet_slot, cls.picks_one)
+    if code is not None:
+        made_of += (py.__qualname__, code.co_filename, code.co_firstlineno, _code_key(code))
+    digest = hashlib.sha256(repr(made_of).encode())
+    try:
+        for source in sorted({inspect.getsourcefile(cls), inspect.getsourcefile(py or cls)}):  # type: ignore[type-var]
+            digest.update(f"{source}\n".encode() + Path(source).read_bytes())  # type: ignore[arg-type]
+    except (OSError, TypeError):  # (no source file: None, or a built-in's)
+        return None
+    return folder / "users" / f"{cls.__name__}_{hook}_{digest.hexdigest()[:16]}.py"
+
+
+def _code_key(code: Any) -> tuple[Any, ...]:
+    """A code object's bytecode, names and constants, nested code objects
+    (a comprehension's) by their own key, not by their address."""
+    consts = tuple(_code_key(c) if inspect.iscode(c) else repr(c) for c in code.co_consts)
+    return (code.co_code, code.co_names, consts)
+
+
+def _write_once(file: Any, text: str) -> None:
+    """Write `file` whole (another process writing it at once writes the same)."""
+    import os
+
+    file.parent.mkdir(parents=True, exist_ok=True)
+    part = file.with_name(f"{file.name}.{os.getpid()}")
+    part.write_text(text, encoding="utf-8")
+    os.replace(part, file)
+
+
+def _load_file(file: Any) -> Any:
+    """The module of the Python file `file`, loaded and listed in
+    sys.modules under a name of its own (numba, loading a function from its
+    cache, imports the function's module by name)."""
+    import importlib.util
+    import sys
+
+    name = f"_backtest_adaptor_{file.stem}"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, file)
+        module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+        sys.modules[name] = module
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return sys.modules[name]
+
+
+def _decide_body(cls: type[Compiled], returns: Any) -> str:
+    from numba import types
+
     call = f"f({_ARGS['decide']})"
     if isinstance(returns, types.NoneType):
         return f"{call}\n    return SEVERAL, 1.0"
     if isinstance(returns, types.BaseTuple) and len(returns) == 2:
-        if not isinstance(returns[0], types.Integer):
+        if not isinstance(returns[0], types.Integer):  # type: ignore[index]
             raise TypeError(
                 f"k_decide returns {returns}: the bet of (bet, stake) must be a whole "
                 f"number, its code (0 Player, 1 Banker, 2 Tie, ...)"

@@ -9,6 +9,7 @@ to list them.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import inspect
@@ -110,7 +111,10 @@ def _import(spec: str, base_dir: Path | None = None) -> type[Strategy]:
         resolved = path.resolve()
         stat = resolved.stat()
         key = (str(resolved), stat.st_mtime_ns, stat.st_size)
-        mod_name = f"backtest_user_strategy_{abs(hash(key))}"
+        # the same name in every process (numba's cache finds a user's compiled
+        # functions' module by it)
+        digest = hashlib.sha256(repr(key).encode()).hexdigest()[:16]
+        mod_name = f"backtest_user_strategy_{digest}"
         module = sys.modules.get(mod_name)
         if module is None:
             loader_spec = importlib.util.spec_from_file_location(mod_name, path)

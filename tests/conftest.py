@@ -21,8 +21,8 @@ def repo_root() -> Path:
 
 #: the longest tests of each tier (a part of their node id), longest first: they
 #: start first, so that the workers (`-n auto`) end together rather than one
-#: waiting on the other's last long test. The first run's test mostly waits on
-#: the compile it starts in the background, which another test's work overlaps.
+#: waiting on the other's last long test. The first run's test compiles the
+#: table on a fresh cache, in a process of its own.
 LONGEST = (
     "test_first_run.py",
     "test_convergence.py",

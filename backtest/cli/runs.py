@@ -14,7 +14,6 @@ from backtest.cli.shell import (
     ColumnsOption,
     Executor,
     Format,
-    OwnLoops,
     Quiet,
     be_quiet,
     check_seed,
@@ -22,7 +21,6 @@ from backtest.cli.shell import (
     columns_option,
     echo,
     note,
-    say_compiling_own,
     say_compiling_users,
     say_if_compiling,
 )
@@ -63,7 +61,6 @@ def run(
     address: Annotated[
         Optional[str], typer.Option(help="A running Dask scheduler, HOST:PORT.")
     ] = None,
-    own_loops: OwnLoops = False,
     quiet: Quiet = False,
 ) -> None:
     """Run the seats of a config over its shoes and print the verdict."""
@@ -107,7 +104,6 @@ def run(
                 executor,
                 address,
                 overrides,
-                own_loops,
             )
         except BacktestError as exc:  # the file stands for standard input: say so
             exc.args = (
@@ -130,7 +126,6 @@ def _run(
     executor: Executor,
     address: str | None,
     overrides: dict[str, object],
-    own_loops: bool = False,
 ) -> None:
     from backtest.present import outputs, verdict
     from backtest.run import staging
@@ -176,9 +171,6 @@ def _run(
                         address=address,
                         paths=PATH_SESSIONS if out is not None else 0,
                         compiling=say_if_compiling if executor is Executor.LOCAL else None,
-                        own_loops=own_loops,
-                        compiling_own=say_compiling_own,
-                        python_meanwhile=True,
                         compiling_users=say_compiling_users,
                     )
                 except TooManySessions as exc:
@@ -238,7 +230,6 @@ def sweep(
         Optional[str], typer.Option(help="Metric to sort by (default: the sweep's `metric`).")
     ] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.TABLE,
-    own_loops: OwnLoops = False,
     quiet: Quiet = False,
 ) -> None:
     """Run a run config over a grid of settings, on every core or a Dask cluster.
@@ -279,8 +270,6 @@ def sweep(
             resume=resume,
             progress=progress,
             starting=say_if_compiling if executor is Executor.LOCAL else None,
-            own_loops=own_loops,
-            compiling_own=say_compiling_own,
         )
     if fmt is Format.JSON:
         from backtest.present.verdict import to_json

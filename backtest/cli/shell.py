@@ -20,7 +20,6 @@ except ImportError:  # older typer: the package
 
 from backtest import __version__
 from backtest.core.errors import RulesError, UsageError, shown_count
-from backtest.jit.lazy_jit import cores
 
 
 def _conventional(params: list[Any]) -> list[Any]:
@@ -218,63 +217,28 @@ def echo(text: str) -> None:
     typer.echo(text, nl=not text.endswith("\n"))
 
 
-#: seconds the first run on a machine spends compiling (both cores; one core takes longer)
-COMPILE_SECONDS = 20
+#: seconds the first run on a machine spends compiling the table, in its own
+#: process (the compile is one thread's work)
+COMPILE_SECONDS = 30
 
 
-def _compile_seconds() -> int:
-    """About how long a form of the loop takes to compile on this machine."""
-    return COMPILE_SECONDS if cores() > 1 else 2 * COMPILE_SECONDS
-
-
-def say_if_compiling(in_python: bool = False) -> None:
+def say_if_compiling() -> None:
     """Say once, on stderr, that this run compiles the table (the session
-    loop is not in numba's cache yet), rather than show a bar stuck at 0;
-    and whether it plays in plain Python meanwhile (`in_python`)."""
+    loop is not in numba's cache yet), and about how long that takes,
+    rather than show a bar stuck at 0."""
     from backtest.loop import session_loop
 
-    if session_loop.loop_cached():
-        return
-    seconds = _compile_seconds()
-    if in_python:
-        note(
-            f"compiling the table in the background (first run only, about {seconds} s); "
-            "playing in plain Python meanwhile, with the same numbers"
-        )
-    else:
-        note(f"compiling the table (first run only, about {seconds} s)")
+    if not session_loop.loop_cached():
+        note(f"compiling the table (first run only, about {COMPILE_SECONDS} s)")
 
 
 def say_compiling_users() -> None:
     """Say once, on stderr, that this run compiles the loop's form for users'
     compiled classes (their first run on this machine)."""
-    seconds = _compile_seconds()
     note(
         f"compiling the table for compiled strategies of your own (first run only, "
-        f"about {seconds} s)"
+        f"about {COMPILE_SECONDS} s)"
     )
-
-
-def say_compiling_own(names: list[str]) -> None:
-    """Say once, on stderr, which built-ins' own loops a run compiles first."""
-    seconds = OWN_COMPILE_SECONDS * len(names)
-    seconds = -(-seconds // max(1, min(cores(), len(names))))
-    note(f"compiling the own loop of {', '.join(names)} (once, about {seconds} s)")
-
-
-#: seconds to compile one built-in's own loop on this kind of machine
-OWN_COMPILE_SECONDS = 10
-
-#: --own-loops, for `run` and `sweep`
-OwnLoops = Annotated[
-    bool,
-    typer.Option(
-        "--own-loops",
-        help="Compile each built-in strategy's own session loop first (once, about 10 s "
-        "each): 5-50% more hands a second, the same numbers. A strategy runs its own "
-        "loop wherever that is compiled.",
-    ),
-]
 
 
 #: --columns, for the commands that read a recorded CSV or Parquet file

@@ -392,30 +392,12 @@ def _said_in_python(
     return None
 
 
-def warm_in_child(raw: dict[str, Any], base_dir: str, source: str) -> None:
-    """A compiling child's last work, once the loop is compiled
-    (`session_loop.compile_in_background`): a session of the run played
-    compiled, so that every kernel its chunks call is cached too. A shoe
-    file gone by then (standard input's, kept for the run alone) is played
-    as generated shoes of as many decks: the same kernels, but the file's
-    reading."""
-    shoes = raw.get("shoes")
-    if isinstance(shoes, dict) and isinstance(shoes.get("file"), str):
-        file = Path(shoes["file"])
-        if not (file if file.is_absolute() else Path(base_dir) / file).exists():
-            raw = {key: value for key, value in raw.items() if key not in ("shoes", "shoe")}
-            raw.update(shoe={"decks": shoes.get("decks", 8)}, sessions=1)
-    config = _config_in_worker(repr(raw), base_dir, source, raw)
-    warm(config, build_strategies(config))
-
-
-def warm(config: RunConfig, strategies: Sequence[Strategy], force_python: bool = False) -> None:
+def warm(config: RunConfig, strategies: Sequence[Strategy]) -> None:
     """Load, or compile, every kernel a chunk of this run calls (forked
-    workers then inherit them), by playing one session; the loop's too
-    unless `force_python` (the deal and the pricing alone)."""
+    workers then inherit them), by playing one session."""
     from backtest.shoes import kernels
 
     # the compiled deal, which one session's few shoes would not call while
     # it is not loaded (`generate_shoes`)
     kernels.deal_shoes.dispatcher  # noqa: B018 (made on first use: a property)
-    run_chunk(config, strategies, 0, 1, force_python=force_python)
+    run_chunk(config, strategies, 0, 1)

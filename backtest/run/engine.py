@@ -29,10 +29,9 @@ from backtest.core.errors import UsageError
 from backtest.jit import lazy_jit
 from backtest.jit.buffers import Buffers
 from backtest.jit.lazy_jit import interpreted
-from backtest.run.chunks import SeatResult, merge_parts, run_chunk, run_task, warm, warm_in_child
+from backtest.run.chunks import SeatResult, merge_parts, run_chunk, run_task, warm
 from backtest.run.config import RunConfig, build_strategies
 from backtest.run.frames import SeatFrames, chunk_frames, finish, paths_of, spill_path
-from backtest.run.own_loops import builtin_kinds, compile_own, kinds_to_compile
 from backtest.run.plan import count_sessions, hands_for, plan_chunks
 from backtest.run.pool import check_workers, default_workers, process_pool
 from backtest.run.seats import check_money, check_seats
@@ -126,10 +125,7 @@ def run(
     executor: str = "local",
     address: str | None = None,
     paths: int = 0,
-    compiling: Callable[[bool], None] | None = None,
-    own_loops: bool = False,
-    compiling_own: Callable[[list[str]], None] | None = None,
-    python_meanwhile: bool = False,
+    compiling: Callable[[], None] | None = None,
     compiling_users: Callable[[], None] | None = None,
 ) -> RunResult:
     """Run every session of `config` for every seat.
@@ -153,21 +149,11 @@ def run(
 
     A small run (`plays_interpreted`), of generated or recorded shoes, in
     one process is played as plain Python, the same code uncompiled, with
-    the same numbers:
-    it answers in a fraction of a second without loading numba, unless this
-    process has the compiled loop already (then it is faster compiled). Any
-    other runs compiled; `compiling` is called as it starts the compiler.
-
-    own_loops: compile each built-in's own form of the session loop first,
-    where it is not compiled yet (`own_loops.py`; `compiling_own` is called
-    with their names as that starts); a run of billions of hands of one does
-    so anyway. A built-in runs its own form wherever it is compiled.
-
-    python_meanwhile: where this run would wait for the shared loop's
-    compile (on a machine's first run), play its first sessions as plain
-    Python meanwhile, in this process, with the same numbers, and the rest
-    compiled once the loop is (see `session_loop.compile_in_background`).
-    A run whose seats cannot be played so (`plays_in_python`) waits.
+    the same numbers: it answers in a fraction of a second without loading
+    numba, unless this process has the compiled loop already (then it is
+    faster compiled). Any other runs compiled: the first run on a machine
+    compiles the loop here, once (numba caches it), and `compiling` is
+    called first.
 
     compiling_users: called as the run starts to compile the loop's form
     for users' compiled classes (the first run of one, on a machine).
@@ -176,33 +162,24 @@ def run(
         raise UsageError(f"--executor must be local or dask, got {executor!r}")
     if address is not None and executor != "dask":
         raise UsageError("--address goes with --executor dask")
-    # a run in this process may be played as plain Python, wholly (a small
-    # one) or while the loop compiles: see once it is prepared (its first
+    # a small run in this process is played as plain Python (its first
     # shoes are dealt, or read, as plain Python anyway: `generate_shoes`
     # deals a few that way while the compiled deal is not loaded)
     force_python = force_python or lazy_jit.JIT_DISABLED  # (numba's compiler is off)
-    may_interpret = executor == "local" and not own_loops and not force_python
     n, per_session, strategies = prepare(config, sessions)
-    in_python = may_interpret and plays_in_python(strategies) and not _loop_loaded(config)
-    plain = in_python and workers in (None, 1) and plays_interpreted(strategies, n * per_session)
-    own_first = kinds_to_compile([(config, n * per_session)], own_loops)
-    # while the loop compiles, the first sessions are played as plain Python:
-    # all of them, a run that Python ends first (the compiling child then
-    # caches the deal's and pricing's kernels too, as it ends); of a longer
-    # one, those the Python loop plays once this process has compiled them
-    tiered = python_meanwhile and in_python and not plain and not own_first
-    deal_first = tiered and n * per_session * len(strategies) > PYTHON_FIRST_HANDS
-    meanwhile = False
-    if may_interpret and not plain:
-        then = (
-            (f"{warm_in_child.__module__}:{warm_in_child.__name__}", _task_of(config)[:3])
-            if tiered and not deal_first
-            else None
-        )
-        meanwhile = _compile_ahead(compiling, config, then, tiered) and tiered
+    plain = (
+        executor == "local"
+        and workers in (None, 1)
+        and not force_python
+        and plays_interpreted(strategies, n * per_session)
+        and not _loop_loaded()
+    )
     force_python = force_python or plain
     if not force_python:
-        compile_own(own_first, compiling_own)
+        from backtest.loop import session_loop  # (loads numba: only for a compiled run)
+
+        if compiling is not None and _builtin_seat(strategies) and not session_loop.loop_cached():
+            compiling()
         if compiling_users is not None and _user_loop_to_compile(strategies):
             compiling_users()
     if workers is None:
@@ -253,44 +230,16 @@ def run(
         """`run_task`'s arguments for sessions lo..hi-1 in another process."""
         return _task_of(config, lo, hi, ledger)
 
-    def chunk_in_python(lo: int, hi: int, keep: bool, buffers: Buffers | None = None) -> Any:
-        """Sessions lo..hi-1 played as plain Python while the loop compiles:
-        the deal too, unless this process compiled it first (`deal_first`)."""
-        with nullcontext() if deal_first else interpreted():
-            return run_chunk(config, strategies, lo, hi, keep, True, buffers)
-
-    def play_python_meanwhile(chunks: list[tuple[int, int]]) -> list[tuple[int, int]]:
-        """Play the first sessions as plain Python, in small chunks, while the
-        loop compiles (`meanwhile`); the chunks left to play compiled."""
-        if not meanwhile:
-            return chunks
-        rest = deque(chunks)
-        step = max(1, MEANWHILE_HANDS // max(1, per_session * len(strategies)))
-        buffers = Buffers()
-        while rest and _still_compiling():
-            lo, hi = rest.popleft()
-            if hi - lo > step:
-                rest.appendleft((lo + step, hi))
-                hi = lo + step
-            collect(lo, hi, chunk_in_python(lo, hi, ledger, buffers))
-        return list(rest)
-
-    if deal_first and meanwhile:
-        warm(config, strategies, force_python=True)
     # plain: every kernel a chunk calls runs as plain Python, in this process
     with interpreted() if plain else nullcontext():
         if paths > 0 and chunks:
             chunks = _first_sessions_apart(chunks, min(paths, n))
             (lo, hi), chunks = chunks[0], chunks[1:]
-            if meanwhile and _still_compiling():
-                part = chunk_in_python(lo, hi, True)
-            else:
-                part = run_chunk(config, strategies, lo, hi, True, force_python)
+            part = run_chunk(config, strategies, lo, hi, True, force_python)
             path_frame = paths_of(config, part)
             if not ledger:
                 part = ([replace(r, ledger=None) for r in part[0]], part[1])
             collect(lo, hi, part)
-        chunks = play_python_meanwhile(chunks)
         if executor == "dask":
             from backtest.run.cluster import dask_client
 
@@ -338,17 +287,6 @@ def run(
 #: code costs about half a second (compiling it, on a first run, tens of
 #: seconds), and this many hands take a little less in Python
 INTERPRETED_HANDS = 200_000
-#: while the loop compiles, a run plays chunks of about this many hands,
-#: summed over its seats, in Python: it looks whether the compile has ended
-#: between two (a few tenths of a second)
-MEANWHILE_HANDS = 60_000
-#: a first run of more hands than this, summed over its seats, compiles the
-#: deal's and pricing's kernels before it plays in Python while the loop
-#: compiles (about 4 s; Python plays this many in about 15 s, about what the
-#: loop's compile takes): it would not end before the loop is compiled, and
-#: those kernels, compiled beside the loop rather than by the child after
-#: it, keep the switch to the compiled loop short
-PYTHON_FIRST_HANDS = 6_000_000
 
 
 def plays_interpreted(strategies: Sequence[Strategy], hands: int) -> bool:
@@ -358,8 +296,7 @@ def plays_interpreted(strategies: Sequence[Strategy], hands: int) -> bool:
 
 
 def plays_in_python(strategies: Sequence[Strategy]) -> bool:
-    """Whether these seats may be played as plain Python where a run would
-    wait for the compiler: no seat that counts cards (the exact EVs before
+    """Whether these seats may be played as plain Python in a small run: no seat that counts cards (the exact EVs before
     every hand need the compiled kernels) and no user's `Compiled` class (the
     compiled loop is where its functions are checked)."""
     return all(
@@ -368,42 +305,17 @@ def plays_in_python(strategies: Sequence[Strategy]) -> bool:
     )
 
 
-def _loop_loaded(config: RunConfig) -> bool:
+def _loop_loaded() -> bool:
     """Whether this process has the compiled loop already (from an earlier
-    run), or the own forms of all the config's seats (built-ins all): then
-    even a small run is faster compiled. (numba is not loaded to find out.)"""
+    run): then even a small run is faster compiled. (numba is not loaded to
+    find out.)"""
     session_loop = sys.modules.get("backtest.loop.session_loop")
-    if session_loop is None:
-        return False
-    kinds = builtin_kinds(config)
-    return bool(session_loop.loop_loaded()) or (
-        len(kinds) == len(config.seats) and all(session_loop.loop_loaded(f"own{k}") for k in kinds)
-    )
+    return session_loop is not None and bool(session_loop.loop_loaded())
 
 
-def _compile_ahead(
-    compiling: Callable[[bool], None] | None,
-    config: RunConfig,
-    then: tuple[str, tuple[Any, ...]] | None = None,
-    in_python: bool = False,
-) -> bool:
-    """Start compiling the shared session loop on the other core, if it is
-    not cached and a built-in seat needs it (one without its own form
-    compiled), while this one deals and prices, or plays its first sessions
-    as plain Python (`in_python`); `then`: what the compiling child does
-    next (see `session_loop.compile_in_background`). Returns whether the
-    loop is compiling in another process. `compiling(in_python)` is called
-    then, and `compiling(False)` where the loop is not cached but no child
-    could compile it (this process will)."""
-    from backtest.loop import session_loop
-
-    kinds = builtin_kinds(config)
-    if all(session_loop.own_ready(k) for k in kinds):  # (none: no seat plays it)
-        return False
-    under_way = session_loop.compile_in_background(then)
-    if compiling is not None and (under_way or not session_loop.loop_cached()):
-        compiling(in_python and under_way)  # (else this process compiles it, first)
-    return under_way
+def _builtin_seat(strategies: Sequence[Strategy]) -> bool:
+    """Whether a seat is a built-in run compiled (in the built-ins' shared loop)."""
+    return any(runs_compiled(s) and kind_of(s) != USER for s in strategies)
 
 
 def _user_loop_to_compile(strategies: Sequence[Strategy]) -> bool:
@@ -414,13 +326,6 @@ def _user_loop_to_compile(strategies: Sequence[Strategy]) -> bool:
     from backtest.loop import session_loop
 
     return not session_loop.user_loop_cached()
-
-
-def _still_compiling() -> bool:
-    """Whether the shared loop is still compiling in another process."""
-    from backtest.loop import session_loop
-
-    return bool(session_loop.compiling())
 
 
 def _task_of(config: RunConfig, lo: int = 0, hi: int = 1, ledger: bool = False) -> tuple[Any, ...]:

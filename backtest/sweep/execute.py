@@ -18,7 +18,6 @@ from backtest.core.errors import BacktestError, UsageError
 from backtest.present import outputs
 from backtest.present.report.write import remove_stale
 from backtest.run import chunks, cluster, engine, plan
-from backtest.run.own_loops import compile_own, kinds_to_compile
 from backtest.run.pool import check_workers, default_workers, process_pool
 from backtest.sweep.cells import Sweep
 from backtest.sweep.out_dir import (
@@ -66,8 +65,6 @@ def run_sweep(
     resume: bool = False,
     progress: Callable[[int, int, int, int], None] | None = None,
     starting: Callable[[], None] | None = None,
-    own_loops: bool = False,
-    compiling_own: Callable[[list[str]], None] | None = None,
 ) -> pl.DataFrame:
     """Run every cell not yet finished in `out`; return the summary of all cells.
 
@@ -89,14 +86,6 @@ def run_sweep(
     tasks = _tasks(sweep, todo, workers)
     if tasks and starting is not None:
         starting()
-    # the built-ins' own loops, when asked or when the cells play billions of hands of one
-    compile_own(
-        kinds_to_compile(
-            ((c.config, c.sessions * c.per_session) for c in (sweep.cells[i] for i in todo)),
-            own_loops,
-        ),
-        compiling_own,
-    )
     expected_hands = sum(sweep.cells[i].sessions * sweep.cells[i].per_session for i in todo)
     pending = {i: len([t for t in tasks if t.cell == i]) for i in todo}
     parts: dict[int, dict[int, tuple[list[chunks.SeatResult], int]]] = {i: {} for i in todo}

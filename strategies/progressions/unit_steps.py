@@ -176,7 +176,6 @@ class OscarsGrind(Progression):
 
     name = "oscars-grind"
     kind = 8
-    arrays_apart = False  # its stake read back as predicted (`_oscar_update`): 20 % slower apart
     description = (
         "Raise a unit after each win, never more than needed to finish the series +1 unit."
     )

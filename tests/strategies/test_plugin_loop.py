@@ -257,9 +257,8 @@ def test_the_loop_is_compiled_once_for_the_built_ins_and_once_for_users(
     for cls in (README_CLASS, other):
         monkeypatch.setitem(registry.BUILTIN_NAMES, cls.name, cls)
     seats = [{"strategy": name} for name in BUILTIN_NAMES]
-    # so small a run plays compiled too, in the shared loop (not a built-in's own)
+    # so small a run plays compiled too
     monkeypatch.setattr(engine, "INTERPRETED_HANDS", 0)
-    monkeypatch.setattr(session_loop, "own_ready", lambda kind: False)
     with _quiet():
         engine.run(_config(seats, 1, 1000, 1, 500, {}, sessions=2), workers=1)
     builtin = session_loop._compiled_loop("shared")
@@ -409,10 +408,6 @@ def test_the_first_run_says_it_compiles_the_table(
     shell.say_if_compiling()
     err = capsys.readouterr().err
     assert err.startswith("compiling the table (first run only, about ") and err.endswith(" s)\n")
-    shell.say_if_compiling(in_python=True)
-    err = capsys.readouterr().err
-    assert err.startswith("compiling the table in the background (first run only, about ")
-    assert err.endswith("playing in plain Python meanwhile, with the same numbers\n")
     monkeypatch.setattr(session_loop, "loop_cached", lambda: True)
     shell.say_if_compiling()
     assert capsys.readouterr().err == ""
