@@ -144,7 +144,7 @@ def test_help_fits_and_cuts_no_word(
     assert tables.cell_len(line) <= width, line
     if command == ["run"]:  # every option there, its help whole
         flat = " ".join(out.split())
-        assert "winner=Result,shoe=Shoe." in flat and "--own-loops" in flat
+        assert "winner=Result,shoe=Shoe." in flat and "--quiet" in flat
 
 
 @pytest.mark.parametrize("width", WIDTHS)

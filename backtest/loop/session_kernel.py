@@ -209,7 +209,7 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
             one = -1
             if not single and pick == SEVERAL:
                 # the stakes are in `out`: one bet, or several (-2); never for
-                # a strategy of one bet (in its own loop, this is left out)
+                # a strategy of one bet
                 for a in range(na):
                     y = out[active[a]]
                     if y != 0.0:
