@@ -71,10 +71,11 @@ def run(
     from backtest.run.ready import resolve
 
     be_quiet(quiet)
-    config = resolve(config, "run")
-    check_sessions(sessions)
     if address is not None and executor is not Executor.DASK:
         raise UsageError("--address goes with --executor dask")
+    _probe(address)
+    config = resolve(config, "run")
+    check_sessions(sessions)
     if ledger and out is None:  # kept for the files alone: without them, lost work
         raise UsageError(
             "--ledger keeps a row per seat per hand for the files --out writes; "
@@ -116,6 +117,15 @@ def run(
                 .replace(str(Path(stdin_dir) / "standard-input"), "standard input"),
             )
             raise
+
+
+def _probe(address: str | None) -> None:
+    """--address: a live Dask scheduler there, seen before any other work (and
+    then again, with a wait for its workers, where the work goes to it)."""
+    if address is not None:
+        from backtest.run.cluster import probe
+
+        probe(address)
 
 
 def _run(
@@ -250,10 +260,10 @@ def sweep(
     from backtest.run.ready import resolve
 
     be_quiet(quiet)
-    sweep_file = resolve(sweep_file, "sweep")
-
     if address is not None and executor is not Executor.DASK:
         raise UsageError("--address goes with --executor dask")
+    _probe(address)
+    sweep_file = resolve(sweep_file, "sweep")
     check_sessions(sessions)
     if workers is not None:  # a usage error before anything the sweep file says
         from backtest.run.pool import check_workers
