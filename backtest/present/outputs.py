@@ -188,7 +188,7 @@ def write_run(out: Path, result: Any, paths: pl.DataFrame | None = None) -> list
 STAGED = ".run-"
 SPILLED = ".sessions-"
 _STAGED_FILES = (*RUN_FILES, ".*.tmp")
-_SPILLED_FILES = ("sessions-*.arrow", ".*.tmp")
+_SPILLED_FILES = ("sessions-*.arrow", "ledger-*.arrow", ".*.tmp")
 
 
 def remove_stale_run_folders(out: Path | None) -> list[Path]:
