@@ -44,6 +44,12 @@ def check_out_dir(out: Path, kind: str = "run") -> list[Path]:
                 f"--out {out} holds the results of a {other} ({marker}); give "
                 f"another directory for those of a {kind}"
             )
+    here = out.resolve()
+    if kind == "run" and here.name == "cells" and (here.parent / MARKERS["sweep"]).exists():
+        raise UsageError(
+            f"--out {out} holds the cells of the sweep in {here.parent}; give another "
+            "directory for the results of a run"
+        )
     if kind == "run":
         for name in RUN_FILES:
             if (out / name).is_dir():
