@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -88,7 +87,11 @@ def run(
         check_seed(seed)
         overrides["seed"] = seed
     mapping = columns_option(columns)
-    with tempfile.TemporaryDirectory(prefix="backtest-stdin-") as stdin_dir:
+    from backtest.run import staging
+
+    # the folders of runs killed outright (`kill -9`) while they held standard input
+    staging.remove_stale(None, STDIN_PREFIX, ("standard-input",))
+    with staging.staging_dir(None, STDIN_PREFIX) as stdin_dir:
         if shoes is not None and str(shoes) == "-":
             # the sessions' workers read the file by its path: standard input goes to one
             from backtest.shoes.recorded import stdin_bytes
@@ -117,6 +120,10 @@ def run(
                 .replace(str(Path(stdin_dir) / "standard-input"), "standard input"),
             )
             raise
+
+
+#: the folder in the temporary folder that holds what a run read from standard input
+STDIN_PREFIX = "backtest-stdin-"
 
 
 def _probe(address: str | None) -> None:
@@ -171,8 +178,9 @@ def _run(
     for stale in outputs.remove_stale_run_folders(out):
         note(f"removed {stale}, left by a run that was killed")
     try:
-        # the sessions frames go to disk chunk by chunk, so memory stays flat
-        with staging.staging_dir(out, outputs.SPILLED) as spill:
+        # the sessions frames go to disk chunk by chunk, so memory stays flat;
+        # once the results start to go into place, they are reported whatever comes
+        with staging.Commit() as commit, staging.staging_dir(out, outputs.SPILLED) as spill:
             with outputs.progress_bar(shown=not shell.quiet_mode) as progress:
                 try:
                     result = run_engine(
@@ -198,7 +206,7 @@ def _run(
             if out is not None:
                 from backtest.run.engine import bankroll_paths
 
-                written = outputs.write_run(out, result, bankroll_paths(result))
+                written = outputs.write_run(out, result, bankroll_paths(result), commit.start)
                 note(f"wrote {', '.join(written)} to {out}")
     except BaseException:
         outputs.remove_made(made)  # a run that fails leaves no new, empty --out

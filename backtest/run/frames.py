@@ -10,6 +10,7 @@ from pathlib import Path
 
 import polars as pl
 
+from backtest.core.errors import OutputError
 from backtest.run.chunks import SeatResult
 from backtest.run.config import RunConfig
 
@@ -62,13 +63,26 @@ def chunk_frames(
     seats: list[SeatFrames] = []
     for k, (sessions_k, ledger_k) in enumerate(seat_frames(config, part, lo)):
         if spill is not None:
-            sessions_k.write_ipc(spill_path(spill, k, lo), compression="lz4")
+            _spill(sessions_k, spill_path(spill, k, lo))
             if ledger_k is not None:
-                ledger_k.write_ipc(ledger_path(spill, k, lo), compression="lz4")
+                _spill(ledger_k, ledger_path(spill, k, lo))
             seats.append((None, None))
         else:
             seats.append((sessions_k, ledger_k))
     return seats
+
+
+def _spill(frame: pl.DataFrame, path: Path) -> None:
+    """Write a spilled frame; a full disk, say, is an error naming the file."""
+    try:
+        frame.write_ipc(path, compression="lz4")
+    except (OSError, pl.exceptions.PolarsError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise OutputError(
+            f"cannot write {path}, where the run keeps its sessions while it runs: "
+            f"{' '.join(reason.split())}; free some space there, or set TMPDIR to a "
+            "folder with room (with --out, the space is taken there)"
+        ) from None
 
 
 def finish(

@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from backtest.core.errors import UsageError
+from backtest.core.errors import OutputError, UsageError
 from backtest.run import engine
 from backtest.run.config import load_config
 
@@ -34,3 +34,19 @@ def test_a_ledger_in_memory_is_refused_past_its_size(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(engine, "MEMORY_LEDGER_ROWS", 1000)
     with pytest.raises(UsageError, match=r"a ledger kept in memory holds at most 1,000 rows"):
         engine.run(cfg, sessions=100, workers=1, ledger=True)
+
+
+def test_a_full_disk_names_the_file_it_could_not_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(self: pl.DataFrame, path: Path, **kwargs: object) -> None:
+        raise OSError("No space left on device (os error 28)")
+
+    monkeypatch.setattr(pl.DataFrame, "write_ipc", full)
+    cfg = load_config(REPO / "configs" / "verdict.yaml")
+    with pytest.raises(OutputError) as raised:
+        engine.run(cfg, sessions=20, workers=1, spill=tmp_path)
+    assert str(raised.value).startswith(
+        f"cannot write {tmp_path / 'sessions-0000-000000000000.arrow'}, where the run keeps "
+        "its sessions while it runs: No space left on device (os error 28); free some space"
+    )
