@@ -83,7 +83,7 @@ def signals_held() -> Iterator[None]:
     def note(signum: int, frame: FrameType | None) -> None:
         noted.append(signum)
 
-    previous = {sig: signal.signal(sig, note) for sig in STOPPING}
+    previous: dict[int, Any] = {sig: signal.signal(sig, note) for sig in STOPPING}
     try:
         yield
     finally:
