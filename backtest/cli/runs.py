@@ -99,20 +99,21 @@ def run(
             shoes = Path(stdin_dir) / "standard-input"
             shoes.write_bytes(stdin_bytes())
         try:
-            _run(
-                config,
-                sessions,
-                shoes,
-                mapping,
-                out,
-                ledger,
-                fmt,
-                workers,
-                executor,
-                address,
-                overrides,
-                own_loops,
-            )
+            with shell.prints_to_stderr(fmt is not Format.TABLE):
+                _run(
+                    config,
+                    sessions,
+                    shoes,
+                    mapping,
+                    out,
+                    ledger,
+                    fmt,
+                    workers,
+                    executor,
+                    address,
+                    overrides,
+                    own_loops,
+                )
         except BacktestError as exc:  # the file stands for standard input: say so
             exc.args = (
                 str(exc)
