@@ -191,31 +191,15 @@ def dask_client(workers: int, address: str | None) -> Iterator[Any]:
 
 @contextmanager
 def _interrupts_held() -> Iterator[None]:
-    """Ctrl-C held back while the block starts a local cluster, and answered
-    once it has. This thread blocks it meanwhile, and so do the threads and
-    processes started from it (a signal mask is inherited, across exec too),
-    so the cluster's workers never answer it and leave it to this process; one
-    that reaches a thread started earlier (polars' own) is noted meanwhile and
-    answered after. Where signals cannot be blocked (no `pthread_sigmask`),
-    it is ignored meanwhile instead. Not in the main thread: nothing done."""
+    """Ctrl-C ignored while the block starts a local cluster, so that its
+    workers, spawned meanwhile, keep ignoring it (an ignored signal stays
+    ignored across exec; a handled one does not) and leave it to this
+    process. Not in the main thread: nothing done (signals go there)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    if not hasattr(signal, "pthread_sigmask"):
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        try:
-            yield
-        finally:
-            signal.signal(signal.SIGINT, previous)
-        return
-    caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
     finally:
-        # one still pending reaches the handler from before as this thread unblocks it
         signal.signal(signal.SIGINT, previous)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    if caught and callable(previous):
-        previous(signal.SIGINT, None)

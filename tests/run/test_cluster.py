@@ -183,20 +183,6 @@ def test_a_scheduler_without_workers_says_so_and_writes_nothing(
     assert stdout == "" and not out.exists()
 
 
-def test_a_ctrl_c_while_a_local_cluster_starts_is_answered_once_it_has() -> None:
-    """Held, not ignored: it is answered as the block ends, whichever thread it
-    reached (another thread here: the scheduler's, or polars')."""
-    reached = False
-    with pytest.raises(KeyboardInterrupt):
-        with cluster._interrupts_held():
-            os.kill(os.getpid(), signal.SIGINT)
-            threading.Thread(target=os.kill, args=(os.getpid(), signal.SIGINT)).start()
-            reached = True
-    assert reached
-    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-
-
 @pytest.mark.slow
 def test_the_workers_of_a_local_cluster_leave_ctrl_c_to_this_process() -> None:
     """A local cluster's workers start with Ctrl-C blocked (as the terminal
