@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from contextlib import suppress
 
 import typer
 
@@ -55,6 +56,17 @@ def exit_now(code: int) -> None:
     os._exit(code)
 
 
+def _closed_pipe() -> None:
+    """The reader of standard output is gone (`backtest run ... | head -1`):
+    end quietly, as a command killed by SIGPIPE does (exit 141), with
+    standard output pointed at /dev/null so that nothing fails as the
+    interpreter ends."""
+    with suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    exit_now(128 + signal.SIGPIPE)
+
+
 def main() -> None:
     """Entry point: run the app inside the one error boundary."""
     import warnings
@@ -68,9 +80,23 @@ def main() -> None:
         terminated.append(signum)
         raise KeyboardInterrupt
 
+    if sys.stdout is None:  # started with it closed (`>&-`): what is printed would be lost
+        typer.echo(
+            "error: standard output is closed; send it somewhere (`> FILE`, `> /dev/null`)",
+            err=True,
+        )
+        sys.exit(1)
     previous = signal.signal(signal.SIGTERM, on_sigterm)
     try:
         code = app(standalone_mode=False, prog_name="backtest")
+        sys.stdout.flush()  # (a closed pipe is found here, not as the interpreter ends)
+    except BrokenPipeError:
+        _closed_pipe()
+    except SystemExit:
+        # click answers a closed pipe with exit 1, its streams wrapped to stay quiet
+        if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+            _closed_pipe()
+        raise
     except BacktestError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)

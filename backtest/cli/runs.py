@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -68,10 +67,11 @@ def run(
     from backtest.run.ready import resolve
 
     be_quiet(quiet)
-    config = resolve(config, "run")
-    check_sessions(sessions)
     if address is not None and executor is not Executor.DASK:
         raise UsageError("--address goes with --executor dask")
+    _probe(address)
+    config = resolve(config, "run")
+    check_sessions(sessions)
     if ledger and out is None:  # kept for the files alone: without them, lost work
         raise UsageError(
             "--ledger keeps a row per seat per hand for the files --out writes; "
@@ -84,7 +84,11 @@ def run(
         check_seed(seed)
         overrides["seed"] = seed
     mapping = columns_option(columns)
-    with tempfile.TemporaryDirectory(prefix="backtest-stdin-") as stdin_dir:
+    from backtest.run import staging
+
+    # the folders of runs killed outright (`kill -9`) while they held standard input
+    staging.remove_stale(None, STDIN_PREFIX, ("standard-input",))
+    with staging.staging_dir(None, STDIN_PREFIX) as stdin_dir:
         if shoes is not None and str(shoes) == "-":
             # the sessions' workers read the file by its path: standard input goes to one
             from backtest.shoes.recorded import stdin_bytes
@@ -92,19 +96,20 @@ def run(
             shoes = Path(stdin_dir) / "standard-input"
             shoes.write_bytes(stdin_bytes())
         try:
-            _run(
-                config,
-                sessions,
-                shoes,
-                mapping,
-                out,
-                ledger,
-                fmt,
-                workers,
-                executor,
-                address,
-                overrides,
-            )
+            with shell.prints_to_stderr(fmt is not Format.TABLE):
+                _run(
+                    config,
+                    sessions,
+                    shoes,
+                    mapping,
+                    out,
+                    ledger,
+                    fmt,
+                    workers,
+                    executor,
+                    address,
+                    overrides,
+                )
         except BacktestError as exc:  # the file stands for standard input: say so
             exc.args = (
                 str(exc)
@@ -112,6 +117,19 @@ def run(
                 .replace(str(Path(stdin_dir) / "standard-input"), "standard input"),
             )
             raise
+
+
+#: the folder in the temporary folder that holds what a run read from standard input
+STDIN_PREFIX = "backtest-stdin-"
+
+
+def _probe(address: str | None) -> None:
+    """--address: a live Dask scheduler there, seen before any other work (and
+    then again, with a wait for its workers, where the work goes to it)."""
+    if address is not None:
+        from backtest.run.cluster import probe
+
+        probe(address)
 
 
 def _run(
@@ -156,8 +174,9 @@ def _run(
     for stale in outputs.remove_stale_run_folders(out):
         note(f"removed {stale}, left by a run that was killed")
     try:
-        # the sessions frames go to disk chunk by chunk, so memory stays flat
-        with staging.staging_dir(out, outputs.SPILLED) as spill:
+        # the sessions frames go to disk chunk by chunk, so memory stays flat;
+        # once the results start to go into place, they are reported whatever comes
+        with staging.Commit() as commit, staging.staging_dir(out, outputs.SPILLED) as spill:
             with outputs.progress_bar(shown=not shell.quiet_mode) as progress:
                 try:
                     result = run_engine(
@@ -180,7 +199,7 @@ def _run(
             if out is not None:
                 from backtest.run.engine import bankroll_paths
 
-                written = outputs.write_run(out, result, bankroll_paths(result))
+                written = outputs.write_run(out, result, bankroll_paths(result), commit.start)
                 note(f"wrote {', '.join(written)} to {out}")
     except BaseException:
         outputs.remove_made(made)  # a run that fails leaves no new, empty --out
@@ -241,10 +260,10 @@ def sweep(
     from backtest.run.ready import resolve
 
     be_quiet(quiet)
-    sweep_file = resolve(sweep_file, "sweep")
-
     if address is not None and executor is not Executor.DASK:
         raise UsageError("--address goes with --executor dask")
+    _probe(address)
+    sweep_file = resolve(sweep_file, "sweep")
     check_sessions(sessions)
     if workers is not None:  # a usage error before anything the sweep file says
         from backtest.run.pool import check_workers

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager, redirect_stdout
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
@@ -213,8 +215,31 @@ class Format(StrEnum):
     JSON = "json"
 
 
+#: standard output while other prints go to standard error (`prints_to_stderr`)
+_stdout: Any = None
+
+
 def echo(text: str) -> None:
-    typer.echo(text, nl=not text.endswith("\n"))
+    """A command's output, on standard output."""
+    typer.echo(text, nl=not text.endswith("\n"), file=_stdout)
+
+
+@contextmanager
+def prints_to_stderr(machine_output: bool) -> Iterator[None]:
+    """While a command writes machine output (`-f json`, `-f csv`), whatever
+    else prints to standard output (a user's strategy, as it is imported or
+    plays, in this process or a worker forked from it) goes to standard
+    error, and `echo` alone to standard output."""
+    global _stdout
+    if not machine_output:
+        yield
+        return
+    _stdout = sys.stdout
+    try:
+        with redirect_stdout(sys.stderr):
+            yield
+    finally:
+        _stdout = None
 
 
 #: seconds the first run on a machine spends compiling the table, in its own

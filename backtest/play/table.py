@@ -53,6 +53,13 @@ class TableSettings:
         whole("seed", "--seed", self.seed, 0, None)
         whole("table_min", "--min", self.table_min, 1, None)
         whole("table_max", "--max", self.table_max, self.table_min, None)
+        most = 10**AMOUNT_DIGITS - 1  # money is read with at most AMOUNT_DIGITS digits
+        for option, v in (("--min", self.table_min), ("--max", self.table_max)):
+            if v > most:
+                raise UsageError(
+                    f"{option} must be at most {most:,} (money has at most "
+                    f"{AMOUNT_DIGITS} digits before the point), got {v}"
+                )
         whole("cut_card", "the cut card", self.cut_card, 0, 52 * self.decks - 6)
         object.__setattr__(self, "bankroll", Fraction(self.bankroll))
         if self.bankroll < self.table_min:

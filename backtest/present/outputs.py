@@ -44,6 +44,12 @@ def check_out_dir(out: Path, kind: str = "run") -> list[Path]:
                 f"--out {out} holds the results of a {other} ({marker}); give "
                 f"another directory for those of a {kind}"
             )
+    here = out.resolve()
+    if kind == "run" and here.name == "cells" and (here.parent / MARKERS["sweep"]).exists():
+        raise UsageError(
+            f"--out {out} holds the cells of the sweep in {here.parent}; give another "
+            "directory for the results of a run"
+        )
     if kind == "run":
         for name in RUN_FILES:
             if (out / name).is_dir():
@@ -142,7 +148,12 @@ def write_json(data: Any, path: Path) -> None:
         tmp.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
 
 
-def write_run(out: Path, result: Any, paths: pl.DataFrame | None = None) -> list[str]:
+def write_run(
+    out: Path,
+    result: Any,
+    paths: pl.DataFrame | None = None,
+    committing: Callable[[], None] | None = None,
+) -> list[str]:
     """summary.parquet, sessions.parquet, ledger.parquet (if kept), paths.parquet
     (bankroll after each hand of the first sessions, for plots),
     comparisons.parquet (each seat against the baseline, with two seats or
@@ -153,6 +164,7 @@ def write_run(out: Path, result: Any, paths: pl.DataFrame | None = None) -> list
     the earlier run's summary (the mark of a complete run) goes, the new files
     are renamed into place, any file of the earlier run this one does not
     write goes (an old ledger), and the summary comes last.
+    `committing()` is called just before the first of them goes.
     """
     cfg = result.config
     sessions = result.n_sessions
@@ -169,7 +181,7 @@ def write_run(out: Path, result: Any, paths: pl.DataFrame | None = None) -> list
     }
     meta["config_sha256"] = config_hash(meta["config"])
     try:
-        return _write_run(out, meta, result, paths)
+        return _write_run(out, meta, result, paths, committing)
     except (OSError, pl.exceptions.PolarsError) as exc:
         # a full disk, say: what was in `out` before is as it was
         reason = (
@@ -188,7 +200,7 @@ def write_run(out: Path, result: Any, paths: pl.DataFrame | None = None) -> list
 STAGED = ".run-"
 SPILLED = ".sessions-"
 _STAGED_FILES = (*RUN_FILES, ".*.tmp")
-_SPILLED_FILES = ("sessions-*.arrow", ".*.tmp")
+_SPILLED_FILES = ("sessions-*.arrow", "ledger-*.arrow", ".*.tmp")
 
 
 def remove_stale_run_folders(out: Path | None) -> list[Path]:
@@ -206,7 +218,11 @@ def remove_stale_run_folders(out: Path | None) -> list[Path]:
 
 
 def _write_run(
-    out: Path, meta: dict[str, Any], result: Any, paths: pl.DataFrame | None
+    out: Path,
+    meta: dict[str, Any],
+    result: Any,
+    paths: pl.DataFrame | None,
+    committing: Callable[[], None] | None = None,
 ) -> list[str]:
     from backtest.run import staging
 
@@ -223,6 +239,8 @@ def _write_run(
         write_json(meta, stage / "run.json")
         write_parquet(result.summary, stage / "summary.parquet", tags)
         written = [name for name in RUN_FILES if (stage / name).is_file()]
+        if committing is not None:
+            committing()
         (out / "summary.parquet").unlink(missing_ok=True)
         for name in RUN_FILES[:-1]:
             if name in written:

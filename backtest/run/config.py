@@ -80,14 +80,42 @@ def read_yaml(path: Path) -> Any:
     # the file named on the command line: a usage error (exit 2)
     if path.is_dir():
         raise UsageError(f"config file {path} is a directory, not a file")
-    if not path.is_file():
-        raise UsageError(f"config file {path} does not exist")
+    if not path.is_file() and not _a_pipe(path):
+        raise UsageError(f"config file {path} {_what_it_is(path)}")
     try:
         return yamlfile.load(yamlfile.read_text(path))
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot be read as UTF-8 text: {exc}") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}:{yamlfile.describe(exc)}") from None
+
+
+def _a_pipe(path: Path) -> bool:
+    """Whether `path` is a pipe a shell made (`<(printf ...)`, /dev/stdin
+    piped), read as a file is (within its cap): a named pipe is not."""
+    import os
+    import stat
+
+    try:
+        fifo = stat.S_ISFIFO(path.stat().st_mode)
+    except OSError:
+        return False
+    return fifo and "pipe:[" in os.path.realpath(path)
+
+
+def _what_it_is(path: Path) -> str:
+    """What `path`, no file nor directory, is, in words."""
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return "does not exist"
+    if stat.S_ISFIFO(mode):
+        return "is a named pipe (FIFO), not a file; give the config's file"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "is a device, not a file; give the config's file"
+    return "is not a file; give the config's file"
 
 
 def load_config(

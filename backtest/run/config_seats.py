@@ -7,6 +7,7 @@ unique); `build_strategies` makes fresh strategy objects from them.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -54,16 +55,21 @@ def seats(data: Any, source: str, base_dir: Path) -> tuple[SeatSpec, ...]:
     # a seat's label names its rows in every frame, so labels are unique: a
     # name given twice is refused, and a seat without one is called by its
     # strategy, numbered when that is taken ("flat #3", or the next free number)
+    # (compared as they read: Unicode NFC, spaces around them stripped)
     named: dict[str, int] = {}
     for i, item in enumerate(data):
         given = item.get("name") if isinstance(item, dict) else None
         if isinstance(given, str) and given:
-            if given in named:
+            same = unicodedata.normalize("NFC", given).strip()
+            if same in named:
+                first = data[named[same]]["name"]
+                said = repr(given) if first == given else ascii(given)
+                alike = "" if first == given else f" as it reads ({ascii(first)})"
                 raise ConfigError(
-                    f"{source}: seats[{i}].name: {given!r} is already the name of "
-                    f"seats[{named[given]}]; give each seat its own name"
+                    f"{source}: seats[{i}].name: {said} is already the name of "
+                    f"seats[{named[same]}]{alike}; give each seat its own name"
                 )
-            named[given] = i
+            named[same] = i
     labels = set(named)
     for i, item in enumerate(data):
         path = f"seats[{i}]"

@@ -31,7 +31,14 @@ from backtest.jit.buffers import Buffers
 from backtest.jit.lazy_jit import interpreted
 from backtest.run.chunks import SeatResult, merge_parts, run_chunk, run_task, warm
 from backtest.run.config import RunConfig, build_strategies
-from backtest.run.frames import SeatFrames, chunk_frames, finish, paths_of, spill_path
+from backtest.run.frames import (
+    SeatFrames,
+    chunk_frames,
+    finish,
+    ledger_path,
+    paths_of,
+    spill_path,
+)
 from backtest.run.plan import count_sessions, hands_for, plan_chunks
 from backtest.run.pool import check_workers, default_workers, process_pool
 from backtest.run.seats import check_money, check_seats
@@ -42,6 +49,12 @@ from strategies.compiled import USER, kind_of, runs_compiled
 PATH_SESSIONS = 100
 #: chunks' sessions are made frames (and spilled) in blocks of at least this many
 FRAME_SESSIONS = 1 << 14
+#: the most rows (a seat's hand each) a ledger kept in memory holds, about
+#: 90 bytes each: a run with more streams it to files (`run(spill=...)`)
+MEMORY_LEDGER_ROWS = 5_000_000
+#: with a ledger, chunks of about this many rows at most: those in flight
+#: between the workers and this process, as raw arrays, stay small
+LEDGER_CHUNK_ROWS = 200_000
 #: runs this large use every core by default (below it, starting processes costs more)
 PARALLEL_HANDS = 4_000_000
 #: a hand at a table with a counting seat, in hands of that measure: the exact
@@ -54,7 +67,7 @@ class RunResult:
     config: RunConfig
     sessions: pl.DataFrame | pl.LazyFrame  # lazy when the run was spilled to disk
     summary: pl.DataFrame
-    ledger: pl.DataFrame | None
+    ledger: pl.DataFrame | pl.LazyFrame | None  # lazy when spilled, as `sessions`
     seed: int
     hands: int
     #: each seat's bankroll after every hand of the run's first sessions
@@ -141,7 +154,9 @@ def run(
     the result's `sessions` is then a LazyFrame over them (valid while the
     files are), and memory stays flat however many sessions are run, but for
     the summary, worked out at the end from one seat's metric columns at a
-    time.
+    time. So is the ledger, with `ledger`: a row per seat per hand, which
+    without `spill` is kept in memory for a run of at most
+    MEMORY_LEDGER_ROWS rows (about; a larger one is refused before it starts).
 
     paths: the bankroll after every hand of the first `paths` sessions is
     kept as the run plays them (`RunResult.paths`, for plots): they are run
@@ -167,6 +182,13 @@ def run(
     # deals a few that way while the compiled deal is not loaded)
     force_python = force_python or lazy_jit.JIT_DISABLED  # (numba's compiler is off)
     n, per_session, strategies = prepare(config, sessions)
+    if ledger and spill is None and n * per_session * len(strategies) > MEMORY_LEDGER_ROWS:
+        raise UsageError(
+            f"a ledger kept in memory holds at most {MEMORY_LEDGER_ROWS:,} rows (a seat's "
+            f"hand each), and this run has about {n * per_session * len(strategies):,}; "
+            "stream it to files instead (`run(spill=DIR)`, as `backtest run --ledger "
+            "--out DIR` does), or run fewer sessions"
+        )
     plain = (
         executor == "local"
         and workers in (None, 1)
@@ -193,10 +215,15 @@ def run(
         )
     check_workers(workers)
     chunks = plan_chunks(n, per_session, workers)
+    if ledger:
+        step = max(1, LEDGER_CHUNK_ROWS // (per_session * len(strategies)))
+        chunks = [(a, min(hi, a + step)) for lo, hi in chunks for a in range(lo, hi, step)]
     frames: list[list[SeatFrames]] = []
     # each seat's spilled files, in session order (chunks are collected in order)
     # (a file, the sessions it holds)
     spilled: list[list[tuple[Path, int]]] = [[] for _ in config.seats] if spill is not None else []
+    # and each seat's spilled ledger files, in session order
+    ledgers: list[list[Path]] = [[] for _ in config.seats] if spill and ledger else []
     done_s = done_h = 0
     # chunks' raw results not yet made frames: (first session, part), in order
     pending: list[tuple[int, tuple[list[SeatResult], int]]] = []
@@ -212,6 +239,8 @@ def run(
         if spill is not None:
             for k in range(len(config.seats)):
                 spilled[k].append((spill_path(spill, k, lo), len(part[0][k].stats)))
+                if ledger:
+                    ledgers[k].append(ledger_path(spill, k, lo))
         pending.clear()
 
     def collect(lo: int, hi: int, part: tuple[list[SeatResult], int]) -> None:
@@ -267,7 +296,7 @@ def run(
                     lo, hi, run_chunk(config, strategies, lo, hi, ledger, force_python, buffers)
                 )
     flush()
-    sessions_frame, summary, ledger_df = finish(config, frames, ledger, spilled)
+    sessions_frame, summary, ledger_df = finish(config, frames, ledger, spilled, ledgers)
     from backtest.run.comparisons import compare
     from backtest.run.metrics import file_blocks
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import polars as pl
 
+from backtest.core.errors import OutputError
 from backtest.run.chunks import SeatResult
 from backtest.run.config import RunConfig
 
@@ -49,21 +50,41 @@ def spill_path(spill: Path, seat: int, lo: int) -> Path:
     return spill / f"sessions-{seat:04d}-{lo:012d}.arrow"
 
 
+def ledger_path(spill: Path, seat: int, lo: int) -> Path:
+    """Where the ledger of `seat` from session `lo` on is spilled."""
+    return spill / f"ledger-{seat:04d}-{lo:012d}.arrow"
+
+
 def chunk_frames(
     config: RunConfig, part: tuple[list[SeatResult], int], lo: int, spill: Path | None
 ) -> list[SeatFrames]:
-    """A chunk's frames for each seat; with `spill`, the sessions frames are
-    written there (Arrow IPC, LZ4: half the time of Parquet with zstd,
-    for files 1.8 times as large, which last only as long as the run) and
-    None is kept in their place."""
+    """A chunk's frames for each seat; with `spill`, the sessions (and ledger)
+    frames are written there (Arrow IPC, LZ4: half the time of Parquet with
+    zstd, for files 1.8 times as large, which last only as long as the run)
+    and None is kept in their place."""
     seats: list[SeatFrames] = []
     for k, (sessions_k, ledger_k) in enumerate(seat_frames(config, part, lo)):
         if spill is not None:
-            sessions_k.write_ipc(spill_path(spill, k, lo), compression="lz4")
-            seats.append((None, ledger_k))
+            _spill(sessions_k, spill_path(spill, k, lo))
+            if ledger_k is not None:
+                _spill(ledger_k, ledger_path(spill, k, lo))
+            seats.append((None, None))
         else:
             seats.append((sessions_k, ledger_k))
     return seats
+
+
+def _spill(frame: pl.DataFrame, path: Path) -> None:
+    """Write a spilled frame; a full disk, say, is an error naming the file."""
+    try:
+        frame.write_ipc(path, compression="lz4")
+    except (OSError, pl.exceptions.PolarsError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise OutputError(
+            f"cannot write {path}, where the run keeps its sessions while it runs: "
+            f"{' '.join(reason.split())}; free some space there, or set TMPDIR to a "
+            "folder with room (with --out, the space is taken there)"
+        ) from None
 
 
 def finish(
@@ -71,11 +92,13 @@ def finish(
     chunks: Sequence[Sequence[SeatFrames]],
     ledger: bool = False,
     spilled: Sequence[Sequence[tuple[Path, int]]] = (),
-) -> tuple[pl.DataFrame | pl.LazyFrame, pl.DataFrame, pl.DataFrame | None]:
+    ledgers: Sequence[Sequence[Path]] = (),
+) -> tuple[pl.DataFrame | pl.LazyFrame, pl.DataFrame, pl.DataFrame | pl.LazyFrame | None]:
     """The sessions, summary (and ledger) frames from every chunk's seat frames,
     in seat then session order. With `spilled` (for each seat, its chunks'
     sessions frames written to these Arrow IPC files, in session order) the
-    sessions are a LazyFrame over the files."""
+    sessions are a LazyFrame over the files; with `ledgers` (for each seat,
+    its chunks' ledger files), so is the ledger."""
     from backtest.run import metrics
 
     n_seats = len(config.seats)
@@ -98,8 +121,10 @@ def finish(
             for seat, seat_blocks in zip(config.seats, blocks)
         ]
     )
-    ledger_df = None
-    if ledger:
+    ledger_df: pl.DataFrame | pl.LazyFrame | None = None
+    if ledger and ledgers:
+        ledger_df = pl.scan_ipc([f for files in ledgers for f in files])
+    elif ledger:
         ledger_df = pl.concat(
             [led for k in range(n_seats) for c in chunks if (led := c[k][1]) is not None]
         )
@@ -116,7 +141,7 @@ def assemble(
         chunks.append(seat_frames(config, part, first))
         first += part[0][0].stats.shape[0] if part[0] else 0
     sessions, summary, ledger_df = finish(config, chunks, ledger)
-    assert isinstance(sessions, pl.DataFrame)
+    assert isinstance(sessions, pl.DataFrame) and not isinstance(ledger_df, pl.LazyFrame)
     return sessions, summary, ledger_df
 
 

@@ -51,12 +51,17 @@ def process_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
     )
     try:
         yield pool
-    except BaseException:
+    except BaseException as exc:
         workers_now = list(getattr(pool, "_processes", None) or {})
         pool.shutdown(wait=False, cancel_futures=True)
         for pid in workers_now:
             with suppress(OSError):
                 os.kill(pid, signal.SIGTERM)
+        if isinstance(exc, Exception):
+            # an error's message is printed and the process exits normally:
+            # the pool's thread ends first, not while the interpreter does
+            # (where it found its pipes closed: "Bad file descriptor")
+            pool.shutdown(wait=True)
         raise
     pool.shutdown(wait=True)
 

@@ -23,10 +23,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 try:
     import fcntl
@@ -52,9 +56,69 @@ def staging_dir(parent: Path | None, prefix: str) -> Iterator[Path]:
         os.write(fd, f"{LOCK_TEXT}{os.getpid()}\n".encode())
         yield path
     finally:
-        shutil.rmtree(path, ignore_errors=True)
-        if fd >= 0:
-            os.close(fd)  # the lock goes only once the folder has
+        with signals_held():  # a Ctrl-C meanwhile is answered once the folder is gone
+            shutil.rmtree(path, ignore_errors=True)
+            if fd >= 0:
+                os.close(fd)  # the lock goes only once the folder has
+
+
+#: the signals that stop a command (SIGTERM unwinds as Ctrl-C does: `cli.entry`)
+STOPPING = (signal.SIGINT, signal.SIGTERM)
+
+
+def _in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM noted while the block runs, and answered (by the
+    handlers from before) once it has ended, so that it ends whole. In the
+    main thread only (signals go there); elsewhere, nothing is done."""
+    if not _in_main_thread():
+        yield
+        return
+    noted: list[int] = []
+
+    def note(signum: int, frame: FrameType | None) -> None:
+        noted.append(signum)
+
+    previous: dict[int, Any] = {sig: signal.signal(sig, note) for sig in STOPPING}
+    try:
+        yield
+    finally:
+        _restore(previous)
+    for sig in noted[:1]:
+        handler = previous[sig]
+        if callable(handler):
+            handler(sig, None)
+
+
+class Commit:
+    """For a `with` block that puts finished results in place: from `start()`
+    (the first file renamed into place) to the block's end, Ctrl-C and
+    SIGTERM are ignored, so the command goes on to report the results, whole
+    by then, rather than an interruption after the fact."""
+
+    def __init__(self) -> None:
+        self._previous: dict[int, Any] = {}
+
+    def start(self) -> None:
+        if _in_main_thread() and not self._previous:
+            self._previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in STOPPING}
+
+    def __enter__(self) -> Commit:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _restore(self._previous)
+        self._previous = {}
+
+
+def _restore(handlers: dict[int, Any]) -> None:
+    for sig, handler in handlers.items():
+        if handler is not None:  # (None: a handler not set from Python, left as it is)
+            signal.signal(sig, handler)
 
 
 def remove_stale(parent: Path | None, prefix: str, allowed: tuple[str, ...] = ("*",)) -> list[Path]:

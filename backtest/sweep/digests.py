@@ -1,11 +1,13 @@
-"""What a sweep's numbers depend on beyond its text: the cells' rules as read
-and the files they read, digested, so that `--resume` sees a change."""
+"""What a sweep's numbers depend on beyond its text: the cells' rules as read,
+the files they read and the code that ran them, digested, so that
+`--resume` sees a change."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import sys
+from functools import cache
 from pathlib import Path
 
 from backtest.run.config import RunConfig
@@ -42,3 +44,20 @@ def file_digests(config: RunConfig, seen: dict[str, str]) -> dict[str, str]:
             file = getattr(module, "__file__", None)
             files += [file] if file else []
     return {key: _digest(key, seen) for key in (str(Path(f).resolve()) for f in files)}
+
+
+@cache
+def code_digest() -> str:
+    """SHA-256 (in hex) of the code that works out a cell's numbers: the
+    package's version and every source file of its two packages (`backtest`
+    and the built-in `strategies`). Each cell's file records it, and
+    `--resume` takes only cells made by the same code."""
+    from backtest import __version__
+
+    root = Path(__file__).resolve().parents[2]
+    digest = hashlib.sha256(__version__.encode())
+    for package in ("backtest", "strategies"):
+        for file in sorted((root / package).rglob("*.py")):
+            digest.update(file.relative_to(root).as_posix().encode() + b"\0")
+            digest.update(hashlib.sha256(file.read_bytes()).digest())
+    return digest.hexdigest()

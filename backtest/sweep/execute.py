@@ -24,6 +24,7 @@ from backtest.sweep.out_dir import (
     all_finished,
     cell_frame,
     check_out,
+    made_with,
     read_cells,
     write_out,
     write_summary,
@@ -123,7 +124,7 @@ def run_sweep(
                     outputs.write_parquet(
                         frame,
                         out / "cells" / f"{cell.id}.parquet",
-                        outputs.provenance(sweep.seed, sweep.spec_hash),
+                        outputs.provenance(sweep.seed, sweep.spec_hash) | made_with(sweep, cell),
                     )
                     done[task.cell] = frame
                     del parts[task.cell]

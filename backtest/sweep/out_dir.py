@@ -4,6 +4,7 @@ summary written, and the sweep's settings kept for `--resume`."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -43,13 +44,77 @@ def _storable(value: Any) -> Any:
     return value
 
 
+#: the key of a cell file's key-value metadata that records what made it (`made_with`)
+MADE_WITH = "backtest.cell"
+
+
+def made_with(sweep: Sweep, cell: Cell) -> dict[str, str]:
+    """What a cell's numbers were made with, recorded in its file's metadata
+    (`MADE_WITH`, as JSON): the cell's settings (its varied values, sessions
+    and seed, within the sweep's spec hash), the digests of what it read (the
+    rules as read, recorded shoes, a strategy's own file) and of the code."""
+    from backtest.sweep.digests import code_digest
+
+    inputs = json.dumps(dict(sweep.inputs), sort_keys=True)
+    record = {
+        "cell": cell.key,
+        "sessions": str(cell.sessions),
+        "seed": str(cell.config.seed),
+        "spec_hash": sweep.spec_hash,
+        "inputs_sha256": hashlib.sha256(inputs.encode()).hexdigest(),
+        "code_sha256": code_digest(),
+    }
+    return {MADE_WITH: json.dumps(record, sort_keys=True)}
+
+
+#: what a difference in each of `made_with`'s entries is said as
+_MADE_WITH_WORDS = {
+    "cell": "other varied values",
+    "spec_hash": "other settings of the sweep",
+    "inputs_sha256": "other rules or files (recorded shoes, a strategy's own file)",
+    "code_sha256": "another version of the code",
+}
+
+
+def _check_made_with(out: Path, sweep: Sweep, cell: Cell, f: Path) -> None:
+    """Refuse a cell file not made with this cell's settings, inputs and code."""
+    try:
+        recorded = pl.read_parquet_metadata(f).get(MADE_WITH)
+        was = json.loads(recorded) if recorded is not None else None
+    except Exception:  # torn, or not Parquet: read (and said) as torn
+        return
+    now = json.loads(made_with(sweep, cell)[MADE_WITH])
+    where = f"--out {out}: {f.relative_to(out)}"
+    advice = "use another --out, or delete the cell's file to run it again"
+    if not isinstance(was, dict):
+        raise UsageError(
+            f"{where} does not record what it was made with (an earlier version made "
+            f"it), so it cannot be resumed from; {advice}"
+        )
+    for key in ("sessions", "seed"):
+        if was.get(key) != now[key]:
+            raise UsageError(
+                f"{where} was made with {key} {was.get(key)}, and cell {cell.index + 1} "
+                f"({cell.label()}) has {now[key]} now; {advice}"
+            )
+    for key, words in _MADE_WITH_WORDS.items():
+        if was.get(key) != now[key]:
+            raise UsageError(
+                f"{where} was made with {words} than cell {cell.index + 1} "
+                f"({cell.label()}) has now; {advice}"
+            )
+
+
 def read_cells(out: Path, sweep: Sweep) -> tuple[dict[int, pl.DataFrame], list[Path]]:
     """The finished cells in `out`, and the files that cannot be read (torn by
-    a kill: not finished cells, and run again). Reads only."""
+    a kill: not finished cells, and run again). Reads only. A usage error for
+    a cell file made with other settings, inputs or code than its cell has
+    now (`made_with`)."""
     done, torn = {}, []
     for cell in sweep.cells:
         f = out / "cells" / f"{cell.id}.parquet"
         if f.is_file():
+            _check_made_with(out, sweep, cell, f)
             try:
                 done[cell.index] = pl.read_parquet(f)
             except Exception:  # polars raises several kinds for a file that is not Parquet
@@ -88,6 +153,11 @@ def check_out(out: Path, sweep: Sweep, resume: bool) -> dict[str, Any]:
     outputs.check_out_dir(out, "sweep")  # (an existing directory is left as it is)
     meta_path = out / "sweep.json"
     if not meta_path.is_file():
+        if any((out / "cells").glob("*.parquet")):
+            raise UsageError(
+                f"--out {out} holds cells but no {meta_path.name}, so which sweep they "
+                "belong to is unknown; use another directory, or delete it to start again"
+            )
         return meta
     try:
         old = json.loads(meta_path.read_text(encoding="utf-8"))

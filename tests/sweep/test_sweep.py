@@ -38,7 +38,7 @@ from polars.testing import assert_frame_equal
 from backtest import sweep as sweeps
 from backtest.core.errors import BacktestError, ConfigError, UsageError
 from backtest.core.rules import Bet
-from backtest.run import chunks, engine
+from backtest.run import chunks, cluster, engine
 from backtest.run.config import load_config
 from backtest.sweep import cells as sweep_cells
 from backtest.sweep import execute as sweep_execute
@@ -792,22 +792,23 @@ def test_a_scheduler_that_cannot_be_reached_leaves_out_as_it_was(
         raise OSError(f"Timed out trying to connect to tcp://{address} after 10 s")
 
     monkeypatch.setattr(distributed, "Client", unreachable)
-    bad = ("--executor", "dask", "--address", "nohost:99999")
+    monkeypatch.setattr(cluster, "probe", lambda address, seconds=0: None)
+    bad = ("--executor", "dask", "--address", "nohost:9999")
     # a new directory is not made
     fresh = tmp_path / "fresh"
     code, stdout, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(fresh), *bad)
     assert one_line_error(code, err, 2) == (
-        "error: --address nohost:99999: cannot reach a Dask scheduler there (Timed out trying "
-        "to connect to tcp://nohost:99999 after 10 s)"
+        "error: --address nohost:9999: cannot reach a Dask scheduler there (Timed out trying "
+        "to connect to tcp://nohost:9999 after 10 s)"
     )
-    assert stdout == "" and tried == ["nohost:99999"] and not fresh.exists()
+    assert stdout == "" and tried == ["nohost:9999"] and not fresh.exists()
     # one with cells to run on resuming (one missing, one torn) is left as it was
     (out / "cells" / f"{sweep.cells[1].id}.parquet").unlink()
     (out / "cells" / f"{sweep.cells[2].id}.parquet").write_bytes(b"PAR1 torn")
     (out / "cells" / ".stale.parquet.tmp").write_bytes(b"")
     before = snapshot(out)
     code, _, err = cli(monkeypatch, capsys, "sweep", str(path), "--out", str(out), "--resume", *bad)
-    assert one_line_error(code, err, 2).startswith("error: --address nohost:99999: ")
+    assert one_line_error(code, err, 2).startswith("error: --address nohost:9999: ")
     assert snapshot(out) == before
     # and the same sweep run again, on workers that are there, goes ahead in both
     monkeypatch.undo()

@@ -1,0 +1,107 @@
+"""How a command ends: results put in place are reported whatever signal
+comes meanwhile, hidden folders go on Ctrl-C, a closed pipe ends quietly, a
+closed standard output is an error, and what a killed run held of standard
+input is removed by the next run."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from cli_helpers import backtest_here
+from test_staging import SMALL, killed_owner
+
+from backtest.run import staging
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_a_signal_while_a_folder_is_cleaned_up_is_answered_after(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rmtree = staging.shutil.rmtree
+
+    def rmtree_interrupted(p: Path, ignore_errors: bool = False) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        rmtree(p, ignore_errors=ignore_errors)
+
+    monkeypatch.setattr(staging.shutil, "rmtree", rmtree_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        with staging.staging_dir(None, ".test-") as path:
+            pass
+    assert not path.exists()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_ctrl_c_once_the_results_go_in_place_still_reports_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "small.yaml"
+    config.write_text(SMALL, encoding="utf-8")
+    out = tmp_path / "out"
+    start = staging.Commit.start
+
+    def start_and_interrupt(self: staging.Commit) -> None:
+        start(self)
+        os.kill(os.getpid(), signal.SIGINT)  # and in each clean-up after it, too
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    monkeypatch.setattr(staging.Commit, "start", start_and_interrupt)
+    code, stdout, err = backtest_here(monkeypatch, capsys, "run", str(config), "--out", str(out))
+    assert code == 0, err
+    assert "interrupted" not in err and stdout.startswith("small: ")
+    assert (out / "summary.parquet").is_file()
+    assert [p.name for p in out.iterdir() if p.name.startswith(".")] == []
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_closed_pipe_ends_quietly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    class Gone(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    config = tmp_path / "small.yaml"
+    config.write_text(SMALL, encoding="utf-8")
+    monkeypatch.setattr(sys, "stdout", Gone())
+    code, _, err = backtest_here(monkeypatch, capsys, "run", str(config))
+    assert (code, err) == (141, "")
+
+
+def test_a_closed_standard_output_is_an_error() -> None:
+    proc = subprocess.run(
+        ["sh", "-c", f"{sys.executable} -m backtest --version >&-"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=120,
+    )
+    assert (proc.returncode, proc.stderr) == (
+        1,
+        "error: standard output is closed; send it somewhere (`> FILE`, `> /dev/null`)\n",
+    )
+
+
+def test_the_next_run_removes_what_a_killed_run_held_of_standard_input(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    left = killed_owner(temp, "backtest-stdin-", {"standard-input": b"B P B\n"})
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    config = tmp_path / "small.yaml"
+    config.write_text(SMALL, encoding="utf-8")
+    with staging.staging_dir(temp, "backtest-stdin-") as live:
+        code, _, err = backtest_here(monkeypatch, capsys, "run", str(config))
+        assert code == 0, err
+        assert live.is_dir()
+    assert not left.exists()
+    assert list(temp.iterdir()) == []
