@@ -23,10 +23,10 @@ from backtest.run.config import (
     with_line,
 )
 from backtest.run.config_spec import TOP
+from backtest.run.paths import copied_along, parse_path, set_path, top_key
 from backtest.sweep.cells import Cell, Sweep, cell_key, cell_label, cell_seed
 from backtest.sweep.digests import file_digests, rules_text
 from backtest.sweep.lines import check_shared, varied_line
-from backtest.sweep.paths import copied_along, parse_path, set_path, top_key
 
 #: `common_shoes:` (the sweep's `seed` and `sessions` are checked as a run config's, `TOP`)
 COMMON_SHOES = Check("flag", False)
