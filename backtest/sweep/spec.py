@@ -24,6 +24,7 @@ from backtest.run.config import (
 )
 from backtest.run.config_spec import TOP
 from backtest.run.paths import copied_along, parse_path, set_path, top_key
+from backtest.run.ready import by_name
 from backtest.sweep.cells import Cell, Sweep, cell_key, cell_label, cell_seed
 from backtest.sweep.digests import file_digests, rules_text
 from backtest.sweep.lines import check_shared, varied_line
@@ -101,6 +102,9 @@ def _load_sweep(
         base_file = Path(str(data["base"]))
         if not base_file.is_absolute():
             base_file = base_dir / base_file
+        ready = by_name(str(data["base"]), "run")
+        if not base_file.exists() and ready is not None:  # a ready config by name
+            base_file = ready.path
         if not base_file.is_file():
             raise ConfigError(
                 f"{source}: base: file {data['base']} does not exist (looked for {base_file})"
