@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from backtest.cli import shell
+from backtest.cli.completion import complete_run_config, complete_sweep
 from backtest.cli.shell import (
     ColumnsOption,
     Executor,
@@ -42,6 +43,7 @@ def run(
         Path,
         typer.Argument(
             help="A run config (YAML), or the name of a ready one (see `backtest configs`).",
+            autocompletion=complete_run_config,
         ),
     ],
     sessions: Annotated[
@@ -242,6 +244,7 @@ def sweep(
         Path,
         typer.Argument(
             help="A sweep config (YAML), or the name of a ready one (see `backtest configs`).",
+            autocompletion=complete_sweep,
         ),
     ],
     out: Annotated[Path, typer.Option(help="Directory for the results (cells, summary.parquet).")],

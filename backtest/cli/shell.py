@@ -15,6 +15,7 @@ import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from backtest import __version__
+from backtest.cli.completion import complete_rules
 from backtest.core.errors import RulesError, UsageError, shown_count
 from backtest.jit.lazy_jit import cores
 
@@ -224,6 +225,7 @@ RulesOverride = Annotated[
     typer.Option(
         "--rules",
         help="Rules preset name or YAML file, in place of the config's rules.",
+        autocompletion=complete_rules,
     ),
 ]
 
