@@ -112,9 +112,8 @@ def _load_sweep(
         base_file = Path(str(data["base"]))
         if not base_file.is_absolute():
             base_file = base_dir / base_file
-        ready = by_name(str(data["base"]), "run")
-        if not base_file.exists() and ready is not None:  # a ready config by name
-            base_file = ready.path
+        if not base_file.exists() and (ready := by_name(str(data["base"]), "run")):
+            base_file = ready.path  # a ready config by name
         if not base_file.is_file():
             raise ConfigError(
                 f"{source}: base: file {data['base']} does not exist (looked for {base_file})"
@@ -133,7 +132,7 @@ def _load_sweep(
     grid = _lists(data.get("grid"), "grid", source)
     zipped = _lists(data.get("zip"), "zip", source)
     for key, _ in set_keys:
-        # (a key under one --set gives is the cell's, over the value --set gave)
+        # (a key the sweep varies under one --set gives is set after it, by each cell)
         varied = next(
             (k for k in [*grid, *zipped] if key == k or key.startswith((f"{k}.", f"{k}["))),
             None,
