@@ -138,3 +138,15 @@ def test_the_wheel_installs_and_runs_a_ready_config_from_anywhere(tmp_path: Path
         text=True,
     )
     assert listed.returncode == 0 and "progressions" in listed.stdout
+
+
+def test_ci_runs_the_readme_s_commands_in_a_new_virtual_environment() -> None:
+    """`.ci/run` makes a virtual environment, then runs each step of the
+    README's two commands in it, in their order (with its checks between)."""
+    block = (REPO / "README.md").read_text(encoding="utf-8").split("```sh\n", 1)[1]
+    readme = [step for line in block.split("```", 1)[0].splitlines() for step in line.split(" && ")]
+    script = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    steps = [step for line in script if not line.startswith("#") for step in line.split(" && ")]
+    at = [steps.index(step) for step in readme]
+    assert at == sorted(at)
+    assert steps.index("python -m venv .venv") < steps.index("source .venv/bin/activate") < at[0]
