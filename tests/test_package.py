@@ -5,6 +5,7 @@ ready verdict config by name from another directory."""
 from __future__ import annotations
 
 import os
+import site
 import subprocess
 import sys
 import venv
@@ -24,6 +25,21 @@ def _setuptools_builds_it() -> bool:
         return int(version("setuptools").split(".")[0]) >= 77
     except Exception:
         return False
+
+
+def _see_running_packages(python: Path) -> None:
+    """Put this interpreter's site-packages on the path of the environment of
+    `python` (a `.pth` file of their folders, after its own site-packages)."""
+    own = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    folders = list(site.getsitepackages())
+    if site.ENABLE_USER_SITE and site.getusersitepackages() in sys.path:
+        folders.append(site.getusersitepackages())
+    (Path(own) / "running-environment.pth").write_text("\n".join(folders) + "\n")
 
 
 @pytest.mark.slow
@@ -70,10 +86,13 @@ def test_the_wheel_installs_and_runs_a_ready_config_from_anywhere(tmp_path: Path
         assert "backtest/" + config.relative_to(REPO).as_posix() in names, config
     assert any(n.endswith("licenses/LICENSE") for n in names)
 
-    # a new environment that sees this one's packages (numpy, numba, ...): no index needed
+    # a new environment that sees the packages of the one running the tests
+    # (numpy, numba, typer, ...), a virtual environment or not: no index needed.
+    # Its own site-packages comes first, so the wheel's copy is the one imported.
     env_dir = tmp_path / "venv"
-    venv.create(env_dir, system_site_packages=True, with_pip=False)
+    venv.create(env_dir, with_pip=False)
     python = env_dir / "bin" / "python"
+    _see_running_packages(python)
     subprocess.run(
         [
             sys.executable,
@@ -119,3 +138,15 @@ def test_the_wheel_installs_and_runs_a_ready_config_from_anywhere(tmp_path: Path
         text=True,
     )
     assert listed.returncode == 0 and "progressions" in listed.stdout
+
+
+def test_ci_runs_the_readme_s_commands_in_a_new_virtual_environment() -> None:
+    """`.ci/run` makes a virtual environment, then runs each step of the
+    README's two commands in it, in their order (with its checks between)."""
+    block = (REPO / "README.md").read_text(encoding="utf-8").split("```sh\n", 1)[1]
+    readme = [step for line in block.split("```", 1)[0].splitlines() for step in line.split(" && ")]
+    script = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    steps = [step for line in script if not line.startswith("#") for step in line.split(" && ")]
+    at = [steps.index(step) for step in readme]
+    assert at == sorted(at)
+    assert steps.index("python -m venv .venv") < steps.index("source .venv/bin/activate") < at[0]

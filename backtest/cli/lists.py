@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from backtest.cli.completion import complete_strategies
 from backtest.cli.shell import (
     Format,
     echo,
@@ -26,7 +27,10 @@ def _as_yaml(value: object) -> str:
 def list_strategies(
     names: Annotated[
         Optional[list[str]],
-        typer.Argument(help="Only these: names, module:Class or file.py:Class (your own)."),
+        typer.Argument(
+            help="Only these: names, module:Class or file.py:Class (your own).",
+            autocompletion=complete_strategies,
+        ),
     ] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.TABLE,
 ) -> None:

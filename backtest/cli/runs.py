@@ -3,17 +3,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from backtest.cli import shell
+from backtest.cli.completion import complete_run_config, complete_sweep
 from backtest.cli.shell import (
     ColumnsOption,
     Executor,
     Format,
     Quiet,
+    RulesOverride,
+    SetOption,
     be_quiet,
     check_seed,
     check_sessions,
@@ -22,21 +26,29 @@ from backtest.cli.shell import (
     note,
     say_compiling_users,
     say_if_compiling,
+    settings_option,
+    shown_settings,
 )
 from backtest.core.errors import BacktestError, UsageError
+
+if TYPE_CHECKING:
+    from backtest.run.config import Setting
 
 
 def run(
     config: Annotated[
         Path,
         typer.Argument(
-            help="A run config (YAML), or the name of a ready one (see `backtest configs`)."
+            help="A run config (YAML), or the name of a ready one (see `backtest configs`).",
+            autocompletion=complete_run_config,
         ),
     ],
     sessions: Annotated[
         Optional[int], typer.Option(help="Number of sessions (overrides the config).")
     ] = None,
     seed: Annotated[Optional[int], typer.Option(help="Master seed (overrides the config).")] = None,
+    rules: RulesOverride = None,
+    settings: SetOption = None,
     shoes: Annotated[
         Optional[Path],
         typer.Option(
@@ -79,6 +91,7 @@ def run(
         )
     if workers is not None:
         check_workers(workers, "--workers", UsageError)
+    set_keys = settings_option(settings, rules)
     overrides: dict[str, object] = {}
     if seed is not None:
         check_seed(seed)
@@ -109,6 +122,8 @@ def run(
                     executor,
                     address,
                     overrides,
+                    set_keys,
+                    shown_settings(settings),
                 )
         except BacktestError as exc:  # the file stands for standard input: say so
             exc.args = (
@@ -144,6 +159,8 @@ def _run(
     executor: Executor,
     address: str | None,
     overrides: dict[str, object],
+    settings: Sequence[Setting] = (),
+    shown: str = "",
 ) -> None:
     from backtest.present import outputs, verdict
     from backtest.run import staging
@@ -168,7 +185,11 @@ def _run(
     # --shoes names the file; the config's other `shoes` settings (decks, burn, loop)
     # stay, or for generated shoes their decks (and the file is played whole)
     cfg = load_config(
-        config, overrides, remove=("shoe",) if shoes is not None else (), merge=("shoes",)
+        config,
+        overrides,
+        remove=("shoe",) if shoes is not None else (),
+        merge=("shoes",),
+        settings=settings,
     )
     made = outputs.check_out_dir(out) if out is not None else []
     for stale in outputs.remove_stale_run_folders(out):
@@ -195,7 +216,7 @@ def _run(
                 except TooManySessions as exc:
                     raise UsageError(f"--sessions: {exc.said}") from None
                 except BacktestError as exc:  # found as the run began: with the key's line
-                    raise with_line(exc, config, set(overrides)) from None
+                    raise with_line(exc, config, {*overrides, *(k for k, _ in settings)}) from None
             if out is not None:
                 from backtest.run.engine import bankroll_paths
 
@@ -214,7 +235,10 @@ def _run(
         width = terminal_width()
         echo(
             paragraphs(
-                [f"{cfg.name}: {result.hands:,} hands, seed {result.seed}, rules {cfg.rules.name}"],
+                [
+                    f"{cfg.name}: {result.hands:,} hands, seed {result.seed}, "
+                    f"rules {cfg.rules.name}{shown}"
+                ],
                 width,
             )
             + "\n"
@@ -230,7 +254,8 @@ def sweep(
     sweep_file: Annotated[
         Path,
         typer.Argument(
-            help="A sweep config (YAML), or the name of a ready one (see `backtest configs`)."
+            help="A sweep config (YAML), or the name of a ready one (see `backtest configs`).",
+            autocompletion=complete_sweep,
         ),
     ],
     out: Annotated[Path, typer.Option(help="Directory for the results (cells, summary.parquet).")],
@@ -248,6 +273,8 @@ def sweep(
     sort: Annotated[
         Optional[str], typer.Option(help="Metric to sort by (default: the sweep's `metric`).")
     ] = None,
+    rules: RulesOverride = None,
+    settings: SetOption = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.TABLE,
     quiet: Quiet = False,
 ) -> None:
@@ -269,8 +296,11 @@ def sweep(
         from backtest.run.pool import check_workers
 
         check_workers(workers, "--workers", UsageError)
+    set_keys = settings_option(settings, rules)
     with outputs.cells_checked(shown=not shell.quiet_mode) as checking:
-        spec = sweeps.load_sweep(sweep_file, sessions=sessions, progress=checking)
+        spec = sweeps.load_sweep(
+            sweep_file, sessions=sessions, progress=checking, set_keys=set_keys
+        )
     metric = sort or spec.metric
     if metric not in ("edge",) and sort is not None:
         from backtest.run.metrics import metric_names
@@ -302,7 +332,12 @@ def sweep(
         width = terminal_width()
         echo(
             paragraphs(
-                [f"{spec.name}: {len(spec.cells)} cells, seed {spec.seed}; results in {out}"], width
+                [
+                    f"{spec.name}: {len(spec.cells)} cells, seed {spec.seed}"
+                    f"{f', rules {rules}' if rules is not None else ''}"
+                    f"{shown_settings(settings)}; results in {out}"
+                ],
+                width,
             )
             + "\n"
         )

@@ -1,6 +1,7 @@
 """What the commands share: the app and its groups, help written as command
 lines write it, the quiet flag, notes on standard error, and the options and
-checks several commands take (--format, --columns, --rules, --seed, --sessions)."""
+checks several commands take (--format, --columns, --rules, --set, --seed,
+--sessions)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ except ImportError:  # older typer: the package
     from click import HelpFormatter  # type: ignore[assignment]
 
 from backtest import __version__
+from backtest.cli.completion import complete_rules
 from backtest.core.errors import RulesError, UsageError, shown_count
 
 
@@ -277,6 +279,67 @@ def columns_option(text: str | None) -> dict[str, str] | None:
     from backtest.shoes import recorded
 
     return recorded.parse_columns(text) if text is not None else None
+
+
+#: --set, for `run` and `sweep`
+SetOption = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--set",
+        metavar="KEY=VALUE",
+        help="Set one key of the run config as its file would, by its key path (again for "
+        "more): e.g. --set seats[1].params.base=20 --set session.bankroll=500; the value "
+        "is read as YAML.",
+    ),
+]
+
+
+#: --rules, the run config's `rules:` replaced, for `run` and `sweep`
+RulesOverride = Annotated[
+    Optional[str],
+    typer.Option(
+        "--rules",
+        help="Rules preset name or YAML file, in place of the config's rules.",
+        autocompletion=complete_rules,
+    ),
+]
+
+
+def settings_option(given: list[str] | None, rules: str | None) -> list[tuple[str, Any]]:
+    """--rules and each --set KEY=VALUE as (key path, value): the value read
+    as YAML, a rules file by its full path. A key that is no key path, a
+    value that is no YAML, or no such preset or file is a usage error."""
+    import yaml
+
+    from backtest.core import yamlfile
+    from backtest.run.paths import parse_path
+
+    settings: list[tuple[str, Any]] = []
+    if rules is not None:
+        rules_option(rules)
+        settings.append(("rules", str(Path(rules).resolve()) if Path(rules).is_file() else rules))
+    for text in given or ():
+        key, equals, value = text.partition("=")
+        key = key.strip()
+        if not equals:
+            raise UsageError(f"--set takes KEY=VALUE, e.g. session.bankroll=500; got {text!r}")
+        try:
+            parse_path(key)
+        except ValueError:
+            raise UsageError(
+                f"--set {text}: {key!r} is not a key path (write e.g. session.bankroll "
+                "or seats[0].params.base)"
+            ) from None
+        try:
+            settings.append((key, yamlfile.load(value)))
+        except yaml.YAMLError as exc:
+            raise UsageError(f"--set {key}={value}:{yamlfile.describe(exc)}") from None
+    return settings
+
+
+def shown_settings(given: list[str] | None) -> str:
+    """What --set changed, for a run's first line: ', with KEY=VALUE, ...'."""
+    return f", with {', '.join(t.strip() for t in given)}" if given else ""
 
 
 def rules_option(rules: str) -> Rules:

@@ -10,6 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from backtest.cli.completion import complete_rules
 from backtest.cli.shell import (
     ColumnsOption,
     Format,
@@ -218,7 +219,8 @@ def analyze_command(
     rules: Annotated[
         str,
         typer.Option(
-            help="Rules preset name or YAML file: which side bets' frequencies are tested."
+            help="Rules preset name or YAML file: which side bets' frequencies are tested.",
+            autocompletion=complete_rules,
         ),
     ] = "commission",
     fmt: Annotated[

@@ -9,6 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from backtest.cli.completion import complete_rules
 from backtest.cli.shell import (
     Format,
     echo,
@@ -22,7 +23,9 @@ def odds_command(
         Optional[int],
         typer.Option(help="Decks in the shoe (default 8, or what the --shoe file says)."),
     ] = None,
-    rules: Annotated[str, typer.Option(help="Rules preset name or YAML file.")] = "commission",
+    rules: Annotated[
+        str, typer.Option(help="Rules preset name or YAML file.", autocompletion=complete_rules)
+    ] = "commission",
     remove: Annotated[
         Optional[str],
         typer.Option(
@@ -95,7 +98,9 @@ def odds_command(
 
 
 def play_command(
-    rules: Annotated[str, typer.Option(help="Rules preset name or YAML file.")] = "commission",
+    rules: Annotated[
+        str, typer.Option(help="Rules preset name or YAML file.", autocompletion=complete_rules)
+    ] = "commission",
     decks: Annotated[
         Optional[int],
         typer.Option(help="Decks in the shoe (default 8, or what the --shoe file says)."),

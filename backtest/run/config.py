@@ -4,7 +4,8 @@ Every config is read with `yamlfile.load` (`yaml.safe_load`, after refusing a
 key given twice) and checked whole before anything runs. An error names the
 file, the line and the key path (`seats[1].params.multiplier`), the bad
 value, and what is allowed; unknown keys fail with suggestions. This module
-reads the file and applies the command line's overrides; how each setting
+reads the file and applies the command line's overrides (`--set KEY=VALUE`
+at a key path, as a sweep sets its varied keys); how each setting
 is checked is `config_spec`'s (and the seats' `config_seats`'), whose names
 it also gives.
 
@@ -52,6 +53,7 @@ from backtest.run.config_spec import (
     shown_short,
     ticks,
 )
+from backtest.run.paths import copied_along, set_path
 
 __all__ = [
     "DEFAULT_BANKROLL",
@@ -64,6 +66,8 @@ __all__ = [
     "SeatSpec",
     "SessionRules",
     "TableLimits",
+    "apply_settings",
+    "blame_settings",
     "build_strategies",
     "load_config",
     "parse_config",
@@ -118,18 +122,63 @@ def _what_it_is(path: Path) -> str:
     return "is not a file; give the config's file"
 
 
+_Error = TypeVar("_Error", bound=BacktestError)
+
+#: `--set KEY=VALUE` as read: (key path, value)
+Setting = tuple[str, Any]
+
+
+def apply_settings(data: Mapping[str, Any], settings: Sequence[Setting]) -> dict[str, Any]:
+    """`data` with each setting's value at its key path, as a sweep sets a
+    cell's (`data` itself unchanged); a list index it does not have is a
+    usage error naming --set.
+
+    >>> apply_settings({"session": {"bankroll": 10}}, [("session.bankroll", 500)])
+    {'session': {'bankroll': 500}}
+    """
+    raw = copied_along(data, [key for key, _ in settings])
+    for key, value in settings:
+        try:
+            set_path(raw, key, value)
+        except KeyError as exc:
+            raise UsageError(f"--set {key}: {exc.args[0]}") from None
+    return raw
+
+
+def _along(key: str, other: str) -> bool:
+    """Whether key path `key` is `other` or lies under it."""
+    return key == other or key.startswith((f"{other}.", f"{other}["))
+
+
+def blame_settings(exc: _Error, source: str, keys: Sequence[str]) -> _Error | UsageError:
+    """`exc` ("SOURCE: KEY PATH: what is wrong") as a usage error of --set
+    when its key path is one that --set gave (or lies on the way to one);
+    else `exc` itself."""
+    text = str(exc)
+    if not text.startswith(f"{source}: "):
+        return exc
+    rest = text[len(source) + 2 :]
+    named = re.split(r"[: ]", rest, maxsplit=1)[0]
+    if any(_along(named, key) or _along(key, named) for key in keys):
+        return UsageError(f"--set {rest}")
+    return exc
+
+
 def load_config(
     path: str | Path,
     overrides: Mapping[str, Any] | None = None,
     remove: Sequence[str] = (),
     merge: Sequence[str] = (),
+    settings: Sequence[Setting] = (),
 ) -> RunConfig:
     """Read and validate a run config file; `overrides` replace top-level keys
     (None values are ignored; for the keys in `merge`, an override mapping
     updates the file's mapping) and the keys in `remove` are dropped. With
     `shoe` dropped for a `shoes` file, the shoe's decks are the file's unless
     `shoes` says them, and the config's `sessions` goes too: the run plays
-    the whole file unless told how many sessions."""
+    the whole file unless told how many sessions. Then each of `settings`
+    (--set) sets its key path, checked as the file's own keys are; an error
+    in one names --set."""
     path = Path(path)
     data = read_yaml(path)
     if data is None:
@@ -172,11 +221,16 @@ def load_config(
         ):
             merged["shoes"] = {**shoes, "decks": shoe["decks"]}
         merged.pop("sessions", None)
+    merged = apply_settings(merged, settings)
     try:
         return parse_config(merged, base_dir=path.parent, source=str(path))
     except ConfigError as exc:
+        keys = [key for key, _ in settings]
+        blamed = blame_settings(exc, str(path), keys)
+        if blamed is not exc:
+            raise blamed from None
         given = {k for k, v in (overrides or {}).items() if v is not None}
-        raise with_line(exc, path, given) from None
+        raise with_line(exc, path, given | set(keys)) from None
 
 
 def _declares_decks(file: Any) -> bool:
@@ -186,20 +240,17 @@ def _declares_decks(file: Any) -> bool:
     return isinstance(file, str) and declared_decks(file) is not None
 
 
-_Error = TypeVar("_Error", bound=BacktestError)
-
-
 def with_line(exc: _Error, path: Path, overridden: set[str]) -> _Error:
     """`exc` ("FILE: KEY PATH: what is wrong") with the line of the key it
     names, or of the nearest key above it that the file has; as it was for a
-    key the file does not hold, or one an override replaced."""
+    key the file does not hold, or one on a key path an override replaced."""
     head = f"{path}: "
     text = str(exc)
     if not text.startswith(head):
         return exc
     rest = text[len(head) :]
     key = re.split(r"[: ]", rest, maxsplit=1)[0]
-    if not key or re.split(r"[.\[]", key, maxsplit=1)[0] in overridden:
+    if not key or any(_along(key, given) for given in overridden):
         return exc
     try:
         lines = yamlfile.key_lines(path.read_text(encoding="utf-8"))

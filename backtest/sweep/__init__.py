@@ -44,10 +44,10 @@ chance, corrected for how many were tried), `render` (the table).
 
 from __future__ import annotations
 
+from backtest.run.paths import parse_path, set_path
 from backtest.sweep.cells import Cell, Sweep, cell_key, cell_label
 from backtest.sweep.execute import Task, run_sweep
 from backtest.sweep.family import closing_lines
-from backtest.sweep.paths import parse_path, set_path
 from backtest.sweep.render import render_table
 from backtest.sweep.spec import MAX_CELLS, SWEEP_KEYS, load_sweep
 from backtest.sweep.trends import SIGNIFICANCE, trends

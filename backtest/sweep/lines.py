@@ -13,7 +13,7 @@ import yaml
 from backtest.core import yamlfile
 from backtest.core.errors import ConfigError
 from backtest.run.config import parse_config, with_line
-from backtest.sweep.paths import top_key
+from backtest.run.paths import top_key
 
 
 def check_shared(

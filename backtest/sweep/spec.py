@@ -8,25 +8,30 @@ import hashlib
 import itertools
 import json
 import math
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from backtest.core.errors import BacktestError, ConfigError, shown_count
+from backtest.core.errors import BacktestError, ConfigError, UsageError, shown_count
 from backtest.core.fields import Check
 from backtest.run import engine
 from backtest.run.config import (
     MAX_SESSIONS,
+    Setting,
+    apply_settings,
+    blame_settings,
     parse_config,
     read_yaml,
     shown_short,
     with_line,
 )
 from backtest.run.config_spec import TOP
+from backtest.run.paths import copied_along, parse_path, set_path, top_key
+from backtest.run.ready import by_name
 from backtest.sweep.cells import Cell, Sweep, cell_key, cell_label, cell_seed
 from backtest.sweep.digests import file_digests, rules_text
 from backtest.sweep.lines import check_shared, varied_line
-from backtest.sweep.paths import copied_along, parse_path, set_path, top_key
 
 #: `common_shoes:` (the sweep's `seed` and `sessions` are checked as a run config's, `TOP`)
 COMMON_SHOES = Check("flag", False)
@@ -60,20 +65,26 @@ def load_sweep(
     path: str | Path,
     sessions: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    set_keys: Sequence[Setting] = (),
 ) -> Sweep:
     """Read and validate a sweep: every cell's config is checked before any runs.
     An error names the file, the key and its line. What the cells share is
     checked once; progress(cells checked, cells) is called every
-    PROGRESS_CELLS cells of a sweep of more."""
+    PROGRESS_CELLS cells of a sweep of more. Each of `set_keys` (--set) sets
+    its key path in the run config, a key the sweep does not vary; a `seed`
+    or `sessions` set so is the sweep's."""
     path = Path(path)
     try:
-        return _load_sweep(path, sessions, progress)
+        return _load_sweep(path, sessions, progress, set_keys)
     except ConfigError as exc:
         raise with_line(exc, path, set()) from None
 
 
 def _load_sweep(
-    path: Path, sessions: int | None, progress: Callable[[int, int], None] | None
+    path: Path,
+    sessions: int | None,
+    progress: Callable[[int, int], None] | None,
+    set_keys: Sequence[Setting],
 ) -> Sweep:
     data = read_yaml(path)
     source = str(path)
@@ -101,6 +112,8 @@ def _load_sweep(
         base_file = Path(str(data["base"]))
         if not base_file.is_absolute():
             base_file = base_dir / base_file
+        if not base_file.exists() and (ready := by_name(str(data["base"]), "run")):
+            base_file = ready.path  # a ready config by name
         if not base_file.is_file():
             raise ConfigError(
                 f"{source}: base: file {data['base']} does not exist (looked for {base_file})"
@@ -116,9 +129,24 @@ def _load_sweep(
             raise ConfigError(
                 f"{source}: run: expected a run config mapping, got {shown_short(base)}"
             )
-    base = dict(base)
     grid = _lists(data.get("grid"), "grid", source)
     zipped = _lists(data.get("zip"), "zip", source)
+    for key, _ in set_keys:
+        # (a key the sweep varies under one --set gives is set after it, by each cell)
+        varied = next(
+            (k for k in [*grid, *zipped] if key == k or key.startswith((f"{k}.", f"{k}["))),
+            None,
+        )
+        if varied is not None:
+            option = "--rules" if key == "rules" else f"--set {key}"
+            raise UsageError(
+                f"{option}: the sweep varies {'grid' if varied in grid else 'zip'}.{varied}; "
+                "set a key it does not vary"
+            )
+    base = apply_settings(base, set_keys)
+    for key, value in set_keys:
+        if key in ("seed", "sessions"):  # the sweep's, whatever the sweep file says
+            data = {**data, key: value}
     if not grid and not zipped:
         raise ConfigError(
             f"{source}: nothing varies: give `grid:` and/or `zip:` with lists of "
@@ -188,16 +216,9 @@ def _load_sweep(
     grid_items = [list(zip([k] * len(v), v)) for k, v in grid.items()]
     zip_rows = list(zip(*[[(k, x) for x in v] for k, v in zipped.items()])) if zipped else [()]
     memo: dict[Any, Any] = {}  # what the cells share is checked once
-    check_shared(
-        path,
-        base,
-        "base" in data,
-        run_dir,
-        run_source,
-        keys,
-        memo,
-        {"seed": seed, **({"sessions": n_sessions} if n_sessions is not None else {})},
-    )
+    fixed = {"seed": seed, **({"sessions": n_sessions} if n_sessions is not None else {})}
+    _check_settings(set_keys, base, run_dir, run_source, keys, memo, fixed)
+    check_shared(path, base, "base" in data, run_dir, run_source, keys, memo, fixed)
     cells = []
     first_of: dict[Any, int] = {}
     for index, (combo, zrow) in enumerate(
@@ -282,6 +303,29 @@ def _load_sweep(
         settings=settings,
         inputs={"rules": hashlib.sha256("\n".join(rules).encode()).hexdigest(), **files},
     )
+
+
+def _check_settings(
+    settings: Sequence[Setting],
+    base: Mapping[str, Any],
+    run_dir: Path,
+    run_source: str,
+    keys: Sequence[str],
+    memo: dict[Any, Any],
+    fixed: Mapping[str, Any],
+) -> None:
+    """The run config with --set's values, once: an error in a key --set gave
+    names --set, unless the sweep varies that part of the config (then each
+    cell says it, with its values)."""
+    if not settings:
+        return
+    try:
+        parse_config({**base, **fixed}, run_dir, run_source, memo)
+    except ConfigError as exc:
+        blamed = blame_settings(exc, run_source, [key for key, _ in settings])
+        named = top_key(re.split(r"[: ]", str(blamed).removeprefix("--set "), maxsplit=1)[0])
+        if blamed is not exc and named not in {top_key(k) for k in keys}:
+            raise blamed from None
 
 
 def _lists(data: Any, name: str, source: str) -> dict[str, list[Any]]:

@@ -9,8 +9,8 @@ from typing import Any
 
 import polars as pl
 
+from backtest.run.paths import parse_path, top_key
 from backtest.sweep.cells import short_value
-from backtest.sweep.paths import parse_path, top_key
 
 #: a change is stated when chance alone would give one as large less often than this
 SIGNIFICANCE = 0.01
