@@ -177,7 +177,7 @@ def roads_command(
 ) -> None:
     """Draw a shoe's roads: bead plate, big road, big eye boy, small road, cockroach pig."""
     from backtest.shoes import recorded, road_text
-    from backtest.shoes.recorded.text import HEAD_BYTES, STDIN
+    from backtest.shoes.recorded.text import HEAD_BYTES, is_piped
 
     if color is None:
         color = colour_wanted()
@@ -185,7 +185,7 @@ def roads_command(
     hands = recorded.read_shoes(
         shoe_file, columns=columns_option(columns), shoes=shoe if shoe >= 1 else None
     )
-    whole = str(shoe_file) == STDIN or os.path.getsize(shoe_file) <= HEAD_BYTES
+    whole = is_piped(shoe_file) or os.path.getsize(shoe_file) <= HEAD_BYTES
     text = road_text.render_shoe(
         hands,
         shoe,

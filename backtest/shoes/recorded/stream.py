@@ -28,11 +28,12 @@ import os
 from array import array
 from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from backtest.core.errors import ShoeFormatError
+from backtest.core.errors import ShoeFormatError, UsageError
 from backtest.core.hands import ALL_KNOWN
 from backtest.shoes.recorded.card_level import (
     card_csv_shoes,
@@ -58,9 +59,10 @@ from backtest.shoes.recorded.road_strings import a_shoe_a_line, line_shoes
 from backtest.shoes.recorded.sniff import PARQUET_MAGIC, sniff
 from backtest.shoes.recorded.text import (
     HEAD_BYTES,
-    STDIN,
+    JSON_LINE_BYTES,
     Place,
     StrPath,
+    is_piped,
     load_head,
     placed_lines,
     source_name,
@@ -99,7 +101,7 @@ def streamable(
     if fmt in (None, "parquet") and _big_parquet(path):
         return parquet_kind(path, dict(columns) if columns else None)
     if streamed_json(path, fmt, columns):
-        lines_of = json_lines_kind(stream_lines(path))
+        lines_of = json_lines_kind(stream_lines(path, most=JSON_LINE_BYTES))
         return f"json-{lines_of}" if lines_of else None
     if fmt not in (None, *INDEXED_KINDS):
         return None
@@ -116,11 +118,9 @@ INDEXED_PARQUET_BYTES = 1 << 22
 
 def _big_parquet(path: StrPath) -> bool:
     """Whether `path` is a Parquet file of more than INDEXED_PARQUET_BYTES."""
-    if os.fspath(path) == STDIN:
-        return False
     try:
-        big = os.path.getsize(path) > INDEXED_PARQUET_BYTES
-    except OSError:
+        big = not is_piped(path) and os.path.getsize(path) > INDEXED_PARQUET_BYTES
+    except (OSError, UsageError):
         return False
     return big and is_parquet(path)
 
@@ -157,14 +157,12 @@ def _big_kind(path: StrPath, fmt: str | None, columns: Mapping[str, str] | None)
     STREAMED_BYTES reads as; None for standard input, Parquet, a smaller
     file, one that cannot be read, or roads whose first megabyte may be a
     column of results (a result a line: only the whole file tells)."""
-    if os.fspath(path) == STDIN:
-        return None
     try:
-        if os.path.getsize(path) <= STREAMED_BYTES:
+        if is_piped(path) or os.path.getsize(path) <= STREAMED_BYTES:
             return None
         with open(path, "rb") as fh:
             data = fh.read(HEAD_BYTES + 1)
-    except OSError:
+    except (OSError, UsageError):
         return None
     if data.startswith(PARQUET_MAGIC):
         return None
@@ -172,6 +170,8 @@ def _big_kind(path: StrPath, fmt: str | None, columns: Mapping[str, str] | None)
         return fmt
     source, head, _ = load_head(path, data)
     kind = fmt or sniff(source, head, columns)[0]
+    if not head.strip() and Path(source).suffix.lower() in (".json", ".jsonl", ".ndjson"):
+        kind = "json"  # (no line ends in the first megabyte: told by the name)
     if kind == "road" and not a_shoe_a_line(head, source):
         return None
     return kind
@@ -259,10 +259,11 @@ def indexing(
     header: list[tuple[int, str]] = []
 
     parquet = is_parquet(path)
+    bound: dict[str, Any] = {"most": JSON_LINE_BYTES} if kind in JSON_KINDS else {"decks": decks}
 
     def lines() -> Iterator[tuple[int, str]]:
         seen_text = False
-        placed = placed_parquet_lines(source, path) if parquet else placed_lines(path)
+        placed = placed_parquet_lines(source, path) if parquet else placed_lines(path, **bound)
         for number, text, where in placed:
             places[number] = where
             seen_text = seen_text or bool(text.strip())
@@ -277,7 +278,7 @@ def indexing(
     too_long: tuple[int, int] | None = None  # (an outcome-level CSV's first: shoe, hands)
 
     def again() -> Iterator[tuple[int, str]]:
-        return parquet_lines(source, path) if parquet else stream_lines(path)
+        return parquet_lines(source, path) if parquet else stream_lines(path, **bound)
 
     shoes = shoes_of(kind, lines(), source, decks, burn, columns, again=again, repeats=repeats)
     if parquet:

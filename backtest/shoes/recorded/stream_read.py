@@ -25,13 +25,20 @@ from backtest.shoes.recorded.card_level import Growing
 from backtest.shoes.recorded.parquet_lines import placed_parquet_lines
 from backtest.shoes.recorded.road_strings import road_shoe_hands
 from backtest.shoes.recorded.stream import (
+    JSON_KINDS,
     ShoeIndex,
     first_shoes,
     index_shoes,
     indexing,
     shoes_of,
 )
-from backtest.shoes.recorded.text import IncompleteHandWarning, StrPath, placed_lines, source_name
+from backtest.shoes.recorded.text import (
+    JSON_LINE_BYTES,
+    IncompleteHandWarning,
+    StrPath,
+    placed_lines,
+    source_name,
+)
 
 
 def read_indexed(index: ShoeIndex, shoes: np.ndarray) -> Hands:
@@ -170,7 +177,13 @@ def _lines_from(index: ShoeIndex, head: int) -> Iterator[tuple[int, str]]:
     placed = (
         placed_parquet_lines(index.source, index.path, int(index.start[g]))
         if index.parquet
-        else placed_lines(index.path, int(index.start[g]), None, first - int(index.before[g]))
+        else placed_lines(
+            index.path,
+            int(index.start[g]),
+            None,
+            first - int(index.before[g]),
+            **({"most": JSON_LINE_BYTES} if index.kind in JSON_KINDS else {"decks": index.decks}),
+        )
     )
     for number, text, _ in placed:
         if number > index.last_line:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import csv
 import difflib
+import io
 import os
+import select
+import stat
 import sys
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from functools import partial
@@ -27,14 +30,161 @@ def decks_words(n: int) -> str:
 
 #: the path that means standard input
 STDIN = "-"
-_stdin: list[tuple[object, bytes]] = []
+
+#: the most of standard input or a pipe that is read (it is held whole)
+PIPED_BYTES = 32 << 20
+
+#: the longest line read of standard input, a pipe or a big file's JSON
+LINE_BYTES = 1 << 20
+
+#: the longest line of a big JSON file read a line at a time (as long as the
+#: largest JSON document read whole: `files.JSON_DOCUMENT_BYTES`)
+JSON_LINE_BYTES = 16 << 20
+
+#: seconds to wait for a program to write to a named pipe (a FIFO) that
+#: no program has opened yet
+FIFO_WAIT = 10.0
+
+#: what standard input (by the stream it was read from) and pipes gave: their
+#: bytes, or the error that refused them
+_piped: dict[str, tuple[object, bytes | Exception]] = {}
+
+
+def input_kind(path: StrPath) -> str:
+    """How a shoe file is read: `file` (a regular file, read as often and as
+    far as needed) or `pipe` (standard input or a pipe, read once, whole, up
+    to PIPED_BYTES). A missing file, a folder or a device (such as
+    /dev/zero) is a usage error."""
+    source = source_name(path)
+    if os.fspath(path) == STDIN:
+        try:
+            mode = os.fstat(sys.stdin.fileno()).st_mode
+        except (AttributeError, OSError, ValueError):
+            return "pipe"  # (a stream with no file under it)
+        if stat.S_ISCHR(mode) and not sys.stdin.isatty():
+            raise UsageError(
+                "standard input is a device (such as /dev/zero), not a file or a pipe; "
+                "give the shoe file's name, or send a file to it (- < FILE)"
+            )
+        return "pipe"
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise UsageError(f"{source}: no such file") from None
+    except OSError as exc:
+        raise UsageError(f"{source}: cannot read the file: {exc.strerror}") from None
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISDIR(mode):
+        raise UsageError(f"{source}: is a directory, not a shoe file")
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return "pipe"
+    raise UsageError(
+        f"{source}: is a device, not a file of shoes; give a regular file, a pipe, "
+        "or - for standard input"
+    )
+
+
+def is_piped(path: StrPath) -> bool:
+    """Whether `path` is standard input or a pipe (`input_kind`), read once."""
+    return input_kind(path) == "pipe"
 
 
 def stdin_bytes() -> bytes:
-    """Standard input, read once (a file `-` is read more than once: its decks, its text)."""
-    if not _stdin or _stdin[0][0] is not sys.stdin:
-        _stdin[:] = [(sys.stdin, sys.stdin.buffer.read())]
-    return _stdin[0][1]
+    """Standard input, read once (see `piped_bytes`)."""
+    return piped_bytes(STDIN)
+
+
+def piped_bytes(path: StrPath) -> bytes:
+    """Standard input or a pipe, read once, up to PIPED_BYTES in lines of at
+    most LINE_BYTES (a file `-` or `<(cat FILE)` is asked for more than
+    once: its decks, its text); more is a usage error, a longer line a
+    ShoeFormatError, so that /dev/zero or an endless writer is refused in
+    bounded memory."""
+    key = os.fspath(path)
+    source = source_name(path)
+    if key != STDIN:  # (a pipe by its path and inode: a path such as /dev/fd/63 is used again)
+        key = f"{key}\0{os.stat(path).st_ino}"
+    held = _piped.get(key)
+    if held is None or key == STDIN and held[0] is not sys.stdin:
+        got: bytes | Exception
+        try:
+            if key != STDIN:
+                with _open_pipe(path, source) as fh:
+                    got = _bounded(fh, source)
+            elif getattr(sys.stdin, "buffer", None) is not None:
+                got = _bounded(sys.stdin.buffer, source)
+            else:  # (a text stream with no bytes under it)
+                text = sys.stdin.read(PIPED_BYTES + 1)
+                got = _bounded(io.BytesIO(text.encode("utf-8", "surrogateescape")), source)
+        except (UsageError, ShoeFormatError) as exc:
+            got = exc
+        held = _piped[key] = (sys.stdin if key == STDIN else None, got)
+    if isinstance(held[1], Exception):
+        raise held[1]
+    return held[1]
+
+
+def _open_pipe(path: StrPath, source: str) -> BinaryIO:
+    """A pipe opened to read once a program writes to it: opened without
+    waiting, then waited on for FIFO_WAIT seconds at most (a named pipe no
+    program writes to is a usage error, not a wait for ever)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise UsageError(f"{source}: cannot read the file: {exc.strerror}") from None
+    waiting = select.poll()
+    waiting.register(fd, select.POLLIN | select.POLLHUP)
+    if not waiting.poll(int(FIFO_WAIT * 1000)):
+        os.close(fd)
+        raise UsageError(
+            f"{source}: a pipe that no program wrote to in {FIFO_WAIT:g} seconds; "
+            "start the program that writes to it first, or give a file"
+        )
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+def _bounded(fh: BinaryIO, source: str) -> bytes:
+    """All of `fh`, read a line at a time within PIPED_BYTES and LINE_BYTES."""
+    parts: list[bytes] = []
+    total = 0
+    try:
+        while line := fh.readline(LINE_BYTES + 1):
+            if len(line) > LINE_BYTES:
+                raise too_long(source, len(parts) + 1, LINE_BYTES)
+            total += len(line)
+            if total > PIPED_BYTES:
+                raise UsageError(
+                    f"{source}: more than {PIPED_BYTES >> 20} MB, the most read of standard "
+                    "input or a pipe (held whole); give the shoes as a file, which is "
+                    "read a shoe at a time"
+                )
+            parts.append(line)
+    except OSError as exc:
+        raise UsageError(f"{source}: cannot read the file: {exc.strerror}") from None
+    return b"".join(parts)
+
+
+def too_long(source: str, line: int, most: int, decks: int | None = None) -> ShoeFormatError:
+    """The error for a line longer than `most` bytes (`decks`: of a file a
+    shoe a line, whose shoes are dealt from so many decks)."""
+    if decks is None:
+        return ShoeFormatError(
+            f"{source}, line {line}: more than {most:,} bytes on one line, the longest "
+            "line read; a shoe file holds a shoe or a record a line"
+        )
+    return ShoeFormatError(
+        f"{source}, line {line}: more than {most:,} bytes on one line, longer than any "
+        f"shoe of {decks_words(decks)} can be written; the file holds a shoe a line"
+    )
+
+
+def shoe_line_bytes(decks: int) -> int:
+    """The longest line of a file a shoe a line (card text, roads, a CSV's
+    rows) of shoes of `decks` decks: 16 bytes a card (`10♦` and a separator
+    take 6), and a kilobyte of comment."""
+    return 16 * 52 * decks + 1024
 
 
 def source_name(path: StrPath) -> str:
@@ -47,8 +197,8 @@ def load_bytes(path: StrPath) -> tuple[str, bytes]:
     """The file's name (for messages) and its bytes; `-` is standard input; a
     missing file is a usage error."""
     source = source_name(path)
-    if os.fspath(path) == STDIN:
-        return source, stdin_bytes()
+    if is_piped(path):
+        return source, piped_bytes(path)
     return source, _read(path, source)
 
 
@@ -84,7 +234,9 @@ HEAD_BYTES = 1 << 20
 
 
 def _open(path: StrPath, source: str) -> BinaryIO:
-    """The file, opened to read bytes; load_text's usage errors when it cannot be."""
+    """The file, opened to read bytes; load_text's usage errors when it cannot
+    be (a device, such as /dev/zero, is refused unread: `input_kind`)."""
+    input_kind(path)
     try:
         return open(path, "rb")
     except FileNotFoundError:
@@ -95,14 +247,27 @@ def _open(path: StrPath, source: str) -> BinaryIO:
         raise UsageError(f"{source}: cannot read the file: {exc.strerror}") from None
 
 
+#: the most of a file that is read whole (a file a shoe a line, JSON Lines
+#: and CSV are read a line at a time past HEAD_BYTES; a JSON document up to
+#: `files.JSON_DOCUMENT_BYTES`; roads a result a line, whole)
+WHOLE_BYTES = 64 << 20
+
+
 def _read(path: StrPath, source: str, size: int = -1) -> bytes:
-    """The file's bytes (its first `size`, if given); load_text's usage errors
-    when it cannot be read."""
+    """The file's bytes (its first `size`, if given: else at most
+    WHOLE_BYTES); load_text's usage errors when it cannot be read."""
     with _open(path, source) as fh:
         try:
-            return fh.read(size)
+            data = fh.read(WHOLE_BYTES + 1 if size < 0 else size)
         except OSError as exc:
             raise UsageError(f"{source}: cannot read the file: {exc.strerror}") from None
+    if size < 0 and len(data) > WHOLE_BYTES:
+        raise ShoeFormatError(
+            f"{source}: more than {WHOLE_BYTES >> 20} MB of a format read whole; write "
+            "it a shoe a line (cards or a road), as JSON Lines or as a CSV, which are "
+            "read a line at a time"
+        )
+    return data
 
 
 def load_head(path: StrPath, data: bytes | None = None) -> tuple[str, str, bool]:
@@ -122,12 +287,16 @@ def load_head(path: StrPath, data: bytes | None = None) -> tuple[str, str, bool]
     return source, text, whole
 
 
-def stream_lines(path: StrPath) -> Generator[tuple[int, str], None, None]:
+def stream_lines(
+    path: StrPath, decks: int | None = None, most: int = LINE_BYTES
+) -> Generator[tuple[int, str], None, None]:
     """(line number, line) as `numbered_lines` gives them for `load_text`'s
     text, read from the file a line at a time (a big file is never held
-    whole), with load_text's errors; the file closes when the iterator does."""
+    whole), with load_text's errors; the file closes when the iterator does.
+    A line is at most `most` bytes, or (`decks` given: a file a shoe a
+    line) `shoe_line_bytes(decks)`: a longer one is an error naming it."""
     seen_text = False
-    for number, line, _ in placed_lines(path):
+    for number, line, _ in placed_lines(path, decks=decks, most=most):
         seen_text = seen_text or bool(line.strip())
         yield number, line
     if not seen_text:
@@ -142,18 +311,28 @@ Place = tuple[int, int, int]
 
 
 def placed_lines(
-    path: StrPath, start: int = 0, stop: int | None = None, first_line: int = 1
+    path: StrPath,
+    start: int = 0,
+    stop: int | None = None,
+    first_line: int = 1,
+    decks: int | None = None,
+    most: int = LINE_BYTES,
 ) -> Iterator[tuple[int, str, Place]]:
-    """(line number, line, place) as `stream_lines` reads them, each line's
-    place in the file beside it; from byte `start` (which starts a stretch),
-    whose first line is `first_line`, to byte `stop` (None: the end)."""
+    """(line number, line, place) as `stream_lines` reads them (its bound on
+    a line's bytes), each line's place in the file beside it; from byte
+    `start` (which starts a stretch), whose first line is `first_line`, to
+    byte `stop` (None: the end)."""
     source = os.fspath(path)
     number = first_line - 1
     offset = start
+    if decks is not None:
+        most = shoe_line_bytes(decks)
     with _open(path, source) as fh:
         if start:
             fh.seek(start)
-        for raw in fh:
+        while raw := fh.readline(most + 1):
+            if len(raw) > most:
+                raise too_long(source, number + 1, most, decks)
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:

@@ -92,8 +92,8 @@ def lines_read(monkeypatch: Any) -> list[int]:
     read: list[int] = []
     placed = stream_read.placed_lines
 
-    def spy(*args: Any) -> Any:
-        for number, text, where in placed(*args):
+    def spy(*args: Any, **kw: Any) -> Any:
+        for number, text, where in placed(*args, **kw):
             read.append(number)
             yield number, text, where
 
