@@ -73,11 +73,10 @@ def card_csv_shoes(
     text: str | Iterable[tuple[int, str]],
     source: str,
     mapping: Mapping[str, str] | None = None,
-    again: Callable[[], Iterator[tuple[int, str]]] | None = None,
 ) -> Iterator[_CardShoe]:
     """The shoes of a card-level CSV (its text, or its numbered lines as
     `text.stream_lines` reads them), each given once its last row is read.
-    `again()`: the lines again from the first (see `text.group_shoes`)."""
+    """
 
     def rows(lines: Iterable[tuple[int, str]]) -> Iterator[Row]:
         return csv_rows(
@@ -85,8 +84,7 @@ def card_csv_shoes(
         )
 
     lines = numbered_lines(text) if isinstance(text, str) else text
-    rows_again = None if again is None else lambda: rows(again())
-    for label, group in group_shoes(rows(lines), source, rows_again):
+    for label, group in group_shoes(rows(lines), source):
         numbers = [number for number, _ in group]
 
         def locate(k: int, lines: list[int] = numbers, label: str = label) -> str:

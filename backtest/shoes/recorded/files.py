@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from backtest.core.errors import ShoeFormatError, UsageError
 from backtest.core.hands import Hands
@@ -153,7 +153,6 @@ def _streamed(
         columns,
         shoes,
         capacity=os.path.getsize(path) // 8 + 1,
-        again=lambda: stream_lines(path, decks),
     )
 
 
@@ -166,7 +165,6 @@ def _read_kind(
     columns: Mapping[str, str] | None,
     limit: int | None = None,
     capacity: int = 0,
-    again: Callable[[], Iterator[tuple[int, str]]] | None = None,
 ) -> Hands:
     """The hands of a file of a known format: its text, or (card text, CSV,
     roads a shoe a line) its numbered lines, read as far as `limit` shoes;
@@ -178,10 +176,10 @@ def _read_kind(
             card_text_shoes(text, source), source, decks, burn, limit, capacity=capacity
         )
     if kind == "card-csv":
-        read = card_csv_shoes(text, source, columns, again)
+        read = card_csv_shoes(text, source, columns)
         return deal_card_shoes(read, source, decks, burn, limit)
     if kind == "outcome-csv":
-        hands = outcome_csv_hands(text, source, decks, columns, limit, again)
+        hands = outcome_csv_hands(text, source, decks, columns, limit)
     elif kind == "road" and not isinstance(text, str):
         return road_line_hands(text, source, decks, limit)  # (its shoes checked as read)
     else:

@@ -9,13 +9,10 @@ import os
 import select
 import stat
 import sys
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
-from functools import partial
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from typing import BinaryIO
 
 from backtest.core.errors import ShoeFormatError, UsageError, shown
-from backtest.shoes.recorded.closing import close
-from backtest.shoes.recorded.repeats import ShoeLabels
 
 StrPath = str | os.PathLike[str]
 
@@ -294,42 +291,15 @@ def stream_lines(
     text, read from the file a line at a time (a big file is never held
     whole), with load_text's errors; the file closes when the iterator does.
     A line is at most `most` bytes, or (`decks` given: a file a shoe a
-    line) `shoe_line_bytes(decks)`: a longer one is an error naming it."""
-    seen_text = False
-    for number, line, _ in placed_lines(path, decks=decks, most=most):
-        seen_text = seen_text or bool(line.strip())
-        yield number, line
-    if not seen_text:
-        raise ShoeFormatError(f"{os.fspath(path)}: no shoes: the file is empty")
-
-
-#: where a line was read: (first byte, end byte) of the stretch of the file
-#: that holds it, and how many lines come before it in that stretch (a
-#: stretch ends in a line feed, and holds more than one line only where
-#: lines end in a lone CR, as old Mac files have)
-Place = tuple[int, int, int]
-
-
-def placed_lines(
-    path: StrPath,
-    start: int = 0,
-    stop: int | None = None,
-    first_line: int = 1,
-    decks: int | None = None,
-    most: int = LINE_BYTES,
-) -> Iterator[tuple[int, str, Place]]:
-    """(line number, line, place) as `stream_lines` reads them (its bound on
-    a line's bytes), each line's place in the file beside it; from byte
-    `start` (which starts a stretch), whose first line is `first_line`, to
-    byte `stop` (None: the end)."""
+    line) `shoe_line_bytes(decks)`: a longer one is an error naming it, read
+    no further."""
     source = os.fspath(path)
-    number = first_line - 1
-    offset = start
     if decks is not None:
         most = shoe_line_bytes(decks)
+    number = 0
+    offset = 0
+    seen_text = False
     with _open(path, source) as fh:
-        if start:
-            fh.seek(start)
         while raw := fh.readline(most + 1):
             if len(raw) > most:
                 raise too_long(source, number + 1, most, decks)
@@ -338,21 +308,21 @@ def placed_lines(
             except UnicodeDecodeError as exc:
                 raise ShoeFormatError(
                     f"{source}, line {number + 1}: not UTF-8 text ({exc.reason} "
-                    f"at byte {offset + exc.start}); save the file as "
-                    "UTF-8"
+                    f"at byte {offset + exc.start}); save the file as UTF-8"
                 ) from None
-            end = offset + len(raw)
             if offset == 0:
                 text = text.removeprefix("\ufeff")
+            offset += len(raw)
+            # (a lone CR, as old Mac files have, ends a line too)
             lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
             if text.endswith(("\n", "\r")):
                 lines.pop()  # the next line starts after the line end
-            for k, line in enumerate(lines):
+            for line in lines:
                 number += 1
-                yield number, line, (offset, end, k)
-            offset = end
-            if stop is not None and offset >= stop:
-                return
+                seen_text = seen_text or bool(line.strip())
+                yield number, line
+    if not seen_text:
+        raise ShoeFormatError(f"{source}: no shoes: the file is empty")
 
 
 def numbered_lines(text: str) -> Iterator[tuple[int, str]]:
@@ -513,17 +483,11 @@ def _check_columns(
             )
 
 
-def group_shoes(
-    rows: Iterable[Row], source: str, again: Callable[[], Iterator[Row]] | None = None
-) -> Iterator[tuple[str, list[Row]]]:
+def group_shoes(rows: Iterable[Row], source: str) -> Iterator[tuple[str, list[Row]]]:
     """The rows of each shoe (by the `shoe` label), refusing a label that comes
     back; a shoe is given once its last row is read (rows may be read as
-    they come: only one shoe's are held). With `again` (the same rows again
-    from the first, as a big file is read), the labels seen are kept in a
-    few bytes each (`repeats.ShoeLabels`: `seen.FirstLines`, then past a
-    million shoes on disk), and the rows are read again only when a label's
-    hash is that of one before."""
-    seen: dict[str, int] | ShoeLabels = {} if again is None else ShoeLabels(partial(_starts, again))
+    they come: only one shoe's are held, and each label with its first line)."""
+    seen: dict[str, int] = {}
     group: list[Row] = []
     label = ""
     for number, row in rows:
@@ -534,14 +498,8 @@ def group_shoes(
             yield label, group
             group = []
         if not group:
-            started: int | None
-            if isinstance(seen, dict):
-                started = seen.setdefault(this, number)
-                started = None if started == number else started
-            else:
-                assert again is not None
-                started = seen.first(this, number, partial(_first_row, again, number))
-            if started is not None:
+            started = seen.setdefault(this, number)
+            if started != number:
                 raise ShoeFormatError(
                     f"{source}, line {number}, field shoe: shoe {shown(this)} appears again after "
                     f"other shoes (it started on line {started}); the rows of a shoe "
@@ -551,35 +509,3 @@ def group_shoes(
         group.append((number, row))
     if group:
         yield label, group
-
-
-def _starts(again: Callable[[], Iterator[Row]]) -> Iterator[tuple[int, str, int]]:
-    """(line, label, 0) of each shoe's first row, the rows read again from
-    the first (`repeats.ShoeLabels`), to the first bad row: the read stops
-    there with its error, so nothing after it is asked about."""
-    rows = again()
-    label = None
-    try:
-        for number, row in rows:
-            if row["shoe"] != label:
-                label = row["shoe"]
-                yield number, label, 0
-    except ShoeFormatError:
-        return
-    finally:
-        close(rows)
-
-
-def _first_row(again: Callable[[], Iterator[Row]], before: int, label: str) -> int | None:
-    """The line of the first of the rows before line `before` whose shoe is
-    `label`, read again; None if there is none."""
-    rows = again()
-    try:
-        for number, row in rows:
-            if number >= before:
-                break
-            if row["shoe"] == label:
-                return number
-    finally:
-        close(rows)
-    return None
