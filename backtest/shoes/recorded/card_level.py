@@ -229,13 +229,11 @@ def dealt_shoes(
     decks: int,
     burn: bool,
     limit: int | None = None,
-    checked: bool = False,
 ) -> Iterator[DealtShoe]:
     """Each shoe with a hand in it, checked and dealt as it comes (a shoe
     that ends in the middle of a hand warns); with `limit`, the first
     `limit`, the rest not read. Errors once every shoe is read if there was
-    none, or no hand in any. `checked`: the shoes' cards were checked
-    against the decks already (shoes read again), and are not again."""
+    none, or no hand in any."""
     any_shoe = False
     dealt = 0  # shoes with hands
     cards_dealt = 0
@@ -243,8 +241,7 @@ def dealt_shoes(
         if limit is not None and dealt >= limit:
             return
         any_shoe = True
-        if not checked:
-            check_composition(shoe.cards, decks, shoe.locate)
+        check_composition(shoe.cards, decks, shoe.locate)
         cards = shoe.cards
         shoe_burn: tuple[int, ...] = ()
         if burn:

@@ -214,36 +214,33 @@ def json_lines_kind(lines: Iterator[tuple[int, str]]) -> str | None:
 
 
 def snapshot_line_shoes(
-    lines: Iterator[tuple[int, str]], source: str, first_shoe: int = 0, checked: bool = False
+    lines: Iterator[tuple[int, str]], source: str, first_shoe: int = 0
 ) -> Generator[tuple[Hands, tuple[int, int]], None, None]:
     """The hands of each shoe of JSON Lines of shoe-state snapshots in turn
     (numbered from `first_shoe`), with the lines of the snapshot that
     started it and of its last, as `json_lines_hands` merges them: the same
     checks, and at the end the same warning and error of a file with no
-    hands. `checked`: `lines` start at the snapshot that starts a shoe of a
-    read of the whole file, and are read again (see
-    `live_snapshots.snapshot_shoes`); no warning is given."""
+    hands."""
     others: list[Any] = []
     kinds: set[str] = set()
     first = _first_record(lines, others, kinds)
     if first is None or not is_snapshot(first[1]):
         close(lines)
-        raise ShoeFormatError(f"{source}: not JSON Lines of shoe-state snapshots (read again)")
+        raise ShoeFormatError(f"{source}: not JSON Lines of shoe-state snapshots")
     span = ["", ""]
     count = first_shoe
     try:
         snapshots = _snapshot_lines(lines, source, first, others, kinds)
-        for records in snapshot_shoes(snapshots, source, span, checked):
+        for records in snapshot_shoes(snapshots, source, span):
             part = outcome_hands([rec | {"shoe": count} for rec in records], KNOWN, source)
             yield part, (line_number(span[0]), line_number(span[1]))
             count += 1
     finally:
         close(lines)
-    if not checked:
-        if others:
-            _warn_skipped(source, len(others), kinds)
-        if count == first_shoe:
-            raise ShoeFormatError(f"{source}: no shoes: no hand entries in the file")
+    if others:
+        _warn_skipped(source, len(others), kinds)
+    if count == first_shoe:
+        raise ShoeFormatError(f"{source}: no shoes: no hand entries in the file")
 
 
 def round_line_shoes(

@@ -165,19 +165,12 @@ def derive_from_cards(
     row: Mapping[str, str],
     where: str,
     place: Callable[[str], str] = _field,
-    checked: bool = False,
 ) -> tuple[list[int], list[int]]:
     """Fill `rec` from the hand's cards, refusing cards the rules would not deal
     and recorded fields that disagree with them; returns each side's cards.
-    `place(field)` says where a field is, after `where` (`, field player_cards`).
-    `checked`: the record was checked so before (it is read again), and is
-    not again."""
+    `place(field)` says where a field is, after `where` (`, field player_cards`)."""
     p = parse_hand_cards(row["player_cards"], f"{where}{place('player_cards')}")
     b = parse_hand_cards(row["banker_cards"], f"{where}{place('banker_cards')}")
-    if checked:
-        rec.update(_derived(Hand(tuple(p), tuple(b))))
-        rec["cards"] = (p + [0] * (3 - len(p))) + (b + [0] * (3 - len(b)))
-        return p, b
     order = [p[0], b[0], p[1], b[1], *p[2:], *b[2:]]
     try:
         hand: Hand | None = deal_hand(order)
