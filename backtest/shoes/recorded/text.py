@@ -143,24 +143,28 @@ def _open_pipe(path: StrPath, source: str) -> BinaryIO:
 
 
 def _bounded(fh: BinaryIO, source: str) -> bytes:
-    """All of `fh`, read a line at a time within PIPED_BYTES and LINE_BYTES."""
-    parts: list[bytes] = []
-    total = 0
+    """All of `fh`, read LINE_BYTES at a time within PIPED_BYTES, no line
+    longer than LINE_BYTES (a chunk holds no whole line longer: only a line
+    across chunks is counted)."""
+    data = bytearray()
+    run = 0  # (the bytes of the line the chunk so far ends in)
     try:
-        while line := fh.readline(LINE_BYTES + 1):
-            if len(line) > LINE_BYTES:
-                raise too_long(source, len(parts) + 1, LINE_BYTES)
-            total += len(line)
-            if total > PIPED_BYTES:
+        while chunk := fh.read(LINE_BYTES):
+            last = chunk.rfind(b"\n")
+            first = chunk.find(b"\n")
+            if run + (len(chunk) if last < 0 else first) > LINE_BYTES:
+                raise too_long(source, data.count(b"\n") + 1, LINE_BYTES)
+            run = run + len(chunk) if last < 0 else len(chunk) - last - 1
+            data += chunk
+            if len(data) > PIPED_BYTES:
                 raise UsageError(
                     f"{source}: more than {PIPED_BYTES >> 20} MB, the most read of standard "
                     "input or a pipe (held whole); give the shoes as a file, which is "
                     "read a shoe at a time"
                 )
-            parts.append(line)
     except OSError as exc:
         raise UsageError(f"{source}: cannot read the file: {exc.strerror}") from None
-    return b"".join(parts)
+    return bytes(data)
 
 
 def too_long(source: str, line: int, most: int, decks: int | None = None) -> ShoeFormatError:
