@@ -16,11 +16,13 @@ written under a temporary name then renamed: never seen half-made.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cache
@@ -41,6 +43,9 @@ from backtest.shoes.recorded.text import JSON_LINE_BYTES, StrPath, source_name, 
 
 #: hands a Parquet file of the cache holds (a block of whole shoes)
 PART_HANDS = 1 << 20
+
+#: days a converted file is kept in the cache after it was last used
+KEPT_DAYS = 30
 
 #: rows of a row group (a read of a few shoes decodes the groups that hold them)
 GROUP_ROWS = 1 << 16
@@ -139,6 +144,8 @@ def columnar(
     folder = _cache_base() / key.hexdigest()
     if not (folder / "shoes.json").is_file():
         _convert(path, source, decks, burn, kind, columns, folder)
+    with contextlib.suppress(OSError):
+        os.utime(folder)  # (used now: kept another KEPT_DAYS)
     meta = json.loads((folder / "shoes.json").read_text(encoding="utf-8"))
     return Columnar(
         folder,
@@ -340,7 +347,17 @@ def _cache_base() -> Path:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         if os.access(folder, os.W_OK):
-            return folder
+            return _pruned(folder)
     except OSError:
         pass
     return Path(tempfile.mkdtemp(prefix="backtest-shoes-"))
+
+
+def _pruned(folder: Path) -> Path:
+    """`folder`, the files in it unused for KEPT_DAYS removed, and any
+    conversion cut short (a day old)."""
+    for old in folder.iterdir():
+        age = time.time() - old.stat().st_mtime
+        if age > 86400 * (KEPT_DAYS if not old.name.startswith(".") else 1):
+            shutil.rmtree(old, ignore_errors=True)
+    return folder

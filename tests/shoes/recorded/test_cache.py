@@ -4,6 +4,8 @@ further than they need."""
 
 from __future__ import annotations
 
+import os
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -70,3 +72,19 @@ def test_the_first_shoes_are_read_no_further(text: str, tmp_path: Path) -> None:
         assert not whole and hands.n_shoes == SHOES
         with pytest.raises(ShoeFormatError, match="'ZZ'"):
             cache.first_hands(path, 1, False, "card-text", None, lambda n: False)
+
+
+def test_files_unused_for_a_month_and_cut_short_conversions_are_removed(
+    text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "shoes.txt"
+    path.write_text(text, encoding="utf-8")
+    base = cache._cache_base()
+    kept = convert(path).folder
+    for name, days in (("old", 31), (".part-cut", 2), ("recent", 29)):
+        (base / name).mkdir()
+        os.utime(base / name, (time.time() - days * 86400,) * 2)
+    os.utime(kept, (time.time() - 31 * 86400,) * 2)
+    assert convert(path).folder == kept  # (used: kept another 30 days)
+    assert cache._pruned(base) == base
+    assert sorted(p.name for p in base.iterdir()) == sorted([kept.name, "recent"])
