@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -221,19 +222,20 @@ def shoe_count(shoes: Path) -> int:
         return sum(1 for line in fh if line.strip() and not line.startswith(b"#"))
 
 
-#: the index pass alone (`python -c`): the one pass over the whole file that
-#: a whole-file run or `deal` makes before its first shoe is read again
-INDEX_PASS = (
-    "import sys, warnings; from backtest.shoes.recorded import stream; "
+#: the conversion alone (`python -c`): the one pass over the whole file, into
+#: Parquet in the cache, that a whole-file run or `deal` makes before its
+#: first shoe is read of the cache (the cases after it find the file there)
+CONVERSION = (
+    "import sys, warnings; from backtest.shoes.recorded import cache, stream; "
     "warnings.simplefilter('ignore'); "
-    "stream.index_shoes(sys.argv[1], 8, False, kind=stream.streamable(sys.argv[1]))"
+    "cache.columnar(sys.argv[1], 8, False, stream.streamable(sys.argv[1]))"
 )
 
 
 def cases(cfg: dict[str, Path], shoes: Path) -> dict[str, list[str]]:
     run = ["run", "--quiet", "--workers", "1", "--format", "json"]
     return {
-        "index pass alone": ["-c", INDEX_PASS, str(shoes)],
+        "conversion to the cache alone": ["-c", CONVERSION, str(shoes)],
         "run, every shoe (a session a shoe)": [*run, str(cfg["shoe"])],
         "run of generated shoes, as many sessions": [*run, str(cfg["generated"])],
         "run --sessions 10 (a session a shoe)": [*run, "--sessions", "10", str(cfg["shoe"])],
@@ -287,6 +289,8 @@ def main() -> None:
     else:
         shoes = big_other(opts.mb, opts.format, tree)
     print(f"{shoes}: {shoes.stat().st_size / 2**20:,.0f} MB; code of {tree}")
+    # a cache of converted files of this benchmark's own, empty at its start
+    os.environ["BACKTEST_SHOE_CACHE"] = tempfile.mkdtemp(prefix="bench-shoe-cache-")
     # compile the kernels first, so that no case pays for it
     subprocess.run(
         [
@@ -329,6 +333,7 @@ def main() -> None:
                 print(f"{name:45} failed: {exc}", flush=True)
                 continue
             print(f"{name:45} {rss:8,.0f} MB {seconds:8.1f} s", flush=True)
+    shutil.rmtree(os.environ["BACKTEST_SHOE_CACHE"], ignore_errors=True)
 
 
 if __name__ == "__main__":

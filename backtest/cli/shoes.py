@@ -43,20 +43,17 @@ def deal(
     """Print every hand of a recorded shoe."""
     from backtest.present import render
     from backtest.shoes import recorded
-    from backtest.shoes.recorded import stream, stream_read
+    from backtest.shoes.recorded.cache import columnar
+    from backtest.shoes.recorded.stream import streamable
 
     mapping = columns_option(columns)
     decks = recorded.decks_option(shoe_file, decks)
-    # a big record's text is never held whole, nor a big card-level file's hands
-    kind = stream.streamable(shoe_file, None, mapping)
-    if kind is not None:
-        # (a table's first pass, for its widths, reads every shoe before a row is
-        # written; the other formats write as they read: every shoe is checked first)
-        index_first = fmt is not Format.TABLE
-        blocks, known = stream_read.indexed_blocks(
-            shoe_file, decks, burn, kind, mapping, render.BLOCK_HANDS, index_first
+    kind = streamable(shoe_file, None, mapping)
+    if kind is not None:  # a big file: read as Parquet in the cache, printed in blocks
+        shoes = columnar(shoe_file, decks, burn, kind, mapping)
+        pieces = render.block_pieces(
+            lambda: shoes.blocks(render.BLOCK_HANDS), shoes.known, fmt.value
         )
-        pieces = render.block_pieces(blocks, known, fmt.value)
     else:
         hands = recorded.read_shoes(shoe_file, decks=decks, burn=burn, columns=mapping)
         pieces = render.pieces(hands, fmt.value)
@@ -178,7 +175,7 @@ def roads_command(
 ) -> None:
     """Draw a shoe's roads: bead plate, big road, big eye boy, small road, cockroach pig."""
     from backtest.shoes import recorded, road_text
-    from backtest.shoes.recorded.text import HEAD_BYTES, STDIN
+    from backtest.shoes.recorded.text import HEAD_BYTES, is_piped
 
     if color is None:
         color = colour_wanted()
@@ -186,7 +183,7 @@ def roads_command(
     hands = recorded.read_shoes(
         shoe_file, columns=columns_option(columns), shoes=shoe if shoe >= 1 else None
     )
-    whole = str(shoe_file) == STDIN or os.path.getsize(shoe_file) <= HEAD_BYTES
+    whole = is_piped(shoe_file) or os.path.getsize(shoe_file) <= HEAD_BYTES
     text = road_text.render_shoe(
         hands,
         shoe,

@@ -16,7 +16,7 @@ from backtest.core.hands import Hands
 from backtest.run.config import RunConfig
 
 if TYPE_CHECKING:
-    from backtest.shoes.recorded.stream import ShoeIndex
+    from backtest.shoes.recorded.cache import Columnar
 
 
 @dataclass(frozen=True, eq=False)
@@ -162,14 +162,14 @@ def shoes_per_session(config: RunConfig) -> int:
 class Read:
     """Shoes read of a recorded file (all of them, or its first): the hands
     each deals, whether that is all of the file, and the way to their hands:
-    `held`, the hands themselves (a file read whole, with where each shoe's
-    rows start), or `index`, the shoes' places in a big text or CSV file,
-    which reads them again as a chunk needs them."""
+    `held`, the hands themselves (with where each shoe's rows start), or
+    `columnar`, all of a big file's as Parquet in the cache, read as a
+    chunk needs them."""
 
     lengths: np.ndarray
     whole: bool
     held: tuple[Hands, np.ndarray] | None = None
-    index: ShoeIndex | None = None
+    columnar: Columnar | None = None
     #: the plans worked out over these shoes, by (max_shoes, max_hands)
     plans: dict[tuple[int | None, int | None], RecordedPlan] = field(default_factory=dict)
 
@@ -179,11 +179,9 @@ class Read:
         if self.held is not None:
             hands, starts = self.held
             return hands, starts[ks], starts[ks] + self.lengths[ks]
-        from backtest.shoes.recorded.stream_read import read_indexed
-
-        assert self.index is not None
+        assert self.columnar is not None
         ends = np.cumsum(self.lengths[ks], dtype=np.int64)
-        return read_indexed(self.index, ks), ends - self.lengths[ks], ends
+        return self.columnar.hands(ks), ends - self.lengths[ks], ends
 
 
 #: how far to read a recorded file: its first N shoes (an int), the shoes
@@ -191,9 +189,8 @@ class Read:
 Need = int | tuple[int, int] | None
 
 
-#: the shoes first read of a file (other than big card-level text, which is
-#: indexed as far as it needs) for sessions of M hands; then twice as many
-#: until they are enough
+#: the shoes first read of a file for sessions of M hands; then twice as
+#: many until they are enough
 FIRST_SHOES = 64
 
 
@@ -235,6 +232,41 @@ def _until(need: tuple[int, int]) -> tuple[Callable[[int], bool], Callable[[np.n
     return until, taken
 
 
+#: the most hands the first shoes of a big file read for a run may hold (at
+#: 26 bytes a hand); a run that needs more reads it all as Parquet in the cache
+HELD_HANDS = 1 << 20
+
+
+def _many(need: Need, decks: int) -> bool:
+    """Whether `need` may take more than HELD_HANDS hands (shoes of `decks` decks)."""
+    from backtest.shoes.recorded.outcomes import HANDS_PER_DECK
+
+    if need is None:
+        return True
+    if isinstance(need, int):
+        return need * HANDS_PER_DECK * decks > HELD_HANDS
+    return need[0] * need[1] > HELD_HANDS
+
+
+def _first(count: int) -> Callable[[int], bool]:
+    """An `until` that answers True at the `count`th shoe."""
+    seen = [0]
+
+    def until(_: int) -> bool:
+        seen[0] += 1
+        return seen[0] >= count
+
+    return until
+
+
+def _held(hands: Hands, whole: bool) -> Read:
+    """The Read of hands held (`whole`: all of the file)."""
+    ids = np.unique(hands.shoe)  # (in file order: the readers number them so)
+    starts = np.searchsorted(hands.shoe, ids)
+    lengths = np.searchsorted(hands.shoe, ids, side="right") - starts
+    return Read(lengths, whole, held=(hands, starts))
+
+
 def _read_recorded(
     path: str,
     decks: int,
@@ -244,26 +276,29 @@ def _read_recorded(
     columns: tuple[tuple[str, str], ...] = (),
 ) -> Read:
     """At least the shoes of the file `need` asks for, read once: a later call
-    for no more shoes than were read reads nothing. A big text or CSV file
-    is indexed (`recorded.stream`), its hands read as they are needed;
-    any other is read with its hands (a big CSV no further than it needs:
-    see `read_shoes`)."""
+    for no more shoes than were read reads nothing. All of a big file
+    (`stream.streamable`) is read as Parquet in the cache (`recorded.cache`),
+    its hands read as they are needed; its first shoes, and any of another
+    file, are read with their hands, no further than they need (see
+    `read_shoes`)."""
     from backtest.shoes import recorded
-    from backtest.shoes.recorded.stream import first_shoes, index_shoes, streamable
+    from backtest.shoes.recorded.cache import columnar, first_hands
+    from backtest.shoes.recorded.stream import streamable
 
     key = (path, decks, burn, mtime, columns)
     held = READS.get(key)
     if held is not None and (held.whole or _enough(held.lengths, need)):
         return held
-    kind = streamable(path, None, dict(columns) or None)
-    if kind is not None:
-        until = None
-        if isinstance(need, int):
-            until = first_shoes(need)
-        elif need is not None:
-            until = _until(need)[0]
-        index = index_shoes(path, decks, burn, until, kind, dict(columns) or None)
-        held = Read(index.hands, index.whole, index=index)
+    mapping = dict(columns) or None
+    kind = streamable(path, None, mapping)
+    if kind is not None and _many(need, decks):
+        cached = columnar(path, decks, burn, kind, mapping)
+        held = Read(cached.lengths, True, columnar=cached)
+    elif kind is not None:  # (a big file's first shoes, read as far as they need)
+        assert need is not None
+        until = _first(need) if isinstance(need, int) else _until(need)[0]
+        hands, whole = first_hands(path, decks, burn, kind, mapping, until)
+        held = _held(hands, whole)
     else:
         # sessions of M hands: the first shoes, twice as many each time until they do
         shoes = need if isinstance(need, int) else None if need is None else FIRST_SHOES
@@ -271,12 +306,9 @@ def _read_recorded(
             hands = recorded.read_shoes(
                 path, decks=decks, burn=burn, shoes=shoes, columns=dict(columns) or None
             )
-            ids = np.unique(hands.shoe)  # (in file order: the readers number them so)
-            starts = np.searchsorted(hands.shoe, ids)
-            lengths = np.searchsorted(hands.shoe, ids, side="right") - starts
             # fewer shoes than asked (or more: a format read whole) is all of them
-            held = Read(lengths, shoes is None or len(ids) != shoes, held=(hands, starts))
-            if held.whole or _enough(lengths, need):
+            held = _held(hands, shoes is None or hands.n_shoes != shoes)
+            if held.whole or _enough(held.lengths, need):
                 break
             assert shoes is not None
             shoes *= 2

@@ -25,12 +25,14 @@ warning (IncompleteHandWarning): the hands before it are dealt.
 (['player', 'banker'], '5 K 9 2 3 8 2 9 3 K\\n')
 
 The package, by job: `files` (the reader for a file's format, Parquet read as
-its CSV), `sniff` (which format a file is), `options` (its decks, given or
-declared; a column mapping), `text` (standard input, lines and CSV
-cells, a column mapping), a module a format (`card_level`, `outcome_csv`
-with `outcomes`, the checks of an outcome record and the winner words,
-`live_json` with JSON Lines and snapshots, `rounds`, `road_strings`), and
-`writing`.
+its CSV: `parquet_lines`), `sniff` (which format a file is), `options` (its
+decks, given or declared; a column mapping), `text` (the bounded reader of
+files, pipes and standard input; lines and CSV cells), a module a format
+(`card_level`, `outcome_csv` with `outcomes`, the checks of an outcome
+record and the winner words, `live_json` with JSON Lines and snapshots,
+`rounds`, `road_strings`), `stream` (which files are big, and their shoes
+one at a time), `cache` (a big file read once into Parquet in the cache,
+then any of its shoes read of it by polars) and `writing`.
 """
 
 from __future__ import annotations

@@ -73,11 +73,10 @@ def card_csv_shoes(
     text: str | Iterable[tuple[int, str]],
     source: str,
     mapping: Mapping[str, str] | None = None,
-    again: Callable[[], Iterator[tuple[int, str]]] | None = None,
 ) -> Iterator[_CardShoe]:
     """The shoes of a card-level CSV (its text, or its numbered lines as
     `text.stream_lines` reads them), each given once its last row is read.
-    `again()`: the lines again from the first (see `text.group_shoes`)."""
+    """
 
     def rows(lines: Iterable[tuple[int, str]]) -> Iterator[Row]:
         return csv_rows(
@@ -85,8 +84,7 @@ def card_csv_shoes(
         )
 
     lines = numbered_lines(text) if isinstance(text, str) else text
-    rows_again = None if again is None else lambda: rows(again())
-    for label, group in group_shoes(rows(lines), source, rows_again):
+    for label, group in group_shoes(rows(lines), source):
         numbers = [number for number, _ in group]
 
         def locate(k: int, lines: list[int] = numbers, label: str = label) -> str:
@@ -231,13 +229,11 @@ def dealt_shoes(
     decks: int,
     burn: bool,
     limit: int | None = None,
-    checked: bool = False,
 ) -> Iterator[DealtShoe]:
     """Each shoe with a hand in it, checked and dealt as it comes (a shoe
     that ends in the middle of a hand warns); with `limit`, the first
     `limit`, the rest not read. Errors once every shoe is read if there was
-    none, or no hand in any. `checked`: the shoes' cards were checked
-    against the decks already (shoes read again), and are not again."""
+    none, or no hand in any."""
     any_shoe = False
     dealt = 0  # shoes with hands
     cards_dealt = 0
@@ -245,8 +241,7 @@ def dealt_shoes(
         if limit is not None and dealt >= limit:
             return
         any_shoe = True
-        if not checked:
-            check_composition(shoe.cards, decks, shoe.locate)
+        check_composition(shoe.cards, decks, shoe.locate)
         cards = shoe.cards
         shoe_burn: tuple[int, ...] = ()
         if burn:

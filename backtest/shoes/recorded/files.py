@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from backtest.core.errors import ShoeFormatError, UsageError
 from backtest.core.hands import Hands
@@ -19,9 +19,10 @@ from backtest.shoes.recorded.road_strings import road_hands, road_line_hands
 from backtest.shoes.recorded.sniff import KIND_WORDS, PARQUET_MAGIC, sniff
 from backtest.shoes.recorded.stream import streamed_json, streamed_kind
 from backtest.shoes.recorded.text import (
-    STDIN,
+    JSON_LINE_BYTES,
     StrPath,
     content_lines,
+    is_piped,
     load_bytes,
     load_text,
     source_name,
@@ -95,12 +96,12 @@ def read_shoes(
 
 def _is_parquet_file(path: StrPath) -> bool:
     """Whether `path` is a file (not standard input) that starts as Parquet does."""
-    if os.fspath(path) == STDIN:
-        return False
     try:
+        if is_piped(path):
+            return False  # (read once, as bytes: see `read_shoes`)
         with open(path, "rb") as fh:
             return fh.read(len(PARQUET_MAGIC)) == PARQUET_MAGIC
-    except OSError:
+    except (OSError, UsageError):
         return False  # (read whole, the reader says why)
 
 
@@ -125,7 +126,9 @@ def _streamed(
     source = source_name(path)
     if kind is None and streamed_json(path, fmt, columns):
         check_options(source, "json", columns, burn)
-        hands = json_lines_hands(lambda: stream_lines(path), source, decks, shoes)
+        hands = json_lines_hands(
+            lambda: stream_lines(path, most=JSON_LINE_BYTES), source, decks, shoes
+        )
         if hands is None and os.path.getsize(path) > JSON_DOCUMENT_BYTES:
             raise ShoeFormatError(
                 f"{source}: {os.path.getsize(path) / 2**20:,.0f} MB of JSON that is not "
@@ -143,14 +146,13 @@ def _streamed(
     check_options(source, kind, columns, burn)
     return _read_kind(
         kind,
-        stream_lines(path),
+        stream_lines(path, decks),
         source,
         decks,
         burn,
         columns,
         shoes,
         capacity=os.path.getsize(path) // 8 + 1,
-        again=lambda: stream_lines(path),
     )
 
 
@@ -163,7 +165,6 @@ def _read_kind(
     columns: Mapping[str, str] | None,
     limit: int | None = None,
     capacity: int = 0,
-    again: Callable[[], Iterator[tuple[int, str]]] | None = None,
 ) -> Hands:
     """The hands of a file of a known format: its text, or (card text, CSV,
     roads a shoe a line) its numbered lines, read as far as `limit` shoes;
@@ -175,10 +176,10 @@ def _read_kind(
             card_text_shoes(text, source), source, decks, burn, limit, capacity=capacity
         )
     if kind == "card-csv":
-        read = card_csv_shoes(text, source, columns, again)
+        read = card_csv_shoes(text, source, columns)
         return deal_card_shoes(read, source, decks, burn, limit)
     if kind == "outcome-csv":
-        hands = outcome_csv_hands(text, source, decks, columns, limit, again)
+        hands = outcome_csv_hands(text, source, decks, columns, limit)
     elif kind == "road" and not isinstance(text, str):
         return road_line_hands(text, source, decks, limit)  # (its shoes checked as read)
     else:

@@ -7,11 +7,8 @@ import itertools
 import json
 import re
 import warnings
-from array import array
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
-
-import numpy as np
 
 from backtest.core.errors import ShoeFormatError
 from backtest.core.hands import Hands
@@ -163,10 +160,7 @@ def json_lines_hands(
             yield first
             yield from _round_lines(lines, source, first[0], others, kinds)
 
-        def again() -> Iterator[tuple[str, Any]]:
-            return _round_lines(open_lines(), source, None, [], set())
-
-        return rounds_hands(rounds(), source, decks, limit, before_finish=skipped, again=again)
+        return rounds_hands(rounds(), source, decks, limit, before_finish=skipped)
     finally:
         close(lines)
 
@@ -220,36 +214,33 @@ def json_lines_kind(lines: Iterator[tuple[int, str]]) -> str | None:
 
 
 def snapshot_line_shoes(
-    lines: Iterator[tuple[int, str]], source: str, first_shoe: int = 0, checked: bool = False
+    lines: Iterator[tuple[int, str]], source: str, first_shoe: int = 0
 ) -> Generator[tuple[Hands, tuple[int, int]], None, None]:
     """The hands of each shoe of JSON Lines of shoe-state snapshots in turn
     (numbered from `first_shoe`), with the lines of the snapshot that
     started it and of its last, as `json_lines_hands` merges them: the same
     checks, and at the end the same warning and error of a file with no
-    hands. `checked`: `lines` start at the snapshot that starts a shoe of a
-    read of the whole file, and are read again (see
-    `live_snapshots.snapshot_shoes`); no warning is given."""
+    hands."""
     others: list[Any] = []
     kinds: set[str] = set()
     first = _first_record(lines, others, kinds)
     if first is None or not is_snapshot(first[1]):
         close(lines)
-        raise ShoeFormatError(f"{source}: not JSON Lines of shoe-state snapshots (read again)")
+        raise ShoeFormatError(f"{source}: not JSON Lines of shoe-state snapshots")
     span = ["", ""]
     count = first_shoe
     try:
         snapshots = _snapshot_lines(lines, source, first, others, kinds)
-        for records in snapshot_shoes(snapshots, source, span, checked):
+        for records in snapshot_shoes(snapshots, source, span):
             part = outcome_hands([rec | {"shoe": count} for rec in records], KNOWN, source)
             yield part, (line_number(span[0]), line_number(span[1]))
             count += 1
     finally:
         close(lines)
-    if not checked:
-        if others:
-            _warn_skipped(source, len(others), kinds)
-        if count == first_shoe:
-            raise ShoeFormatError(f"{source}: no shoes: no hand entries in the file")
+    if others:
+        _warn_skipped(source, len(others), kinds)
+    if count == first_shoe:
+        raise ShoeFormatError(f"{source}: no shoes: no hand entries in the file")
 
 
 def round_line_shoes(
@@ -257,44 +248,28 @@ def round_line_shoes(
     source: str,
     decks: int,
     first_shoe: int = 0,
-    again: Callable[[], Iterator[tuple[int, str]]] | None = None,
-    repeats: array[int] | None = None,
-    skip: np.ndarray | None = None,
 ) -> Generator[tuple[Hands, tuple[int, int]], None, None]:
     """The hands of each shoe of JSON Lines of per-round records in turn
     (numbered from `first_shoe`), with the lines of its first and last
     record, as `json_lines_hands` reads them: the same checks, and at the
-    end the same warnings. `again()`: the lines again from the first (see
-    `RoundShoes`); the line of each round skipped as recorded before is
-    added to `repeats`, if given.
-
-    With `skip` (the lines of the rounds recorded before, as a read of the
-    whole file found them), `lines` start at the first record of a shoe of
-    that read, and are read again: those lines are skipped (no game id is
-    remembered), and no warning is given."""
+    end the same warnings."""
     others: list[Any] = []
     kinds: set[str] = set()
     first = _first_record(lines, others, kinds)
     if first is None or is_snapshot(first[1]):
-        raise ShoeFormatError(f"{source}: not JSON Lines of per-round records (read again)")
-
-    def rounds_again() -> Iterator[tuple[str, Any]]:
-        assert again is not None  # (a game id's hash is looked for only on a first read)
-        return _round_lines(again(), source, None, [], set())
-
-    reader = RoundShoes(first, source, decks, rounds_again)
+        raise ShoeFormatError(f"{source}: not JSON Lines of per-round records")
+    reader = RoundShoes(first, source, decks)
     rest = _round_lines(lines, source, first[0], others, kinds)
     try:
         items = itertools.chain([first], rest)
-        for records in reader.shoes(items, first_shoe, repeats, skip):
+        for records in reader.shoes(items, first_shoe):
             part = outcome_hands(records, reader.known, source)
             yield part, (line_number(reader.span[0]), line_number(reader.span[1]))
     finally:
         rest.close()
-    if skip is None:
-        if others:
-            _warn_skipped(source, len(others), kinds)
-        reader.finish()
+    if others:
+        _warn_skipped(source, len(others), kinds)
+    reader.finish()
 
 
 def _count_other(value: Any, others: list[Any], kinds: set[str]) -> None:

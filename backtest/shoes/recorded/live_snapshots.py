@@ -92,7 +92,6 @@ def snapshot_shoes(
     snapshots: Iterable[tuple[str, Any]],
     source: str,
     span: list[str] | None = None,
-    checked: bool = False,
 ) -> Iterator[list[dict[str, Any]]]:
     """The records of each shoe the snapshots hold, given once a snapshot of
     the next shoe (or the end) is read. Each message holds the whole shoe so
@@ -105,32 +104,16 @@ def snapshot_shoes(
     it, nothing of the shoes before is kept, so a read that starts at it
     (the first snapshot read always starts a shoe) gives the same shoes from
     there. `span`, if given, holds the places of the snapshot that started
-    the shoe last given and of its last. `checked`: the snapshots were
-    checked before (read again), so only each shoe's last is read into
-    records (with the same checks), not every one, nor compared."""
-    current: list[Any] | None = None  # (its entries, when `checked`)
+    the shoe last given and of its last."""
+    current: list[Any] | None = None
     last_place, last_id = "", None
     started = ""
-
-    def records() -> list[dict[str, Any]]:
-        assert current is not None
-        if not checked:
-            return current
-        return [
-            live_entry(e, f"{source}, {last_place}, args.history_v2[{i}]", 0, i + 1)
-            for i, e in enumerate(current)
-        ]
-
     for place, message in snapshots:
         entries = history_entries(message, "", f"{source}, {place}")
-        recs: list[Any] = (
-            entries
-            if checked
-            else [
-                live_entry(e, f"{source}, {place}, args.history_v2[{i}]", 0, i + 1)
-                for i, e in enumerate(entries)
-            ]
-        )
+        recs = [
+            live_entry(e, f"{source}, {place}, args.history_v2[{i}]", 0, i + 1)
+            for i, e in enumerate(entries)
+        ]
         shoe_id = snapshot_shoe_id(message)
         if (
             current is None
@@ -140,9 +123,9 @@ def snapshot_shoes(
             if current:
                 if span is not None:
                     span[:] = [started, last_place]
-                yield records()
+                yield current
             started = place
-        elif not checked:
+        else:
             for i, (a, b) in enumerate(zip(current, recs)):
                 if a != b:
                     raise ShoeFormatError(
@@ -156,7 +139,7 @@ def snapshot_shoes(
     if current:
         if span is not None:
             span[:] = [started, last_place]
-        yield records()
+        yield current
 
 
 def entry_text(rec: Mapping[str, Any]) -> str:

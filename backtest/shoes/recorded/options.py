@@ -5,15 +5,21 @@ mapping of a CSV's columns to ours."""
 from __future__ import annotations
 
 import difflib
-import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from backtest.core.errors import ShoeFormatError, UsageError, shown
 from backtest.shoes.recorded.outcome_csv import OUTCOME_COLUMNS
 from backtest.shoes.recorded.sniff import KIND_WORDS
-from backtest.shoes.recorded.text import STDIN, StrPath, decks_words, source_name, stdin_bytes
+from backtest.shoes.recorded.text import (
+    HEAD_BYTES,
+    StrPath,
+    decks_words,
+    is_piped,
+    piped_bytes,
+    source_name,
+)
 from backtest.shoes.shoe import MAX_DECKS
 
 #: `decks=N` in a comment before a file's first shoe (as `shoe generate` writes)
@@ -24,27 +30,26 @@ def declared_decks(path: StrPath) -> tuple[int, int] | None:
     """(decks, line) if the comment lines (`#`) that open a text shoe file
     say `decks=N`, as `backtest shoe generate` writes them; else None."""
     try:
-        if os.fspath(path) == STDIN:
-            lines: Iterable[str] = stdin_bytes().decode("utf-8", "replace").splitlines()
+        if is_piped(path):
+            head = piped_bytes(path)[:HEAD_BYTES]
         else:
-            lines = _text_lines(path)
-        for number, line in enumerate(lines, start=1):
-            text = line.strip().removeprefix("\ufeff")
-            if not text:
-                continue
-            if not text.startswith("#") or number > 100:
-                return None
-            found = _DECLARED_DECKS.search(text)
-            if found:
-                return int(found.group(1)), number
-    except OSError:
-        return None
+            with open(path, "rb") as fh:
+                head = fh.read(HEAD_BYTES)
+    except (OSError, UsageError, ShoeFormatError):
+        return None  # (the reader says why)
+    lines = head.decode("utf-8", "replace").splitlines()
+    if len(head) == HEAD_BYTES:
+        lines = lines[:-1]  # (the last may be cut)
+    for number, line in enumerate(lines, start=1):
+        text = line.strip().removeprefix("\ufeff")
+        if not text:
+            continue
+        if not text.startswith("#") or number > 100:
+            return None
+        found = _DECLARED_DECKS.search(text)
+        if found:
+            return int(found.group(1)), number
     return None
-
-
-def _text_lines(path: StrPath) -> Iterator[str]:
-    with open(path, encoding="utf-8", errors="replace") as f:
-        yield from f
 
 
 def shoe_decks(path: StrPath, decks: int | None, asked: str = "decks") -> int:

@@ -46,17 +46,15 @@ def outcome_csv_hands(
     decks: int,
     mapping: Mapping[str, str] | None = None,
     limit: int | None = None,
-    again: Callable[[], Iterator[tuple[int, str]]] | None = None,
 ) -> Hands:
     """The hands of an outcome-level CSV: its text, or its numbered lines
     (`text.stream_lines`), read a shoe at a time (each shoe's rows are let
     go once its hands are in columns); with `limit`, no further than the
-    last row of the `limit`th shoe. `again()`: the lines again from the
-    first (see `text.group_shoes`)."""
+    last row of the `limit`th shoe."""
     lines = numbered_lines(text) if isinstance(text, str) else text
     out = Growing(0)
     known: frozenset[str] = frozenset()
-    for shoe, (part, _) in enumerate(outcome_csv_shoes(lines, source, decks, mapping, again=again)):
+    for shoe, (part, _) in enumerate(outcome_csv_shoes(lines, source, decks, mapping)):
         known = part.known
         out.add({name: getattr(part, name) for name in out.columns})
         if limit is not None and shoe + 1 >= limit:
@@ -70,23 +68,19 @@ def outcome_csv_shoes(
     decks: int,
     mapping: Mapping[str, str] | None = None,
     first: int = 0,
-    again: Callable[[], Iterator[tuple[int, str]]] | None = None,
 ) -> Iterator[tuple[Hands, tuple[int, int]]]:
     """The hands of each shoe of an outcome-level CSV's numbered lines in
     turn, checked, numbered from `first`, with the lines of its first and
     last rows; each is given once the next shoe's first row is read.
-    `again()`: the lines again from the first (see `text.group_shoes`)."""
+    """
 
     def rows(lines: Iterable[tuple[int, str]]) -> Iterator[Row]:
         return csv_rows(
             lines, source, "an outcome-level CSV", OUTCOME_COLUMNS, ("shoe", "winner"), mapping
         )
 
-    rows_again = None if again is None else lambda: rows(again())
     known: frozenset[str] | None = None
-    for shoe, (label, group) in enumerate(
-        group_shoes(rows(lines), source, rows_again), start=first
-    ):
+    for shoe, (label, group) in enumerate(group_shoes(rows(lines), source), start=first):
         if known is None:
             known = _known(group[0][1])
         records = _shoe_records(shoe, label, group, source, decks)
@@ -171,19 +165,12 @@ def derive_from_cards(
     row: Mapping[str, str],
     where: str,
     place: Callable[[str], str] = _field,
-    checked: bool = False,
 ) -> tuple[list[int], list[int]]:
     """Fill `rec` from the hand's cards, refusing cards the rules would not deal
     and recorded fields that disagree with them; returns each side's cards.
-    `place(field)` says where a field is, after `where` (`, field player_cards`).
-    `checked`: the record was checked so before (it is read again), and is
-    not again."""
+    `place(field)` says where a field is, after `where` (`, field player_cards`)."""
     p = parse_hand_cards(row["player_cards"], f"{where}{place('player_cards')}")
     b = parse_hand_cards(row["banker_cards"], f"{where}{place('banker_cards')}")
-    if checked:
-        rec.update(_derived(Hand(tuple(p), tuple(b))))
-        rec["cards"] = (p + [0] * (3 - len(p))) + (b + [0] * (3 - len(b)))
-        return p, b
     order = [p[0], b[0], p[1], b[1], *p[2:], *b[2:]]
     try:
         hand: Hand | None = deal_hand(order)

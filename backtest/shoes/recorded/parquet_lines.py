@@ -1,17 +1,16 @@
 """A Parquet file read as the CSV its columns make: its numbered lines, the
-header first, made a batch of rows at a time (`parquet_lines`), from any
-row on; and an error's line told as the file's row (`in_rows`)."""
+header first, made a batch of rows at a time (`parquet_lines`); and an
+error's line told as the file's row (`in_rows`)."""
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Generator, Iterator
-from typing import Any
+from collections.abc import Generator
 
 from backtest.core.errors import ShoeFormatError, shown
 from backtest.shoes.recorded.sniff import PARQUET_MAGIC
-from backtest.shoes.recorded.text import Place, StrPath
+from backtest.shoes.recorded.text import StrPath
 
 #: rows of a Parquet file read at a time (polars decodes a slice in memory:
 #: 2**16 rows took about 40 MB more at the peak)
@@ -43,22 +42,11 @@ def parquet_kind(path: StrPath, columns: dict[str, str] | None) -> str | None:
     return "card-csv" if "card" in header and "winner" not in header else "outcome-csv"
 
 
-def parquet_lines(
-    source: str, file: StrPath | bytes, first_row: int = 0
-) -> Generator[tuple[int, str], None, None]:
+def parquet_lines(source: str, file: StrPath | bytes) -> Generator[tuple[int, str], None, None]:
     """The numbered lines of the CSV a Parquet file's columns make (as text: a
     list a space-separated string; a null empty), its header first (line 1,
-    row r line r + 2), made a batch of rows at a time; from row `first_row`
-    on (then without the header)."""
-    for number, line, _ in placed_parquet_lines(source, file, first_row):
-        yield number, line
-
-
-def placed_parquet_lines(
-    source: str, file: StrPath | bytes, first_row: int = 0
-) -> Generator[tuple[int, str, Place], None, None]:
-    """`parquet_lines`, each line with its place as `text.placed_lines` gives
-    it: (its row, the row after, 0), the header (0, 0, 0)."""
+    row r line r + 1), made PARQUET_BATCH rows at a time (`file`: its path,
+    or its bytes, read of standard input or a pipe)."""
     import io
 
     import polars as pl
@@ -70,12 +58,10 @@ def placed_parquet_lines(
 
     try:
         if isinstance(file, bytes):
-            frame = pl.read_parquet(io.BytesIO(file))
-            batches: Iterator[pl.DataFrame] = iter([frame])
-            schema = frame.schema
+            lazy = pl.read_parquet(io.BytesIO(file)).lazy()
         else:
             lazy = pl.scan_parquet(os.fspath(file))
-            schema = lazy.collect_schema()
+        schema = lazy.collect_schema()
     except Exception as exc:  # polars raises its own errors, and OSError
         raise failed(exc) from None
     cast = []
@@ -84,28 +70,17 @@ def placed_parquet_lines(
         if isinstance(dtype, pl.List):
             col = col.cast(pl.List(pl.String)).list.join(" ")
         cast.append(col.cast(pl.String).fill_null("").alias(name))
-    if not isinstance(file, bytes):
-        batches = _parquet_batches(lazy, failed, first_row)
-    number = first_row + 1 if first_row else 0
-    for k, batch in enumerate(batches):
-        text = batch.select(cast).write_csv(include_header=k == 0 and not first_row)
-        for line in text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"):
-            number += 1
-            row = max(number - 2, 0)
-            yield number, line, ((row, row + 1, 0) if number > 1 else (0, 0, 0))
-
-
-def _parquet_batches(lazy: Any, failed: Any, first_row: int = 0) -> Iterator[Any]:
-    """The rows of a scanned Parquet file from `first_row`, PARQUET_BATCH at a
-    time (at least one batch, which may be empty)."""
-    offset = first_row
+    number = 0
+    offset = 0
     while True:
         try:
             batch = lazy.slice(offset, PARQUET_BATCH).collect()
         except Exception as exc:  # polars raises its own errors, and OSError
             raise failed(exc) from None
-        if offset == first_row or batch.height:
-            yield batch
+        text = batch.select(cast).write_csv(include_header=offset == 0)
+        for line in text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"):
+            number += 1
+            yield number, line
         if batch.height < PARQUET_BATCH:
             return
         offset += PARQUET_BATCH

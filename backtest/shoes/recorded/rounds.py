@@ -14,11 +14,10 @@ first record's: a later one that lacks one is an error.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import warnings
-from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -26,11 +25,8 @@ import numpy as np
 from backtest.core.errors import ShoeFormatError, shown
 from backtest.core.hands import ALL_KNOWN, Hands
 from backtest.shoes.recorded.card_level import Growing, check_composition
-from backtest.shoes.recorded.closing import close
 from backtest.shoes.recorded.outcome_csv import derive_from_cards
 from backtest.shoes.recorded.outcomes import check_hand, outcome_hands, parse_winner
-from backtest.shoes.recorded.repeats import RepeatedRounds
-from backtest.shoes.recorded.seen import record_digest
 
 #: where each field of a round may be found, in the order looked for
 _NAMES: dict[str, tuple[str, ...]] = {
@@ -88,7 +84,7 @@ def round_hands(items: Sequence[tuple[str, Any]], source: str, decks: int) -> Ha
     Shoes are told apart by a shoe id where the records have one, else by
     the hand number going back (a reset), else the records are one shoe.
     """
-    return rounds_hands(iter(items), source, decks, again=lambda: iter(items))
+    return rounds_hands(iter(items), source, decks)
 
 
 def rounds_hands(
@@ -97,17 +93,14 @@ def rounds_hands(
     decks: int,
     limit: int | None = None,
     before_finish: Callable[[], None] | None = None,
-    *,
-    again: Callable[[], Iterator[tuple[str, Any]]],
 ) -> Hands:
     """`round_hands` of records that come one at a time (JSON Lines read a
     line at a time): each shoe's records are let go once its hands are in
     columns; with `limit`, no record after the `limit`th shoe is read (and
     the warnings about the whole file are not given). `before_finish` is
-    called when every record has been read, before those warnings.
-    `again()` gives the same records again from the first (see `RoundShoes`)."""
+    called when every record has been read, before those warnings."""
     first = next(items)
-    reader = RoundShoes(first, source, decks, again)
+    reader = RoundShoes(first, source, decks)
     out = Growing(0)
     for shoe, records in enumerate(reader.shoes(_chained(first, items))):
         part = outcome_hands(records, reader.known, source)
@@ -126,6 +119,13 @@ def line_number(place: str) -> int:
     return int(place.removeprefix("line "))
 
 
+def _digest(record: Mapping[str, Any]) -> int:
+    """A 64-bit digest of a record, equal for equal records (as JSON writes
+    them, keys sorted)."""
+    text = json.dumps(record, sort_keys=True, default=str)
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
+
+
 def _chained(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
     yield first
     yield from rest
@@ -133,19 +133,10 @@ def _chained(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
 
 class RoundShoes:
     """Round records split into shoes, checked as they come; the fields read
-    are those of the first record (`first`: its place and value). `again()`
-    gives the records again from the first, in the same order: the rare
-    game id whose hash an earlier id has is looked for there (see
-    `seen.SeenGames`)."""
+    are those of the first record (`first`: its place and value)."""
 
-    def __init__(
-        self,
-        first: tuple[str, Any],
-        source: str,
-        decks: int,
-        again: Callable[[], Iterator[tuple[str, Any]]],
-    ) -> None:
-        self.source, self.decks, self.again = source, decks, again
+    def __init__(self, first: tuple[str, Any], source: str, decks: int) -> None:
+        self.source, self.decks = source, decks
         names = {f: _key(first[1], f) if isinstance(first[1], dict) else None for f in _NAMES}
         if (
             names["player_total"]
@@ -176,57 +167,31 @@ class RoundShoes:
         self.span = ("", "")
 
     def shoes(
-        self,
-        items: Iterable[tuple[str, Any]],
-        first: int = 0,
-        repeats: array[int] | None = None,
-        skip: np.ndarray | None = None,
+        self, items: Iterable[tuple[str, Any]], first: int = 0
     ) -> Iterator[list[dict[str, Any]]]:
         """The records of each shoe in turn (each checked, a shoe's cards
         against the decks once it is whole), numbered from `first`; a round
-        recorded twice (the same game id and result) is read once. A game id
-        is remembered by a hash of it and a digest of its record
-        (`seen.SeenGames`), so as not to hold every record, nor every id;
-        past a table of `repeats.TABLE_BYTES`, the records are read again
-        from the first and the ids sorted out on disk (`repeats`). `span` holds the places of the first and last record of the shoe
-        last given.
-
-        Of JSON Lines (places `line N`): the line of each round skipped as
-        recorded before is added to `repeats`, if given; with `skip` (those
-        lines, in increasing order, as a read of the whole file found them)
-        the records are read again from the first of a shoe of that read:
-        the lines in `skip` are skipped and no game id is remembered, so the
-        shoes are those the whole read gives; what that read checked (the
-        rules dealing each hand's cards, a shoe's cards against the decks, a
-        hand's outcome fields) is not checked again."""
+        recorded twice (the same game id and result) is read once, and with
+        another result is an error. Each game id is kept with a digest of its
+        record and its place (about 200 bytes a round). `span` holds the
+        places of the first and last record of the shoe last given."""
         source, decks, names, fields = self.source, self.decks, self.names, self.fields
         records: list[dict[str, Any]] = []
         shoe, hand = first, 0
         last_shoe: Any = None
         last_hand: int | None = None
-        checked = skip is not None  # (read again: the records were checked)
-        seen_games = None if checked else RepeatedRounds(partial(self._game_keys, names["game"]))
-        skip = np.zeros(0, np.int64) if skip is None else skip
-        next_skip: int | None = None  # (the first line in `skip` at or after the record's)
+        seen_games: dict[str, tuple[int, str]] = {}
         span = ["", ""]
         shoe_cards: list[int] = []
         places: list[str] = []
 
         def close_shoe() -> None:
-            if shoe_cards and not checked:
+            if shoe_cards:
                 check_composition(np.array(shoe_cards, dtype=np.uint8), decks, places.__getitem__)
             shoe_cards.clear()
             places.clear()
 
-        for ordinal, (place, rec) in enumerate(items):
-            if skip.size:
-                line = line_number(place)
-                if next_skip is None or next_skip < line:
-                    at = int(np.searchsorted(skip, line))
-                    next_skip = int(skip[at]) if at < skip.size else np.iinfo(np.int64).max
-                if next_skip == line:
-                    self.skipped += 1
-                    continue
+        for place, rec in items:
             where = f"{source}, {place}"
             if not isinstance(rec, dict):
                 raise ShoeFormatError(
@@ -234,24 +199,17 @@ class RoundShoes:
                     f"object with {names['winner']}), got a JSON {json_type(rec)}"
                 )
             game_key = names["game"]
-            if seen_games is not None and game_key and game_key in rec:
+            if game_key and game_key in rec:
                 game = json.dumps(rec[game_key], sort_keys=True)
-                seen = seen_games.check(
-                    ordinal,
-                    game,
-                    partial(record_digest, rec),
-                    place,
-                    partial(self._first_place, game_key, before=ordinal),
-                )
-                if isinstance(seen, str):
+                digest = _digest(rec)
+                seen = seen_games.setdefault(game, (digest, place))
+                if seen[0] != digest:
                     raise ShoeFormatError(
                         f"{where}: {game_key} {shown(rec[game_key])} appears again "
-                        f"({seen}) with a different result; a round is recorded once"
+                        f"({seen[1]}) with a different result; a round is recorded once"
                     )
-                if seen:
+                if seen[1] != place:
                     self.skipped += 1
-                    if repeats is not None:
-                        repeats.append(line_number(place))
                     continue
             new_shoe = not records and not self.count
             shoe_key = names["shoe"]
@@ -320,13 +278,10 @@ class RoundShoes:
                     "player_cards": _cards_text(rec[pk], f"{where}.{pk}"),
                     "banker_cards": _cards_text(rec[bk], f"{where}.{bk}"),
                 }
-                p, b = derive_from_cards(
-                    out, row, where, lambda f: f".{names.get(f) or f}", checked=checked
-                )
-                if not checked:
-                    shoe_cards.extend(p + b)
-                    places.extend([f"{where}.{pk}"] * len(p) + [f"{where}.{bk}"] * len(b))
-            elif not checked:
+                p, b = derive_from_cards(out, row, where, lambda f: f".{names.get(f) or f}")
+                shoe_cards.extend(p + b)
+                places.extend([f"{where}.{pk}"] * len(p) + [f"{where}.{bk}"] * len(b))
+            else:
                 check_hand(
                     out,
                     where,
@@ -338,39 +293,6 @@ class RoundShoes:
         if records:
             self.span = (span[0], span[1])
             yield records
-
-    def _first_place(self, game_key: str, text: str, before: int) -> str | None:
-        """The place of the first of the records before the `before`th (from
-        0) whose `game_key` is `text` (as JSON writes it), read again; None
-        if there is none."""
-        records = self.again()
-        try:
-            for k, (place, rec) in enumerate(records):
-                if k >= before:
-                    break
-                if game_key in rec and json.dumps(rec[game_key], sort_keys=True) == text:
-                    return place
-        finally:
-            close(records)
-        return None
-
-    def _game_keys(self, game_key: str | None) -> Iterator[tuple[int, str, int]]:
-        """(place among the records from 0, game id as JSON writes it,
-        record digest) of each record with a game id, read again from the
-        first; a record that is not an object or a line that is not JSON ends
-        them (the read stops there with its error)."""
-        records = self.again()
-        try:
-            for ordinal, (_, rec) in enumerate(records):
-                if not isinstance(rec, dict):
-                    return
-                if game_key and game_key in rec:
-                    text = json.dumps(rec[game_key], sort_keys=True)
-                    yield ordinal, text, record_digest(rec)
-        except ShoeFormatError:
-            return
-        finally:
-            close(records)
 
     def finish(self) -> None:
         """Warn of rounds read once that were recorded twice, and of records

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import csv
 import difflib
+import io
 import os
+import select
+import stat
 import sys
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
-from functools import partial
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from typing import BinaryIO
 
 from backtest.core.errors import ShoeFormatError, UsageError, shown
-from backtest.shoes.recorded.closing import close
-from backtest.shoes.recorded.repeats import ShoeLabels
 
 StrPath = str | os.PathLike[str]
 
@@ -27,14 +27,165 @@ def decks_words(n: int) -> str:
 
 #: the path that means standard input
 STDIN = "-"
-_stdin: list[tuple[object, bytes]] = []
+
+#: the most of standard input or a pipe that is read (it is held whole)
+PIPED_BYTES = 32 << 20
+
+#: the longest line read of standard input, a pipe or a big file's JSON
+LINE_BYTES = 1 << 20
+
+#: the longest line of a big JSON file read a line at a time (as long as the
+#: largest JSON document read whole: `files.JSON_DOCUMENT_BYTES`)
+JSON_LINE_BYTES = 16 << 20
+
+#: seconds to wait for a program to write to a named pipe (a FIFO) that
+#: no program has opened yet
+FIFO_WAIT = 10.0
+
+#: what standard input (by the stream it was read from) and pipes gave: their
+#: bytes, or the error that refused them
+_piped: dict[str, tuple[object, bytes | Exception]] = {}
+
+
+def input_kind(path: StrPath) -> str:
+    """How a shoe file is read: `file` (a regular file, read as often and as
+    far as needed) or `pipe` (standard input or a pipe, read once, whole, up
+    to PIPED_BYTES). A missing file, a folder or a device (such as
+    /dev/zero) is a usage error."""
+    source = source_name(path)
+    if os.fspath(path) == STDIN:
+        try:
+            mode = os.fstat(sys.stdin.fileno()).st_mode
+        except (AttributeError, OSError, ValueError):
+            return "pipe"  # (a stream with no file under it)
+        if stat.S_ISCHR(mode) and not sys.stdin.isatty():
+            raise UsageError(
+                "standard input is a device (such as /dev/zero), not a file or a pipe; "
+                "give the shoe file's name, or send a file to it (- < FILE)"
+            )
+        return "pipe"
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise UsageError(f"{source}: no such file") from None
+    except OSError as exc:
+        raise UsageError(f"{source}: cannot read the file: {exc.strerror}") from None
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISDIR(mode):
+        raise UsageError(f"{source}: is a directory, not a shoe file")
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return "pipe"
+    raise UsageError(
+        f"{source}: is a device, not a file of shoes; give a regular file, a pipe, "
+        "or - for standard input"
+    )
+
+
+def is_piped(path: StrPath) -> bool:
+    """Whether `path` is standard input or a pipe (`input_kind`), read once."""
+    return input_kind(path) == "pipe"
 
 
 def stdin_bytes() -> bytes:
-    """Standard input, read once (a file `-` is read more than once: its decks, its text)."""
-    if not _stdin or _stdin[0][0] is not sys.stdin:
-        _stdin[:] = [(sys.stdin, sys.stdin.buffer.read())]
-    return _stdin[0][1]
+    """Standard input, read once (see `piped_bytes`)."""
+    return piped_bytes(STDIN)
+
+
+def piped_bytes(path: StrPath) -> bytes:
+    """Standard input or a pipe, read once, up to PIPED_BYTES in lines of at
+    most LINE_BYTES (a file `-` or `<(cat FILE)` is asked for more than
+    once: its decks, its text); more is a usage error, a longer line a
+    ShoeFormatError, so that /dev/zero or an endless writer is refused in
+    bounded memory."""
+    key = os.fspath(path)
+    source = source_name(path)
+    if key != STDIN:  # (a pipe by its path and inode: a path such as /dev/fd/63 is used again)
+        key = f"{key}\0{os.stat(path).st_ino}"
+    held = _piped.get(key)
+    if held is None or key == STDIN and held[0] is not sys.stdin:
+        got: bytes | Exception
+        try:
+            if key != STDIN:
+                with _open_pipe(path, source) as fh:
+                    got = _bounded(fh, source)
+            elif getattr(sys.stdin, "buffer", None) is not None:
+                got = _bounded(sys.stdin.buffer, source)
+            else:  # (a text stream with no bytes under it)
+                text = sys.stdin.read(PIPED_BYTES + 1)
+                got = _bounded(io.BytesIO(text.encode("utf-8", "surrogateescape")), source)
+        except (UsageError, ShoeFormatError) as exc:
+            got = exc
+        held = _piped[key] = (sys.stdin if key == STDIN else None, got)
+    if isinstance(held[1], Exception):
+        raise held[1]
+    return held[1]
+
+
+def _open_pipe(path: StrPath, source: str) -> BinaryIO:
+    """A pipe opened to read once a program writes to it: opened without
+    waiting, then waited on for FIFO_WAIT seconds at most (a named pipe no
+    program writes to is a usage error, not a wait for ever)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise UsageError(f"{source}: cannot read the file: {exc.strerror}") from None
+    waiting = select.poll()
+    waiting.register(fd, select.POLLIN | select.POLLHUP)
+    if not waiting.poll(int(FIFO_WAIT * 1000)):
+        os.close(fd)
+        raise UsageError(
+            f"{source}: a pipe that no program wrote to in {FIFO_WAIT:g} seconds; "
+            "start the program that writes to it first, or give a file"
+        )
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+def _bounded(fh: BinaryIO, source: str) -> bytes:
+    """All of `fh`, read LINE_BYTES at a time within PIPED_BYTES, no line
+    longer than LINE_BYTES (a chunk holds no whole line longer: only a line
+    across chunks is counted)."""
+    data = bytearray()
+    run = 0  # (the bytes of the line the chunk so far ends in)
+    try:
+        while chunk := fh.read(LINE_BYTES):
+            last = chunk.rfind(b"\n")
+            first = chunk.find(b"\n")
+            if run + (len(chunk) if last < 0 else first) > LINE_BYTES:
+                raise too_long(source, data.count(b"\n") + 1, LINE_BYTES)
+            run = run + len(chunk) if last < 0 else len(chunk) - last - 1
+            data += chunk
+            if len(data) > PIPED_BYTES:
+                raise UsageError(
+                    f"{source}: more than {PIPED_BYTES >> 20} MB, the most read of standard "
+                    "input or a pipe (held whole); give the shoes as a file, which is "
+                    "read a shoe at a time"
+                )
+    except OSError as exc:
+        raise UsageError(f"{source}: cannot read the file: {exc.strerror}") from None
+    return bytes(data)
+
+
+def too_long(source: str, line: int, most: int, decks: int | None = None) -> ShoeFormatError:
+    """The error for a line longer than `most` bytes (`decks`: of a file a
+    shoe a line, whose shoes are dealt from so many decks)."""
+    if decks is None:
+        return ShoeFormatError(
+            f"{source}, line {line}: more than {most:,} bytes on one line, the longest "
+            "line read; a shoe file holds a shoe or a record a line"
+        )
+    return ShoeFormatError(
+        f"{source}, line {line}: more than {most:,} bytes on one line, longer than any "
+        f"shoe of {decks_words(decks)} can be written; the file holds a shoe a line"
+    )
+
+
+def shoe_line_bytes(decks: int) -> int:
+    """The longest line of a file a shoe a line (card text, roads, a CSV's
+    rows) of shoes of `decks` decks: 16 bytes a card (`10♦` and a separator
+    take 6), and a kilobyte of comment."""
+    return 16 * 52 * decks + 1024
 
 
 def source_name(path: StrPath) -> str:
@@ -47,8 +198,8 @@ def load_bytes(path: StrPath) -> tuple[str, bytes]:
     """The file's name (for messages) and its bytes; `-` is standard input; a
     missing file is a usage error."""
     source = source_name(path)
-    if os.fspath(path) == STDIN:
-        return source, stdin_bytes()
+    if is_piped(path):
+        return source, piped_bytes(path)
     return source, _read(path, source)
 
 
@@ -84,7 +235,9 @@ HEAD_BYTES = 1 << 20
 
 
 def _open(path: StrPath, source: str) -> BinaryIO:
-    """The file, opened to read bytes; load_text's usage errors when it cannot be."""
+    """The file, opened to read bytes; load_text's usage errors when it cannot
+    be (a device, such as /dev/zero, is refused unread: `input_kind`)."""
+    input_kind(path)
     try:
         return open(path, "rb")
     except FileNotFoundError:
@@ -95,14 +248,27 @@ def _open(path: StrPath, source: str) -> BinaryIO:
         raise UsageError(f"{source}: cannot read the file: {exc.strerror}") from None
 
 
+#: the most of a file that is read whole (a file a shoe a line, JSON Lines
+#: and CSV are read a line at a time past HEAD_BYTES; a JSON document up to
+#: `files.JSON_DOCUMENT_BYTES`; roads a result a line, whole)
+WHOLE_BYTES = 64 << 20
+
+
 def _read(path: StrPath, source: str, size: int = -1) -> bytes:
-    """The file's bytes (its first `size`, if given); load_text's usage errors
-    when it cannot be read."""
+    """The file's bytes (its first `size`, if given: else at most
+    WHOLE_BYTES); load_text's usage errors when it cannot be read."""
     with _open(path, source) as fh:
         try:
-            return fh.read(size)
+            data = fh.read(WHOLE_BYTES + 1 if size < 0 else size)
         except OSError as exc:
             raise UsageError(f"{source}: cannot read the file: {exc.strerror}") from None
+    if size < 0 and len(data) > WHOLE_BYTES:
+        raise ShoeFormatError(
+            f"{source}: more than {WHOLE_BYTES >> 20} MB of a format read whole; write "
+            "it a shoe a line (cards or a road), as JSON Lines or as a CSV, which are "
+            "read a line at a time"
+        )
+    return data
 
 
 def load_head(path: StrPath, data: bytes | None = None) -> tuple[str, str, bool]:
@@ -122,58 +288,45 @@ def load_head(path: StrPath, data: bytes | None = None) -> tuple[str, str, bool]
     return source, text, whole
 
 
-def stream_lines(path: StrPath) -> Generator[tuple[int, str], None, None]:
+def stream_lines(
+    path: StrPath, decks: int | None = None, most: int = LINE_BYTES
+) -> Generator[tuple[int, str], None, None]:
     """(line number, line) as `numbered_lines` gives them for `load_text`'s
     text, read from the file a line at a time (a big file is never held
-    whole), with load_text's errors; the file closes when the iterator does."""
-    seen_text = False
-    for number, line, _ in placed_lines(path):
-        seen_text = seen_text or bool(line.strip())
-        yield number, line
-    if not seen_text:
-        raise ShoeFormatError(f"{os.fspath(path)}: no shoes: the file is empty")
-
-
-#: where a line was read: (first byte, end byte) of the stretch of the file
-#: that holds it, and how many lines come before it in that stretch (a
-#: stretch ends in a line feed, and holds more than one line only where
-#: lines end in a lone CR, as old Mac files have)
-Place = tuple[int, int, int]
-
-
-def placed_lines(
-    path: StrPath, start: int = 0, stop: int | None = None, first_line: int = 1
-) -> Iterator[tuple[int, str, Place]]:
-    """(line number, line, place) as `stream_lines` reads them, each line's
-    place in the file beside it; from byte `start` (which starts a stretch),
-    whose first line is `first_line`, to byte `stop` (None: the end)."""
+    whole), with load_text's errors; the file closes when the iterator does.
+    A line is at most `most` bytes, or (`decks` given: a file a shoe a
+    line) `shoe_line_bytes(decks)`: a longer one is an error naming it, read
+    no further."""
     source = os.fspath(path)
-    number = first_line - 1
-    offset = start
+    if decks is not None:
+        most = shoe_line_bytes(decks)
+    number = 0
+    offset = 0
+    seen_text = False
     with _open(path, source) as fh:
-        if start:
-            fh.seek(start)
-        for raw in fh:
+        while raw := fh.readline(most + 1):
+            if len(raw) > most:
+                raise too_long(source, number + 1, most, decks)
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise ShoeFormatError(
                     f"{source}, line {number + 1}: not UTF-8 text ({exc.reason} "
-                    f"at byte {offset + exc.start}); save the file as "
-                    "UTF-8"
+                    f"at byte {offset + exc.start}); save the file as UTF-8"
                 ) from None
-            end = offset + len(raw)
             if offset == 0:
                 text = text.removeprefix("\ufeff")
+            offset += len(raw)
+            # (a lone CR, as old Mac files have, ends a line too)
             lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
             if text.endswith(("\n", "\r")):
                 lines.pop()  # the next line starts after the line end
-            for k, line in enumerate(lines):
+            for line in lines:
                 number += 1
-                yield number, line, (offset, end, k)
-            offset = end
-            if stop is not None and offset >= stop:
-                return
+                seen_text = seen_text or bool(line.strip())
+                yield number, line
+    if not seen_text:
+        raise ShoeFormatError(f"{source}: no shoes: the file is empty")
 
 
 def numbered_lines(text: str) -> Iterator[tuple[int, str]]:
@@ -334,17 +487,11 @@ def _check_columns(
             )
 
 
-def group_shoes(
-    rows: Iterable[Row], source: str, again: Callable[[], Iterator[Row]] | None = None
-) -> Iterator[tuple[str, list[Row]]]:
+def group_shoes(rows: Iterable[Row], source: str) -> Iterator[tuple[str, list[Row]]]:
     """The rows of each shoe (by the `shoe` label), refusing a label that comes
     back; a shoe is given once its last row is read (rows may be read as
-    they come: only one shoe's are held). With `again` (the same rows again
-    from the first, as a big file is read), the labels seen are kept in a
-    few bytes each (`repeats.ShoeLabels`: `seen.FirstLines`, then past a
-    million shoes on disk), and the rows are read again only when a label's
-    hash is that of one before."""
-    seen: dict[str, int] | ShoeLabels = {} if again is None else ShoeLabels(partial(_starts, again))
+    they come: only one shoe's are held, and each label with its first line)."""
+    seen: dict[str, int] = {}
     group: list[Row] = []
     label = ""
     for number, row in rows:
@@ -355,14 +502,8 @@ def group_shoes(
             yield label, group
             group = []
         if not group:
-            started: int | None
-            if isinstance(seen, dict):
-                started = seen.setdefault(this, number)
-                started = None if started == number else started
-            else:
-                assert again is not None
-                started = seen.first(this, number, partial(_first_row, again, number))
-            if started is not None:
+            started = seen.setdefault(this, number)
+            if started != number:
                 raise ShoeFormatError(
                     f"{source}, line {number}, field shoe: shoe {shown(this)} appears again after "
                     f"other shoes (it started on line {started}); the rows of a shoe "
@@ -372,35 +513,3 @@ def group_shoes(
         group.append((number, row))
     if group:
         yield label, group
-
-
-def _starts(again: Callable[[], Iterator[Row]]) -> Iterator[tuple[int, str, int]]:
-    """(line, label, 0) of each shoe's first row, the rows read again from
-    the first (`repeats.ShoeLabels`), to the first bad row: the read stops
-    there with its error, so nothing after it is asked about."""
-    rows = again()
-    label = None
-    try:
-        for number, row in rows:
-            if row["shoe"] != label:
-                label = row["shoe"]
-                yield number, label, 0
-    except ShoeFormatError:
-        return
-    finally:
-        close(rows)
-
-
-def _first_row(again: Callable[[], Iterator[Row]], before: int, label: str) -> int | None:
-    """The line of the first of the rows before line `before` whose shoe is
-    `label`, read again; None if there is none."""
-    rows = again()
-    try:
-        for number, row in rows:
-            if number >= before:
-                break
-            if row["shoe"] == label:
-                return number
-    finally:
-        close(rows)
-    return None

@@ -12,7 +12,7 @@ import pytest
 from hand_columns import columns
 
 from backtest.core.errors import ShoeFormatError
-from backtest.shoes.recorded import read_shoes, stream, stream_read
+from backtest.shoes.recorded import cache, read_shoes, stream
 
 WHOLE = 10**9  # (STREAMED_BYTES: every file here is read whole)
 
@@ -36,11 +36,10 @@ def indexed(path: Path, monkeypatch: Any, stride: int, kind: str) -> tuple[Any, 
     """The file's index (`stride`), and the warnings its pass gave; the file
     is found to be of `kind`."""
     monkeypatch.setattr(stream, "STREAMED_BYTES", 0)
-    monkeypatch.setattr(stream, "STRIDE", stride)
     assert stream.streamable(path) == kind
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        index = stream.index_shoes(path, 1, False, kind=kind)
+        index = cache.columnar(path, 1, False, kind)
     return index, [str(w.message) for w in caught]
 
 
@@ -55,7 +54,7 @@ def errors(path: Path, monkeypatch: Any, kind: str, decks: int = 1) -> tuple[str
                 read_shoes(path, decks=decks)
             else:
                 assert stream.streamable(path) == kind
-                stream.index_shoes(path, decks, False, kind=kind)
+                cache.columnar(path, decks, False, kind)
         out.append(str(caught.value))
     return out[0], out[1]
 
@@ -82,23 +81,8 @@ def reads_again_alike(index: Any, whole: Any, sets: list[list[int]], quiet: bool
         with warnings.catch_warnings():
             if quiet:
                 warnings.simplefilter("error")
-            again = stream_read.read_indexed(index, np.array(shoes))
+            again = index.hands(np.array(shoes))
         assert columns(again) == columns(whole.select(np.isin(whole.shoe, shoes))), shoes
-
-
-def lines_read(monkeypatch: Any) -> list[int]:
-    """The numbers of the lines each read again from an index parses, as it
-    parses them (a list the caller clears between reads)."""
-    read: list[int] = []
-    placed = stream_read.placed_lines
-
-    def spy(*args: Any) -> Any:
-        for number, text, where in placed(*args):
-            read.append(number)
-            yield number, text, where
-
-    monkeypatch.setattr(stream_read, "placed_lines", spy)
-    return read
 
 
 def deal_alike(path: Path, monkeypatch: Any, capsys: Any, fmt: str) -> None:
@@ -108,7 +92,6 @@ def deal_alike(path: Path, monkeypatch: Any, capsys: Any, fmt: str) -> None:
     from cli_helpers import backtest_here
     from run_config import deals_alike
 
-    monkeypatch.setattr(stream, "STRIDE", 3)
     deals_alike(monkeypatch, capsys, path, fmt, "STREAMED_BYTES", (WHOLE, 0))
     refused = []
     for option in (["--burn"], ["--columns", "winner=Result"]):

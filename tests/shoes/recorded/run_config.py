@@ -1,7 +1,7 @@
 """The run config the streamed- and indexed-read tests play a shoe file
 with: flat Banker and a Martingale (and follow-the-shoe if asked) at a
 table of 1 to 100, over the file's shoes, looped when `sessions` is given;
-and a run, or `deal`, of a file read whole beside one read by its index."""
+and a run, or `deal`, of a file read whole beside one read of the cache."""
 
 from __future__ import annotations
 
@@ -51,20 +51,21 @@ def runs_alike(
 ) -> tuple[Any, Any]:
     """Run `make(path)` for the two (path, limit) of `runs`, with
     `stream.<setting>` at that limit: the first file read whole, the second
-    by the index. Their sessions, summaries and ledgers are the same;
-    returns the two results."""
+    as Parquet in the cache (`recorded.cache`), however few sessions. Their
+    sessions, summaries and ledgers are the same; returns the two results."""
     from backtest.run import engine, recorded_plan
     from backtest.shoes.recorded import stream
 
     results = []
     for k, (path, limit) in enumerate(runs):
         monkeypatch.setattr(stream, setting, limit)
+        monkeypatch.setattr(recorded_plan, "HELD_HANDS", 0 if k else 1 << 20)
         recorded_plan.READS.clear()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # (stakes off the table's limits)
             results.append(engine.run(make(path), ledger=True, workers=1))
         read, _ = recorded_plan.read_recorded(make(path), None)
-        assert (read.index is not None) == (k == 1)
+        assert (read.columnar is not None) == (k == 1)
     whole, indexed = results
     assert whole.n_sessions == indexed.n_sessions > 1
     assert whole.summary.equals(indexed.summary)

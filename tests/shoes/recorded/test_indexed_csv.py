@@ -23,7 +23,7 @@ from run_config import deals_alike, recorded_run, runs_alike
 from backtest.core.cards import card_token
 from backtest.core.errors import ShoeFormatError
 from backtest.present import render
-from backtest.shoes.recorded import IncompleteHandWarning, read_shoes, stream, stream_read
+from backtest.shoes.recorded import IncompleteHandWarning, cache, read_shoes, stream
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
 SHOES = 30
@@ -78,15 +78,14 @@ def index_and_some(
     whole = read(path, monkeypatch, WHOLE, **kw)
     monkeypatch.setattr(stream, "STREAMED_BYTES", STREAMED)
     kind = stream.streamable(path, None, kw.get("columns"))
-    monkeypatch.setattr(stream, "STRIDE", 3)  # (reads start at a kept shoe before)
     assert kind in ("card-csv", "outcome-csv")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        index = stream.index_shoes(path, 1, kw.get("burn", False), kind=kind, **kw_columns(kw))
+        index = cache.columnar(path, 1, kw.get("burn", False), kind, kw.get("columns"))
     some = np.array([0, 1, 2, 9, 10, 17, SHOES - 2, SHOES - 1])
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # (given by the index's pass only)
-        again = stream_read.read_indexed(index, some)
+        again = index.hands(some)
     assert len(caught) == warned if warned is not None else caught
     return index, again, whole.select(np.flatnonzero(np.isin(whole.shoe, some)))
 
@@ -102,7 +101,7 @@ def test_outcome_shoes_read_again_by_the_index_are_those_read_whole(
     path = tmp_path / "outcomes.csv"
     path.write_bytes(awkward(outcome_lines(hands, cards)))
     index, again, wanted = index_and_some(path, monkeypatch)
-    assert len(index) == SHOES and index.whole and index.header is not None
+    assert len(index) == SHOES
     assert columns(again) == columns(wanted)
     assert ("cards" in again.known) == cards
 
@@ -132,19 +131,6 @@ def test_card_shoes_read_again_by_the_index_are_those_read_whole(
         assert len(again.burned) == len(np.unique(again.shoe))
 
 
-def test_the_index_of_a_csv_stops_where_it_is_told(
-    tmp_path: Path, monkeypatch: Any, hands: Any
-) -> None:
-    lines = outcome_lines(hands)
-    lines.append(lines[-1].replace("player", "nobody", 1).replace("banker", "nobody", 1))
-    path = tmp_path / "outcomes.csv"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with pytest.raises(ShoeFormatError, match=f"line {len(lines)}"):
-        stream.index_shoes(path, 1, False, kind="outcome-csv")
-    index = stream.index_shoes(path, 1, False, stream.first_shoes(4), kind="outcome-csv")
-    assert len(index) == 4 and not index.whole
-
-
 def test_a_shoe_of_too_many_hands_is_refused_as_whole(tmp_path: Path, monkeypatch: Any) -> None:
     rows = ["shoe,winner"] + ["1,banker"] * 5 + ["2,player"] * 14 + ["3,tie"] * 3
     path = tmp_path / "outcomes.csv"
@@ -154,7 +140,7 @@ def test_a_shoe_of_too_many_hands_is_refused_as_whole(tmp_path: Path, monkeypatc
         with pytest.raises(ShoeFormatError) as exc:
             if limit == STREAMED:
                 monkeypatch.setattr(stream, "STREAMED_BYTES", limit)
-                stream.index_shoes(path, 1, False, kind="outcome-csv")
+                cache.columnar(path, 1, False, "outcome-csv")
             else:
                 read(path, monkeypatch, limit)
         said.append(str(exc.value))

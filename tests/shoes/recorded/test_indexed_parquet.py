@@ -18,7 +18,7 @@ from test_streamed_csv import SHOES, card_csv, hands, outcome_csv, recorded
 
 from backtest.core.errors import ShoeFormatError
 from backtest.run import recorded_plan
-from backtest.shoes.recorded import parquet_lines, read_shoes, stream, stream_read
+from backtest.shoes.recorded import cache, parquet_lines, read_shoes, stream
 
 __all__ = ["hands"]  # (the fixture, shared)
 
@@ -34,7 +34,6 @@ def parquet_of(csv_text: str, tmp_path: Path, name: str) -> tuple[Path, Path]:
 @pytest.fixture
 def small(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(stream, "INDEXED_PARQUET_BYTES", 0)
-    monkeypatch.setattr(stream, "STRIDE", 3)
     monkeypatch.setattr(parquet_lines, "PARQUET_BATCH", 7)  # shoes across batches
     recorded_plan.READS.clear()
 
@@ -48,11 +47,11 @@ def test_shoes_read_again_by_the_index_are_those_read_whole(
     whole = read_shoes(path, decks=1)
     kind = stream.streamable(path)
     assert kind == f"{level}-csv"
-    index = stream.index_shoes(path, 1, False, kind=kind)
-    assert index.parquet and index.whole and len(index) == whole.n_shoes == SHOES
+    index = cache.columnar(path, 1, False, kind)
+    assert len(index) == whole.n_shoes == SHOES
     shoes = np.unique(whole.shoe)
     for some in ([0], [4, 5, 6, 7], [1, 2, 11, 12, 13, 25, 26, SHOES - 1], list(range(SHOES))):
-        again = stream_read.read_indexed(index, np.array(some))
+        again = index.hands(np.array(some))
         wanted = whole.select(np.isin(whole.shoe, shoes[some]))
         got = columns(again)
         expected = columns(wanted)
@@ -65,7 +64,6 @@ def test_a_run_on_an_indexed_parquet_file_gives_the_numbers_of_one_read_whole(
     hands: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     csv_path, path = parquet_of(outcome_csv(hands), tmp_path, "outcomes")
-    monkeypatch.setattr(stream, "STRIDE", 3)
     runs_alike(
         monkeypatch,
         [(path, 1 << 40), (path, 0)],
@@ -91,7 +89,7 @@ def test_an_indexed_parquet_file_names_a_bad_row_as_a_whole_read_does(
             if limit:
                 read_shoes(path, decks=1)
             else:
-                stream.index_shoes(path, 1, False, kind=stream.streamable(path))
+                cache.columnar(path, 1, False, stream.streamable(path))
         errors.append(str(caught.value))
     assert errors[0] == errors[1]
     assert "outcomes.parquet, row 101, field winner" in errors[0]
@@ -102,5 +100,4 @@ def test_deal_prints_an_indexed_parquet_file_as_one_read_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, hands: Any, fmt: str
 ) -> None:
     _, path = parquet_of(card_csv(hands), tmp_path, "cards")
-    monkeypatch.setattr(stream, "STRIDE", 3)
     deals_alike(monkeypatch, capsys, path, fmt, "INDEXED_PARQUET_BYTES", (1 << 40, 0))

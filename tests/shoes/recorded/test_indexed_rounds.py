@@ -12,22 +12,19 @@ as a big file is, and `STRIDE` is made small.
 from __future__ import annotations
 
 import json
-import warnings
 from pathlib import Path
 from typing import Any
 
 import json_index
 import numpy as np
 import pytest
-from cli_helpers import backtest_here
 from hand_columns import columns
-from json_index import WHOLE, lines_read, read_whole, reads_again_alike, shoe_sets
+from json_index import WHOLE, read_whole, reads_again_alike, shoe_sets
 from run_config import recorded_run, runs_alike
 from test_streamed_jsonl import round_lines
 
 from backtest.core.errors import ShoeFormatError
 from backtest.run import engine, recorded_plan
-from backtest.shoes.recorded import stream, stream_read
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
 SHOES = 40
@@ -100,9 +97,8 @@ def test_any_shoes_read_again_are_those_of_the_whole_read(
     index, warned = FILE.indexed(path, monkeypatch, stride)
     assert warned == whole_warned
     assert f"{len(repeats)} rounds recorded twice" in warned[-1]
-    assert index.whole and len(index) == whole.n_shoes == SHOES
-    assert index.skip.tolist() == repeats
-    assert index.hands.tolist() == np.bincount(whole.shoe).tolist()
+    assert len(index) == whole.n_shoes == SHOES
+    assert index.lengths.tolist() == np.bincount(whole.shoe).tolist()
     reads_again_alike(index, whole, shoe_sets(SHOES), quiet=True)
 
 
@@ -114,22 +110,8 @@ def test_rounds_without_cards_are_read_again_alike(
     whole, _ = read_whole(path, monkeypatch)
     index, _ = FILE.indexed(path, monkeypatch, 3)
     assert index.known == whole.known and "cards" not in whole.known
-    again = stream_read.read_indexed(index, np.arange(SHOES))
+    again = index.hands(np.arange(SHOES))
     assert columns(again) == columns(whole)
-
-
-def test_the_index_keeps_every_strideth_shoes_first_round(
-    tmp_path: Path, monkeypatch: Any, hands: Any
-) -> None:
-    lines, _ = with_repeats(hands, "shoe")
-    path = FILE.write(tmp_path, lines)
-    index, _ = FILE.indexed(path, monkeypatch, 3)
-    data = path.read_bytes()
-    for g, first in enumerate(index.line.tolist()):
-        rec = json.loads(lines[first - 1].split("] ", 1)[1])
-        assert rec["shoeId"] == str(3 * g + 1)
-        assert lines[first - 1] not in lines[: first - 1]  # (its first, not a repeat)
-        assert data[int(index.start[g]) :].startswith(lines[first - 1].encode())
 
 
 def config(path: Path, sessions: int | None, **session: Any) -> Any:
@@ -145,7 +127,6 @@ def test_a_run_on_an_indexed_file_gives_the_numbers_of_one_read_whole(
 ) -> None:
     lines, _ = with_repeats(hands, "shoe")
     path = FILE.write(tmp_path, lines)
-    monkeypatch.setattr(stream, "STRIDE", 3)
     runs_alike(monkeypatch, [(path, WHOLE), (path, 0)], lambda p: config(p, sessions, **session))
 
 
@@ -178,49 +159,6 @@ def test_a_bad_record_late_in_the_file_stops_the_index_as_it_stops_a_whole_read(
         engine.run(config(path, None, max_shoes=1), workers=1)
 
 
-def test_the_first_shoes_are_read_without_the_rest(
-    tmp_path: Path, monkeypatch: Any, capsys: Any, hands: Any
-) -> None:
-    monkeypatch.setenv("COLUMNS", "300")  # the roads' header on one line, whatever the path
-    lines, _ = with_repeats(hands, "shoe")
-    path = FILE.write(tmp_path, [*lines, "not json at all"])  # a bad last line
-    monkeypatch.setattr(stream, "STREAMED_BYTES", 0)
-    monkeypatch.setattr(stream, "STRIDE", 3)
-    recorded_plan.READS.clear()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # (no whole-file warnings: the file is not read whole)
-        result = engine.run(config(path, 4, max_shoes=2), ledger=True, workers=1)
-    assert result.n_sessions == 4
-    read, _ = recorded_plan.read_recorded(config(path, 4, max_shoes=2), 8)
-    assert read.index is not None and not read.index.whole and len(read.index) == 8
-    code, out, err = backtest_here(monkeypatch, capsys, "roads", "--shoe", "2", str(path))
-    assert code == 0, err
-    good = FILE.write(tmp_path, lines, "good.jsonl")
-    monkeypatch.setattr(stream, "STREAMED_BYTES", WHOLE)
-    code, whole, err = backtest_here(monkeypatch, capsys, "roads", "--shoe", "2", str(good))
-    assert code == 0, err
-    # (the same roads; read whole, the header counts the file's shoes)
-    assert out.split("\n", 1)[1] == whole.split("\n", 1)[1]
-
-
-def test_a_shoe_read_again_reads_only_from_the_indexed_shoe_before_it(
-    tmp_path: Path, monkeypatch: Any, hands: Any
-) -> None:
-    lines, _ = with_repeats(hands, "shoe")
-    path = FILE.write(tmp_path, lines)
-    index, _ = FILE.indexed(path, monkeypatch, 3)
-    read = lines_read(monkeypatch)
-    starts: dict[int, int] = {}  # (the line of each shoe's first round)
-    for number, line in enumerate(lines, 1):
-        if "shoeId" in line:
-            starts.setdefault(int(json.loads(line.split("] ", 1)[1])["shoeId"]) - 1, number)
-    for k in (0, 4, 31, 32, SHOES - 1):
-        read.clear()
-        stream_read.read_indexed(index, np.array([k]))
-        assert read[0] == starts[k - k % 3]  # (the first round of the indexed shoe)
-        assert read[-1] <= starts.get(k + 1, len(lines))  # (no further than the next shoe)
-
-
 @pytest.mark.parametrize("end", ["\r\n", "\r"])
 def test_line_ends_and_a_byte_order_mark_are_read_again_alike(
     tmp_path: Path, monkeypatch: Any, hands: Any, end: str
@@ -230,5 +168,4 @@ def test_line_ends_and_a_byte_order_mark_are_read_again_alike(
     path.write_bytes(("\ufeff" + end.join(lines) + end).encode("utf-8"))
     whole, _ = read_whole(path, monkeypatch)
     index, _ = FILE.indexed(path, monkeypatch, 3)
-    assert index.skip.tolist() == repeats
     reads_again_alike(index, whole, [[4], [3, 4, 5, 6], list(range(SHOES))])

@@ -11,19 +11,17 @@ as a big file is, and `STRIDE` is made small.
 from __future__ import annotations
 
 import json
-import warnings
 from pathlib import Path
 from typing import Any
 
 import json_index
 import numpy as np
 import pytest
-from json_index import WHOLE, lines_read, read_whole, reads_again_alike, shoe_sets
+from json_index import WHOLE, read_whole, reads_again_alike, shoe_sets
 from run_config import recorded_run, runs_alike
 
 from backtest.core.errors import ShoeFormatError
 from backtest.run import engine, recorded_plan
-from backtest.shoes.recorded import stream, stream_read
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
 SHOES = 40
@@ -106,37 +104,9 @@ def test_any_shoes_read_again_are_those_of_the_whole_read(
         == whole_warned
         == [f"{path}: 8 lines that hold no hands (connection.heartbeat) skipped"]
     )
-    assert index.whole and len(index) == whole.n_shoes == SHOES
-    assert index.hands.tolist() == np.bincount(whole.shoe).tolist()
-    assert index.line.tolist() == starts[::stride]
+    assert len(index) == whole.n_shoes == SHOES
+    assert index.lengths.tolist() == np.bincount(whole.shoe).tolist()
     reads_again_alike(index, whole, shoe_sets(SHOES), quiet=True)
-
-
-def test_the_index_keeps_where_each_strideth_shoes_first_snapshot_is(
-    tmp_path: Path, monkeypatch: Any, hands: Any
-) -> None:
-    lines, starts = snapshot_file(hands)
-    path = FILE.write(tmp_path, lines)
-    index, _ = FILE.indexed(path, monkeypatch, 3)
-    data = path.read_bytes()
-    for g, first in enumerate(index.line.tolist()):
-        assert first == starts[3 * g]
-        assert data[int(index.start[g]) :].startswith(lines[first - 1].encode())
-    assert index.last_line == len(lines) - 1  # (the last snapshot, not the heartbeat after it)
-
-
-def test_a_shoe_read_again_reads_only_from_the_indexed_shoe_before_it(
-    tmp_path: Path, monkeypatch: Any, hands: Any
-) -> None:
-    lines, starts = snapshot_file(hands)
-    path = FILE.write(tmp_path, lines)
-    index, _ = FILE.indexed(path, monkeypatch, 3)
-    read = lines_read(monkeypatch)
-    for k in (0, 4, 31, 32, SHOES - 1):
-        read.clear()
-        stream_read.read_indexed(index, np.array([k]))
-        assert read[0] == starts[k - k % 3]  # (the snapshot that starts the indexed shoe)
-        assert read[-1] <= (starts[k + 1] if k + 1 < SHOES else len(lines))
 
 
 def config(path: Path, sessions: int | None, **session: Any) -> Any:
@@ -152,7 +122,6 @@ def test_a_run_on_an_indexed_file_gives_the_numbers_of_one_read_whole(
 ) -> None:
     lines, _ = snapshot_file(hands)
     path = FILE.write(tmp_path, lines)
-    monkeypatch.setattr(stream, "STRIDE", 3)
     runs_alike(monkeypatch, [(path, WHOLE), (path, 0)], lambda p: config(p, sessions, **session))
 
 
@@ -197,22 +166,6 @@ def test_errors_late_in_the_file_stop_the_index_as_they_stop_a_whole_read(
     assert index == whole and "no shoes: no hand entries in the file" in whole
 
 
-def test_the_first_shoes_are_read_without_the_rest(
-    tmp_path: Path, monkeypatch: Any, capsys: Any, hands: Any
-) -> None:
-    lines, _ = snapshot_file(hands)
-    path = FILE.write(tmp_path, [*lines, "not json at all"])  # a bad last line
-    monkeypatch.setattr(stream, "STREAMED_BYTES", 0)
-    monkeypatch.setattr(stream, "STRIDE", 3)
-    recorded_plan.READS.clear()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # (no whole-file warnings: the file is not read whole)
-        result = engine.run(config(path, 4, max_shoes=2), ledger=True, workers=1)
-    assert result.n_sessions == 4
-    read, _ = recorded_plan.read_recorded(config(path, 4, max_shoes=2), 8)
-    assert read.index is not None and not read.index.whole and len(read.index) == 8
-
-
 @pytest.mark.parametrize("end", ["\r\n", "\r"])
 def test_line_ends_and_a_byte_order_mark_are_read_again_alike(
     tmp_path: Path, monkeypatch: Any, hands: Any, end: str
@@ -222,5 +175,4 @@ def test_line_ends_and_a_byte_order_mark_are_read_again_alike(
     path.write_bytes(("\ufeff" + end.join(lines) + end).encode("utf-8"))
     whole, _ = read_whole(path, monkeypatch)
     index, _ = FILE.indexed(path, monkeypatch, 3)
-    assert index.line.tolist() == starts[::3]
     reads_again_alike(index, whole, [[4], [3, 4, 5, 6], list(range(SHOES))])

@@ -24,10 +24,10 @@ from backtest.present import render
 from backtest.run import engine, recorded_plan
 from backtest.shoes.recorded import (
     IncompleteHandWarning,
+    cache,
     format_card_text,
     read_shoes,
     stream,
-    stream_read,
 )
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
@@ -67,7 +67,6 @@ def test_shoes_read_again_by_the_index_are_those_read_whole(
 ) -> None:
     """Whatever shoes the index keeps the place of (every `stride`th: a read
     starts at the one before and reads on)."""
-    monkeypatch.setattr(stream, "STRIDE", stride)
     path = tmp_path / "shoes.txt"
     path.write_bytes(awkward(text))
     with warnings.catch_warnings(record=True) as read_whole:
@@ -75,16 +74,16 @@ def test_shoes_read_again_by_the_index_are_those_read_whole(
         whole = read_shoes(path, decks=1)
     with warnings.catch_warnings(record=True) as indexing:
         warnings.simplefilter("always")
-        index = stream.index_shoes(path, 1, False)
+        index = cache.columnar(path, 1, False, "card-text")
     # the index's pass warns as the whole read does (of the shoe too short)
     assert [str(w.message) for w in indexing] == [str(w.message) for w in read_whole]
     assert [w.category for w in indexing] == [IncompleteHandWarning]
-    assert index.whole and len(index) == whole.n_shoes == SHOES
-    assert index.hands.sum() == len(whole)
+    assert len(index) == whole.n_shoes == SHOES
+    assert index.lengths.sum() == len(whole)
     for shoes in ([0], [3, 4, 5, 6], [0, 2, 11, 12, 13, 25, 26, 40, 59], list(range(SHOES))):
-        got = stream_read.read_indexed(index, np.array(shoes))
+        got = index.hands(np.array(shoes))
         assert columns(got) == columns(whole.select(np.isin(whole.shoe, shoes)))
-    blocks = list(stream_read.shoe_blocks(index, 100))
+    blocks = list(index.blocks(100))
     assert len(blocks) > 3 and all(b.n_shoes >= 1 for b in blocks)
     assert columns(whole) == {k: sum((columns(b)[k] for b in blocks), []) for k in columns(whole)}
 
@@ -95,19 +94,10 @@ def test_the_burn_rule_is_applied_to_shoes_read_again(text: str, tmp_path: Path)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IncompleteHandWarning)  # (shoes cut short by the burn)
         whole = read_shoes(path, decks=1, burn=True)
-        index = stream.index_shoes(path, 1, True)
-    got = stream_read.read_indexed(index, np.array([1, 2, 30]))
+        index = cache.columnar(path, 1, True, "card-text")
+    got = index.hands(np.array([1, 2, 30]))
     assert columns(got) == columns(whole.select(np.isin(whole.shoe, [1, 2, 30])))
     assert got.burned == tuple(whole.burned[k] for k in (1, 2, 30))
-
-
-def test_the_index_stops_where_it_is_told(text: str, tmp_path: Path) -> None:
-    path = tmp_path / "bad.txt"
-    path.write_text(text + BAD_TAIL, encoding="utf-8")
-    with pytest.raises(ShoeFormatError, match=r"bad.txt, line \d+, column 7 .*'ZZ'"):
-        stream.index_shoes(path, 1, False)
-    index = stream.index_shoes(path, 1, False, stream.first_shoes(5))
-    assert len(index) == 5 and not index.whole
 
 
 def recorded(path: Path, sessions: int | None, **session: Any) -> Any:

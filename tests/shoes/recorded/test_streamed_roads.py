@@ -19,7 +19,7 @@ from run_config import recorded_run, runs_alike
 
 from backtest.core.errors import ShoeFormatError
 from backtest.present import render
-from backtest.shoes.recorded import files, read_shoes, stream, stream_read
+from backtest.shoes.recorded import cache, files, read_shoes, stream
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
 SHOES = 40
@@ -76,29 +76,12 @@ def test_streamed_and_indexed_equal_whole(tmp_path: Path, monkeypatch: Any, hand
     assert called  # (read a line at a time)
     assert columns(streamed) == columns(whole)
     assert stream.streamable(path) == "road"
-    monkeypatch.setattr(stream, "STRIDE", 3)  # (reads start at a kept shoe before)
-    index = stream.index_shoes(path, 8, False, kind="road")
-    assert len(index) == SHOES and index.whole and index.known == frozenset()
+    index = cache.columnar(path, 8, False, "road")
+    assert len(index) == SHOES and index.known == frozenset()
     some = np.array([0, 1, 2, 7, 8, 20, 21, 22, SHOES - 1])
-    again = stream_read.read_indexed(index, some)
+    again = index.hands(some)
     wanted = whole.select(np.flatnonzero(np.isin(whole.shoe, some)))
     assert columns(again) == columns(wanted)
-
-
-def test_the_first_shoes_are_read_without_the_rest(
-    tmp_path: Path, monkeypatch: Any, hands: Any
-) -> None:
-    lines = roads(hands)
-    lines.insert(3, "BPBX")  # the fourth line: not a road
-    path = tmp_path / "roads.txt"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    three = read(path, monkeypatch, STREAMED, shoes=3)
-    assert three.n_shoes == 3 and three.winner.tolist() == hands.winner[: len(three)].tolist()
-    index = stream.index_shoes(path, 8, False, stream.first_shoes(3), kind="road")
-    assert len(index) == 3 and not index.whole
-    for limit in (WHOLE, STREAMED):
-        with pytest.raises(ShoeFormatError, match=r"line 4, column 4: unknown result 'X'"):
-            read(path, monkeypatch, limit)
 
 
 def test_a_shoe_too_long_is_named_by_its_line(tmp_path: Path, monkeypatch: Any) -> None:
