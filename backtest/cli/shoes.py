@@ -158,7 +158,9 @@ def roads_command(
     shoe_file: Annotated[
         Path, typer.Argument(help="A recorded or generated shoe file; - for standard input.")
     ],
-    shoe: Annotated[int, typer.Option(help="Which shoe of the file, counting from 1.")] = 1,
+    shoe: Annotated[
+        int, typer.Option(help="Which shoe of the file by its place, counting from 1 (not its id).")
+    ] = 1,
     color: Annotated[
         Optional[bool],
         typer.Option(

@@ -91,6 +91,9 @@ class Hands:
     source: str = "generated"
     #: card codes removed before each shoe's first hand (burn), per shoe; optional
     burned: tuple[tuple[int, ...], ...] = field(default=())
+    #: the source's own id of each shoe, by shoe number (as a CSV's shoe
+    #: column has it); empty where the source has none
+    labels: tuple[str, ...] = field(default=())
 
     def __len__(self) -> int:
         return int(self.winner.shape[0])
@@ -98,6 +101,11 @@ class Hands:
     @property
     def n_shoes(self) -> int:
         return int(np.unique(self.shoe).size)
+
+    def shoe_name(self, shoe: int) -> str:
+        """How to name shoe number `shoe` (from 0) to a reader: the source's
+        own id where it has one, else its place (from 1)."""
+        return self.labels[shoe] if shoe < len(self.labels) else str(shoe + 1)
 
     # -- building
 
@@ -140,6 +148,7 @@ class Hands:
         if not parts:
             return cls.empty()
         known = frozenset.intersection(*(p.known for p in parts))
+        labelled = all(p.labels for p in parts)
         offset = 0
         shoes = []
         for p in parts:
@@ -152,6 +161,7 @@ class Hands:
             source=parts[0].source,
             shoe=np.concatenate(shoes),
             burned=tuple(b for p in parts for b in p.burned),
+            labels=tuple(x for p in parts for x in p.labels) if labelled else (),
             **cols,
         )
 
@@ -200,6 +210,7 @@ class Hands:
             known=self.known,
             source=self.source,
             burned=self.burned,
+            labels=self.labels,
             **cols,
         )
 

@@ -286,7 +286,8 @@ def _detail(
         dev = (dealt - expected) / np.sqrt(np.maximum(expected, 1e-9))
         shoe, rank = np.unravel_index(int(np.argmax(np.abs(dev))), dev.shape)
         return (
-            f"most off: {RANK_SYMBOLS[rank]}s in shoe {shoe + 1}, {int(dealt[shoe, rank])} "
+            f"most off: {RANK_SYMBOLS[rank]}s in shoe "
+            f"{hands.shoe_name(int(np.unique(hands.shoe)[shoe]))}, {int(dealt[shoe, rank])} "
             f"dealt against {expected[shoe, 0]:.1f} for an equal share"
         )
     return ""

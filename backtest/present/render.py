@@ -153,7 +153,8 @@ def _table_pieces(
                 out.append("")
             first = False
             n = b - a
-            out.append(f"shoe {shoes[a]}: {n} hand{'s' if n != 1 else ''}")
+            name = block.shoe_name(int(block.shoe[a]))
+            out.append(f"shoe {name}: {n} hand{'s' if n != 1 else ''}")
             for i, (_, titles) in enumerate(layouts):
                 if i:
                     out.append("")

@@ -222,7 +222,8 @@ def render_shoe(
             else "no shoes"
         )
         raise UsageError(f"--shoe {shoe}: {source or 'the file'} has {have}")
-    title = f"{source + ', ' if source else ''}shoe {shoe}" + (
-        f" of {len(numbers)}" if all_shoes or len(numbers) > shoe else ""
-    )
+    place = f"{shoe} of {len(numbers)}" if all_shoes or len(numbers) > shoe else f"{shoe}"
+    if hands.labels:  # the file's own id, then its place
+        place = f"{hands.shoe_name(numbers[shoe - 1])} ({place})"
+    title = f"{source + ', ' if source else ''}shoe {place}"
     return render(hands.shoe_slice(numbers[shoe - 1]), title=title, colour=colour, width=width)

@@ -78,6 +78,7 @@ class Columnar:
     firsts: np.ndarray  # int64, a part each
     known: frozenset[str]
     burned: tuple[tuple[int, ...], ...]
+    labels: tuple[str, ...] = ()  # the file's own shoe ids (`Hands.labels`)
 
     def __len__(self) -> int:
         return int(self.lengths.shape[0])
@@ -110,6 +111,7 @@ class Columnar:
             known=self.known,
             source=self.source,
             burned=tuple(self.burned[k] for k in ks.tolist()) if self.burned else (),
+            labels=self.labels,
             **columns,
         )
 
@@ -154,6 +156,7 @@ def columnar(
         np.asarray(meta["firsts"], np.int64),
         frozenset(meta["known"]),
         tuple(tuple(b) for b in meta["burned"]),
+        tuple(meta.get("labels", ())),
     )
 
 
@@ -172,17 +175,19 @@ def first_hands(
     check_options(source, "json" if kind in JSON_KINDS else kind, columns, burn)
     block = _Block(kind, frozenset() if kind == "road" else ALL_KNOWN, source)
     burned: list[tuple[int, ...]] = []
+    ids: list[str] = []
     shoes = _read_shoes(path, source, decks, burn, kind, columns)
     whole = True
     for k, (n, read) in enumerate(shoes):
         block.add(k, n, read)
         if kind in ("card-text", "card-csv"):
             burned.append(read.burned)
+            ids.append(read.read.id)
         if until(n):
             whole = False
             shoes.close()
             break
-    hands = block.hands()
+    hands = replace(block.hands(), labels=tuple(ids) if ids and all(ids) else ())
     return replace(hands, burned=tuple(burned)) if burn else hands, whole
 
 
@@ -203,11 +208,13 @@ def _convert(
         lengths: list[int] = []
         firsts: list[int] = []
         burned: list[tuple[int, ...]] = []
+        ids: list[str] = []
         known: frozenset[str] = frozenset() if kind == "road" else ALL_KNOWN
         block = _Block(kind, known, source)
         for n, read in _read_shoes(path, source, decks, burn, kind, columns):
             if kind in ("card-text", "card-csv"):
                 burned.append(read.burned)
+                ids.append(read.read.id)
             if not block.n:
                 firsts.append(len(lengths))
             block.add(len(lengths), n, read)
@@ -222,6 +229,7 @@ def _convert(
             "firsts": firsts,
             "known": sorted(known),
             "burned": burned if burn else [],
+            "labels": ids if ids and all(ids) else [],
         }
         (work / "shoes.json").write_text(json.dumps(meta), encoding="utf-8")
         try:

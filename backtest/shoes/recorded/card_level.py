@@ -45,6 +45,7 @@ class _CardShoe:
     cards: np.ndarray
     locate: Callable[[int], str]
     lines: tuple[int, int]
+    id: str = ""  # the file's own id of the shoe (a CSV's shoe column)
 
 
 def card_text_shoes(text: str | Iterable[tuple[int, str]], source: str) -> Iterator[_CardShoe]:
@@ -101,6 +102,7 @@ def card_csv_shoes(
             np.array(codes, dtype=np.uint8),
             locate,
             (numbers[0], numbers[-1]),
+            label,
         )
 
 
@@ -194,6 +196,7 @@ def deal_card_shoes(
     is four cards or more, each a character and a space or more)."""
     hands = Growing(capacity)
     burned: list[tuple[int, ...]] = []
+    ids: list[str] = []
     for shoe in dealt_shoes(shoes, source, decks, burn, limit):
         columns = shoe.columns
         n = columns["winner"].shape[0]
@@ -201,12 +204,14 @@ def deal_card_shoes(
         columns["hand"] = np.arange(1, n + 1, dtype=np.int32)
         hands.add(columns)
         burned.append(shoe.burned)
+        ids.append(shoe.read.id)
     # (Hands keeps the filled part of each array as it is: no copy)
     return Hands.from_columns(
         hands.n,
         known=ALL_KNOWN,
         source=source,
         burned=tuple(burned) if burn else (),
+        labels=tuple(ids) if all(ids) else (),
         **hands.filled(),
     )
 

@@ -54,12 +54,16 @@ def outcome_csv_hands(
     lines = numbered_lines(text) if isinstance(text, str) else text
     out = Growing(0)
     known: frozenset[str] = frozenset()
-    for shoe, (part, _) in enumerate(outcome_csv_shoes(lines, source, decks, mapping)):
+    labels: list[str] = []
+    for shoe, (part, _, label) in enumerate(outcome_csv_shoes(lines, source, decks, mapping)):
         known = part.known
         out.add({name: getattr(part, name) for name in out.columns})
+        labels.append(label)
         if limit is not None and shoe + 1 >= limit:
             break
-    return Hands.from_columns(out.n, known=known, source=source, **out.filled())
+    return Hands.from_columns(
+        out.n, known=known, source=source, labels=tuple(labels), **out.filled()
+    )
 
 
 def outcome_csv_shoes(
@@ -68,10 +72,10 @@ def outcome_csv_shoes(
     decks: int,
     mapping: Mapping[str, str] | None = None,
     first: int = 0,
-) -> Iterator[tuple[Hands, tuple[int, int]]]:
+) -> Iterator[tuple[Hands, tuple[int, int], str]]:
     """The hands of each shoe of an outcome-level CSV's numbered lines in
     turn, checked, numbered from `first`, with the lines of its first and
-    last rows; each is given once the next shoe's first row is read.
+    last rows and its label (the shoe column's value); each is given once the next shoe's first row is read.
     """
 
     def rows(lines: Iterable[tuple[int, str]]) -> Iterator[Row]:
@@ -84,7 +88,7 @@ def outcome_csv_shoes(
         if known is None:
             known = _known(group[0][1])
         records = _shoe_records(shoe, label, group, source, decks)
-        yield outcome_hands(records, known, source), (group[0][0], group[-1][0])
+        yield outcome_hands(records, known, source), (group[0][0], group[-1][0]), label
 
 
 def _known(row: Mapping[str, str]) -> frozenset[str]:

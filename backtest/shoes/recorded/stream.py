@@ -169,5 +169,5 @@ def shoes_of(
         for part, _ in snapshot_line_shoes(lines, source, 0):
             yield len(part), part
     else:
-        for part, _ in outcome_csv_shoes(lines, source, decks, columns):
+        for part, _, _ in outcome_csv_shoes(lines, source, decks, columns):
             yield len(part), part

@@ -88,3 +88,16 @@ def test_files_unused_for_a_month_and_cut_short_conversions_are_removed(
     assert convert(path).folder == kept  # (used: kept another 30 days)
     assert cache._pruned(base) == base
     assert sorted(p.name for p in base.iterdir()) == sorted([kept.name, "recent"])
+
+
+def test_a_csv_keeps_its_shoe_ids_in_the_cache(tmp_path: Path) -> None:
+    path = tmp_path / "ids.csv"
+    cards = [("A1", c) for c in ("KS", "9H", "9C", "8D")] + [
+        ("A2", c) for c in ("7H", "7D", "QS", "JS")
+    ]
+    path.write_text("shoe,card\n" + "".join(f"{s},{c}\n" for s, c in cards), encoding="utf-8")
+    shoes = cache.columnar(path, 8, False, "card-csv")
+    assert shoes.hands(np.arange(2)).labels == ("A1", "A2")
+    assert [b.shoe_name(int(b.shoe[0])) for b in shoes.blocks(1)] == ["A1", "A2"]
+    hands, _ = cache.first_hands(path, 8, False, "card-csv", None, lambda n: False)
+    assert hands.labels == read_shoes(path).labels == ("A1", "A2")
