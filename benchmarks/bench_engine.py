@@ -183,8 +183,21 @@ def chunk_args(
         np.arange(sessions, dtype=np.int64),
     )
     stops = inputs.Stops(10**15 * table.den, -1, -1, -1, 0)
+    no_cents = np.zeros((0, table_rules.N_BETS), np.int64)
     outputs = inputs.Outputs(
-        stats, wag, ex, np.zeros_like(ex), False, z, np.zeros((0, 7), np.int64), z, z
+        stats,
+        wag,
+        ex,
+        np.zeros_like(ex),
+        False,
+        z,
+        no_cents,
+        z,
+        z,
+        np.zeros_like(ex),
+        np.zeros_like(ex),
+        no_cents,
+        inputs.BASE_NONE,
     )
     return hands, (dealt, table, stops, shared, outputs)
 
