@@ -246,7 +246,7 @@ def prints_to_stderr(machine_output: bool) -> Iterator[None]:
 
 #: seconds the first run on a machine spends compiling the table, in its own
 #: process (the compile is one thread's work)
-COMPILE_SECONDS = 30
+COMPILE_SECONDS = 60
 
 
 def say_if_compiling() -> None:
