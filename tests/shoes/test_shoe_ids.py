@@ -68,3 +68,57 @@ def test_analyze_names_the_shoe_most_off_by_its_id(
     code, out, err = backtest_here(monkeypatch, capsys, "analyze", str(card_csv))
     assert code == 0, err
     assert "most off: 7s in shoe A2" in " ".join(out.split())
+
+
+def shoe_lines(out: str) -> list[str]:
+    return [line for line in out.splitlines() if line.startswith("shoe ")]
+
+
+@pytest.mark.parametrize("streamed", [10**9, 0], ids=["whole", "cache"])
+def test_deal_names_json_lines_shoes_by_their_ids(
+    streamed: int,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from backtest.shoes.recorded import stream
+
+    monkeypatch.setattr(stream, "STREAMED_BYTES", streamed)  # (0: read through the cache)
+    monkeypatch.setenv("BACKTEST_SHOE_CACHE", str(tmp_path / "cache"))
+    path = tmp_path / "rounds.jsonl"
+    rounds = [("T7", "banker"), ("T7", "player"), ("T9", "tie")]
+    path.write_text(
+        "".join(f'{{"shoeId": "{s}", "winner": "{w}"}}\n' for s, w in rounds), encoding="utf-8"
+    )
+    code, out, err = backtest_here(monkeypatch, capsys, "deal", str(path))
+    assert code == 0, err
+    assert shoe_lines(out) == ["shoe T7: 2 hands", "shoe T9: 1 hand"]
+    B, P, T = (
+        f'{{"winner": "{w}", "playerScore": {p}, "bankerScore": {b}}}'
+        for w, p, b in (("Banker", 5, 7), ("Player", 8, 2), ("Tie", 6, 6))
+    )
+    snapshots = tmp_path / "snapshots.jsonl"
+    snapshots.write_text(
+        "".join(
+            f'{{"args": {{"shoeId": {s}, "history_v2": [{entries}]}}}}\n'
+            for s, entries in [(31, f"{B}"), (31, f"{B}, {P}"), (32, f"{T}")]
+        ),
+        encoding="utf-8",
+    )
+    code, out, err = backtest_here(monkeypatch, capsys, "deal", str(snapshots))
+    assert code == 0, err
+    assert shoe_lines(out) == ["shoe 31: 2 hands", "shoe 32: 1 hand"]
+
+
+def test_deal_names_a_big_outcome_csvs_shoes_by_their_ids(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from backtest.shoes.recorded import stream
+
+    monkeypatch.setattr(stream, "STREAMED_BYTES", 0)  # (read through the cache)
+    monkeypatch.setenv("BACKTEST_SHOE_CACHE", str(tmp_path / "cache"))
+    path = tmp_path / "outcomes.csv"
+    path.write_text("shoe,hand,winner\nB7,1,banker\nB7,2,player\nB9,1,tie\n", encoding="utf-8")
+    code, out, err = backtest_here(monkeypatch, capsys, "deal", str(path))
+    assert code == 0, err
+    assert shoe_lines(out) == ["shoe B7: 2 hands", "shoe B9: 1 hand"]

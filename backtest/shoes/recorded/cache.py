@@ -182,7 +182,7 @@ def first_hands(
         block.add(k, n, read)
         if kind in ("card-text", "card-csv"):
             burned.append(read.burned)
-            ids.append(read.read.id)
+        ids.append(_label(kind, read))
         if until(n):
             whole = False
             shoes.close()
@@ -214,7 +214,7 @@ def _convert(
         for n, read in _read_shoes(path, source, decks, burn, kind, columns):
             if kind in ("card-text", "card-csv"):
                 burned.append(read.burned)
-                ids.append(read.read.id)
+            ids.append(_label(kind, read))
             if not block.n:
                 firsts.append(len(lengths))
             block.add(len(lengths), n, read)
@@ -275,6 +275,13 @@ def _read_shoes(
         raise (in_rows(exc, source) if parquet else exc) from None
     if too_long is not None:  # (as a whole read refuses it, once it has read the shoes)
         raise too_many_hands(source, f"shoe {too_long[0]}", too_long[1], decks)
+
+
+def _label(kind: str, read: Any) -> str:
+    """The file's own id of a shoe read (`_read_shoes`); "" where it has none."""
+    if kind in ("card-text", "card-csv"):
+        return str(read.read.id)
+    return "" if kind == "road" or not read.labels else str(read.labels[0])
 
 
 class _Block:

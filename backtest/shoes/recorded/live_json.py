@@ -8,6 +8,7 @@ import json
 import re
 import warnings
 from collections.abc import Callable, Generator, Iterator
+from dataclasses import replace
 from typing import Any
 
 from backtest.core.errors import ShoeFormatError
@@ -228,11 +229,13 @@ def snapshot_line_shoes(
         close(lines)
         raise ShoeFormatError(f"{source}: not JSON Lines of shoe-state snapshots")
     span = ["", ""]
+    labels: list[str] = []
     count = first_shoe
     try:
         snapshots = _snapshot_lines(lines, source, first, others, kinds)
-        for records in snapshot_shoes(snapshots, source, span):
+        for records in snapshot_shoes(snapshots, source, span, labels):
             part = outcome_hands([rec | {"shoe": count} for rec in records], KNOWN, source)
+            part = replace(part, labels=(labels[-1],) if labels[-1] else ())
             yield part, (line_number(span[0]), line_number(span[1]))
             count += 1
     finally:
@@ -264,6 +267,7 @@ def round_line_shoes(
         items = itertools.chain([first], rest)
         for records in reader.shoes(items, first_shoe):
             part = outcome_hands(records, reader.known, source)
+            part = replace(part, labels=(reader.label,) if reader.label else ())
             yield part, (line_number(reader.span[0]), line_number(reader.span[1]))
     finally:
         rest.close()

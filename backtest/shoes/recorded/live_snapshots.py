@@ -13,7 +13,7 @@ from backtest.core.errors import ShoeFormatError
 from backtest.core.hands import Hands
 from backtest.shoes.recorded.card_level import Growing
 from backtest.shoes.recorded.outcomes import check_hand, outcome_hands, parse_winner
-from backtest.shoes.recorded.rounds import json_type
+from backtest.shoes.recorded.rounds import json_type, shoe_label
 
 JSON_SHAPES = (
     "a shoe-state message (an object with args.history_v2), a list of hand "
@@ -74,7 +74,8 @@ def merged_snapshots(
     `before_finish` is called when every snapshot has been read."""
     out = Growing(0)
     count = 0
-    for records in snapshot_shoes(snapshots, source):
+    labels: list[str] = []
+    for records in snapshot_shoes(snapshots, source, labels=labels):
         part = outcome_hands([rec | {"shoe": count} for rec in records], KNOWN, source)
         out.add({name: getattr(part, name) for name in out.columns})
         count += 1
@@ -85,13 +86,20 @@ def merged_snapshots(
             before_finish()
     if not out.n:
         raise ShoeFormatError(f"{source}: no shoes: no hand entries in the file")
-    return Hands.from_columns(out.n, known=KNOWN, source=source, **out.filled())
+    return Hands.from_columns(
+        out.n,
+        known=KNOWN,
+        source=source,
+        labels=tuple(labels) if all(labels) else (),
+        **out.filled(),
+    )
 
 
 def snapshot_shoes(
     snapshots: Iterable[tuple[str, Any]],
     source: str,
     span: list[str] | None = None,
+    labels: list[str] | None = None,
 ) -> Iterator[list[dict[str, Any]]]:
     """The records of each shoe the snapshots hold, given once a snapshot of
     the next shoe (or the end) is read. Each message holds the whole shoe so
@@ -104,10 +112,12 @@ def snapshot_shoes(
     it, nothing of the shoes before is kept, so a read that starts at it
     (the first snapshot read always starts a shoe) gives the same shoes from
     there. `span`, if given, holds the places of the snapshot that started
-    the shoe last given and of its last."""
+    the shoe last given and of its last; `labels`, if given, has the shoe id
+    of the snapshot that started each shoe given ("" where it has none)
+    added before the shoe is given."""
     current: list[Any] | None = None
     last_place, last_id = "", None
-    started = ""
+    started, started_id = "", ""
     for place, message in snapshots:
         entries = history_entries(message, "", f"{source}, {place}")
         recs = [
@@ -123,8 +133,10 @@ def snapshot_shoes(
             if current:
                 if span is not None:
                     span[:] = [started, last_place]
+                if labels is not None:
+                    labels.append(started_id)
                 yield current
-            started = place
+            started, started_id = place, shoe_label(shoe_id)
         else:
             for i, (a, b) in enumerate(zip(current, recs)):
                 if a != b:
@@ -139,6 +151,8 @@ def snapshot_shoes(
     if current:
         if span is not None:
             span[:] = [started, last_place]
+        if labels is not None:
+            labels.append(started_id)
         yield current
 
 

@@ -102,16 +102,31 @@ def rounds_hands(
     first = next(items)
     reader = RoundShoes(first, source, decks)
     out = Growing(0)
+    labels: list[str] = []
     for shoe, records in enumerate(reader.shoes(_chained(first, items))):
         part = outcome_hands(records, reader.known, source)
         out.add({name: getattr(part, name) for name in out.columns})
+        labels.append(reader.label)
         if limit is not None and shoe + 1 >= limit:
             break
     else:
         if before_finish is not None:
             before_finish()
         reader.finish()
-    return Hands.from_columns(out.n, known=reader.known, source=source, **out.filled())
+    return Hands.from_columns(
+        out.n,
+        known=reader.known,
+        source=source,
+        labels=tuple(labels) if all(labels) else (),
+        **out.filled(),
+    )
+
+
+def shoe_label(value: Any) -> str:
+    """A JSON shoe id as `Hands.labels` has it ("A1", 7 as "7"); "" for none."""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def line_number(place: str) -> int:
@@ -165,6 +180,7 @@ class RoundShoes:
         self.skipped = 0
         self.count = 0
         self.span = ("", "")
+        self.label = ""
 
     def shoes(
         self, items: Iterable[tuple[str, Any]], first: int = 0
@@ -174,7 +190,8 @@ class RoundShoes:
         recorded twice (the same game id and result) is read once, and with
         another result is an error. Each game id is kept with a digest of its
         record and its place (about 200 bytes a round). `span` holds the
-        places of the first and last record of the shoe last given."""
+        places of the first and last record of the shoe last given, `label`
+        its shoe id ("" where the records have none)."""
         source, decks, names, fields = self.source, self.decks, self.names, self.fields
         records: list[dict[str, Any]] = []
         shoe, hand = first, 0
@@ -182,6 +199,7 @@ class RoundShoes:
         last_hand: int | None = None
         seen_games: dict[str, tuple[int, str]] = {}
         span = ["", ""]
+        label = ""
         shoe_cards: list[int] = []
         places: list[str] = []
 
@@ -233,13 +251,14 @@ class RoundShoes:
                 last_hand = number
             if new_shoe and self.count:
                 close_shoe()
-                self.span = (span[0], span[1])
+                self.span, self.label = (span[0], span[1]), label
                 yield records
                 records = []
                 shoe += 1
                 hand = 0
             if not records:
                 span[0] = place
+                label = shoe_label(rec[shoe_key]) if shoe_key else ""
             span[1] = place
             hand += 1
             out: dict[str, Any] = {"shoe": shoe, "hand": hand}
@@ -291,7 +310,7 @@ class RoundShoes:
             self.count += 1
         close_shoe()
         if records:
-            self.span = (span[0], span[1])
+            self.span, self.label = (span[0], span[1]), label
             yield records
 
     def finish(self) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Generator, Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -169,5 +170,5 @@ def shoes_of(
         for part, _ in snapshot_line_shoes(lines, source, 0):
             yield len(part), part
     else:
-        for part, _, _ in outcome_csv_shoes(lines, source, decks, columns):
-            yield len(part), part
+        for part, _, label in outcome_csv_shoes(lines, source, decks, columns):
+            yield len(part), replace(part, labels=(label,))
