@@ -66,3 +66,14 @@ def backtest_here(
         code = int(done.code or 0)
     got = capsys.readouterr()
     return code, got.out, got.err
+
+
+def one_line_error(code: int, err: str, expected_code: int) -> str:
+    """The one `error: ...` line a refused command prints, its exit code
+    `expected_code` and no traceback."""
+    assert code == expected_code, err
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("error: ")
+    return lines[0]

@@ -12,20 +12,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cli_helpers import backtest_here
+from cli_helpers import backtest_here, one_line_error
 
 from backtest.core.errors import UsageError
 from backtest.run import cluster
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def one_line(code: int, err: str, expected: int) -> str:
-    assert code == expected, err
-    assert "Traceback" not in err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    return lines[0]
 
 
 @pytest.mark.parametrize(
@@ -102,7 +94,7 @@ def test_a_server_that_says_nothing_is_given_up_on_within_the_handshake_time(
     code, out, err = backtest_here(
         monkeypatch, capsys, "run", "verdict", "--executor", "dask", "--address", address
     )
-    assert one_line(code, err, 2) == (
+    assert one_line_error(code, err, 2) == (
         f"error: --address {address}: the server there says nothing in 0.5 s, as a Dask "
         "scheduler does at once; is it another kind of server?"
     )
@@ -128,7 +120,7 @@ def test_a_server_that_speaks_first_is_not_taken_for_a_scheduler(
         "--address",
         address,
     )
-    assert one_line(code, err, 2) == (
+    assert one_line_error(code, err, 2) == (
         f"error: --address {address}: the server there does not answer as a Dask "
         "scheduler does; is it another kind of server?"
     )
@@ -176,7 +168,7 @@ def test_a_scheduler_without_workers_says_so_and_writes_nothing(
         "--address",
         lone_scheduler,
     )
-    assert one_line(code, err, 1) == (
+    assert one_line_error(code, err, 1) == (
         f"error: --address {lone_scheduler}: the Dask scheduler there has 0 workers after "
         f"0.5 s; start one (`dask worker {lone_scheduler}`) and run again"
     )

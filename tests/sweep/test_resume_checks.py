@@ -10,7 +10,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from cli_helpers import backtest_here
+from cli_helpers import backtest_here, one_line_error
 
 from backtest.sweep import digests, load_sweep, run_sweep
 from backtest.sweep.out_dir import MADE_WITH
@@ -30,14 +30,6 @@ seats:
 """
 
 SWEEP = "base: run.yaml\nname: small\nseed: 2\ngrid:\n  session.bankroll: [300, 3000]\n"
-
-
-def one_line(code: int, err: str, expected: int) -> str:
-    assert code == expected, err
-    assert "Traceback" not in err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    return lines[0]
 
 
 @pytest.fixture
@@ -89,7 +81,7 @@ def test_cells_without_their_sweep_json_are_not_resumed(
     run_sweep(load_sweep(sweep_path, sessions=6), out, workers=1)
     (out / "sweep.json").unlink()
     code, stdout, err = resume(monkeypatch, capsys, sweep_path, out, 3)
-    assert one_line(code, err, 2) == (
+    assert one_line_error(code, err, 2) == (
         f"error: --out {out} holds cells but no sweep.json, so which sweep they belong "
         "to is unknown; use another directory, or delete it to start again"
     )
@@ -110,7 +102,7 @@ def test_a_cell_made_with_other_sessions_is_refused(
     name = f"{sweep.cells[1].id}.parquet"
     shutil.copy(tmp_path / "six" / "cells" / name, out / "cells" / name)
     code, _, err = resume(monkeypatch, capsys, sweep_path, out, 3)
-    assert one_line(code, err, 2) == (
+    assert one_line_error(code, err, 2) == (
         f"error: --out {out}: cells/{name} was made with sessions 6, and cell 2 "
         "(session.bankroll=3000) has 3 now; use another --out, or delete the cell's "
         "file to run it again"
@@ -129,7 +121,7 @@ def test_a_cell_made_by_other_code_or_recording_nothing_is_refused(
     monkeypatch.setattr(digests, "code_digest", lambda: "0" * 64)
     code, _, err = resume(monkeypatch, capsys, sweep_path, out, 3)
     name = f"{sweep.cells[0].id}.parquet"
-    assert one_line(code, err, 2) == (
+    assert one_line_error(code, err, 2) == (
         f"error: --out {out}: cells/{name} was made with another version of the code "
         "than cell 1 (session.bankroll=300) has now; use another --out, or delete the "
         "cell's file to run it again"
@@ -138,7 +130,7 @@ def test_a_cell_made_by_other_code_or_recording_nothing_is_refused(
     f = out / "cells" / name
     pl.read_parquet(f).write_parquet(f)  # the same numbers, no record of what made them
     code, _, err = resume(monkeypatch, capsys, sweep_path, out, 3)
-    assert one_line(code, err, 2).startswith(
+    assert one_line_error(code, err, 2).startswith(
         f"error: --out {out}: cells/{name} does not record what it was made with"
     )
 
@@ -157,7 +149,7 @@ def test_a_run_does_not_write_into_a_sweeps_folder(
     code, _, err = backtest_here(
         monkeypatch, capsys, "run", str(tmp_path / "run.yaml"), "--out", target
     )
-    line = one_line(code, err, 2)
+    line = one_line_error(code, err, 2)
     assert "sweep" in line and "give another directory for" in line
     assert sorted(p.name for p in (out / "cells").iterdir()) == sorted(
         f"{c.id}.parquet" for c in load_sweep(sweep_path, sessions=3).cells

@@ -32,7 +32,7 @@ from typing import Any
 
 import polars as pl
 import pytest
-from cli_helpers import Run, backtest_here, backtest_process
+from cli_helpers import Run, backtest_here, backtest_process, one_line_error
 from polars.testing import assert_frame_equal
 
 from backtest import sweep as sweeps
@@ -112,15 +112,6 @@ def temp_files(out: Path) -> list[str]:
 
 
 cli = backtest_here
-
-
-def one_line_error(code: int, err: str, expected_code: int) -> str:
-    assert code == expected_code, err
-    assert "Traceback" not in err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("error: ")
-    return lines[0]
 
 
 def backtest(*args: str, timeout: float = 300) -> Run:
