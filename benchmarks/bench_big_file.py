@@ -226,9 +226,9 @@ def shoe_count(shoes: Path) -> int:
 #: Parquet in the cache, that a whole-file run or `deal` makes before its
 #: first shoe is read of the cache (the cases after it find the file there)
 CONVERSION = (
-    "import sys, warnings; from backtest.shoes.recorded import cache, stream; "
+    "import sys, warnings; from backtest.shoes.recorded import cache; "
     "warnings.simplefilter('ignore'); "
-    "cache.columnar(sys.argv[1], 8, False, stream.streamable(sys.argv[1]))"
+    "cache.columnar(sys.argv[1], 8, False, cache.big_kind(sys.argv[1]))"
 )
 
 

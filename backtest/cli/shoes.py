@@ -43,12 +43,11 @@ def deal(
     """Print every hand of a recorded shoe."""
     from backtest.present import render
     from backtest.shoes import recorded
-    from backtest.shoes.recorded.cache import columnar
-    from backtest.shoes.recorded.stream import streamable
+    from backtest.shoes.recorded.cache import big_kind, columnar
 
     mapping = columns_option(columns)
     decks = recorded.decks_option(shoe_file, decks)
-    kind = streamable(shoe_file, None, mapping)
+    kind = big_kind(shoe_file, None, mapping)
     if kind is not None:  # a big file: read as Parquet in the cache, printed in blocks
         shoes = columnar(shoe_file, decks, burn, kind, mapping)
         pieces = render.block_pieces(

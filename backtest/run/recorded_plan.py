@@ -277,20 +277,19 @@ def _read_recorded(
 ) -> Read:
     """At least the shoes of the file `need` asks for, read once: a later call
     for no more shoes than were read reads nothing. All of a big file
-    (`stream.streamable`) is read as Parquet in the cache (`recorded.cache`),
+    (`cache.big_kind`) is read as Parquet in the cache (`recorded.cache`),
     its hands read as they are needed; its first shoes, and any of another
     file, are read with their hands, no further than they need (see
     `read_shoes`)."""
     from backtest.shoes import recorded
-    from backtest.shoes.recorded.cache import columnar, first_hands
-    from backtest.shoes.recorded.stream import streamable
+    from backtest.shoes.recorded.cache import big_kind, columnar, first_hands
 
     key = (path, decks, burn, mtime, columns)
     held = READS.get(key)
     if held is not None and (held.whole or _enough(held.lengths, need)):
         return held
     mapping = dict(columns) or None
-    kind = streamable(path, None, mapping)
+    kind = big_kind(path, None, mapping)
     if kind is not None and _many(need, decks):
         cached = columnar(path, decks, burn, kind, mapping)
         held = Read(cached.lengths, True, columnar=cached)

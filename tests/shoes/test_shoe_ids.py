@@ -81,9 +81,9 @@ def test_deal_names_json_lines_shoes_by_their_ids(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from backtest.shoes.recorded import stream
+    from backtest.shoes.recorded import cache
 
-    monkeypatch.setattr(stream, "STREAMED_BYTES", streamed)  # (0: read through the cache)
+    monkeypatch.setattr(cache, "BIG_BYTES", streamed)  # (0: read through the cache)
     monkeypatch.setenv("BACKTEST_SHOE_CACHE", str(tmp_path / "cache"))
     path = tmp_path / "rounds.jsonl"
     rounds = [("T7", "banker"), ("T7", "player"), ("T9", "tie")]
@@ -113,9 +113,9 @@ def test_deal_names_json_lines_shoes_by_their_ids(
 def test_deal_names_a_big_outcome_csvs_shoes_by_their_ids(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from backtest.shoes.recorded import stream
+    from backtest.shoes.recorded import cache
 
-    monkeypatch.setattr(stream, "STREAMED_BYTES", 0)  # (read through the cache)
+    monkeypatch.setattr(cache, "BIG_BYTES", 0)  # (read through the cache)
     monkeypatch.setenv("BACKTEST_SHOE_CACHE", str(tmp_path / "cache"))
     path = tmp_path / "outcomes.csv"
     path.write_text("shoe,hand,winner\nB7,1,banker\nB7,2,player\nB9,1,tie\n", encoding="utf-8")

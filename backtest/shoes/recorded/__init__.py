@@ -24,29 +24,21 @@ warning (IncompleteHandWarning): the hands before it are dealt.
 >>> hands.to_frame()["winner"].to_list(), format_card_text(hands)
 (['player', 'banker'], '5 K 9 2 3 8 2 9 3 K\\n')
 
-The package, by job: `files` (the reader for a file's format, Parquet read as
-its CSV: `parquet_lines`), `sniff` (which format a file is), `options` (its
-decks, given or declared; a column mapping), `text` (the bounded reader of
-files, pipes and standard input; lines and CSV cells), a module a format
-(`card_level`, `outcome_csv` with `outcomes`, the checks of an outcome
-record and the winner words, `live_json` with JSON Lines and snapshots,
-`rounds`, `road_strings`), `stream` (which files are big, and their shoes
-one at a time), `cache` (a big file read once into Parquet in the cache,
-then any of its shoes read of it by polars) and `writing`.
+The package, by job: `files` (the reader for a file's format), `sniff`
+(which format a file is), `options` (its decks, given or declared; a column
+mapping), `text` (the bounded reader of files, pipes and standard input;
+lines and CSV cells), a module a format (`card_level`, `outcome_csv` with
+`outcomes`, the checks of an outcome record and the winner words,
+`live_json` with `live_snapshots` and `rounds`, `road_strings`), `cache` (a
+file's shoes one at a time off its lines, Parquet as its CSV; a big file
+read once into Parquet in the cache, then any of its shoes read by polars)
+and `writing`.
 """
 
 from __future__ import annotations
 
 from backtest.shoes.recorded.card_level import deal_cards
-from backtest.shoes.recorded.files import (
-    FORMATS,
-    read_card_csv,
-    read_card_text,
-    read_live_json,
-    read_outcome_csv,
-    read_road,
-    read_shoes,
-)
+from backtest.shoes.recorded.files import FORMATS, read_shoes
 from backtest.shoes.recorded.options import (
     MAPPED_COLUMNS,
     check_columns,
@@ -71,11 +63,6 @@ __all__ = [
     "decks_option",
     "format_card_text",
     "parse_columns",
-    "read_card_csv",
-    "read_card_text",
-    "read_live_json",
-    "read_outcome_csv",
-    "read_road",
     "read_shoes",
     "shoe_decks",
     "source_name",

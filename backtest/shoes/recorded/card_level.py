@@ -12,7 +12,6 @@ import numpy as np
 
 from backtest.core.cards import RANK_SYMBOLS, a_shoe_of, card_token, parse_card, value
 from backtest.core.errors import RulesError, ShoeFormatError, shown
-from backtest.core.hands import ALL_KNOWN, Hands
 from backtest.core.rules import Hand, deal_hand
 from backtest.shoes.recorded.text import (
     IncompleteHandWarning,
@@ -151,69 +150,29 @@ def burn_count(first: int) -> int:
 
 
 class Growing:
-    """Hands' columns filled a shoe at a time, in arrays made once for at
-    most `capacity` hands (numpy's empty arrays take memory only as they are
-    written) and grown if a shoe needs more."""
+    """Hands' columns filled a shoe at a time, in arrays grown as needed."""
 
-    def __init__(self, capacity: int) -> None:
+    def __init__(self) -> None:
         self.n = 0
         self.columns = {
-            **empty_columns(0),
-            "shoe": np.zeros(0, np.int64),
-            "hand": np.zeros(0, np.int32),
+            **empty_columns(1024),
+            "shoe": np.zeros(1024, np.int64),
+            "hand": np.zeros(1024, np.int32),
         }
-        self._grow(max(capacity, 1024))
-
-    def _grow(self, capacity: int) -> None:
-        for name, old in self.columns.items():
-            new = np.empty((capacity, *old.shape[1:]), old.dtype)
-            new[: self.n] = old[: self.n]
-            self.columns[name] = new
 
     def add(self, part: dict[str, np.ndarray]) -> None:
         k = part["winner"].shape[0]
         if self.n + k > self.columns["winner"].shape[0]:
-            self._grow(2 * (self.n + k))
+            for name, old in self.columns.items():
+                new = np.empty((2 * (self.n + k), *old.shape[1:]), old.dtype)
+                new[: self.n] = old[: self.n]
+                self.columns[name] = new
         for name, column in part.items():
             self.columns[name][self.n : self.n + k] = column
         self.n += k
 
     def filled(self) -> dict[str, np.ndarray]:
         return {name: column[: self.n] for name, column in self.columns.items()}
-
-
-def deal_card_shoes(
-    shoes: Iterable[_CardShoe],
-    source: str,
-    decks: int,
-    burn: bool,
-    limit: int | None = None,
-    capacity: int = 0,
-) -> Hands:
-    """The hands of each shoe, dealt as the shoes come; with `limit`, the
-    first `limit` shoes with a hand in them, the rest not read. `capacity`:
-    the most hands the shoes could hold (a file's size over 8 bytes: a hand
-    is four cards or more, each a character and a space or more)."""
-    hands = Growing(capacity)
-    burned: list[tuple[int, ...]] = []
-    ids: list[str] = []
-    for shoe in dealt_shoes(shoes, source, decks, burn, limit):
-        columns = shoe.columns
-        n = columns["winner"].shape[0]
-        columns["shoe"] = np.full(n, shoe.number, dtype=np.int64)
-        columns["hand"] = np.arange(1, n + 1, dtype=np.int32)
-        hands.add(columns)
-        burned.append(shoe.burned)
-        ids.append(shoe.read.id)
-    # (Hands keeps the filled part of each array as it is: no copy)
-    return Hands.from_columns(
-        hands.n,
-        known=ALL_KNOWN,
-        source=source,
-        burned=tuple(burned) if burn else (),
-        labels=tuple(ids) if all(ids) else (),
-        **hands.filled(),
-    )
 
 
 @dataclass(frozen=True)
@@ -233,18 +192,14 @@ def dealt_shoes(
     source: str,
     decks: int,
     burn: bool,
-    limit: int | None = None,
 ) -> Iterator[DealtShoe]:
     """Each shoe with a hand in it, checked and dealt as it comes (a shoe
-    that ends in the middle of a hand warns); with `limit`, the first
-    `limit`, the rest not read. Errors once every shoe is read if there was
-    none, or no hand in any."""
+    that ends in the middle of a hand warns). Errors once every shoe is
+    read if there was none, or no hand in any."""
     any_shoe = False
     dealt = 0  # shoes with hands
     cards_dealt = 0
     for shoe in shoes:
-        if limit is not None and dealt >= limit:
-            return
         any_shoe = True
         check_composition(shoe.cards, decks, shoe.locate)
         cards = shoe.cards

@@ -1,32 +1,33 @@
 """Reading a recorded shoe file: the reader for its format (told by
-`sniff`), Parquet read as the CSV it holds, and the checks of what was read."""
+`sniff`), and the checks of what was read."""
 
 from __future__ import annotations
 
-import os
+import itertools
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 
 from backtest.core.errors import ShoeFormatError, UsageError
 from backtest.core.hands import Hands
-from backtest.shoes.recorded.card_level import card_csv_shoes, card_text_shoes, deal_card_shoes
-from backtest.shoes.recorded.live_json import json_lines_hands, live_json_hands
+from backtest.shoes.recorded.cache import (
+    big_kind,
+    collect,
+    first_hands,
+    parquet_kind,
+    parquet_lines,
+    shoes_of,
+)
+from backtest.shoes.recorded.live_json import live_json_hands
 from backtest.shoes.recorded.options import check_columns, check_decks, check_options, shoe_decks
-from backtest.shoes.recorded.outcome_csv import outcome_csv_hands
 from backtest.shoes.recorded.outcomes import HANDS_PER_DECK, too_many_hands
-from backtest.shoes.recorded.parquet_lines import in_rows, parquet_lines
-from backtest.shoes.recorded.road_strings import road_hands, road_line_hands
+from backtest.shoes.recorded.road_strings import road_hands
 from backtest.shoes.recorded.sniff import KIND_WORDS, PARQUET_MAGIC, sniff
-from backtest.shoes.recorded.stream import streamed_json, streamed_kind
 from backtest.shoes.recorded.text import (
-    JSON_LINE_BYTES,
     StrPath,
     content_lines,
-    is_piped,
     load_bytes,
     load_text,
-    source_name,
-    stream_lines,
+    numbered_lines,
 )
 
 #: the formats `read_shoes` reads (its `fmt` argument)
@@ -55,12 +56,9 @@ def read_shoes(
     `burn` applies the burn rule to card-level shoes. `columns` maps a CSV's
     or Parquet file's columns to ours (`{"winner": "Result"}`).
 
-    Card-level text, CSV, JSON Lines of rounds and roads a shoe a line in a
-    file larger than a megabyte (`text.HEAD_BYTES`) are read a line at a
-    time, never held whole as text (a CSV's rows a shoe at a time), and with `shoes` (so many are
-    wanted) no further than the line of the last; the format is told from
-    the first megabyte. A Parquet file is read in batches of rows, as far
-    as `shoes` too. Other files are read whole (with all of their shoes).
+    A big file (`cache.big_kind`) is read a shoe at a time, and with
+    `shoes` (so many are wanted) no further than the last; other files are
+    read whole, with all of their shoes.
     """
     if decks is not None:
         check_decks(decks)
@@ -69,22 +67,22 @@ def read_shoes(
         raise UsageError(f"unknown shoe file format {fmt!r}; known formats: {', '.join(FORMATS)}")
     if columns:
         check_columns(columns, "columns")
-    streamed = _streamed(path, fmt, columns, decks, burn, shoes)
-    if streamed is not None:
-        return streamed
-    if fmt in (None, "parquet") and _is_parquet_file(path):
-        return _read_parquet(source_name(path), path, decks, burn, columns, shoes)
+    kind = big_kind(path, fmt, columns)
+    if kind is not None:
+        count = itertools.count(1)
+        until = None if shoes is None else lambda _: next(count) >= shoes
+        return first_hands(path, decks, burn, kind, columns, until)[0]
     source, data = load_bytes(path)
     if data.startswith(PARQUET_MAGIC) and fmt in (None, "parquet"):
-        return _read_parquet(source, data, decks, burn, columns)
+        kind = parquet_kind(data, columns)
+        check_options(source, kind, columns, burn)
+        lines = parquet_lines(source, data)
+        shoes_read = shoes_of(kind, lines, source, decks, burn, columns, True)
+        return collect(kind, shoes_read, source, burn)[0]
     if fmt == "parquet":
         raise ShoeFormatError(f"{source}: not a Parquet file (it does not start with PAR1)")
     source, text = load_text(path, data)
-    confident = True
-    if fmt is not None:
-        kind = fmt
-    else:
-        kind, confident = sniff(source, text, columns)
+    kind, confident = (fmt, True) if fmt is not None else sniff(source, text, columns)
     check_options(source, kind, columns, burn)
     try:
         return _read_kind(kind, text, source, decks, burn, columns)
@@ -94,103 +92,23 @@ def read_shoes(
         raise _tried_all(text, source, decks, exc) from None
 
 
-def _is_parquet_file(path: StrPath) -> bool:
-    """Whether `path` is a file (not standard input) that starts as Parquet does."""
-    try:
-        if is_piped(path):
-            return False  # (read once, as bytes: see `read_shoes`)
-        with open(path, "rb") as fh:
-            return fh.read(len(PARQUET_MAGIC)) == PARQUET_MAGIC
-    except (OSError, UsageError):
-        return False  # (read whole, the reader says why)
-
-
-#: the largest JSON file read whole (a document, not JSON Lines): its values
-#: take about 10 times its size in memory
-JSON_DOCUMENT_BYTES = 16 << 20
-
-
-def _streamed(
-    path: StrPath,
-    fmt: str | None,
-    columns: Mapping[str, str] | None,
-    decks: int,
-    burn: bool,
-    shoes: int | None,
-) -> Hands | None:
-    """The shoes of a card-level text file, a CSV, roads or JSON Lines of round
-    records larger than `stream.STREAMED_BYTES`, read a line at a time (as
-    far as `shoes` shoes, if given); None for any other file (standard input, Parquet, a smaller
-    file, another format), which is read whole."""
-    kind = streamed_kind(path, fmt, columns)
-    source = source_name(path)
-    if kind is None and streamed_json(path, fmt, columns):
-        check_options(source, "json", columns, burn)
-        hands = json_lines_hands(
-            lambda: stream_lines(path, most=JSON_LINE_BYTES), source, decks, shoes
-        )
-        if hands is None and os.path.getsize(path) > JSON_DOCUMENT_BYTES:
-            raise ShoeFormatError(
-                f"{source}: {os.path.getsize(path) / 2**20:,.0f} MB of JSON that is not "
-                "JSON Lines of round records or shoe-state snapshots (one object a line, "
-                f"read a line at a time), and a JSON document is read whole only up to "
-                f"{JSON_DOCUMENT_BYTES >> 20} MB (it takes about 10 times its size in "
-                "memory); write it as JSON Lines, a record or a snapshot a line, or as "
-                "an outcome-level CSV"
-            )
-        if hands is not None:
-            _check_hands_fit(hands, decks, source, None)
-        return hands  # (None: not JSON Lines, a document read whole by the caller)
-    if kind is None:
-        return None  # a file the head holds whole is read once, whole, by the caller
-    check_options(source, kind, columns, burn)
-    return _read_kind(
-        kind,
-        stream_lines(path, decks),
-        source,
-        decks,
-        burn,
-        columns,
-        shoes,
-        capacity=os.path.getsize(path) // 8 + 1,
-    )
-
-
 def _read_kind(
     kind: str,
-    text: str | Iterable[tuple[int, str]],
+    text: str,
     source: str,
     decks: int,
     burn: bool,
     columns: Mapping[str, str] | None,
-    limit: int | None = None,
-    capacity: int = 0,
 ) -> Hands:
-    """The hands of a file of a known format: its text, or (card text, CSV,
-    roads a shoe a line) its numbered lines, read as far as `limit` shoes;
-    `again()` gives a CSV's lines again (see `text.group_shoes`)."""
-    if kind == "card-text":
-        if isinstance(text, str):
-            capacity = len(text) // 8 + 1
-        return deal_card_shoes(
-            card_text_shoes(text, source), source, decks, burn, limit, capacity=capacity
-        )
-    if kind == "card-csv":
-        read = card_csv_shoes(text, source, columns)
-        return deal_card_shoes(read, source, decks, burn, limit)
-    if kind == "outcome-csv":
-        hands = outcome_csv_hands(text, source, decks, columns, limit)
-    elif kind == "road" and not isinstance(text, str):
-        return road_line_hands(text, source, decks, limit)  # (its shoes checked as read)
+    """The hands of the text of a file of a known format."""
+    if kind == "json":
+        hands = live_json_hands(text, source, decks)
+    elif kind == "road":
+        hands = road_hands(text, source)
     else:
-        assert isinstance(text, str)  # (JSON and roads are read whole)
-        if kind == "json":
-            hands = live_json_hands(text, source, decks)
-        else:
-            hands = road_hands(text, source)
-    _check_hands_fit(
-        hands, decks, source, text if kind == "road" and isinstance(text, str) else None
-    )
+        lines = numbered_lines(text)
+        return collect(kind, shoes_of(kind, lines, source, decks, burn, columns), source, burn)[0]
+    _check_hands_fit(hands, decks, source, text if kind == "road" else None)
     return hands
 
 
@@ -238,69 +156,3 @@ def _tried_all(text: str, source: str, decks: int, first: ShoeFormatError) -> Sh
         + "; ".join(reasons)
         + "; see data/README.md for the formats"
     )
-
-
-def _read_parquet(
-    source: str,
-    file: StrPath | bytes,
-    decks: int,
-    burn: bool,
-    columns: Mapping[str, str] | None,
-    shoes: int | None = None,
-) -> Hands:
-    """A Parquet file of the columns a CSV has, read as that CSV (its rows
-    counted from 1, under the header): `file` is its path, read
-    PARQUET_BATCH rows at a time (as far as `shoes` shoes, if given), or
-    its bytes (standard input)."""
-    lines = parquet_lines(source, file)
-    try:
-        _, first = next(lines)
-        header = {c.strip().lower() for c in first.split(",")}
-        if columns:
-            header = (header - {c.strip().lower() for c in columns.values()}) | set(columns)
-        kind = "card-csv" if "card" in header and "winner" not in header else "outcome-csv"
-        if burn and kind != "card-csv":
-            raise UsageError(
-                f"{source}: the burn rule applies to card-level shoes, and this file is "
-                "an outcome-level record with no cards to burn"
-            )
-        rows = _chained((1, first), lines)
-        return _read_kind(kind, rows, source, decks, burn, columns, shoes)
-    except ShoeFormatError as exc:
-        raise in_rows(exc, source) from None
-    finally:
-        lines.close()
-
-
-def _chained(first: tuple[int, str], rest: Iterator[tuple[int, str]]) -> Iterator[tuple[int, str]]:
-    yield first
-    yield from rest
-
-
-def read_card_text(path: StrPath, decks: int | None = None, burn: bool = False) -> Hands:
-    """Card-level text: one shoe per line, cards such as `KS 9h 10♦ a` in order."""
-    return read_shoes(path, decks=decks, burn=burn, fmt="card-text")
-
-
-def read_card_csv(path: StrPath, decks: int | None = None, burn: bool = False) -> Hands:
-    """Card-level CSV: columns `shoe,card`, one card per row, a shoe's rows together."""
-    return read_shoes(path, decks=decks, burn=burn, fmt="card-csv")
-
-
-def read_outcome_csv(path: StrPath, decks: int | None = None) -> Hands:
-    """Outcome-level CSV: `shoe,winner` and any of the optional columns in
-    `OUTCOME_COLUMNS`; with `player_cards,banker_cards` every column is known."""
-    return read_shoes(path, decks=decks, fmt="outcome-csv")
-
-
-def read_live_json(path: StrPath) -> Hands:
-    """The live-table shoe-state message (`args.history_v2`), a list of its hand
-    entries, a list of such messages or JSON Lines of them (snapshots, merged
-    into shoes), a list of lists of entries, or per-round results."""
-    return read_shoes(path, fmt="json")
-
-
-def read_road(path: StrPath) -> Hands:
-    """Road strings: one shoe per line, B (banker), P (player), T (tie), run
-    together or separated, as words or in Chinese."""
-    return read_shoes(path, fmt="road")

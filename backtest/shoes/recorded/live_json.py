@@ -7,13 +7,12 @@ import itertools
 import json
 import re
 import warnings
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import replace
 from typing import Any
 
 from backtest.core.errors import ShoeFormatError
 from backtest.core.hands import Hands
-from backtest.shoes.recorded.closing import close
 from backtest.shoes.recorded.live_snapshots import (
     JSON_SHAPES,
     KNOWN,
@@ -32,9 +31,14 @@ from backtest.shoes.recorded.rounds import (
     is_round,
     line_number,
     round_hands,
-    rounds_hands,
 )
 from backtest.shoes.recorded.text import numbered_lines
+
+
+def close(items: Iterator[Any]) -> None:
+    """Close `items` if it can be closed (a generator reading a file)."""
+    getattr(items, "close", lambda: None)()
+
 
 #: a time stamp before a captured message: `[08:46:12] {...}`
 _TIME_PREFIX = re.compile(r"^\s*\[\s*\d[\d:.,T/+Z -]*\]\s*")
@@ -122,50 +126,6 @@ def _json_line(number: int, line: str, source: str) -> Any:
         ) from None
 
 
-def json_lines_hands(
-    open_lines: Callable[[], Iterator[tuple[int, str]]],
-    source: str,
-    decks: int,
-    limit: int | None = None,
-) -> Hands | None:
-    """The hands of JSON Lines of per-round records or of shoe-state
-    snapshots (`open_lines()`: the numbered lines, as `stream.stream_lines`
-    reads them), read a line at a time and a shoe at a time, as
-    `live_json_hands` reads them whole (the same hands, errors and warnings;
-    an error is the first in the file, as far as it is read), and with
-    `limit` no further than the `limit`th shoe. Of snapshots, only the
-    current shoe's last is kept. None, having read its first lines, when a
-    line before the first round or snapshot is not a JSON object on its own
-    (a document over several lines), or there is none: such a file is read
-    whole. The records of a round recorded twice are compared by a digest
-    of their JSON; the lines are opened again only for a game id whose hash
-    an earlier id has (`seen.SeenGames`)."""
-    lines = open_lines()
-    others: list[Any] = []
-    kinds: set[str] = set()
-    try:
-        first = _first_record(lines, others, kinds)
-        if first is None:
-            return None
-
-        def skipped() -> None:
-            if others:
-                _warn_skipped(source, len(others), kinds)
-
-        if is_snapshot(first[1]):
-            snapshots = _snapshot_lines(lines, source, first, others, kinds)
-            return merged_snapshots(snapshots, source, limit, before_finish=skipped)
-
-        def rounds() -> Iterator[tuple[str, Any]]:
-            assert first is not None
-            yield first
-            yield from _round_lines(lines, source, first[0], others, kinds)
-
-        return rounds_hands(rounds(), source, decks, limit, before_finish=skipped)
-    finally:
-        close(lines)
-
-
 def _first_record(
     lines: Iterator[tuple[int, str]], others: list[Any], kinds: set[str]
 ) -> tuple[str, Any] | None:
@@ -191,13 +151,6 @@ def _first_record(
             return None
         _count_other(value, others, kinds)
     return None
-
-
-def opens_with_rounds(lines: Iterator[tuple[int, str]]) -> bool:
-    """Whether numbered lines are JSON Lines of per-round records, as
-    `json_lines_hands` reads them (it reads the lines as far as the first
-    round or snapshot); the lines close when this returns."""
-    return json_lines_kind(lines) == "rounds"
 
 
 def json_lines_kind(lines: Iterator[tuple[int, str]]) -> str | None:

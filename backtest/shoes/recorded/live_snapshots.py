@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from backtest.core.errors import ShoeFormatError
@@ -62,28 +62,13 @@ def snapshot_shoe_id(message: Mapping[str, Any]) -> Any:
     return None
 
 
-def merged_snapshots(
-    snapshots: Iterable[tuple[str, Any]],
-    source: str,
-    limit: int | None = None,
-    before_finish: Callable[[], None] | None = None,
-) -> Hands:
-    """The hands of shoe-state snapshots, merged into shoes (`snapshot_shoes`),
-    each shoe's kept as columns once its last snapshot is read; with `limit`,
-    no snapshot after the first of the shoe after the `limit`th is read.
-    `before_finish` is called when every snapshot has been read."""
-    out = Growing(0)
-    count = 0
+def merged_snapshots(snapshots: Iterable[tuple[str, Any]], source: str) -> Hands:
+    """The hands of shoe-state snapshots, merged into shoes (`snapshot_shoes`)."""
+    out = Growing()
     labels: list[str] = []
-    for records in snapshot_shoes(snapshots, source, labels=labels):
+    for count, records in enumerate(snapshot_shoes(snapshots, source, labels=labels)):
         part = outcome_hands([rec | {"shoe": count} for rec in records], KNOWN, source)
         out.add({name: getattr(part, name) for name in out.columns})
-        count += 1
-        if limit is not None and count >= limit:
-            break
-    else:
-        if before_finish is not None:
-            before_finish()
     if not out.n:
         raise ShoeFormatError(f"{source}: no shoes: no hand entries in the file")
     return Hands.from_columns(

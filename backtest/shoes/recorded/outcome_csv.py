@@ -11,7 +11,7 @@ from backtest.core.cards import card_token, value
 from backtest.core.errors import RulesError, ShoeFormatError, shown
 from backtest.core.hands import ALL_KNOWN, Hands
 from backtest.core.rules import Hand, banker_draws, deal_hand, hand_total, is_natural, player_draws
-from backtest.shoes.recorded.card_level import Growing, card_code, check_composition
+from backtest.shoes.recorded.card_level import card_code, check_composition
 from backtest.shoes.recorded.outcomes import (
     check_hand,
     outcome_hands,
@@ -21,7 +21,7 @@ from backtest.shoes.recorded.outcomes import (
     parse_winner,
     shown_value,
 )
-from backtest.shoes.recorded.text import Row, csv_rows, group_shoes, numbered_lines
+from backtest.shoes.recorded.text import Row, csv_rows, group_shoes
 
 #: the columns an outcome-level CSV may have (`shoe` and `winner` are required)
 OUTCOME_COLUMNS = (
@@ -38,32 +38,6 @@ OUTCOME_COLUMNS = (
     "player_cards",
     "banker_cards",
 )
-
-
-def outcome_csv_hands(
-    text: str | Iterable[tuple[int, str]],
-    source: str,
-    decks: int,
-    mapping: Mapping[str, str] | None = None,
-    limit: int | None = None,
-) -> Hands:
-    """The hands of an outcome-level CSV: its text, or its numbered lines
-    (`text.stream_lines`), read a shoe at a time (each shoe's rows are let
-    go once its hands are in columns); with `limit`, no further than the
-    last row of the `limit`th shoe."""
-    lines = numbered_lines(text) if isinstance(text, str) else text
-    out = Growing(0)
-    known: frozenset[str] = frozenset()
-    labels: list[str] = []
-    for shoe, (part, _, label) in enumerate(outcome_csv_shoes(lines, source, decks, mapping)):
-        known = part.known
-        out.add({name: getattr(part, name) for name in out.columns})
-        labels.append(label)
-        if limit is not None and shoe + 1 >= limit:
-            break
-    return Hands.from_columns(
-        out.n, known=known, source=source, labels=tuple(labels), **out.filled()
-    )
 
 
 def outcome_csv_shoes(

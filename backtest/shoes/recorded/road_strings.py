@@ -9,7 +9,6 @@ of results, one shoe, with a blank line between shoes.
 from __future__ import annotations
 
 import re
-from array import array
 from collections.abc import Iterable, Iterator
 
 import numpy as np
@@ -96,28 +95,6 @@ def line_shoes(
             if len(results) > most:
                 raise too_many_hands(source, f"line {number}", len(results), decks)
             yield number, np.fromiter((w.code for w in results), np.int8, len(results))
-
-
-def road_line_hands(
-    lines: Iterable[tuple[int, str]], source: str, decks: int, limit: int | None = None
-) -> Hands:
-    """The hands of a road file that is a shoe a line, read a line at a time
-    (as `road_hands` reads the text; with `limit`, no further than the line
-    of the `limit`th shoe), each line's results kept as a byte each until
-    the hands are made."""
-    codes = array("b")
-    lengths = array("q")
-    for _, shoe in line_shoes(lines, source, decks):
-        codes.frombytes(shoe.tobytes())
-        lengths.append(shoe.shape[0])
-        if limit is not None and len(lengths) >= limit:
-            break
-    if not lengths:
-        raise ShoeFormatError(f"{source}: no shoes: the file holds only comments and blank lines")
-    counts = np.frombuffer(lengths, np.int64)
-    return road_shoe_hands(
-        np.frombuffer(codes, np.int8), counts, np.arange(counts.shape[0]), source
-    )
 
 
 def road_shoe_hands(

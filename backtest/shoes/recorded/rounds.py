@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -84,35 +84,14 @@ def round_hands(items: Sequence[tuple[str, Any]], source: str, decks: int) -> Ha
     Shoes are told apart by a shoe id where the records have one, else by
     the hand number going back (a reset), else the records are one shoe.
     """
-    return rounds_hands(iter(items), source, decks)
-
-
-def rounds_hands(
-    items: Iterator[tuple[str, Any]],
-    source: str,
-    decks: int,
-    limit: int | None = None,
-    before_finish: Callable[[], None] | None = None,
-) -> Hands:
-    """`round_hands` of records that come one at a time (JSON Lines read a
-    line at a time): each shoe's records are let go once its hands are in
-    columns; with `limit`, no record after the `limit`th shoe is read (and
-    the warnings about the whole file are not given). `before_finish` is
-    called when every record has been read, before those warnings."""
-    first = next(items)
-    reader = RoundShoes(first, source, decks)
-    out = Growing(0)
+    reader = RoundShoes(items[0], source, decks)
+    out = Growing()
     labels: list[str] = []
-    for shoe, records in enumerate(reader.shoes(_chained(first, items))):
+    for records in reader.shoes(items):
         part = outcome_hands(records, reader.known, source)
         out.add({name: getattr(part, name) for name in out.columns})
         labels.append(reader.label)
-        if limit is not None and shoe + 1 >= limit:
-            break
-    else:
-        if before_finish is not None:
-            before_finish()
-        reader.finish()
+    reader.finish()
     return Hands.from_columns(
         out.n,
         known=reader.known,
@@ -139,11 +118,6 @@ def _digest(record: Mapping[str, Any]) -> int:
     them, keys sorted)."""
     text = json.dumps(record, sort_keys=True, default=str)
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
-
-
-def _chained(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
-    yield first
-    yield from rest
 
 
 class RoundShoes:

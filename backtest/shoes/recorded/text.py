@@ -369,21 +369,6 @@ _TOGETHER = (("player_card_count", "banker_card_count"), ("player_cards", "banke
 Row = tuple[int, dict[str, str]]
 
 
-def csv_table(
-    text: str,
-    source: str,
-    kind: str,
-    allowed: Sequence[str],
-    required: Sequence[str],
-    mapping: Mapping[str, str] | None = None,
-) -> list[Row]:
-    """The rows (line number, cells by column) of a CSV after checking its header.
-    Blank lines and lines starting with `#` are skipped. `mapping` names the
-    file's column for each of ours (`{"winner": "Result"}`): then the file's
-    other columns are left out."""
-    return list(csv_rows(numbered_lines(text), source, kind, allowed, required, mapping))
-
-
 def csv_rows(
     lines: Iterable[tuple[int, str]],
     source: str,
@@ -392,9 +377,11 @@ def csv_rows(
     required: Sequence[str],
     mapping: Mapping[str, str] | None = None,
 ) -> Iterator[Row]:
-    """`csv_table`'s rows, one at a time, of numbered lines (`stream_lines`):
-    a row is checked when it is reached, and a file that ends with no rows
-    is refused at its end."""
+    """The rows (line number, cells by column) of a CSV's numbered lines,
+    checked as they come after its header. Blank lines and lines starting
+    with `#` are skipped; a file that ends with no rows is refused at its
+    end. `mapping` names the file's column for each of ours (`{"winner":
+    "Result"}`): then the file's other columns are left out."""
     header: list[str] | None = None
     header_line = 0
     kept: list[str] = []

@@ -18,8 +18,7 @@ import pytest
 from cli_helpers import backtest_here
 
 from backtest.core.errors import ShoeFormatError
-from backtest.shoes.recorded import format_card_text, read_shoes
-from backtest.shoes.recorded.card_level import card_text_shoes, deal_card_shoes
+from backtest.shoes.recorded import cache, format_card_text, read_shoes
 from backtest.shoes.recorded.text import HEAD_BYTES
 from backtest.shoes.shoe import ShoeSpec, generate_hands
 
@@ -42,14 +41,17 @@ def columns(hands: object) -> dict[str, list[object]]:
     return {n: np.asarray(getattr(hands, n)).tolist() for n in names}
 
 
-def test_a_big_file_gives_the_hands_of_its_text_read_at_once(big_text: str, tmp_path: Path) -> None:
+def test_a_big_file_gives_the_hands_of_its_text_read_at_once(
+    big_text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert len(big_text.encode()) > HEAD_BYTES
     path = tmp_path / "big.txt"
     # CR LF line ends and a byte-order mark read as the text's own
     path.write_bytes(b"\xef\xbb\xbf" + big_text.replace("\n", "\r\n").encode())
     streamed = read_shoes(path, decks=1)
-    at_once = deal_card_shoes(card_text_shoes(big_text, str(path)), str(path), 1, False)
-    assert columns(streamed) == columns(at_once)
+    monkeypatch.setattr(cache, "BIG_BYTES", 1 << 40)
+    assert columns(streamed) == columns(read_shoes(path, decks=1))
+    monkeypatch.setattr(cache, "BIG_BYTES", HEAD_BYTES)
     first = read_shoes(path, decks=1, shoes=3)
     assert first.n_shoes == 3
     assert columns(first) == columns(streamed.select(streamed.shoe < 3))

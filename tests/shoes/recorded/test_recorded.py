@@ -150,11 +150,11 @@ def test_card_csv_labels_and_burn(tmp_path: Path) -> None:
     ]
     path = write(tmp_path, "c.csv", "Shoe , Card\n" + "".join(f"{s},{c}\n" for s, c in rows))
     with pytest.warns(IncompleteHandWarning) as caught:
-        hands = recorded.read_card_csv(path, burn=False)
+        hands = read_shoes(path, burn=False, fmt="card-csv")
     assert ["shoe 'x' (lines 2-9)" in str(w.message) for w in caught] == [True, False]
     assert "shoe 'y' (lines 10-16)" in str(caught[1].message)
     assert hands.shoe.tolist() == [0, 1]
-    burned = recorded.read_card_csv(path, burn=True)
+    burned = read_shoes(path, burn=True, fmt="card-csv")
     assert burned.shoe.tolist() == [0, 1] and burned.hand.tolist() == [1, 1]
     assert burned.burned == (tuple(parse_cards("3 A A A")), tuple(parse_cards("2 A A")))
     assert_same_hands(
@@ -196,8 +196,8 @@ def test_live_json_shapes(tmp_path: Path) -> None:
     first = {"args": {"history_v2": entries[:4]}}
     grown = read_shoes(write(tmp_path, "grown.json", json.dumps([first, message, first])))
     assert grown.shoe.tolist() == [0] * 17 + [1] * 4
-    lists = recorded.read_live_json(
-        write(tmp_path, "lists.txt", json.dumps([entries[:5], [], entries[5:]]))
+    lists = read_shoes(
+        write(tmp_path, "lists.txt", json.dumps([entries[:5], [], entries[5:]])), fmt="json"
     )
     assert lists.shoe.tolist() == [0] * 5 + [1] * 12 and lists.hand[5] == 1
     assert lists.known == OUTCOME_KNOWN
@@ -221,7 +221,7 @@ def test_outcome_csv_from_generated_shoe() -> None:
 
 def test_outcome_csv_minimal_and_spellings(tmp_path: Path) -> None:
     text = "shoe,winner\nA,P\nA,banker\nA,Tie\nB,b\nB,PLAYER\n"
-    hands = recorded.read_outcome_csv(write(tmp_path, "o.csv", text))
+    hands = read_shoes(write(tmp_path, "o.csv", text), fmt="outcome-csv")
     assert hands.known == frozenset()
     assert hands.winner.tolist() == [0, 1, 2, 1, 0]
     assert hands.shoe.tolist() == [0, 0, 0, 1, 1] and hands.hand.tolist() == [1, 2, 3, 1, 2]
@@ -251,7 +251,7 @@ def test_road_strings(tmp_path: Path) -> None:
     assert_same_hands(
         hands, read_shoes(DATA / "generated-8deck-seed1.txt"), ("shoe", "hand", "winner")
     )
-    spaced = recorded.read_road(write(tmp_path, "r.txt", "b p t  # a comment\n\nP P\n"))
+    spaced = read_shoes(write(tmp_path, "r.txt", "b p t  # a comment\n\nP P\n"), fmt="road")
     assert spaced.winner.tolist() == [1, 0, 2, 0, 0] and spaced.shoe.tolist() == [0, 0, 0, 1, 1]
 
 
