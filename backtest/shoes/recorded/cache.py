@@ -41,7 +41,7 @@ import numpy as np
 from backtest.core.errors import ShoeFormatError, UsageError, shown
 from backtest.core.hands import ALL_KNOWN, Hands
 from backtest.shoes.recorded.card_level import Growing, card_csv_shoes, card_text_shoes, dealt_shoes
-from backtest.shoes.recorded.live_json import json_lines_kind, round_line_shoes, snapshot_line_shoes
+from backtest.shoes.recorded.live_json import json_line_shoes, json_lines_kind
 from backtest.shoes.recorded.options import check_options
 from backtest.shoes.recorded.outcome_csv import outcome_csv_shoes
 from backtest.shoes.recorded.outcomes import HANDS_PER_DECK, too_many_hands
@@ -235,10 +235,8 @@ def shoes_of(
             for _, codes in line_shoes(lines, source, decks):
                 yield int(codes.shape[0]), codes
             return
-        if kind == "json-rounds":
-            parts: Iterator[Hands] = (p for p, _ in round_line_shoes(lines, source, decks))
-        elif kind == "json-snapshots":
-            parts = (p for p, _ in snapshot_line_shoes(lines, source))
+        if kind in JSON_KINDS:
+            parts: Iterator[Hands] = json_line_shoes(lines, source, decks)
         else:
             parts = (
                 replace(p, labels=(label,))

@@ -17,7 +17,7 @@ from backtest.shoes.recorded.cache import (
     parquet_lines,
     shoes_of,
 )
-from backtest.shoes.recorded.live_json import live_json_hands
+from backtest.shoes.recorded.live_json import json_lines_of, live_json_hands
 from backtest.shoes.recorded.options import check_columns, check_decks, check_options, shoe_decks
 from backtest.shoes.recorded.outcomes import HANDS_PER_DECK, too_many_hands
 from backtest.shoes.recorded.road_strings import road_hands
@@ -101,6 +101,9 @@ def _read_kind(
     columns: Mapping[str, str] | None,
 ) -> Hands:
     """The hands of the text of a file of a known format."""
+    lines_of = json_lines_of(text, source) if kind == "json" else None
+    if lines_of:
+        kind = f"json-{lines_of}"
     if kind == "json":
         hands = live_json_hands(text, source, decks)
     elif kind == "road":

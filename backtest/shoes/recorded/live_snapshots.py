@@ -83,8 +83,7 @@ def merged_snapshots(snapshots: Iterable[tuple[str, Any]], source: str) -> Hands
 def snapshot_shoes(
     snapshots: Iterable[tuple[str, Any]],
     source: str,
-    span: list[str] | None = None,
-    labels: list[str] | None = None,
+    labels: list[str],
 ) -> Iterator[list[dict[str, Any]]]:
     """The records of each shoe the snapshots hold, given once a snapshot of
     the next shoe (or the end) is read. Each message holds the whole shoe so
@@ -96,13 +95,11 @@ def snapshot_shoes(
     What decides a shoe's end is the snapshot that starts the next: after
     it, nothing of the shoes before is kept, so a read that starts at it
     (the first snapshot read always starts a shoe) gives the same shoes from
-    there. `span`, if given, holds the places of the snapshot that started
-    the shoe last given and of its last; `labels`, if given, has the shoe id
-    of the snapshot that started each shoe given ("" where it has none)
-    added before the shoe is given."""
+    there. `labels` has the shoe id of the snapshot that started each shoe
+    given ("" where it has none) added before the shoe is given."""
     current: list[Any] | None = None
     last_place, last_id = "", None
-    started, started_id = "", ""
+    started_id = ""
     for place, message in snapshots:
         entries = history_entries(message, "", f"{source}, {place}")
         recs = [
@@ -116,12 +113,9 @@ def snapshot_shoes(
             or len(recs) < len(current)
         ):
             if current:
-                if span is not None:
-                    span[:] = [started, last_place]
-                if labels is not None:
-                    labels.append(started_id)
+                labels.append(started_id)
                 yield current
-            started, started_id = place, shoe_label(shoe_id)
+            started_id = shoe_label(shoe_id)
         else:
             for i, (a, b) in enumerate(zip(current, recs)):
                 if a != b:
@@ -134,10 +128,7 @@ def snapshot_shoes(
         current = recs
         last_place, last_id = place, shoe_id
     if current:
-        if span is not None:
-            span[:] = [started, last_place]
-        if labels is not None:
-            labels.append(started_id)
+        labels.append(started_id)
         yield current
 
 

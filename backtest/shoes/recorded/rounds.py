@@ -108,11 +108,6 @@ def shoe_label(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def line_number(place: str) -> int:
-    """The number of a JSON Lines record's line, from its place (`line 12`)."""
-    return int(place.removeprefix("line "))
-
-
 def _digest(record: Mapping[str, Any]) -> int:
     """A 64-bit digest of a record, equal for equal records (as JSON writes
     them, keys sorted)."""
@@ -153,26 +148,21 @@ class RoundShoes:
         self.known = ALL_KNOWN if names["player_cards"] else frozenset(self.fields)
         self.skipped = 0
         self.count = 0
-        self.span = ("", "")
         self.label = ""
 
-    def shoes(
-        self, items: Iterable[tuple[str, Any]], first: int = 0
-    ) -> Iterator[list[dict[str, Any]]]:
+    def shoes(self, items: Iterable[tuple[str, Any]]) -> Iterator[list[dict[str, Any]]]:
         """The records of each shoe in turn (each checked, a shoe's cards
-        against the decks once it is whole), numbered from `first`; a round
+        against the decks once it is whole), numbered from 0; a round
         recorded twice (the same game id and result) is read once, and with
         another result is an error. Each game id is kept with a digest of its
-        record and its place (about 200 bytes a round). `span` holds the
-        places of the first and last record of the shoe last given, `label`
-        its shoe id ("" where the records have none)."""
+        record and its place (about 200 bytes a round). `label` is the shoe
+        id of the shoe last given ("" where the records have none)."""
         source, decks, names, fields = self.source, self.decks, self.names, self.fields
         records: list[dict[str, Any]] = []
-        shoe, hand = first, 0
+        shoe = hand = 0
         last_shoe: Any = None
         last_hand: int | None = None
         seen_games: dict[str, tuple[int, str]] = {}
-        span = ["", ""]
         label = ""
         shoe_cards: list[int] = []
         places: list[str] = []
@@ -225,15 +215,13 @@ class RoundShoes:
                 last_hand = number
             if new_shoe and self.count:
                 close_shoe()
-                self.span, self.label = (span[0], span[1]), label
+                self.label = label
                 yield records
                 records = []
                 shoe += 1
                 hand = 0
             if not records:
-                span[0] = place
                 label = shoe_label(rec[shoe_key]) if shoe_key else ""
-            span[1] = place
             hand += 1
             out: dict[str, Any] = {"shoe": shoe, "hand": hand}
             out["winner"] = parse_winner(
@@ -284,7 +272,7 @@ class RoundShoes:
             self.count += 1
         close_shoe()
         if records:
-            self.span, self.label = (span[0], span[1]), label
+            self.label = label
             yield records
 
     def finish(self) -> None:
