@@ -47,7 +47,7 @@ from backtest.shoes.recorded.options import (
     parse_columns,
     shoe_decks,
 )
-from backtest.shoes.recorded.outcome_csv import OUTCOME_COLUMNS
+from backtest.shoes.recorded.outcomes import OUTCOME_COLUMNS
 from backtest.shoes.recorded.text import IncompleteHandWarning, StrPath, source_name, stdin_bytes
 from backtest.shoes.recorded.writing import format_card_text, write_atomic
 

@@ -42,11 +42,9 @@ from backtest.core.errors import ShoeFormatError, UsageError, shown
 from backtest.core.hands import ALL_KNOWN, Hands
 from backtest.shoes.recorded.card_level import Growing, card_csv_shoes, card_text_shoes, dealt_shoes
 from backtest.shoes.recorded.live_json import json_line_shoes, json_lines_kind
-from backtest.shoes.recorded.options import check_options
-from backtest.shoes.recorded.outcome_csv import outcome_csv_shoes
-from backtest.shoes.recorded.outcomes import HANDS_PER_DECK, too_many_hands
+from backtest.shoes.recorded.options import PARQUET_MAGIC, check_options, sniff
+from backtest.shoes.recorded.outcomes import HANDS_PER_DECK, outcome_csv_shoes, too_many_hands
 from backtest.shoes.recorded.road_strings import a_shoe_a_line, line_shoes, road_shoe_hands
-from backtest.shoes.recorded.sniff import PARQUET_MAGIC, sniff
 from backtest.shoes.recorded.text import (
     HEAD_BYTES,
     JSON_LINE_BYTES,

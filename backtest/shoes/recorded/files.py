@@ -18,10 +18,17 @@ from backtest.shoes.recorded.cache import (
     shoes_of,
 )
 from backtest.shoes.recorded.live_json import json_lines_of, live_json_hands
-from backtest.shoes.recorded.options import check_columns, check_decks, check_options, shoe_decks
+from backtest.shoes.recorded.options import (
+    KIND_WORDS,
+    PARQUET_MAGIC,
+    check_columns,
+    check_decks,
+    check_options,
+    shoe_decks,
+    sniff,
+)
 from backtest.shoes.recorded.outcomes import HANDS_PER_DECK, too_many_hands
 from backtest.shoes.recorded.road_strings import road_hands
-from backtest.shoes.recorded.sniff import KIND_WORDS, PARQUET_MAGIC, sniff
 from backtest.shoes.recorded.text import (
     StrPath,
     content_lines,
