@@ -7,6 +7,8 @@ import itertools
 import warnings
 from collections.abc import Mapping
 
+import numpy as np
+
 from backtest.core.errors import ShoeFormatError, UsageError
 from backtest.core.hands import Hands
 from backtest.shoes.recorded.cache import (
@@ -28,10 +30,9 @@ from backtest.shoes.recorded.options import (
     sniff,
 )
 from backtest.shoes.recorded.outcomes import HANDS_PER_DECK, too_many_hands
-from backtest.shoes.recorded.road_strings import road_hands
+from backtest.shoes.recorded.road_strings import a_shoe_a_line, road_hands
 from backtest.shoes.recorded.text import (
     StrPath,
-    content_lines,
     load_bytes,
     load_text,
     numbered_lines,
@@ -113,32 +114,18 @@ def _read_kind(
         kind = f"json-{lines_of}"
     if kind == "json":
         hands = live_json_hands(text, source, decks)
-    elif kind == "road":
+    elif kind == "road" and not a_shoe_a_line(text, source):
         hands = road_hands(text, source)
     else:
         lines = numbered_lines(text)
         return collect(kind, shoes_of(kind, lines, source, decks, burn, columns), source, burn)[0]
-    _check_hands_fit(hands, decks, source, text if kind == "road" else None)
-    return hands
-
-
-def _check_hands_fit(hands: Hands, decks: int, source: str, road: str | None) -> None:
-    """Refuse a shoe of more hands than `decks` decks can deal (of an
-    outcome-level record, whose cards are not there to be checked);
-    `road`: the text of a road file, whose shoes are its lines."""
-    import numpy as np
-
-    most = HANDS_PER_DECK * decks
+    # (an outcome-level record has no cards to check: refuse a shoe of more
+    # hands than the decks deal)
     _, counts = np.unique(hands.shoe, return_counts=True)
-    over = np.flatnonzero(counts > most)
-    if not over.size:
-        return
-    k = int(over[0])
-    where = f"shoe {k + 1}"
-    lines = [n for n, _ in content_lines(road)] if road is not None else []
-    if len(lines) == len(counts):  # a shoe a line
-        where = f"line {lines[k]}"
-    raise too_many_hands(source, where, int(counts[k]), decks)
+    over = np.flatnonzero(counts > HANDS_PER_DECK * decks)
+    if over.size:
+        raise too_many_hands(source, f"shoe {over[0] + 1}", int(counts[over[0]]), decks)
+    return hands
 
 
 def _shortened(text: str, most: int) -> str:

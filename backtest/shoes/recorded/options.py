@@ -179,12 +179,8 @@ def decks_option(path: StrPath | None, decks: int | None) -> int:
     """A command's --decks, beside the shoe file it reads (if any): checked,
     then resolved as `shoe_decks` resolves it (8 without either); an error
     names the option (a usage error)."""
-    if decks is not None and (
-        isinstance(decks, bool) or not isinstance(decks, int) or not 1 <= decks <= MAX_DECKS
-    ):
-        raise UsageError(
-            f"--decks must be a whole number from 1 to {MAX_DECKS}, got {shown(decks)}"
-        )
+    if decks is not None:
+        check_decks(decks, "--decks")
     if path is None:
         return 8 if decks is None else decks
     try:
@@ -236,9 +232,9 @@ def check_columns(mapping: Mapping[str, Any], where: str) -> None:
             )
 
 
-def check_decks(decks: int) -> None:
+def check_decks(decks: int, name: str = "decks") -> None:
     if isinstance(decks, bool) or not isinstance(decks, int) or not 1 <= decks <= MAX_DECKS:
-        raise UsageError(f"decks must be a whole number from 1 to {MAX_DECKS}, got {shown(decks)}")
+        raise UsageError(f"{name} must be a whole number from 1 to {MAX_DECKS}, got {shown(decks)}")
 
 
 def check_options(source: str, kind: str, columns: Mapping[str, str] | None, burn: bool) -> None:

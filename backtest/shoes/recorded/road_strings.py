@@ -18,7 +18,6 @@ from backtest.core.hands import Hands
 from backtest.core.rules import Winner
 from backtest.shoes.recorded.outcomes import (
     HANDS_PER_DECK,
-    outcome_hands,
     too_many_hands,
     winner_word,
 )
@@ -115,31 +114,18 @@ def road_shoe_hands(
 
 
 def road_hands(text: str, source: str) -> Hands:
-    lines: list[tuple[int, list[Winner]] | None] = []  # None: a blank line
+    """The hands of roads of at most one result a line (`a_shoe_a_line` is
+    False): a column of results, one shoe, with a blank line between shoes."""
+    shoes: list[list[int]] = [[]]
     for number, line in numbered_lines(text):
         results = line_results(number, line, source)
-        lines.append(None if results is None else (number, results))
-    filled = [x for x in lines if x is not None and x[1]]
-    column = len(filled) > 1 and all(len(r) == 1 for _, r in filled)
-    shoes: list[list[Winner]] = []
-    if column:  # a result a line: blank lines part the shoes
-        current: list[Winner] = []
-        for entry in lines:
-            if entry is None:
-                if current:
-                    shoes.append(current)
-                current = []
-            else:
-                current += entry[1]
-        if current:
-            shoes.append(current)
-    else:
-        shoes = [r for _, r in filled]
-    records = [
-        {"shoe": s, "hand": h, "winner": w}
-        for s, shoe in enumerate(shoes)
-        for h, w in enumerate(shoe, start=1)
-    ]
-    if not records:
+        if results is None:
+            shoes.append([])
+        else:
+            shoes[-1] += [w.code for w in results]
+    shoes = [shoe for shoe in shoes if shoe]
+    if not shoes:
         raise ShoeFormatError(f"{source}: no shoes: the file holds only comments and blank lines")
-    return outcome_hands(records, frozenset(), source)
+    codes = np.array([code for shoe in shoes for code in shoe], np.int8)
+    lengths = np.array([len(shoe) for shoe in shoes], np.int64)
+    return road_shoe_hands(codes, lengths, np.arange(len(shoes)), source)

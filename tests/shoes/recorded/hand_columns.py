@@ -1,4 +1,4 @@
-"""What the streamed-read tests compare: every column of some hands, as
+"""What the big-file tests compare: every column of some hands, as
 lists, and what they record (`known`)."""
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
 """A big file read into Parquet in the cache (`recorded.cache`): once, by its
-digest, never seen half-made, and a run of its first sessions reads no
-further than they need."""
+digest, never seen half-made, and kept while it is used."""
 
 from __future__ import annotations
 
@@ -55,23 +54,6 @@ def test_a_file_refused_leaves_nothing_in_the_cache(text: str, tmp_path: Path) -
     with pytest.raises(ShoeFormatError, match="'ZZ'"):
         convert(path)
     assert not any(cache._cache_base().iterdir())
-
-
-def test_the_first_shoes_are_read_no_further(text: str, tmp_path: Path) -> None:
-    path = tmp_path / "bad.txt"
-    path.write_text(text + "KS 9H ZZ 7D\n", encoding="utf-8")
-    seen = []
-
-    def until(hands: int) -> bool:
-        seen.append(hands)
-        return len(seen) == SHOES
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        hands, whole = cache.first_hands(path, 1, False, "card-text", None, until)
-        assert not whole and hands.n_shoes == SHOES
-        with pytest.raises(ShoeFormatError, match="'ZZ'"):
-            cache.first_hands(path, 1, False, "card-text", None, lambda n: False)
 
 
 def test_files_unused_for_a_month_and_cut_short_conversions_are_removed(
