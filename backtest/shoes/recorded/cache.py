@@ -474,7 +474,8 @@ class _Block:
             self.ids.append(str(read.read.id))
         else:
             self.known = read.known
-            self.out.add({name: getattr(read, name) for name in self.out.columns})
+            part = {name: getattr(read, name) for name in self.out.columns}
+            self.out.add(part | {"shoe": np.full(n, number, dtype=np.int64)})
             self.ids.append(str(read.labels[0]) if read.labels else "")
 
     def hands(self, burn: bool = False) -> Hands:

@@ -28,7 +28,7 @@ import numpy as np
 
 from backtest.core.errors import ShoeFormatError, shown
 from backtest.core.hands import ALL_KNOWN, Hands
-from backtest.shoes.recorded.card_level import Growing, check_composition
+from backtest.shoes.recorded.card_level import check_composition
 from backtest.shoes.recorded.outcomes import (
     check_hand,
     derive_from_cards,
@@ -94,20 +94,17 @@ def round_hands(items: Sequence[tuple[str, Any]], source: str, decks: int) -> Ha
     the hand number going back (a reset), else the records are one shoe.
     """
     reader = RoundShoes(items[0], source, decks)
-    out = Growing()
-    labels: list[str] = []
-    for records in reader.shoes(items):
-        part = outcome_hands(records, reader.known, source)
-        out.add({name: getattr(part, name) for name in out.columns})
-        labels.append(reader.label)
+    hands = Hands.concat(list(_round_parts(reader, items)))
     reader.finish()
-    return Hands.from_columns(
-        out.n,
-        known=reader.known,
-        source=source,
-        labels=tuple(labels) if all(labels) else (),
-        **out.filled(),
-    )
+    return hands
+
+
+def _round_parts(reader: RoundShoes, items: Iterable[tuple[str, Any]]) -> Iterator[Hands]:
+    """The hands of each shoe of round records (`RoundShoes.shoes`), labelled
+    with its shoe id, numbered 0."""
+    for shoe in reader.shoes(items):
+        part = outcome_hands(shoe, reader.known, reader.source)
+        yield replace(part, labels=(reader.label,) if reader.label else ())
 
 
 def shoe_label(value: Any) -> str:
@@ -161,14 +158,14 @@ class RoundShoes:
 
     def shoes(self, items: Iterable[tuple[str, Any]]) -> Iterator[list[dict[str, Any]]]:
         """The records of each shoe in turn (each checked, a shoe's cards
-        against the decks once it is whole), numbered from 0; a round
+        against the decks once it is whole), each numbered shoe 0; a round
         recorded twice (the same game id and result) is read once, and with
         another result is an error. Each game id is kept with a digest of its
         record and its place (about 200 bytes a round). `label` is the shoe
         id of the shoe last given ("" where the records have none)."""
         source, decks, names, fields = self.source, self.decks, self.names, self.fields
         records: list[dict[str, Any]] = []
-        shoe = hand = 0
+        hand = 0
         last_shoe: Any = None
         last_hand: int | None = None
         seen_games: dict[str, tuple[int, str]] = {}
@@ -227,12 +224,11 @@ class RoundShoes:
                 self.label = label
                 yield records
                 records = []
-                shoe += 1
                 hand = 0
             if not records:
                 label = shoe_label(rec[shoe_key]) if shoe_key else ""
             hand += 1
-            out: dict[str, Any] = {"shoe": shoe, "hand": hand}
+            out: dict[str, Any] = {"shoe": 0, "hand": hand}
             out["winner"] = parse_winner(
                 rec.get(names["winner"] or ""), f"{where}.{names['winner']}"
             )
@@ -352,20 +348,19 @@ def snapshot_shoe_id(message: Mapping[str, Any]) -> Any:
 
 def merged_snapshots(snapshots: Iterable[tuple[str, Any]], source: str) -> Hands:
     """The hands of shoe-state snapshots, merged into shoes (`snapshot_shoes`)."""
-    out = Growing()
-    labels: list[str] = []
-    for count, records in enumerate(snapshot_shoes(snapshots, source, labels=labels)):
-        part = outcome_hands([rec | {"shoe": count} for rec in records], KNOWN, source)
-        out.add({name: getattr(part, name) for name in out.columns})
-    if not out.n:
+    parts = list(_snapshot_parts(snapshots, source))
+    if not parts:
         raise ShoeFormatError(f"{source}: no shoes: no hand entries in the file")
-    return Hands.from_columns(
-        out.n,
-        known=KNOWN,
-        source=source,
-        labels=tuple(labels) if all(labels) else (),
-        **out.filled(),
-    )
+    return Hands.concat(parts)
+
+
+def _snapshot_parts(snapshots: Iterable[tuple[str, Any]], source: str) -> Iterator[Hands]:
+    """The hands of each shoe the snapshots hold (`snapshot_shoes`),
+    labelled with the shoe id of the snapshot that started it, numbered 0."""
+    labels: list[str] = []
+    for shoe in snapshot_shoes(snapshots, source, labels):
+        part = outcome_hands(shoe, KNOWN, source)
+        yield replace(part, labels=(labels[-1],) if labels[-1] else ())
 
 
 def snapshot_shoes(
@@ -659,19 +654,16 @@ def json_line_shoes(
         raise ShoeFormatError(f"{source}: not JSON Lines of rounds or shoe-state snapshots")
     records = _records(lines, source, first, others)
     if is_snapshot(first[1]):
-        labels: list[str] = []
         count = 0
-        for count, shoe in enumerate(snapshot_shoes(records, source, labels=labels), start=1):
-            part = outcome_hands([rec | {"shoe": count - 1} for rec in shoe], KNOWN, source)
-            yield replace(part, labels=(labels[-1],) if labels[-1] else ())
+        for part in _snapshot_parts(records, source):
+            count += 1
+            yield part
         _warn_skipped(source, others)
         if not count:
             raise ShoeFormatError(f"{source}: no shoes: no hand entries in the file")
         return
     reader = RoundShoes(first, source, decks)
-    for shoe in reader.shoes(records):
-        part = outcome_hands(shoe, reader.known, source)
-        yield replace(part, labels=(reader.label,) if reader.label else ())
+    yield from _round_parts(reader, records)
     _warn_skipped(source, others)
     reader.finish()
 
