@@ -4,13 +4,12 @@ One loop (`run_sessions`) applies the table rules for every strategy: the
 limits (`limits`: stakes to cents, side bets, the table minimum), `place`
 (the table maximum, the table's rules, the bankroll), settlement and the
 session statistics. It is compiled once for the built-ins, which it reaches
-by their kind (`strategies.compiled`), and once for any other `Compiled`
-class, whose functions it calls through pointers; neither is compiled again
-for another strategy. Its inputs travel as a few NamedTuples (`Dealt`,
-`Table`, `Stops`, `SharedEvs`, `Outputs`, `Seat`, `Work`). A plain-Python
-`Strategy` runs in `python_loop.run_python`, whose general path calls
-`limits` and `place` themselves in their Python form; a test runs every
-built-in and a user's compiled class through both and compares the ledgers.
+by their kind (`strategies.compiled`), and once for every other strategy,
+whose functions it calls through pointers: a user's compiled class's
+(`dispatch.user_functions`) or a plain-Python `Strategy`'s callbacks
+(`python_seat`); neither form is compiled again for another strategy. Its
+inputs travel as a few NamedTuples (`Dealt`, `Table`, `Stops`, `SharedEvs`,
+`Outputs`, `Seat`, `Work`).
 
 Money is exact: stakes are whole cents, results are cents times the unit
 results of `payouts.unit_results` (whole 1/D units), so one currency unit
@@ -75,6 +74,9 @@ def run_sessions(
         raise ValueError("run_sessions: work is not for these hands (work_for(seat, dealt))")
     args = (seat, fns, dealt, table, stops, shared, outputs, work)
     check_apart(args)
+    if JIT_DISABLED:  # numba's compiler is off: the loop as the Python it is written in
+        code, at, rows = kernel(nrt=False)(sessions_kernel).python_form()(*args)
+        return int(code), int(at), int(rows)
     loop = _compiled_loop(_form(fns))
     with _quiet_numba():
         if not loop.signatures:

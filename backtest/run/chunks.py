@@ -23,7 +23,8 @@ from backtest.core.hands import Hands
 from backtest.core.rules import Bet, Rules
 from backtest.jit import lazy_jit
 from backtest.jit.buffers import Buffers
-from backtest.loop import inputs, payouts, python_loop, python_results, table_rules
+from backtest.loop import inputs, payouts, table_rules
+from backtest.loop.python_seat import PythonSeat
 from backtest.odds import N_PAYOUTS, bet_odds, joint_nets_array, outcome_table, unit_covariance
 from backtest.run.config import RunConfig, build_strategies, parse_config, ticks
 from backtest.run.plan import hands_for
@@ -182,31 +183,32 @@ def run_chunk(
             int(bankroll0), int(stop_loss), int(win_goal), int(max_hands), int(ruin_below)
         )
         key = _seat_key(config.seed, k)
-        if runs_compiled(strat) and not force_python:
-            from backtest.loop import session_loop  # (compiled code: loaded only here)
+        from backtest.loop import session_loop  # (compiled code: loaded only here)
 
+        python = None
+        if runs_compiled(strat) and not force_python:
             fns = session_loop.functions_for(strat)
             in_loop = inputs.seat_of(strat, key)
             work = inputs.work_for(in_loop, dealt)
-            try:
-                code, at, rows = session_loop.run_sessions(
-                    in_loop, fns, dealt, table, stops, ev_shared, outputs, work
-                )
-            except Exception as exc:  # a user's compiled function raised
-                if kind_of(strat) != USER or isinstance(exc, BacktestError):
-                    raise
-                raise _compiled_raised(config, strategies, lo, hi, k, exc) from None
         else:
-            try:
-                code, at, rows = python_loop.run_python(
-                    strat, key, dealt, table, stops, ev_shared, outputs
-                )
-            except python_results.Raised as raised:
-                raise StrategyError(
-                    f"{config.source}: seats[{k}] ({config.seats[k].label}): "
-                    f"{raised.describe()}, "
-                    f"{_hand_words(hands, shoe_no, bounds, lo, raised.at)}"
-                ) from None
+            python = PythonSeat(strat, key, dealt, table)
+            fns, in_loop, work = python.fns, python.seat, python.work
+        try:
+            code, at, rows = session_loop.run_sessions(
+                in_loop, fns, dealt, table, stops, ev_shared, outputs, work
+            )
+        except Exception as exc:  # a user's compiled function raised
+            if python is not None or kind_of(strat) != USER or isinstance(exc, BacktestError):
+                raise
+            raise _compiled_raised(config, strategies, lo, hi, k, exc) from None
+        if python is not None and code == table_rules.PLACE_RAISED:
+            error = python.error()
+            if not isinstance(error, StrategyError):
+                raise error  # a Ctrl-C, or an exit, in the strategy's code
+            raise StrategyError(
+                f"{config.source}: seats[{k}] ({config.seats[k].label}): {error}, "
+                f"{_hand_words(hands, shoe_no, bounds, lo, python.at)}"
+            ) from None
         if code != table_rules.PLACE_OK:
             seat = config.seats[k]
             said = StrategyError(

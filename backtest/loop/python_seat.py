@@ -1,0 +1,241 @@
+"""A plain-Python strategy at the compiled session loop.
+
+The loop calls a strategy through four functions: reset, init, decide and
+update (`strategies.dispatch`). For a user's compiled class they are
+compiled; for any `Strategy` object, `PythonSeat` gives them as Python
+callbacks the loop calls through pointers (numba's first-class functions).
+So the table rules, settlement, the statistics and the ledger are the
+loop's, the same for every strategy. A callback answers RAISED where the
+strategy's code raised, and the loop stops; `PythonSeat.raised` keeps the
+error for the engine.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+from typing import Any
+
+import numpy as np
+
+from backtest.core.errors import StrategyError, describe_raised, shown
+from backtest.core.rules import Bet, Winner
+from backtest.loop.inputs import Dealt, Seat, Table, Work, work_for
+from strategies import compiled
+from strategies.base import Strategy, head_params
+from strategies.slots import CTX_INDEX, RAISED, SEVERAL
+from strategies.view import Result, View, winners_of
+
+_BETS = tuple(Bet)
+#: what a strategy may name a bet by: its name or the Bet
+_BET_BY_NAME: dict[object, Bet] = {b.value: b for b in Bet} | {b: b for b in Bet}
+
+
+class PythonSeat:
+    """A `Strategy` object's four callbacks for the loop (`fns`), its `Seat`
+    and work arrays, and the error its code raised, if any (`raised`, with
+    `at`, the index of the hand)."""
+
+    def __init__(self, strategy: Strategy, key: np.uint64, dealt: Dealt, table: Table) -> None:
+        self.strategy = strategy
+        p = np.array(head_params(strategy), np.float64)
+        p.flags.writeable = False
+        bets = sorted(b.code for b in strategy.possible_bets())
+        cls = type(strategy)
+        learns = (
+            compiled.facts(cls).learns
+            if isinstance(strategy, compiled.Compiled)
+            else cls.update is not Strategy.update
+        )
+        self.seat = Seat(
+            compiled.USER,
+            np.uint64(key),
+            p,
+            np.array(bets, np.uint64),
+            -1,
+            False,
+            True,
+            learns,
+            True,
+            bool(strategy.uses_cards),
+        )
+        self.work: Work = work_for(self.seat, dealt)
+        self.raised: BaseException | None = None
+        self.at = -1
+        self._view = View(
+            _read_only(dealt.winner),
+            _read_only(self.work.ctx),
+            _read_only(self.work.evs_seen),
+            table.offered,
+            (dealt.cards, table.full_counts) if strategy.uses_cards else None,
+        )
+        self._ctx = self.work.ctx
+        self._out = self.work.out
+        self._stakes = self.work.stakes
+        self._result = _results_class(dealt.winner, dealt.unit, table.den)
+        hooks = (self._reset, self._init, self._decide, self._update)
+        if _jit_off():
+            self.fns: tuple[Any, ...] = hooks  # the loop runs as Python, and calls them so
+        else:
+            from strategies.dispatch import pointer_signatures
+
+            sigs = pointer_signatures()
+            self.fns = tuple(_callback(h, sigs[n]) for h, n in zip(hooks, sigs, strict=True))
+
+    # the four callbacks: their arguments are the arrays' addresses, which the
+    # seat reads as the numpy arrays it holds
+
+    def _reset(self, *_: Any) -> int:
+        try:
+            self.strategy.restart_progression()
+        except BaseException as exc:  # noqa: BLE001 (the loop stops; the engine raises it)
+            return self._raise(exc)
+        return 0
+
+    def _init(self, _p: Any, _n: Any, _s: Any, _si: Any, seed: int) -> int:
+        try:
+            self.strategy.start_session(int(seed))
+        except BaseException as exc:  # noqa: BLE001
+            return self._raise(exc)
+        return 0
+
+    def _decide(self, _p: Any, _n: Any, _s: Any, _si: Any, _c: Any, _h: Any, n_hist: int, *_: Any) -> int:
+        view = self._view
+        i = int(self._ctx[CTX_INDEX])
+        view._i = i
+        view._lo = i - n_hist
+        try:
+            stakes = self.strategy.stakes(view)
+            if not stakes:
+                return -1
+            _fill(self._out, stakes, self.strategy)
+        except BaseException as exc:  # noqa: BLE001
+            return self._raise(exc)
+        return SEVERAL
+
+    def _update(self, *args: Any) -> int:
+        result = self._result.__new__(self._result)
+        result._i = self._view._i
+        result.net = args[-1]
+        result._placed = self._stakes.tolist()
+        try:
+            self.strategy.update(self._view, result)
+        except BaseException as exc:  # noqa: BLE001
+            return self._raise(exc)
+        return 0
+
+    def _raise(self, exc: BaseException) -> int:
+        self.raised = exc
+        self.at = self._view._i
+        return RAISED
+
+    def error(self) -> StrategyError | BaseException:
+        """What the engine raises for the kept error: a Ctrl-C or an exit as
+        it is; any other error as a StrategyError in words, with the line
+        of the strategy's code that raised it (the engine adds the seat and
+        the hand)."""
+        exc = self.raised
+        if not isinstance(exc, Exception):
+            return exc  # type: ignore[return-value]
+        return StrategyError(describe_raised(exc))
+
+
+def _fill(out: np.ndarray, stakes: object, strategy: Strategy) -> None:
+    """A strategy's stakes mapping into `out` (by bet code), checked."""
+    who = f"strategy {strategy.name or type(strategy).__name__}"
+    try:
+        items = stakes.items()  # type: ignore[attr-defined]
+    except AttributeError:
+        raise StrategyError(
+            f"{who}: stakes() must return a mapping of bet to stake, got {stakes!r}"
+        ) from None
+    for key, value in items:
+        bet = _BET_BY_NAME.get(key)
+        if bet is None:
+            raise StrategyError(
+                f"{who}: unknown bet {key!r} (bets are {', '.join(b.value for b in Bet)})"
+            )
+        if isinstance(value, (str, bytes, bool, np.bool_)):  # not numbers, though float() takes them
+            raise StrategyError(f"{who}: the stake on {bet} must be a number, got {shown(value)}")
+        try:
+            x = float(value)
+        except OverflowError:  # an integer beyond any float: as large as a stake gets
+            x = math.inf if value > 0 else -math.inf
+        except (TypeError, ValueError):
+            raise StrategyError(
+                f"{who}: the stake on {bet} must be a number, got {shown(value)}"
+            ) from None
+        if not x >= 0.0:  # negative, or NaN
+            raise StrategyError(f"{who}: the stake on {bet} must be 0 or more, got {shown(value)}")
+        out[bet.code] = x
+
+
+def _results_class(winner: np.ndarray, unit: np.ndarray, den: int) -> type[Result]:
+    """A `Result` class for one run's hands: a hand's Result holds its
+    index, its net and the stakes placed (by bet code), and works the
+    winner and the three dicts out when they are read."""
+    won = winners_of(winner)
+    scale = 100.0 * den
+
+    class HandResult(Result):
+        __slots__ = ("_placed", "_i")
+        _placed: list[float]
+        _i: int
+
+        @property  # type: ignore[misc]
+        def winner(self) -> Winner:  # type: ignore[override]
+            """The hand's winner."""
+            return won[self._i]
+
+        @property  # type: ignore[misc]
+        def stakes(self) -> dict[Bet, float]:
+            """The stakes actually placed (after table limits), by bet."""
+            return {_BETS[b]: x for b, x in enumerate(self._placed) if x > 0.0}
+
+        @property  # type: ignore[misc]
+        def nets(self) -> dict[Bet, float]:
+            """Net result of each placed bet."""
+            row = unit[:, self._i].tolist()
+            return {
+                _BETS[b]: round(x * 100.0) * row[b] / scale
+                for b, x in enumerate(self._placed)
+                if x > 0.0
+            }
+
+        @property  # type: ignore[misc]
+        def units(self) -> dict[Bet, float]:
+            """Result per unit staked of every bet on this hand (payout, 0 push, -1 loss)."""
+            row = unit[:, self._i].tolist()
+            return {bet: (u / den if u > -(2**62) else 0.0) for bet, u in zip(_BETS, row, strict=True)}
+
+    return HandResult
+
+
+def _callback(fn: Any, sig: Any) -> Any:
+    """`fn` as a first-class function of numba signature `sig`, through a
+    C callback (numba's Wrapper Address Protocol)."""
+    from numba.core.types import WrapperAddressProtocol
+
+    ctype = {"void*": ctypes.c_void_p, "int64": ctypes.c_int64, "float64": ctypes.c_double}
+    c_fn = ctypes.CFUNCTYPE(ctype[str(sig.return_type)], *(ctype[str(a)] for a in sig.args))(fn)
+
+    class Callback(WrapperAddressProtocol):
+        def __wrapper_address__(self) -> int:
+            return ctypes.cast(c_fn, ctypes.c_void_p).value or 0
+
+        def signature(self) -> Any:
+            return sig
+
+    return Callback()
+
+
+def _jit_off() -> bool:
+    from backtest.jit.lazy_jit import JIT_DISABLED
+
+    return JIT_DISABLED
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    view = a.view()
+    view.flags.writeable = False
+    return view
