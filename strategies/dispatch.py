@@ -449,11 +449,9 @@ def _decide_body(cls: type[Compiled], returns: Any) -> str:
 
 
 #: the adaptor's decide, after the class's gave one stake `x` on bet `b`
-_ONE_STAKE = """    if x == 0.0:
-        return -1
-    if 0 <= b < N_BETS:
-        out[b] = x
-        return b
+#: (one line an `if`: the adaptor's source is made of one-level lines)
+_ONE_STAKE = """    if x == 0.0: return -1
+    if 0 <= b < N_BETS: out[b] = x; return b
     return N_BETS"""
 
 

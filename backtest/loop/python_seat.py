@@ -130,14 +130,14 @@ class PythonSeat:
         return RAISED
 
     def error(self) -> StrategyError | BaseException:
-        """What the engine raises for the kept error: a Ctrl-C or an exit as
-        it is; any other error as a StrategyError in words, with the line
+        """What the engine raises for the kept error: a Ctrl-C as it is; any
+        other error (an exit too) as a StrategyError in words, with the line
         of the strategy's code that raised it (the engine adds the seat and
         the hand)."""
         exc = self.raised
-        if not isinstance(exc, Exception):
-            return exc  # type: ignore[return-value]
-        return StrategyError(describe_raised(exc))
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+        return StrategyError(describe_raised(exc))  # type: ignore[arg-type]
 
 
 def _fill(out: np.ndarray, stakes: object, strategy: Strategy) -> None:
@@ -208,6 +208,11 @@ def _results_class(winner: np.ndarray, unit: np.ndarray, den: int) -> type[Resul
             row = unit[:, self._i].tolist()
             return {bet: (u / den if u > -(2**62) else 0.0) for bet, u in zip(_BETS, row, strict=True)}
 
+        def __reduce__(self) -> tuple[type[Result], tuple[Any, ...]]:
+            # a copy (or a pickle) is a plain Result with its dicts
+            return Result, (self.winner, self.net, self.stakes, self.nets, self.units)
+
+    HandResult.__name__ = HandResult.__qualname__ = "Result"
     return HandResult
 
 

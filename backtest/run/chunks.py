@@ -204,7 +204,7 @@ def run_chunk(
         if python is not None and code == table_rules.PLACE_RAISED:
             error = python.error()
             if not isinstance(error, StrategyError):
-                raise error  # a Ctrl-C, or an exit, in the strategy's code
+                raise error  # a Ctrl-C in the strategy's code
             raise StrategyError(
                 f"{config.source}: seats[{k}] ({config.seats[k].label}): {error}, "
                 f"{_hand_words(hands, shoe_no, bounds, lo, python.at)}"
