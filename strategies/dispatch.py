@@ -112,11 +112,12 @@ def _dispatch(hook: str, inline: Literal["never", "always"] = "always") -> Calla
     `user_functions`). The loop is compiled once for each: its built-in form
     holds no call through a pointer (whose mere presence in the loop keeps
     LLVM from holding a progression's state in registers: a third slower),
-    its user form no built-in. Every hook answers 0, or RAISED where a
-    plain-Python strategy's code raised (decide: (bet, stake), the bet
-    RAISED then). Called from plain Python (numba's compiler off), it runs
-    the user's form: every strategy is then called through the Strategy API."""
-    from numba import types
+    its user form no built-in. A third form calls a plain-Python
+    strategy's callbacks (`python_signatures`). Every hook answers 0, or
+    RAISED where a plain-Python strategy's code raised (decide: (bet,
+    stake), the bet RAISED then). Called from plain Python (numba's
+    compiler off), it runs the third form: every strategy is then called
+    through the Strategy API."""
     from numba.extending import overload
 
     names: dict[str, Any] = {"np": np, "SEVERAL": np.int64(SEVERAL), "N_BETS": N_BETS}
@@ -130,7 +131,7 @@ def _dispatch(hook: str, inline: Literal["never", "always"] = "always") -> Calla
     exec(compile("\n".join(lines), f"<{hook}_any>", "exec"), names)
     builtin = names[f"{hook}_builtin"]
     users = _user_call(hook, _address_intrinsic())
-    in_python = _user_call(hook, lambda a: 0)  # (a plain-Python strategy reads no address)
+    in_python = _python_call(hook)
 
     # the hook's Python function, and its compiled form by the type of `fns`
     # (numba reads the arguments' names: they are spelled out)
@@ -140,11 +141,45 @@ def _dispatch(hook: str, inline: Literal["never", "always"] = "always") -> Calla
         f"    return in_python(kind, fns, {_ARGS[hook]})\n"
         f"def chosen(kind, fns, {_ARGS[hook]}):\n"
         f"    return typed(kind, fns)\n",
-        made | {"typed": lambda kind, fns: builtin if isinstance(fns, types.NoneType) else users},
+        made | {"typed": lambda kind, fns: _chosen(fns, builtin, users, in_python)},
         made,
     )
     overload(made[f"{hook}_any"], inline=inline)(made["chosen"])
     return made[f"{hook}_any"]  # type: ignore[no-any-return]
+
+
+def _chosen(fns: Any, builtin: Any, users: Any, pythons: Any) -> Any:
+    """The form of a hook for the type of `fns`: None, the built-ins; the
+    four functions of `pointer_signatures`, a user's compiled class; those
+    of `python_signatures` (no arrays), a plain-Python strategy."""
+    from numba import types
+
+    if isinstance(fns, types.NoneType):
+        return builtin
+    return pythons if fns.types[0].nargs == 0 else users
+
+
+def _python_call(hook: str) -> Callable[..., Any]:
+    """The plain-Python form of `{hook}_any`: the callback of
+    `python_signatures` (the seat holds the arrays), its decide's answer
+    made (bet, stake) as the user's form makes it."""
+    call = {"reset": "fns[0]()", "init": "fns[1](seed)", "decide": "fns[2]()"}.get(
+        hook, "fns[3](net)"
+    )
+    body = _DECIDE_ANSWER.format(call=call) if hook == "decide" else f"    return {call}\n"
+    names: dict[str, Any] = {"N_BETS": N_BETS}
+    exec(
+        compile(f"def {hook}_py(kind, fns, {_ARGS[hook]}):\n{body}", f"<{hook}_py>", "exec"), names
+    )
+    return names[f"{hook}_py"]  # type: ignore[no-any-return]
+
+
+#: a decide's answer (its bet; its stake in `out`) made (bet, stake)
+_DECIDE_ANSWER = """    pick = {call}
+    if 0 <= pick < N_BETS:
+        return pick, out[pick]
+    return pick, 0.0 if pick == -1 else 1.0
+"""
 
 
 def _user_call(hook: str, addr: Any) -> Callable[..., Any]:
@@ -152,17 +187,12 @@ def _user_call(hook: str, addr: Any) -> Callable[..., Any]:
     with each array's address (`addr`); a decide's answer made (bet, stake)
     (the stake is in `out`, where the bet is one)."""
     call = f"fns[{_USER_SLOT[hook]}]({_address_args(hook)})"
-    if hook == "decide":
-        body = (
-            f"    pick = {call}\n"
-            "    if 0 <= pick < N_BETS:\n"
-            "        return pick, out[pick]\n"
-            "    return pick, 0.0 if pick == -1 else 1.0\n"
-        )
-    else:
-        body = f"    return {call}\n"
+    body = _DECIDE_ANSWER.format(call=call) if hook == "decide" else f"    return {call}\n"
     names: dict[str, Any] = {"addr": addr, "N_BETS": N_BETS}
-    exec(compile(f"def {hook}_user(kind, fns, {_ARGS[hook]}):\n{body}", f"<{hook}_user>", "exec"), names)
+    exec(
+        compile(f"def {hook}_user(kind, fns, {_ARGS[hook]}):\n{body}", f"<{hook}_user>", "exec"),
+        names,
+    )
     return names[f"{hook}_user"]  # type: ignore[no-any-return]
 
 
@@ -285,11 +315,22 @@ def pointer_signatures() -> dict[str, Any]:
     }
 
 
-def function_types() -> Any:
-    """The type of the loop's `fns` argument: the four functions' types."""
+def python_signatures() -> dict[str, Any]:
+    """The numba signatures of a plain-Python strategy's four callbacks
+    (`python_seat`): no arrays (the seat holds them), and so few arguments
+    that a call costs about half what it would with the arrays' addresses."""
     from numba import types
 
-    sig = pointer_signatures()
+    i = types.int64
+    return {"reset": i(), "init": i(i), "decide": i(), "update": i(types.float64)}
+
+
+def function_types(python: bool = False) -> Any:
+    """The type of the loop's `fns` argument: the four functions' types
+    (`python`: a plain-Python strategy's callbacks)."""
+    from numba import types
+
+    sig = python_signatures() if python else pointer_signatures()
     return types.Tuple(tuple(types.FunctionType(sig[h]) for h in _ARGS))
 
 

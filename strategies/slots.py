@@ -21,6 +21,7 @@ CTX_SESSION_HAND = 2  # hands already dealt in this session
 CTX_LAST_NET = 3  # the seat's net on its previous hand (0 at the start)
 CTX_SHOE = 4  # shoe number within the session (0-based)
 CTX_INDEX = 5  # the hand's index in the run's columns (what a plain-Python View reads)
+CTX_SHOE_START = 6  # the index of its shoe's first hand in this session (the View's too)
 CTX_SIZE = 8
 
 # layout of the head of every built-in strategy's parameter vector

@@ -23,12 +23,12 @@ from backtest.core.rules import Bet, Winner
 from backtest.loop.inputs import Dealt, Seat, Table, Work, work_for
 from strategies import compiled
 from strategies.base import Strategy, head_params
-from strategies.slots import CTX_INDEX, RAISED, SEVERAL
+from strategies.slots import CTX_INDEX, CTX_SHOE_START, RAISED, SEVERAL
 from strategies.view import Result, View, winners_of
 
 _BETS = tuple(Bet)
 #: what a strategy may name a bet by: its name or the Bet
-_BET_BY_NAME: dict[object, Bet] = {b.value: b for b in Bet} | {b: b for b in Bet}
+_BET_BY_NAME: dict[object, Bet] = {**{b.value: b for b in Bet}, **{b: b for b in Bet}}
 
 
 class PythonSeat:
@@ -77,33 +77,37 @@ class PythonSeat:
         if _jit_off():
             self.fns: tuple[Any, ...] = hooks  # the loop runs as Python, and calls them so
         else:
-            from strategies.dispatch import pointer_signatures
+            from numba.core.types import WrapperAddressProtocol
 
-            sigs = pointer_signatures()
-            self.fns = tuple(_callback(h, sigs[n]) for h, n in zip(hooks, sigs, strict=True))
+            from strategies.dispatch import python_signatures
 
-    # the four callbacks: their arguments are the arrays' addresses, which the
-    # seat reads as the numpy arrays it holds
+            WrapperAddressProtocol.register(PythonCallback)
 
-    def _reset(self, *_: Any) -> int:
+            sigs = python_signatures()
+            self.fns = tuple(PythonCallback(h, sigs[n]) for h, n in zip(hooks, sigs, strict=True))
+
+    # the four callbacks (`dispatch.python_signatures`): the seat reads the
+    # loop's arrays as the numpy arrays it holds
+
+    def _reset(self) -> int:
         try:
             self.strategy.restart_progression()
         except BaseException as exc:  # noqa: BLE001 (the loop stops; the engine raises it)
             return self._raise(exc)
         return 0
 
-    def _init(self, _p: Any, _n: Any, _s: Any, _si: Any, seed: int) -> int:
+    def _init(self, seed: int) -> int:
         try:
-            self.strategy.start_session(int(seed))
+            self.strategy.start_session(seed)
         except BaseException as exc:  # noqa: BLE001
             return self._raise(exc)
         return 0
 
-    def _decide(self, _p: Any, _n: Any, _s: Any, _si: Any, _c: Any, _h: Any, n_hist: int, *_: Any) -> int:
+    def _decide(self) -> int:
         view = self._view
-        i = int(self._ctx[CTX_INDEX])
-        view._i = i
-        view._lo = i - n_hist
+        ctx = self._ctx
+        view._i = int(ctx[CTX_INDEX])
+        view._lo = int(ctx[CTX_SHOE_START])
         try:
             stakes = self.strategy.stakes(view)
             if not stakes:
@@ -113,10 +117,10 @@ class PythonSeat:
             return self._raise(exc)
         return SEVERAL
 
-    def _update(self, *args: Any) -> int:
-        result = self._result.__new__(self._result)
+    def _update(self, net: float) -> int:
+        result: Any = self._result.__new__(self._result)
         result._i = self._view._i
-        result.net = args[-1]
+        result.net = net
         result._placed = self._stakes.tolist()
         try:
             self.strategy.update(self._view, result)
@@ -155,7 +159,9 @@ def _fill(out: np.ndarray, stakes: object, strategy: Strategy) -> None:
             raise StrategyError(
                 f"{who}: unknown bet {key!r} (bets are {', '.join(b.value for b in Bet)})"
             )
-        if isinstance(value, (str, bytes, bool, np.bool_)):  # not numbers, though float() takes them
+        if isinstance(
+            value, (str, bytes, bool, np.bool_)
+        ):  # not numbers, though float() takes them
             raise StrategyError(f"{who}: the stake on {bet} must be a number, got {shown(value)}")
         try:
             x = float(value)
@@ -206,7 +212,9 @@ def _results_class(winner: np.ndarray, unit: np.ndarray, den: int) -> type[Resul
         def units(self) -> dict[Bet, float]:
             """Result per unit staked of every bet on this hand (payout, 0 push, -1 loss)."""
             row = unit[:, self._i].tolist()
-            return {bet: (u / den if u > -(2**62) else 0.0) for bet, u in zip(_BETS, row, strict=True)}
+            return {
+                bet: (u / den if u > -(2**62) else 0.0) for bet, u in zip(_BETS, row, strict=True)
+            }
 
         def __reduce__(self) -> tuple[type[Result], tuple[Any, ...]]:
             # a copy (or a pickle) is a plain Result with its dicts
@@ -216,22 +224,26 @@ def _results_class(winner: np.ndarray, unit: np.ndarray, den: int) -> type[Resul
     return HandResult
 
 
-def _callback(fn: Any, sig: Any) -> Any:
-    """`fn` as a first-class function of numba signature `sig`, through a
-    C callback (numba's Wrapper Address Protocol)."""
-    from numba.core.types import WrapperAddressProtocol
+class PythonCallback:
+    """A Python function as a first-class function of numba signature
+    `sig`, through a C callback: numba's Wrapper Address Protocol (its
+    `__wrapper_address__` and `signature`, which numba reads of any object
+    that has them, once its base class is registered)."""
 
-    ctype = {"void*": ctypes.c_void_p, "int64": ctypes.c_int64, "float64": ctypes.c_double}
-    c_fn = ctypes.CFUNCTYPE(ctype[str(sig.return_type)], *(ctype[str(a)] for a in sig.args))(fn)
+    _TYPES: dict[str, Any] = {"int64": ctypes.c_int64, "float64": ctypes.c_double}
 
-    class Callback(WrapperAddressProtocol):
-        def __wrapper_address__(self) -> int:
-            return ctypes.cast(c_fn, ctypes.c_void_p).value or 0
+    def __init__(self, fn: Any, sig: Any) -> None:
+        self.sig = sig
+        ctype = self._TYPES
+        self.c_fn = ctypes.CFUNCTYPE(
+            ctype[str(sig.return_type)], *(ctype[str(a)] for a in sig.args)
+        )(fn)
 
-        def signature(self) -> Any:
-            return sig
+    def __wrapper_address__(self) -> int:
+        return ctypes.cast(self.c_fn, ctypes.c_void_p).value or 0
 
-    return Callback()
+    def signature(self) -> Any:
+        return self.sig
 
 
 def _jit_off() -> bool:

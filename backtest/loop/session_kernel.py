@@ -188,7 +188,16 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
                                 ev_kept[i, b] = np.nan  # nothing kept: counted if staked
                             ev_done[i] = True
             if reads_ctx:
-                tell_context(ctx, final / scale, hand_no[i], hands, last_net / scale, shoe_no[i], k)
+                tell_context(
+                    ctx,
+                    final / scale,
+                    hand_no[i],
+                    hands,
+                    last_net / scale,
+                    shoe_no[i],
+                    k,
+                    shoe_start,
+                )
             hist = winner[shoe_start:k]
             evs_d = evs
             if user:
@@ -410,24 +419,24 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
             drawdown = max(drawdown, peak - final)
             last_net = net
             if learns and learn(
-                    kind,
-                    fns,
-                    p,
-                    s,
-                    si,
-                    ctx,
-                    stakes,
-                    unit_f,
-                    unit,
-                    i,
-                    den,
-                    the_bet,
-                    one,
-                    cc,
-                    cents,
-                    active,
-                    net / scale,
-                ):
+                kind,
+                fns,
+                p,
+                s,
+                si,
+                ctx,
+                stakes,
+                unit_f,
+                unit,
+                i,
+                den,
+                the_bet,
+                one,
+                cc,
+                cents,
+                active,
+                net / scale,
+            ):
                 return PLACE_RAISED, k, rows
             if ledger:
                 ledger_row(outputs, rows, k, cents, one, cc, net, final)

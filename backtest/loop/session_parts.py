@@ -43,7 +43,7 @@ from strategies.base import (
     P_SIDE,
     SEVERAL,
 )
-from strategies.slots import CTX_INDEX
+from strategies.slots import CTX_INDEX, CTX_SHOE_START
 
 
 @kernel(inline=True, nrt=False)
@@ -88,15 +88,17 @@ def undeclared(pick: int, x: float, out: np.ndarray, allowed: np.ndarray) -> boo
 
 
 @kernel(inline=True, nrt=False)
-def tell_context(ctx, bankroll, hand, session_hand, last_net, shoe, index):  # type: ignore[no-untyped-def]
+def tell_context(ctx, bankroll, hand, session_hand, last_net, shoe, index, shoe_start):  # type: ignore[no-untyped-def]
     """What a strategy that reads the context is told before a hand (the
-    hand's `index` in the run's columns: for a plain-Python strategy's View)."""
+    hand's `index` in the run's columns and its shoe's first's: for a
+    plain-Python strategy's View)."""
     ctx[CTX_BANKROLL] = bankroll
     ctx[CTX_HAND] = hand
     ctx[CTX_SESSION_HAND] = session_hand
     ctx[CTX_LAST_NET] = last_net
     ctx[CTX_SHOE] = shoe
     ctx[CTX_INDEX] = index
+    ctx[CTX_SHOE_START] = shoe_start
 
 
 @kernel(inline=True, nrt=False)

@@ -23,7 +23,7 @@ from backtest.core.hands import Hands
 from backtest.core.rules import Bet, Rules
 from backtest.jit import lazy_jit
 from backtest.jit.buffers import Buffers
-from backtest.loop import inputs, payouts, table_rules
+from backtest.loop import inputs, payouts, session_loop, table_rules
 from backtest.loop.python_seat import PythonSeat
 from backtest.odds import N_PAYOUTS, bet_odds, joint_nets_array, outcome_table, unit_covariance
 from backtest.run.config import RunConfig, build_strategies, parse_config, ticks
@@ -183,22 +183,21 @@ def run_chunk(
             int(bankroll0), int(stop_loss), int(win_goal), int(max_hands), int(ruin_below)
         )
         key = _seat_key(config.seed, k)
-        from backtest.loop import session_loop  # (compiled code: loaded only here)
-
+        form = session_loop.form_of(strat, force_python)
         python = None
-        if runs_compiled(strat) and not force_python:
-            fns = session_loop.functions_for(strat)
-            in_loop = inputs.seat_of(strat, key)
-            work = inputs.work_for(in_loop, dealt)
-        else:
+        if form == "python":
             python = PythonSeat(strat, key, dealt, table)
             fns, in_loop, work = python.fns, python.seat, python.work
+        else:
+            fns = session_loop.functions_for(strat)  # type: ignore[arg-type]
+            in_loop = inputs.seat_of(strat, key)  # type: ignore[arg-type]
+            work = inputs.work_for(in_loop, dealt)
         try:
             code, at, rows = session_loop.run_sessions(
                 in_loop, fns, dealt, table, stops, ev_shared, outputs, work
             )
         except Exception as exc:  # a user's compiled function raised
-            if python is not None or kind_of(strat) != USER or isinstance(exc, BacktestError):
+            if form != "user" or isinstance(exc, BacktestError):
                 raise
             raise _compiled_raised(config, strategies, lo, hi, k, exc) from None
         if python is not None and code == table_rules.PLACE_RAISED:
@@ -216,7 +215,7 @@ def run_chunk(
                 f"{table_rules.PLACE_ERRORS[int(code)]} "
                 f"{_hand_words(hands, shoe_no, bounds, lo, at)}{_why(int(code), config, table)}"
             )
-            if runs_compiled(strat) and kind_of(strat) == USER and not force_python:
+            if form == "user":
                 # the Python loop's words name the bet and the stake
                 said = _said_in_python(config, strategies, lo, hi) or said
             raise said

@@ -40,7 +40,6 @@ from backtest.run.plan import count_sessions, hands_for, plan_chunks
 from backtest.run.pool import check_workers, default_workers, process_pool
 from backtest.run.seats import check_money, check_seats
 from strategies.base import Strategy
-from strategies.compiled import USER, kind_of, runs_compiled
 
 #: sessions whose bankroll after every hand is kept for plots (`--out`)
 PATH_SESSIONS = 100
@@ -183,10 +182,12 @@ def run(
         )
     from backtest.loop import session_loop
 
-    if compiling is not None and _builtin_seat(strategies, force_python):
-        if not session_loop.loop_cached():
-            compiling()
-    if compiling_users is not None and _user_loop_to_compile(strategies, force_python):
+    forms = _forms(strategies, force_python)
+    if compiling is not None and "shared" in forms and not session_loop.loop_cached():
+        compiling()
+    if compiling_users is not None and not all(
+        session_loop.loop_cached(form) for form in forms - {"shared"}
+    ):
         compiling_users()
     if workers is None:
         # every core for a large run; with Dask, this machine's cores (the local
@@ -274,9 +275,7 @@ def run(
     else:
         buffers = Buffers()
         for lo, hi in chunks:
-            collect(
-                lo, hi, run_chunk(config, strategies, lo, hi, ledger, force_python, buffers)
-            )
+            collect(lo, hi, run_chunk(config, strategies, lo, hi, ledger, force_python, buffers))
     flush()
     sessions_frame, summary, ledger_df = finish(config, frames, ledger, spilled, ledgers)
     from backtest.run.comparisons import compare
@@ -294,20 +293,11 @@ def run(
 
 
 #: a run of at most this many hands, summed over its seats, is played as
-def _builtin_seat(strategies: Sequence[Strategy], force_python: bool = False) -> bool:
-    """Whether a seat is a built-in run compiled (in the built-ins' shared loop)."""
-    return not force_python and any(runs_compiled(s) and kind_of(s) != USER for s in strategies)
-
-
-def _user_loop_to_compile(strategies: Sequence[Strategy], force_python: bool = False) -> bool:
-    """Whether a seat plays in the loop's form for any strategy but the
-    built-ins, and that form is not compiled yet (in this process, or in
-    numba's cache)."""
-    if not (force_python or any(not _builtin_seat([s]) for s in strategies)):
-        return False
+def _forms(strategies: Sequence[Strategy], force_python: bool) -> set[str]:
+    """The loop's forms these seats play in (`session_loop.form_of`)."""
     from backtest.loop import session_loop
 
-    return not session_loop.user_loop_cached()
+    return {session_loop.form_of(s, force_python) for s in strategies}
 
 
 def _task_of(config: RunConfig, lo: int = 0, hi: int = 1, ledger: bool = False) -> tuple[Any, ...]:

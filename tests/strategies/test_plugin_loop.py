@@ -133,9 +133,7 @@ def test_every_built_in_matches_its_python_form(
     }
     seats = [{"strategy": name, "params": dict(edge)} for name in BUILTIN_NAMES]
     with _quiet():
-        _same(
-            _config(seats, seed, bankroll, table_min, table_min * span, session, decks=decks)
-        )
+        _same(_config(seats, seed, bankroll, table_min, table_min * span, session, decks=decks))
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
@@ -551,13 +549,14 @@ def test_a_run_says_it_compiles_the_loop_for_users_classes_only_when_it_does(
         engine.run(users, workers=1)  # (the loop's form for users: compiled, or loaded)
         engine.run(users, workers=1, compiling_users=lambda: said.append("users"))
         assert said == []
-        monkeypatch.setattr(session_loop, "user_loop_cached", lambda: False)
+        monkeypatch.setattr(session_loop, "loop_cached", lambda form="shared": form == "shared")
         engine.run(users, workers=1, compiling_users=lambda: said.append("users"))
         assert said == ["users"]
         engine.run(builtins, workers=1, compiling_users=lambda: said.append("builtins"))
         assert said == ["users"]
     monkeypatch.undo()
-    assert session_loop.user_loop_cached()  # in numba's cache on disk
+    marker = session_loop._marker("user")
+    assert marker is not None and marker.exists()  # it says: in numba's cache on disk
 
 
 @pytest.mark.parametrize(
