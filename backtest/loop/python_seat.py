@@ -27,8 +27,8 @@ from strategies.slots import CTX_INDEX, CTX_SHOE_START, RAISED, SEVERAL
 from strategies.view import Result, View, winners_of
 
 _BETS = tuple(Bet)
-#: what a strategy may name a bet by: its name or the Bet
-_BET_BY_NAME: dict[object, Bet] = {**{b.value: b for b in Bet}, **{b: b for b in Bet}}
+#: the code of a bet by what a strategy may name it by: its name or the Bet
+_CODE_BY_NAME: dict[object, int] = {**{b.value: b.code for b in Bet}, **{b: b.code for b in Bet}}
 
 
 class PythonSeat:
@@ -69,8 +69,9 @@ class PythonSeat:
             table.offered,
             (dealt.cards, table.full_counts) if strategy.uses_cards else None,
         )
-        self._ctx = self.work.ctx
-        self._out = self.work.out
+        # (a memoryview's items are read and written as Python floats, faster than numpy's)
+        self._ctx: Any = memoryview(self.work.ctx)  # type: ignore[arg-type]
+        self._out: Any = memoryview(self.work.out)  # type: ignore[arg-type]
         self._stakes = self.work.stakes
         self._result = _results_class(dealt.winner, dealt.unit, table.den)
         hooks = (self._reset, self._init, self._decide, self._update)
@@ -118,7 +119,8 @@ class PythonSeat:
         return SEVERAL
 
     def _update(self, net: float) -> int:
-        result: Any = self._result.__new__(self._result)
+        cls = self._result
+        result: Any = cls.__new__(cls)
         result._i = self._view._i
         result.net = net
         result._placed = self._stakes.tolist()
@@ -144,36 +146,47 @@ class PythonSeat:
         return StrategyError(describe_raised(exc))  # type: ignore[arg-type]
 
 
-def _fill(out: np.ndarray, stakes: object, strategy: Strategy) -> None:
-    """A strategy's stakes mapping into `out` (by bet code), checked."""
-    who = f"strategy {strategy.name or type(strategy).__name__}"
+def _fill(out: Any, stakes: object, strategy: Strategy) -> None:
+    """A strategy's stakes mapping into `out` (by bet code), checked. A
+    stake that is a float or an int of 0 or more goes straight in."""
     try:
         items = stakes.items()  # type: ignore[attr-defined]
     except AttributeError:
         raise StrategyError(
-            f"{who}: stakes() must return a mapping of bet to stake, got {stakes!r}"
+            f"{_who(strategy)}: stakes() must return a mapping of bet to stake, got {stakes!r}"
         ) from None
     for key, value in items:
-        bet = _BET_BY_NAME.get(key)
-        if bet is None:
+        code = _CODE_BY_NAME.get(key, -1)
+        if code < 0:
             raise StrategyError(
-                f"{who}: unknown bet {key!r} (bets are {', '.join(b.value for b in Bet)})"
+                f"{_who(strategy)}: unknown bet {key!r} (bets are "
+                f"{', '.join(b.value for b in Bet)})"
             )
-        if isinstance(
-            value, (str, bytes, bool, np.bool_)
-        ):  # not numbers, though float() takes them
-            raise StrategyError(f"{who}: the stake on {bet} must be a number, got {shown(value)}")
-        try:
-            x = float(value)
-        except OverflowError:  # an integer beyond any float: as large as a stake gets
-            x = math.inf if value > 0 else -math.inf
-        except (TypeError, ValueError):
-            raise StrategyError(
-                f"{who}: the stake on {bet} must be a number, got {shown(value)}"
-            ) from None
-        if not x >= 0.0:  # negative, or NaN
-            raise StrategyError(f"{who}: the stake on {bet} must be 0 or more, got {shown(value)}")
-        out[bet.code] = x
+        kind = type(value)
+        if (kind is float or kind is int) and value >= 0:
+            out[code] = float(value)
+        else:
+            out[code] = _stake(value, _BETS[code], strategy)
+
+
+def _stake(value: object, bet: Bet, strategy: Strategy) -> float:
+    """Any other stake a strategy gave, as a float of 0 or more, or a StrategyError."""
+    said = f"{_who(strategy)}: the stake on {bet} must be"
+    if isinstance(value, (str, bytes, bool, np.bool_)):  # not numbers, though float() takes them
+        raise StrategyError(f"{said} a number, got {shown(value)}")
+    try:
+        x = float(value)  # type: ignore[arg-type]
+    except OverflowError:  # an integer beyond any float: as large as a stake gets
+        x = math.inf if value > 0 else -math.inf  # type: ignore[operator]
+    except (TypeError, ValueError):
+        raise StrategyError(f"{said} a number, got {shown(value)}") from None
+    if not x >= 0.0:  # negative, or NaN
+        raise StrategyError(f"{said} 0 or more, got {shown(value)}")
+    return x
+
+
+def _who(strategy: Strategy) -> str:
+    return f"strategy {strategy.name or type(strategy).__name__}"
 
 
 def _results_class(winner: np.ndarray, unit: np.ndarray, den: int) -> type[Result]:
