@@ -148,7 +148,7 @@ class PythonSeat:
 
 def _fill(out: Any, stakes: object, strategy: Strategy) -> None:
     """A strategy's stakes mapping into `out` (by bet code), checked. A
-    stake that is a float or an int of 0 or more goes straight in."""
+    stake that is a float or an int from 0 to 1e300 goes straight in."""
     try:
         items = stakes.items()  # type: ignore[attr-defined]
     except AttributeError:
@@ -163,7 +163,7 @@ def _fill(out: Any, stakes: object, strategy: Strategy) -> None:
                 f"{', '.join(b.value for b in Bet)})"
             )
         kind = type(value)
-        if (kind is float or kind is int) and value >= 0:
+        if (kind is float or kind is int) and 0 <= value <= 1e300:
             out[code] = float(value)
         else:
             out[code] = _stake(value, _BETS[code], strategy)
