@@ -35,7 +35,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from backtest.loop import inputs, payouts, python_loop, session_loop, table_rules
+from backtest.loop import inputs, payouts, session_loop, table_rules
+from backtest.loop.python_seat import PythonSeat
 from backtest.run import chunks, engine, plan  # noqa: E402
 from backtest.run.config import parse_config  # noqa: E402
 from backtest.shoes.shoe import ShoeSpec, generate_hands  # noqa: E402
@@ -261,8 +262,9 @@ def bench_strategies(timed: Timed, sessions: int) -> None:
         hands, args = chunk_args(cfg, sessions // 10)
 
         def once(plain: Strategy = plain, args: tuple = args) -> float:
+            seat = PythonSeat(plain, np.uint64(5), args[0], args[1])
             t = time.perf_counter()
-            python_loop.run_python(plain, np.uint64(5), *args)
+            session_loop.run_sessions(seat.seat, seat.fns, *args, seat.work)
             return time.perf_counter() - t
 
         timed.add(f"plain Python {plain.name}", len(hands), once)

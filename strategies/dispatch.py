@@ -66,15 +66,15 @@ def _branch(cls: type[Compiled], hook: str, name: str) -> tuple[str, Callable[..
     """The body of `hook`'s branch for `cls` (one line, calling `name`), and
     the function `name` is (None: nothing to call)."""
     if hook == "reset":
-        return f"{name}(p, s, si)", cls.k_reset
+        return f"{name}(p, s, si)\n        return 0", cls.k_reset
     if hook == "init":
         if cls.k_init is None:  # a session starts as the progression restarts
-            return f"{name}(p, s, si)", cls.k_reset
-        return f"{name}(p, s, si, seed)", cls.k_init
+            return f"{name}(p, s, si)\n        return 0", cls.k_reset
+        return f"{name}(p, s, si, seed)\n        return 0", cls.k_init
     if hook == "update":
         if cls.k_update is stateless_update:
-            return "return", None
-        return f"{name}(p, s, si, ctx, stakes, unit, net)", cls.k_update
+            return "return 0", None
+        return f"{name}(p, s, si, ctx, stakes, unit, net)\n        return 0", cls.k_update
     call = f"{name}({_ARGS['decide']})"
     if cls.bet_slot >= 0:
         return f"return np.int64(p[{int(cls.bet_slot)}]), np.float64({call})", cls.k_decide
@@ -112,46 +112,88 @@ def _dispatch(hook: str, inline: Literal["never", "always"] = "always") -> Calla
     `user_functions`). The loop is compiled once for each: its built-in form
     holds no call through a pointer (whose mere presence in the loop keeps
     LLVM from holding a progression's state in registers: a third slower),
-    its user form no built-in."""
-    from numba import types
+    its user form no built-in. A third form calls a plain-Python
+    strategy's callbacks (`python_signatures`). Every hook answers 0, or
+    RAISED where a plain-Python strategy's code raised (decide: (bet,
+    stake), the bet RAISED then). Called from plain Python (numba's
+    compiler off), it runs the third form: every strategy is then called
+    through the Strategy API."""
     from numba.extending import overload
 
-    names: dict[str, Any] = {"np": np, "SEVERAL": np.int64(SEVERAL)}
+    names: dict[str, Any] = {"np": np, "SEVERAL": np.int64(SEVERAL), "N_BETS": N_BETS}
     lines = [f"def {hook}_builtin(kind, fns, {_ARGS[hook]}):"]
     for i, cls in enumerate(BUILTINS):
         body, fn = _branch(cls, hook, f"f{i}")
         if fn is not None:
             names[f"f{i}"] = _kernel(fn)
         lines += [f"    if kind == {i}:", f"        {body}"]
-    lines.append("    return SEVERAL, 0.0" if hook == "decide" else "    return")
-    user = f"fns[{_USER_SLOT[hook]}]({_address_args(hook)})"
-    names["addr"] = _address_intrinsic()
-    lines += [
-        f"def {hook}_user(kind, fns, {_ARGS[hook]}):",
-        f"    return {user}" if hook == "decide" else f"    {user}",
-    ]
+    lines.append("    return SEVERAL, 0.0" if hook == "decide" else "    return 0")
     exec(compile("\n".join(lines), f"<{hook}_any>", "exec"), names)
-    builtin, users = names[f"{hook}_builtin"], names[f"{hook}_user"]
+    builtin = names[f"{hook}_builtin"]
+    users = _user_call(hook, _address_intrinsic())
+    in_python = _python_call(hook)
 
-    # a Python function of the hook's arguments, and its compiled form by the type of `fns`
-    stub_names: dict[str, Any] = {}
+    # the hook's Python function, and its compiled form by the type of `fns`
+    # (numba reads the arguments' names: they are spelled out)
+    made: dict[str, Any] = {"in_python": in_python}
     exec(
         f"def {hook}_any(kind, fns, {_ARGS[hook]}):\n"
-        f"    raise TypeError('{hook}_any is called by the compiled session loop alone')\n",
-        stub_names,
+        f"    return in_python(kind, fns, {_ARGS[hook]})\n"
+        f"def chosen(kind, fns, {_ARGS[hook]}):\n"
+        f"    return typed(kind, fns)\n",
+        made | {"typed": lambda kind, fns: _chosen(fns, builtin, users, in_python)},
+        made,
     )
-    stub = stub_names[f"{hook}_any"]
+    overload(made[f"{hook}_any"], inline=inline)(made["chosen"])
+    return made[f"{hook}_any"]  # type: ignore[no-any-return]
 
-    def typed(kind, fns, *args):  # type: ignore[no-untyped-def]
-        return builtin if isinstance(fns, types.NoneType) else users
 
+def _chosen(fns: Any, builtin: Any, users: Any, pythons: Any) -> Any:
+    """The form of a hook for the type of `fns`: None, the built-ins; the
+    four functions of `pointer_signatures`, a user's compiled class; those
+    of `python_signatures` (no arrays), a plain-Python strategy."""
+    from numba import types
+
+    if isinstance(fns, types.NoneType):
+        return builtin
+    return pythons if fns.types[0].nargs == 0 else users
+
+
+def _python_call(hook: str) -> Callable[..., Any]:
+    """The plain-Python form of `{hook}_any`: the callback of
+    `python_signatures` (the seat holds the arrays), its decide's answer
+    made (bet, stake) as the user's form makes it."""
+    call = {"reset": "fns[0]()", "init": "fns[1](seed)", "decide": "fns[2]()"}.get(
+        hook, "fns[3](net)"
+    )
+    body = _DECIDE_ANSWER.format(call=call) if hook == "decide" else f"    return {call}\n"
+    names: dict[str, Any] = {"N_BETS": N_BETS}
     exec(
-        f"def chosen(kind, fns, {_ARGS[hook]}):\n    return typed(kind, fns)\n",
-        {"typed": typed},
-        stub_names,
+        compile(f"def {hook}_py(kind, fns, {_ARGS[hook]}):\n{body}", f"<{hook}_py>", "exec"), names
     )
-    overload(stub, inline=inline)(stub_names["chosen"])
-    return stub  # type: ignore[no-any-return]
+    return names[f"{hook}_py"]  # type: ignore[no-any-return]
+
+
+#: a decide's answer (its bet; its stake in `out`) made (bet, stake)
+_DECIDE_ANSWER = """    pick = {call}
+    if 0 <= pick < N_BETS:
+        return pick, out[pick]
+    return pick, 0.0 if pick == -1 else 1.0
+"""
+
+
+def _user_call(hook: str, addr: Any) -> Callable[..., Any]:
+    """The user's form of `{hook}_any`: `fns`'s function for the hook, called
+    with each array's address (`addr`); a decide's answer made (bet, stake)
+    (the stake is in `out`, where the bet is one)."""
+    call = f"fns[{_USER_SLOT[hook]}]({_address_args(hook)})"
+    body = _DECIDE_ANSWER.format(call=call) if hook == "decide" else f"    return {call}\n"
+    names: dict[str, Any] = {"addr": addr, "N_BETS": N_BETS}
+    exec(
+        compile(f"def {hook}_user(kind, fns, {_ARGS[hook]}):\n{body}", f"<{hook}_user>", "exec"),
+        names,
+    )
+    return names[f"{hook}_user"]  # type: ignore[no-any-return]
 
 
 def _address_args(hook: str) -> str:
@@ -258,23 +300,37 @@ def signatures() -> dict[str, Any]:
 
 
 def pointer_signatures() -> dict[str, Any]:
-    """The numba signatures of the four functions as the loop calls them."""
+    """The numba signatures of the four functions as the loop calls them:
+    each answers a whole number (decide: the bet staked, its stake in `out`;
+    -1 none, SEVERAL all in `out`; RAISED where a plain-Python strategy's
+    code raised), so a plain-Python strategy fits them too (`python_seat`)."""
     from numba import types
 
     v, i = types.voidptr, types.int64
     return {
-        "reset": types.void(v, i, v, v),
-        "init": types.void(v, i, v, v, i),
-        "decide": types.Tuple((types.int64, types.float64))(v, i, v, v, v, v, i, v, v),
-        "update": types.void(v, i, v, v, v, v, v, types.float64),
+        "reset": i(v, i, v, v),
+        "init": i(v, i, v, v, i),
+        "decide": i(v, i, v, v, v, v, i, v, v),
+        "update": i(v, i, v, v, v, v, v, types.float64),
     }
 
 
-def function_types() -> Any:
-    """The type of the loop's `fns` argument: the four functions' types."""
+def python_signatures() -> dict[str, Any]:
+    """The numba signatures of a plain-Python strategy's four callbacks
+    (`python_seat`): no arrays (the seat holds them), and so few arguments
+    that a call costs about half what it would with the arrays' addresses."""
     from numba import types
 
-    sig = pointer_signatures()
+    i = types.int64
+    return {"reset": i(), "init": i(i), "decide": i(), "update": i(types.float64)}
+
+
+def function_types(python: bool = False) -> Any:
+    """The type of the loop's `fns` argument: the four functions' types
+    (`python`: a plain-Python strategy's callbacks)."""
+    from numba import types
+
+    sig = python_signatures() if python else pointer_signatures()
     return types.Tuple(tuple(types.FunctionType(sig[h]) for h in _ARGS))
 
 
@@ -339,6 +395,10 @@ def _adaptor_source(hook: str, body: str) -> str:
     )
 
 
+#: the adaptors' form: a new one names new files
+_ADAPTOR_FORM = "answers int64"
+
+
 def _adaptor_file(cls: type[Compiled], hook: str, fn: Any) -> Any:
     """Where `hook`'s adaptor for `cls` is kept: a file named by a hash of
     what it is made of (the class's and the function's source files and
@@ -358,7 +418,7 @@ def _adaptor_file(cls: type[Compiled], hook: str, fn: Any) -> Any:
         return None
     code = getattr(py, "__code__", None)
     # (not the class's module name: a class from a file is given a new one in each process)
-    made_of: tuple[Any, ...] = (numba.__version__, cls.__qualname__, hook)
+    made_of: tuple[Any, ...] = (numba.__version__, cls.__qualname__, hook, _ADAPTOR_FORM)
     made_of += (cls.bounds_checked,)
     made_of += (cls.bet_slot, cls.picks_one)
     if code is not None:
@@ -406,24 +466,34 @@ def _load_file(file: Any) -> Any:
 
 
 def _decide_body(cls: type[Compiled], returns: Any) -> str:
+    """The adaptor's decide, for what the class's own decide returns: its
+    stakes in `out`, and the bet staked (-1 none, SEVERAL, N_BETS a bet that
+    is none)."""
     from numba import types
 
     call = f"f({_ARGS['decide']})"
     if isinstance(returns, types.NoneType):
-        return f"{call}\n    return SEVERAL, 1.0"
+        return f"{call}\n    return SEVERAL"
     if isinstance(returns, types.BaseTuple) and len(returns) == 2:
         if not isinstance(returns[0], types.Integer):  # type: ignore[index]
             raise TypeError(
                 f"k_decide returns {returns}: the bet of (bet, stake) must be a whole "
                 f"number, its code (0 Player, 1 Banker, 2 Tie, ...)"
             )
-        return f"b, x = {call}\n    return np.int64(b), np.float64(x)"
+        return f"b, x = {call}\n{_ONE_STAKE}"
     if isinstance(returns, types.Number) and cls.bet_slot >= 0:
-        return f"return np.int64(p[{int(cls.bet_slot)}]), np.float64({call})"
+        return f"x = {call}\n    b = np.int64(p[{int(cls.bet_slot)}])\n{_ONE_STAKE}"
     raise TypeError(
         f"k_decide returns {returns}: it must write the stakes into `out` and "
         f"return nothing, or return (bet, stake)"
     )
+
+
+#: the adaptor's decide, after the class's gave one stake `x` on bet `b`
+#: (one line an `if`: the adaptor's source is made of one-level lines)
+_ONE_STAKE = """    if x == 0.0: return -1
+    if 0 <= b < N_BETS: out[b] = x; return b
+    return N_BETS"""
 
 
 def _own_args(hook: str, body: str) -> tuple[Any, ...]:

@@ -20,6 +20,8 @@ CTX_HAND = 1  # number of the coming hand in its shoe (1-based)
 CTX_SESSION_HAND = 2  # hands already dealt in this session
 CTX_LAST_NET = 3  # the seat's net on its previous hand (0 at the start)
 CTX_SHOE = 4  # shoe number within the session (0-based)
+CTX_INDEX = 5  # the hand's index in the run's columns (what a plain-Python View reads)
+CTX_SHOE_START = 6  # the index of its shoe's first hand in this session (the View's too)
 CTX_SIZE = 8
 
 # layout of the head of every built-in strategy's parameter vector
@@ -33,6 +35,9 @@ P_OWN = P_PAIRS_ALONE + 1  # first strategy-specific slot
 #: the bet a `picks_one` strategy's decide returns when it stakes more than
 #: one bet on the hand: it has then written every stake in `out`
 SEVERAL = -2
+#: what a plain-Python strategy's functions answer when its code raised
+#: (the loop stops, and the engine raises the error it kept)
+RAISED = -3
 
 STATE_FLOATS = 520
 STATE_INTS = 8

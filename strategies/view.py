@@ -4,87 +4,90 @@ net per bet)."""
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numpy as np
 
 from backtest.core.rules import Bet, Winner
-from strategies.slots import N_BETS
+from strategies.slots import (
+    CTX_BANKROLL,
+    CTX_HAND,
+    CTX_LAST_NET,
+    CTX_SESSION_HAND,
+    CTX_SHOE,
+    CTX_SIZE,
+    N_BETS,
+)
 
 
 class View:
-    """What a strategy may read before a hand. Read-only; the engine refreshes it.
-
-    The engine stores raw numbers (ticks, indices into the run's columns) and
-    each property works out its value when read, so a strategy pays only for
-    what it reads."""
+    """What a strategy may read before a hand. Read-only; the session loop
+    fills what it reads from (the context and the EVs) before each hand,
+    and each property works its value out when read, so a strategy pays
+    only for what it reads."""
 
     __slots__ = (
-        "_ticks",
-        "_last_ticks",
-        "_scale",
         "_i",
         "_lo",
-        "_first",
-        "_hands",
-        "_shoes",
+        "_ctx",
         "_winners",
+        "_evs",
+        "_offered",
+        "_cards",
         "_road_all",
         "_won",
         "_decisive",
-        "_evs",
-        "_counts",
     )
 
     def __init__(
         self,
         winners: np.ndarray | None = None,
-        hands: list[int] | None = None,
-        shoes: np.ndarray | None = None,
-        scale: float = 1.0,
+        ctx: np.ndarray | None = None,
+        evs: np.ndarray | None = None,
+        offered: np.ndarray | None = None,
+        cards: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> None:
-        #: bankroll and last net in ticks (1 / scale of a currency unit)
-        self._ticks = 0
-        self._last_ticks = 0
-        self._scale = scale
-        #: the coming hand's index in the columns, its shoe's first hand's, its session's
+        #: the coming hand's index in the columns, and its shoe's first hand's
         self._i = 0
         self._lo = 0
-        self._first = 0
-        if winners is None:
-            winners = np.zeros(0, np.int8)
-        self._winners = winners
-        self._hands = hands if hands is not None else [1]
-        self._shoes = shoes if shoes is not None else np.zeros(1, np.int64)
+        #: the CTX_* numbers of the coming hand (`strategies.slots`; a
+        #: memoryview's items are read as Python floats, faster than numpy's)
+        self._ctx: Any = memoryview(ctx if ctx is not None else np.zeros(CTX_SIZE))  # type: ignore[arg-type]
+        self._winners = winners if winners is not None else np.zeros(0, np.int8)
+        self._evs = evs if evs is not None else np.zeros(N_BETS)
+        self._offered = offered if offered is not None else np.ones(N_BETS, np.bool_)
+        #: for a counting strategy: the cards of every hand and the full shoe's rank counts
+        self._cards = cards
         # worked out from `_winners` once per run, when first needed
         self._road_all: str | None = None
         self._won: list[Winner] | None = None
         self._decisive: list[int] | None = None
-        self._evs: np.ndarray = np.zeros(N_BETS)
-        self._counts: np.ndarray | None = None
 
     @property
     def bankroll(self) -> float:
         """Money left, before this hand."""
-        return self._ticks / self._scale
+        return self._ctx[CTX_BANKROLL]  # type: ignore[no-any-return]
 
     @property
     def hand(self) -> int:
         """Number of the coming hand in its shoe (1-based)."""
-        return self._hands[self._i]
+        return int(self._ctx[CTX_HAND])
 
     @property
     def shoe(self) -> int:
         """Shoe number within the session (0-based)."""
-        return int(self._shoes[self._i])
+        return int(self._ctx[CTX_SHOE])
 
     @property
     def session_hand(self) -> int:
         """Hands already dealt in this session."""
-        return self._i - self._first
+        return int(self._ctx[CTX_SESSION_HAND])
 
     @property
     def last_net(self) -> float:
         """This seat's net result on its previous hand (0 before the first)."""
-        return self._last_ticks / self._scale
+        return self._ctx[CTX_LAST_NET]  # type: ignore[no-any-return]
 
     @property
     def history(self) -> np.ndarray:
@@ -145,12 +148,23 @@ class View:
         """Exact expected value per unit of each bet for the cards not yet seen
         (only kept current for strategies with `uses_cards = True`; otherwise the
         full shoe's values); NaN for a bet the rules do not offer."""
-        return {b: float(self._evs[i]) for i, b in enumerate(Bet)}
+        return {
+            b: float(x) if on else math.nan
+            for b, x, on in zip(Bet, self._evs.tolist(), self._offered.tolist(), strict=True)
+        }
 
     @property
     def counts(self) -> np.ndarray | None:
-        """Rank counts (index 1..13) of the cards not yet seen, for counting strategies."""
-        return self._counts
+        """Rank counts (index 1..13) of the cards not yet seen, for counting
+        strategies (`uses_cards = True`; None for any other)."""
+        if self._cards is None:
+            return None
+        cards, full = self._cards
+        seen = np.bincount((cards[self._lo : self._i] & 15).ravel(), minlength=full.shape[0])
+        left = full - seen
+        left[0] = full[0]
+        left.flags.writeable = False
+        return left
 
 
 _WINNERS = tuple(Winner)
@@ -164,7 +178,7 @@ def winners_of(codes: np.ndarray) -> list[Winner]:
 class Result:
     """What a strategy learns after a hand: the winner, and its own net per bet.
 
-    The plain-Python loop passes a subclass of its own that holds raw numbers
+    The session loop passes a subclass of its own that holds raw numbers
     and works the winner and the three dicts out when a strategy reads them."""
 
     __slots__ = ("winner", "net", "_stakes", "_nets", "_units")

@@ -27,8 +27,6 @@ SHOE = str(ROOT / "data" / "generated-6deck-seed2.txt")
         ["shoe", "generate", "--count", "3", "--cut", "random"],
         ["strategies"],
         ["strategies", "martingale", "counter"],
-        ["run", "verdict", "--sessions", "20"],
-        ["run", "verdict", "--sessions", "20", "--format", "json"],
     ],
     ids=lambda a: " ".join(a)[:20],
 )

@@ -26,6 +26,7 @@ from backtest.loop.table_rules import (
     ENDED_RUIN,
     MAX_CENTS,
     PLACE_OK,
+    PLACE_RAISED,
     PLACE_RUIN,
     PLACE_UNDECLARED,
     ended_by,
@@ -47,6 +48,7 @@ from strategies.base import (
     P_ON_MAX,
     SEVERAL,
 )
+from strategies.slots import RAISED
 
 
 def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # type: ignore[no-untyped-def]
@@ -124,7 +126,9 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
         var_max = 0.0  # the largest one hand's s' C s
         cross = 0.0  # the covariance with the baseline's net: sum of s_base' C s
         ended = ENDED_LIMIT
-        dispatch.init_any(kind, fns, p, s, si, session_seed(seat.key, session_ids[j], seed_work))
+        seed = session_seed(seat.key, session_ids[j], seed_work)
+        if dispatch.init_any(kind, fns, p, s, si, seed) != 0:
+            return PLACE_RAISED, bounds[j], rows
         last_net = 0
         shoe_start = lo = bounds[j]
         end = bounds[j + 1] if max_hands < 0 else min(bounds[j + 1], lo + max_hands)
@@ -184,7 +188,16 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
                                 ev_kept[i, b] = np.nan  # nothing kept: counted if staked
                             ev_done[i] = True
             if reads_ctx:
-                tell_context(ctx, final / scale, hand_no[i], hands, last_net / scale, shoe_no[i])
+                tell_context(
+                    ctx,
+                    final / scale,
+                    hand_no[i],
+                    hands,
+                    last_net / scale,
+                    shoe_no[i],
+                    k,
+                    shoe_start,
+                )
             hist = winner[shoe_start:k]
             evs_d = evs
             if user:
@@ -204,8 +217,8 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
                 for a in range(na):
                     out[active[a]] = 0.0
             pick, x = dispatch.decide_any(kind, fns, p, s, si, ctx, hist, evs_d, out)
-            if user and undeclared(pick, x, out, allowed):
-                return PLACE_UNDECLARED, k, rows
+            if user and (pick == RAISED or undeclared(pick, x, out, allowed)):
+                return PLACE_RAISED if pick == RAISED else PLACE_UNDECLARED, k, rows
             one = -1
             if not single and pick == SEVERAL:
                 # the stakes are in `out`: one bet, or several (-2); never for
@@ -259,12 +272,13 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
                     max_hits += 1
                     code -= 10
                     if reset_on_max:
-                        dispatch.reset_any(kind, fns, p, s, si)
+                        if dispatch.reset_any(kind, fns, p, s, si) != 0:
+                            return PLACE_RAISED, k, rows
                         for a in range(na):
                             out[active[a]] = 0.0
                         pick, x = dispatch.decide_again(kind, fns, p, s, si, ctx, hist, evs_d, out)
-                        if user and undeclared(pick, x, out, allowed):
-                            return PLACE_UNDECLARED, k, rows
+                        if user and (pick == RAISED or undeclared(pick, x, out, allowed)):
+                            return PLACE_RAISED if pick == RAISED else PLACE_UNDECLARED, k, rows
                         if pick != SEVERAL:
                             put_stake(out, pick, x)
                         code, below = limits(out, side_c, cents, min_c, max_c, active)
@@ -404,26 +418,26 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
             peak = max(peak, final)
             drawdown = max(drawdown, peak - final)
             last_net = net
-            if learns:
-                learn(
-                    kind,
-                    fns,
-                    p,
-                    s,
-                    si,
-                    ctx,
-                    stakes,
-                    unit_f,
-                    unit,
-                    i,
-                    den,
-                    the_bet,
-                    one,
-                    cc,
-                    cents,
-                    active,
-                    net / scale,
-                )
+            if learns and learn(
+                kind,
+                fns,
+                p,
+                s,
+                si,
+                ctx,
+                stakes,
+                unit_f,
+                unit,
+                i,
+                den,
+                the_bet,
+                one,
+                cc,
+                cents,
+                active,
+                net / scale,
+            ):
+                return PLACE_RAISED, k, rows
             if ledger:
                 ledger_row(outputs, rows, k, cents, one, cc, net, final)
                 rows += 1

@@ -4,13 +4,12 @@ One loop (`run_sessions`) applies the table rules for every strategy: the
 limits (`limits`: stakes to cents, side bets, the table minimum), `place`
 (the table maximum, the table's rules, the bankroll), settlement and the
 session statistics. It is compiled once for the built-ins, which it reaches
-by their kind (`strategies.compiled`), and once for any other `Compiled`
-class, whose functions it calls through pointers; neither is compiled again
-for another strategy. Its inputs travel as a few NamedTuples (`Dealt`,
-`Table`, `Stops`, `SharedEvs`, `Outputs`, `Seat`, `Work`). A plain-Python
-`Strategy` runs in `python_loop.run_python`, whose general path calls
-`limits` and `place` themselves in their Python form; a test runs every
-built-in and a user's compiled class through both and compares the ledgers.
+by their kind (`strategies.compiled`), and once for every other strategy,
+whose functions it calls through pointers: a user's compiled class's
+(`dispatch.user_functions`) or a plain-Python `Strategy`'s callbacks
+(`python_seat`); neither form is compiled again for another strategy. Its
+inputs travel as a few NamedTuples (`Dealt`, `Table`, `Stops`, `SharedEvs`,
+`Outputs`, `Seat`, `Work`).
 
 Money is exact: stakes are whole cents, results are cents times the unit
 results of `payouts.unit_results` (whole 1/D units), so one currency unit
@@ -19,14 +18,16 @@ is 100 * D ticks and every sum is an integer.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
+from pathlib import Path
 from types import FunctionType
 from typing import Any
 
 import numpy as np
 
+from backtest.jit import numba_cache
 from backtest.jit.lazy_jit import JIT_DISABLED, kernel
 from backtest.loop.inputs import (
     Dealt,
@@ -39,6 +40,7 @@ from backtest.loop.inputs import (
     shared_evs,
     work_for,
 )
+from backtest.loop.python_seat import PythonCallback
 from backtest.loop.session_kernel import sessions_kernel
 from backtest.loop.table_rules import (
     N_STATS,
@@ -46,10 +48,11 @@ from backtest.loop.table_rules import (
 from backtest.odds import (
     N_JOINT,
 )
-from strategies import dispatch
+from strategies import compiled, dispatch
 from strategies.base import (
     N_BETS,
     Compiled,
+    Strategy,
 )
 
 
@@ -75,12 +78,14 @@ def run_sessions(
         raise ValueError("run_sessions: work is not for these hands (work_for(seat, dealt))")
     args = (seat, fns, dealt, table, stops, shared, outputs, work)
     check_apart(args)
-    loop = _compiled_loop(_form(fns))
+    if JIT_DISABLED:  # numba's compiler is off: the loop as the Python it is written in
+        code, at, rows = kernel(nrt=False)(sessions_kernel).python_form()(*args)
+        return int(code), int(at), int(rows)
+    form = _form(fns)
+    loop = _compiled_loop(form)
     with _quiet_numba():
         if not loop.signatures:
-            loop.compile(_signature(args))
-            # one signature: other functions in `fns` are converted to it, never compiled anew
-            loop.disable_compile()
+            _compiled_for(loop, form, args)
         code, at, rows = loop(*args)
     return int(code), int(at), int(rows)
 
@@ -126,7 +131,7 @@ def _signature(args: tuple[Any, ...]) -> tuple[Any, ...]:
     from numba import typeof
 
     return tuple(
-        dispatch.function_types() if k == 1 and a is not None else typeof(a)
+        dispatch.function_types(_form(a) == "python") if k == 1 and a is not None else typeof(a)
         for k, a in enumerate(args)
     )
 
@@ -143,8 +148,11 @@ def _quiet_numba() -> Iterator[None]:
 
 def _form(fns: Any) -> str:
     """Which of the loop's dispatchers runs `fns`: "shared" (None: every
-    built-in, by its kind) or "user" (a user's functions)."""
-    return "shared" if fns is None else "user"
+    built-in, by its kind), "user" (a user's compiled functions) or
+    "python" (a plain-Python strategy's callbacks, `python_seat`)."""
+    if fns is None:
+        return "shared"
+    return "python" if isinstance(fns[0], PythonCallback) else "user"
 
 
 @cache
@@ -191,39 +199,45 @@ def loop_loaded() -> bool:
     return _compiled_loop.cache_info().currsize > 0 and bool(_compiled_loop("shared").signatures)
 
 
-def loop_cached() -> bool:
-    """Whether the built-ins' session loop is in numba's cache on disk (so the
-    first run in a process loads it in a fraction of a second, rather than
-    compiling it). With numba's compiler off, nothing is compiled: yes."""
-    if JIT_DISABLED:
+def loop_cached(form: str = "shared") -> bool:
+    """Whether the loop's `form` (`_form`) is compiled in this process, or
+    in numba's cache on disk for these sources (so a run loads it in a
+    fraction of a second, rather than compiling it). numba has no public
+    way to ask what its cache holds: a file beside it, written once the
+    form is compiled, says so. With numba's compiler off: yes."""
+    if JIT_DISABLED or _compiled_loop(form).signatures:
         return True
-    from numba import types
-
-    return _has(_compiled_loop("shared"), lambda fns: isinstance(fns, types.NoneType))
-
-
-def user_loop_cached() -> bool:
-    """Whether the loop's form for users' classes (their functions through
-    pointers) is compiled in this process or in numba's cache on disk: the
-    first run of any user's compiled class compiles it, once."""
-    if JIT_DISABLED:
-        return True
-    from numba import types
-
-    return _has(_compiled_loop("user"), lambda fns: isinstance(fns, types.BaseTuple))
+    marker = _marker(form)
+    return marker is not None and marker.exists()
 
 
-def _has(loop: Any, wanted: Callable[[Any], bool]) -> bool:
-    """Whether `loop` has a signature whose `fns` type is `wanted`, compiled
-    in this process or in numba's cache on disk."""
-    if any(wanted(sig[1]) for sig in loop.signatures):
-        return True
-    # numba has no public way to ask what its cache holds: its private index
-    try:  # of the cached signatures of `sessions_kernel`
-        index = loop._cache._cache_file._load_index()
-    except Exception:  # no cache (a read-only install), or a format numba changed
-        return False
-    return any(isinstance(key[0], tuple) and len(key[0]) > 1 and wanted(key[0][1]) for key in index)
+def _marker(form: str) -> Path | None:
+    """The file that says the loop's `form` is in numba's cache folder."""
+    folder = numba_cache.cache_folder()
+    return None if folder is None else folder / f"sessions_kernel_{form}.compiled"
+
+
+def _compiled_for(loop: Any, form: str, args: tuple[Any, ...]) -> None:
+    """Compile `loop` for `args`'s types, its one signature, and say so
+    beside numba's cache."""
+    loop.compile(_signature(args))
+    # one signature: other functions in `fns` are converted to it, never compiled anew
+    loop.disable_compile()
+    marker = _marker(form)
+    if marker is not None:
+        try:
+            marker.touch()
+        except OSError:
+            pass  # (a read-only cache: the next run says it compiles, and loads it)
+
+
+def form_of(strategy: Strategy, as_python: bool = False) -> str:
+    """The loop's form (`_form`) that plays `strategy`: "shared" for a
+    built-in, "user" for a user's compiled class, "python" for any other
+    strategy, or any at all asked through the Strategy API (`as_python`)."""
+    if as_python or not isinstance(strategy, Compiled):
+        return "python"
+    return "user" if compiled.kind_of(strategy) == compiled.USER else "shared"
 
 
 def functions_for(strategy: Compiled) -> Any:
@@ -296,4 +310,4 @@ def compile_loop() -> None:
     numba's cache)."""
     loop = _compiled_loop("shared")
     if not loop.signatures:
-        loop.compile(_signature(example_args()))
+        _compiled_for(loop, "shared", example_args())

@@ -43,6 +43,7 @@ from strategies.base import (
     P_SIDE,
     SEVERAL,
 )
+from strategies.slots import CTX_INDEX, CTX_SHOE_START
 
 
 @kernel(inline=True, nrt=False)
@@ -87,13 +88,17 @@ def undeclared(pick: int, x: float, out: np.ndarray, allowed: np.ndarray) -> boo
 
 
 @kernel(inline=True, nrt=False)
-def tell_context(ctx, bankroll, hand, session_hand, last_net, shoe):  # type: ignore[no-untyped-def]
-    """What a strategy that reads the context is told before a hand."""
+def tell_context(ctx, bankroll, hand, session_hand, last_net, shoe, index, shoe_start):  # type: ignore[no-untyped-def]
+    """What a strategy that reads the context is told before a hand (the
+    hand's `index` in the run's columns and its shoe's first's: for a
+    plain-Python strategy's View)."""
     ctx[CTX_BANKROLL] = bankroll
     ctx[CTX_HAND] = hand
     ctx[CTX_SESSION_HAND] = session_hand
     ctx[CTX_LAST_NET] = last_net
     ctx[CTX_SHOE] = shoe
+    ctx[CTX_INDEX] = index
+    ctx[CTX_SHOE_START] = shoe_start
 
 
 @kernel(inline=True, nrt=False)
@@ -113,7 +118,8 @@ def learn(  # type: ignore[no-untyped-def]
 ):
     """A strategy's update after hand i: its stakes (`cc` on bet `one`, or
     `cents` when the general rules placed them) and unit results, in
-    currency units; a progression (`the_bet` >= 0) reads its one bet alone."""
+    currency units; a progression (`the_bet` >= 0) reads its one bet alone.
+    Answers the update's answer (0, or RAISED)."""
     if the_bet >= 0:
         ub = np.uint64(the_bet)
         stakes[ub] = cc * 0.01 if one >= 0 else cents[ub] * 0.01
@@ -128,7 +134,7 @@ def learn(  # type: ignore[no-untyped-def]
                 stakes[b] = cc * 0.01 if np.int64(b) == one else 0.0
             u = unit[b, i]
             unit_f[b] = u / den if u > -(2**62) else 0.0
-    dispatch.update_any(kind, fns, p, s, si, ctx, stakes, unit_f, net)
+    return dispatch.update_any(kind, fns, p, s, si, ctx, stakes, unit_f, net)
 
 
 @kernel(inline=True, nrt=False)

@@ -61,14 +61,15 @@ STAT_NAMES = (
 )
 
 # place() results
-PLACE_OK, PLACE_RUIN, PLACE_BAD_STAKE, PLACE_FORBIDDEN, PLACE_NOT_SETTLED, PLACE_UNDECLARED = (
-    0,
-    1,
-    2,
-    3,
-    4,
-    5,
-)
+(
+    PLACE_OK,
+    PLACE_RUIN,
+    PLACE_BAD_STAKE,
+    PLACE_FORBIDDEN,
+    PLACE_NOT_SETTLED,
+    PLACE_UNDECLARED,
+    PLACE_RAISED,  # a plain-Python strategy's code raised: the engine has its error
+) = range(7)
 PLACE_ERRORS = {
     PLACE_BAD_STAKE: "asked for a negative or non-numeric stake",
     PLACE_UNDECLARED: "staked a bet it does not declare (main_bets() and side_bets say the bets "

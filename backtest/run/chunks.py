@@ -23,7 +23,8 @@ from backtest.core.hands import Hands
 from backtest.core.rules import Bet, Rules
 from backtest.jit import lazy_jit
 from backtest.jit.buffers import Buffers
-from backtest.loop import inputs, payouts, python_loop, python_results, table_rules
+from backtest.loop import inputs, payouts, session_loop, table_rules
+from backtest.loop.python_seat import PythonSeat
 from backtest.odds import N_PAYOUTS, bet_odds, joint_nets_array, outcome_table, unit_covariance
 from backtest.run.config import RunConfig, build_strategies, parse_config, ticks
 from backtest.run.plan import hands_for
@@ -182,31 +183,31 @@ def run_chunk(
             int(bankroll0), int(stop_loss), int(win_goal), int(max_hands), int(ruin_below)
         )
         key = _seat_key(config.seed, k)
-        if runs_compiled(strat) and not force_python:
-            from backtest.loop import session_loop  # (compiled code: loaded only here)
-
-            fns = session_loop.functions_for(strat)
-            in_loop = inputs.seat_of(strat, key)
-            work = inputs.work_for(in_loop, dealt)
-            try:
-                code, at, rows = session_loop.run_sessions(
-                    in_loop, fns, dealt, table, stops, ev_shared, outputs, work
-                )
-            except Exception as exc:  # a user's compiled function raised
-                if kind_of(strat) != USER or isinstance(exc, BacktestError):
-                    raise
-                raise _compiled_raised(config, strategies, lo, hi, k, exc) from None
+        form = session_loop.form_of(strat, force_python)
+        python = None
+        if form == "python":
+            python = PythonSeat(strat, key, dealt, table)
+            fns, in_loop, work = python.fns, python.seat, python.work
         else:
-            try:
-                code, at, rows = python_loop.run_python(
-                    strat, key, dealt, table, stops, ev_shared, outputs
-                )
-            except python_results.Raised as raised:
-                raise StrategyError(
-                    f"{config.source}: seats[{k}] ({config.seats[k].label}): "
-                    f"{raised.describe()}, "
-                    f"{_hand_words(hands, shoe_no, bounds, lo, raised.at)}"
-                ) from None
+            fns = session_loop.functions_for(strat)  # type: ignore[arg-type]
+            in_loop = inputs.seat_of(strat, key)  # type: ignore[arg-type]
+            work = inputs.work_for(in_loop, dealt)
+        try:
+            code, at, rows = session_loop.run_sessions(
+                in_loop, fns, dealt, table, stops, ev_shared, outputs, work
+            )
+        except Exception as exc:  # a user's compiled function raised
+            if form != "user" or isinstance(exc, BacktestError):
+                raise
+            raise _compiled_raised(config, strategies, lo, hi, k, exc) from None
+        if python is not None and code == table_rules.PLACE_RAISED:
+            error = python.error()
+            if not isinstance(error, StrategyError):
+                raise error  # a Ctrl-C in the strategy's code
+            raise StrategyError(
+                f"{config.source}: seats[{k}] ({config.seats[k].label}): {error}, "
+                f"{_hand_words(hands, shoe_no, bounds, lo, python.at)}"
+            ) from None
         if code != table_rules.PLACE_OK:
             seat = config.seats[k]
             said = StrategyError(
@@ -214,7 +215,7 @@ def run_chunk(
                 f"{table_rules.PLACE_ERRORS[int(code)]} "
                 f"{_hand_words(hands, shoe_no, bounds, lo, at)}{_why(int(code), config, table)}"
             )
-            if runs_compiled(strat) and kind_of(strat) == USER and not force_python:
+            if form == "user":
                 # the Python loop's words name the bet and the stake
                 said = _said_in_python(config, strategies, lo, hi) or said
             raise said

@@ -15,10 +15,8 @@ asked for; only per-session statistics are kept, unless a ledger is asked.
 
 from __future__ import annotations
 
-import sys
 from collections import deque
 from collections.abc import Callable, Sequence
-from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -28,7 +26,6 @@ import polars as pl
 from backtest.core.errors import UsageError
 from backtest.jit import lazy_jit
 from backtest.jit.buffers import Buffers
-from backtest.jit.lazy_jit import interpreted
 from backtest.run.chunks import SeatResult, merge_parts, run_chunk, run_task, warm
 from backtest.run.config import RunConfig, build_strategies
 from backtest.run.frames import (
@@ -43,7 +40,6 @@ from backtest.run.plan import count_sessions, hands_for, plan_chunks
 from backtest.run.pool import check_workers, default_workers, process_pool
 from backtest.run.seats import check_money, check_seats
 from strategies.base import Strategy
-from strategies.compiled import USER, kind_of, runs_compiled
 
 #: sessions whose bankroll after every hand is kept for plots (`--out`)
 PATH_SESSIONS = 100
@@ -162,24 +158,19 @@ def run(
     kept as the run plays them (`RunResult.paths`, for plots): they are run
     first, here, with a ledger.
 
-    A small run (`plays_interpreted`), of generated or recorded shoes, in
-    one process is played as plain Python, the same code uncompiled, with
-    the same numbers: it answers in a fraction of a second without loading
-    numba, unless this process has the compiled loop already (then it is
-    faster compiled). Any other runs compiled: the first run on a machine
-    compiles the loop here, once (numba caches it), and `compiling` is
-    called first.
+    Every run plays in the compiled session loop: the first run on a
+    machine compiles it here, once (numba caches it), and `compiling` is
+    called first. force_python: every strategy is asked through the
+    Strategy API (a built-in's functions as plain Python), in the same loop.
 
     compiling_users: called as the run starts to compile the loop's form
-    for users' compiled classes (the first run of one, on a machine).
+    for every strategy but the built-ins (a user's class, compiled or
+    plain Python; the first run of one, on a machine).
     """
     if executor not in ("local", "dask"):
         raise UsageError(f"--executor must be local or dask, got {executor!r}")
     if address is not None and executor != "dask":
         raise UsageError("--address goes with --executor dask")
-    # a small run in this process is played as plain Python (its first
-    # shoes are dealt, or read, as plain Python anyway: `generate_shoes`
-    # deals a few that way while the compiled deal is not loaded)
     force_python = force_python or lazy_jit.JIT_DISABLED  # (numba's compiler is off)
     n, per_session, strategies = prepare(config, sessions)
     if ledger and spill is None and n * per_session * len(strategies) > MEMORY_LEDGER_ROWS:
@@ -189,21 +180,15 @@ def run(
             "stream it to files instead (`run(spill=DIR)`, as `backtest run --ledger "
             "--out DIR` does), or run fewer sessions"
         )
-    plain = (
-        executor == "local"
-        and workers in (None, 1)
-        and not force_python
-        and plays_interpreted(strategies, n * per_session)
-        and not _loop_loaded()
-    )
-    force_python = force_python or plain
-    if not force_python:
-        from backtest.loop import session_loop  # (loads numba: only for a compiled run)
+    from backtest.loop import session_loop
 
-        if compiling is not None and _builtin_seat(strategies) and not session_loop.loop_cached():
-            compiling()
-        if compiling_users is not None and _user_loop_to_compile(strategies):
-            compiling_users()
+    forms = _forms(strategies, force_python)
+    if compiling is not None and "shared" in forms and not session_loop.loop_cached():
+        compiling()
+    if compiling_users is not None and not all(
+        session_loop.loop_cached(form) for form in forms - {"shared"}
+    ):
+        compiling_users()
     if workers is None:
         # every core for a large run; with Dask, this machine's cores (the local
         # cluster's size, and how finely the sessions are split for any cluster)
@@ -259,42 +244,38 @@ def run(
         """`run_task`'s arguments for sessions lo..hi-1 in another process."""
         return _task_of(config, lo, hi, ledger)
 
-    # plain: every kernel a chunk calls runs as plain Python, in this process
-    with interpreted() if plain else nullcontext():
-        if paths > 0 and chunks:
-            chunks = _first_sessions_apart(chunks, min(paths, n))
-            (lo, hi), chunks = chunks[0], chunks[1:]
-            part = run_chunk(config, strategies, lo, hi, True, force_python)
-            path_frame = paths_of(config, part)
-            if not ledger:
-                part = ([replace(r, ledger=None) for r in part[0]], part[1])
-            collect(lo, hi, part)
-        if executor == "dask":
-            from backtest.run.cluster import dask_client
+    if paths > 0 and chunks:
+        chunks = _first_sessions_apart(chunks, min(paths, n))
+        (lo, hi), chunks = chunks[0], chunks[1:]
+        part = run_chunk(config, strategies, lo, hi, True, force_python)
+        path_frame = paths_of(config, part)
+        if not ledger:
+            part = ([replace(r, ledger=None) for r in part[0]], part[1])
+        collect(lo, hi, part)
+    if executor == "dask":
+        from backtest.run.cluster import dask_client
 
-            with dask_client(workers, address) as client:
-                _collect_in_order(
-                    chunks,
-                    workers,
-                    collect,
-                    lambda lo, hi: client.submit(run_task, *task(lo, hi), force_python, pure=False),
-                )
-        elif workers > 1 and len(chunks) > 1 and not force_python:
-            if path_frame is None:  # (those sessions loaded every kernel a run needs)
-                warm(config, strategies)
-            with process_pool(workers) as pool:
-                _collect_in_order(
-                    chunks,
-                    workers,
-                    collect,
-                    lambda lo, hi: pool.submit(run_task, *task(lo, hi)),
-                )
-        else:
-            buffers = Buffers()
-            for lo, hi in chunks:
-                collect(
-                    lo, hi, run_chunk(config, strategies, lo, hi, ledger, force_python, buffers)
-                )
+        with dask_client(workers, address) as client:
+            _collect_in_order(
+                chunks,
+                workers,
+                collect,
+                lambda lo, hi: client.submit(run_task, *task(lo, hi), force_python, pure=False),
+            )
+    elif workers > 1 and len(chunks) > 1 and not force_python:
+        if path_frame is None:  # (those sessions loaded every kernel a run needs)
+            warm(config, strategies)
+        with process_pool(workers) as pool:
+            _collect_in_order(
+                chunks,
+                workers,
+                collect,
+                lambda lo, hi: pool.submit(run_task, *task(lo, hi)),
+            )
+    else:
+        buffers = Buffers()
+        for lo, hi in chunks:
+            collect(lo, hi, run_chunk(config, strategies, lo, hi, ledger, force_python, buffers))
     flush()
     sessions_frame, summary, ledger_df = finish(config, frames, ledger, spilled, ledgers)
     from backtest.run.comparisons import compare
@@ -312,49 +293,11 @@ def run(
 
 
 #: a run of at most this many hands, summed over its seats, is played as
-#: plain Python where it can be (`plays_interpreted`): loading the compiled
-#: code costs about half a second (compiling it, on a first run, tens of
-#: seconds), and this many hands take a little less in Python
-INTERPRETED_HANDS = 200_000
-
-
-def plays_interpreted(strategies: Sequence[Strategy], hands: int) -> bool:
-    """Whether a run of `hands` hands (about) at these seats is played as plain
-    Python: a small one, whose seats may be (`plays_in_python`)."""
-    return hands * len(strategies) <= INTERPRETED_HANDS and plays_in_python(strategies)
-
-
-def plays_in_python(strategies: Sequence[Strategy]) -> bool:
-    """Whether these seats may be played as plain Python in a small run: no seat that counts cards (the exact EVs before
-    every hand need the compiled kernels) and no user's `Compiled` class (the
-    compiled loop is where its functions are checked)."""
-    return all(
-        not strat.uses_cards and not (runs_compiled(strat) and kind_of(strat) == USER)
-        for strat in strategies
-    )
-
-
-def _loop_loaded() -> bool:
-    """Whether this process has the compiled loop already (from an earlier
-    run): then even a small run is faster compiled. (numba is not loaded to
-    find out.)"""
-    session_loop = sys.modules.get("backtest.loop.session_loop")
-    return session_loop is not None and bool(session_loop.loop_loaded())
-
-
-def _builtin_seat(strategies: Sequence[Strategy]) -> bool:
-    """Whether a seat is a built-in run compiled (in the built-ins' shared loop)."""
-    return any(runs_compiled(s) and kind_of(s) != USER for s in strategies)
-
-
-def _user_loop_to_compile(strategies: Sequence[Strategy]) -> bool:
-    """Whether a seat is a user's compiled class and the loop's form for
-    them is not compiled yet (in this process, or in numba's cache)."""
-    if not any(runs_compiled(s) and kind_of(s) == USER for s in strategies):
-        return False
+def _forms(strategies: Sequence[Strategy], force_python: bool) -> set[str]:
+    """The loop's forms these seats play in (`session_loop.form_of`)."""
     from backtest.loop import session_loop
 
-    return not session_loop.user_loop_cached()
+    return {session_loop.form_of(s, force_python) for s in strategies}
 
 
 def _task_of(config: RunConfig, lo: int = 0, hi: int = 1, ledger: bool = False) -> tuple[Any, ...]:

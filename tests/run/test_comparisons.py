@@ -264,7 +264,6 @@ def test_a_heavy_tailed_difference_is_rejected_no_more_than_chance(
     rejected in about 80%). Beside them, flat Player covers the exact
     -0.1772% in about 95% of seeds, and a second flat Banker differs by
     exactly 0 in every one."""
-    monkeypatch.setattr(engine, "INTERPRETED_HANDS", 0)  # (compiled)
     seats = [
         {"strategy": "martingale", "name": "Martingale", "params": {"bet": "banker", "base": 10}},
         {"strategy": "flat", "name": "Player", "params": {"bets": {"player": 10}}},
@@ -297,7 +296,6 @@ def test_a_bounded_martingale_is_rejected_about_as_often_as_chance(
     """Martingale on Banker at a table maximum of 1,000 against flat Banker,
     over 100 seeds of 2,000 sessions: rejected at 5% in about 5% of seeds
     (at most 11%: 5% and 2.7 binomial standard errors)."""
-    monkeypatch.setattr(engine, "INTERPRETED_HANDS", 0)  # (compiled)
     seats = [
         {"strategy": "martingale", "name": "Martingale", "params": {"bet": "banker", "base": 10}}
     ]

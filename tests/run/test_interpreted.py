@@ -1,5 +1,6 @@
-"""Small runs played as plain Python (`engine.plays_interpreted`): the same
-deal, the same ledger and the same frames as the compiled run, to the bit."""
+"""Every built-in asked through the Strategy API (`force_python`: its
+functions as plain Python, called back from the session loop) plays as it
+does compiled into the loop: the same ledger and frames, to the bit."""
 
 from __future__ import annotations
 
@@ -11,13 +12,11 @@ import pytest
 from cli_helpers import backtest_process
 from scenarios import SCENARIOS
 
-from backtest.loop import python_loop
 from backtest.run import engine
 from backtest.run.config import RunConfig, parse_config
 from strategies.registry import BUILTIN_NAMES
 
-#: every built-in but those that count cards (their exact EVs are compiled code)
-PLAIN = [name for name, cls in BUILTIN_NAMES.items() if not cls.uses_cards]
+BUILTINS = list(BUILTIN_NAMES)
 
 
 def _config(scenario: str, seed: int) -> RunConfig:
@@ -32,7 +31,7 @@ def _config(scenario: str, seed: int) -> RunConfig:
             "shoe": shoe,
             "session": session,
             "table": table,
-            "seats": [{"strategy": name, "params": dict(params)} for name in PLAIN],
+            "seats": [{"strategy": name, "params": dict(params)} for name in BUILTINS],
         },
         source=f"{scenario}.yaml",
     )
@@ -40,40 +39,25 @@ def _config(scenario: str, seed: int) -> RunConfig:
 
 @pytest.mark.parametrize("seed", [1, 2])
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
-def test_a_small_run_in_python_is_the_compiled_run(
-    scenario: str, seed: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _played_alike(_config(scenario, seed), monkeypatch)
+def test_a_built_in_in_python_plays_as_compiled(scenario: str, seed: int) -> None:
+    _played_alike(_config(scenario, seed))
 
 
-def _played_alike(config: RunConfig, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`config`'s run, small, is played as plain Python (in a fresh process),
-    and gives the frames it gives compiled, seat by seat."""
-    monkeypatch.setattr(engine, "_loop_loaded", lambda: False)  # (as in a fresh process)
-    played: list[str] = []
-    run_python = python_loop.run_python
-
-    def spy(*args: Any, **kwargs: Any) -> Any:
-        played.append("python")
-        return run_python(*args, **kwargs)
-
-    monkeypatch.setattr(python_loop, "run_python", spy)
-    plain = engine.run(config, ledger=True)
-    assert played, "the small run was not played in Python"
-    played.clear()
-    monkeypatch.setattr(engine, "INTERPRETED_HANDS", 0)
-    compiled = engine.run(config, ledger=True)
-    assert not played, "the run was not compiled"
-    assert plain.hands == compiled.hands > 0
+def _played_alike(config: RunConfig) -> None:
+    """`config`'s run with every seat asked through the Strategy API gives
+    the frames it gives with the built-ins compiled into the loop."""
+    python = engine.run(config, ledger=True, workers=1, force_python=True)
+    compiled = engine.run(config, ledger=True, workers=1)
+    assert python.hands == compiled.hands > 0
     for name in ("ledger", "sessions", "summary"):
-        a, b = getattr(plain, name), getattr(compiled, name)
+        a, b = getattr(python, name), getattr(compiled, name)
         differ = [
             seat
-            for seat in PLAIN
+            for seat in BUILTINS
             if not a.filter(pl.col("seat") == seat).equals(b.filter(pl.col("seat") == seat))
         ]
         assert differ == [], (name, differ)
-    assert plain.comparisons is not None and plain.comparisons.equals(compiled.comparisons)
+    assert python.comparisons is not None and python.comparisons.equals(compiled.comparisons)
 
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -90,83 +74,41 @@ DATA = Path(__file__).resolve().parents[2] / "data"
         "game-results.jsonl",
     ],
 )
-def test_a_small_run_of_recorded_shoes_in_python_is_the_compiled_run(
-    file: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A shoe file's run, card by card or outcome by outcome, plays as plain
-    Python too (a user's first look at a file of theirs compiles nothing):
-    the same frames as compiled."""
+def test_a_built_in_in_python_plays_recorded_shoes_as_compiled(file: str) -> None:
+    """A shoe file's run, card by card or outcome by outcome: the same
+    frames either way (the counters only where the file has the cards)."""
+    cards = not file.startswith(("outcomes", "roads", "live", "game"))
     config = parse_config(
         {
             "seed": 3,
             "shoes": {"file": str(DATA / file)},
             "session": {"bankroll": 300, "win_goal": 60},
             "table": {"min": 1, "max": 100},
-            "seats": [{"strategy": name} for name in PLAIN],
+            "seats": [
+                {"strategy": name}
+                for name, cls in BUILTIN_NAMES.items()
+                if cards or not cls.uses_cards
+            ],
         },
         source="recorded.yaml",
     )
-    _played_alike(config, monkeypatch)
-
-
-def test_what_plays_in_python() -> None:
-    """Small runs of built-ins; never a counter (its EVs are compiled code), a
-    user's compiled class (the compiled loop is where its code is checked), or
-    a large run."""
-    config = _config("max-reset-stop", 1)
-    strategies = engine.build_strategies(config)
-    assert engine.plays_interpreted(strategies, 100)
-    assert not engine.plays_interpreted(strategies, engine.INTERPRETED_HANDS)
-    counter = parse_config(
-        {"sessions": 2, "shoe": {"decks": 8}, "seats": [{"strategy": "counter"}]}, source="c"
-    )
-    assert not engine.plays_interpreted(engine.build_strategies(counter), 100)
-
-    class MyFlat(type(strategies[0])):  # type: ignore[misc]
-        """A user's subclass of a built-in: its functions may differ."""
-
-    assert not engine.plays_interpreted([MyFlat()], 100)
+    _played_alike(config)
 
 
 def test_a_run_says_it_compiles_only_when_it_does(monkeypatch: pytest.MonkeyPatch) -> None:
     """`compiling` (the command line's note that the table compiles) is called
-    as a compiled run with a built-in seat starts while the loop is not
-    cached, never for a run played in Python nor once it is cached."""
+    as a run with a built-in seat starts while the loop is not cached, never
+    once it is cached."""
     config = _config("max-reset-stop", 1)
-    monkeypatch.setattr(engine, "_loop_loaded", lambda: False)  # (as in a fresh process)
     from backtest.loop import session_loop
 
-    monkeypatch.setattr(session_loop, "loop_cached", lambda: False)
     said: list[str] = []
-    engine.run(config, compiling=lambda: said.append("compiling"))
-    assert said == []  # small: played in Python
-    monkeypatch.setattr(engine, "INTERPRETED_HANDS", 0)
+    monkeypatch.setattr(session_loop, "loop_cached", lambda: False)
     engine.run(config, compiling=lambda: said.append("compiling"))
     assert said == ["compiling"]
     monkeypatch.setattr(session_loop, "loop_cached", lambda: True)
     engine.run(config, compiling=lambda: said.append("compiling"))
     assert said == ["compiling"]
-
-
-def test_a_process_with_the_compiled_loop_plays_small_runs_compiled(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Once the compiled loop is loaded (a run before, say, in a notebook's
-    loop of runs), a small run is faster compiled, and is."""
-    config = _config("max-reset-stop", 1)
-    monkeypatch.setattr(engine, "INTERPRETED_HANDS", 0)
-    engine.run(config)  # compiled: the loop is loaded now
-    monkeypatch.undo()
-    played: list[str] = []
-    run_python = python_loop.run_python
-
-    def spy(*args: Any, **kwargs: Any) -> Any:
-        played.append("python")
-        return run_python(*args, **kwargs)
-
-    monkeypatch.setattr(python_loop, "run_python", spy)
-    engine.run(config)
-    assert played == []
 
 
 SMALL_SWEEP = """\

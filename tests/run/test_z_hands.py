@@ -85,7 +85,6 @@ def test_z_hands_is_standard_normal_over_many_runs(monkeypatch: pytest.MonkeyPat
         {"strategy": "follow-the-shoe", "params": {"base": 10}},
     ]
     zs = {name: [] for name in ("flat", "martingale", "follow-the-shoe")}
-    monkeypatch.setattr(engine, "INTERPRETED_HANDS", 0)  # (compiled: 300 runs)
     for seed in range(300):
         rows = _run(1000 + seed, 200, seats, table_max=5000, bankroll=5000)
         for name in zs:

@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import numpy as np
 import polars as pl
@@ -25,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from backtest.core.errors import StrategyError
-from backtest.loop import inputs, python_builtins, python_loop, session_loop
+from backtest.loop import inputs, session_loop
 from backtest.run import engine
 from backtest.run.config import parse_config
 from strategies import compiled, registry
@@ -77,17 +76,12 @@ def _config(
     )
 
 
-def _same(cfg: Any, through_api: bool = False) -> None:
-    """The compiled loop and the plain-Python path give the same ledger and
-    sessions; `through_api`: and the plain-Python path asking the built-ins
-    through the Strategy API (`Compiled.stakes`, `update`), not as the
-    compiled loop asks them (`python_builtins`)."""
+def _same(cfg: Any) -> None:
+    """The strategies' compiled functions and the same asked through the
+    Strategy API (`Compiled.stakes`, `update`, as plain Python) give the same
+    ledger and sessions."""
     fast = engine.run(cfg, ledger=True, workers=1)
-    runs = [engine.run(cfg, ledger=True, workers=1, force_python=True)]
-    if through_api:
-        with mock.patch.object(python_loop, "builtin_hooks", lambda *args: None):
-            runs.append(engine.run(cfg, ledger=True, workers=1, force_python=True))
-    for slow in runs:
+    for slow in [engine.run(cfg, ledger=True, workers=1, force_python=True)]:
         for seat in fast.summary["seat"]:
             assert (
                 ledger_of(fast)
@@ -139,10 +133,7 @@ def test_every_built_in_matches_its_python_form(
     }
     seats = [{"strategy": name, "params": dict(edge)} for name in BUILTIN_NAMES]
     with _quiet():
-        _same(
-            _config(seats, seed, bankroll, table_min, table_min * span, session, decks=decks),
-            through_api=True,
-        )
+        _same(_config(seats, seed, bankroll, table_min, table_min * span, session, decks=decks))
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
@@ -166,24 +157,6 @@ def test_a_users_compiled_strategy_matches_the_same_class_in_python(
             _same(_config(seats, seed, bankroll, 1, table_max, {}, sessions=8))
     finally:
         registry.BUILTIN_NAMES.pop(README_CLASS.name, None)
-
-
-def test_the_python_loop_asks_a_built_in_as_the_compiled_loop_does() -> None:
-    """A built-in's class exactly is asked directly (`python_builtins.hooks`);
-    a user's subclass of one, whose functions may differ, and a plain
-    `Strategy` through the Strategy API; a built-in that learns nothing is
-    told nothing."""
-    unit = np.zeros((7, 4), np.int64)
-    flat, martingale = BUILTIN_NAMES["flat"](), BUILTIN_NAMES["martingale"]()
-    assert python_builtins.hooks(flat, unit, 1) is not None
-    assert python_builtins.hooks(flat, unit, 1)[1] is None  # type: ignore[index]
-    assert python_builtins.hooks(martingale, unit, 1)[1] is not None  # type: ignore[index]
-
-    class MyMartingale(type(martingale)):  # type: ignore[misc]
-        """A user's subclass of a built-in."""
-
-    assert python_builtins.hooks(MyMartingale(), unit, 1) is None
-    assert python_builtins.hooks(README_CLASS(), unit, 1) is None
 
 
 def _file_config(seat: str, source: str, bankroll: int = 1000, table_max: int = 100) -> Any:
@@ -257,8 +230,6 @@ def test_the_loop_is_compiled_once_for_the_built_ins_and_once_for_users(
     for cls in (README_CLASS, other):
         monkeypatch.setitem(registry.BUILTIN_NAMES, cls.name, cls)
     seats = [{"strategy": name} for name in BUILTIN_NAMES]
-    # so small a run plays compiled too
-    monkeypatch.setattr(engine, "INTERPRETED_HANDS", 0)
     with _quiet():
         engine.run(_config(seats, 1, 1000, 1, 500, {}, sessions=2), workers=1)
     builtin = session_loop._compiled_loop("shared")
@@ -578,13 +549,14 @@ def test_a_run_says_it_compiles_the_loop_for_users_classes_only_when_it_does(
         engine.run(users, workers=1)  # (the loop's form for users: compiled, or loaded)
         engine.run(users, workers=1, compiling_users=lambda: said.append("users"))
         assert said == []
-        monkeypatch.setattr(session_loop, "user_loop_cached", lambda: False)
+        monkeypatch.setattr(session_loop, "loop_cached", lambda form="shared": form == "shared")
         engine.run(users, workers=1, compiling_users=lambda: said.append("users"))
         assert said == ["users"]
         engine.run(builtins, workers=1, compiling_users=lambda: said.append("builtins"))
         assert said == ["users"]
     monkeypatch.undo()
-    assert session_loop.user_loop_cached()  # in numba's cache on disk
+    marker = session_loop._marker("user")
+    assert marker is not None and marker.exists()  # it says: in numba's cache on disk
 
 
 @pytest.mark.parametrize(

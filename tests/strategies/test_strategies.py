@@ -1040,8 +1040,7 @@ class Keeper(Strategy):
 def test_results_kept_by_a_strategy_keep_their_values(tmp_path: Path) -> None:
     """A strategy that keeps some of its Results sees them unchanged hands
     later, and the dicts of each Result (worked out each time they are read)
-    are its own hand's: the contract the loop's reuse of one Result, for the
-    hands whose Result the strategy does not keep, must keep."""
+    are its own hand's."""
     path = tmp_path / "keeper.py"
     path.write_text(KEEPER_STRATEGY, encoding="utf-8")
     shoes = write_shoes(tmp_path / "roads.txt", ROADS)
@@ -1054,26 +1053,6 @@ def test_results_kept_by_a_strategy_keep_their_values(tmp_path: Path) -> None:
     )
     result = engine.run(cfg)
     assert result.summary["hands"].item() == sum(len(road) for road in ROADS)
-
-
-def test_the_result_is_not_reused_under_a_tracer() -> None:
-    """A debugger or a tracer may hold the loop's variables, which the
-    reference count would take for the loop's own: no reuse then."""
-    from backtest.loop.python_results import untraced as _untraced
-
-    trace, profile = sys.gettrace(), sys.getprofile()  # a coverage tool's, say
-    try:
-        sys.settrace(None)
-        sys.setprofile(None)
-        assert _untraced()
-        for setter in (sys.settrace, sys.setprofile):
-            setter(lambda *args: None)
-            assert not _untraced()
-            setter(None)
-        assert _untraced()
-    finally:
-        sys.settrace(trace)
-        sys.setprofile(profile)
 
 
 _SHOE_NUMBER = count()
@@ -2162,7 +2141,7 @@ def test_strategies_that_return_their_stake_write_nothing_else() -> None:
                     placed = {bets[picked]: stake} if stake else {}
                 # the Python path places the stake returned, on its bet
                 strat.start_session(3)
-                view = View(winners, [1] * (len(winners) + 1), np.zeros(len(winners) + 1, np.int64))
+                view = View(winners)
                 view._i = n
                 assert strat.stakes(view) == placed, (cls.name, n)
 
@@ -2397,8 +2376,7 @@ def test_the_counter_returns_its_one_bet_and_writes_several(pairs_alone: bool) -
             assert not out.any(), good
             assert (bet, stake) == ((codes[next(iter(want))], 5.0) if want else (0, 0.0)), good
         strat.start_session(3)
-        view = View(np.zeros(1, np.int8), [1, 2], np.zeros(2, np.int64))
-        view._evs = evs
+        view = View(np.zeros(1, np.int8), evs=evs)
         assert strat.stakes(view) == want, good
 
 
