@@ -9,6 +9,8 @@ code: that leaves the registers to the hands every strategy plays.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from backtest.jit.lazy_jit import kernel
@@ -102,64 +104,42 @@ def price_ahead(  # type: ignore[no-untyped-def]
     return k, k + priced
 
 
+class Counted(NamedTuple):
+    """How far a counter has counted its shoe's cards: its shoe's first
+    hand, the hand `counts` is brought up to, and the cards left and the
+    ordered pairs of one rank among them (`count_up`)."""
+
+    shoe_start: int
+    counted: int
+    left: int
+    same: int
+
+
 @kernel(nrt=False)
-def stakes_variance(  # type: ignore[no-untyped-def]
-    k,
-    shoe_start,
-    counted,
-    left,
-    same,
-    var_s,
-    row,
-    counts,
-    cards,
-    full_counts,
-    nets,
-    ev_table,
-    ev_nodes,
-    ev_coef,
-    ev_work,
-    mom,
-):
-    """s' C_k s for the stakes `var_s` on hand k (`stake_variance`), the
-    counts brought up to the hand first where it needs them (from `counted`,
-    as `count_up`). Returns (the variance, left, same, the hand counted up to)."""
+def stakes_variance(k, at, row, cards, table, work):  # type: ignore[no-untyped-def]
+    """s' C_k s for the stakes `work.var_s` on hand k (`stake_variance`),
+    the counts brought up to the hand first where it needs them (from
+    `at`, as `count_up`). Returns (the variance, the `Counted` after)."""
+    counts, var_s = work.counts, work.var_s
     if needs_counts(var_s, row):
-        left, same = count_up(counts, cards, full_counts, counted, shoe_start, k, left, same)
-        counted = k
-    var = stake_variance(var_s, counts, row, nets, ev_table, ev_nodes, ev_coef, ev_work, mom)
-    return var, left, same, counted
+        left, same = count_up(
+            counts, cards, table.full_counts, at.counted, at.shoe_start, k, at.left, at.same
+        )
+        at = Counted(at.shoe_start, k, left, same)
+    var = stake_variance(
+        var_s, counts, row, table.nets, table.ev_table, work.ev_nodes, work.ev_coef,
+        work.ev_work, work.mom,
+    )  # fmt: skip
+    return var, at
 
 
 @kernel(inline=True, nrt=False)
-def hand_variance(  # type: ignore[no-untyped-def]
-    i,
-    k,
-    one,
-    cc,
-    cents,
-    active,
-    var_s,
-    evs,
-    row,
-    counts,
-    cards,
-    full_counts,
-    nets,
-    ev_table,
-    ev_nodes,
-    ev_coef,
-    ev_work,
-    mom,
-    shoe_start,
-    counted,
-    left,
-    same,
-):
+def hand_variance(k, one, cc, cents, active, evs, row, cards, table, work, at):  # type: ignore[no-untyped-def]
     """A counter's variance of hand k's net, s' C_k s, for its stakes (`cc`
     on bet `one`, or `cents`) and the hand's composition: from what is kept
     beside its EVs (`row`), and for one bet from the EVs alone, mostly.
-    Returns (the variance, left, same, the hand counted up to)."""
+    Returns (the variance, the `Counted` after)."""
+    var_s = work.var_s
     for b in range(N_BETS):
         var_s[b] = 0.0
     if one >= 0:
@@ -167,119 +147,47 @@ def hand_variance(  # type: ignore[no-untyped-def]
     else:
         for a in range(active.shape[0]):
             var_s[active[a]] = cents[active[a]] * 0.01
-    alone = one if one >= 0 else single_bet(var_s)
-    var_one = (
-        one_bet_variance(alone, var_s[alone], evs, ev_table, row, nets) if alone >= 0 else -1.0
-    )
-    if var_one >= 0.0:
-        return var_one, left, same, counted
-    return stakes_variance(
-        k,
-        shoe_start,
-        counted,
-        left,
-        same,
-        var_s,
-        row,
-        counts,
-        cards,
-        full_counts,
-        nets,
-        ev_table,
-        ev_nodes,
-        ev_coef,
-        ev_work,
-        mom,
-    )
+    return _variance_of(k, evs, row, cards, table, work, at)
 
 
 @kernel(nrt=False)
-def cross_variance(  # type: ignore[no-untyped-def]
-    i,
-    k,
-    var_h,
-    one,
-    cc,
-    cents,
-    active,
-    base_cents,
-    var_s,
-    evs,
-    row,
-    counts,
-    cards,
-    full_counts,
-    nets,
-    ev_table,
-    ev_nodes,
-    ev_coef,
-    ev_work,
-    mom,
-    shoe_start,
-    counted,
-    left,
-    same,
-):
+def cross_variance(k, var_h, one, cc, cents, active, base_cents, evs, row, cards, table, work, at):  # type: ignore[no-untyped-def]
     """A counter's covariance of hand k's net with the baseline seat's, given
     both seats' stakes, for the hand's composition: s_base' C_k s, from the
     variances of the baseline's stakes and of the two seats' stakes together
     ((v(a + b) - v(a) - v(b)) / 2, `var_h` being v(b), this seat's). 0 where
-    the baseline staked nothing. Returns (the covariance, left, same, the
-    hand counted up to)."""
+    the baseline staked nothing. Returns (the covariance, the `Counted` after)."""
+    var_s = work.var_s
     staked = False
     for b in range(N_BETS):
-        staked = staked or base_cents[i, b] > 0
+        staked = staked or base_cents[k, b] > 0
     if not staked:
-        return 0.0, left, same, counted
+        return 0.0, at
     for b in range(N_BETS):
-        var_s[b] = base_cents[i, b] * 0.01
-    v_a, left, same, counted = _variance_of(
-        k, var_s, evs, row, counts, cards, full_counts, nets, ev_table, ev_nodes, ev_coef,
-        ev_work, mom, shoe_start, counted, left, same,
-    )  # fmt: skip
+        var_s[b] = base_cents[k, b] * 0.01
+    v_a, at = _variance_of(k, evs, row, cards, table, work, at)
     for b in range(N_BETS):
         mine = (cc if b == one else 0) if one >= 0 else 0
-        var_s[b] = (base_cents[i, b] + mine) * 0.01
+        var_s[b] = (base_cents[k, b] + mine) * 0.01
     if one < 0:
         for a in range(active.shape[0]):
             b = active[a]
-            var_s[b] = (base_cents[i, b] + cents[b]) * 0.01
-    v_ab, left, same, counted = _variance_of(
-        k, var_s, evs, row, counts, cards, full_counts, nets, ev_table, ev_nodes, ev_coef,
-        ev_work, mom, shoe_start, counted, left, same,
-    )  # fmt: skip
-    return (v_ab - v_a - var_h) * 0.5, left, same, counted
+            var_s[b] = (base_cents[k, b] + cents[b]) * 0.01
+    v_ab, at = _variance_of(k, evs, row, cards, table, work, at)
+    return (v_ab - v_a - var_h) * 0.5, at
 
 
 @kernel(inline=True, nrt=False)
-def _variance_of(  # type: ignore[no-untyped-def]
-    k,
-    var_s,
-    evs,
-    row,
-    counts,
-    cards,
-    full_counts,
-    nets,
-    ev_table,
-    ev_nodes,
-    ev_coef,
-    ev_work,
-    mom,
-    shoe_start,
-    counted,
-    left,
-    same,
-):
-    """s' C_k s for the stakes in `var_s` (currency, by bet), as
-    `hand_variance` works it out: one bet from the EVs where they tell it."""
+def _variance_of(k, evs, row, cards, table, work, at):  # type: ignore[no-untyped-def]
+    """s' C_k s for the stakes in `work.var_s` (currency, by bet): one bet
+    from the EVs where they tell it, else `stakes_variance`."""
+    var_s = work.var_s
     alone = single_bet(var_s)
     var_one = (
-        one_bet_variance(alone, var_s[alone], evs, ev_table, row, nets) if alone >= 0 else -1.0
+        one_bet_variance(alone, var_s[alone], evs, table.ev_table, row, table.nets)
+        if alone >= 0
+        else -1.0
     )
     if var_one >= 0.0:
-        return var_one, left, same, counted
-    return stakes_variance(
-        k, shoe_start, counted, left, same, var_s, row, counts, cards, full_counts, nets,
-        ev_table, ev_nodes, ev_coef, ev_work, mom,
-    )  # fmt: skip
+        return var_one, at
+    return stakes_variance(k, at, row, cards, table, work)

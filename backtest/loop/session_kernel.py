@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from backtest.loop.counter_hand import count_up, cross_variance, hand_variance, price_ahead
+from backtest.loop.counter_hand import (
+    Counted,
+    count_up,
+    cross_variance,
+    hand_variance,
+    price_ahead,
+)
 from backtest.loop.inputs import BASE_READS, BASE_WRITES
 from backtest.loop.session_parts import (
     end_session,
@@ -70,7 +76,7 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
     den, min_c, max_c, offered = table.den, table.min_c, table.max_c, table.offered
     pb_together, pairs_need_main = table.pb_together, table.pairs_need_main
     full_counts, ev_table, evs_full = table.full_counts, table.ev_table, table.evs_full
-    cov, nets = table.cov, table.nets
+    cov = table.cov
     bankroll0, stop_loss, win_goal = stops.bankroll0, stops.stop_loss, stops.win_goal
     max_hands, ruin_below = stops.max_hands, stops.ruin_below
     ev_rows, ev_done, ev_deals, ev_kept = shared.rows, shared.done, shared.deals, shared.kept
@@ -82,8 +88,8 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
     s, si, ctx, out, stakes, unit_f = work.s, work.si, work.ctx, work.out, work.stakes, work.unit_f
     cents, side_c, evs, seed_work = work.cents, work.side_c, work.evs, work.seed_work
     counts, ev_nodes, ev_coef, ev_work_ = work.counts, work.ev_nodes, work.ev_coef, work.ev_work
-    fast_c, allowed, mom = work.fast_c, work.allowed, work.mom
-    evs_seen, hist_seen, var_s = work.evs_seen, work.hist_seen, work.var_s
+    fast_c, allowed = work.fast_c, work.allowed
+    evs_seen, hist_seen = work.evs_seen, work.hist_seen
     user = dispatch.is_user(fns)  # known while compiling
     counted = -1  # the hand `counts` is brought up to (the cards before it taken out)
     # the cards left and the ordered pairs of one rank among them, kept as the
@@ -326,59 +332,18 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
                 # a counter's variance for this hand's composition: s' C_h s,
                 # from what is kept beside its EVs (one bet: from the EVs, mostly)
                 row = ev_kept[i] if shared_rows else (ahead_k[k - ahead_lo] if ev_deals else evs)
-                var_h, left, same, counted = hand_variance(
-                    i,
-                    k,
-                    one,
-                    cc,
-                    cents,
-                    active,
-                    var_s,
-                    evs,
-                    row,
-                    counts,
-                    cards,
-                    full_counts,
-                    nets,
-                    ev_table,
-                    ev_nodes,
-                    ev_coef,
-                    ev_work_,
-                    mom,
-                    shoe_start,
-                    counted,
-                    left,
-                    same,
-                )
+                var_h, at = hand_variance(
+                    k, one, cc, cents, active, evs, row, cards, table, work,
+                    Counted(shoe_start, counted, left, same),
+                )  # fmt: skip
                 var_net += var_h
                 if reads_base:
-                    cov_h, left, same, counted = cross_variance(
-                        i,
-                        k,
-                        var_h,
-                        one,
-                        cc,
-                        cents,
-                        active,
-                        base_cents,
-                        var_s,
-                        evs,
-                        row,
-                        counts,
-                        cards,
-                        full_counts,
-                        nets,
-                        ev_table,
-                        ev_nodes,
-                        ev_coef,
-                        ev_work_,
-                        mom,
-                        shoe_start,
-                        counted,
-                        left,
-                        same,
-                    )
+                    cov_h, at = cross_variance(
+                        k, var_h, one, cc, cents, active, base_cents, evs, row, cards, table,
+                        work, at,
+                    )  # fmt: skip
                     cross += cov_h
+                counted, left, same = at.counted, at.left, at.same
             elif reads_base and total > 0:
                 # s_base' C s, C the shoe's covariance, in the order of s' C s above
                 if one >= 0:
