@@ -77,7 +77,6 @@ def run_sessions(
     if work.hist_seen.shape[0] < (dealt.winner.shape[0] if dispatch.is_user(fns) else 0):
         raise ValueError("run_sessions: work is not for these hands (work_for(seat, dealt))")
     args = (seat, fns, dealt, table, stops, shared, outputs, work)
-    check_apart(args)
     if JIT_DISABLED:  # numba's compiler is off: the loop as the Python it is written in
         code, at, rows = kernel(nrt=False)(sessions_kernel).python_form()(*args)
         return int(code), int(at), int(rows)
@@ -88,41 +87,6 @@ def run_sessions(
             _compiled_for(loop, form, args)
         code, at, rows = loop(*args)
     return int(code), int(at), int(rows)
-
-
-def check_apart(args: tuple[Any, ...]) -> None:
-    """Raise ValueError if an array the loop writes (in `SharedEvs`,
-    `Outputs` or `Work`) shares memory with another of its arrays: the loop
-    is compiled on the promise that none does (`_arrays_apart`), and would
-    give wrong numbers silently."""
-    spans = []
-    for arg in args:
-        if not isinstance(arg, Seat | Dealt | Table | SharedEvs | Outputs | Work):
-            continue  # `fns`, `Stops`
-        written = isinstance(arg, SharedEvs | Outputs | Work)
-        for name, value in zip(arg._fields, arg, strict=True):
-            if isinstance(value, np.ndarray) and value.size:
-                spans.append((*_bytes_of(value), written, f"{type(arg).__name__}.{name}"))
-    spans.sort()
-    # the spans that reach furthest so far, of all, and of those written
-    reach: tuple[int, str] = (-1, "")
-    reach_written: tuple[int, str] = (-1, "")
-    for lo, hi, written, name in spans:
-        other = reach if written else reach_written
-        if lo < other[0]:
-            raise ValueError(f"run_sessions: {other[1]} and {name} share memory")
-        reach = max(reach, (hi, name))
-        if written:
-            reach_written = max(reach_written, (hi, name))
-
-
-def _bytes_of(a: np.ndarray) -> tuple[int, int]:
-    """The addresses of an array's first byte and one past its last."""
-    lo = hi = a.__array_interface__["data"][0]
-    for n, step in zip(a.shape, a.strides, strict=True):
-        lo += min(0, (n - 1) * step)
-        hi += max(0, (n - 1) * step)
-    return lo, hi + a.itemsize
 
 
 def _signature(args: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -169,28 +133,7 @@ def _compiled_loop(form: str) -> Any:
         fn.__module__ = sessions_kernel.__module__
     with _quiet_numba():
         loop = kernel(nrt=False)(fn).dispatcher
-    if form == "shared":
-        _arrays_apart(loop)
     return loop
-
-
-def _arrays_apart(loop: Any) -> None:
-    """Compile `loop` telling LLVM that no two of its arrays share memory
-    (numba's `noalias` flag, which numba sets itself for a parallel loop's
-    body): it then holds a strategy's state in registers across the stores
-    of a hand, where it would otherwise reload it after each. The shared
-    loop is compiled so; `run_sessions` holds its callers to it
-    (`check_apart`). numba offers no public way to set the flag: this
-    wraps its dispatcher's private `_compiler._customize_flags`."""
-    compiler = loop._compiler
-    customize = compiler._customize_flags
-
-    def flags_apart(flags: Any) -> Any:
-        flags = customize(flags)
-        flags.noalias = True
-        return flags
-
-    compiler._customize_flags = flags_apart
 
 
 def loop_loaded() -> bool:

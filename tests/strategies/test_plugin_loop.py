@@ -502,39 +502,6 @@ def test_a_users_compiled_counter_reads_the_exact_evs_as_in_python(
         assert 0 < bets  # it bets on some hands: the EVs decide
 
 
-def test_the_loop_refuses_arrays_it_writes_that_share_memory() -> None:
-    """The loop is compiled on the promise that its arrays are apart (LLVM's
-    noalias): an array it writes that overlaps another is refused before any
-    work, whichever comes first in memory; arrays side by side in one buffer,
-    and arrays it only reads overlapping each other, are fine."""
-    args = session_loop.example_args()
-    dealt, work = args[2], args[-1]
-    session_loop.check_apart(args)
-    buf = np.zeros(2 * len(work.out))
-    half = len(work.out)
-    side_by_side = work._replace(out=buf[:half], stakes=buf[half:])
-    session_loop.check_apart((*args[:-1], side_by_side))
-    read = np.zeros(8, np.int8)
-    both_read = dealt._replace(winner=read, hand_no=read[2:6].view(np.int32))
-    session_loop.check_apart((*args[:2], both_read, *args[3:]))
-    for out, stakes in ((buf[:half], buf[half - 1 : -1]), (buf[1 : half + 1], buf[:half])):
-        with pytest.raises(ValueError, match="Work.(out|stakes) and Work.(out|stakes) share"):
-            session_loop.check_apart((*args[:-1], work._replace(out=out, stakes=stakes)))
-    # a written array inside a read one that reaches past it
-    wide = np.zeros(64, np.int8)
-    inside = dealt._replace(winner=wide)
-    work_in = work._replace(s=wide[8:16].view(np.float64))
-    with pytest.raises(ValueError, match="Dealt.winner and Work.s share memory"):
-        session_loop.check_apart((*args[:2], inside, *args[3:-1], work_in))
-    # read arrays that are views of one the loop writes (the ledger)
-    ledger = np.zeros(16, np.int64)
-    outputs = args[6]._replace(led_idx=ledger)
-    dealt_far = dealt._replace(winner=ledger.view(np.int8)[:4], bounds=ledger[:16])
-    far = (*args[:2], dealt_far, *args[3:6], outputs, args[7])
-    with pytest.raises(ValueError, match="share memory"):
-        session_loop.check_apart(far)
-
-
 def test_a_run_says_it_compiles_the_loop_for_users_classes_only_when_it_does(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
