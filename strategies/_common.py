@@ -72,18 +72,21 @@ def road_step(
 ) -> tuple[int, int, int, int]:
     """Add one winner (0 P, 1 B, 2 tie) to the roads of `road_marks`: the new
     (number of columns, last column's length, its side, last derived mark).
-    A tie adds nothing."""
-    if winner == TIE:
-        return columns, length, side, last
+    A tie adds nothing. Each is chosen with a conditional expression, which
+    compiles to a select: the winner is a coin toss to the processor's branch
+    predictor."""
+    tie = winner == TIE
+    same = winner == side
     mark = derived_mark(lengths, columns, length, side, offset, winner)
-    if mark != 0:
-        last = mark
+    last = last if tie | (mark == 0) else mark
     # the last column's length, final if a new column starts (a column is
     # read only once it is final, so writing it every hand is harmless)
     lengths[(columns - 1) & RING] = length
-    if winner == side:
-        return columns, length + 1, side, last
-    return columns + 1, 1, winner, last
+    grown = length + 1 if same else 1
+    length = length if tie else grown
+    columns = columns + 1 if (not same) & (not tie) else columns
+    side = side if tie else winner
+    return columns, length, side, last
 
 
 @jit
@@ -95,11 +98,8 @@ def derived_mark(
     row). Down the last column it is blue when the column `offset` before
     ends level with the last one (beside the cell above), red otherwise; a
     new column is red when the last column is as long as the one `offset`
-    before it."""
+    before it. Both compare the same two lengths, with the colours swapped."""
     c = columns - 1 - offset
-    if c < 0:
-        return 0
     level = lengths[c & RING] == length
-    if winner == side:  # down the last column
-        return -1 if level else 1
-    return 1 if level else -1
+    mark = 1 if level != (winner == side) else -1
+    return mark if c >= 0 else 0

@@ -1,5 +1,5 @@
 """The classic betting progressions, each on one main bet, each in its own
-module; `martingale.py` is the model to copy for a new one.
+module; `dalembert.py` is the model to copy for a new one.
 
 Stakes are in currency units: `base` times the progression's current number
 of units. Each progression's start, its move after a win and a loss, and its

@@ -1,5 +1,28 @@
-"""The D'Alembert: one unit more after a loss, one less after a win.
-Written as `martingale.py` is."""
+"""The D'Alembert: one unit more after a loss, one less after a win (never
+below one unit).
+
+This file is the model of a progression: to write a new one, copy it and
+change the names, the docstrings, the parameters and the three functions.
+
+- The parameters: a frozen dataclass of `ProgressionParams` (which gives
+  the bet and the base stake), each field a `param` with its default, help
+  text and bounds; `arguments` lists the numbers the functions read, which
+  land in the parameter vector `p` from `ARG` on. Name each slot.
+- The state: numbers in the float array `s` (and, for whole numbers, the
+  integer array `si`), kept from one hand to the next. Name each slot.
+- `reset` starts the progression, at the start of each session and when a
+  stake over the table maximum restarts it (`on_max: reset`); `decide`
+  returns the stake of the coming hand, in currency, on the bet p[BET];
+  `update` reads how the hand went (`outcome`) and moves the state on,
+  choosing each new number with a conditional expression on those flags,
+  between numbers worked out first (`units = down if won else units`: see
+  `progression` for why). numba compiles the three into the session loop:
+  plain numbers, arrays, `if`, `for`, `min` and `max` are all they need.
+- The class: its `name` (for configs), a one-line `description`, its
+  `Params`, and `kind`, the next free number (a kind given twice, or a gap,
+  fails on import with the one to give). Add its ready config to
+  `configs/strategies/`.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +34,6 @@ from strategies.params import param
 from strategies.progressions.progression import (
     ARG,
     BASE,
-    LOST,
-    RESTART,
-    WON,
     Progression,
     ProgressionParams,
     outcome,
@@ -55,13 +75,14 @@ def update(
 ) -> None:
     """Add `step` units after a loss; take them off after a win, never going
     below one unit; a push leaves the stake where it is."""
-    hand = outcome(p, stakes, unit)
-    if hand == LOST:
-        s[UNITS] += p[STEP]
-    elif hand == WON:
-        s[UNITS] = max(s[UNITS] - p[STEP], 1.0)
-    elif hand == RESTART:
-        s[UNITS] = 1.0
+    placed, won, lost, restart = outcome(p, stakes, unit)
+    if placed:
+        units = s[UNITS]
+        down = max(units - p[STEP], 1.0)
+        up = units + p[STEP]
+        units = down if won else units
+        units = up if lost else units
+        s[UNITS] = 1.0 if restart else units
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """The Fibonacci progression: stakes follow 1, 1, 2, 3, 5, 8 ... units, one
-step on after a loss and two back after a win. Written as `martingale.py` is."""
+step on after a loss and two back after a win. Written as `dalembert.py` is."""
 
 from __future__ import annotations
 
@@ -11,9 +11,6 @@ from strategies.params import param
 from strategies.progressions.progression import (
     ARG,
     BASE,
-    LOST,
-    RESTART,
-    WON,
     Progression,
     ProgressionParams,
     outcome,
@@ -68,13 +65,14 @@ def update(
 ) -> None:
     """One step on after a loss (up to the last step); `back` steps back
     after a win (never before the first); a push stays."""
-    hand = outcome(p, stakes, unit)
-    if hand == LOST:
-        s[STEP] = min(s[STEP] + 1.0, float(LAST_STEP))
-    elif hand == WON:
-        s[STEP] = max(s[STEP] - p[BACK], 0.0)
-    elif hand == RESTART:
-        s[STEP] = 0.0
+    placed, won, lost, restart = outcome(p, stakes, unit)
+    if placed:
+        step = s[STEP]
+        back = max(step - p[BACK], 0.0)
+        on = min(step + 1.0, float(LAST_STEP))
+        step = back if won else step
+        step = on if lost else step
+        s[STEP] = 0.0 if restart else step
 
 
 @dataclass(frozen=True)

@@ -1,16 +1,12 @@
 """The Grand Martingale: after each loss double the stake and add one unit;
-go back to the base stake after a win. Written as `martingale.py` is."""
+go back to the base stake after a win. Written as `dalembert.py` is."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from backtest.jit.lazy_jit import jit
 from strategies.progressions.progression import (
     BASE,
-    LOST,
-    RESTART,
-    WON,
     Progression,
     outcome,
 )
@@ -21,7 +17,6 @@ UNITS = 0  # the stake, in units
 MAX_UNITS = 1e300  # the stake, in units, stops growing here
 
 
-@jit  # (`update` calls it too)
 def reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
     """Start at one unit."""
     s[UNITS] = 1.0
@@ -51,11 +46,12 @@ def update(
 ) -> None:
     """After a loss stake twice the last stake and one unit more; after a win
     start again at one unit; a push leaves the stake where it is."""
-    hand = outcome(p, stakes, unit)
-    if hand == LOST:
-        s[UNITS] = min(2.0 * s[UNITS] + 1.0, MAX_UNITS)
-    elif hand == WON or hand == RESTART:
-        reset(p, s, si)
+    placed, won, lost, restart = outcome(p, stakes, unit)
+    if placed:
+        units = s[UNITS]
+        grown = min(2.0 * units + 1.0, MAX_UNITS)
+        units = grown if lost else units
+        s[UNITS] = 1.0 if won | restart else units
 
 
 class GrandMartingale(Progression):

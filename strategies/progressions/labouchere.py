@@ -1,6 +1,6 @@
 """The Labouchere: stake the first plus the last number of a line; a win
 crosses both out, a loss adds the stake lost at the end of the line.
-Written as `martingale.py` is."""
+Written as `dalembert.py` is."""
 
 from __future__ import annotations
 
@@ -14,10 +14,7 @@ from strategies.progressions.progression import (
     ARG,
     BASE,
     BET,
-    LOST,
     MAX_LINE,
-    RESTART,
-    WON,
     Progression,
     ProgressionParams,
     check_units,
@@ -76,26 +73,22 @@ def update(
     the stake lost at the end of the line. A line crossed out, one that would
     grow past MAX_LINE numbers, or a push under `on_push: reset`, starts a
     new line."""
-    hand = outcome(p, stakes, unit)
+    placed, won, lost, restart = outcome(p, stakes, unit)
+    if not placed:
+        return
     n = si[LENGTH]
     first = si[FIRST]
-    if hand == WON:
-        si[LENGTH] = n - 2
-        si[FIRST] = first + 1
-        if n <= 2:
-            reset(p, s, si)
-    elif hand == LOST:
-        if n >= MAX_LINE:
-            reset(p, s, si)
-            return
-        if first + n >= STATE_FLOATS:  # no room after the line: move it to the front
-            for i in range(n):
-                s[i] = s[first + i]
-            first = 0
-            si[FIRST] = 0
-        s[first + n] = stakes[int(p[BET])]
-        si[LENGTH] = n + 1
-    elif hand == RESTART:
+    if first + n >= STATE_FLOATS:  # no room after the line: move it to the front
+        for i in range(n):
+            s[i] = s[first + i]
+        first = 0
+    # what a loss adds, written whatever the outcome: past the line's end it
+    # is not part of the line unless the line grows over it
+    s[first + n] = stakes[int(p[BET])]
+    length = n - 2 if won else n + 1 if lost else n
+    si[LENGTH] = length
+    si[FIRST] = first + 1 if won else first
+    if (length <= 0) | (lost & (n >= MAX_LINE)) | restart:
         reset(p, s, si)
 
 

@@ -1,26 +1,6 @@
 """The Martingale: double the stake after each loss; go back to the base
-stake after a win.
-
-This file is the model of a progression: to write a new one, copy it and
-change the names, the docstrings, the parameters and the three functions.
-
-- The parameters: a frozen dataclass of `ProgressionParams` (which gives
-  the bet and the base stake), each field a `param` with its default, help
-  text and bounds; `arguments` lists the numbers the functions read, which
-  land in the parameter vector `p` from `ARG` on. Name each slot.
-- The state: numbers in the float array `s` (and, for whole numbers, the
-  integer array `si`), kept from one hand to the next. Name each slot.
-- `reset` starts the progression, at the start of each session and when a
-  stake over the table maximum restarts it (`on_max: reset`); `decide`
-  returns the stake of the coming hand, in currency, on the bet p[BET];
-  `update` reads how the hand went (`outcome`) and moves the state on.
-  They are compiled by numba into the session loop: plain numbers, arrays,
-  `if`, `for`, `min` and `max` are all they need.
-- The class: its `name` (for configs), a one-line `description`, its
-  `Params`, and `kind`, the next free number (a kind given twice, or a gap,
-  fails on import with the one to give). Add its ready config to
-  `configs/strategies/`.
-"""
+stake after a win. Written as `dalembert.py` is, but its update chooses by
+arithmetic (see `update`)."""
 
 from __future__ import annotations
 
@@ -28,17 +8,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from backtest.jit.lazy_jit import jit
 from strategies.params import param
 from strategies.progressions.progression import (
     ARG,
     BASE,
-    LOST,
-    RESTART,
-    WON,
     Progression,
     ProgressionParams,
     outcome,
+    restarted,
 )
 
 # the parameter vector, after the bet and the base stake
@@ -51,7 +28,6 @@ UNITS = 1  # the stake, in units: MULTIPLIER ** LEVEL (kept as a running product
 MAX_LEVEL = 1000.0  # losses in a row after which the stake stays where it is
 
 
-@jit  # (`update` calls it too)
 def reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
     """Start at one unit."""
     s[LEVEL] = 0.0
@@ -82,12 +58,13 @@ def update(
 ) -> None:
     """After a loss multiply the stake by the multiplier; after a win start
     again at one unit; a push leaves the stake where it is."""
-    hand = outcome(p, stakes, unit)
-    if hand == LOST and s[LEVEL] < MAX_LEVEL:
-        s[LEVEL] += 1.0
-        s[UNITS] *= p[MULTIPLIER]
-    elif hand == WON or hand == RESTART:
-        reset(p, s, si)
+    placed, won, lost, restart = outcome(p, stakes, unit)
+    if placed:
+        # by arithmetic on 0/1 numbers: with conditional expressions, 0.72x
+        up = 1.0 if lost & (s[LEVEL] < MAX_LEVEL) else 0.0  # 1: one level up
+        keep = 0.0 if won | restart else 1.0  # 0: back to one unit
+        s[LEVEL] = (s[LEVEL] + up) * keep
+        s[UNITS] = restarted(s[UNITS] * (p[MULTIPLIER] * up + (1.0 - up)), keep)
 
 
 @dataclass(frozen=True)

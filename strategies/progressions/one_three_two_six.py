@@ -1,6 +1,6 @@
 """The 1-3-2-6: stake 1, 3, 2 and 6 units on wins in a row (or any other
 sequence), and start again after a loss or at its end. Written as
-`martingale.py` is."""
+`dalembert.py` is."""
 
 from __future__ import annotations
 
@@ -12,9 +12,6 @@ from strategies.params import param
 from strategies.progressions.progression import (
     ARG,
     BASE,
-    LOST,
-    RESTART,
-    WON,
     Progression,
     ProgressionParams,
     check_units,
@@ -58,11 +55,10 @@ def update(
 ) -> None:
     """One step on after a win; after a loss, or a win on the last step,
     start again at the first; a push stays."""
-    hand = outcome(p, stakes, unit)
-    if hand == WON and s[STEP] + 1.0 < p[LENGTH]:
-        s[STEP] += 1.0
-    elif hand == WON or hand == LOST or hand == RESTART:
-        s[STEP] = 0.0
+    placed, won, lost, restart = outcome(p, stakes, unit)
+    if placed:
+        step = s[STEP] + 1.0 if won else s[STEP]
+        s[STEP] = 0.0 if lost | restart | (step >= p[LENGTH]) else step
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,9 @@
-"""The progressions' updates choose by arithmetic, without branches (see
-`strategies.progressions`). Each is checked here, compiled and in Python,
-against a reference written with plain `if`s from the class docstrings, on
-states at and around every edge: the first and last steps, a target or goal
-reached, a push under both `on_push` settings, the Martingale's level cap, and
-a factor grown to infinity."""
+"""The progressions' updates, which choose without branches (see
+`strategies.progressions.progression`), each checked here, compiled and in
+Python, against a reference written with plain `if`s from the class
+docstrings, on states at and around every edge: the first and last steps, a
+target or goal reached, a push under both `on_push` settings, the
+Martingale's level cap, and a factor grown to infinity."""
 
 from __future__ import annotations
 
