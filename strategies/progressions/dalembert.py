@@ -17,7 +17,9 @@ change the names, the docstrings, the parameters and the three functions.
   choosing each new number with a conditional expression on those flags,
   between numbers worked out first (`units = down if won else units`: see
   `progression` for why). numba compiles the three into the session loop:
-  plain numbers, arrays, `if`, `for`, `min` and `max` are all they need.
+  plain numbers, arrays, `if`, `for`, `min` and `max` are all they need. A
+  function that one of them calls (a helper, or `reset` called by
+  `update`, as in `labouchere.py`) is marked `@jit` (`backtest.jit.lazy_jit`).
 - The class: its `name` (for configs), a one-line `description`, its
   `Params`, and `kind`, the next free number (a kind given twice, or a gap,
   fails on import with the one to give). Add its ready config to
