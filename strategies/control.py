@@ -13,7 +13,13 @@ from strategies.base import Builtin
 from strategies.params import CommonParams, Money, param
 from strategies.slots import P_OWN
 
-BASE = P_OWN
+# the parameter vector, after the common head
+BASE = P_OWN  # the stake, in currency
+BANKER_SHARE = P_OWN + 1  # the chance of choosing Banker over Player
+SKIP = P_OWN + 2  # the chance of sitting a hand out
+
+# the state: the coin, a seeded generator's four words (si[0:4] as unsigned integers)
+COIN = 4
 
 
 @dataclass(frozen=True)
@@ -23,11 +29,12 @@ class RandomParams(CommonParams):
     skip: float = param(0.0, "probability of sitting a hand out", min=0, max=1)
 
 
-def _random_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
-    seed_state(np.uint64(seed), np.uint64(0), si.view(np.uint64)[:4])
+def init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
+    """Seed the coin with the session's own seed."""
+    seed_state(np.uint64(seed), np.uint64(0), si.view(np.uint64)[:COIN])
 
 
-def _random_decide(
+def decide(
     p: np.ndarray,
     s: np.ndarray,
     si: np.ndarray,
@@ -36,10 +43,12 @@ def _random_decide(
     evs: np.ndarray,
     out: np.ndarray,
 ) -> tuple[int, float]:
-    state = si.view(np.uint64)[:4]
-    if uniform(state) < p[BASE + 2]:
+    """Toss the coin: sit out with the chance `skip`; else bet Banker with
+    the chance `banker_share`, Player otherwise."""
+    coin = si.view(np.uint64)[:COIN]
+    if uniform(coin) < p[SKIP]:
         return 0, 0.0
-    side = 1 if uniform(state) < p[BASE + 1] else 0
+    side = 1 if uniform(coin) < p[BANKER_SHARE] else 0
     return side, p[BASE]
 
 
@@ -59,6 +68,6 @@ class RandomBettor(Builtin):
         return {Bet.PLAYER, Bet.BANKER}
 
     k_reset = staticmethod(stateless_reset)
-    k_init = staticmethod(_random_init)
-    k_decide = staticmethod(_random_decide)
+    k_init = staticmethod(init)
+    k_decide = staticmethod(decide)
     k_update = staticmethod(stateless_update)

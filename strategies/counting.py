@@ -15,9 +15,10 @@ from strategies.base import Builtin
 from strategies.params import CommonParams, Money, param
 from strategies.slots import N_BETS, P_OWN, P_PAIRS_ALONE, SEVERAL, combination
 
-BASE = P_OWN
-MIN_EV = P_OWN + 1
-MASK = P_OWN + 2
+# the parameter vector, after the common head
+BASE = P_OWN  # the stake on each favourable bet, in currency
+MIN_EV = P_OWN + 1  # a bet is favourable when its EV a unit is above this
+CONSIDERED = P_OWN + 2  # for each bet, in `Bet` order: 1 if the counter considers it
 
 
 @dataclass(frozen=True)
@@ -55,10 +56,12 @@ class CounterParams(CommonParams):
 def _favourable(p: np.ndarray, evs: np.ndarray, b: int, pairs: bool) -> bool:
     """Whether the counter stakes bet `b`: one it considers, whose EV is above
     `min_ev`; a pair bet only with `pairs`."""
-    return p[MASK + b] == 1.0 and evs[b] > p[MIN_EV] and (pairs or ((PAIR_MASK >> b) & 1) == 0)
+    return (
+        p[CONSIDERED + b] == 1.0 and evs[b] > p[MIN_EV] and (pairs or ((PAIR_MASK >> b) & 1) == 0)
+    )
 
 
-def _counter_decide(
+def decide(
     p: np.ndarray,
     s: np.ndarray,
     si: np.ndarray,
@@ -67,6 +70,9 @@ def _counter_decide(
     evs: np.ndarray,
     out: np.ndarray,
 ) -> tuple[int, float]:
+    """Stake `base` on each favourable bet: on a table that takes a pair bet
+    only beside a main bet, and with no main bet favourable, on none of the
+    pair bets. Return the one bet staked, or none; write several in `out`."""
     n = 0
     pick = 0
     placed = 0  # the favourable bets, as a `rules.bet_mask`
@@ -114,5 +120,5 @@ class ExactCounter(Builtin):
         return {Bet(b) for b in self.params.bets}
 
     k_reset = staticmethod(stateless_reset)
-    k_decide = staticmethod(_counter_decide)
+    k_decide = staticmethod(decide)
     k_update = staticmethod(stateless_update)

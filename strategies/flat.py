@@ -13,6 +13,9 @@ from strategies.base import Builtin
 from strategies.params import CommonParams, Money, param
 from strategies.slots import N_BETS, P_OWN
 
+# the parameter vector, after the common head
+STAKES = P_OWN  # the stake on each bet, N_BETS of them, in `Bet` order
+
 
 @dataclass(frozen=True)
 class FlatParams(CommonParams):
@@ -29,7 +32,7 @@ class FlatParams(CommonParams):
         self.validate("params")
 
 
-def _flat_decide(
+def decide(
     p: np.ndarray,
     s: np.ndarray,
     si: np.ndarray,
@@ -38,8 +41,9 @@ def _flat_decide(
     evs: np.ndarray,
     out: np.ndarray,
 ) -> None:
-    for b in range(N_BETS):
-        out[b] = p[P_OWN + b]
+    """Stake the same on every bet as on every hand before."""
+    for bet in range(N_BETS):
+        out[bet] = p[STAKES + bet]
 
 
 class Flat(Builtin):
@@ -67,5 +71,5 @@ class Flat(Builtin):
         return stakes
 
     k_reset = staticmethod(stateless_reset)
-    k_decide = staticmethod(_flat_decide)
+    k_decide = staticmethod(decide)
     k_update = staticmethod(stateless_update)

@@ -18,8 +18,14 @@ from strategies.base import Builtin
 from strategies.params import CommonParams, Money, param
 from strategies.slots import P_OWN
 
-BASE = P_OWN
-ARG = P_OWN + 1
+# the parameter vector of each, after the common head
+BASE = P_OWN  # the stake, in currency
+
+# the state of the streak and the pattern table, in si
+READ = 0  # the hands of the shoe read so far
+
+TIE = 2  # a tie in the shoe's history (0 Player, 1 Banker)
+
 FIRST = {"skip": -1, "player": 0, "banker": 1}
 MAX_PATTERNS = 64
 MAX_PATTERN_LENGTH = 16
@@ -34,6 +40,8 @@ class ShoeReaderParams(CommonParams):
 
 
 class ShoeReader(Builtin):
+    """A system that reads the shoe so far and bets a flat stake on a side."""
+
     Params = ShoeReaderParams
     picks_one = True  # every decide returns (bet, stake)
 
@@ -46,6 +54,9 @@ class ShoeReader(Builtin):
 
 # --- follow the shoe, and chop --------------------------------------------------------
 
+# the parameter vector, after the stake
+FIRST_BET = P_OWN + 1  # the side to bet before the shoe has a decisive result (-1: none)
+
 
 def _follow_decide(
     p: np.ndarray,
@@ -56,9 +67,11 @@ def _follow_decide(
     evs: np.ndarray,
     out: np.ndarray,
 ) -> tuple[int, float]:
+    """Bet the side that won the last decisive hand of the shoe (before the
+    first, the side `first` names, or none)."""
     side = last_decisive(hist)
     if side < 0:
-        side = int(p[ARG])
+        side = int(p[FIRST_BET])
     return (side, p[BASE]) if side >= 0 else (0, 0.0)
 
 
@@ -71,9 +84,11 @@ def _chop_decide(
     evs: np.ndarray,
     out: np.ndarray,
 ) -> tuple[int, float]:
+    """Bet against the side that won the last decisive hand of the shoe
+    (before the first, the side `first` names, or none)."""
     side = last_decisive(hist)
     # one return, as follow-the-shoe's: a return for each case ran 6 % slower
-    side = 1 - side if side >= 0 else int(p[ARG])
+    side = 1 - side if side >= 0 else int(p[FIRST_BET])
     return (side, p[BASE]) if side >= 0 else (0, 0.0)
 
 
@@ -114,21 +129,22 @@ class Chop(ShoeReader):
 
 # --- streaks ------------------------------------------------------------------------------
 
-# state: si[0] the hands of the shoe read so far, si[1] the last decisive
-# side (-1 none), si[2] the length of its run. Each hand reads only the new
-# hands (a new shoe, whose history is shorter, starts again), and bets or not
-# without a branch on the run: that choice is a coin toss to the processor.
+# the parameter vector, after the stake
+LENGTH = P_OWN + 1  # the wins in a row that start the bet
+FADE = P_OWN + 2  # 1 to bet against the streak, 0 to follow it
+
+# the state, in si, after READ; each hand reads only the hands new since the
+# last (a new shoe, whose history is shorter, starts again)
+SIDE = 1  # the side that won the last decisive hand (-1: none yet)
+RUN = 2  # its wins in a row
 
 
-@jit
-def _clear_streak(si: np.ndarray) -> None:
-    si[0] = 0
-    si[1] = -1
-    si[2] = 0
-
-
+@jit  # (the decide calls it too)
 def _streak_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
-    _clear_streak(si)
+    """Start reading the shoe afresh."""
+    si[READ] = 0
+    si[SIDE] = -1
+    si[RUN] = 0
 
 
 def _streak_decide(
@@ -140,26 +156,30 @@ def _streak_decide(
     evs: np.ndarray,
     out: np.ndarray,
 ) -> tuple[int, float]:
+    """Count the last decisive side's wins in a row; from `length` of them on,
+    bet that side (or the other, to fade it)."""
     n = hist.shape[0]
-    if n < si[0] or n == 0:
-        _clear_streak(si)
-    side = si[1]
-    run = si[2]
-    for i in range(si[0], n):
-        w = np.int64(hist[i])
-        decisive = w != 2
-        longer = run + 1
-        longer = longer if w == side else 1
-        run = longer if decisive else run
-        side = w if decisive else side
-    si[0] = n
-    si[1] = side
-    si[2] = run
-    bet = side if p[ARG + 1] == 0.0 else 1 - side
-    go = (side >= 0) & (run >= p[ARG])
-    bet = bet if go else 0
-    stake = p[BASE] if go else 0.0
-    return bet, stake
+    if n < si[READ] or n == 0:  # a new shoe
+        _streak_init(p, s, si, 0)
+    side = si[SIDE]
+    run = si[RUN]
+    for i in range(si[READ], n):
+        winner = np.int64(hist[i])
+        if winner == TIE:
+            continue
+        if winner == side:
+            run += 1
+        else:
+            side = winner
+            run = 1
+    si[READ] = n
+    si[SIDE] = side
+    si[RUN] = run
+    if side < 0 or run < p[LENGTH]:
+        return 0, 0.0
+    if p[FADE] == 1.0:
+        return 1 - side, p[BASE]
+    return side, p[BASE]
 
 
 @dataclass(frozen=True)
@@ -190,15 +210,24 @@ class Streak(ShoeReader):
 
 
 # --- a table of patterns --------------------------------------------------------------------
-# p[ARG] ignore ties (1/0), p[ARG+1] number of patterns, then per pattern a slot of
-# PATTERN_SLOT numbers: its length, the bet (0 P, 1 B, 2 T) and its code (below);
-# then the width of the lookup table (0 for none) and the table.
-#
-# The outcomes read so far are kept as a code, two bits an outcome, the newest
-# in the lowest bits (si[1]; si[2] how many, at most MAX_PATTERN_LENGTH; si[0]
-# the hands of the shoe read, as the streak keeps them). A pattern of length L
-# matches when at least L outcomes have been read and the code's low 2 L bits
-# are the pattern's code: one comparison, however long the pattern.
+
+# the parameter vector, after the stake
+SKIP_TIES = P_OWN + 1  # 1 to read the shoe without its ties
+N_PATTERNS = P_OWN + 2  # the number of patterns
+PATTERNS = P_OWN + 3  # then, for each pattern, PATTERN_SLOT numbers:
+AT_LENGTH, AT_BET, AT_CODE = 0, 1, 2  # its length, its bet (0 P, 1 B, 2 T) and its code
+# and after them, the lookup table's width (0 for none), then the table
+
+# the state, in si, after READ
+CODE = 1  # the outcomes read so far, two bits each, the newest lowest
+SEEN = 2  # how many outcomes the code holds (at most MAX_PATTERN_LENGTH)
+WIDTH = 3  # the lookup table's width, W outcomes (0: no table)
+TABLE = 4  # where the table starts in p
+WIDTH_MASK = 5  # the low 2 W bits of a code
+
+# A pattern of length L matches when at least L outcomes have been read and
+# the code's low 2 L bits are the pattern's code: one comparison, however
+# long the pattern.
 #
 # When no pattern is longer than TABLE_WIDTH outcomes, the answer for every
 # code of the longest pattern's length W is worked out once, in a table of 4**W
@@ -215,20 +244,21 @@ def pattern_code(outcomes: list[int]) -> int:
     return code
 
 
-@jit
+@jit  # (the decide calls it too)
 def _clear_pattern(si: np.ndarray) -> None:
-    si[0] = 0
-    si[1] = 0
-    si[2] = 0
+    """Start reading the shoe afresh."""
+    si[READ] = 0
+    si[CODE] = 0
+    si[SEEN] = 0
 
 
 def _pattern_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
+    """Start reading the shoe afresh; find the lookup table (read every hand)."""
     _clear_pattern(si)
-    # the lookup table's place and width, as integers: read on every hand
-    at = ARG + 2 + int(p[ARG + 1]) * PATTERN_SLOT
-    si[3] = int(p[at])
-    si[4] = at + 1
-    si[5] = (np.int64(1) << (2 * si[3])) - 1
+    at = PATTERNS + int(p[N_PATTERNS]) * PATTERN_SLOT
+    si[WIDTH] = int(p[at])
+    si[TABLE] = at + 1
+    si[WIDTH_MASK] = (np.int64(1) << (2 * si[WIDTH])) - 1
 
 
 def _pattern_decide(
@@ -240,37 +270,41 @@ def _pattern_decide(
     evs: np.ndarray,
     out: np.ndarray,
 ) -> tuple[int, float]:
+    """Read the new hands of the shoe; bet what the longest pattern that
+    matches its end says, or sit out if none does."""
     n = hist.shape[0]
-    if n < si[0] or n == 0:
+    if n < si[READ] or n == 0:  # a new shoe
         _clear_pattern(si)
-    skip_ties = p[ARG] == 1.0
-    code = si[1]
-    seen = si[2]
-    for i in range(si[0], n):
-        w = np.int64(hist[i])
-        read = not (skip_ties and w == 2)
-        longer = ((code << 2) | w) & _CODE_MASK
-        code = longer if read else code
-        more = min(seen + 1, MAX_PATTERN_LENGTH)
-        seen = more if read else seen
-    si[0] = n
-    si[1] = code
-    si[2] = seen
-    width = si[3]
+    skip_ties = p[SKIP_TIES] == 1.0
+    code = si[CODE]
+    seen = si[SEEN]
+    for i in range(si[READ], n):
+        winner = np.int64(hist[i])
+        if skip_ties and winner == TIE:
+            continue
+        code = ((code << 2) | winner) & _CODE_MASK
+        seen = min(seen + 1, MAX_PATTERN_LENGTH)
+    si[READ] = n
+    si[CODE] = code
+    si[SEEN] = seen
+    width = si[WIDTH]
     if width > 0 and seen >= width:
-        found = p[si[4] + (code & si[5])]
-        return max(int(found) - 1, 0), (p[BASE] if found > 0.0 else 0.0)
-    best_len = np.int64(0)
-    best_bet = np.int64(0)
-    for k in range(int(p[ARG + 1])):
-        base = ARG + 2 + k * PATTERN_SLOT
-        length = np.int64(p[base])
+        found = p[si[TABLE] + (code & si[WIDTH_MASK])]
+        if found == 0.0:
+            return 0, 0.0
+        return int(found) - 1, p[BASE]
+    longest = np.int64(0)
+    bet = np.int64(0)
+    for k in range(int(p[N_PATTERNS])):
+        at = PATTERNS + k * PATTERN_SLOT
+        length = np.int64(p[at + AT_LENGTH])
         mask = (np.int64(1) << (2 * length)) - 1
-        hit = (length > best_len) & (seen >= length) & ((code & mask) == np.int64(p[base + 2]))
-        best_len = length if hit else best_len
-        best_bet = np.int64(p[base + 1]) if hit else best_bet
-    stake = p[BASE] if best_len > 0 else 0.0
-    return int(best_bet), stake
+        if length > longest and seen >= length and (code & mask) == np.int64(p[at + AT_CODE]):
+            longest = length
+            bet = np.int64(p[at + AT_BET])
+    if longest == 0:
+        return 0, 0.0
+    return int(bet), p[BASE]
 
 
 def _lookup_table(listed: list[tuple[int, int, int]], width: int) -> list[float]:

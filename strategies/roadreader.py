@@ -16,13 +16,34 @@ import numpy as np
 
 from backtest.core.rules import Bet
 from backtest.jit.lazy_jit import jit
-from strategies._common import derived_mark, road_step, stateless_reset, stateless_update
+from strategies._common import (
+    BANKER,
+    PLAYER,
+    derived_mark,
+    road_step,
+    stateless_reset,
+    stateless_update,
+)
 from strategies.base import Builtin
 from strategies.params import CommonParams, Money, param
 from strategies.slots import P_OWN
 
-BASE = P_OWN
 ROADS = {"big-eye-boy": 1, "small-road": 2, "cockroach-pig": 3}
+
+# the parameter vector, after the common head
+BASE = P_OWN  # the stake, in currency
+ROAD = P_OWN + 1  # the derived road read, as its offset (`ROADS`)
+CHOP = P_OWN + 2  # 1 to bet that the road changes colour, 0 that it repeats it
+
+# the state: in s, the big road's column lengths (the ring of
+# `_common.road_marks`); in si, the roads as read so far. Each hand reads
+# only the hands new since the last (a new shoe, whose history is shorter,
+# starts the roads again), so a shoe costs its length, not its length squared.
+READ = 0  # the hands of the shoe read so far
+COLUMNS = 1  # the big road's columns
+SIDE = 2  # the side of its last column (-1: none yet)
+LAST_MARK = 3  # the derived road's last colour (+1 red, -1 blue, 0 none yet)
+COLUMN_LENGTH = 4  # the length of the big road's last column
 
 
 @dataclass(frozen=True)
@@ -38,28 +59,17 @@ class RoadParams(CommonParams):
     )
 
 
-# state: s[0..7] the big road's column lengths (the ring of
-# `_common.road_marks`); si[0] the hands of the shoe read so far, si[1] the
-# big road's columns, si[2] its last side, si[3] the derived road's last
-# colour, si[4] the last column's length. Each hand reads only the hands new
-# since the last (a new shoe, whose history is shorter, starts the roads
-# again), so a shoe costs its length, not its length squared.
+@jit  # (the decide calls it too)
+def init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
+    """Start the roads afresh."""
+    si[READ] = 0
+    si[COLUMNS] = 0
+    si[SIDE] = -1
+    si[LAST_MARK] = 0
+    si[COLUMN_LENGTH] = 0
 
 
-@jit
-def _clear_roads(si: np.ndarray) -> None:
-    si[0] = 0
-    si[1] = 0
-    si[2] = -1
-    si[3] = 0
-    si[4] = 0
-
-
-def _road_init(p: np.ndarray, s: np.ndarray, si: np.ndarray, seed: int) -> None:
-    _clear_roads(si)
-
-
-def _road_decide(
+def decide(
     p: np.ndarray,
     s: np.ndarray,
     si: np.ndarray,
@@ -68,24 +78,28 @@ def _road_decide(
     evs: np.ndarray,
     out: np.ndarray,
 ) -> tuple[int, float]:
-    offset = int(p[BASE + 1])
+    """Add the new hands to the roads; then bet the side whose win gives the
+    road the colour wanted: its last colour (`follow`) or the other (`chop`).
+    Sit out until the road has a mark."""
+    offset = int(p[ROAD])
     n = hist.shape[0]
-    if n < si[0] or n == 0:
-        _clear_roads(si)
-    ncols, cur, side, last = si[1], si[4], si[2], si[3]
-    for i in range(si[0], n):
-        ncols, cur, side, last = road_step(s, ncols, cur, side, last, offset, int(hist[i]))
-    si[0] = n
-    si[1] = ncols
-    si[2] = side
-    si[3] = last
-    si[4] = cur
-    banker_mark = derived_mark(s, ncols, cur, side, offset, 1)
-    wanted = last if p[BASE + 2] == 0.0 else -last
-    # no bet until the road has a mark and the next one is known; the side
-    # is chosen with a select: it is a coin toss to the processor
-    stake = p[BASE] if (last != 0) & (banker_mark != 0) else 0.0
-    return (1 if banker_mark == wanted else 0), stake
+    if n < si[READ] or n == 0:  # a new shoe
+        init(p, s, si, 0)
+    columns, length, side, last = si[COLUMNS], si[COLUMN_LENGTH], si[SIDE], si[LAST_MARK]
+    for i in range(si[READ], n):
+        columns, length, side, last = road_step(
+            s, columns, length, side, last, offset, int(hist[i])
+        )
+    si[READ] = n
+    si[COLUMNS] = columns
+    si[SIDE] = side
+    si[LAST_MARK] = last
+    si[COLUMN_LENGTH] = length
+    banker_mark = derived_mark(s, columns, length, side, offset, BANKER)
+    if last == 0 or banker_mark == 0:
+        return 0, 0.0
+    wanted = -last if p[CHOP] == 1.0 else last
+    return (BANKER if banker_mark == wanted else PLAYER), p[BASE]
 
 
 class RoadReader(Builtin):
@@ -96,9 +110,7 @@ class RoadReader(Builtin):
     kind = 15
     description = "Follow (or chop) the colour of the big eye boy, small road or cockroach pig."
     Params = RoadParams
-    # Player or Banker is a coin toss: the reader chooses it with selects and
-    # returns it, and the loop takes it without a branch (see `picks_one`)
-    picks_one = True
+    picks_one = True  # its decide returns (bet, stake)
 
     def encode_own(self) -> list[float]:
         return [
@@ -112,7 +124,7 @@ class RoadReader(Builtin):
 
     # a session starts the roads; the table maximum's restart leaves them (a flat
     # stake has no progression to restart, and reading the shoe again is slow)
-    k_init = staticmethod(_road_init)
+    k_init = staticmethod(init)
     k_reset = staticmethod(stateless_reset)
-    k_decide = staticmethod(_road_decide)
+    k_decide = staticmethod(decide)
     k_update = staticmethod(stateless_update)

@@ -1,4 +1,6 @@
-"""The Labouchere: a line of numbers, a stake the first and the last added."""
+"""The Labouchere: stake the first plus the last number of a line; a win
+crosses both out, a loss adds the stake lost at the end of the line.
+Written as `dalembert.py` is."""
 
 from __future__ import annotations
 
@@ -16,33 +18,32 @@ from strategies.progressions.progression import (
     Progression,
     ProgressionParams,
     check_units,
+    outcome,
 )
-from strategies.slots import P_ON_PUSH, STATE_FLOATS
+from strategies.slots import STATE_FLOATS
 
-# --- Labouchere ---------------------------------------------------------------------------
-# state: the line in s from s[si[1]], in currency (each number times the
-# base: a stake is two numbers added, and a loss appends the stake as it
-# was placed, so neither a multiplication nor a division sits on the chain
-# from one hand's result to the next stake); si[0] its length. A win crosses
-# out the first number by moving the start, not the line. The update works
-# out both outcomes and chooses with selects (see the package docstring); only
-# a new line, once a series, branches.
+# the parameter vector, after the bet and the base stake
+START_LENGTH = ARG  # the starting line's length
+START_LINE = ARG + 1  # the starting line's numbers, in units
+
+# the state: the line is s[FIRST] to s[FIRST + LENGTH - 1], in currency (so
+# that a stake is two numbers added and a loss adds the stake as placed).
+# A win crosses out the first number by moving FIRST on.
+LENGTH = 0  # in si: the numbers in the line
+FIRST = 1  # in si: where the line starts in s
 
 
-@jit
-def _new_line(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
-    n = int(p[ARG])
-    si[0] = n
-    si[1] = 0
+@jit  # (`update` calls it too)
+def reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
+    """Start a new line: the starting line, in currency."""
+    n = int(p[START_LENGTH])
+    si[LENGTH] = n
+    si[FIRST] = 0
     for i in range(n):
-        s[i] = p[ARG + 1 + i] * p[BASE]
+        s[i] = p[START_LINE + i] * p[BASE]
 
 
-def _labouchere_reset(p: np.ndarray, s: np.ndarray, si: np.ndarray) -> None:
-    _new_line(p, s, si)
-
-
-def _labouchere_decide(
+def decide(
     p: np.ndarray,
     s: np.ndarray,
     si: np.ndarray,
@@ -51,13 +52,15 @@ def _labouchere_decide(
     evs: np.ndarray,
     out: np.ndarray,
 ) -> float:
-    n = si[0]  # at least 1: the update starts a new line when one is crossed out
-    first = si[1]
+    """Stake the first and the last number of the line added (the one
+    number, on a line of one)."""
+    n = si[LENGTH]  # at least 1: the update starts a new line when one is crossed out
+    first = si[FIRST]
     last = s[first + n - 1]
     return s[first] + (last if n > 1 else 0.0)
 
 
-def _labouchere_update(
+def update(
     p: np.ndarray,
     s: np.ndarray,
     si: np.ndarray,
@@ -66,30 +69,27 @@ def _labouchere_update(
     unit: np.ndarray,
     net: float,
 ) -> None:
-    bet = int(p[BET])
-    # `outcome`'s flags, written out: through the helper this loop measured
-    # 3 per cent slower (four in-process comparisons)
-    stake = stakes[bet]
-    if stake <= 0.0:
+    """After a win cross out the first and the last number; after a loss add
+    the stake lost at the end of the line. A line crossed out, one that would
+    grow past MAX_LINE numbers, or a push under `on_push: reset`, starts a
+    new line."""
+    placed, won, lost, restart = outcome(p, stakes, unit)
+    if not placed:
         return
-    r = unit[bet]
-    n = si[0]
-    first = si[1]
+    n = si[LENGTH]
+    first = si[FIRST]
     if first + n >= STATE_FLOATS:  # no room after the line: move it to the front
         for i in range(n):
             s[i] = s[first + i]
         first = 0
-    # what a loss appends, written whatever the outcome: past the line's end
-    # it is not part of the line unless the length grows over it
-    s[first + n] = stake
-    win = r > 0.0
-    loss = r < 0.0
-    length = n - 2 if win else n
-    length = n + 1 if loss else length
-    si[0] = length
-    si[1] = first + 1 if win else first
-    if (length <= 0) | (loss & (n >= MAX_LINE)) | ((r == 0.0) & (p[P_ON_PUSH] == 1.0)):
-        _new_line(p, s, si)
+    # what a loss adds, written whatever the outcome: past the line's end it
+    # is not part of the line unless the line grows over it
+    s[first + n] = stakes[int(p[BET])]
+    length = n - 2 if won else n + 1 if lost else n
+    si[LENGTH] = length
+    si[FIRST] = first + 1 if won else first
+    if (length <= 0) | (lost & (n >= MAX_LINE)) | restart:
+        reset(p, s, si)
 
 
 @dataclass(frozen=True)
@@ -124,6 +124,6 @@ class Labouchere(Progression):
     def arguments(self) -> list[float]:
         return [len(self.params.line), *self.params.line]
 
-    k_reset = staticmethod(_labouchere_reset)
-    k_decide = staticmethod(_labouchere_decide)
-    k_update = staticmethod(_labouchere_update)
+    k_reset = staticmethod(reset)
+    k_decide = staticmethod(decide)
+    k_update = staticmethod(update)

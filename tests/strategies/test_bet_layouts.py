@@ -48,8 +48,10 @@ CHILD = textwrap.dedent(
     from backtest.core.errors import RulesError
     from backtest.loop import table_rules as tr
     from strategies import slots
-    from strategies.counting import CounterParams, ExactCounter, _counter_decide
-    from strategies.flat import Flat, FlatParams, _flat_decide
+    from strategies.counting import CounterParams, ExactCounter
+    from strategies.counting import decide as counter_decide
+    from strategies.flat import Flat, FlatParams
+    from strategies.flat import decide as flat_decide
 
     Bet = rules.Bet
     fake = Bet.EITHER_PAIR.code
@@ -64,7 +66,7 @@ CHILD = textwrap.dedent(
     flat.at_table(rules.Rules(pairs_need_main_bet=True))
     p = flat.encode()
     out = np.zeros(n)
-    _flat_decide(p, None, None, None, None, None, out)
+    flat_decide(p, None, None, None, None, None, out)
     facts["flat"] = {
         "side": p[slots.P_SIDE + fake], "pairs_alone": p[slots.P_PAIRS_ALONE],
         "size": len(p), "out": out.tolist(),
@@ -78,7 +80,7 @@ CHILD = textwrap.dedent(
     for alone in (True, False):
         counter.at_table(rules.Rules(pairs_need_main_bet=not alone))
         p = counter.encode()
-        picks[str(alone)] = list(_counter_decide(p, None, None, None, None, evs, np.zeros(n)))
+        picks[str(alone)] = list(counter_decide(p, None, None, None, None, evs, np.zeros(n)))
     facts["counter"] = {"size": len(p), "picks": picks}
 
     # the table's rules over eight stakes

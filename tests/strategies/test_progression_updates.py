@@ -1,9 +1,9 @@
-"""The progressions' updates choose by arithmetic, without branches (see
-`strategies.progressions`). Each is checked here, compiled and in Python,
-against a reference written with plain `if`s from the class docstrings, on
-states at and around every edge: the first and last steps, a target or goal
-reached, a push under both `on_push` settings, the Martingale's level cap, and
-a factor grown to infinity."""
+"""The progressions' updates, which choose without branches (see
+`strategies.progressions.progression`), each checked here, compiled and in
+Python, against a reference written with plain `if`s from the class
+docstrings, on states at and around every edge: the first and last steps, a
+target or goal reached, a push under both `on_push` settings, the
+Martingale's level cap, and a factor grown to infinity."""
 
 from __future__ import annotations
 
@@ -17,9 +17,7 @@ from backtest.core.rules import Bet
 from backtest.jit.lazy_jit import jit
 from strategies import registry
 from strategies.params import build_params
-from strategies.progressions.doubling import _martingale_update, _paroli_update
-from strategies.progressions.sequences import _sequence_update
-from strategies.progressions.unit_steps import _oscar_decide, _oscar_reset, _oscar_update
+from strategies.progressions import martingale, one_three_two_six, oscars_grind, paroli
 from strategies.slots import N_BETS
 
 # unit results of the bet: a win at even money and at 0.95, a loss, a push
@@ -52,7 +50,7 @@ def _overflow_is_meant() -> object:
 
 @pytest.mark.parametrize("compiled", [False, True], ids=["python", "compiled"])
 def test_martingale_update_matches_the_rules(compiled: bool) -> None:
-    update = _both(_martingale_update)[compiled]
+    update = _both(martingale.update)[compiled]
     for multiplier, on_push in itertools.product((2.0, 1.5, 2.7, 3.0), ("stand", "reset")):
         p = _p("martingale", multiplier=multiplier, on_push=on_push)
         for level, factor, r, stake in itertools.product(
@@ -85,7 +83,7 @@ def test_martingale_update_matches_the_rules(compiled: bool) -> None:
 
 @pytest.mark.parametrize("compiled", [False, True], ids=["python", "compiled"])
 def test_paroli_update_matches_the_rules(compiled: bool) -> None:
-    update = _both(_paroli_update)[compiled]
+    update = _both(paroli.update)[compiled]
     for target, multiplier, on_push in itertools.product(
         (1, 3, 5), (2.0, 2.7, 1e200), ("stand", "reset")
     ):
@@ -118,7 +116,7 @@ def test_paroli_update_matches_the_rules(compiled: bool) -> None:
 
 @pytest.mark.parametrize("compiled", [False, True], ids=["python", "compiled"])
 def test_sequence_update_matches_the_rules(compiled: bool) -> None:
-    update = _both(_sequence_update)[compiled]
+    update = _both(one_three_two_six.update)[compiled]
     for sequence, on_push in itertools.product(
         ([1.0, 3.0, 2.0, 6.0], [5.0], [1.0, 2.0]), ("stand", "reset")
     ):
@@ -139,9 +137,9 @@ def test_oscar_update_matches_the_rules(compiled: bool) -> None:
     """The update keeps what the series still needs to win (less a slack of
     1e-9 units) and works out the next stake itself; checked against the
     series as the docstring tells it, kept as the profit so far."""
-    update = _both(_oscar_update)[compiled]
-    decide = _both(_oscar_decide)[compiled]
-    reset = _both(_oscar_reset)[compiled]
+    update = _both(oscars_grind.update)[compiled]
+    decide = _both(oscars_grind.decide)[compiled]
+    reset = _both(oscars_grind.reset)[compiled]
     rng = np.random.default_rng(11)
     for base, goal, on_push in itertools.product(
         (1.0, 5.0, 0.25, 10.0), (1.0, 2.5), ("stand", "reset")

@@ -1663,7 +1663,7 @@ from backtest.core.rules import Bet
 from strategies.base import Strategy
 from strategies.flat import FlatParams
 from strategies.patterns import FollowParams
-from strategies.progressions.doubling import MartingaleParams
+from strategies.progressions.martingale import MartingaleParams
 
 
 def _sides(params):
@@ -2247,24 +2247,20 @@ class LabouchereKernels:
         self.s, self.si, self.ctx = np.zeros(STATE_FLOATS), np.zeros(8, np.int64), np.zeros(8)
 
     def stake(self) -> float:
-        from strategies.progressions.labouchere import _labouchere_decide
+        from strategies.progressions.labouchere import decide
 
         # a progression returns its stake (on the one bet it plays) and writes nothing
         out = np.zeros(7)
-        stake = _labouchere_decide(
-            self.p, self.s, self.si, self.ctx, np.zeros(0, np.int8), np.zeros(7), out
-        )
+        stake = decide(self.p, self.s, self.si, self.ctx, np.zeros(0, np.int8), np.zeros(7), out)
         assert not out.any()
         return float(stake)
 
     def settle(self, result: float) -> None:
-        from strategies.progressions.labouchere import _labouchere_update
+        from strategies.progressions.labouchere import update
 
         stakes, unit = np.zeros(7), np.zeros(7)
         stakes[Bet.BANKER.code], unit[Bet.BANKER.code] = self.stake(), result
-        _labouchere_update(
-            self.p, self.s, self.si, self.ctx, stakes, unit, stakes[Bet.BANKER.code] * result
-        )
+        update(self.p, self.s, self.si, self.ctx, stakes, unit, stakes[Bet.BANKER.code] * result)
 
 
 def test_a_labouchere_line_that_reaches_the_end_of_its_state_moves_to_the_front() -> None:
