@@ -260,15 +260,9 @@ def _kernel(fn: Callable[..., Any]) -> Any:
     LLVM, seeing this small function's code there, inlines it too (inlining
     each strategy into the loop at numba's level compiled for a minute)."""
     if fn not in _KERNELS:
-        from numba import njit
+        from backtest.jit.numba_cache import njit_plain
 
-        from backtest.jit import numba_cache
-
-        numba_cache.install()  # before the function is decorated for numba's cache
-        # `_nrt` is a private numba option, which numba's type stubs do not list
-        _KERNELS[fn] = njit(cache=True, _nrt=False, forceinline=True)(  # type: ignore[call-overload]
-            getattr(fn, "py_func", fn)
-        )
+        _KERNELS[fn] = njit_plain(forceinline=True)(getattr(fn, "py_func", fn))
     return _KERNELS[fn]
 
 

@@ -205,7 +205,7 @@ def kernel(
     if inline:
         options["inline"] = "always"
     if not nrt:
-        options["_nrt"] = False  # a private numba option
+        options["_nrt"] = False  # numba's private option (see `numba_cache.njit_plain`)
     return lambda fn: Kernel(fn, options)
 
 

@@ -11,6 +11,13 @@ and numba's settings, are left as they are. A folder the user chose for
 numba's cache (NUMBA_CACHE_DIR) is used as numba uses it. Folders of this
 package's earlier sources left unused for a day are removed when the cache
 is first used.
+
+numba has no public way to do either thing this module does: key its cache
+folder for this package's code alone (the locator subclasses numba's
+private `_CacheLocator`), and compile without reference counting
+(`njit_plain`, numba's private `_nrt` option). Every other module uses
+numba's public API (`backtest/jit/lanes.py` aside: its vector code is
+written in LLVM IR, with numba's `cgutils`).
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import shutil
 import time
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 _ROOT = Path(__file__).resolve().parents[2]
 _PACKAGES = ("backtest", "strategies")
@@ -95,3 +103,13 @@ def install() -> None:
             return self
 
     caching.CacheImpl._locator_classes.insert(0, PackageLocator)  # type: ignore[arg-type]
+
+
+def njit_plain(**options: Any) -> Any:
+    """numba's `njit`, cached, and compiled without reference counting (a
+    function so compiled must not allocate arrays). numba names that option
+    `_nrt`, a private one: this is the one place the package names it."""
+    from numba import njit
+
+    install()  # before the function is decorated for numba's cache
+    return njit(cache=True, _nrt=False, **options)  # type: ignore[call-overload]

@@ -6,10 +6,9 @@ beside them (`events.N_KEPT`), and where a lone counter keeps them
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from backtest.jit import numba_cache
 from backtest.jit.lanes import LANES, lane_products, lane_sums
+from backtest.jit.numba_cache import njit_plain
 from backtest.odds.deals import (
     K_BANKER,
     K_BANKER_SIX,
@@ -43,8 +42,6 @@ from backtest.odds.polynomial import (
 )
 from backtest.odds.pricing import pair_chances, pair_evs, pairs_evs, price_deals, wanted_events
 
-numba_cache.install()  # before this module's functions are decorated for numba's cache
-
 
 def ahead_rows(work: np.ndarray) -> np.ndarray:
     """The rows in `work` (from `ev_work`) where a counter that keeps its EVs
@@ -58,20 +55,20 @@ def ahead_kept(work: np.ndarray) -> np.ndarray:
     return work[_LANE_KEPT:EV_WORK_AHEAD].reshape((LANES, N_KEPT))
 
 
-@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+@njit_plain(inline="always")
 def ahead_kept_compiled(work):  # type: ignore[no-untyped-def]
     """`ahead_kept` for compiled code."""
     return work[_LANE_KEPT:EV_WORK_AHEAD].reshape((LANES, N_KEPT))
 
 
-@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+@njit_plain(inline="always")
 def ahead_rows_compiled(work):  # type: ignore[no-untyped-def]
     """`ahead_rows` for compiled code (compiled without reference counting,
     it cannot hand a view back to Python)."""
     return work[_LANE_ROWS:_LANE_KEPT].reshape((LANES, N_BETS))
 
 
-@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+@njit_plain(inline="always")
 def _cards_left(g, lane):  # type: ignore[no-untyped-def]
     """The cards of a lane's composition, from its factor rows (as `ev_events`
     sums them, value by value)."""
@@ -81,7 +78,7 @@ def _cards_left(g, lane):  # type: ignore[no-untyped-def]
     return n
 
 
-@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
+@njit_plain()
 def keep_kinds(e, n, deals, row):  # type: ignore[no-untyped-def]
     """Into row[ROW_KINDS:] (when the row has room, `N_KEPT`): the chance of
     each of the winner's kinds, from the deal events `e` of `n` cards (as
@@ -105,7 +102,7 @@ def keep_kinds(e, n, deals, row):  # type: ignore[no-untyped-def]
     row[ROW_KINDS + K_TIE] = (total - e[_C_PLAYER] - e[_C_BANKER]) * scale
 
 
-@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
+@njit_plain()
 def keep_pairs(ranks, n, row):  # type: ignore[no-untyped-def]
     """Into row[ROW_PAIRS:] (when the row has room): the chances of a Player
     pair (as of a Banker pair) and of both, for rank counts `ranks` (index
@@ -116,7 +113,7 @@ def keep_pairs(ranks, n, row):  # type: ignore[no-untyped-def]
     row[ROW_PAIRS], row[ROW_PAIRS + 1] = pair_chances(ranks, n)
 
 
-@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
+@njit_plain()
 def ev_fill_ahead(
     counts,
     cards,

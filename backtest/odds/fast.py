@@ -9,10 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from numba import njit
 
 from backtest.core.rules import Bet, Rules
-from backtest.jit import numba_cache
+from backtest.jit.numba_cache import njit_plain
 from backtest.odds.compositions import check_counts
 from backtest.odds.events import HAND_CARDS, N_BETS, check_cards_left
 from backtest.odds.polynomial import (  # noqa: F401 (ev_work and the sizes, for the package)
@@ -43,12 +42,10 @@ from backtest.odds.pricing import (  # noqa: F401 (payout_vector, for the packag
     wanted_events,
 )
 
-numba_cache.install()  # before this module's functions are decorated for numba's cache
-
 # --- the fast path: floats, compiled ---------------------------------------------------
 
 
-@njit(cache=True, _nrt=False, fastmath={"reassoc"})  # type: ignore[call-overload]
+@njit_plain(fastmath={"reassoc"})
 def _sums_exact(coef, f, out, wanted, top=6):  # type: ignore[no-untyped-def]
     """out[event, size - 4]: the sum of coef[event] * f over the multisets of
     that size (4 to `top`), for the events in the bit mask `wanted`, in any
@@ -67,7 +64,7 @@ def _sums_exact(coef, f, out, wanted, top=6):  # type: ignore[no-untyped-def]
 # The same sums in source order, for shoes of more than EXACT_CARDS cards, so
 # that their rounding does not depend on the machine's vector width. A
 # separate function because numba's cache does not key on compile flags.
-@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
+@njit_plain()
 def _sums_ordered(coef, f, out, wanted):  # type: ignore[no-untyped-def]
     for e in range(_N_COLUMNS):
         if not (wanted >> e) & 1:
@@ -82,7 +79,7 @@ def _sums_ordered(coef, f, out, wanted):  # type: ignore[no-untyped-def]
 _PLAYER_BANKER = (1 << _C_PLAYER) | (1 << _C_BANKER)
 
 
-@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
+@njit_plain()
 def _sums_six_player_banker(coef, f, g, parent, factor, out):  # type: ignore[no-untyped-def]
     """`_sums_exact`'s sums of six values for Player and Banker, each product
     made here from its parent of five (f holds sizes up to 5) and added to
@@ -114,7 +111,7 @@ def _sums_six_player_banker(coef, f, g, parent, factor, out):  # type: ignore[no
     out[_C_BANKER, 2] = b0 + b1
 
 
-@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
+@njit_plain()
 def ev_events(counts, nodes, coef, work, out, wanted):  # type: ignore[no-untyped-def]
     """The deal events the bets need, counted as ordered six-card draws (as
     `outcome_table` does) and returned as floats: Player, Banker, Tie, Banker
@@ -175,7 +172,7 @@ def ev_array(counts: np.ndarray, payouts: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+@njit_plain(inline="always")
 def pair_counts(counts):  # type: ignore[no-untyped-def]
     """The two whole numbers `pair_evs` prices from, for rank counts `counts`:
     (the cards left, the ordered pairs of one rank among them)."""
@@ -189,7 +186,7 @@ def pair_counts(counts):  # type: ignore[no-untyped-def]
     return n, same
 
 
-@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
+@njit_plain()
 def ev_fill(counts, payouts, out, nodes, coef, work, deals=True):  # type: ignore[no-untyped-def]
     """`ev_array` without allocating, callable from compiled code: writes into
     `out` (N_BETS); nodes, coef and work come from `ev_work`.

@@ -20,9 +20,8 @@ are the exact fractions rounded once; for a larger shoe the sums round.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from backtest.jit import numba_cache
+from backtest.jit.numba_cache import njit_plain
 from backtest.odds.deals import (
     K_BANKER,
     K_BANKER_SIX,
@@ -55,8 +54,6 @@ from backtest.odds.fast import ev_events
 from backtest.odds.polynomial import ALL_EVENTS
 from backtest.odds.pricing import wanted_events
 
-numba_cache.install()  # before this module's functions are decorated for numba's cache
-
 #: the floats `stake_variance` works in: the kinds' chances, the pairs',
 #: the kinds' with each pair, then `cross_fill`'s value counts and a
 #: prefix's kinds (or the deal events)
@@ -81,7 +78,7 @@ _STAGE = STAGE.copy()
 _DRAWS = BANKER_DRAWS.copy()
 
 
-@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+@njit_plain(inline="always")
 def _kind(pt, bt, p3, b3):  # type: ignore[no-untyped-def]
     """`deals.winner_kind`, compiled."""
     if pt > bt:
@@ -93,7 +90,7 @@ def _kind(pt, bt, p3, b3):  # type: ignore[no-untyped-def]
     return K_TIE
 
 
-@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
+@njit_plain()
 def _prefix_kinds(v, p2, b2, n4, stage, draws, tmp):  # type: ignore[no-untyped-def]
     """tmp[kind]: the ways to finish a deal whose first four cards total p2
     and b2 (the value counts left in v, n4 cards), unused cards included."""
@@ -123,7 +120,7 @@ def _prefix_kinds(v, p2, b2, n4, stage, draws, tmp):  # type: ignore[no-untyped-
             tmp[_kind(pt, b2, True, False)] += ve * (n4 - 1.0)
 
 
-@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
+@njit_plain()
 def cross_fill(counts, out, work):  # type: ignore[no-untyped-def]
     """out[kind] and out[N_KINDS + kind]: the chance of each of the winner's
     kinds with a Player pair, and with a Banker pair, for rank counts
@@ -195,7 +192,7 @@ def cross_fill(counts, out, work):  # type: ignore[no-untyped-def]
         out[i] /= deals
 
 
-@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+@njit_plain(inline="always")
 def _flags(stakes):  # type: ignore[no-untyped-def]
     """(a main bet is staked, a pair bet is)."""
     mains = False
@@ -209,7 +206,7 @@ def _flags(stakes):  # type: ignore[no-untyped-def]
     return mains, pairs
 
 
-@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+@njit_plain(inline="always")
 def needs_counts(stakes, row):  # type: ignore[no-untyped-def]
     """Whether `stake_variance` reads the rank counts for these stakes and
     this row: what the stakes need is not kept in it (`events.N_KEPT`)."""
@@ -223,7 +220,7 @@ def needs_counts(stakes, row):  # type: ignore[no-untyped-def]
     )
 
 
-@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
+@njit_plain()
 def stake_variance(stakes, counts, row, nets, payouts, nodes, coef, ev_work_, work):  # type: ignore[no-untyped-def]
     """The variance of the net of `stakes` (N_BETS, any unit) on the next
     hand dealt from rank counts `counts`: s' C s, C the bets' covariance for
@@ -336,7 +333,7 @@ def stake_variance(stakes, counts, row, nets, payouts, nodes, coef, ev_work_, wo
     return max(second - mean * mean, 0.0)
 
 
-@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+@njit_plain(inline="always")
 def one_bet_variance(b, x, evs, payouts, row, nets):  # type: ignore[no-untyped-def]
     """`stake_variance` of a stake `x` on bet `b` alone, for the hand a
     counter stakes one bet on (its most common): from the hand's EVs `evs`
@@ -378,7 +375,7 @@ def one_bet_variance(b, x, evs, payouts, row, nets):  # type: ignore[no-untyped-
     return max(second - mean * mean, 0.0)
 
 
-@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+@njit_plain(inline="always")
 def single_bet(stakes):  # type: ignore[no-untyped-def]
     """The bet of the only non-zero stake in `stakes`, or -1 (none, or several)."""
     found = -1

@@ -26,10 +26,9 @@ from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
 
 from backtest.core.rules import Bet, Rules
-from backtest.jit import numba_cache
+from backtest.jit.numba_cache import njit_plain
 from backtest.odds.covariance import joint_nets
 from backtest.odds.deals import (
     K_BANKER,
@@ -68,8 +67,6 @@ from backtest.odds.events import (
     Q_TIE,
 )
 from backtest.odds.polynomial import _C_B6, _C_B7_3, _C_BANKER, _C_P8_3, _C_PLAYER
-
-numba_cache.install()  # before this module's functions are decorated for numba's cache
 
 LOSE = Fraction(-1)
 
@@ -175,7 +172,7 @@ def _pairs_row(row: np.ndarray, nets: list[Fraction]) -> None:
 # --- the compiled prices --------------------------------------------------------------
 
 
-@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+@njit_plain(inline="always")
 def wanted_events(payouts):  # type: ignore[no-untyped-def]
     """The deal events (bit mask, `fast.ev_events`') the table's bets need:
     Player and Banker wins always (a tie is every other deal), a special
@@ -183,7 +180,7 @@ def wanted_events(payouts):  # type: ignore[no-untyped-def]
     return int(payouts[P_WANTED * P_ROW])
 
 
-@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+@njit_plain(inline="always")
 def price(payouts, b, q, lo, hi, out):  # type: ignore[no-untyped-def]
     """out[b]: bet b's EV from the chances q of the columns lo .. hi - 1
     (q[j - lo] for column j): its nets times the chances it reads, in the
@@ -204,7 +201,7 @@ def price(payouts, b, q, lo, hi, out):  # type: ignore[no-untyped-def]
         out[b] = acc - (1.0 - held)
 
 
-@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+@njit_plain(inline="always")
 def price_deals(e, n, payouts, out):  # type: ignore[no-untyped-def]
     """The EV of every bet that reads the winner, into `out`, from the deal
     events `e` (as `fast.ev_events` counts them) of `n` cards."""
@@ -219,7 +216,7 @@ def price_deals(e, n, payouts, out):  # type: ignore[no-untyped-def]
             price(payouts, bet, q, Q_BANKER_PLAIN, Q_PLAYER_PAIR, out)
 
 
-@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+@njit_plain(inline="always")
 def pair_evs(same, n, payouts, out):  # type: ignore[no-untyped-def]
     """The EV of every bet that reads one pair, from two numbers a counting
     loop can keep as it takes cards out: `n` the cards left and `same` the
@@ -240,7 +237,7 @@ def pair_evs(same, n, payouts, out):  # type: ignore[no-untyped-def]
             price(payouts, bet, q, Q_PLAYER_PAIR, Q_BOTH_PAIRS, out)
 
 
-@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+@njit_plain(inline="always")
 def pair_chances(ranks, n):  # type: ignore[no-untyped-def]
     """(the chance of a Player pair, which is a Banker pair's, the chance of
     both) for rank counts `ranks` (index 1..13) of `n` >= 4 cards: from the
@@ -257,7 +254,7 @@ def pair_chances(ranks, n):  # type: ignore[no-untyped-def]
     return one, both
 
 
-@njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+@njit_plain(inline="always")
 def pairs_evs(ranks, n, payouts, out):  # type: ignore[no-untyped-def]
     """The EV of every bet that reads both pairs (none at the tables today),
     into `out`, for rank counts `ranks` (index 1..13) of `n` >= 6 cards."""
