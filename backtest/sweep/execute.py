@@ -30,6 +30,11 @@ from backtest.sweep.out_dir import (
     write_summary,
 )
 
+#: a sweep of more tasks on one worker loads the compiled deal first: a small
+#: cell's shoes are otherwise dealt as plain Python (`generate_shoes`), about
+#: 30 ms a cell, and loading the compiled deal costs about half a second once
+PLAIN_DEALS = 16
+
 
 @dataclass(frozen=True)
 class Task:
@@ -181,6 +186,10 @@ def _execute(
         yield from _execute_dask(sweep, tasks, payload, client)
         return
     if workers == 1:
+        if len(tasks) > PLAIN_DEALS:
+            from backtest.shoes import kernels
+
+            kernels.deal_shoes.dispatcher  # noqa: B018 (loaded on first use: a property)
         for task, args in zip(tasks, payload):
             with _naming_the_cell(sweep, task):
                 result = chunks.run_task(*args)
