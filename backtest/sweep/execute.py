@@ -15,6 +15,7 @@ from typing import Any
 import polars as pl
 
 from backtest.core.errors import BacktestError, UsageError
+from backtest.jit.buffers import Buffers
 from backtest.present import outputs
 from backtest.present.report.write import remove_stale
 from backtest.run import chunks, cluster, engine, plan
@@ -171,6 +172,20 @@ def _execute(
     `workers` local processes (in this one for a single worker)."""
     if not tasks:
         return
+    if client is None and workers == 1:
+        # in this process, on the cells' configs as checked (no process to send them to)
+        if len(tasks) > PLAIN_DEALS:
+            from backtest.shoes import kernels
+
+            kernels.deal_shoes.dispatcher  # noqa: B018 (loaded on first use: a property)
+        buffers = Buffers()
+        for task in tasks:
+            config = sweep.cells[task.cell].config
+            with _naming_the_cell(sweep, task):
+                strategies = engine.build_strategies(config)
+                result = chunks.run_chunk(config, strategies, task.lo, task.hi, buffers=buffers)
+            yield task, result
+        return
     payload = [
         (
             dict(sweep.cells[t.cell].config.raw),
@@ -184,16 +199,6 @@ def _execute(
     ]
     if client is not None:
         yield from _execute_dask(sweep, tasks, payload, client)
-        return
-    if workers == 1:
-        if len(tasks) > PLAIN_DEALS:
-            from backtest.shoes import kernels
-
-            kernels.deal_shoes.dispatcher  # noqa: B018 (loaded on first use: a property)
-        for task, args in zip(tasks, payload):
-            with _naming_the_cell(sweep, task):
-                result = chunks.run_task(*args)
-            yield task, result
         return
     from concurrent.futures import FIRST_COMPLETED, wait
 

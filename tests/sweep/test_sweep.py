@@ -1099,6 +1099,7 @@ def test_resuming_a_finished_sweep_does_no_work(
 
     monkeypatch.setattr(engine, "run_task", no_work)
     monkeypatch.setattr(engine, "run_chunk", no_work)
+    monkeypatch.setattr(chunks, "run_chunk", no_work)
     again = run_sweep(load_sweep(path), out, workers=1, resume=True)
     assert_frame_equal(by_cell(again), by_cell(summary), check_exact=True)
     assert {p.name: p.stat().st_mtime_ns for p in cell_files(out)} == before
@@ -1129,13 +1130,13 @@ def test_resume_runs_only_the_missing_cells(
     broken = sweep.cells[3]  # a torn file is not a finished cell
     (out / "cells" / f"{broken.id}.parquet").write_bytes(b"PAR1 not a parquet file")
     ran: list[int] = []
-    real = chunks.run_task
+    real = chunks.run_chunk
 
-    def counting(raw: dict[str, Any], *args: Any) -> Any:
-        ran.append(raw["seed"])
-        return real(raw, *args)
+    def counting(config: Any, *args: Any, **kwargs: Any) -> Any:
+        ran.append(config.seed)
+        return real(config, *args, **kwargs)
 
-    monkeypatch.setattr(chunks, "run_task", counting)
+    monkeypatch.setattr(chunks, "run_chunk", counting)
     # the torn cell is named as it is run again
     with pytest.warns(
         UserWarning,
