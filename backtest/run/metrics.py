@@ -111,7 +111,8 @@ def sessions_frame(
         "wins": stats[:, S_WINS].astype(np.int32),
         "losses": stats[:, S_LOSSES].astype(np.int32),
         "pushes": stats[:, S_PUSHES].astype(np.int32),
-        "ended_by": pl.Series(ENDED_BY, dtype=ENDED).gather(stats[:, S_ENDED]),
+        # (indexing takes them eagerly; `gather` costs a query plan's run)
+        "ended_by": pl.Series(ENDED_BY, dtype=ENDED)[stats[:, S_ENDED]],
     }
     for bet in Bet:
         data[f"wagered_{bet.value}"] = wagered[:, bet.code] / tick
@@ -240,7 +241,7 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
                 continue
             n += block.height
             if kept is not None:
-                kept.append(block.select(_KEPT))
+                kept.append(block[list(_KEPT)])
                 if n > KEEP_SESSIONS:
                     scratch = files.enter_context(tempfile.TemporaryFile())
                     for part in kept:
@@ -340,14 +341,15 @@ def summary(seats: Sequence[tuple[str, str, Blocks]]) -> pl.DataFrame:
     for label, strategy, blocks in seats:
         row = seat_summary(blocks)
         if row is not None:
+            # NaN as null (`v != v`: NaN alone)
+            row = {k: None if v != v else v for k, v in row.items()}
             rows.append({"seat": label, "strategy": strategy, **row})
     schema = {
         "seat": pl.Categorical,
         "strategy": pl.Categorical,
         **{name: _WHOLE.get(name, pl.Float64) for name in METRICS},
     }
-    frame = pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
-    return frame.with_columns(pl.col(pl.Float64).fill_nan(None))
+    return pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
 
 
 _KEPT_DTYPE = np.dtype([(c, np.float64) for c in _KEPT])

@@ -30,10 +30,21 @@ def cell_frame(
             cols[key] = value_label(value)
             cols[f"{key}.json"] = json.dumps(value, sort_keys=True, default=str)
     lead = pl.DataFrame({k: [v] * summary.height for k, v in cols.items()})
-    hands = sum(p[1] for p in parts)
-    return pl.concat([lead, summary], how="horizontal").with_columns(
-        pl.lit(hands).alias("table_hands"), pl.lit(_storable(cell.config.seed)).alias("seed")
-    )
+    hands = _repeated("table_hands", sum(p[1] for p in parts), summary.height)
+    seed = _repeated("seed", _storable(cell.config.seed), summary.height)
+    if "seed" in cols:  # a varied seed: its column, in its place
+        lead.replace_column(list(cols).index("seed"), seed)
+        return pl.concat([lead, summary, pl.DataFrame([hands])], how="horizontal")
+    return pl.concat([lead, summary, pl.DataFrame([hands, seed])], how="horizontal")
+
+
+def _repeated(name: str, value: int | str, n: int) -> pl.Series:
+    """`value` n times, typed as `pl.lit(value)` is (a whole number 32-bit
+    where it fits), built without an expression (whose query costs more than
+    a small cell's other work)."""
+    if isinstance(value, str):
+        return pl.Series(name, [value] * n, pl.String)
+    return pl.Series(name, [value] * n, pl.Int32 if -(2**31) <= value < 2**31 else pl.Int64)
 
 
 def _storable(value: Any) -> Any:
