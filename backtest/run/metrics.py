@@ -70,14 +70,14 @@ def sessions_frame(
     stats: np.ndarray,
     wagered: np.ndarray,
     expected: np.ndarray,
-    tick: float,
+    tick: float | np.ndarray,
     first_session: int = 0,
     variance: np.ndarray | None = None,
     largest: np.ndarray | None = None,
     cross: np.ndarray | None = None,
 ) -> pl.DataFrame:
-    """One row per session of one seat (money in currency units), sessions
-    numbered from first_session + 1. Counts are 32-bit and names categorical:
+    """One row per session of one seat (money in currency units: ticks over
+    `tick`, or over each session's), sessions numbered from first_session + 1. Counts are 32-bit and names categorical:
     a run keeps this frame for every session, so its width is its memory.
 
     Given the stakes placed, hand by hand: `net_variance` is the net's

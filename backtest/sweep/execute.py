@@ -20,10 +20,10 @@ from backtest.present import outputs
 from backtest.present.report.write import remove_stale
 from backtest.run import chunks, cluster, engine, plan
 from backtest.run.pool import check_workers, default_workers, process_pool
-from backtest.sweep.cells import Sweep
+from backtest.sweep.cells import Cell, Sweep
 from backtest.sweep.out_dir import (
     all_finished,
-    cell_frame,
+    cell_frames,
     check_out,
     made_with,
     read_cells,
@@ -35,6 +35,10 @@ from backtest.sweep.out_dir import (
 #: cell's shoes are otherwise dealt as plain Python (`generate_shoes`), about
 #: 30 ms a cell, and loading the compiled deal costs about half a second once
 PLAIN_DEALS = 16
+#: finished cells are written together once this many seconds have passed since
+#: the last were (a cell's frames and file cost a few milliseconds however small
+#: it is; made together, less); a Ctrl-C or an error writes those waiting
+WRITE_EVERY = 0.5
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,9 @@ def run_sweep(
         if progress:
             progress(len(done), len(sweep.cells), 0, expected_hands)
         written, summary = -1, pl.DataFrame()
+        # cells run and not yet written: written together, once WRITE_EVERY has passed
+        finished: list[tuple[Cell, list[tuple[list[chunks.SeatResult], int]]]] = []
+        last_cells = time.monotonic()
         results = _execute(sweep, tasks, workers, client)
         try:
             for task, result in results:
@@ -124,31 +131,51 @@ def run_sweep(
                 hands_done += result[1]
                 pending[task.cell] -= 1
                 if pending[task.cell] == 0:
-                    cell = sweep.cells[task.cell]
                     ordered = [parts[task.cell][lo] for lo in sorted(parts[task.cell])]
-                    frame = cell_frame(sweep, cell, ordered)
-                    outputs.write_parquet(
-                        frame,
-                        out / "cells" / f"{cell.id}.parquet",
-                        outputs.provenance(sweep.seed, sweep.spec_hash) | made_with(sweep, cell),
-                    )
-                    done[task.cell] = frame
+                    finished.append((sweep.cells[task.cell], ordered))
                     del parts[task.cell]
-                    remove_stale(out)  # it told of fewer cells
+                    if time.monotonic() - last_cells > WRITE_EVERY:
+                        _write_cells(out, sweep, finished, done)
+                        last_cells = time.monotonic()
                     if time.monotonic() - last_write > 2.0:
                         summary = write_summary(out, sweep, done)
                         written, last_write = len(done), time.monotonic()
                 if progress:
                     progress(len(done), len(sweep.cells), hands_done, expected_hands)
+            _write_cells(out, sweep, finished, done)
+            if progress:
+                progress(len(done), len(sweep.cells), hands_done, expected_hands)
         finally:
             # interrupted or failed: the workers stop now (closing the generator ends
             # its pool, and the stack the Dask cluster; left to the garbage collector,
-            # they would run on), and the summary still holds every finished cell
+            # they would run on), the cells run are written (those left), and the
+            # summary holds every finished cell
             results.close()
             stack.close()
+            _write_cells(out, sweep, finished, done)
             if len(done) != written:
                 summary = write_summary(out, sweep, done)
     return summary
+
+
+def _write_cells(
+    out: Path,
+    sweep: Sweep,
+    finished: list[tuple[Cell, list[tuple[list[chunks.SeatResult], int]]]],
+    done: dict[int, pl.DataFrame],
+) -> None:
+    """Write the finished cells' files (each atomically) and add them to `done`."""
+    if not finished:
+        return
+    for (cell, _), frame in zip(finished, cell_frames(finished)):
+        outputs.write_parquet(
+            frame,
+            out / "cells" / f"{cell.id}.parquet",
+            outputs.provenance(sweep.seed, sweep.spec_hash) | made_with(sweep, cell),
+        )
+        done[cell.index] = frame
+    finished.clear()
+    remove_stale(out)  # it told of fewer cells
 
 
 @contextmanager
