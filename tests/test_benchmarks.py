@@ -66,3 +66,9 @@ def test_bench_engine_prints_every_figure_in_its_quick_mode() -> None:
         "warm start-up, backtest roads",
     ):
         assert line in out
+
+
+def test_bench_sweep_cells_prints_its_figures_for_a_few_cells() -> None:
+    out = run("bench_sweep_cells.py", "--cells", "4", "--sessions", "2")
+    for line in ("sweep of 4 cells x 2 sessions", "cells/s", "load_sweep", "run_sweep"):
+        assert line in out

@@ -52,7 +52,14 @@ def joint_nets(rules: Rules) -> tuple[tuple[Fraction, ...], ...]:
 
 def joint_nets_array(rules: Rules) -> np.ndarray:
     """`joint_nets` as float64 (N_BETS, N_JOINT), for compiled code."""
-    return np.array([[float(x) for x in row] for row in joint_nets(rules)])
+    return _joint_nets_array(rules).copy()
+
+
+@lru_cache(maxsize=64)
+def _joint_nets_array(rules: Rules) -> np.ndarray:
+    out = np.array([[float(x) for x in row] for row in joint_nets(rules)])
+    out.flags.writeable = False
+    return out
 
 
 def unit_covariance_exact(

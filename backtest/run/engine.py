@@ -38,6 +38,7 @@ from backtest.run.frames import (
 )
 from backtest.run.plan import count_sessions, hands_for, plan_chunks
 from backtest.run.pool import check_workers, default_workers, process_pool
+from backtest.run.recorded_plan import shoes_per_session
 from backtest.run.seats import check_money, check_seats
 from strategies.base import Strategy
 
@@ -89,10 +90,18 @@ def prepare(
 
     `memo`, a dict kept between calls (a sweep's cells), checks the seats once
     for each setting of the seats, rules and table on the same kind of shoes;
-    the strategies are then those built for the first of them."""
+    the strategies are then those built for the first of them. It also deals
+    generated shoes' first session once for each shoe and session setting:
+    the hands in one session are then those of the first config's seed."""
     n = count_sessions(config, sessions)
     check_money(config, n)
-    probe, _, _ = hands_for(config, 0, 1)
+    if memo is not None and config.recorded is None:
+        dealt = ("first session", repr(config.shoe), shoes_per_session(config))
+        if dealt not in memo:
+            memo[dealt] = hands_for(config, 0, 1)[0]
+        probe = memo[dealt]
+    else:
+        probe, _, _ = hands_for(config, 0, 1)
     key = None
     if memo is not None:
         import json

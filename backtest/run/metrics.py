@@ -70,14 +70,14 @@ def sessions_frame(
     stats: np.ndarray,
     wagered: np.ndarray,
     expected: np.ndarray,
-    tick: float,
+    tick: float | np.ndarray,
     first_session: int = 0,
     variance: np.ndarray | None = None,
     largest: np.ndarray | None = None,
     cross: np.ndarray | None = None,
 ) -> pl.DataFrame:
-    """One row per session of one seat (money in currency units), sessions
-    numbered from first_session + 1. Counts are 32-bit and names categorical:
+    """One row per session of one seat (money in currency units: ticks over
+    `tick`, or over each session's), sessions numbered from first_session + 1. Counts are 32-bit and names categorical:
     a run keeps this frame for every session, so its width is its memory.
 
     Given the stakes placed, hand by hand: `net_variance` is the net's
@@ -111,7 +111,8 @@ def sessions_frame(
         "wins": stats[:, S_WINS].astype(np.int32),
         "losses": stats[:, S_LOSSES].astype(np.int32),
         "pushes": stats[:, S_PUSHES].astype(np.int32),
-        "ended_by": pl.Series(ENDED_BY, dtype=ENDED).gather(stats[:, S_ENDED]),
+        # (indexing takes them eagerly; `gather` costs a query plan's run)
+        "ended_by": pl.Series(ENDED_BY, dtype=ENDED)[stats[:, S_ENDED]],
     }
     for bet in Bet:
         data[f"wagered_{bet.value}"] = wagered[:, bet.code] / tick
@@ -240,7 +241,7 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
                 continue
             n += block.height
             if kept is not None:
-                kept.append(block.select(_KEPT))
+                kept.append(block[list(_KEPT)])
                 if n > KEEP_SESSIONS:
                     scratch = files.enter_context(tempfile.TemporaryFile())
                     for part in kept:
@@ -248,21 +249,25 @@ def seat_summary(blocks: Blocks) -> dict[str, Any] | None:
                     kept = None
             else:
                 scratch.write(_packed(block))
+            # the block's columns as numpy arrays (a polars operation on a
+            # column costs ten times numpy's on a small block)
+            col = {c: block[c].to_numpy() for c in _READ if c != "ended_by"}
             for c in _SUMMED:
-                sums[c].add(block[c].to_numpy())
+                sums[c].add(col[c])
             for c in _COUNTED:
-                counted[c] += int(block[c].cast(pl.Int64).sum())
-            streak = max(streak, int(block["longest_losing_streak"].max()))  # type: ignore[arg-type]
-            largest = max(largest, float(block["largest_stake"].max()))  # type: ignore[arg-type]
-            top_hand = max(top_hand, float(block["largest_hand_variance"].max()))  # type: ignore[arg-type]
+                counted[c] += int(col[c].sum(dtype=np.int64))
+            streak = max(streak, int(col["longest_losing_streak"].max()))
+            # (fmax: NaN left out, as polars' max leaves it)
+            largest = max(largest, float(np.fmax.reduce(col["largest_stake"])))
+            top_hand = max(top_hand, float(np.fmax.reduce(col["largest_hand_variance"])))
             ended = block["ended_by"].cast(pl.String)
             ruin = (ended == "ruin").to_numpy()
             ruined += int(ruin.sum())
-            ruined_net.add(block["net"].to_numpy()[ruin])
-            ruin_hands.append(block["hands"].to_numpy()[ruin])
+            ruined_net.add(col["net"][ruin])
+            ruin_hands.append(col["hands"][ruin])
             goals += int((ended == "win-goal").sum())
             stopped += int((ended == "stop-loss").sum())
-            winning += int((block["net"] > 0).sum())
+            winning += int((col["net"] > 0).sum())
         if n == 0:
             return None
         if kept is not None:
@@ -340,14 +345,15 @@ def summary(seats: Sequence[tuple[str, str, Blocks]]) -> pl.DataFrame:
     for label, strategy, blocks in seats:
         row = seat_summary(blocks)
         if row is not None:
+            # NaN as null (`v != v`: NaN alone)
+            row = {k: None if v != v else v for k, v in row.items()}
             rows.append({"seat": label, "strategy": strategy, **row})
     schema = {
         "seat": pl.Categorical,
         "strategy": pl.Categorical,
         **{name: _WHOLE.get(name, pl.Float64) for name in METRICS},
     }
-    frame = pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
-    return frame.with_columns(pl.col(pl.Float64).fill_nan(None))
+    return pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
 
 
 _KEPT_DTYPE = np.dtype([(c, np.float64) for c in _KEPT])

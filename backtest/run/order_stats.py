@@ -23,7 +23,12 @@ class InMemory:
         self.frame = frame
 
     def __call__(self, columns: Sequence[str]) -> list[pl.DataFrame]:
-        return [self.frame.select(columns)]
+        return [self.frame[list(columns)]]  # (eager: a select costs a query plan's run)
+
+
+#: numbers an `ExactSum.add` sums one at a time in Python (fewer than numpy's
+#: whole-array steps cost)
+_FEW = 32
 
 
 class ExactSum:
@@ -49,6 +54,13 @@ class ExactSum:
             self.special += float(np.sum(x[~finite]))
             x = x[finite]
         if x.size == 0:
+            return
+        if x.size <= _FEW:  # each number's mantissa, shifted into place, one at a time
+            total = self.total
+            for v in x.tolist():
+                m1, e1 = math.frexp(v)
+                total += int(m1 * 9007199254740992.0) << (e1 - 53 + self._OFFSET)
+            self.total = total
             return
         m, e = np.frexp(x)
         mant = (m * 9007199254740992.0).astype(np.int64)  # times 2**53: exact

@@ -15,20 +15,30 @@ from typing import Any
 import polars as pl
 
 from backtest.core.errors import BacktestError, UsageError
+from backtest.jit.buffers import Buffers
 from backtest.present import outputs
 from backtest.present.report.write import remove_stale
 from backtest.run import chunks, cluster, engine, plan
 from backtest.run.pool import check_workers, default_workers, process_pool
-from backtest.sweep.cells import Sweep
+from backtest.sweep.cells import Cell, Sweep
 from backtest.sweep.out_dir import (
     all_finished,
-    cell_frame,
+    cell_frames,
     check_out,
     made_with,
     read_cells,
     write_out,
     write_summary,
 )
+
+#: a sweep of more tasks on one worker loads the compiled deal first: a small
+#: cell's shoes are otherwise dealt as plain Python (`generate_shoes`), about
+#: 30 ms a cell, and loading the compiled deal costs about half a second once
+PLAIN_DEALS = 16
+#: finished cells are written together once this many seconds have passed since
+#: the last were (a cell's frames and file cost a few milliseconds however small
+#: it is; made together, less); a Ctrl-C or an error writes those waiting
+WRITE_EVERY = 0.5
 
 
 @dataclass(frozen=True)
@@ -111,6 +121,9 @@ def run_sweep(
         if progress:
             progress(len(done), len(sweep.cells), 0, expected_hands)
         written, summary = -1, pl.DataFrame()
+        # cells run and not yet written: written together, once WRITE_EVERY has passed
+        finished: list[tuple[Cell, list[tuple[list[chunks.SeatResult], int]]]] = []
+        last_cells = time.monotonic()
         results = _execute(sweep, tasks, workers, client)
         try:
             for task, result in results:
@@ -118,31 +131,51 @@ def run_sweep(
                 hands_done += result[1]
                 pending[task.cell] -= 1
                 if pending[task.cell] == 0:
-                    cell = sweep.cells[task.cell]
                     ordered = [parts[task.cell][lo] for lo in sorted(parts[task.cell])]
-                    frame = cell_frame(sweep, cell, ordered)
-                    outputs.write_parquet(
-                        frame,
-                        out / "cells" / f"{cell.id}.parquet",
-                        outputs.provenance(sweep.seed, sweep.spec_hash) | made_with(sweep, cell),
-                    )
-                    done[task.cell] = frame
+                    finished.append((sweep.cells[task.cell], ordered))
                     del parts[task.cell]
-                    remove_stale(out)  # it told of fewer cells
+                    if time.monotonic() - last_cells > WRITE_EVERY:
+                        _write_cells(out, sweep, finished, done)
+                        last_cells = time.monotonic()
                     if time.monotonic() - last_write > 2.0:
                         summary = write_summary(out, sweep, done)
                         written, last_write = len(done), time.monotonic()
                 if progress:
                     progress(len(done), len(sweep.cells), hands_done, expected_hands)
+            _write_cells(out, sweep, finished, done)
+            if progress:
+                progress(len(done), len(sweep.cells), hands_done, expected_hands)
         finally:
             # interrupted or failed: the workers stop now (closing the generator ends
             # its pool, and the stack the Dask cluster; left to the garbage collector,
-            # they would run on), and the summary still holds every finished cell
+            # they would run on), the cells run are written (those left), and the
+            # summary holds every finished cell
             results.close()
             stack.close()
+            _write_cells(out, sweep, finished, done)
             if len(done) != written:
                 summary = write_summary(out, sweep, done)
     return summary
+
+
+def _write_cells(
+    out: Path,
+    sweep: Sweep,
+    finished: list[tuple[Cell, list[tuple[list[chunks.SeatResult], int]]]],
+    done: dict[int, pl.DataFrame],
+) -> None:
+    """Write the finished cells' files (each atomically) and add them to `done`."""
+    if not finished:
+        return
+    for (cell, _), frame in zip(finished, cell_frames(finished)):
+        outputs.write_parquet(
+            frame,
+            out / "cells" / f"{cell.id}.parquet",
+            outputs.provenance(sweep.seed, sweep.spec_hash) | made_with(sweep, cell),
+        )
+        done[cell.index] = frame
+    finished.clear()
+    remove_stale(out)  # it told of fewer cells
 
 
 @contextmanager
@@ -166,6 +199,20 @@ def _execute(
     `workers` local processes (in this one for a single worker)."""
     if not tasks:
         return
+    if client is None and workers == 1:
+        # in this process, on the cells' configs as checked (no process to send them to)
+        if len(tasks) > PLAIN_DEALS:
+            from backtest.shoes import kernels
+
+            kernels.deal_shoes.dispatcher  # noqa: B018 (loaded on first use: a property)
+        buffers = Buffers()
+        for task in tasks:
+            config = sweep.cells[task.cell].config
+            with _naming_the_cell(sweep, task):
+                strategies = engine.build_strategies(config)
+                result = chunks.run_chunk(config, strategies, task.lo, task.hi, buffers=buffers)
+            yield task, result
+        return
     payload = [
         (
             dict(sweep.cells[t.cell].config.raw),
@@ -179,12 +226,6 @@ def _execute(
     ]
     if client is not None:
         yield from _execute_dask(sweep, tasks, payload, client)
-        return
-    if workers == 1:
-        for task, args in zip(tasks, payload):
-            with _naming_the_cell(sweep, task):
-                result = chunks.run_task(*args)
-            yield task, result
         return
     from concurrent.futures import FIRST_COMPLETED, wait
 

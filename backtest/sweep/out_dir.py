@@ -10,18 +10,64 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from backtest.core.errors import UsageError
 from backtest.present import outputs
-from backtest.run import chunks, frames
+from backtest.run import chunks
 from backtest.sweep.cells import Cell, Sweep, short_value, value_label
 
 
-def cell_frame(
-    sweep: Sweep, cell: Cell, parts: list[tuple[list[chunks.SeatResult], int]]
-) -> pl.DataFrame:
-    _, summary, _ = frames.assemble(cell.config, parts)
+def cell_frames(
+    finished: Sequence[tuple[Cell, Sequence[tuple[list[chunks.SeatResult], int]]]],
+) -> list[pl.DataFrame]:
+    """Each finished cell's frame (its chunks' results in session order): a
+    row per seat of the run's summary, after a column per varied value, with
+    the hands dealt and the seed. Made together: the cells' sessions in one
+    sessions frame and their rows in one summary (making a frame costs about
+    a millisecond, however few its rows)."""
+    from backtest.run import metrics
+
+    seats = []  # (seat, its sessions, the cell's tick)
+    for cell, parts in finished:
+        merged, _ = chunks.merge_parts(parts)
+        tick = 100.0 * cell.config.rules.money_denominator
+        seats += [(seat, r, tick) for seat, r in zip(cell.config.seats, merged)]
+    sizes = [len(r.stats) for _, r, _ in seats]
+    assert all(sizes), "a cell has at least one session"
+
+    def joined(name: str) -> np.ndarray:
+        return np.concatenate([getattr(r, name) for _, r, _ in seats])
+
+    sessions = metrics.sessions_frame(
+        "",  # (the summary takes each seat's names from its cell's config)
+        "",
+        joined("stats"),
+        joined("wagered"),
+        joined("expected"),
+        np.repeat([tick for *_, tick in seats], sizes),
+        variance=joined("variance"),
+        largest=joined("largest"),
+        cross=joined("cross"),
+    )
+    starts = np.cumsum([0, *sizes]).tolist()
+    summary = metrics.summary(
+        [
+            (seat.label, seat.strategy, metrics.frame_blocks(sessions.slice(a, n)))
+            for (seat, _, _), a, n in zip(seats, starts, sizes)
+        ]
+    )
+    out, row = [], 0
+    for cell, parts in finished:
+        height = len(cell.config.seats)
+        out.append(_cell_frame(cell, summary.slice(row, height), sum(p[1] for p in parts)))
+        row += height
+    return out
+
+
+def _cell_frame(cell: Cell, summary: pl.DataFrame, hands: int) -> pl.DataFrame:
+    """A cell's frame: its values' columns, its summary rows, its hands and seed."""
     cols: dict[str, Any] = {"cell": cell.index + 1, "cell_id": cell.id}
     for key, value in cell.values:
         if isinstance(value, (int, float, str, bool)):
@@ -30,10 +76,21 @@ def cell_frame(
             cols[key] = value_label(value)
             cols[f"{key}.json"] = json.dumps(value, sort_keys=True, default=str)
     lead = pl.DataFrame({k: [v] * summary.height for k, v in cols.items()})
-    hands = sum(p[1] for p in parts)
-    return pl.concat([lead, summary], how="horizontal").with_columns(
-        pl.lit(hands).alias("table_hands"), pl.lit(_storable(cell.config.seed)).alias("seed")
-    )
+    table_hands = _repeated("table_hands", hands, summary.height)
+    seed = _repeated("seed", _storable(cell.config.seed), summary.height)
+    if "seed" in cols:  # a varied seed: its column, in its place
+        lead.replace_column(list(cols).index("seed"), seed)
+        return pl.concat([lead, summary, pl.DataFrame([table_hands])], how="horizontal")
+    return pl.concat([lead, summary, pl.DataFrame([table_hands, seed])], how="horizontal")
+
+
+def _repeated(name: str, value: int | str, n: int) -> pl.Series:
+    """`value` n times, typed as `pl.lit(value)` is (a whole number 32-bit
+    where it fits), built without an expression (whose query costs more than
+    a small cell's other work)."""
+    if isinstance(value, str):
+        return pl.Series(name, [value] * n, pl.String)
+    return pl.Series(name, [value] * n, pl.Int32 if -(2**31) <= value < 2**31 else pl.Int64)
 
 
 def _storable(value: Any) -> Any:

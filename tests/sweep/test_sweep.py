@@ -895,7 +895,7 @@ grid:
             pl.read_parquet(out / "cells" / f"{cell.id}.parquet"), rows, check_exact=True
         )
 
-    # each cell's file is there as soon as the cell is finished, not at the end
+    # each cell's file is there as soon as progress counts the cell finished
     assert [n for n, _ in seen] == sorted(n for n, _ in seen) and seen[-1][0] == 4
     assert all(files == cells for cells, files in seen)
     # and it arrives whole: written beside it under a temporary name, then renamed
@@ -1099,6 +1099,7 @@ def test_resuming_a_finished_sweep_does_no_work(
 
     monkeypatch.setattr(engine, "run_task", no_work)
     monkeypatch.setattr(engine, "run_chunk", no_work)
+    monkeypatch.setattr(chunks, "run_chunk", no_work)
     again = run_sweep(load_sweep(path), out, workers=1, resume=True)
     assert_frame_equal(by_cell(again), by_cell(summary), check_exact=True)
     assert {p.name: p.stat().st_mtime_ns for p in cell_files(out)} == before
@@ -1129,13 +1130,13 @@ def test_resume_runs_only_the_missing_cells(
     broken = sweep.cells[3]  # a torn file is not a finished cell
     (out / "cells" / f"{broken.id}.parquet").write_bytes(b"PAR1 not a parquet file")
     ran: list[int] = []
-    real = chunks.run_task
+    real = chunks.run_chunk
 
-    def counting(raw: dict[str, Any], *args: Any) -> Any:
-        ran.append(raw["seed"])
-        return real(raw, *args)
+    def counting(config: Any, *args: Any, **kwargs: Any) -> Any:
+        ran.append(config.seed)
+        return real(config, *args, **kwargs)
 
-    monkeypatch.setattr(chunks, "run_task", counting)
+    monkeypatch.setattr(chunks, "run_chunk", counting)
     # the torn cell is named as it is run again
     with pytest.warns(
         UserWarning,
@@ -1481,7 +1482,7 @@ def test_an_interrupted_sweep_leaves_every_finished_cell_in_the_summary(tmp_path
 
     def progress(done: int, total: int, hands: int, expected: int) -> None:
         calls.append(done)
-        if done == 2:
+        if len(calls) == 3:  # the start, then two cells run (written or not yet)
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
