@@ -1,5 +1,6 @@
 """How a command ends: results put in place are reported whatever signal
-comes meanwhile, hidden folders go on Ctrl-C, a closed pipe ends quietly, a
+comes meanwhile, a Parquet file streamed to disk is written whole before a
+Ctrl-C is answered, hidden folders go on Ctrl-C, a closed pipe ends quietly, a
 closed standard output is an error, and what a killed run held of standard
 input is removed by the next run."""
 
@@ -13,10 +14,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+import polars as pl
 import pytest
 from cli_helpers import backtest_here
 from test_staging import SMALL, killed_owner
 
+from backtest.present.outputs import write_parquet
 from backtest.run import staging
 
 REPO = Path(__file__).resolve().parents[2]
@@ -36,6 +39,34 @@ def test_a_signal_while_a_folder_is_cleaned_up_is_answered_after(
         with staging.staging_dir(None, ".test-") as path:
             pass
     assert not path.exists()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_ctrl_c_while_a_frame_streams_to_parquet_is_answered_once_it_is_written(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Polars' streaming sink, interrupted, panics on stderr as it stops
+    (`thread 'async-executor-0' panicked at ... io_sinks/writers/parquet`)."""
+    batches: list[int] = []
+
+    def interrupting(values: pl.Series) -> pl.Series:
+        batches.append(len(values))
+        if len(batches) == 2:
+            os.kill(os.getpid(), signal.SIGINT)
+        return values
+
+    files = []
+    for i in range(40):
+        files.append(tmp_path / f"part-{i:02d}.arrow")
+        pl.DataFrame({"a": range(i * 1000, (i + 1) * 1000)}).write_ipc(files[-1])
+    lazy = pl.scan_ipc(files).with_columns(
+        pl.col("a").map_batches(interrupting, return_dtype=pl.Int64, is_elementwise=True)
+    )
+    with pytest.raises(KeyboardInterrupt):
+        write_parquet(lazy, tmp_path / "out.parquet")
+    assert len(batches) > 2  # the signal came as the file was being written
+    assert pl.read_parquet(tmp_path / "out.parquet")["a"].to_list() == list(range(40_000))
+    assert "panicked" not in capfd.readouterr().err
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
