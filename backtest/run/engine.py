@@ -171,7 +171,10 @@ def run(
     called first.
 
     compiling_users: called as the run starts to compile the loop's form
-    for users' compiled classes (the first run of one, on a machine).
+    for users' compiled classes (the first run of one, on a machine). A
+    user's compiled class plays in worker processes only (one, for one
+    worker), never in this one: its code that never returns ends with its
+    process when the run is interrupted.
     """
     if executor not in ("local", "dask"):
         raise UsageError(f"--executor must be local or dask, got {executor!r}")
@@ -259,12 +262,27 @@ def run(
         """`run_task`'s arguments for sessions lo..hi-1 in another process."""
         return _task_of(config, lo, hi, ledger)
 
+    # a user's compiled functions run in worker processes alone, even for one
+    # worker: compiled code that never returns is stopped by ending its process
+    # (this one would never see Ctrl-C); the pool is left to do so on an interrupt
+    users = not force_python and _user_seat(strategies)
+    local = workers if executor == "local" else 1
     # plain: every kernel a chunk calls runs as plain Python, in this process
-    with interpreted() if plain else nullcontext():
+    with (
+        interpreted() if plain else nullcontext(),
+        process_pool(local) if users else nullcontext() as own,
+    ):
+
+        def run_alone(lo: int, hi: int, keep_ledger: bool) -> tuple[list[SeatResult], int]:
+            """Sessions lo..hi-1, here (or in a worker of `own`), before the others."""
+            if own is None:
+                return run_chunk(config, strategies, lo, hi, keep_ledger, force_python)
+            return own.submit(run_task, *_task_of(config, lo, hi, keep_ledger)).result()
+
         if paths > 0 and chunks:
             chunks = _first_sessions_apart(chunks, min(paths, n))
             (lo, hi), chunks = chunks[0], chunks[1:]
-            part = run_chunk(config, strategies, lo, hi, True, force_python)
+            part = run_alone(lo, hi, True)
             path_frame = paths_of(config, part)
             if not ledger:
                 part = ([replace(r, ledger=None) for r in part[0]], part[1])
@@ -279,6 +297,12 @@ def run(
                     collect,
                     lambda lo, hi: client.submit(run_task, *task(lo, hi), force_python, pure=False),
                 )
+        elif own is not None:
+            if path_frame is None and workers > 1 and len(chunks) > 1:
+                run_alone(0, 1, False)  # compiled once, then loaded from numba's cache
+            _collect_in_order(
+                chunks, workers, collect, lambda lo, hi: own.submit(run_task, *task(lo, hi))
+            )
         elif workers > 1 and len(chunks) > 1 and not force_python:
             if path_frame is None:  # (those sessions loaded every kernel a run needs)
                 warm(config, strategies)
@@ -347,10 +371,15 @@ def _builtin_seat(strategies: Sequence[Strategy]) -> bool:
     return any(runs_compiled(s) and kind_of(s) != USER for s in strategies)
 
 
+def _user_seat(strategies: Sequence[Strategy]) -> bool:
+    """Whether a seat is a user's compiled class."""
+    return any(runs_compiled(s) and kind_of(s) == USER for s in strategies)
+
+
 def _user_loop_to_compile(strategies: Sequence[Strategy]) -> bool:
     """Whether a seat is a user's compiled class and the loop's form for
     them is not compiled yet (in this process, or in numba's cache)."""
-    if not any(runs_compiled(s) and kind_of(s) == USER for s in strategies):
+    if not _user_seat(strategies):
         return False
     from backtest.loop import session_loop
 
