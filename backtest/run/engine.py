@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 from collections import deque
 from collections.abc import Callable, Sequence
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -320,6 +320,7 @@ def run(
                     lo, hi, run_chunk(config, strategies, lo, hi, ledger, force_python, buffers)
                 )
     flush()
+    _release_freed_memory()
     sessions_frame, summary, ledger_df = finish(config, frames, ledger, spilled, ledgers)
     from backtest.run.comparisons import compare
     from backtest.run.metrics import file_blocks
@@ -333,6 +334,18 @@ def run(
     return RunResult(
         config, sessions_frame, summary, ledger_df, config.seed, done_h, path_frame, paired
     )
+
+
+def _release_freed_memory() -> None:
+    """Give the system back the memory the chunks' raw arrays held, freed by
+    now, which the C allocator (glibc) would keep for reuse: about 100 MB
+    after a million sessions with a ledger, in use again as its files are
+    written. Elsewhere than glibc, nothing is done."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with suppress(OSError, AttributeError):
+            ctypes.CDLL(None).malloc_trim(0)
 
 
 #: a run of at most this many hands, summed over its seats, is played as
