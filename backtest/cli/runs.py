@@ -297,29 +297,31 @@ def sweep(
 
         check_workers(workers, "--workers", UsageError)
     set_keys = settings_option(settings, rules)
-    with outputs.cells_checked(shown=not shell.quiet_mode) as checking:
-        spec = sweeps.load_sweep(
-            sweep_file, sessions=sessions, progress=checking, set_keys=set_keys
-        )
-    metric = sort or spec.metric
-    if metric not in ("edge",) and sort is not None:
-        from backtest.run.metrics import metric_names
+    # a user's strategy prints (as it is imported, or plays) to stderr, not into -f json
+    with shell.prints_to_stderr(fmt is not Format.TABLE):
+        with outputs.cells_checked(shown=not shell.quiet_mode) as checking:
+            spec = sweeps.load_sweep(
+                sweep_file, sessions=sessions, progress=checking, set_keys=set_keys
+            )
+        metric = sort or spec.metric
+        if metric not in ("edge",) and sort is not None:
+            from backtest.run.metrics import metric_names
 
-        names = metric_names()
-        if metric not in names:
-            raise UsageError(f"--sort: unknown metric {metric!r} (metrics: {', '.join(names)})")
-    with outputs.sweep_progress(shown=not shell.quiet_mode) as progress:
-        # said once the checks pass and cells are to run (a finished sweep is printed again)
-        summary = sweeps.run_sweep(
-            spec,
-            out,
-            workers=workers,
-            executor=executor.value,
-            address=address,
-            resume=resume,
-            progress=progress,
-            starting=say_if_compiling if executor is Executor.LOCAL else None,
-        )
+            names = metric_names()
+            if metric not in names:
+                raise UsageError(f"--sort: unknown metric {metric!r} (metrics: {', '.join(names)})")
+        with outputs.sweep_progress(shown=not shell.quiet_mode) as progress:
+            # said once the checks pass and cells are to run (a finished sweep is printed again)
+            summary = sweeps.run_sweep(
+                spec,
+                out,
+                workers=workers,
+                executor=executor.value,
+                address=address,
+                resume=resume,
+                progress=progress,
+                starting=say_if_compiling if executor is Executor.LOCAL else None,
+            )
     if fmt is Format.JSON:
         from backtest.present.verdict import to_json
 

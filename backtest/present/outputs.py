@@ -136,11 +136,16 @@ def write_parquet(
 ) -> None:
     """Write a frame (a LazyFrame streams to the file) atomically, with
     `metadata` as the file's key-value metadata."""
-    with atomic_path(path) as tmp:
-        if isinstance(frame, pl.LazyFrame):
+    if isinstance(frame, pl.LazyFrame):
+        from backtest.run.staging import signals_held
+
+        # Ctrl-C is answered once the file is whole: polars' streaming sink,
+        # interrupted, panics (a Rust panic on stderr) as it stops
+        with signals_held(), atomic_path(path) as tmp:
             frame.sink_parquet(tmp, metadata=metadata)
-        else:
-            frame.write_parquet(tmp, metadata=metadata)
+        return
+    with atomic_path(path) as tmp:
+        frame.write_parquet(tmp, metadata=metadata)
 
 
 def write_json(data: Any, path: Path) -> None:

@@ -173,33 +173,55 @@ def dask_client(workers: int, address: str | None) -> Iterator[Any]:
     # (with None it still takes 8787, and says so on stderr when another
     # cluster holds it); and Ctrl-C is left to this process (a terminal sends
     # it to the workers too), which answers it by closing the cluster
-    with _interrupts_held():
-        cluster = LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address="127.0.0.1:0",
-            silence_logs=logging.CRITICAL + 1,
-        )
-    try:
-        with Client(cluster) as client:
-            yield client
-    finally:
-        cluster.close()
+    import dask
+
+    from backtest.run.staging import signals_held
+
+    with dask.config.set({"distributed.worker.multiprocessing-method": _start_method()}):
+        _start_fork_server()
+        cluster = None
+        try:
+            with signals_held():  # answered once the cluster is whole, to be closed
+                cluster = LocalCluster(
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address="127.0.0.1:0",
+                    silence_logs=logging.CRITICAL + 1,
+                )
+            with Client(cluster) as client:
+                yield client
+        finally:
+            if cluster is not None:
+                cluster.close()
 
 
-@contextmanager
-def _interrupts_held() -> Iterator[None]:
-    """Ctrl-C ignored while the block starts a local cluster, so that its
-    workers, spawned meanwhile, keep ignoring it (an ignored signal stays
-    ignored across exec; a handled one does not) and leave it to this
-    process. Not in the main thread: nothing done (signals go there)."""
+def _start_method() -> str:
+    """How a local cluster starts its workers: forked from a fork server
+    (`_start_fork_server`), or spawned where there is none (Windows)."""
+    import multiprocessing
+
+    return "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+
+
+def _start_fork_server() -> None:
+    """Start the fork server the workers are forked from, with Ctrl-C
+    ignored, so that they ignore it too from their first instant (an ignored
+    signal stays ignored across exec and fork; a handled one does not) while
+    this process still answers it. Outside the main thread, nothing is done:
+    the fork server starts with the first worker."""
+    import multiprocessing
+    from multiprocessing import forkserver
+
+    from distributed.utils import get_mp_context
+
+    if get_mp_context() is not multiprocessing.get_context("forkserver"):
+        return  # (the call also names the modules the fork server loads, once)
     if threading.current_thread() is not threading.main_thread():
-        yield
         return
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        yield
+        forkserver.ensure_running()  # (a process started: a few milliseconds)
     finally:
         signal.signal(signal.SIGINT, previous)

@@ -15,8 +15,10 @@ asked for; only per-session statistics are kept, unless a ledger is asked.
 
 from __future__ import annotations
 
+import sys
 from collections import deque
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -174,7 +176,10 @@ def run(
 
     compiling_users: called as the run starts to compile the loop's form
     for every strategy but the built-ins (a user's class, compiled or
-    plain Python; the first run of one, on a machine).
+    plain Python; the first run of one, on a machine). A user's compiled
+    class plays in worker processes only (one, for one worker), never in
+    this one: its code that never returns ends with its process when the
+    run is interrupted.
     """
     if executor not in ("local", "dask"):
         raise UsageError(f"--executor must be local or dask, got {executor!r}")
@@ -253,39 +258,61 @@ def run(
         """`run_task`'s arguments for sessions lo..hi-1 in another process."""
         return _task_of(config, lo, hi, ledger)
 
-    if paths > 0 and chunks:
-        chunks = _first_sessions_apart(chunks, min(paths, n))
-        (lo, hi), chunks = chunks[0], chunks[1:]
-        part = run_chunk(config, strategies, lo, hi, True, force_python)
-        path_frame = paths_of(config, part)
-        if not ledger:
-            part = ([replace(r, ledger=None) for r in part[0]], part[1])
-        collect(lo, hi, part)
-    if executor == "dask":
-        from backtest.run.cluster import dask_client
+    # a user's compiled functions run in worker processes alone, even for one
+    # worker: compiled code that never returns is stopped by ending its process
+    # (this one would never see Ctrl-C); the pool is left to do so on an interrupt
+    users = "user" in forms
+    local = workers if executor == "local" else 1
+    with process_pool(local) if users else nullcontext() as own:
 
-        with dask_client(workers, address) as client:
+        def run_alone(lo: int, hi: int, keep_ledger: bool) -> tuple[list[SeatResult], int]:
+            """Sessions lo..hi-1, here (or in a worker of `own`), before the others."""
+            if own is None:
+                return run_chunk(config, strategies, lo, hi, keep_ledger, force_python)
+            return own.submit(run_task, *_task_of(config, lo, hi, keep_ledger)).result()
+
+        if paths > 0 and chunks:
+            chunks = _first_sessions_apart(chunks, min(paths, n))
+            (lo, hi), chunks = chunks[0], chunks[1:]
+            part = run_alone(lo, hi, True)
+            path_frame = paths_of(config, part)
+            if not ledger:
+                part = ([replace(r, ledger=None) for r in part[0]], part[1])
+            collect(lo, hi, part)
+        if executor == "dask":
+            from backtest.run.cluster import dask_client
+
+            with dask_client(workers, address) as client:
+                _collect_in_order(
+                    chunks,
+                    workers,
+                    collect,
+                    lambda lo, hi: client.submit(run_task, *task(lo, hi), force_python, pure=False),
+                )
+        elif own is not None:
+            if path_frame is None and workers > 1 and len(chunks) > 1:
+                run_alone(0, 1, False)  # compiled once, then loaded from numba's cache
             _collect_in_order(
-                chunks,
-                workers,
-                collect,
-                lambda lo, hi: client.submit(run_task, *task(lo, hi), force_python, pure=False),
+                chunks, workers, collect, lambda lo, hi: own.submit(run_task, *task(lo, hi))
             )
-    elif workers > 1 and len(chunks) > 1 and not force_python:
-        if path_frame is None:  # (those sessions loaded every kernel a run needs)
-            warm(config, strategies)
-        with process_pool(workers) as pool:
-            _collect_in_order(
-                chunks,
-                workers,
-                collect,
-                lambda lo, hi: pool.submit(run_task, *task(lo, hi)),
-            )
-    else:
-        buffers = Buffers()
-        for lo, hi in chunks:
-            collect(lo, hi, run_chunk(config, strategies, lo, hi, ledger, force_python, buffers))
+        elif workers > 1 and len(chunks) > 1 and not force_python:
+            if path_frame is None:  # (those sessions loaded every kernel a run needs)
+                warm(config, strategies)
+            with process_pool(workers) as pool:
+                _collect_in_order(
+                    chunks,
+                    workers,
+                    collect,
+                    lambda lo, hi: pool.submit(run_task, *task(lo, hi)),
+                )
+        else:
+            buffers = Buffers()
+            for lo, hi in chunks:
+                collect(
+                    lo, hi, run_chunk(config, strategies, lo, hi, ledger, force_python, buffers)
+                )
     flush()
+    _release_freed_memory()
     sessions_frame, summary, ledger_df = finish(config, frames, ledger, spilled, ledgers)
     from backtest.run.comparisons import compare
     from backtest.run.metrics import file_blocks
@@ -301,7 +328,18 @@ def run(
     )
 
 
-#: a run of at most this many hands, summed over its seats, is played as
+def _release_freed_memory() -> None:
+    """Give the system back the memory the chunks' raw arrays held, freed by
+    now, which the C allocator (glibc) would keep for reuse: about 100 MB
+    after a million sessions with a ledger, in use again as its files are
+    written. Elsewhere than glibc, nothing is done."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with suppress(OSError, AttributeError):
+            ctypes.CDLL(None).malloc_trim(0)
+
+
 def _forms(strategies: Sequence[Strategy], force_python: bool) -> set[str]:
     """The loop's forms these seats play in (`session_loop.form_of`)."""
     from backtest.loop import session_loop

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager, suppress
@@ -43,6 +44,7 @@ def process_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
     and the workers are stopped at once, rather than left to finish it."""
     import multiprocessing
 
+    _wait_answers_ctrl_c()
     method = "fork" if sys.platform.startswith("linux") else "spawn"
     pool = ProcessPoolExecutor(
         max_workers=workers,
@@ -64,6 +66,18 @@ def process_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
             pool.shutdown(wait=True)
         raise
     pool.shutdown(wait=True)
+
+
+def _wait_answers_ctrl_c() -> None:
+    """Let Ctrl-C end this process's wait for a worker, however long its task
+    (a user's compiled function may never return). Polars, once imported,
+    handles SIGINT itself, asking the system to resume an interrupted wait
+    (SA_RESTART): a wait without a time limit would go on. Python's own
+    handler, set again (in the main thread), does not ask that."""
+    if threading.current_thread() is threading.main_thread():
+        handler = signal.getsignal(signal.SIGINT)
+        if handler is not None:
+            signal.signal(signal.SIGINT, handler)
 
 
 def _worker_start() -> None:

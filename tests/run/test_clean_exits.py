@@ -1,22 +1,28 @@
 """How a command ends: results put in place are reported whatever signal
-comes meanwhile, hidden folders go on Ctrl-C, a closed pipe ends quietly, a
-closed standard output is an error, and what a killed run held of standard
-input is removed by the next run."""
+comes meanwhile, a Parquet file streamed to disk is written whole before a
+Ctrl-C is answered, hidden folders go on Ctrl-C, a closed pipe ends quietly, a
+closed standard output is an error, what a killed run held of standard
+input is removed by the next run, and a user's compiled function that never
+returns is stopped by Ctrl-C."""
 
 from __future__ import annotations
 
 import io
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
+import polars as pl
 import pytest
 from cli_helpers import backtest_here
 from test_staging import SMALL, killed_owner
 
+from backtest.present.outputs import write_parquet
 from backtest.run import staging
 
 REPO = Path(__file__).resolve().parents[2]
@@ -36,6 +42,34 @@ def test_a_signal_while_a_folder_is_cleaned_up_is_answered_after(
         with staging.staging_dir(None, ".test-") as path:
             pass
     assert not path.exists()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_ctrl_c_while_a_frame_streams_to_parquet_is_answered_once_it_is_written(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Polars' streaming sink, interrupted, panics on stderr as it stops
+    (`thread 'async-executor-0' panicked at ... io_sinks/writers/parquet`)."""
+    batches: list[int] = []
+
+    def interrupting(values: pl.Series) -> pl.Series:
+        batches.append(len(values))
+        if len(batches) == 2:
+            os.kill(os.getpid(), signal.SIGINT)
+        return values
+
+    files = []
+    for i in range(40):
+        files.append(tmp_path / f"part-{i:02d}.arrow")
+        pl.DataFrame({"a": range(i * 1000, (i + 1) * 1000)}).write_ipc(files[-1])
+    lazy = pl.scan_ipc(files).with_columns(
+        pl.col("a").map_batches(interrupting, return_dtype=pl.Int64, is_elementwise=True)
+    )
+    with pytest.raises(KeyboardInterrupt):
+        write_parquet(lazy, tmp_path / "out.parquet")
+    assert len(batches) > 2  # the signal came as the file was being written
+    assert pl.read_parquet(tmp_path / "out.parquet")["a"].to_list() == list(range(40_000))
+    assert "panicked" not in capfd.readouterr().err
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
@@ -105,3 +139,102 @@ def test_the_next_run_removes_what_a_killed_run_held_of_standard_input(
         assert live.is_dir()
     assert not left.exists()
     assert list(temp.iterdir()) == []
+
+
+#: a user's compiled class whose `decide` never returns when its `spins` is 1
+SPINNING = """\
+from dataclasses import dataclass
+
+from backtest.core.rules import Bet
+from strategies.base import P_OWN, Compiled
+from strategies.params import CommonParams, param
+
+BANKER = 1
+
+
+def reset(p, s, si):
+    s[0] = 0.0
+
+
+def decide(p, s, si, ctx, hist, evs, out):
+    while p[P_OWN] > 0.0:
+        s[0] += 1.0
+    out[BANKER] = 10.0
+
+
+def update(p, s, si, ctx, stakes, unit, net):
+    s[0] = 0.0
+
+
+class Spinning(Compiled):
+    name = "spinning"
+
+    @dataclass(frozen=True)
+    class Params(CommonParams):
+        spins: int = param(0, "1: decide never returns")
+
+    def encode_own(self):
+        return [float(self.params.spins)]
+
+    def main_bets(self):
+        return {Bet.BANKER}
+
+    k_reset = staticmethod(reset)
+    k_decide = staticmethod(decide)
+    k_update = staticmethod(update)
+"""
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_users_compiled_function_that_never_returns(tmp_path: Path) -> None:
+    """It plays in a worker process, which the run ends; nothing is left in --out
+    or the temporary folder. (A first run with `spins: 0` compiles the class.)"""
+    psutil = pytest.importorskip("psutil")
+    (tmp_path / "spinning.py").write_text(SPINNING, encoding="utf-8")
+    (tmp_path / "tmp").mkdir()
+    env = {**os.environ, "PYTHONPATH": str(REPO), "TMPDIR": str(tmp_path / "tmp")}
+    for spins in (0, 1):
+        (tmp_path / "c.yaml").write_text(
+            "seed: 1\nsessions: 3\nsession: {max_hands: 5}\n"
+            f"seats: [{{strategy: 'spinning.py:Spinning', params: {{spins: {spins}}}}}]\n",
+            encoding="utf-8",
+        )
+        args = ["run", "c.yaml", "--out", "out", "-q"]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "backtest", *args],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        try:
+            if spins:  # interrupted once a second of work, past any loading, spins on
+                tree = psutil.Process(proc.pid)
+                deadline = time.monotonic() + 120
+                while sum(p.cpu_times().user for p in [tree, *tree.children()]) < 5:
+                    assert proc.poll() is None and time.monotonic() < deadline
+                    time.sleep(0.1)
+                workers = tree.children()
+                os.killpg(proc.pid, signal.SIGINT)
+            stdout, stderr = proc.communicate(timeout=600 if not spins else 60)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        if not spins:
+            assert proc.returncode == 0, stderr
+            shutil.rmtree(tmp_path / "out")
+    assert (proc.returncode, stdout, stderr) == (130, "", "interrupted\n")
+    assert not (tmp_path / "out").exists()
+    assert list((tmp_path / "tmp").iterdir()) == []
+    assert workers
+
+    def ended(worker: psutil.Process) -> bool:  # (a zombie: ended, not yet reaped)
+        try:
+            return bool(worker.status() == psutil.STATUS_ZOMBIE)
+        except psutil.NoSuchProcess:
+            return True
+
+    assert all(ended(worker) for worker in workers)

@@ -1,5 +1,7 @@
 """A Dask scheduler named by --address, checked before any work: each way it
-can be wrong fails at once, or within a bounded wait, with one line."""
+can be wrong fails at once, or within a bounded wait, with one line. And a
+local cluster, whose workers leave Ctrl-C to this process, which answers it
+even while the cluster starts."""
 
 from __future__ import annotations
 
@@ -7,7 +9,10 @@ import http.server
 import os
 import signal
 import socket
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -177,7 +182,7 @@ def test_a_scheduler_without_workers_says_so_and_writes_nothing(
 
 @pytest.mark.slow
 def test_the_workers_of_a_local_cluster_leave_ctrl_c_to_this_process() -> None:
-    """A local cluster's workers start with Ctrl-C blocked (as the terminal
+    """A local cluster's workers start with Ctrl-C ignored (as the terminal
     sends it to them too): after one to every process, they still run."""
     pytest.importorskip("dask.distributed")
     with cluster.dask_client(1, None) as client:
@@ -187,3 +192,43 @@ def test_the_workers_of_a_local_cluster_leave_ctrl_c_to_this_process() -> None:
             os.kill(os.getpid(), signal.SIGINT)
             threading.Event().wait(1)
         assert list(client.run(os.getpid).values()) == [pid]
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_a_local_cluster_starts_stops_the_run() -> None:
+    """Sent, as a terminal does, to every process of the run as its first
+    worker process starts (before it has joined the cluster), it is answered
+    once the cluster has started."""
+    psutil = pytest.importorskip("psutil")
+    pytest.importorskip("dask.distributed")
+    args = ["run", "verdict", "--executor", "dask", "--workers", "1", "--sessions", "2000", "-q"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "backtest", *args],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+
+        def worker_started() -> bool:  # spawned by the run, or forked by its fork server
+            try:
+                return any(
+                    child.ppid() != proc.pid or "--multiprocessing-fork" in child.cmdline()
+                    for child in psutil.Process(proc.pid).children(recursive=True)
+                )
+            except psutil.Error:  # (a process that ended as it was looked at)
+                return False
+
+        deadline = time.monotonic() + 120
+        while not worker_started():
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.01)
+        os.killpg(proc.pid, signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert (proc.returncode, stdout, stderr) == (130, "", "interrupted\n")

@@ -1,5 +1,5 @@
 """What `run` says of a config that is no regular file, and what a user's
-strategy prints while a run writes machine output."""
+strategy prints while a run or a sweep writes machine output."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from cli_helpers import backtest_here
+from cli_helpers import backtest_here, backtest_process
 
 SMALL = "seed: 1\nsessions: 5\nseats: [{strategy: flat}]\n"
 
@@ -59,3 +59,41 @@ def test_a_strategys_prints_go_to_stderr_while_json_is_written(
     assert code == 0, err
     assert json.loads(out)[0]["seat"] == "loud"
     assert "loud at import" in err
+
+
+#: a user's strategy that prints as it is imported and on every hand it stakes
+LOUD_STAKES = """\
+print("loud at import")
+from strategies.base import Strategy
+
+
+class Loud(Strategy):
+    name = "loud"
+
+    def stakes(self, view):
+        print("loud in stakes")
+        return {"banker": 10}
+"""
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_strategys_prints_go_to_stderr_while_a_sweep_writes_json(
+    tmp_path: Path, workers: str
+) -> None:
+    """In this process (one worker) and in forked workers (two): a real process,
+    whose workers write to its own standard output and error."""
+    (tmp_path / "loud.py").write_text(LOUD_STAKES, encoding="utf-8")
+    (tmp_path / "c.yaml").write_text(
+        "seed: 1\nsessions: 4\nsession: {max_hands: 3}\nseats: [{strategy: 'loud.py:Loud'}]\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "s.yaml").write_text(
+        "base: c.yaml\ngrid: {session.bankroll: [500, 1000]}\n", encoding="utf-8"
+    )
+    done = backtest_process(
+        ["sweep", "s.yaml", "--out", "out", "-f", "json", "--workers", workers], cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert [row["seat"] for row in json.loads(done.stdout)] == ["loud", "loud"]
+    assert "loud at import" in done.stderr
+    assert "loud in stakes" in done.stderr

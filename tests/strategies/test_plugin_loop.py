@@ -26,7 +26,8 @@ from hypothesis import strategies as st
 from backtest.core.errors import StrategyError
 from backtest.loop import inputs, session_loop
 from backtest.run import engine
-from backtest.run.config import parse_config
+from backtest.run.chunks import run_chunk
+from backtest.run.config import build_strategies, parse_config
 from strategies import compiled, registry
 from strategies.registry import BUILTIN_NAMES
 
@@ -230,8 +231,9 @@ def test_the_loop_is_compiled_once_for_the_built_ins_and_once_for_users(
     for cls in (README_CLASS, other):
         monkeypatch.setitem(registry.BUILTIN_NAMES, cls.name, cls)
     seats = [{"strategy": name} for name in BUILTIN_NAMES]
-    with _quiet():
-        engine.run(_config(seats, 1, 1000, 1, 500, {}, sessions=2), workers=1)
+    cfg = _config(seats, 1, 1000, 1, 500, {}, sessions=2)
+    with _quiet():  # in this process (a run plays users' classes in a worker's)
+        run_chunk(cfg, build_strategies(cfg), 0, 2)
     builtin = session_loop._compiled_loop("shared")
     assert len(builtin.signatures) == 1
     from numba import typeof
