@@ -199,7 +199,8 @@ def _execute(
     `workers` local processes (in this one for a single worker)."""
     if not tasks:
         return
-    if client is None and workers == 1:
+    users = _plays_user_code(sweep, tasks)
+    if client is None and workers == 1 and not users:
         # in this process, on the cells' configs as checked (no process to send them to)
         if len(tasks) > PLAIN_DEALS:
             from backtest.shoes import kernels
@@ -233,7 +234,7 @@ def _execute(
     for task in tasks:
         config = sweep.cells[task.cell].config
         key = tuple(sorted(s.strategy for s in config.seats)) + (str(config.shoe),)
-        if key not in kinds:
+        if key not in kinds and not users:
             kinds.add(key)
             with _naming_the_cell(sweep, task):
                 chunks.warm(config, engine.build_strategies(config))
@@ -246,6 +247,23 @@ def _execute(
                 with _naming_the_cell(sweep, futures[fut]):
                     result = fut.result()
                 yield futures[fut], result
+
+
+def _plays_user_code(sweep: Sweep, tasks: Sequence[Task]) -> bool:
+    """Whether a cell seats a user's compiled class: its code then plays in
+    worker processes alone, as a run's does (only ending its process stops a
+    function that never returns)."""
+    from backtest.loop import session_loop
+
+    seen: set[tuple[str, ...]] = set()
+    for task in tasks:
+        config = sweep.cells[task.cell].config
+        key = tuple(s.strategy for s in config.seats)
+        if key not in seen:
+            seen.add(key)
+            if any(session_loop.form_of(s) == "user" for s in engine.build_strategies(config)):
+                return True
+    return False
 
 
 def _execute_dask(

@@ -186,20 +186,28 @@ class Spinning(Compiled):
 
 
 @pytest.mark.slow
-def test_ctrl_c_stops_a_users_compiled_function_that_never_returns(tmp_path: Path) -> None:
-    """It plays in a worker process, which the run ends; nothing is left in --out
+@pytest.mark.parametrize("command", ["run", "sweep"])
+def test_ctrl_c_stops_a_users_compiled_function_that_never_returns(
+    tmp_path: Path, command: str
+) -> None:
+    """It plays in a worker process, which the run (or the sweep) ends;
+    nothing is left in --out (a sweep's folder keeps what it resumes from)
     or the temporary folder. (A first run with `spins: 0` compiles the class.)"""
     psutil = pytest.importorskip("psutil")
     (tmp_path / "spinning.py").write_text(SPINNING, encoding="utf-8")
     (tmp_path / "tmp").mkdir()
     env = {**os.environ, "PYTHONPATH": str(REPO), "TMPDIR": str(tmp_path / "tmp")}
     for spins in (0, 1):
+        seats = f"[{{strategy: 'spinning.py:Spinning', params: {{spins: {spins}}}}}]"
         (tmp_path / "c.yaml").write_text(
-            "seed: 1\nsessions: 3\nsession: {max_hands: 5}\n"
-            f"seats: [{{strategy: 'spinning.py:Spinning', params: {{spins: {spins}}}}}]\n",
+            f"seed: 1\nsessions: 3\nsession: {{max_hands: 5}}\nseats: {seats}\n"
+            if command == "run"
+            else "name: s\nseed: 1\nsessions: 3\n"
+            f"run: {{session: {{max_hands: 5}}, seats: {seats}}}\n"
+            "grid: {session.bankroll: [1000, 2000]}\n",
             encoding="utf-8",
         )
-        args = ["run", "c.yaml", "--out", "out", "-q"]
+        args = [command, "c.yaml", "--out", "out", "-q"]
         proc = subprocess.Popen(
             [sys.executable, "-m", "backtest", *args],
             cwd=tmp_path,
@@ -227,7 +235,7 @@ def test_ctrl_c_stops_a_users_compiled_function_that_never_returns(tmp_path: Pat
             assert proc.returncode == 0, stderr
             shutil.rmtree(tmp_path / "out")
     assert (proc.returncode, stdout, stderr) == (130, "", "interrupted\n")
-    assert not (tmp_path / "out").exists()
+    assert command == "sweep" or not (tmp_path / "out").exists()
     assert list((tmp_path / "tmp").iterdir()) == []
     assert workers
 
