@@ -227,20 +227,7 @@ def too_many_hands(source: str, where: str, count: int, decks: int) -> ShoeForma
 
 
 #: the columns an outcome-level CSV may have (`shoe` and `winner` are required)
-OUTCOME_COLUMNS = (
-    "shoe",
-    "hand",
-    "winner",
-    "player_total",
-    "banker_total",
-    "natural",
-    "player_pair",
-    "banker_pair",
-    "player_card_count",
-    "banker_card_count",
-    "player_cards",
-    "banker_cards",
-)
+OUTCOME_COLUMNS = ("shoe", "hand", *_FIELDS, "player_cards", "banker_cards")
 
 
 def outcome_csv_shoes(
