@@ -209,9 +209,9 @@ def _address_args(hook: str) -> str:
     return ", ".join(out)
 
 
-def fixed(fns: object, seat: object) -> tuple[int, int, bool, bool, bool, bool]:
+def fixed(fns: object, seat: Any) -> tuple[int, int, bool, bool, bool, bool]:
     """(kind, slot, writes_out, learns, reads_ctx, cards_seen) of the seat."""
-    raise TypeError("fixed is called by the compiled session loop alone")
+    return (seat.kind, seat.slot, seat.writes_out, seat.learns, seat.reads_ctx, seat.cards_seen)
 
 
 def is_user(fns: object) -> bool:

@@ -239,7 +239,7 @@ def sessions_kernel(seat, fns, dealt, table, stops, shared, outputs, work):  # t
                 # coin toss to the processor
                 one = pick if x != 0.0 else -1
             cc = 0
-            u1 = np.uint64(one)
+            u1 = np.uint64(max(one, 0))  # (read only where one >= 0)
             if one >= 0 and x > 0.0:
                 # whole cents: truncation is the floor of a positive number
                 cc = int(min(x * 100.0 + 1e-6, float(MAX_CENTS)))
