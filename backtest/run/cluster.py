@@ -220,8 +220,10 @@ def _start_fork_server() -> None:
         return  # (the call also names the modules the fork server loads, once)
     if threading.current_thread() is not threading.main_thread():
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from backtest.run.staging import restore_signals
+
+    previous: dict[int, Any] = {signal.SIGINT: signal.signal(signal.SIGINT, signal.SIG_IGN)}
     try:
         forkserver.ensure_running()  # (a process started: a few milliseconds)
     finally:
-        signal.signal(signal.SIGINT, previous)
+        restore_signals(previous)

@@ -87,9 +87,9 @@ def signals_held() -> Iterator[None]:
     try:
         yield
     finally:
-        _restore(previous)
+        restore_signals(previous)
     for sig in noted[:1]:
-        handler = previous[sig]
+        handler = signal.getsignal(sig)  # (as restored)
         if callable(handler):
             handler(sig, None)
 
@@ -111,14 +111,18 @@ class Commit:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        _restore(self._previous)
+        restore_signals(self._previous)
         self._previous = {}
 
 
-def _restore(handlers: dict[int, Any]) -> None:
+def restore_signals(handlers: dict[int, Any]) -> None:
+    """Put the handlers from before back. One set outside Python (None: polars
+    sets its own for Ctrl-C) cannot be: Python's default takes its place,
+    never the ignoring one the block set."""
     for sig, handler in handlers.items():
-        if handler is not None:  # (None: a handler not set from Python, left as it is)
-            signal.signal(sig, handler)
+        if handler is None:
+            handler = signal.default_int_handler if sig == signal.SIGINT else signal.SIG_DFL
+        signal.signal(sig, handler)
 
 
 def remove_stale(parent: Path | None, prefix: str, allowed: tuple[str, ...] = ("*",)) -> list[Path]:

@@ -246,3 +246,18 @@ def test_ctrl_c_stops_a_users_compiled_function_that_never_returns(
             return True
 
     assert all(ended(worker) for worker in workers)
+
+
+def test_a_handler_set_outside_python_gives_way_to_python_s_default() -> None:
+    """polars sets its own Ctrl-C handler, which Python reads as None: once a
+    block that held or ignored Ctrl-C ends, Python's default answers it again,
+    never the ignoring handler (which would leave the process deaf to Ctrl-C)."""
+    from backtest.run.staging import restore_signals
+
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        restore_signals({signal.SIGINT: None})
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, before)
