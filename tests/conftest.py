@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 
@@ -11,6 +12,11 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 # the tests of a package live in its folder (tests/odds/, tests/sweep/, ...): the
 # shared helpers (`cli_helpers`) are imported from here
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+# Ctrl-C answered as in a terminal: a test process started in the background
+# has it ignored from its start, and so would every command a test starts (an
+# ignored signal stays ignored across exec; a handled one is reset)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")

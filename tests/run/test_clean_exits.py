@@ -28,16 +28,6 @@ from backtest.run import staging
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(autouse=True)
-def _ctrl_c_answered() -> object:
-    """Python's own Ctrl-C handler, as in a terminal, for each test: a test
-    process started in the background has Ctrl-C ignored from its start
-    (and keeps it so, as every command does)."""
-    before = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, before)
-
-
 def test_a_signal_while_a_folder_is_cleaned_up_is_answered_after(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
