@@ -54,7 +54,7 @@ def _jit_disabled() -> bool:
 
 
 #: numba's compiler is off (NUMBA_DISABLE_JIT): every `Kernel` then runs in its
-#: plain-Python form, as in `interpreted`, and a run plays in the Python loop
+#: plain-Python form, as in `interpreted`, the session loop's own code included
 JIT_DISABLED = _jit_disabled()
 
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from backtest.core.errors import StrategyError, describe_raised, shown
 from backtest.core.rules import Bet, Winner
+from backtest.jit.lazy_jit import JIT_DISABLED
 from backtest.loop.inputs import Dealt, Seat, Table, Work, work_for
 from strategies import compiled
 from strategies.base import Strategy, head_params
@@ -75,7 +76,7 @@ class PythonSeat:
         self._stakes = self.work.stakes
         self._result = _results_class(dealt.winner, dealt.unit, table.den)
         hooks = (self._reset, self._init, self._decide, self._update)
-        if _jit_off():
+        if JIT_DISABLED:
             self.fns: tuple[Any, ...] = hooks  # the loop runs as Python, and calls them so
         else:
             from numba.core.types import WrapperAddressProtocol
@@ -257,12 +258,6 @@ class PythonCallback:
 
     def signature(self) -> Any:
         return self.sig
-
-
-def _jit_off() -> bool:
-    from backtest.jit.lazy_jit import JIT_DISABLED
-
-    return JIT_DISABLED
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:

@@ -136,12 +136,6 @@ def _compiled_loop(form: str) -> Any:
     return loop
 
 
-def loop_loaded() -> bool:
-    """Whether this process has the built-ins' shared loop compiled, or
-    loaded from the cache, already: a run then costs no start-up."""
-    return _compiled_loop.cache_info().currsize > 0 and bool(_compiled_loop("shared").signatures)
-
-
 def loop_cached(form: str = "shared") -> bool:
     """Whether the loop's `form` (`_form`) is compiled in this process, or
     in numba's cache on disk for these sources (so a run loads it in a

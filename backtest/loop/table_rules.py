@@ -1,9 +1,8 @@
-"""The table's rules over a seat's stakes, as both session loops apply them:
-stakes to whole cents within the limits (`limits`), the table maximum, the
-table's own rules and the bankroll (`place`), the stop rules, and each
-session's seed; with the codes they answer in and the session statistics'
-columns. Compiled (inlined into the loop) and read in their Python form by
-`python_loop`."""
+"""The table's rules over a seat's stakes, as the session loop applies them
+for every strategy: stakes to whole cents within the limits (`limits`), the
+table maximum, the table's own rules and the bankroll (`place`), the stop
+rules, and each session's seed; with the codes they answer in and the
+session statistics' columns. Inlined into the loop."""
 
 from __future__ import annotations
 

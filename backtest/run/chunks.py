@@ -29,7 +29,7 @@ from backtest.odds import N_PAYOUTS, bet_odds, joint_nets_array, outcome_table, 
 from backtest.run.config import RunConfig, build_strategies, parse_config, ticks
 from backtest.run.plan import hands_for
 from strategies.base import Strategy
-from strategies.compiled import USER, kind_of, runs_compiled
+from strategies.compiled import runs_compiled
 
 BETS = tuple(Bet)
 
@@ -118,7 +118,8 @@ def run_chunk(
     `buffers`: where the chunk's hands are dealt, if the chunks of a run share them."""
     if lazy_jit.JIT_DISABLED and not lazy_jit.interpreting():
         # numba's compiler is off: every kernel as plain Python, wrapping
-        # around as compiled integers do (`interpreted`), in the Python loop
+        # around as compiled integers do (`interpreted`), every strategy
+        # asked through the Strategy API
         with lazy_jit.interpreted():
             return run_chunk(config, strategies, lo, hi, ledger, True, buffers)
     hands, bounds, shoe_no = hands_for(config, lo, hi, buffers)
@@ -143,9 +144,7 @@ def run_chunk(
             sum(bool(strat.uses_cards) for strat in strategies),
             any(
                 strat.uses_cards
-                and inputs.needs_deals(
-                    strat, runs_compiled(strat) and kind_of(strat) != USER and not force_python
-                )
+                and inputs.needs_deals(strat, session_loop.form_of(strat, force_python) == "shared")
                 for strat in strategies
             ),
         )
@@ -216,7 +215,7 @@ def run_chunk(
                 f"{_hand_words(hands, shoe_no, bounds, lo, at)}{_why(int(code), config, table)}"
             )
             if form == "user":
-                # the Python loop's words name the bet and the stake
+                # asked as plain Python, the strategy's stakes are named in words
                 said = _said_in_python(config, strategies, lo, hi) or said
             raise said
         ledger_cols = None
@@ -357,8 +356,8 @@ def _compiled_raised(
     exc: Exception,
 ) -> StrategyError:
     """The error of a user's compiled function that raised `exc` while seat
-    `seat` played sessions lo..hi-1: the Python loop's, where the same
-    sessions played as plain Python raise it too (it names the hand and
+    `seat` played sessions lo..hi-1: the one they end in asked as plain
+    Python, where it raises there too (it names the hand and
     the line), else `exc` and the line of the user's file it came from."""
     import inspect
 

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from backtest.core.errors import ShoeFormatError, UsageError, shown
-from backtest.core.hands import ALL_KNOWN, Hands
+from backtest.core.hands import ALL_KNOWN, COLUMNS, Hands
 from backtest.shoes.recorded.card_level import Growing, card_csv_shoes, card_text_shoes, dealt_shoes
 from backtest.shoes.recorded.live_json import json_line_shoes, json_lines_kind
 from backtest.shoes.recorded.options import PARQUET_MAGIC, check_options, sniff
@@ -78,18 +78,7 @@ GROUP_ROWS = 1 << 16
 
 #: the columns of `Hands` a file stores (`cards` as six columns)
 _CARDS = tuple(f"card{k}" for k in range(6))
-_FLAT = (
-    "shoe",
-    "hand",
-    "player_total",
-    "banker_total",
-    "winner",
-    "natural",
-    "player_pair",
-    "banker_pair",
-    "player_card_count",
-    "banker_card_count",
-)
+_FLAT = tuple(c for c in COLUMNS if c != "cards")  # the cards are `_CARDS`
 
 
 def big_kind(
